@@ -1,0 +1,82 @@
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { DestinationStream } from 'pino';
+import type { Config } from './config.js';
+import type { DB } from './db/database.js';
+import { installAuth } from './auth/guard.js';
+import { installErrorHandlers } from './http/errors.js';
+import { installOpenApi, installRouteRules, type RouteInfo } from './http/openapi.js';
+import { validatorCompiler } from './http/validation.js';
+import type { App } from './types.js';
+import { VERSION } from './version.js';
+import apiKeyRoutes from './modules/api-keys/routes.js';
+import auditRoutes from './modules/audit/routes.js';
+import authRoutes from './modules/auth/routes.js';
+import healthRoutes from './modules/health/routes.js';
+import operatorRoutes from './modules/operators/routes.js';
+import permissionRoutes from './modules/permissions/routes.js';
+import profileRoutes from './modules/profile/routes.js';
+import roleRoutes from './modules/roles/routes.js';
+import securityRoutes from './modules/security/routes.js';
+
+export interface BuildOptions {
+  /** Where log lines go (tests capture them); default stdout. */
+  logStream?: DestinationStream;
+}
+
+// Tokens can appear in URLs (postback and intake links); never let one reach a log line.
+const TOKEN_IN_TEXT = /\b(lgs?_|lgt_)[0-9A-Za-z]{8,}/g;
+export const redactTokens = (s: string) => s.replace(TOKEN_IN_TEXT, '$1[redacted]');
+
+function loggerOptions(config: Config, stream?: DestinationStream): FastifyServerOptions['logger'] {
+  return {
+    level: config.logLevel,
+    ...(stream ? { stream } : {}),
+    redact: {
+      paths: ['req.headers.authorization', '*.password', '*.secret', '*.token', '*.current_password', '*.new_password'],
+      censor: '[redacted]',
+    },
+    serializers: {
+      req: (req: { method: string; url: string; ip?: string; socket?: { remoteAddress?: string } }) => ({
+        method: req.method,
+        url: redactTokens(req.url),
+        ip: req.ip ?? req.socket?.remoteAddress,
+      }),
+    },
+  } as FastifyServerOptions['logger'];
+}
+
+export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}): Promise<App> {
+  const app = Fastify({
+    logger: loggerOptions(config, opts.logStream),
+    trustProxy: config.trustProxy.length ? config.trustProxy : false,
+    bodyLimit: config.bodyLimitBytes,
+    exposeHeadRoutes: false,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const routeTable: RouteInfo[] = [];
+  app.decorate('db', db);
+  app.decorate('config', config);
+  app.decorate('startedAt', Date.now());
+  app.decorate('routeTable', routeTable);
+  app.setValidatorCompiler(validatorCompiler);
+  installErrorHandlers(app);
+  installRouteRules(app, routeTable);
+  installAuth(app);
+  await installOpenApi(app, VERSION);
+
+  await app.register(healthRoutes, { version: VERSION });
+  await app.register(authRoutes);
+  await app.register(permissionRoutes);
+  await app.register(roleRoutes);
+  await app.register(operatorRoutes);
+  await app.register(apiKeyRoutes);
+  await app.register(securityRoutes);
+  await app.register(profileRoutes);
+  await app.register(auditRoutes);
+
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,37 @@
+// The permission vocabulary: `module:action`. Role permissions and API-key scopes use the same
+// strings. Defined once here; GET /api/permissions serves it; the built-in admin role holds all.
+
+export const MODULES = {
+  leads: { label: 'Leads', actions: ['view', 'edit'] },
+  flows: { label: 'Flows', actions: ['view', 'edit'] },
+  partners: { label: 'Partners', actions: ['view', 'edit'] },
+  campaigns: { label: 'Campaigns', actions: ['view', 'edit'] },
+  traffic_providers: { label: 'Traffic providers', actions: ['view', 'edit'] },
+  analytics: { label: 'Analytics', actions: ['view'] },
+  operators: { label: 'Operators', actions: ['view', 'edit'] },
+  roles: { label: 'Roles', actions: ['view', 'edit'] },
+  audit: { label: 'Audit log', actions: ['view'] },
+  settings: { label: 'Security settings', actions: ['view', 'edit'] },
+} as const satisfies Record<string, { label: string; actions: readonly string[] }>;
+
+export type Module = keyof typeof MODULES;
+export type Permission = {
+  [M in Module]: `${M}:${(typeof MODULES)[M]['actions'][number]}`;
+}[Module];
+
+export const ACTION_DESCRIPTIONS: Record<string, string> = {
+  view: 'read',
+  edit: 'create, update and delete',
+};
+
+export const ALL_PERMISSIONS: Permission[] = Object.entries(MODULES).flatMap(([module, def]) =>
+  def.actions.map((action) => `${module}:${action}` as Permission),
+);
+
+const known = new Set<string>(ALL_PERMISSIONS);
+export const isPermission = (p: string): p is Permission => known.has(p);
+
+/** Write actions; a route for a write method must require one of these. */
+export const isWriteAction = (p: string) => !p.endsWith(':view');
+
+export const ADMIN_ROLE_NAME = 'admin';

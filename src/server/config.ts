@@ -1,0 +1,101 @@
+import net from 'node:net';
+import path from 'node:path';
+import { parseCidr } from './auth/ip-allowlist.js';
+
+export type DatabaseConfig =
+  | { engine: 'sqlite'; file: string }
+  | { engine: 'postgres'; url: string; schema?: string };
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  database: DatabaseConfig;
+  admin: { email: string; password: string } | null;
+  /** Proxies whose X-Forwarded-For is believed (IPs or CIDRs); empty = use the socket address. */
+  trustProxy: string[];
+  sessionIdleMinutes: number;
+  logLevel: string;
+  bodyLimitBytes: number;
+}
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+export const MIN_PASSWORD_LENGTH = 10;
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, problems: string[]) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+    return fallback;
+  }
+  return Number(raw);
+}
+
+/** Reads the environment into a typed config; every bad value is reported at once, by name. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+
+  const host = env.HOST || '127.0.0.1';
+  if (net.isIP(host) === 0 && !/^[a-zA-Z0-9.-]+$/.test(host)) {
+    problems.push(`HOST must be an IP address or a host name (got "${host}")`);
+  }
+  const port = integer(env, 'PORT', 3000, 0, 65535, problems);
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+
+  let database: DatabaseConfig = { engine: 'sqlite', file: path.join(dataDir, 'leadgate.db') };
+  const url = env.DATABASE_URL;
+  if (url) {
+    if (/^postgres(ql)?:\/\//.test(url)) {
+      try {
+        new URL(url);
+        database = { engine: 'postgres', url };
+      } catch {
+        problems.push('DATABASE_URL is not a valid postgres:// URL');
+      }
+    } else if (url.startsWith('sqlite:')) {
+      const file = url.slice('sqlite:'.length).replace(/^\/\//, '');
+      if (!file) problems.push('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/leadgate.db');
+      else database = { engine: 'sqlite', file: path.resolve(file) };
+    } else {
+      problems.push('DATABASE_URL must start with postgres://, postgresql:// or sqlite: (unset = SQLite under DATA_DIR)');
+    }
+  }
+
+  let admin: Config['admin'] = null;
+  const email = env.LEADGATE_ADMIN_EMAIL;
+  const password = env.LEADGATE_ADMIN_PASSWORD;
+  if (email || password) {
+    if (!email || !password) {
+      problems.push('LEADGATE_ADMIN_EMAIL and LEADGATE_ADMIN_PASSWORD must be set together');
+    } else {
+      if (!EMAIL_RE.test(email)) problems.push(`LEADGATE_ADMIN_EMAIL is not an email address (got "${email}")`);
+      if (password.length < MIN_PASSWORD_LENGTH) {
+        problems.push(`LEADGATE_ADMIN_PASSWORD must be at least ${MIN_PASSWORD_LENGTH} characters`);
+      }
+      admin = { email: email.trim().toLowerCase(), password };
+    }
+  }
+
+  const trustProxy: string[] = [];
+  for (const entry of (env.TRUST_PROXY ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const cidr = parseCidr(entry);
+    if (!cidr) problems.push(`TRUST_PROXY entry "${entry}" is not an IP address or CIDR`);
+    else trustProxy.push(cidr);
+  }
+
+  const sessionIdleMinutes = integer(env, 'SESSION_IDLE_MINUTES', 720, 5, 60 * 24 * 90, problems);
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const bodyLimitBytes = integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024, problems);
+
+  if (problems.length) throw new ConfigError(problems);
+  return { host, port, dataDir, database, admin, trustProxy, sessionIdleMinutes, logLevel, bodyLimitBytes };
+}

@@ -1,0 +1,178 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+
+export type ProblemCode =
+  | 'unauthorized'
+  | 'ip_not_allowed'
+  | 'forbidden'
+  | 'insufficient_scope'
+  | 'session_required'
+  | 'scope_not_held'
+  | 'not_found'
+  | 'validation_failed'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'method_not_allowed'
+  | 'rate_limited'
+  | 'service_unavailable'
+  | 'internal_error';
+
+const TITLES: Record<ProblemCode, string> = {
+  unauthorized: 'Unauthorized',
+  ip_not_allowed: 'IP address not allowed',
+  forbidden: 'Forbidden',
+  insufficient_scope: 'Insufficient scope',
+  session_required: 'Dashboard session required',
+  scope_not_held: 'Scope not held',
+  not_found: 'Not found',
+  validation_failed: 'Validation failed',
+  conflict: 'Conflict',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  method_not_allowed: 'Method not allowed',
+  rate_limited: 'Too many requests',
+  service_unavailable: 'Service unavailable',
+  internal_error: 'Internal error',
+};
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export const FieldErrorSchema = Type.Object({ field: Type.String(), message: Type.String() });
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ description: 'URI naming the problem type' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    code: Type.String({ description: 'Stable machine-readable code, e.g. insufficient_scope' }),
+    detail: Type.String({ description: 'What went wrong, for a person' }),
+    errors: Type.Optional(Type.Array(FieldErrorSchema, { description: 'validation_failed: one entry per bad field' })),
+  },
+  { $id: 'Problem', title: 'Problem' },
+);
+
+/** Thrown anywhere in a request; the error handler turns it into problem+json. */
+export class HttpProblem extends Error {
+  constructor(
+    public readonly status: number,
+    public readonly code: ProblemCode,
+    detail: string,
+    public readonly errors?: FieldError[],
+    public readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+}
+
+export const notFound = (what: string): never => {
+  throw new HttpProblem(404, 'not_found', `No ${what} with that id.`);
+};
+export const conflict = (detail: string): never => {
+  throw new HttpProblem(409, 'conflict', detail);
+};
+export const invalid = (errors: FieldError[]): never => {
+  throw new HttpProblem(400, 'validation_failed', errors.map((e) => `${e.field} ${e.message}`).join('; ') + '.', errors);
+};
+
+export function sendProblem(reply: FastifyReply, p: HttpProblem) {
+  const body = {
+    type: `urn:leadgate:problem:${p.code}`,
+    title: TITLES[p.code],
+    status: p.status,
+    code: p.code,
+    detail: p.message,
+    ...(p.errors ? { errors: p.errors } : {}),
+  };
+  for (const [k, v] of Object.entries(p.headers)) reply.header(k, v);
+  if (p.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="leadgate"');
+  // Serialized here rather than by the route's schema so every error looks the same.
+  return reply.status(p.status).type('application/problem+json; charset=utf-8').serializer(JSON.stringify).send(body);
+}
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+/** Ajv errors → one entry per bad field; field is the body's JSON path or the parameter name. */
+function fieldErrors(errors: AjvError[], context: string): FieldError[] {
+  const seen = new Map<string, string>();
+  for (const e of errors) {
+    let path = e.instancePath.replace(/^\//, '').split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'required') {
+      path = [...path, String(e.params.missingProperty)];
+      message = 'is required';
+    } else if (e.keyword === 'additionalProperties') {
+      path = [...path, String(e.params.additionalProperty)];
+      message = 'is not a known field';
+    } else if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues)) {
+      message = `must be one of: ${e.params.allowedValues.join(', ')}`;
+    } else if (e.keyword === 'const') {
+      message = `must be ${JSON.stringify(e.params.allowedValue)}`;
+    }
+    const field = path.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i ? `.${p}` : p)).join('') || context;
+    // anyOf produces one error per branch; keep the first message per field.
+    if (!seen.has(field) && e.keyword !== 'anyOf') seen.set(field, message);
+    else if (!seen.has(field)) seen.set(field, 'does not match any allowed form');
+  }
+  return [...seen].map(([field, message]) => ({ field, message }));
+}
+
+const FASTIFY_CODES: Record<string, [number, ProblemCode, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large', 'The request body is larger than the server accepts.'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'Send the body as application/json.'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'validation_failed', 'Content-Length does not match the body.'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'validation_failed', 'The JSON body is empty.'],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'validation_failed', 'The body is not valid JSON.'],
+  FST_ERR_CTP_EMPTY_TYPE: [415, 'unsupported_media_type', 'Content-Type header is empty.'],
+  FST_ERR_CTP_INVALID_TYPE: [415, 'unsupported_media_type', 'Content-Type header is not valid.'],
+};
+
+export function toProblem(err: FastifyError & { validation?: AjvError[]; validationContext?: string }): HttpProblem | null {
+  if (err instanceof HttpProblem) return err;
+  // A unique or foreign-key constraint that a concurrent request won the race for.
+  const dbCode = String((err as { code?: unknown }).code ?? '');
+  if (dbCode === '23505' || dbCode === 'SQLITE_CONSTRAINT_UNIQUE' || dbCode === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    return new HttpProblem(409, 'conflict', 'That already exists.');
+  }
+  if (dbCode === '23503' || dbCode === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+    return new HttpProblem(409, 'conflict', 'That refers to, or is referred to by, a record that changed meanwhile.');
+  }
+  if (err.validation) {
+    const context = err.validationContext ?? 'body';
+    const errors = fieldErrors(err.validation, context);
+    return new HttpProblem(400, 'validation_failed', `Invalid ${context}: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, errors);
+  }
+  const known = err.code ? FASTIFY_CODES[err.code] : undefined;
+  if (known) {
+    const [status, code, detail] = known;
+    return new HttpProblem(status, code, detail, code === 'validation_failed' ? [{ field: 'body', message: detail }] : undefined);
+  }
+  if (err instanceof SyntaxError || err.statusCode === 400) {
+    return new HttpProblem(400, 'validation_failed', 'The request could not be read.', [{ field: 'body', message: 'is not valid JSON' }]);
+  }
+  if (err.statusCode === 503) return new HttpProblem(503, 'service_unavailable', 'The server is shutting down.');
+  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+    return new HttpProblem(err.statusCode, 'validation_failed', 'The request could not be processed.', [{ field: 'request', message: err.message }]);
+  }
+  return null;
+}
+
+export function installErrorHandlers(app: FastifyInstance) {
+  app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    const problem = toProblem(err);
+    if (problem) return sendProblem(reply, problem);
+    req.log.error({ err }, 'unhandled error');
+    return sendProblem(reply, new HttpProblem(500, 'internal_error', 'An unexpected error occurred; it has been logged.'));
+  });
+  app.setNotFoundHandler((req, reply) =>
+    sendProblem(reply, new HttpProblem(404, 'not_found', `No route ${req.method} ${req.url.split('?')[0]}.`)),
+  );
+}

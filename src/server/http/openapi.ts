@@ -1,0 +1,136 @@
+import type { RouteOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { Type } from 'typebox';
+import { isWriteAction } from '../auth/permissions.js';
+import type { App, RouteAccess } from '../types.js';
+import { ProblemSchema } from './errors.js';
+
+const PROBLEM_DESCRIPTIONS: Record<number, string> = {
+  400: 'validation_failed: the input is malformed; `errors` names each bad field',
+  401: 'unauthorized: missing, malformed, unknown, expired or revoked credential',
+  403: 'ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held',
+  404: 'not_found: no such resource, or not visible to the caller',
+  409: 'conflict: the request clashes with the current state',
+  413: 'payload_too_large: the body exceeds the server limit',
+  415: 'unsupported_media_type: send application/json',
+  429: 'rate_limited: too many attempts; retry after the Retry-After header',
+  503: 'service_unavailable',
+};
+
+const problemResponse = (status: number) => ({
+  description: PROBLEM_DESCRIPTIONS[status] ?? 'Problem',
+  content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
+});
+
+/** Problem responses a route returns besides the ones every route gets automatically. */
+export const problems = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [s, problemResponse(s)])) as Record<number, ReturnType<typeof problemResponse>>;
+
+export interface RouteInfo {
+  method: string;
+  url: string;
+  hidden: boolean;
+  access: RouteAccess;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function accessSentence(a: RouteAccess): string {
+  if (a.public) return 'Access: public, no credentials needed.';
+  const parts: string[] = [];
+  if (a.permission) parts.push(`Access: needs the \`${a.permission}\` permission (key scope and role).`);
+  if (a.authenticated) parts.push('Access: any valid session or API key.');
+  if (a.sessionOnly) parts.push('Dashboard sessions only: API keys get 403 `session_required`.');
+  return parts.join(' ');
+}
+
+/**
+ * Deny by default and document by construction: every route must say who may call it and
+ * carry operationId, tags, summary and a success response schema, or start-up fails. The
+ * standard problem answers (400, 401, 403, 413, 415) are added from what the route takes.
+ */
+export function installRouteRules(app: App, table: RouteInfo[]) {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const methods = ([] as string[]).concat(route.method);
+    const schema = (route.schema ??= {}) as Record<string, any>;
+    const access = (route.config ??= {}) as RouteAccess;
+    const isApi = route.url.startsWith('/api');
+    const hidden = !isApi || schema.hide === true || route.url.startsWith('/api/docs');
+    const where = `${methods.join(',')} ${route.url}`;
+
+    if (hidden) {
+      access.public ??= true;
+      schema.hide = true;
+      for (const method of methods) table.push({ method, url: route.url, hidden: true, access });
+      return;
+    }
+    if (!access.permission && !access.public && !access.sessionOnly && !access.authenticated) {
+      throw new Error(`${where} declares no access: set config.permission, public, sessionOnly or authenticated`);
+    }
+    if (access.permission && !isWriteAction(access.permission) && methods.some((m) => WRITE_METHODS.has(m))) {
+      throw new Error(`${where} is a write but requires only ${access.permission}; view scopes never allow writes`);
+    }
+    for (const field of ['operationId', 'tags', 'summary']) {
+      if (!schema[field]) throw new Error(`${where} has no ${field} in its schema`);
+    }
+    const responses = (schema.response ??= {}) as Record<string, unknown>;
+    if (!Object.keys(responses).some((s) => /^2\d\d$/.test(s))) throw new Error(`${where} declares no success response`);
+
+    const add = (status: number) => (responses[status] ??= problemResponse(status));
+    if (schema.body || schema.querystring || schema.params) add(400);
+    if (schema.body) [413, 415].forEach(add);
+    if (!access.public) [401, 403].forEach(add);
+    if (!access.allowlistExempt) add(403);
+
+    if (access.public) schema.security = [];
+    if (access.permission) schema['x-permission'] = access.permission;
+    else if (access.authenticated) schema['x-permission'] = 'authenticated';
+    if (access.sessionOnly) schema['x-session-only'] = true;
+    schema.description = [schema.description, accessSentence(access)].filter(Boolean).join('\n\n');
+    for (const method of methods) table.push({ method, url: route.url, hidden: false, access });
+  });
+}
+
+export async function installOpenApi(app: App, version: string) {
+  app.addSchema(ProblemSchema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Leadgate API',
+        version,
+        description:
+          'The REST API behind every screen of the Leadgate dashboard. Authenticate with ' +
+          '`Authorization: Bearer <token>`: a dashboard session token from POST /api/auth/login, ' +
+          'or an API key (`lg_…`) made in Settings → API. An API key acts as the operator who ' +
+          'made it, limited to its scopes and to what that operator\'s role holds now. ' +
+          'Each operation names the permission it needs in `x-permission`.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Session token (lgs_…) or API key (lg_…)' },
+        },
+      },
+      security: [{ bearerAuth: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, {
+    routePrefix: '/api/docs',
+    uiConfig: { persistAuthorization: false, displayOperationId: true, tryItOutEnabled: true },
+  });
+  app.get(
+    '/api/openapi.json',
+    {
+      config: { public: true },
+      schema: {
+        operationId: 'getOpenApi',
+        tags: ['Meta'],
+        summary: 'This API described as OpenAPI 3.1',
+        response: { 200: Type.Object({}, { additionalProperties: true, description: 'OpenAPI 3.1 document' }) },
+      },
+    },
+    async () => app.swagger(),
+  );
+}

@@ -1,0 +1,53 @@
+import { Type } from 'typebox';
+import { decodeCursor, Page, PageQuery, pageOf } from '../../http/pagination.js';
+import type { App } from '../../types.js';
+
+const AuditEntry = Type.Object(
+  {
+    id: Type.String(),
+    at: Type.String({ format: 'date-time' }),
+    actor_id: Type.Union([Type.String(), Type.Null()]),
+    actor_email: Type.Union([Type.String(), Type.Null()]),
+    via: Type.Union([Type.Literal('session'), Type.Literal('api_key'), Type.Literal('system'), Type.Literal('anonymous')]),
+    ip: Type.Union([Type.String(), Type.Null()]),
+    action: Type.String({ description: 'e.g. auth.login, auth.login_failed, api_key.created, role.updated' }),
+    target_type: Type.Union([Type.String(), Type.Null()]),
+    target_id: Type.Union([Type.String(), Type.Null()]),
+    details: Type.Object({}, { additionalProperties: true }),
+  },
+  { title: 'AuditEntry' },
+);
+
+export default async function auditRoutes(app: App) {
+  app.get(
+    '/api/audit-log',
+    {
+      config: { permission: 'audit:view' },
+      schema: {
+        operationId: 'listAuditLog',
+        tags: ['Audit'],
+        summary: 'Security events, newest first',
+        querystring: Type.Object(
+          {
+            ...PageQuery,
+            action: Type.Optional(Type.String({ maxLength: 100, description: 'Only this action, e.g. auth.login_failed' })),
+            actor_id: Type.Optional(Type.String({ maxLength: 100, description: 'Only events by this operator' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Page(AuditEntry, 'AuditPage') },
+      },
+    },
+    async (req) => {
+      const { limit, cursor, action, actor_id } = req.query;
+      const after = decodeCursor(cursor, ['id']);
+      let q = app.db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(limit + 1);
+      if (after) q = q.where('id', '<', after.id);
+      if (action) q = q.where('action', '=', action);
+      if (actor_id) q = q.where('actor_id', '=', actor_id);
+      const rows = await q.execute();
+      const page = pageOf(rows, limit, (r) => ({ id: r.id }));
+      return { ...page, data: page.data.map((r) => ({ ...r, details: JSON.parse(r.details) })) };
+    },
+  );
+}

@@ -1,0 +1,157 @@
+import { Type } from 'typebox';
+import { clientIp } from '../../auth/guard.js';
+import { verifyPassword } from '../../auth/passwords.js';
+import { HttpProblem, conflict } from '../../http/errors.js';
+import { problems } from '../../http/openapi.js';
+import { principalOf, type App } from '../../types.js';
+import { audit } from '../audit/service.js';
+import { findOperator } from '../operators/queries.js';
+import { Email, Operator, Password, PersonName } from '../operators/schemas.js';
+import { createOwner, ownerExists } from '../operators/service.js';
+import { assertNotThrottled, clearFailures, createSession, recordFailure } from './service.js';
+
+const SessionCreated = Type.Object(
+  {
+    token: Type.String({ description: 'Session token (lgs_…); send as Authorization: Bearer. Shown once.' }),
+    expires_at: Type.String({ format: 'date-time', description: 'When the session ends if left idle; each use extends it' }),
+    operator: Operator,
+  },
+  { title: 'SessionCreated' },
+);
+
+const ApiKeyInfo = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  scopes: Type.Array(Type.String()),
+  expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
+const WhoAmI = Type.Object(
+  {
+    operator: Operator,
+    via: Type.Union([Type.Literal('session'), Type.Literal('api_key')]),
+    permissions: Type.Array(Type.String(), { description: 'Effective: key scopes ∩ role permissions, now' }),
+    api_key: Type.Union([ApiKeyInfo, Type.Null()]),
+  },
+  { title: 'WhoAmI' },
+);
+
+export default async function authRoutes(app: App) {
+  const idle = app.config.sessionIdleMinutes;
+
+  app.post(
+    '/api/auth/login',
+    {
+      config: { public: true },
+      schema: {
+        operationId: 'login',
+        tags: ['Auth'],
+        summary: 'Log in to the dashboard',
+        description: `Answers 401 for a wrong email or password alike, and 429 after repeated failures from one address or for one account.`,
+        body: Type.Object({ email: Email, password: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false }),
+        response: { 200: SessionCreated, ...problems(401, 429) },
+      },
+    },
+    async (req) => {
+      const email = req.body.email.trim().toLowerCase();
+      const ip = clientIp(req);
+      await assertNotThrottled(app.db, ip, email);
+      const row = await app.db.selectFrom('operators').select(['id', 'password_hash', 'status']).where('email', '=', email).executeTakeFirst();
+      const ok = await verifyPassword(row?.password_hash ?? null, req.body.password);
+      if (!row || !ok || row.status !== 'active') {
+        await recordFailure(app.db, ip, email);
+        await audit(app.db, req, {
+          action: 'auth.login_failed',
+          actor: { id: row?.id ?? null, email },
+          details: { reason: !row ? 'unknown_email' : !ok ? 'wrong_password' : 'operator_disabled' },
+        });
+        throw new HttpProblem(401, 'unauthorized', 'Wrong email or password.');
+      }
+      await clearFailures(app.db, email);
+      const session = await createSession(app.db, row.id, ip, req.headers['user-agent'] ?? '', idle);
+      await audit(app.db, req, { action: 'auth.login', actor: { id: row.id, email } });
+      return { ...session, operator: (await findOperator(app.db, row.id))! };
+    },
+  );
+
+  app.post(
+    '/api/auth/logout',
+    {
+      config: { sessionOnly: true },
+      schema: {
+        operationId: 'logout',
+        tags: ['Auth'],
+        summary: 'End this session',
+        description: 'The session token stops working at once. (API keys are revoked in Settings → API instead.)',
+        response: { 204: Type.Null({ description: 'Logged out' }) },
+      },
+    },
+    async (req, reply) => {
+      const p = principalOf(req);
+      await app.db.deleteFrom('sessions').where('id', '=', p.sessionId!).execute();
+      await audit(app.db, req, { action: 'auth.logout' });
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    '/api/auth/whoami',
+    {
+      config: { authenticated: true },
+      schema: {
+        operationId: 'whoami',
+        tags: ['Auth'],
+        summary: 'The caller: operator, credential type and effective permissions',
+        response: { 200: WhoAmI },
+      },
+    },
+    async (req) => {
+      const p = principalOf(req);
+      const key = p.apiKeyId
+        ? await app.db.selectFrom('api_keys').select(['id', 'name', 'scopes', 'expires_at']).where('id', '=', p.apiKeyId).executeTakeFirst()
+        : undefined;
+      return {
+        operator: (await findOperator(app.db, p.operator.id))!,
+        via: p.via,
+        permissions: [...p.permissions].sort(),
+        api_key: key ? { ...key, scopes: JSON.parse(key.scopes) as string[] } : null,
+      };
+    },
+  );
+
+  app.get(
+    '/api/setup',
+    {
+      config: { public: true },
+      schema: {
+        operationId: 'getSetupStatus',
+        tags: ['Auth'],
+        summary: 'Whether first-run setup is still needed (no operator exists yet)',
+        response: { 200: Type.Object({ needed: Type.Boolean() }, { title: 'SetupStatus' }) },
+      },
+    },
+    async () => ({ needed: !(await ownerExists(app.db)) }),
+  );
+
+  app.post(
+    '/api/setup',
+    {
+      config: { public: true },
+      schema: {
+        operationId: 'completeSetup',
+        tags: ['Auth'],
+        summary: 'First-run setup: create the owner (role admin) and log in',
+        description: 'Works once, while no operator exists; afterwards 409.',
+        body: Type.Object({ email: Email, name: PersonName, password: Password }, { additionalProperties: false }),
+        response: { 201: SessionCreated, ...problems(409) },
+      },
+    },
+    async (req, reply) => {
+      const id = await createOwner(app.db, req.body);
+      if (!id) conflict('Setup is already done; log in instead.');
+      await audit(app.db, req, { action: 'operator.created', actor: { id, email: req.body.email.toLowerCase() }, target_type: 'operator', target_id: id!, details: { via: 'setup' } });
+      const session = await createSession(app.db, id!, clientIp(req), req.headers['user-agent'] ?? '', idle);
+      return reply.status(201).send({ ...session, operator: (await findOperator(app.db, id!))! });
+    },
+  );
+}

@@ -1,0 +1,33 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/tables.js';
+
+export const operatorColumns = [
+  'operators.id',
+  'operators.email',
+  'operators.name',
+  'operators.role_id',
+  'roles.name as role_name',
+  'operators.status',
+  'operators.timezone',
+  'operators.created_at',
+  'operators.updated_at',
+] as const;
+
+export const operatorsWithRole = (db: Kysely<Database>) =>
+  db.selectFrom('operators').innerJoin('roles', 'roles.id', 'operators.role_id').select(operatorColumns);
+
+export const findOperator = (db: Kysely<Database>, id: string) =>
+  operatorsWithRole(db).where('operators.id', '=', id).executeTakeFirst();
+
+/** Active operators holding the built-in admin role, other than `exceptId`. */
+export async function otherActiveAdmins(db: Kysely<Database>, exceptId: string): Promise<number> {
+  const row = await db
+    .selectFrom('operators')
+    .innerJoin('roles', 'roles.id', 'operators.role_id')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .where('roles.builtin', '=', 1)
+    .where('operators.status', '=', 'active')
+    .where('operators.id', '!=', exceptId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

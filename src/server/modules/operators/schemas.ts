@@ -1,0 +1,47 @@
+import { Type } from 'typebox';
+import { MIN_PASSWORD_LENGTH } from '../../config.js';
+
+export const Email = Type.String({ format: 'email', maxLength: 254 });
+export const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 256, description: `At least ${MIN_PASSWORD_LENGTH} characters` });
+export const PersonName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' });
+export const Timezone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. Europe/Berlin', default: 'UTC' });
+export const OperatorStatus = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
+
+export const Operator = Type.Object(
+  {
+    id: Type.String(),
+    email: Type.String(),
+    name: Type.String(),
+    role_id: Type.String(),
+    role_name: Type.String(),
+    status: OperatorStatus,
+    timezone: Type.String(),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Operator' },
+);
+
+export const CreateOperator = Type.Object(
+  {
+    email: Email,
+    name: PersonName,
+    password: Password,
+    role_id: Type.String({ minLength: 1, maxLength: 100 }),
+    timezone: Type.Optional(Timezone),
+    status: Type.Optional(OperatorStatus),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateOperator = Type.Object(
+  {
+    email: Type.Optional(Email),
+    name: Type.Optional(PersonName),
+    password: Type.Optional(Password),
+    role_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    timezone: Type.Optional(Timezone),
+    status: Type.Optional(OperatorStatus),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);

@@ -1,0 +1,70 @@
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.js';
+import type { DB } from './db/database.js';
+import type { Permission } from './auth/permissions.js';
+
+export interface PrincipalOperator {
+  id: string;
+  email: string;
+  name: string;
+  role_id: string;
+  role_name: string;
+  status: 'active' | 'disabled';
+  timezone: string;
+}
+
+/** Who is calling: resolved once per request by the auth hook, never inside handlers. */
+export interface Principal {
+  operator: PrincipalOperator;
+  via: 'session' | 'api_key';
+  /** key scopes ∩ the role's permissions now (for sessions: the role's permissions). */
+  permissions: Set<Permission>;
+  /** The scopes chosen when the key was made (for sessions: the role's permissions). */
+  keyScopes: Set<Permission>;
+  /** What the operator's role holds, whatever the credential. */
+  rolePermissions: Set<Permission>;
+  isAdmin: boolean;
+  sessionId: string | null;
+  apiKeyId: string | null;
+}
+
+export interface RouteAccess {
+  /** The module:action the caller needs. */
+  permission?: Permission;
+  /** Open without credentials. */
+  public?: boolean;
+  /** Dashboard sessions only: API keys get 403 session_required. */
+  sessionOnly?: boolean;
+  /** Any valid credential, session or key (e.g. whoami). */
+  authenticated?: boolean;
+  /** Not subject to the account IP allow-list (intake, postbacks, health). */
+  allowlistExempt?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig extends RouteAccess {}
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyInstance {
+    db: DB;
+    config: Config;
+    startedAt: number;
+    routeTable: import('./http/openapi.js').RouteInfo[];
+  }
+}
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** The principal of a route that is not public (the auth hook guarantees it). */
+export function principalOf(req: { principal: Principal | null }): Principal {
+  if (!req.principal) throw new Error('principalOf() on a public route');
+  return req.principal;
+}
