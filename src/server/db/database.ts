@@ -2,14 +2,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import type { DatabaseConfig } from '../config.js';
 import type { Database } from './tables.js';
 
 export type DB = Kysely<Database>;
 export type Engine = DatabaseConfig['engine'];
 
-export function openDatabase(config: DatabaseConfig): DB {
+/** `onQuery` sees every statement's SQL (tests use it to prove a path touches no database). */
+export function openDatabase(config: DatabaseConfig, onQuery?: (sql: string) => void): DB {
+  const log = onQuery ? (e: LogEvent) => onQuery(e.query.sql) : undefined;
   if (config.engine === 'sqlite') {
     fs.mkdirSync(path.dirname(config.file), { recursive: true });
     const sqlite = new SQLite(config.file);
@@ -17,7 +19,7 @@ export function openDatabase(config: DatabaseConfig): DB {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log });
   }
   const pool = new pg.Pool({
     connectionString: config.url,
@@ -26,5 +28,5 @@ export function openDatabase(config: DatabaseConfig): DB {
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
 }

@@ -1,0 +1,153 @@
+// Test helpers: a real app on a real, fresh database (SQLite file or PostgreSQL schema),
+// driven over HTTP with app.inject(). No mocks.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { describe, type TestContext } from 'node:test';
+import pg from 'pg';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../src/server/app.js';
+import { loadConfig, type Config } from '../src/server/config.js';
+import { openDatabase, type DB } from '../src/server/db/database.js';
+import { migrate } from '../src/server/db/migrate.js';
+import { createOwner, ensureAdminRole } from '../src/server/modules/operators/service.js';
+import type { App } from '../src/server/types.js';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export const ENGINES: Engine[] = (process.env.TEST_DATABASES || 'sqlite').split(',').map((s) => {
+  const e = s.trim();
+  if (e !== 'sqlite' && e !== 'postgres') throw new Error(`TEST_DATABASES: unknown engine "${e}" (use sqlite, postgres)`);
+  return e;
+});
+
+export const POSTGRES_URL = process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export const OWNER = { email: 'owner@example.test', password: 'owner-password-1', name: 'Owner' };
+
+/** Runs `fn` once per engine in TEST_DATABASES, each inside its own describe block. */
+export function forEachDatabase(name: string, fn: (engine: Engine) => void) {
+  for (const engine of ENGINES) describe(`${name} [${engine}]`, () => fn(engine));
+}
+
+let adminPool: pg.Pool | undefined;
+function pgAdmin(): pg.Pool {
+  adminPool ??= new pg.Pool({ connectionString: POSTGRES_URL, max: 2, allowExitOnIdle: true });
+  return adminPool;
+}
+
+export interface TestApp {
+  app: App;
+  db: DB;
+  config: Config;
+  /** Session token of the owner (role admin). */
+  ownerToken: string;
+  ownerId: string;
+  /** Every log line the app wrote, as text. */
+  logs: string[];
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  /** Called with every SQL statement the app runs. */
+  onQuery?: (sql: string) => void;
+}
+
+/** A fresh app and database for one test; closed and dropped when the test ends. */
+export async function buildTestApp(t: TestContext, engine: Engine, opts: TestAppOptions = {}): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'leadgate-test-'));
+  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'info', ...opts.env });
+  let schema: string | undefined;
+  if (engine === 'postgres') {
+    schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+    try {
+      await pgAdmin().query(`create schema ${schema}`);
+    } catch (err) {
+      throw new Error(`PostgreSQL is not reachable at TEST_POSTGRES_URL=${POSTGRES_URL}: ${(err as Error).message}`);
+    }
+    config.database = { engine: 'postgres', url: POSTGRES_URL, schema };
+  }
+  const db = openDatabase(config.database, opts.onQuery);
+  await migrate(db);
+  await ensureAdminRole(db);
+  const ownerId = (await createOwner(db, OWNER))!;
+  const logs: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(chunk.toString());
+      cb();
+    },
+  });
+  const app = await buildApp(config, db, { logStream });
+  t.after(async () => {
+    await app.close();
+    await db.destroy();
+    if (schema) await pgAdmin().query(`drop schema ${schema} cascade`);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const ownerToken = await login(app, OWNER.email, OWNER.password);
+  return { app, db, config, ownerToken, ownerId, logs };
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** app.inject with a Bearer token. */
+export function call(app: App, token: string | null, opts: InjectOptions): Promise<LightMyRequestResponse> {
+  return app.inject({ ...opts, headers: { ...(token ? bearer(token) : {}), ...(opts.headers ?? {}) } });
+}
+
+export async function login(app: App, email: string, password: string, remoteAddress?: string): Promise<string> {
+  const res = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password }, ...(remoteAddress ? { remoteAddress } : {}) });
+  if (res.statusCode !== 200) throw new Error(`login ${email} failed: ${res.statusCode} ${res.body}`);
+  return res.json().token;
+}
+
+let counter = 0;
+
+/** A new operator holding a new role with exactly `permissions`, logged in. */
+export async function newOperator(
+  ta: TestApp,
+  permissions: string[],
+): Promise<{ id: string; email: string; password: string; roleId: string; token: string }> {
+  const n = `${process.pid}-${++counter}`;
+  const role = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/roles', payload: { name: `role-${n}`, permissions } });
+  if (role.statusCode !== 201) throw new Error(`create role: ${role.statusCode} ${role.body}`);
+  const email = `op-${n}@example.test`;
+  const password = `password-${n}-xyz`;
+  const op = await call(ta.app, ta.ownerToken, {
+    method: 'POST',
+    url: '/api/operators',
+    payload: { email, name: `Operator ${n}`, password, role_id: role.json().id },
+  });
+  if (op.statusCode !== 201) throw new Error(`create operator: ${op.statusCode} ${op.body}`);
+  return { id: op.json().id, email, password, roleId: role.json().id, token: await login(ta.app, email, password) };
+}
+
+/** Makes an API key with the given session token; returns the creation response body. */
+export async function newApiKey(
+  ta: TestApp,
+  scopes: string[],
+  opts: { token?: string; name?: string; expires_at?: string } = {},
+): Promise<{ id: string; secret: string; [k: string]: unknown }> {
+  const res = await call(ta.app, opts.token ?? ta.ownerToken, {
+    method: 'POST',
+    url: '/api/api-keys',
+    payload: { name: opts.name ?? 'test key', scopes, ...(opts.expires_at ? { expires_at: opts.expires_at } : {}) },
+  });
+  if (res.statusCode !== 201) throw new Error(`create key: ${res.statusCode} ${res.body}`);
+  return res.json();
+}
+
+/** Asserts an application/problem+json answer with the given status and code. */
+export function expectProblem(res: LightMyRequestResponse, status: number, code: string) {
+  const where = `${res.statusCode} ${res.body}`;
+  if (res.statusCode !== status) throw new Error(`expected ${status} ${code}, got ${where}`);
+  if (!String(res.headers['content-type']).startsWith('application/problem+json')) throw new Error(`not problem+json: ${res.headers['content-type']}`);
+  const body = res.json();
+  if (body.code !== code || body.status !== status || typeof body.title !== 'string' || typeof body.detail !== 'string') {
+    throw new Error(`expected code ${code}, got ${where}`);
+  }
+  return body as { code: string; detail: string; errors?: { field: string; message: string }[] };
+}
+
