@@ -4,7 +4,7 @@ import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import type { DB } from './db/database.js';
 import { installAuth } from './auth/guard.js';
-import { installErrorHandlers } from './http/errors.js';
+import { frameworkErrorHandler, HttpProblem, installErrorHandlers } from './http/errors.js';
 import { installOpenApi, installRouteRules, type RouteInfo } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
 import type { App } from './types.js';
@@ -25,7 +25,8 @@ export interface BuildOptions {
 }
 
 // Tokens can appear in URLs (postback and intake links); never let one reach a log line.
-const TOKEN_IN_TEXT = /\b(lgs?_|lgt_)[0-9A-Za-z]{8,}/g;
+// No \b before the prefix: in "?auth=Bearer%20lg_…" the token follows an alphanumeric ("0").
+const TOKEN_IN_TEXT = /(lgs?_|lgt_)[0-9A-Za-z]{8,}/g;
 export const redactTokens = (s: string) => s.replace(TOKEN_IN_TEXT, '$1[redacted]');
 
 function loggerOptions(config: Config, stream?: DestinationStream): FastifyServerOptions['logger'] {
@@ -52,8 +53,10 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
     trustProxy: config.trustProxy.length ? config.trustProxy : false,
     bodyLimit: config.bodyLimitBytes,
     exposeHeadRoutes: false,
-    return503OnClosing: true,
+    return503OnClosing: false, // answered below as problem+json instead
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // Bad %-escapes and over-long path parameters fail before routing: answer problem+json too.
+    frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const routeTable: RouteInfo[] = [];
@@ -63,6 +66,19 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   app.decorate('routeTable', routeTable);
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandlers(app);
+  // close() waits for every socket to end, and Node keeps a keep-alive socket open after the
+  // answer to a request that was in flight when close() began (until keepAliveTimeout, 72 s):
+  // a SIGTERM behind a keep-alive proxy would hang, then be forced. Tell those clients to hang up.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_req, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) throw new HttpProblem(503, 'service_unavailable', 'The server is shutting down; retry on another instance or in a moment.');
+  });
   installRouteRules(app, routeTable);
   installAuth(app);
   await installOpenApi(app, VERSION);

@@ -2,7 +2,7 @@ import type { DB } from '../db/database.js';
 import { nowIso } from '../db/ids.js';
 import { HttpProblem } from '../http/errors.js';
 import type { Principal, PrincipalOperator } from '../types.js';
-import { parseToken, secretMatches } from './credentials.js';
+import { parseToken, secretMatches, type ParsedToken } from './credentials.js';
 import { ALL_PERMISSIONS, isPermission, type Permission } from './permissions.js';
 
 const LAST_USED_GRANULARITY_MS = 60_000;
@@ -51,16 +51,21 @@ const toOperator = (r: OperatorRow): PrincipalOperator => ({
 
 const stale = (iso: string | null, now: number, ms: number) => iso === null || now - Date.parse(iso) >= ms;
 
-/**
- * Bearer token → principal. Every check reads the database, so a revoke, a role change or a
- * disabled operator takes effect on the next request on every instance.
- */
-export async function authenticate(db: DB, authorization: string | undefined, idleMinutes: number): Promise<Principal> {
+/** Authorization header → a well-formed session or key token, or 401. Pure: no database. */
+export function parseBearer(authorization: string | undefined): ParsedToken {
   if (!authorization) throw unauthorized('Send Authorization: Bearer <session token or API key>.');
   const m = /^Bearer +(\S+)\s*$/i.exec(authorization);
   if (!m) throw unauthorized('The Authorization header must be "Bearer <token>".');
   const parsed = parseToken(m[1]);
   if (!parsed || parsed.kind === 'lgt_') throw unauthorized('The token is malformed.');
+  return parsed;
+}
+
+/**
+ * A well-formed token → principal. Every check reads the database, so a revoke, a role change
+ * or a disabled operator takes effect on the next request on every instance.
+ */
+export async function authenticate(db: DB, parsed: ParsedToken, idleMinutes: number): Promise<Principal> {
   const now = Date.now();
 
   if (parsed.kind === 'lgs_') {

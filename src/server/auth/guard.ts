@@ -1,14 +1,15 @@
 import type { FastifyRequest } from 'fastify';
 import { HttpProblem } from '../http/errors.js';
 import type { App } from '../types.js';
-import { authenticate } from './authenticate.js';
+import { authenticate, parseBearer } from './authenticate.js';
 import { IpAllowList, normalizeIp, readAllowList } from './ip-allowlist.js';
 
 export const clientIp = (req: FastifyRequest) => normalizeIp(req.ip);
 
 /**
- * The one auth path. For every request: the account allow-list, then the Bearer credential,
- * then the route's declared access. Handlers only ever see request.principal.
+ * The one auth path. For every request: the credential's form (no database), the account
+ * allow-list, the credential itself, then the route's declared access. Handlers only ever see
+ * request.principal.
  */
 export function installAuth(app: App) {
   app.decorateRequest('principal', null);
@@ -18,15 +19,19 @@ export function installAuth(app: App) {
     const url = req.url;
     if (!url.startsWith('/api/') && url !== '/api') return;
 
+    // A missing or malformed credential is refused before anything touches the database.
+    const known = !!req.routeOptions.url;
+    const token = known && !access.public ? parseBearer(req.headers.authorization) : null;
+
     if (!access.allowlistExempt) {
       const list = new IpAllowList(await readAllowList(app.db));
       if (!list.allows(clientIp(req))) {
         throw new HttpProblem(403, 'ip_not_allowed', `Requests from ${clientIp(req)} are not allowed by the account's IP allow-list.`);
       }
     }
-    if (access.public || !req.routeOptions.url) return; // public, or an unknown route (404 follows)
+    if (!token) return; // public, or an unknown route (404 follows)
 
-    const principal = await authenticate(app.db, req.headers.authorization, app.config.sessionIdleMinutes);
+    const principal = await authenticate(app.db, token, app.config.sessionIdleMinutes);
     req.principal = principal;
 
     if (access.sessionOnly && principal.via !== 'session') {

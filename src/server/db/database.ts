@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import type { DatabaseConfig } from '../config.js';
 import type { Database } from './tables.js';
 
@@ -30,3 +30,5 @@ export function openDatabase(config: DatabaseConfig, onQuery?: (sql: string) => 
   pool.on('error', () => {});
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
 }
+
+export const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter;

@@ -125,7 +125,9 @@ function fieldErrors(errors: AjvError[], context: string): FieldError[] {
   return [...seen].map(([field, message]) => ({ field, message }));
 }
 
-const FASTIFY_CODES: Record<string, [number, ProblemCode, string]> = {
+const FASTIFY_CODES: Record<string, [number, ProblemCode, string, string?]> = {
+  FST_ERR_BAD_URL: [400, 'validation_failed', 'The URL is not valid: a %-escape does not decode.', 'url'],
+  FST_ERR_MAX_PARAM_LENGTH: [400, 'validation_failed', 'A path parameter is longer than the server accepts.', 'path'],
   FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large', 'The request body is larger than the server accepts.'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'Send the body as application/json.'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'validation_failed', 'Content-Length does not match the body.'],
@@ -153,7 +155,7 @@ export function toProblem(err: FastifyError & { validation?: AjvError[]; validat
   const known = err.code ? FASTIFY_CODES[err.code] : undefined;
   if (known) {
     const [status, code, detail] = known;
-    return new HttpProblem(status, code, detail, code === 'validation_failed' ? [{ field: 'body', message: detail }] : undefined);
+    return new HttpProblem(status, code, detail, code === 'validation_failed' ? [{ field: known[3] ?? 'body', message: detail }] : undefined);
   }
   if (err instanceof SyntaxError || err.statusCode === 400) {
     return new HttpProblem(400, 'validation_failed', 'The request could not be read.', [{ field: 'body', message: 'is not valid JSON' }]);
@@ -163,6 +165,13 @@ export function toProblem(err: FastifyError & { validation?: AjvError[]; validat
     return new HttpProblem(err.statusCode, 'validation_failed', 'The request could not be processed.', [{ field: 'request', message: err.message }]);
   }
   return null;
+}
+
+/** Fastify's `frameworkErrors` option: errors raised before routing (a bad %-escape, an over-long path parameter). */
+export function frameworkErrorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  const problem = toProblem(err);
+  if (!problem) req.log.error({ err }, 'unhandled framework error');
+  return sendProblem(reply, problem ?? new HttpProblem(500, 'internal_error', 'An unexpected error occurred; it has been logged.'));
 }
 
 export function installErrorHandlers(app: FastifyInstance) {

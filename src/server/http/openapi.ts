@@ -77,9 +77,19 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
     const responses = (schema.response ??= {}) as Record<string, unknown>;
     if (!Object.keys(responses).some((s) => /^2\d\d$/.test(s))) throw new Error(`${where} declares no success response`);
 
+    // A query parameter with a default is optional to the caller (validation fills it in):
+    // the document must not call it required.
+    for (const part of ['querystring', 'headers']) {
+      const s = schema[part];
+      if (s?.properties && Array.isArray(s.required)) s.required = s.required.filter((k: string) => s.properties[k]?.default === undefined);
+    }
+
     const add = (status: number) => (responses[status] ??= problemResponse(status));
-    if (schema.body || schema.querystring || schema.params) add(400);
-    if (schema.body) [413, 415].forEach(add);
+    // A write method parses whatever body it is sent, so it can answer 400/413/415 even
+    // without declaring a body.
+    const takesBody = !!schema.body || methods.some((m) => WRITE_METHODS.has(m));
+    if (takesBody || schema.querystring || schema.params) add(400);
+    if (takesBody) [413, 415].forEach(add);
     if (!access.public) [401, 403].forEach(add);
     if (!access.allowlistExempt) add(403);
 

@@ -24,7 +24,7 @@ export function decodeCursor<K extends string>(cursor: string | undefined, field
   if (cursor === undefined) return null;
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
-    if (parsed && typeof parsed === 'object' && fields.every((f) => typeof parsed[f] === 'string')) {
+    if (parsed && typeof parsed === 'object' && fields.every((f) => typeof parsed[f] === 'string' && !parsed[f].includes('\u0000'))) {
       return parsed as Record<K, string>;
     }
   } catch {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { isPostgres } from '../../db/database.js';
 import type { Database } from '../../db/tables.js';
 
 export const operatorColumns = [
@@ -19,8 +20,14 @@ export const operatorsWithRole = (db: Kysely<Database>) =>
 export const findOperator = (db: Kysely<Database>, id: string) =>
   operatorsWithRole(db).where('operators.id', '=', id).executeTakeFirst();
 
-/** Active operators holding the built-in admin role, other than `exceptId`. */
+/**
+ * Active operators holding the built-in admin role, other than `exceptId`. Call inside the
+ * transaction that would remove an admin: on PostgreSQL it locks the admin role row first, so
+ * two admins disabling each other at once are serialized and cannot leave none (SQLite
+ * transactions are serialized already).
+ */
 export async function otherActiveAdmins(db: Kysely<Database>, exceptId: string): Promise<number> {
+  if (isPostgres(db)) await db.selectFrom('roles').select('id').where('builtin', '=', 1).forUpdate().execute();
   const row = await db
     .selectFrom('operators')
     .innerJoin('roles', 'roles.id', 'operators.role_id')

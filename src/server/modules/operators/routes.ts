@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { rolePermissions } from '../../auth/authenticate.js';
 import { hashPassword } from '../../auth/passwords.js';
@@ -51,7 +52,8 @@ export default async function operatorRoutes(app: App) {
       if (q) {
         const like = `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
         query = query.where((eb) =>
-          eb.or([eb('operators.email', 'like', like), eb(eb.fn('lower', ['operators.name']), 'like', like)]),
+          // ESCAPE spelled out: PostgreSQL defaults to backslash, SQLite has no default escape.
+          eb.or([sql<boolean>`${eb.ref('operators.email')} like ${like} escape '\\'`, sql<boolean>`lower(${eb.ref('operators.name')}) like ${like} escape '\\'`]),
         );
       }
       return pageOf(await query.execute(), limit, (r) => ({ id: r.id }));
@@ -113,7 +115,8 @@ export default async function operatorRoutes(app: App) {
         tags: ['Operators'],
         summary: 'Change an operator',
         description:
-          'Disabling an operator ends their sessions and stops their API keys at once. A password ' +
+          'Disabling an operator ends their sessions and stops their API keys at once (the keys work ' +
+          'again if the operator is re-enabled; revoke them to end them for good). A password ' +
           'set here also ends their sessions. You cannot change your own role or status, nor leave ' +
           'the installation without an active admin.',
         params: IdParams,

@@ -4,7 +4,10 @@ import { MIN_PASSWORD_LENGTH } from '../../config.js';
 export const Email = Type.String({ format: 'email', maxLength: 254 });
 export const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 256, description: `At least ${MIN_PASSWORD_LENGTH} characters` });
 export const PersonName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' });
-export const Timezone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. Europe/Berlin', default: 'UTC' });
+// No `default` here: the validator fills defaults in, so on a PATCH schema it would reset an
+// omitted time zone to UTC (and make an empty body non-empty). Only creation defaults it.
+const timezoneOptions = { minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. Europe/Berlin' };
+export const Timezone = Type.String(timezoneOptions);
 export const OperatorStatus = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
 
 export const Operator = Type.Object(
@@ -28,7 +31,7 @@ export const CreateOperator = Type.Object(
     name: PersonName,
     password: Password,
     role_id: Type.String({ minLength: 1, maxLength: 100 }),
-    timezone: Type.Optional(Timezone),
+    timezone: Type.Optional(Type.String({ ...timezoneOptions, default: 'UTC' })),
     status: Type.Optional(OperatorStatus),
   },
   { additionalProperties: false },

@@ -9,11 +9,14 @@ import { audit } from '../audit/service.js';
 import { findRole, findRoleByName, toRole } from './queries.js';
 import { CreateRole, IdParams, Role, UpdateRole } from './schemas.js';
 
-/** Nobody hands out permissions they do not hold themselves. */
+/**
+ * Nobody hands out permissions they do not hold themselves. For an API key that means its
+ * effective rights (scopes ∩ role): a key must not mint a role or an operator stronger than it.
+ */
 export function assertHeld(p: Principal, permissions: Iterable<string>) {
-  const missing = [...permissions].filter((x) => !p.rolePermissions.has(x as Permission));
+  const missing = [...permissions].filter((x) => !p.permissions.has(x as Permission));
   if (missing.length) {
-    throw new HttpProblem(403, 'forbidden', `You cannot grant permissions your own role does not hold: ${missing.join(', ')}.`);
+    throw new HttpProblem(403, 'forbidden', `You cannot grant permissions you do not hold yourself: ${missing.join(', ')}.`);
   }
 }
 

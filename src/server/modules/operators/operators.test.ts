@@ -1,0 +1,470 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { buildTestApp, call, expectProblem, forEachDatabase, login, newApiKey, newOperator, OWNER, type TestApp } from '../../../../test/helpers.js';
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+interface OperatorBody {
+  id: string;
+  email: string;
+  name: string;
+  role_id: string;
+  role_name: string;
+  status: 'active' | 'disabled';
+  timezone: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const adminRoleId = async (ta: TestApp) =>
+  (await ta.db.selectFrom('roles').select('id').where('builtin', '=', 1).executeTakeFirstOrThrow()).id;
+
+async function makeRole(ta: TestApp, name: string, permissions: string[]): Promise<string> {
+  const res = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/roles', payload: { name, permissions } });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json().id;
+}
+
+const createOp = (ta: TestApp, payload: Record<string, unknown>, token = ta.ownerToken) =>
+  call(ta.app, token, { method: 'POST', url: '/api/operators', payload });
+
+const patchOp = (ta: TestApp, id: string, payload: Record<string, unknown>, token = ta.ownerToken) =>
+  call(ta.app, token, { method: 'PATCH', url: `/api/operators/${id}`, payload });
+
+function fieldsOf(res: LightMyRequestResponse): string[] {
+  const p = expectProblem(res, 400, 'validation_failed');
+  assert.ok(Array.isArray(p.errors) && p.errors.length > 0);
+  return p.errors!.map((e) => e.field);
+}
+
+/** Nothing that looks like a password or its hash, and not the given secret, in a response. */
+function assertNoPassword(res: LightMyRequestResponse, password: string) {
+  assert.ok(!res.body.includes(password), `the password leaked: ${res.body}`);
+  assert.ok(!/password/i.test(res.body), `a password field leaked: ${res.body}`);
+  assert.ok(!res.body.includes('$argon2'), `a hash leaked: ${res.body}`);
+}
+
+async function loginStatus(ta: TestApp, email: string, password: string): Promise<number> {
+  const res = await ta.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password } });
+  return res.statusCode;
+}
+
+async function walk(ta: TestApp, url: string): Promise<{ pages: number[]; ids: string[] }> {
+  const pages: number[] = [];
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const sep = url.includes('?') ? '&' : '?';
+    const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: cursor ? `${url}${sep}cursor=${encodeURIComponent(cursor)}` : url });
+    assert.equal(res.statusCode, 200, res.body);
+    const page = res.json();
+    pages.push(page.data.length);
+    ids.push(...page.data.map((o: OperatorBody) => o.id));
+    cursor = page.next_cursor;
+    assert.ok(pages.length < 100);
+  } while (cursor);
+  return { pages, ids };
+}
+
+const whoamiStatus = async (ta: TestApp, token: string) => (await call(ta.app, token, { method: 'GET', url: '/api/auth/whoami' })).statusCode;
+
+forEachDatabase('operators', (engine) => {
+  test('create: 201 with the operator, email lowercased, password never returned', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const roleId = await makeRole(ta, 'Support', ['leads:view']);
+    const password = 'a-very-secret-pass';
+    const res = await createOp(ta, { email: 'Jane.Doe@Example.TEST', name: ' Jane Doe ', password, role_id: roleId, timezone: 'Europe/Berlin' });
+    assert.equal(res.statusCode, 201, res.body);
+    assertNoPassword(res, password);
+    const op = res.json() as OperatorBody;
+    assert.deepEqual(Object.keys(op).sort(), ['created_at', 'email', 'id', 'name', 'role_id', 'role_name', 'status', 'timezone', 'updated_at']);
+    assert.equal(op.email, 'jane.doe@example.test');
+    assert.equal(op.name, 'Jane Doe');
+    assert.equal(op.role_id, roleId);
+    assert.equal(op.role_name, 'Support');
+    assert.equal(op.status, 'active');
+    assert.equal(op.timezone, 'Europe/Berlin');
+    assert.match(op.created_at, ISO);
+
+    const row = await ta.db.selectFrom('operators').selectAll().where('id', '=', op.id).executeTakeFirstOrThrow();
+    assert.equal(row.email, 'jane.doe@example.test');
+    assert.match(row.password_hash, /^\$argon2id\$/);
+    assert.ok(!row.password_hash.includes(password));
+
+    // Nor in any later answer about the operator.
+    const got = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/operators/${op.id}` });
+    assert.equal(got.statusCode, 200);
+    assert.deepEqual(got.json(), op);
+    assertNoPassword(got, password);
+    const list = await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/operators' });
+    assertNoPassword(list, password);
+    const patched = await patchOp(ta, op.id, { name: 'Jane D.' });
+    assert.equal(patched.statusCode, 200);
+    assertNoPassword(patched, password);
+    const reset = await patchOp(ta, op.id, { password: 'another-secret-1' });
+    assertNoPassword(reset, 'another-secret-1');
+
+    // The new operator logs in whatever case the email is typed in.
+    const session = await ta.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'JANE.doe@example.test', password: 'another-secret-1' } });
+    assert.equal(session.statusCode, 200, session.body);
+    assertNoPassword(session, 'another-secret-1');
+    assert.equal(session.json().operator.id, op.id);
+
+    // Defaults: time zone UTC, status active.
+    const bare = await createOp(ta, { email: 'bare@example.test', name: 'Bare', password: 'long-enough-1', role_id: roleId });
+    assert.equal(bare.statusCode, 201);
+    assert.equal(bare.json().timezone, 'UTC');
+    assert.equal(bare.json().status, 'active');
+  });
+
+  test('create: duplicate email 409, in any letter case', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const roleId = await makeRole(ta, 'R', []);
+    assert.equal((await createOp(ta, { email: 'dup@example.test', name: 'One', password: 'long-enough-1', role_id: roleId })).statusCode, 201);
+    expectProblem(await createOp(ta, { email: 'dup@example.test', name: 'Two', password: 'long-enough-2', role_id: roleId }), 409, 'conflict');
+    expectProblem(await createOp(ta, { email: 'DUP@Example.Test', name: 'Two', password: 'long-enough-2', role_id: roleId }), 409, 'conflict');
+    expectProblem(await createOp(ta, { email: OWNER.email.toUpperCase(), name: 'Three', password: 'long-enough-2', role_id: roleId }), 409, 'conflict');
+    const rows = await ta.db.selectFrom('operators').select('name').where('email', '=', 'dup@example.test').execute();
+    assert.deepEqual(rows.map((r) => r.name), ['One']);
+    // Changing an email to one in use is refused too.
+    const other = (await createOp(ta, { email: 'other@example.test', name: 'Other', password: 'long-enough-3', role_id: roleId })).json();
+    expectProblem(await patchOp(ta, other.id, { email: 'Dup@example.test' }), 409, 'conflict');
+  });
+
+  test('create: 400 naming each bad field, and nothing stored', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const roleId = await makeRole(ta, 'R', []);
+    const count = async () => (await ta.db.selectFrom('operators').select('id').execute()).length;
+    const before = await count();
+    const ok = { email: 'x@example.test', name: 'X', password: 'long-enough-1', role_id: roleId };
+
+    assert.deepEqual(fieldsOf(await createOp(ta, { ...ok, role_id: 'no-such-role' })), ['role_id']);
+    assert.deepEqual(fieldsOf(await createOp(ta, { ...ok, timezone: 'Mars/Olympus_Mons' })), ['timezone']);
+    assert.deepEqual(fieldsOf(await createOp(ta, { ...ok, email: 'not-an-email' })), ['email']);
+    assert.deepEqual(fieldsOf(await createOp(ta, { ...ok, password: 'short' })), ['password']);
+    assert.deepEqual(fieldsOf(await createOp(ta, { ...ok, name: '' })), ['name']);
+    assert.deepEqual(fieldsOf(await createOp(ta, { ...ok, status: 'sleeping' })), ['status']);
+    assert.deepEqual(fieldsOf(await createOp(ta, { ...ok, password_hash: 'x' })), ['password_hash']);
+    const { password: _p, ...noPassword } = ok;
+    assert.deepEqual(fieldsOf(await createOp(ta, noPassword)), ['password']);
+    assert.equal(await count(), before);
+  });
+
+  test('list filters by status, role_id and q, and pages exactly once', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const sales = await makeRole(ta, 'Sales', ['leads:view']);
+    const ops = await makeRole(ta, 'Ops', ['flows:view']);
+    const mk = async (email: string, name: string, role_id: string, status = 'active') => {
+      const res = await createOp(ta, { email, name, password: 'long-enough-1', role_id, status });
+      assert.equal(res.statusCode, 201, res.body);
+      return res.json().id as string;
+    };
+    const alice = await mk('alice@example.test', 'Alice Smith', sales);
+    const bob = await mk('bob@example.test', 'Bob Jones', sales, 'disabled');
+    const carol = await mk('carol_x@example.test', 'Carol', ops);
+    const dave = await mk('dave@corp.test', 'Dave Smithers', ops, 'disabled');
+    const ids = (url: string) => call(ta.app, ta.ownerToken, { method: 'GET', url }).then((r) => {
+      assert.equal(r.statusCode, 200, r.body);
+      return (r.json().data as OperatorBody[]).map((o) => o.id).sort();
+    });
+
+    assert.deepEqual(await ids('/api/operators?status=disabled'), [bob, dave].sort());
+    assert.deepEqual(await ids('/api/operators?status=active'), [ta.ownerId, alice, carol].sort());
+    assert.deepEqual(await ids(`/api/operators?role_id=${sales}`), [alice, bob].sort());
+    assert.deepEqual(await ids(`/api/operators?role_id=${ops}&status=disabled`), [dave]);
+    assert.deepEqual(await ids('/api/operators?role_id=no-such-role'), []);
+    // q matches part of the name or the email, in any case.
+    assert.deepEqual(await ids('/api/operators?q=smith'), [alice, dave].sort());
+    assert.deepEqual(await ids('/api/operators?q=SMITH'), [alice, dave].sort());
+    assert.deepEqual(await ids('/api/operators?q=corp.test'), [dave]);
+    assert.deepEqual(await ids(`/api/operators?q=smith&role_id=${sales}`), [alice]);
+    // LIKE wildcards in q are taken literally, on both engines.
+    assert.deepEqual(await ids('/api/operators?q=_'), [carol]);
+    assert.deepEqual(await ids('/api/operators?q=%25'), []);
+    fieldsOf(await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/operators?status=sleeping' }));
+
+    // Paging: 5 operators in pages of 2, each exactly once; filters hold across pages.
+    const all = await walk(ta, '/api/operators?limit=2');
+    assert.deepEqual(all.pages, [2, 2, 1]);
+    assert.equal(new Set(all.ids).size, all.ids.length);
+    assert.deepEqual([...all.ids].sort(), [ta.ownerId, alice, bob, carol, dave].sort());
+    const active = await walk(ta, '/api/operators?limit=1&status=active');
+    assert.deepEqual(active.pages, [1, 1, 1]);
+    assert.deepEqual([...active.ids].sort(), [ta.ownerId, alice, carol].sort());
+    for (const limit of ['0', '501']) fieldsOf(await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/operators?limit=${limit}` }));
+    assert.deepEqual(fieldsOf(await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/operators?cursor=%%%' })), ['cursor']);
+  });
+
+  test('patch changes fields; bad timezone or role is 400; missing id is 404', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const r1 = await makeRole(ta, 'R1', ['leads:view']);
+    const r2 = await makeRole(ta, 'R2', ['flows:view']);
+    const op = (await createOp(ta, { email: 'p@example.test', name: 'P', password: 'long-enough-1', role_id: r1 })).json() as OperatorBody;
+    const res = await patchOp(ta, op.id, { name: 'Pat', email: 'PAT@example.test', timezone: 'America/New_York', role_id: r2 });
+    assert.equal(res.statusCode, 200, res.body);
+    const after = res.json() as OperatorBody;
+    assert.equal(after.name, 'Pat');
+    assert.equal(after.email, 'pat@example.test');
+    assert.equal(after.timezone, 'America/New_York');
+    assert.equal(after.role_id, r2);
+    assert.equal(after.role_name, 'R2');
+    assert.equal(after.created_at, op.created_at);
+    assert.deepEqual((await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/operators/${op.id}` })).json(), after);
+    // A patch that leaves a field out leaves it alone (the time zone is not reset to a default).
+    const renamed = await patchOp(ta, op.id, { name: 'Patricia' });
+    assert.equal(renamed.statusCode, 200);
+    assert.equal(renamed.json().timezone, 'America/New_York');
+    assert.equal(renamed.json().role_id, r2);
+    assert.equal(renamed.json().email, 'pat@example.test');
+
+    assert.deepEqual(fieldsOf(await patchOp(ta, op.id, { timezone: 'Nowhere/Land' })), ['timezone']);
+    assert.deepEqual(fieldsOf(await patchOp(ta, op.id, { role_id: 'no-such-role' })), ['role_id']);
+    assert.deepEqual(fieldsOf(await patchOp(ta, op.id, { password: 'short' })), ['password']);
+    expectProblem(await patchOp(ta, op.id, {}), 400, 'validation_failed');
+    const row = await ta.db.selectFrom('operators').selectAll().where('id', '=', op.id).executeTakeFirstOrThrow();
+    assert.equal(row.timezone, 'America/New_York');
+    assert.equal(row.role_id, r2);
+
+    const missing = '00000000-0000-7000-8000-000000000000';
+    expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/operators/${missing}` }), 404, 'not_found');
+    expectProblem(await patchOp(ta, missing, { name: 'x' }), 404, 'not_found');
+    expectProblem(await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${missing}` }), 404, 'not_found');
+  });
+
+  test('delete: 204, then 404, and their sessions and keys stop working', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const op = await newOperator(ta, ['roles:view']);
+    const key = await newApiKey(ta, ['roles:view'], { token: op.token });
+    assert.equal(await whoamiStatus(ta, op.token), 200);
+    assert.equal(await whoamiStatus(ta, key.secret), 200);
+
+    const del = await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${op.id}` });
+    assert.equal(del.statusCode, 204);
+    expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/operators/${op.id}` }), 404, 'not_found');
+    expectProblem(await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${op.id}` }), 404, 'not_found');
+    expectProblem(await call(ta.app, op.token, { method: 'GET', url: '/api/auth/whoami' }), 401, 'unauthorized');
+    expectProblem(await call(ta.app, key.secret, { method: 'GET', url: '/api/roles' }), 401, 'unauthorized');
+    assert.equal(await loginStatus(ta, op.email, op.password), 401);
+    assert.equal((await ta.db.selectFrom('sessions').select('id').where('operator_id', '=', op.id).execute()).length, 0);
+    assert.equal((await ta.db.selectFrom('api_keys').select('id').where('operator_id', '=', op.id).execute()).length, 0);
+    // Their role is free to delete now.
+    assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${op.roleId}` })).statusCode, 204);
+  });
+
+  test('disabling ends sessions and stops keys; re-enabling allows login but revives no session', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const op = await newOperator(ta, ['roles:view']);
+    const key = await newApiKey(ta, ['roles:view'], { token: op.token });
+
+    const off = await patchOp(ta, op.id, { status: 'disabled' });
+    assert.equal(off.statusCode, 200, off.body);
+    assert.equal(off.json().status, 'disabled');
+    expectProblem(await call(ta.app, op.token, { method: 'GET', url: '/api/auth/whoami' }), 401, 'unauthorized');
+    expectProblem(await call(ta.app, key.secret, { method: 'GET', url: '/api/roles' }), 401, 'unauthorized');
+    assert.equal((await ta.db.selectFrom('sessions').select('id').where('operator_id', '=', op.id).execute()).length, 0);
+    assert.equal(await loginStatus(ta, op.email, op.password), 401, 'a disabled operator cannot log in');
+
+    const on = await patchOp(ta, op.id, { status: 'active' });
+    assert.equal(on.statusCode, 200);
+    assert.equal(on.json().status, 'active');
+    expectProblem(await call(ta.app, op.token, { method: 'GET', url: '/api/auth/whoami' }), 401, 'unauthorized');
+    const fresh = await login(ta.app, op.email, op.password);
+    assert.equal(await whoamiStatus(ta, fresh), 200);
+  });
+
+  test('nobody changes their own role or status, or deletes themselves (409)', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const other = await makeRole(ta, 'Other', []);
+    expectProblem(await patchOp(ta, ta.ownerId, { role_id: other }), 409, 'conflict');
+    expectProblem(await patchOp(ta, ta.ownerId, { status: 'disabled' }), 409, 'conflict');
+    expectProblem(await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${ta.ownerId}` }), 409, 'conflict');
+    // A non-admin operator manager is held to the same rule.
+    const mgr = await newOperator(ta, ['operators:view', 'operators:edit']);
+    expectProblem(await patchOp(ta, mgr.id, { status: 'disabled' }, mgr.token), 409, 'conflict');
+    expectProblem(await call(ta.app, mgr.token, { method: 'DELETE', url: `/api/operators/${mgr.id}` }), 409, 'conflict');
+    // Their own name is fine.
+    assert.equal((await patchOp(ta, mgr.id, { name: 'Manager' }, mgr.token)).statusCode, 200);
+
+    const owner = await ta.db.selectFrom('operators').selectAll().where('id', '=', ta.ownerId).executeTakeFirstOrThrow();
+    assert.equal(owner.status, 'active');
+    assert.equal(owner.role_id, await adminRoleId(ta));
+    assert.equal(await whoamiStatus(ta, ta.ownerToken), 200);
+    assert.equal(await whoamiStatus(ta, mgr.token), 200);
+  });
+
+  test('the last active admin cannot be disabled, demoted or deleted; with a second admin it can', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const admin = await adminRoleId(ta);
+    const all: string[] = (await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/permissions' })).json().permissions;
+    // Someone who holds every permission through a custom role (so may manage admins) but is no admin.
+    const su = await newOperator(ta, all);
+    const plain = await makeRole(ta, 'Plain', ['leads:view']);
+
+    expectProblem(await patchOp(ta, ta.ownerId, { status: 'disabled' }, su.token), 409, 'conflict');
+    expectProblem(await patchOp(ta, ta.ownerId, { role_id: plain }, su.token), 409, 'conflict');
+    expectProblem(await patchOp(ta, ta.ownerId, { role_id: su.roleId }, su.token), 409, 'conflict');
+    expectProblem(await call(ta.app, su.token, { method: 'DELETE', url: `/api/operators/${ta.ownerId}` }), 409, 'conflict');
+    const owner = await ta.db.selectFrom('operators').selectAll().where('id', '=', ta.ownerId).executeTakeFirstOrThrow();
+    assert.equal(owner.status, 'active');
+    assert.equal(owner.role_id, admin);
+    assert.equal(await whoamiStatus(ta, ta.ownerToken), 200);
+
+    // A disabled admin does not count as a second one.
+    const dormant = (await createOp(ta, { email: 'dormant@example.test', name: 'Dormant', password: 'long-enough-1', role_id: admin, status: 'disabled' })).json();
+    expectProblem(await patchOp(ta, ta.ownerId, { status: 'disabled' }, su.token), 409, 'conflict');
+
+    // With a second active admin, the owner can be demoted, disabled and deleted.
+    const second = (await createOp(ta, { email: 'second@example.test', name: 'Second', password: 'long-enough-2', role_id: admin })).json();
+    const demoted = await patchOp(ta, ta.ownerId, { role_id: plain }, su.token);
+    assert.equal(demoted.statusCode, 200, demoted.body);
+    assert.equal(demoted.json().role_id, plain);
+    // Now `second` is the last active admin.
+    expectProblem(await patchOp(ta, second.id, { status: 'disabled' }, su.token), 409, 'conflict');
+    expectProblem(await call(ta.app, su.token, { method: 'DELETE', url: `/api/operators/${second.id}` }), 409, 'conflict');
+    // Re-promote the owner, then the owner can be disabled and deleted.
+    assert.equal((await patchOp(ta, ta.ownerId, { role_id: admin }, su.token)).statusCode, 200);
+    assert.equal((await patchOp(ta, ta.ownerId, { status: 'disabled' }, su.token)).statusCode, 200);
+    expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/auth/whoami' }), 401, 'unauthorized');
+    assert.equal((await call(ta.app, su.token, { method: 'DELETE', url: `/api/operators/${ta.ownerId}` })).statusCode, 204);
+    // A disabled admin can go at any time; `second` stays, the last active admin.
+    assert.equal((await call(ta.app, su.token, { method: 'DELETE', url: `/api/operators/${dormant.id}` })).statusCode, 204);
+    expectProblem(await patchOp(ta, second.id, { role_id: plain }, su.token), 409, 'conflict');
+    const admins = await ta.db.selectFrom('operators').select('id').where('role_id', '=', admin).where('status', '=', 'active').execute();
+    assert.deepEqual(admins.map((a) => a.id), [second.id]);
+  });
+
+  test('two admins disabling each other at the same moment never leave none', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const admin = await adminRoleId(ta);
+    for (let round = 0; round < 5; round++) {
+      const a = (await createOp(ta, { email: `race-a${round}@example.test`, name: 'A', password: 'long-enough-a', role_id: admin })).json();
+      const aToken = await login(ta.app, a.email, 'long-enough-a');
+      // Leave exactly two active admins: the owner and `a`.
+      const others = await ta.db.selectFrom('operators').select('id').where('role_id', '=', admin).where('status', '=', 'active').execute();
+      assert.deepEqual(new Set(others.map((o) => o.id)), new Set([ta.ownerId, a.id]));
+      const [r1, r2] = await Promise.all([
+        patchOp(ta, a.id, { status: 'disabled' }, ta.ownerToken),
+        patchOp(ta, ta.ownerId, { status: 'disabled' }, aToken),
+      ]);
+      const codes = [r1.statusCode, r2.statusCode].sort();
+      // One wins; the other is refused as the last admin (or, having been disabled itself, 401).
+      assert.ok(codes[0] === 200 && (codes[1] === 409 || codes[1] === 401), `round ${round}: ${r1.statusCode} ${r1.body} / ${r2.statusCode} ${r2.body}`);
+      const active = await ta.db.selectFrom('operators').select('id').where('role_id', '=', admin).where('status', '=', 'active').execute();
+      assert.equal(active.length, 1, `round ${round}: exactly one active admin remains`);
+      if (active[0].id !== ta.ownerId) {
+        // Put the owner back for the next round.
+        await ta.db.updateTable('operators').set({ status: 'active' }).where('id', '=', ta.ownerId).execute();
+        ta.ownerToken = await login(ta.app, OWNER.email, OWNER.password);
+      }
+      await ta.db.deleteFrom('operators').where('id', '=', a.id).execute();
+    }
+  });
+
+  test('an API key cannot mint a role or an operator stronger than its own scopes', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const key = await newApiKey(ta, ['roles:edit', 'operators:edit']);
+    const role = await call(ta.app, key.secret, { method: 'POST', url: '/api/roles', payload: { name: 'wide', permissions: ['leads:edit'] } });
+    expectProblem(role, 403, 'forbidden');
+    const ok = await call(ta.app, key.secret, { method: 'POST', url: '/api/roles', payload: { name: 'narrow', permissions: ['roles:edit'] } });
+    assert.equal(ok.statusCode, 201, ok.body);
+    // The admin role holds more than the key: no operator can be made with it through the key.
+    const op = await call(ta.app, key.secret, {
+      method: 'POST',
+      url: '/api/operators',
+      payload: { email: 'minted@example.test', name: 'Minted', password: 'long-enough-9', role_id: await adminRoleId(ta) },
+    });
+    expectProblem(op, 403, 'forbidden');
+    assert.equal(await ta.db.selectFrom('operators').select('id').where('email', '=', 'minted@example.test').executeTakeFirst(), undefined);
+  });
+
+  test('a non-admin with operators:edit cannot make or manage admins (403 forbidden)', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const admin = await adminRoleId(ta);
+    const mgr = await newOperator(ta, ['operators:view', 'operators:edit', 'leads:view']);
+    const count = async () => (await ta.db.selectFrom('operators').select('id').execute()).length;
+    const before = await count();
+
+    expectProblem(await createOp(ta, { email: 'evil@example.test', name: 'Evil', password: 'long-enough-1', role_id: admin }, mgr.token), 403, 'forbidden');
+    // Nor any role holding more than they do.
+    const bigger = await makeRole(ta, 'Bigger', ['leads:view', 'leads:edit']);
+    expectProblem(await createOp(ta, { email: 'evil@example.test', name: 'Evil', password: 'long-enough-1', role_id: bigger }, mgr.token), 403, 'forbidden');
+    assert.equal(await count(), before);
+
+    expectProblem(await patchOp(ta, ta.ownerId, { name: 'Hacked' }, mgr.token), 403, 'forbidden');
+    expectProblem(await patchOp(ta, ta.ownerId, { status: 'disabled' }, mgr.token), 403, 'forbidden');
+    expectProblem(await patchOp(ta, ta.ownerId, { password: 'i-own-you-now' }, mgr.token), 403, 'forbidden');
+    expectProblem(await call(ta.app, mgr.token, { method: 'DELETE', url: `/api/operators/${ta.ownerId}` }), 403, 'forbidden');
+    // Nor promote someone (themselves included) to admin.
+    const small = await makeRole(ta, 'Small', ['leads:view']);
+    const peon = (await createOp(ta, { email: 'peon@example.test', name: 'Peon', password: 'long-enough-1', role_id: small }, mgr.token));
+    assert.equal(peon.statusCode, 201, peon.body);
+    expectProblem(await patchOp(ta, peon.json().id, { role_id: admin }, mgr.token), 403, 'forbidden');
+    expect403or409(await patchOp(ta, mgr.id, { role_id: admin }, mgr.token));
+
+    const owner = await ta.db.selectFrom('operators').selectAll().where('id', '=', ta.ownerId).executeTakeFirstOrThrow();
+    assert.equal(owner.name, OWNER.name);
+    assert.equal(owner.status, 'active');
+    assert.equal(await whoamiStatus(ta, ta.ownerToken), 200);
+    assert.equal(await loginStatus(ta, OWNER.email, 'i-own-you-now'), 401);
+    assert.equal((await ta.db.selectFrom('operators').select('role_id').where('id', '=', peon.json().id).executeTakeFirstOrThrow()).role_id, small);
+    assert.equal((await ta.db.selectFrom('operators').select('role_id').where('id', '=', mgr.id).executeTakeFirstOrThrow()).role_id, mgr.roleId);
+  });
+
+  test('a password reset by PATCH ends that operator\'s sessions; the new password works', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const op = await newOperator(ta, ['roles:view']);
+    const second = await login(ta.app, op.email, op.password);
+    const res = await patchOp(ta, op.id, { password: 'brand-new-password' });
+    assert.equal(res.statusCode, 200);
+    expectProblem(await call(ta.app, op.token, { method: 'GET', url: '/api/auth/whoami' }), 401, 'unauthorized');
+    expectProblem(await call(ta.app, second, { method: 'GET', url: '/api/auth/whoami' }), 401, 'unauthorized');
+    assert.equal(await loginStatus(ta, op.email, op.password), 401);
+    const fresh = await login(ta.app, op.email, 'brand-new-password');
+    assert.equal(await whoamiStatus(ta, fresh), 200);
+    // The admin who reset it keeps their own session.
+    assert.equal(await whoamiStatus(ta, ta.ownerToken), 200);
+  });
+
+  test('401 without credentials, 403 without operators:view / operators:edit', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const target = await newOperator(ta, ['leads:view']);
+    const routes = [
+      { method: 'GET', url: '/api/operators' },
+      { method: 'GET', url: `/api/operators/${target.id}` },
+      { method: 'POST', url: '/api/operators', payload: { email: 'n@example.test', name: 'N', password: 'long-enough-1', role_id: target.roleId } },
+      { method: 'PATCH', url: `/api/operators/${target.id}`, payload: { name: 'N' } },
+      { method: 'DELETE', url: `/api/operators/${target.id}` },
+    ] as const;
+    for (const r of routes) {
+      const res = await call(ta.app, null, { ...r });
+      expectProblem(res, 401, 'unauthorized');
+      assert.match(String(res.headers['www-authenticate']), /^Bearer/);
+    }
+
+    // target holds neither operators permission.
+    for (const r of routes) expectProblem(await call(ta.app, target.token, { ...r }), 403, 'forbidden');
+
+    const viewer = await newOperator(ta, ['operators:view', 'leads:view']);
+    assert.equal((await call(ta.app, viewer.token, routes[0])).statusCode, 200);
+    assert.equal((await call(ta.app, viewer.token, routes[1])).statusCode, 200);
+    for (const r of routes.slice(2)) expectProblem(await call(ta.app, viewer.token, { ...r }), 403, 'forbidden');
+
+    // A view-only key is refused every write; a key without the scope cannot even read.
+    const viewKey = await newApiKey(ta, ['operators:view']);
+    assert.equal((await call(ta.app, viewKey.secret, routes[0])).statusCode, 200);
+    for (const r of routes.slice(2)) expectProblem(await call(ta.app, viewKey.secret, { ...r }), 403, 'insufficient_scope');
+    const noKey = await newApiKey(ta, ['leads:view']);
+    expectProblem(await call(ta.app, noKey.secret, routes[0]), 403, 'insufficient_scope');
+
+    const row = await ta.db.selectFrom('operators').selectAll().where('id', '=', target.id).executeTakeFirstOrThrow();
+    assert.equal(row.name.startsWith('Operator'), true);
+    assert.equal((await ta.db.selectFrom('operators').select('id').where('email', '=', 'n@example.test').execute()).length, 0);
+  });
+});
+
+/** Changing your own role to admin: refused either as "not yours to grant" or "not your own role". */
+function expect403or409(res: LightMyRequestResponse) {
+  assert.ok(res.statusCode === 403 || res.statusCode === 409, `${res.statusCode} ${res.body}`);
+  expectProblem(res, res.statusCode, res.statusCode === 403 ? 'forbidden' : 'conflict');
+}

@@ -1,0 +1,121 @@
+// loadConfig: environment → typed config, every bad value named. No database.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../src/server/config.js';
+
+/** The ConfigError that `env` produces (fails the test when loadConfig accepts it). */
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, `expected a ConfigError, got ${err}`);
+    return err;
+  }
+  assert.fail(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+/** Asserts exactly one problem, and that it and the message name `variable`. */
+function expectNamed(env: NodeJS.ProcessEnv, variable: string) {
+  const err = configError(env);
+  assert.equal(err.problems.length, 1, err.message);
+  assert.ok(err.problems[0].includes(variable), `problem must name ${variable}: ${err.problems[0]}`);
+  assert.ok(err.message.includes(variable), `message must name ${variable}: ${err.message}`);
+  return err;
+}
+
+describe('loadConfig', () => {
+  test('defaults: 127.0.0.1:3000, SQLite file under ./data resolved, no owner, info logs', () => {
+    const c = loadConfig({});
+    assert.equal(c.host, '127.0.0.1');
+    assert.equal(c.port, 3000);
+    assert.equal(c.dataDir, path.resolve('./data'));
+    assert.ok(path.isAbsolute(c.dataDir));
+    assert.equal(c.database.engine, 'sqlite');
+    assert.ok(c.database.engine === 'sqlite' && path.isAbsolute(c.database.file));
+    assert.ok(c.database.engine === 'sqlite' && c.database.file.startsWith(path.resolve('./data') + path.sep));
+    assert.equal(c.admin, null);
+    assert.deepEqual(c.trustProxy, []);
+    assert.equal(c.logLevel, 'info');
+  });
+
+  test('DATA_DIR moves the SQLite file; HOST and PORT are taken', () => {
+    const c = loadConfig({ DATA_DIR: 'some/dir', HOST: '0.0.0.0', PORT: '8080' });
+    assert.equal(c.dataDir, path.resolve('some/dir'));
+    assert.ok(c.database.engine === 'sqlite' && c.database.file.startsWith(path.resolve('some/dir') + path.sep));
+    assert.equal(c.host, '0.0.0.0');
+    assert.equal(c.port, 8080);
+    assert.equal(loadConfig({ PORT: '0' }).port, 0);
+    assert.equal(loadConfig({ PORT: '65535' }).port, 65535);
+  });
+
+  test('a postgres:// (or postgresql://) DATABASE_URL selects PostgreSQL', () => {
+    const url = 'postgres://leadgate:secret@db.internal:5432/leadgate';
+    assert.deepEqual(loadConfig({ DATABASE_URL: url }).database, { engine: 'postgres', url });
+    assert.equal(loadConfig({ DATABASE_URL: 'postgresql://u@h/d' }).database.engine, 'postgres');
+  });
+
+  test('the owner variables set together are taken (email lower-cased)', () => {
+    const c = loadConfig({ LEADGATE_ADMIN_EMAIL: 'Boss@Example.test', LEADGATE_ADMIN_PASSWORD: 'long-enough-pw' });
+    assert.deepEqual(c.admin, { email: 'boss@example.test', password: 'long-enough-pw' });
+  });
+
+  test('TRUST_PROXY takes a comma-separated list of addresses and CIDRs', () => {
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1' }).trustProxy, ['127.0.0.1/32', '10.0.0.0/8', '::1/128']);
+  });
+
+  test('PORT=abc is refused, naming PORT', () => {
+    expectNamed({ PORT: 'abc' }, 'PORT');
+  });
+
+  test('PORT=70000 is refused, naming PORT', () => {
+    expectNamed({ PORT: '70000' }, 'PORT');
+    expectNamed({ PORT: '-1' }, 'PORT');
+  });
+
+  test('DATABASE_URL=mysql://x is refused, naming DATABASE_URL', () => {
+    expectNamed({ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL');
+  });
+
+  test('only one of the owner variables set is refused, naming both', () => {
+    const a = expectNamed({ LEADGATE_ADMIN_EMAIL: 'boss@example.test' }, 'LEADGATE_ADMIN_PASSWORD');
+    assert.ok(a.problems[0].includes('LEADGATE_ADMIN_EMAIL'));
+    const b = expectNamed({ LEADGATE_ADMIN_PASSWORD: 'long-enough-pw' }, 'LEADGATE_ADMIN_EMAIL');
+    assert.ok(b.problems[0].includes('LEADGATE_ADMIN_PASSWORD'));
+  });
+
+  test('a bad owner email is refused, naming LEADGATE_ADMIN_EMAIL', () => {
+    expectNamed({ LEADGATE_ADMIN_EMAIL: 'not-an-email', LEADGATE_ADMIN_PASSWORD: 'long-enough-pw' }, 'LEADGATE_ADMIN_EMAIL');
+  });
+
+  test('a short owner password is refused, naming LEADGATE_ADMIN_PASSWORD, without echoing it', () => {
+    const err = expectNamed({ LEADGATE_ADMIN_EMAIL: 'boss@example.test', LEADGATE_ADMIN_PASSWORD: 'short9' }, 'LEADGATE_ADMIN_PASSWORD');
+    assert.ok(!err.message.includes('short9'), 'the password must not appear in the error');
+  });
+
+  test('TRUST_PROXY=not-an-ip is refused, naming TRUST_PROXY', () => {
+    expectNamed({ TRUST_PROXY: 'not-an-ip' }, 'TRUST_PROXY');
+    expectNamed({ TRUST_PROXY: '127.0.0.1,10.0.0.0/99' }, 'TRUST_PROXY');
+  });
+
+  test('LOG_LEVEL=loud is refused, naming LOG_LEVEL', () => {
+    expectNamed({ LOG_LEVEL: 'loud' }, 'LOG_LEVEL');
+  });
+
+  test('several bad values are reported together, each by name', () => {
+    const err = configError({
+      PORT: 'abc',
+      DATABASE_URL: 'mysql://x',
+      LEADGATE_ADMIN_EMAIL: 'nope',
+      LEADGATE_ADMIN_PASSWORD: 'short',
+      TRUST_PROXY: 'not-an-ip',
+      LOG_LEVEL: 'loud',
+    });
+    const names = ['PORT', 'DATABASE_URL', 'LEADGATE_ADMIN_EMAIL', 'LEADGATE_ADMIN_PASSWORD', 'TRUST_PROXY', 'LOG_LEVEL'];
+    assert.equal(err.problems.length, names.length, err.message);
+    for (const name of names) {
+      assert.ok(err.problems.some((p) => p.startsWith(name)), `a problem must start with ${name}: ${err.message}`);
+      assert.ok(err.message.includes(name));
+    }
+  });
+});

@@ -1,0 +1,324 @@
+// The real server as a child process: start-up from the environment, the owner from
+// LEADGATE_ADMIN_*, exit code 2 on bad config, and a graceful SIGTERM that lets in-flight
+// requests finish. SQLite always; PostgreSQL too when TEST_DATABASES lists it.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, test, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { ENGINES, POSTGRES_URL } from './helpers.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ADMIN = { email: 'boss@example.test', password: 'boss-password-123' };
+const START_TIMEOUT_MS = 30_000;
+
+/** The variables loadConfig reads, so the parent's environment cannot leak into the child. */
+const CONFIG_VARS = [
+  'HOST',
+  'PORT',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'LEADGATE_ADMIN_EMAIL',
+  'LEADGATE_ADMIN_PASSWORD',
+  'TRUST_PROXY',
+  'SESSION_IDLE_MINUTES',
+  'LOG_LEVEL',
+  'BODY_LIMIT_BYTES',
+];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+interface Child {
+  proc: ChildProcess;
+  port: number;
+  dataDir: string;
+  /** stdout lines so far (pino JSON and plain console lines). */
+  out: string[];
+  err: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Spawns src/server/main.ts; killed (if still running) and its DATA_DIR removed when the test ends. */
+async function spawnServer(t: TestContext, env: Record<string, string>, opts: { dataDir?: string } = {}): Promise<Child> {
+  const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'leadgate-srv-'));
+  const port = await freePort();
+  const base: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of [...CONFIG_VARS, 'NODE_TEST_CONTEXT']) delete base[k];
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+    cwd: ROOT,
+    env: { ...base, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out: string[] = [];
+  let partial = '';
+  proc.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop()!;
+    out.push(...lines);
+  });
+  let errText = '';
+  proc.stderr!.setEncoding('utf8').on('data', (chunk: string) => (errText += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  t.after(async () => {
+    if (proc.exitCode === null && proc.signalCode === null) {
+      proc.kill('SIGKILL');
+      await exited;
+    }
+    if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+  return { proc, port, dataDir, out, err: () => errText, exited };
+}
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  json: () => any;
+}
+
+function request(
+  port: number,
+  method: string,
+  urlPath: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  agent: http.Agent | false = false,
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: urlPath,
+        agent,
+        headers: { ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}), ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, json: () => JSON.parse(text) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** Resolves once /api/health answers 200; fails if the child exits or takes too long. */
+async function waitUntilUp(child: Child): Promise<Answer> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  let exit: { code: number | null } | null = null;
+  void child.exited.then((e) => (exit = e));
+  for (;;) {
+    if (exit) throw new Error(`server exited (${(exit as { code: number | null }).code}) before it was up:\n${child.err()}\n${child.out.join('\n')}`);
+    if (Date.now() > deadline) throw new Error(`server not up within ${START_TIMEOUT_MS} ms:\n${child.err()}\n${child.out.join('\n')}`);
+    const res = await request(child.port, 'GET', '/api/health').catch(() => null);
+    if (res?.status === 200) return res;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function waitFor(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  return new Promise((resolve, reject) => {
+    const tick = () => {
+      if (cond()) return resolve();
+      if (Date.now() > deadline) return reject(new Error(`timed out waiting for ${what}`));
+      setTimeout(tick, 5);
+    };
+    tick();
+  });
+}
+
+const logLines = (child: Child) =>
+  child.out.flatMap((l) => {
+    try {
+      return [JSON.parse(l) as { msg?: string; reqId?: string; req?: { url?: string }; res?: { statusCode?: number } }];
+    } catch {
+      return [];
+    }
+  });
+
+const adminEnv = { LEADGATE_ADMIN_EMAIL: ADMIN.email, LEADGATE_ADMIN_PASSWORD: ADMIN.password };
+
+/** Health is ok on `engine`, and the owner from the environment logs in and is who it says. */
+async function provesUpAndOwner(child: Child, engine: 'sqlite' | 'postgres') {
+  const health = await waitUntilUp(child);
+  assert.equal(health.json().status, 'ok');
+  assert.deepEqual(health.json().database, { engine, ok: true });
+
+  const login = await request(child.port, 'POST', '/api/auth/login', ADMIN);
+  assert.equal(login.status, 200, login.text);
+  const { token, operator } = login.json();
+  assert.match(token, /^lgs_[0-9A-Za-z]{50}$/);
+  assert.equal(operator.email, ADMIN.email);
+
+  const who = await request(child.port, 'GET', '/api/auth/whoami', undefined, { authorization: `Bearer ${token}` });
+  assert.equal(who.status, 200, who.text);
+  assert.equal(who.json().via, 'session');
+  assert.equal(who.json().operator.role_id !== undefined, true);
+  assert.ok(who.json().permissions.includes('settings:edit'), 'the owner holds every permission');
+
+  const wrong = await request(child.port, 'POST', '/api/auth/login', { email: ADMIN.email, password: 'not-the-password' });
+  assert.equal(wrong.status, 401);
+}
+
+/**
+ * Fires `n` logins at once (each ~50 ms of argon2), sends SIGTERM as soon as the server has
+ * logged that it is handling all of them, and proves every one still got its full 200 answer,
+ * at least one of them after shutdown began, and that the process exited 0 promptly.
+ *
+ * The logins travel on keep-alive connections opened beforehand, as a reverse proxy or a
+ * keep-alive client would send them: so they reach the server together, and a socket that
+ * stays open after its answer would hold the shutdown up.
+ *
+ * Why 3: argon2 and the logger's writes share libuv's pool of 4 threads; with 4 or more
+ * logins the log lines we wait for only come out once the hashing is done, i.e. too late
+ * to signal while the logins are still running.
+ */
+async function provesGracefulShutdown(child: Child, n = 3) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: n });
+  try {
+    const warm = await Promise.all(Array.from({ length: n }, () => request(child.port, 'GET', '/api/health', undefined, {}, agent)));
+    assert.ok(warm.every((a) => a.status === 200 && a.headers.connection === 'keep-alive'));
+    await drainLogins(child, n, agent);
+  } finally {
+    agent.destroy();
+  }
+}
+
+async function drainLogins(child: Child, n: number, agent: http.Agent) {
+  const logins = Array.from({ length: n }, () => request(child.port, 'POST', '/api/auth/login', ADMIN, {}, agent));
+  const incoming = () => logLines(child).filter((l) => l.msg === 'incoming request' && l.req?.url === '/api/auth/login').length;
+  const before = incoming();
+  await waitFor(() => incoming() - before >= n, `${n} logins to reach the server`);
+  child.proc.kill('SIGTERM');
+  const signalledAt = Date.now();
+
+  const answers = await Promise.all(logins);
+  for (const a of answers) {
+    assert.equal(a.status, 200, a.text);
+    const body = a.json();
+    assert.match(body.token, /^lgs_[0-9A-Za-z]{50}$/);
+    assert.equal(body.operator.email, ADMIN.email);
+    assert.ok(body.expires_at);
+  }
+  assert.equal(new Set(answers.map((a) => a.json().token)).size, n, 'each login made its own session');
+
+  const { code, signal } = await child.exited;
+  assert.equal(signal, null, child.err());
+  assert.equal(code, 0, child.err());
+  const tookMs = Date.now() - signalledAt;
+  assert.ok(tookMs < 10_000, `the process exited ${tookMs} ms after SIGTERM; open keep-alive sockets must not hold it up`);
+
+  // Proof that the signal landed while logins were in flight: some finished after it.
+  const lines = logLines(child);
+  const shutdownAt = lines.findIndex((l) => l.msg === 'shutting down: finishing in-flight requests');
+  assert.ok(shutdownAt >= 0, 'the server logged its shutdown');
+  const loginIds = new Set(lines.filter((l) => l.msg === 'incoming request' && l.req?.url === '/api/auth/login').map((l) => l.reqId));
+  const completedAfter = lines
+    .slice(shutdownAt)
+    .filter((l) => l.msg === 'request completed' && loginIds.has(l.reqId) && l.res?.statusCode === 200).length;
+  assert.ok(completedAfter >= 1, `at least one login completed after SIGTERM (got ${completedAfter})`);
+}
+
+describe('server process [sqlite]', () => {
+  test('starts from the environment: health is ok and the owner logs in', async (t) => {
+    const child = await spawnServer(t, adminEnv);
+    await provesUpAndOwner(child, 'sqlite');
+    assert.ok(existsSync(path.join(child.dataDir, 'leadgate.db')), 'the SQLite file lives under DATA_DIR');
+    assert.ok(child.out.some((l) => l.includes(`Created the owner ${ADMIN.email}`)));
+    assert.ok(
+      logLines(child).some((l) => typeof l.msg === 'string' && l.msg.includes(`http://127.0.0.1:${child.port}`)),
+      'the start-up line names the address',
+    );
+  });
+
+  test('bad configuration: exit code 2 and stderr names the variable', async (t) => {
+    const child = await spawnServer(t, { ...adminEnv, PORT: 'abc' });
+    const { code } = await child.exited;
+    assert.equal(code, 2, child.err());
+    assert.match(child.err(), /PORT/);
+    assert.match(child.err(), /abc/);
+    assert.ok(!existsSync(path.join(child.dataDir, 'leadgate.db')), 'no database was opened');
+  });
+
+  test('SIGTERM lets in-flight requests finish with full answers, then exits 0', async (t) => {
+    const child = await spawnServer(t, adminEnv);
+    await waitUntilUp(child);
+    await provesGracefulShutdown(child);
+    // Nothing listens any more.
+    await assert.rejects(request(child.port, 'GET', '/api/health'));
+  });
+});
+
+if (ENGINES.includes('postgres')) {
+  describe('server process [postgres]', () => {
+    test('starts and migrates on a fresh PostgreSQL database, restarts on it, and shuts down cleanly', async (t) => {
+      const name = `leadgate_srv_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+      const admin = new pg.Client({ connectionString: POSTGRES_URL });
+      await admin.connect();
+      await admin.query(`create database ${name}`);
+      const children: Child[] = [];
+      t.after(async () => {
+        // After hooks run in the order they were added: stop the servers before the drop.
+        for (const c of children) {
+          if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
+          await c.exited;
+        }
+        await admin.query(`drop database if exists ${name} with (force)`);
+        await admin.end();
+      });
+      const url = new URL(POSTGRES_URL);
+      url.pathname = `/${name}`;
+      const env = { ...adminEnv, DATABASE_URL: url.toString() };
+
+      const first = await spawnServer(t, env);
+      children.push(first);
+      await provesUpAndOwner(first, 'postgres');
+      assert.ok(first.out.some((l) => l.includes(`Created the owner ${ADMIN.email}`)));
+      assert.ok(!existsSync(path.join(first.dataDir, 'leadgate.db')), 'no SQLite file when DATABASE_URL is set');
+
+      // The tables really are in the new database.
+      const check = new pg.Client({ connectionString: url.toString() });
+      await check.connect();
+      try {
+        const ops = await check.query('select email from operators');
+        assert.deepEqual(ops.rows.map((r) => r.email), [ADMIN.email]);
+        const migrations = await check.query('select name from kysely_migration');
+        assert.ok(migrations.rows.length >= 1);
+      } finally {
+        await check.end();
+      }
+      await provesGracefulShutdown(first);
+
+      // Second start on the same database: migrations already applied, the owner kept.
+      const second = await spawnServer(t, env);
+      children.push(second);
+      await provesUpAndOwner(second, 'postgres');
+      assert.ok(!second.out.some((l) => l.includes('Created the owner')), 'the owner is not made twice');
+      second.proc.kill('SIGTERM');
+      assert.deepEqual(await second.exited, { code: 0, signal: null });
+    });
+  });
+}
