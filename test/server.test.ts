@@ -305,7 +305,7 @@ if (ENGINES.includes('postgres')) {
       try {
         const ops = await check.query('select email from operators');
         assert.deepEqual(ops.rows.map((r) => r.email), [ADMIN.email]);
-        const migrations = await check.query('select name from kysely_migration');
+        const migrations = await check.query('select name from schema_migrations');
         assert.ok(migrations.rows.length >= 1);
       } finally {
         await check.end();
