@@ -1,9 +1,9 @@
-import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { rolePermissions } from '../../auth/authenticate.js';
 import { hashPassword } from '../../auth/passwords.js';
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../../db/ids.js';
+import { containsText } from '../../db/like.js';
 import type { Database } from '../../db/tables.js';
 import { conflict, invalid, notFound } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
@@ -49,13 +49,7 @@ export default async function operatorRoutes(app: App) {
       if (after) query = query.where('operators.id', '>', after.id);
       if (status) query = query.where('operators.status', '=', status);
       if (role_id) query = query.where('operators.role_id', '=', role_id);
-      if (q) {
-        const like = `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        query = query.where((eb) =>
-          // ESCAPE spelled out: PostgreSQL defaults to backslash, SQLite has no default escape.
-          eb.or([sql<boolean>`${eb.ref('operators.email')} like ${like} escape '\\'`, sql<boolean>`lower(${eb.ref('operators.name')}) like ${like} escape '\\'`]),
-        );
-      }
+      if (q) query = query.where((eb) => eb.or([containsText(eb.ref('operators.email'), q), containsText(eb.ref('operators.name'), q)]));
       return pageOf(await query.execute(), limit, (r) => ({ id: r.id }));
     },
   );
