@@ -18,6 +18,12 @@ import permissionRoutes from './modules/permissions/routes.js';
 import profileRoutes from './modules/profile/routes.js';
 import roleRoutes from './modules/roles/routes.js';
 import securityRoutes from './modules/security/routes.js';
+import partnersRoutes from './modules/partners/routes.js';
+import trafficProvidersRoutes from './modules/traffic-providers/routes.js';
+import campaignsRoutes from './modules/campaigns/routes.js';
+import flowsRoutes from './modules/flows/routes.js';
+import leadsRoutes from './modules/leads/routes.js';
+import analyticsRoutes from './modules/analytics/routes.js';
 
 export interface BuildOptions {
   /** Where log lines go (tests capture them); default stdout. */
@@ -26,7 +32,7 @@ export interface BuildOptions {
 
 // Tokens can appear in URLs (postback and intake links); never let one reach a log line.
 // No \b before the prefix: in "?auth=Bearer%20lg_…" the token follows an alphanumeric ("0").
-const TOKEN_IN_TEXT = /(lgs?_|lgt_)[0-9A-Za-z]{8,}/g;
+const TOKEN_IN_TEXT = /(lg[stp]?_)[0-9A-Za-z]{8,}/g;
 export const redactTokens = (s: string) => s.replace(TOKEN_IN_TEXT, '$1[redacted]');
 
 function loggerOptions(config: Config, stream?: DestinationStream): FastifyServerOptions['logger'] {
@@ -92,6 +98,12 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(securityRoutes);
   await app.register(profileRoutes);
   await app.register(auditRoutes);
+  await app.register(partnersRoutes);
+  await app.register(trafficProvidersRoutes);
+  await app.register(campaignsRoutes);
+  await app.register(flowsRoutes);
+  await app.register(leadsRoutes);
+  await app.register(analyticsRoutes);
 
   await app.ready();
   return app;

@@ -57,7 +57,7 @@ export function parseBearer(authorization: string | undefined): ParsedToken {
   const m = /^Bearer +(\S+)\s*$/i.exec(authorization);
   if (!m) throw unauthorized('The Authorization header must be "Bearer <token>".');
   const parsed = parseToken(m[1]);
-  if (!parsed || parsed.kind === 'lgt_') throw unauthorized('The token is malformed.');
+  if (!parsed || (parsed.kind !== 'lg_' && parsed.kind !== 'lgs_')) throw unauthorized('The token is malformed.');
   return parsed;
 }
 

@@ -2,7 +2,8 @@
 // strings. Defined once here; GET /api/permissions serves it; the built-in admin role holds all.
 
 export const MODULES = {
-  leads: { label: 'Leads', actions: ['view', 'edit'] },
+  // leads:contacts shows email and phone unmasked; without it they are masked.
+  leads: { label: 'Leads', actions: ['view', 'edit', 'contacts'] },
   flows: { label: 'Flows', actions: ['view', 'edit'] },
   partners: { label: 'Partners', actions: ['view', 'edit'] },
   campaigns: { label: 'Campaigns', actions: ['view', 'edit'] },
@@ -22,6 +23,7 @@ export type Permission = {
 export const ACTION_DESCRIPTIONS: Record<string, string> = {
   view: 'read',
   edit: 'create, update and delete',
+  contacts: 'see unmasked email and phone of',
 };
 
 export const ALL_PERMISSIONS: Permission[] = Object.entries(MODULES).flatMap(([module, def]) =>
@@ -32,6 +34,6 @@ const known = new Set<string>(ALL_PERMISSIONS);
 export const isPermission = (p: string): p is Permission => known.has(p);
 
 /** Write actions; a route for a write method must require one of these. */
-export const isWriteAction = (p: string) => !p.endsWith(':view');
+export const isWriteAction = (p: string) => p.endsWith(':edit');
 
 export const ADMIN_ROLE_NAME = 'admin';

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres, type DB } from './database.js';
 import * as foundation from './migrations/20261121T000000Z_foundation.js';
+import * as resources from './migrations/20261122T003000Z_resources_and_leads.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -8,7 +9,13 @@ interface Migration {
 
 // Listed here rather than read from the folder, so the same list works from src/ (tsx) and
 // dist/ (compiled). Append new migrations; never edit or reorder landed ones.
-const migrations: [string, Migration][] = [['20261121T000000Z_foundation', foundation]];
+const migrations: [string, Migration][] = [
+  ['20261121T000000Z_foundation', foundation],
+  ['20261122T003000Z_resources_and_leads', resources],
+];
+
+/** The newest migration: what a fully migrated database reports as its level. */
+export const LATEST_MIGRATION = migrations[migrations.length - 1][0];
 
 const MIGRATION_LOCK = 7_301_946; // any constant; the advisory lock several instances queue on
 

@@ -73,6 +73,117 @@ export interface SettingsTable {
   updated_at: string;
 }
 
+export interface PartnersTable {
+  id: string;
+  name: string;
+  status: 'active' | 'paused';
+  countries: string; // JSON array; [] = all
+  working_hours: string | null; // JSON {timezone, days, from, to}
+  daily_cap: number | null;
+  total_cap: number | null;
+  integration: string; // JSON
+  postback_token_id: string;
+  postback_token_hash: string;
+  created_at: string;
+  updated_at: string;
+  archived_at: string | null;
+}
+
+export interface TrafficProvidersTable {
+  id: string;
+  name: string;
+  status: 'active' | 'paused';
+  token_id: string;
+  token_hash: string;
+  allowed_ips: string; // JSON array of CIDRs; [] = any
+  duplicate_policy: string; // JSON
+  created_at: string;
+  updated_at: string;
+  archived_at: string | null;
+}
+
+export interface FlowsTable {
+  id: string;
+  name: string;
+  status: 'active' | 'paused';
+  max_attempts: number;
+  created_at: string;
+  updated_at: string;
+  archived_at: string | null;
+}
+
+export interface FlowTargetsTable {
+  id: string;
+  flow_id: string;
+  partner_id: string;
+  position: number;
+  priority: number;
+  weight: number;
+  daily_cap: number | null;
+  countries: string; // JSON array
+  schedule: string | null; // JSON working-hours override
+}
+
+export interface CampaignsTable {
+  id: string;
+  name: string;
+  status: 'active' | 'paused';
+  traffic_provider_id: string;
+  flow_id: string | null;
+  countries: string; // JSON array
+  payout: string; // JSON {model, amount_cents, currency}
+  created_at: string;
+  updated_at: string;
+  archived_at: string | null;
+}
+
+export type LeadStatus = 'new' | 'pending' | 'delivered' | 'rejected' | 'duplicate' | 'failed';
+
+export interface LeadsTable {
+  id: string;
+  created_at: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  phone: string;
+  country: string;
+  ip: string;
+  language: string | null;
+  funnel: string | null;
+  sub_id1: string | null;
+  sub_id2: string | null;
+  sub_id3: string | null;
+  sub_id4: string | null;
+  sub_id5: string | null;
+  traffic_provider_id: string;
+  campaign_id: string | null;
+  flow_id: string | null;
+  partner_id: string | null;
+  status: LeadStatus;
+  reason: string | null;
+  partner_lead_id: string | null;
+  sale_status: string | null;
+  autologin_url: string | null;
+  delivered_at: string | null;
+  ftd_at: string | null;
+  status_updated_at: string;
+  cost_cents: number;
+  revenue_cents: number;
+}
+
+export interface LeadAttemptsTable {
+  id: string;
+  lead_id: string;
+  partner_id: string;
+  attempt_no: number;
+  requested_at: string;
+  duration_ms: number | null;
+  http_status: number | null;
+  outcome: 'accepted' | 'rejected' | 'timeout' | 'error';
+  reason: string | null;
+  response_excerpt: string | null;
+}
+
 export interface Database {
   roles: RolesTable;
   operators: OperatorsTable;
@@ -81,6 +192,13 @@ export interface Database {
   audit_log: AuditLogTable;
   login_failures: LoginFailuresTable;
   settings: SettingsTable;
+  partners: PartnersTable;
+  traffic_providers: TrafficProvidersTable;
+  flows: FlowsTable;
+  flow_targets: FlowTargetsTable;
+  campaigns: CampaignsTable;
+  leads: LeadsTable;
+  lead_attempts: LeadAttemptsTable;
 }
 
 export type Role = Selectable<RolesTable>;

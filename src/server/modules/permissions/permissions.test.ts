@@ -17,7 +17,10 @@ forEachDatabase('permissions', (engine) => {
     };
     const perms = new Set(body.permissions);
     assert.equal(perms.size, body.permissions.length, 'no permission is listed twice');
-    for (const p of body.permissions) assert.match(p, /^[a-z_]+:(view|edit)$/);
+    for (const p of body.permissions) assert.match(p, /^[a-z_]+:(view|edit|contacts)$/);
+    // Unmasked contacts are a lead permission of their own.
+    assert.ok(perms.has('leads:contacts'));
+    assert.deepEqual(body.permissions.filter((p) => p.endsWith(':contacts')), ['leads:contacts']);
     for (const m of VIEW_AND_EDIT) {
       assert.ok(perms.has(`${m}:view`), `${m}:view`);
       assert.ok(perms.has(`${m}:edit`), `${m}:edit`);

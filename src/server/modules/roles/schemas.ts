@@ -36,4 +36,4 @@ export const UpdateRole = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
+export { IdParams } from '../../http/common-schemas.js';

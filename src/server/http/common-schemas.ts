@@ -1,0 +1,37 @@
+import { Type } from 'typebox';
+
+// Schema pieces shared by several resources. Field-level rules live here once.
+
+export const Timestamp = Type.String({ format: 'date-time' });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+
+export const ResourceName = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Shown in lists; need not be unique' });
+
+export const ActiveStatus = Type.Union([Type.Literal('active'), Type.Literal('paused')]);
+
+/** ISO 3166-1 alpha-2, upper case. */
+export const CountryCode = Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2, e.g. DE' });
+export const Countries = Type.Array(CountryCode, { uniqueItems: true, maxItems: 250, description: 'Empty: every country' });
+
+export const HHMM = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: '24-hour HH:MM' });
+
+export const WorkingHours = Type.Object(
+  {
+    timezone: Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. Europe/Berlin' }),
+    days: Type.Array(Type.Integer({ minimum: 1, maximum: 7 }), { uniqueItems: true, minItems: 1, maxItems: 7, description: 'ISO weekdays: 1 = Monday … 7 = Sunday' }),
+    from: HHMM,
+    to: HHMM,
+  },
+  { additionalProperties: false, title: 'WorkingHours', description: 'Open from–to on the given days, in the timezone; to < from spans midnight' },
+);
+
+export const Cap = Type.Union([Type.Integer({ minimum: 0, maximum: 10_000_000 }), Type.Null()], { description: 'null: no cap' });
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
+
+/** Query fields every resource list takes besides limit/cursor. */
+export const ResourceListQuery = {
+  status: Type.Optional(ActiveStatus),
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Part of the name' })),
+  include_archived: Type.Boolean({ default: false, description: 'Also list archived (deleted but still referenced) records' }),
+};
