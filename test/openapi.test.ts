@@ -15,6 +15,7 @@ import { installRouteRules, type RouteInfo } from '../src/server/http/openapi.js
 import { validatorCompiler } from '../src/server/http/validation.js';
 import { ApiKey } from '../src/server/modules/api-keys/schemas.js';
 import type { App } from '../src/server/types.js';
+import { insertAttempt, insertLeads, insertPartner, insertTrafficProvider } from './fixtures.js';
 import { buildTestApp, call, expectProblem, forEachDatabase, newApiKey, newOperator, OWNER, type TestApp } from './helpers.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -70,15 +71,16 @@ function operationProblems(route: RouteInfo, op: any): string[] {
     for (const status of ['401', '403']) if (!op.responses?.[status]) out.push(`${where}: protected but declares no ${status}`);
   }
 
-  // Success: at least one 2xx; each has an application/json schema (204: no content at all).
+  // Success: at least one 2xx; each has an application/json schema (204: no content at all), or,
+  // for a download (the leads CSV export), exactly one text/* media type with its schema.
   const responses = Object.entries<any>(op.responses ?? {});
   const successes = responses.filter(([s]) => /^2\d\d$/.test(s));
   if (!successes.length) out.push(`${where}: no 2xx response`);
   for (const [status, resp] of successes) {
     if (status === '204') {
       if (resp.content) out.push(`${where}: 204 declares content`);
-    } else if (!resp.content?.['application/json']?.schema) {
-      out.push(`${where}: ${status} has no application/json schema`);
+    } else if (!resp.content?.['application/json']?.schema && !isDownload(resp)) {
+      out.push(`${where}: ${status} has no application/json schema (nor a single text/* media type with one)`);
     }
   }
 
@@ -103,6 +105,12 @@ function operationProblems(route: RouteInfo, op: any): string[] {
   return out;
 }
 
+/** A 2xx answering one text/* media type (a file download) with a schema for it. */
+const isDownload = (resp: any) => {
+  const types = Object.keys(resp?.content ?? {});
+  return types.length === 1 && /^text\//.test(types[0]) && !!resp.content[types[0]].schema;
+};
+
 /** Paths (like `data[0].secret`) of properties in `data` that `schema` does not declare. */
 function undeclared(doc: any, schema: any, data: unknown, path = '$'): string[] {
   if (!schema) return [];
@@ -114,8 +122,14 @@ function undeclared(doc: any, schema: any, data: unknown, path = '$'): string[] 
   if (Array.isArray(data)) return data.flatMap((item, i) => undeclared(doc, schema.items, item, `${path}[${i}]`));
   if (data && typeof data === 'object') {
     if (schema.additionalProperties === true) return []; // declared free-form (e.g. audit details)
+    // A declared map (additionalProperties: {schema}, e.g. a partner's headers): any key, checked against that schema.
+    const map = schema.additionalProperties && typeof schema.additionalProperties === 'object' ? schema.additionalProperties : null;
     return Object.entries(data).flatMap(([k, v]) =>
-      schema.properties && k in schema.properties ? undeclared(doc, schema.properties[k], v, `${path}.${k}`) : [`${path}.${k}`],
+      schema.properties && k in schema.properties
+        ? undeclared(doc, schema.properties[k], v, `${path}.${k}`)
+        : map
+          ? undeclared(doc, map, v, `${path}.${k}`)
+          : [`${path}.${k}`],
     );
   }
   return [];
@@ -259,11 +273,43 @@ forEachDatabase('OpenAPI document', (engine) => {
     // Every readable GET, as the owner: nothing outside its declared schema, and the schema holds.
     const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
     ajv.addSchema({ $id: 'doc', components: doc.components });
+    // A flow with a scheduled target, so the list and the record show every part of one.
+    const docFlow = (
+      await call(ta.app, ta.ownerToken, {
+        method: 'POST',
+        url: '/api/flows',
+        payload: {
+          name: 'Doc flow',
+          targets: [{ partner_id: await insertPartner(ta.db), priority: 1, schedule: { timezone: 'Europe/Berlin', days: [1], from: '09:00', to: '17:00' } }],
+        },
+      })
+    ).json();
     const ids: Record<string, string> = {
       '/api/operators/{id}': other.id,
       '/api/roles/{id}': other.roleId,
       '/api/api-keys/{id}': items[0].id as string,
+      // Made through the API, so the list and the record show what a real one looks like (masked headers).
+      '/api/partners/{id}': (
+        await call(ta.app, ta.ownerToken, {
+          method: 'POST',
+          url: '/api/partners',
+          payload: { name: 'Doc partner', integration: { url: 'https://partner.example/leads', headers: { 'X-Api-Key': 'secret-value-1234' } } },
+        })
+      ).json().id,
+      '/api/traffic-providers/{id}': (await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/traffic-providers', payload: { name: 'Doc provider' } })).json().id,
+      '/api/flows/{id}': docFlow.id,
+      '/api/campaigns/{id}': (
+        await call(ta.app, ta.ownerToken, {
+          method: 'POST',
+          url: '/api/campaigns',
+          payload: { name: 'Doc campaign', traffic_provider_id: await insertTrafficProvider(ta.db), flow_id: docFlow.id, payout: { model: 'cpl', amount: 12.5 } },
+        })
+      ).json().id,
     };
+    // A lead with a delivery attempt, so the lead record shows its attempts too.
+    const [docLead] = await insertLeads(ta.db, [{ traffic_provider_id: await insertTrafficProvider(ta.db), status: 'delivered', autologin_url: 'https://b.example/in' }]);
+    await insertAttempt(ta.db, { lead_id: docLead, partner_id: await insertPartner(ta.db), attempt_no: 1 });
+    ids['/api/leads/{id}'] = docLead;
     let checked = 0;
     for (const { method, path, op } of operationsOf(doc)) {
       if (method !== 'GET' || path.startsWith('/api/docs')) continue;
@@ -271,6 +317,14 @@ forEachDatabase('OpenAPI document', (engine) => {
       assert.ok(!url.includes('{'), `no id for ${path}`);
       const res = await call(ta.app, ta.ownerToken, { method: 'GET', url });
       assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
+      if (isDownload(op.responses['200'])) {
+        // A file (the leads CSV): sent as the media type it declares, with content.
+        const type = Object.keys(op.responses['200'].content)[0];
+        assert.ok(String(res.headers['content-type']).startsWith(type), `${url}: ${res.headers['content-type']} is not ${type}`);
+        assert.ok(res.body.length > 0, `${url}: empty download`);
+        checked++;
+        continue;
+      }
       const schema = op.responses['200'].content['application/json'].schema;
       const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/')));
       assert.ok(validate(res.json()), `${url}: ${JSON.stringify(validate.errors)}`);

@@ -2,6 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import { isPostgres, type DB } from './database.js';
 import * as foundation from './migrations/20261121T000000Z_foundation.js';
 import * as resources from './migrations/20261122T003000Z_resources_and_leads.js';
+import * as analyticsRollup from './migrations/20261122T010000Z_analytics_rollup.js';
+import * as leadNameSearch from './migrations/20261122T020000Z_lead_name_search.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -12,6 +14,8 @@ interface Migration {
 const migrations: [string, Migration][] = [
   ['20261121T000000Z_foundation', foundation],
   ['20261122T003000Z_resources_and_leads', resources],
+  ['20261122T010000Z_analytics_rollup', analyticsRollup],
+  ['20261122T020000Z_lead_name_search', leadNameSearch],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

@@ -103,6 +103,12 @@ interface AjvError {
 /** Ajv errors → one entry per bad field; field is the body's JSON path or the parameter name. */
 function fieldErrors(errors: AjvError[], context: string): FieldError[] {
   const seen = new Map<string, string>();
+  const anyOfOnly = new Set<string>();
+  // A nullable field ({…} | null) with a bad nested value also fails the null branch and the
+  // anyOf: "x must be null" or "x does not match any allowed form" beside the real "x.y …"
+  // errors only misleads, so those go when more telling errors remain.
+  const isNullBranch = (e: AjvError) => e.keyword === 'type' && e.params.type === 'null';
+  if (errors.some((e) => e.keyword !== 'anyOf' && !isNullBranch(e))) errors = errors.filter((e) => !isNullBranch(e));
   for (const e of errors) {
     let path = e.instancePath.replace(/^\//, '').split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     let message = e.message ?? 'is invalid';
@@ -120,9 +126,13 @@ function fieldErrors(errors: AjvError[], context: string): FieldError[] {
     const field = path.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i ? `.${p}` : p)).join('') || context;
     // anyOf produces one error per branch; keep the first message per field.
     if (!seen.has(field) && e.keyword !== 'anyOf') seen.set(field, message);
-    else if (!seen.has(field)) seen.set(field, 'does not match any allowed form');
+    else if (!seen.has(field)) {
+      seen.set(field, 'does not match any allowed form');
+      anyOfOnly.add(field);
+    }
   }
-  return [...seen].map(([field, message]) => ({ field, message }));
+  const hasNested = (f: string) => [...seen.keys()].some((k) => k.startsWith(`${f}.`) || k.startsWith(`${f}[`));
+  return [...seen].filter(([field]) => !(anyOfOnly.has(field) && hasNested(field))).map(([field, message]) => ({ field, message }));
 }
 
 const FASTIFY_CODES: Record<string, [number, ProblemCode, string, string?]> = {

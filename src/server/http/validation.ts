@@ -17,15 +17,24 @@ const common: Options = {
 const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false }));
 const textAjv = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
 
-/** JSON pointer to the first string (or key) holding U+0000, or null. */
-function nulAt(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const at = `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (k.includes('\u0000')) return at;
-      const inner = nulAt(v, at);
-      if (inner !== null) return inner;
+/**
+ * JSON pointer to the first string (or key) holding U+0000, or null. Iterative: a free-form
+ * field (a partner's body template) may nest thousands of levels deep within the body limit,
+ * and recursion would overflow the stack (a 500).
+ */
+function nulAt(root: unknown): string | null {
+  const stack: [value: unknown, path: string, nulInKey: boolean][] = [[root, '', false]];
+  while (stack.length) {
+    const [value, path, nulInKey] = stack.pop()!;
+    if (nulInKey) return path;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return path;
+    } else if (value && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, v] = entries[i]; // pushed last to first, so visited in document order
+        stack.push([v, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, k.includes('\u0000')]);
+      }
     }
   }
   return null;

@@ -1,3 +1,109 @@
-import type { App } from '../../types.js';
+import { Type } from 'typebox';
+import { HttpProblem, notFound } from '../../http/errors.js';
+import { IdParams } from '../../http/common-schemas.js';
+import { problems } from '../../http/openapi.js';
+import { decodeCursor, Page, pageOf } from '../../http/pagination.js';
+import { principalOf, type App } from '../../types.js';
+import { audit } from '../audit/service.js';
+import { exportFileName, exportStream } from './export.js';
+import { findLeads, leadDetail, sortKeyOf, toLead } from './queries.js';
+import { ExportQuery, Lead, LeadDetail, SearchQuery } from './schemas.js';
+import { canSeeContacts, leadFilter } from './search.js';
 
-export default async function leadsRoutes(_app: App) {}
+const MASKING =
+  'Email and phone are masked (e.g. "j***@example.com", "+49******67") unless the caller holds `leads:contacts` ' +
+  '(for an API key: among its effective permissions).';
+
+const FILTERS =
+  'Filters combine with AND; `status` and `country` take several values (repeat the parameter or separate with commas). ' +
+  'Dates: `date_from`/`date_to` are days in `timezone` (default: the operator\'s own) or ISO 8601 instants; ' +
+  'rows are sorted by the `date_type` date, newest first, then by id.';
+
+export default async function leadsRoutes(app: App) {
+  app.get(
+    '/api/leads/search',
+    {
+      config: { permission: 'leads:view' },
+      schema: {
+        operationId: 'searchLeads',
+        tags: ['Leads'],
+        summary: 'Search leads (the Leads table)',
+        description:
+          `${FILTERS} Pages follow a keyset cursor: leads registered while you page never repeat or shift rows between pages. ` +
+          `Every row carries \`autologin_url\` (null when no partner returned one). ${MASKING}`,
+        querystring: SearchQuery,
+        response: { 200: Page(Lead, 'LeadPage') },
+      },
+    },
+    async (req) => {
+      const p = principalOf(req);
+      const { limit, cursor, ...params } = req.query;
+      const filter = leadFilter(params, p);
+      const after = decodeCursor(cursor, ['t', 'd', 'id']);
+      // A cursor continues the ordering it came from; under another date_type it would skip rows.
+      if (after && after.t !== filter.dateType) {
+        throw new HttpProblem(400, 'validation_failed', 'cursor belongs to a search with another date_type.', [
+          { field: 'cursor', message: `was made for date_type=${after.t}; start again without it` },
+        ]);
+      }
+      const rows = await findLeads(app.db, filter, after ? { d: after.d, id: after.id } : null, limit + 1);
+      const page = pageOf(rows, limit, (r) => ({ t: filter.dateType, ...sortKeyOf(filter, r) }));
+      const contacts = canSeeContacts(p);
+      return { data: page.data.map((r) => toLead(r, contacts)), next_cursor: page.next_cursor };
+    },
+  );
+
+  app.get(
+    '/api/leads/export',
+    {
+      config: { permission: 'leads:view' },
+      schema: {
+        operationId: 'exportLeads',
+        tags: ['Leads'],
+        summary: 'Download a lead search as CSV',
+        description:
+          `Every lead the same filters as searchLeads select (no row limit), as one CSV file (UTF-8, RFC 4180, a header row, ` +
+          `the columns of Lead in order; CRLF line ends). ${FILTERS} The file is streamed while it is read, so any size is fine. ` +
+          `Text cells starting with = + - @ (or a tab or CR) get a leading single quote so spreadsheets do not run them as formulas; ` +
+          `phone numbers therefore read '+49…. ${MASKING} Each export is recorded in the audit log (lead.exported, with its filters).`,
+        querystring: ExportQuery,
+        response: {
+          200: {
+            description: 'The CSV file, sent as an attachment',
+            content: { 'text/csv': { schema: Type.String({ description: 'CSV: a header row, then one row per lead' }) } },
+          },
+        },
+      },
+    },
+    async (req, reply) => {
+      const p = principalOf(req);
+      const filter = leadFilter(req.query, p);
+      const contacts = canSeeContacts(p);
+      const stream = await exportStream(app.db, filter, contacts);
+      // A bulk copy of leads leaves the system: who took which selection, with or without contacts.
+      await audit(app.db, req, { action: 'lead.exported', target_type: 'lead', details: { filters: req.query, contacts } });
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${exportFileName()}"`)
+        .header('cache-control', 'no-store')
+        // The schema types the body as the CSV text; a stream of that text is what goes out.
+        .send(stream as unknown as string);
+    },
+  );
+
+  app.get(
+    '/api/leads/:id',
+    {
+      config: { permission: 'leads:view' },
+      schema: {
+        operationId: 'getLead',
+        tags: ['Leads'],
+        summary: 'One lead in full, with its delivery attempts',
+        description: `The lead and \`attempts\`: every delivery attempt in order (partner, time, duration, HTTP status, outcome, reason, the start of the partner's answer). ${MASKING}`,
+        params: IdParams,
+        response: { 200: LeadDetail, ...problems(404) },
+      },
+    },
+    async (req) => (await leadDetail(app.db, req.params.id, canSeeContacts(principalOf(req)))) ?? notFound('lead'),
+  );
+}

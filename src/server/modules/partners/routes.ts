@@ -1,3 +1,221 @@
+import { Type } from 'typebox';
+import { issueToken } from '../../auth/credentials.js';
+import { newId, nowIso } from '../../db/ids.js';
+import { IdParams } from '../../http/common-schemas.js';
+import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
+import { problems } from '../../http/openapi.js';
+import { Page } from '../../http/pagination.js';
 import type { App } from '../../types.js';
+import { audit } from '../audit/service.js';
+import { findPartner, listPartners, liveFlowsUsing, partnerReferenced, storedIntegration, toPartner } from './queries.js';
+import { CreatePartner, Partner, PartnerListQuery, PartnerWithToken, UpdatePartner } from './schemas.js';
+import { checkPartnerRules, integrationForAudit, resolveIntegration } from './service.js';
 
-export default async function partnersRoutes(_app: App) {}
+const TAGS = ['Partners'];
+const postbackPath = (token: string) => `/api/postback/${token}`;
+
+export default async function partnersRoutes(app: App) {
+  app.get(
+    '/api/partners',
+    {
+      config: { permission: 'partners:view' },
+      schema: {
+        operationId: 'listPartners',
+        tags: TAGS,
+        summary: 'Partners (buyers)',
+        description: 'Oldest first. Archived partners are left out unless include_archived=true.',
+        querystring: PartnerListQuery,
+        response: { 200: Page(Partner, 'PartnerPage') },
+      },
+    },
+    async (req) => listPartners(app.db, req.query),
+  );
+
+  app.get(
+    '/api/partners/:id',
+    {
+      config: { permission: 'partners:view' },
+      schema: {
+        operationId: 'getPartner',
+        tags: TAGS,
+        summary: 'One partner',
+        description: 'Archived partners are still readable here, with archived_at set.',
+        params: IdParams,
+        response: { 200: Partner, ...problems(404) },
+      },
+    },
+    async (req) => toPartner((await findPartner(app.db, req.params.id)) ?? notFound('partner')),
+  );
+
+  app.post(
+    '/api/partners',
+    {
+      config: { permission: 'partners:edit' },
+      schema: {
+        operationId: 'createPartner',
+        tags: TAGS,
+        summary: 'Create a partner',
+        description:
+          'The answer carries the postback token (postback_token, lgp_…) and postback_url once; no other ' +
+          'answer shows them again (rotate the token to get a new one). Header values are write-only.',
+        body: CreatePartner,
+        response: { 201: PartnerWithToken },
+      },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      const errors: FieldError[] = [];
+      const working_hours = b.working_hours ?? null;
+      const daily_cap = b.daily_cap ?? null;
+      const total_cap = b.total_cap ?? null;
+      checkPartnerRules({ working_hours, daily_cap, total_cap }, errors);
+      const integration = resolveIntegration(b.integration, null, errors);
+      if (errors.length) invalid(errors);
+      const token = issueToken('lgp_');
+      const now = nowIso();
+      const row = {
+        id: newId(),
+        name: b.name.trim(),
+        status: b.status ?? 'active',
+        countries: JSON.stringify(b.countries ?? []),
+        working_hours: working_hours ? JSON.stringify(working_hours) : null,
+        daily_cap,
+        total_cap,
+        integration: JSON.stringify(integration),
+        postback_token_id: token.id,
+        created_at: now,
+        updated_at: now,
+        archived_at: null,
+      };
+      await app.db.transaction().execute(async (tx) => {
+        await tx.insertInto('partners').values({ ...row, postback_token_hash: token.secretHash }).execute();
+        await audit(tx, req, {
+          action: 'partner.created',
+          target_type: 'partner',
+          target_id: row.id,
+          details: { name: row.name, status: row.status, integration: integrationForAudit(integration) },
+        });
+      });
+      return reply.status(201).send({ ...toPartner(row), postback_token: token.token, postback_url: postbackPath(token.token) });
+    },
+  );
+
+  app.patch(
+    '/api/partners/:id',
+    {
+      config: { permission: 'partners:edit' },
+      schema: {
+        operationId: 'updatePartner',
+        tags: TAGS,
+        summary: 'Change a partner',
+        description:
+          'Changes only the fields sent. `integration`, when sent, replaces the whole integration ' +
+          '(left-out integration fields take their defaults), except that a header value sent back ' +
+          'exactly as answers show it (masked) keeps the stored value of that header; any other value ' +
+          'replaces it, and a header left out is removed. An archived partner cannot be changed (409).',
+        params: IdParams,
+        body: UpdatePartner,
+        response: { 200: Partner, ...problems(404, 409) },
+      },
+    },
+    async (req) => {
+      const b = req.body;
+      return app.db.transaction().execute(async (tx) => {
+        const current = (await findPartner(tx, req.params.id)) ?? notFound('partner');
+        if (current.archived_at) conflict('This partner is archived (deleted while leads refer to it) and cannot be changed.');
+        const errors: FieldError[] = [];
+        const merged = {
+          working_hours: b.working_hours !== undefined ? b.working_hours : current.working_hours ? JSON.parse(current.working_hours) : null,
+          daily_cap: b.daily_cap !== undefined ? b.daily_cap : current.daily_cap,
+          total_cap: b.total_cap !== undefined ? b.total_cap : current.total_cap,
+        };
+        checkPartnerRules(merged, errors);
+        const integration = b.integration ? resolveIntegration(b.integration, storedIntegration(current), errors) : undefined;
+        if (errors.length) invalid(errors);
+        const patch = {
+          ...(b.name !== undefined ? { name: b.name.trim() } : {}),
+          ...(b.status !== undefined ? { status: b.status } : {}),
+          ...(b.countries !== undefined ? { countries: JSON.stringify(b.countries) } : {}),
+          ...(b.working_hours !== undefined ? { working_hours: b.working_hours ? JSON.stringify(b.working_hours) : null } : {}),
+          ...(b.daily_cap !== undefined ? { daily_cap: b.daily_cap } : {}),
+          ...(b.total_cap !== undefined ? { total_cap: b.total_cap } : {}),
+          ...(integration ? { integration: JSON.stringify(integration) } : {}),
+          updated_at: nowIso(),
+        };
+        await tx.updateTable('partners').set(patch).where('id', '=', current.id).execute();
+        const { integration: _secret, ...plain } = b;
+        await audit(tx, req, {
+          action: 'partner.updated',
+          target_type: 'partner',
+          target_id: current.id,
+          details: { name: current.name, changes: { ...plain, ...(integration ? { integration: integrationForAudit(integration) } : {}) } },
+        });
+        return toPartner({ ...current, ...patch });
+      });
+    },
+  );
+
+  app.post(
+    '/api/partners/:id/rotate-postback-token',
+    {
+      config: { permission: 'partners:edit' },
+      schema: {
+        operationId: 'rotatePartnerPostbackToken',
+        tags: TAGS,
+        summary: "Replace a partner's postback token",
+        description:
+          'Issues a new postback token, shown once in this answer with its postback_url. The old token ' +
+          'stops working at once: give the partner the new URL. An archived partner cannot be changed (409).',
+        params: IdParams,
+        response: { 200: PartnerWithToken, ...problems(404, 409) },
+      },
+    },
+    async (req) => {
+      const token = issueToken('lgp_');
+      return app.db.transaction().execute(async (tx) => {
+        const current = (await findPartner(tx, req.params.id)) ?? notFound('partner');
+        if (current.archived_at) conflict('This partner is archived (deleted while leads refer to it) and cannot be changed.');
+        const patch = { postback_token_id: token.id, updated_at: nowIso() };
+        await tx.updateTable('partners').set({ ...patch, postback_token_hash: token.secretHash }).where('id', '=', current.id).execute();
+        await audit(tx, req, { action: 'partner.postback_token_rotated', target_type: 'partner', target_id: current.id, details: { name: current.name } });
+        return { ...toPartner({ ...current, ...patch }), postback_token: token.token, postback_url: postbackPath(token.token) };
+      });
+    },
+  );
+
+  app.delete(
+    '/api/partners/:id',
+    {
+      config: { permission: 'partners:edit' },
+      schema: {
+        operationId: 'deletePartner',
+        tags: TAGS,
+        summary: 'Delete (or archive) a partner',
+        description:
+          'A partner that a flow (not archived) still routes to is refused with 409 `conflict` naming ' +
+          'the flows: remove it from them first. Otherwise, if leads or delivery attempts refer to it, it ' +
+          'is archived (204): left out of lists unless include_archived=true, still readable by id with ' +
+          'archived_at, refused as a new flow target, and no longer changeable. If nothing refers to it, ' +
+          'it is deleted (204).',
+        params: IdParams,
+        response: { 204: Type.Null({ description: 'Deleted or archived' }), ...problems(404, 409) },
+      },
+    },
+    async (req, reply) => {
+      await app.db.transaction().execute(async (tx) => {
+        const current = (await findPartner(tx, req.params.id)) ?? notFound('partner');
+        const flows = await liveFlowsUsing(tx, current.id);
+        if (flows.length) conflict(`Flows still route to this partner: ${flows.join(', ')}. Remove it from them first.`);
+        if (await partnerReferenced(tx, current.id)) {
+          if (current.archived_at) return; // already archived: nothing to do
+          await tx.updateTable('partners').set({ archived_at: nowIso() }).where('id', '=', current.id).execute();
+          await audit(tx, req, { action: 'partner.archived', target_type: 'partner', target_id: current.id, details: { name: current.name } });
+        } else {
+          await tx.deleteFrom('partners').where('id', '=', current.id).execute();
+          await audit(tx, req, { action: 'partner.deleted', target_type: 'partner', target_id: current.id, details: { name: current.name } });
+        }
+      });
+      return reply.status(204).send(null);
+    },
+  );
+}

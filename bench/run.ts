@@ -1,0 +1,272 @@
+// Search and analytics benchmark: 1,000,000 demo leads in a fresh SQLite file and a fresh
+// PostgreSQL database, the real server process on 127.0.0.1, and p50/p95 latency of typical
+// Leads-table searches and analytics reports measured over HTTP. See bench/README.md.
+//
+//   npm run bench -- [--leads 1000000] [--engines sqlite,postgres] [--runs 50] [--reuse]
+//                    [--postgres-url postgres://postgres@127.0.0.1:55432/postgres]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { openDatabase, type DB } from '../src/server/db/database.js';
+import { QUERIES, type Fixture, type Query } from './queries.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const WORK = path.join(os.tmpdir(), 'leadgate-bench');
+const PG_DATABASE = 'leadgate_bench';
+const OWNER = { email: 'bench@example.com', password: 'bench-password-123' };
+const WARMUP = 3;
+const REQUEST_TIMEOUT_MS = 10_000;
+const MEASURE_DEADLINE_MS = 15 * 60_000; // per engine, whatever happens
+
+type Engine = 'sqlite' | 'postgres';
+
+const { values: args } = parseArgs({
+  options: {
+    leads: { type: 'string', default: '1000000' },
+    engines: { type: 'string', default: 'sqlite,postgres' },
+    runs: { type: 'string', default: '50' },
+    reuse: { type: 'boolean', default: false },
+    'postgres-url': { type: 'string', default: process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:55432/postgres' },
+  },
+});
+const LEADS = Number(args.leads);
+const RUNS = Math.min(200, Math.max(5, Number(args.runs)));
+const ENGINES = args.engines!.split(',').map((e) => e.trim()) as Engine[];
+if (!Number.isInteger(LEADS) || LEADS < 1000) throw new Error('--leads must be a whole number of at least 1000');
+for (const e of ENGINES) if (e !== 'sqlite' && e !== 'postgres') throw new Error(`unknown engine ${e}`);
+
+const log = (...a: unknown[]) => console.error('[bench]', ...a);
+
+function run(cmd: string, argv: string[], env: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${argv.join(' ')} exited with ${code}`))));
+  });
+}
+
+async function databaseUrl(engine: Engine): Promise<string> {
+  if (engine === 'sqlite') return `sqlite:${path.join(WORK, 'sqlite', 'leadgate.db')}`;
+  const url = new URL(args['postgres-url']!);
+  url.pathname = `/${PG_DATABASE}`;
+  return url.toString();
+}
+
+async function countLeads(url: string): Promise<number> {
+  const db = openFor(url);
+  try {
+    return Number((await db.selectFrom('leads').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+  } catch {
+    return 0; // no such database or table yet
+  } finally {
+    await db.destroy();
+  }
+}
+
+function openFor(url: string): DB {
+  return url.startsWith('sqlite:') ? openDatabase({ engine: 'sqlite', file: url.slice('sqlite:'.length) }) : openDatabase({ engine: 'postgres', url });
+}
+
+/** A fresh database with LEADS demo leads (or the one from last time with --reuse). */
+async function prepare(engine: Engine, url: string): Promise<number | null> {
+  if (args.reuse && (await countLeads(url)) === LEADS) {
+    log(`${engine}: reusing the ${LEADS.toLocaleString('en-US')} leads already loaded`);
+    return null;
+  }
+  if (engine === 'sqlite') {
+    rmSync(path.join(WORK, 'sqlite'), { recursive: true, force: true });
+    mkdirSync(path.join(WORK, 'sqlite'), { recursive: true });
+  } else {
+    const admin = new pg.Client({ connectionString: args['postgres-url'] });
+    await admin.connect();
+    await admin.query(`drop database if exists ${PG_DATABASE}`);
+    await admin.query(`create database ${PG_DATABASE}`);
+    await admin.end();
+  }
+  log(`${engine}: loading ${LEADS.toLocaleString('en-US')} demo leads`);
+  const started = Date.now();
+  await run(process.execPath, ['--import', 'tsx', 'scripts/demo-data.ts', '--leads', String(LEADS), '--database-url', url], {});
+  return (Date.now() - started) / 1000;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+async function startServer(url: string): Promise<{ base: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn', // one log line per request would measure the log pipe
+      LEADGATE_ADMIN_EMAIL: OWNER.email,
+      LEADGATE_ADMIN_PASSWORD: OWNER.password,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const until = Date.now() + 120_000;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${base}/api/health`, { signal: AbortSignal.timeout(2000) })).ok) return { base, child };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  child.kill('SIGTERM');
+  throw new Error('the server did not answer /api/health within 120 s');
+}
+
+/** Ids and values that exist in the data, so filters match like real ones do. */
+async function fixtureFrom(url: string): Promise<Omit<Fixture, 'cursor'>> {
+  const db = openFor(url);
+  try {
+    const busiest = async (column: 'partner_id' | 'campaign_id' | 'traffic_provider_id') =>
+      (await db.selectFrom('leads').select(column).where(column, 'is not', null).groupBy(column).orderBy(sql`count(*)`, 'desc').limit(1).executeTakeFirstOrThrow())[column] as string;
+    const sample = await db.selectFrom('leads').select(['id', 'email', 'last_name']).where('created_at', '>', new Date(Date.now() - 20 * 86_400_000).toISOString()).orderBy('created_at').limit(1).executeTakeFirstOrThrow();
+    return {
+      partnerId: await busiest('partner_id'),
+      campaignId: await busiest('campaign_id'),
+      providerId: await busiest('traffic_provider_id'),
+      email: sample.email,
+      lastName: sample.last_name,
+      leadId: sample.id,
+    };
+  } finally {
+    await db.destroy();
+  }
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+interface Result {
+  query: Query;
+  p50: number;
+  p95: number;
+  max: number;
+  rows: string;
+  errors: string[];
+}
+
+async function measure(base: string, token: string, fixture: Fixture, deadline: number): Promise<Result[]> {
+  const results: Result[] = [];
+  for (const query of QUERIES) {
+    const target = `${base}${query.path(fixture)}`;
+    if (new URL(target).hostname !== '127.0.0.1') throw new Error('requests go to 127.0.0.1 only');
+    const times: number[] = [];
+    const errors: string[] = [];
+    let rows = '';
+    for (let i = 0; i < WARMUP + RUNS && Date.now() < deadline; i++) {
+      const t0 = performance.now();
+      const res = await fetch(target, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      const body = await res.text();
+      const ms = performance.now() - t0;
+      if (res.status !== 200) {
+        errors.push(`${res.status} ${body.slice(0, 200)}`);
+        if (errors.length >= 3) break;
+        continue;
+      }
+      if (i >= WARMUP) times.push(ms);
+      if (!rows) rows = query.describe(JSON.parse(body));
+    }
+    times.sort((a, b) => a - b);
+    const r = { query, p50: times.length ? percentile(times, 50) : NaN, p95: times.length ? percentile(times, 95) : NaN, max: times.at(-1) ?? NaN, rows, errors };
+    log(`${query.kind} ${query.name}: p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms (${times.length} runs) ${errors[0] ?? ''}`);
+    results.push(r);
+  }
+  return results;
+}
+
+async function engineVersion(url: string): Promise<string> {
+  const db = openFor(url);
+  try {
+    if (url.startsWith('sqlite:')) return `SQLite ${(await sql<{ v: string }>`select sqlite_version() as v`.execute(db)).rows[0].v}`;
+    return String((await sql<{ v: string }>`select version() as v`.execute(db)).rows[0].v).split(' on ')[0];
+  } finally {
+    await db.destroy();
+  }
+}
+
+function table(engine: string, version: string, loadSeconds: number | null, results: Result[]): string {
+  const lines = [
+    `### ${engine} (${version})`,
+    '',
+    loadSeconds === null ? 'Data: reused from the previous run.' : `Loading ${LEADS.toLocaleString('en-US')} leads (npm run demo-data) took ${loadSeconds.toFixed(0)} s.`,
+    '',
+    '| # | Query | p50 ms | p95 ms | max ms | Target p95 | Answer |',
+    '|---|---|---:|---:|---:|---:|---|',
+  ];
+  for (const [i, r] of results.entries()) {
+    const target = r.query.targetMs;
+    const verdict = Number.isNaN(r.p95) ? 'failed' : r.p95 <= target ? `≤ ${target} ✓` : `≤ ${target} ✗`;
+    lines.push(`| ${r.query.kind[0].toUpperCase()}${i + 1} | ${r.query.name} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.max.toFixed(1)} | ${verdict} | ${r.errors[0] ? `error: ${r.errors[0]}` : r.rows} |`);
+  }
+  return lines.join('\n');
+}
+
+async function main() {
+  mkdirSync(WORK, { recursive: true });
+  const started = new Date();
+  const load = os.loadavg();
+  const sections: string[] = [];
+  for (const engine of ENGINES) {
+    const url = await databaseUrl(engine);
+    const loadSeconds = await prepare(engine, url);
+    const version = await engineVersion(url);
+    const base = await fixtureFrom(url);
+    const { base: server, child } = await startServer(url);
+    try {
+      const login = await fetch(`${server}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(OWNER) });
+      if (login.status !== 200) throw new Error(`login failed: ${login.status} ${await login.text()}`);
+      const { token } = (await login.json()) as { token: string };
+      // The cursor of page 3 of a 30-day search: deep paging is a query of its own.
+      let cursor = '';
+      for (let page = 0; page < 2; page++) {
+        const res = await fetch(`${server}${QUERIES.find((q) => q.name.startsWith('Last 30 days, delivered'))!.path({ ...base, cursor: '' })}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        cursor = ((await res.json()) as { next_cursor: string }).next_cursor ?? '';
+      }
+      const results = await measure(server, token, { ...base, cursor }, Date.now() + MEASURE_DEADLINE_MS);
+      sections.push(table(engine === 'sqlite' ? 'SQLite' : 'PostgreSQL', version, loadSeconds, results));
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+  }
+  const machine = [
+    `Date: ${started.toISOString()}`,
+    `Command: npm run bench -- --leads ${LEADS} --engines ${ENGINES.join(',')} --runs ${RUNS}${args.reuse ? ' --reuse' : ''}`,
+    `Machine: ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${os.type()} ${os.release()}`,
+    `Node ${process.version}; load average at start ${load.map((x) => x.toFixed(2)).join(' ')}, at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+    `Each query: ${WARMUP} warm-up requests, then ${RUNS} measured one after another over HTTP keep-alive (latency seen by the client).`,
+  ];
+  const report = [...machine, '', ...sections].join('\n');
+  const out = path.join(WORK, `results-${started.toISOString().replace(/[:.]/g, '-')}.md`);
+  writeFileSync(out, report + '\n');
+  console.log(report);
+  log(`written to ${out}${existsSync(out) ? '' : ' (failed)'}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,190 @@
+// The SQL of analytics. Two sources, same answer shape:
+//  - the hourly rollups (migration 20261122T010000Z_analytics_rollup), for whole UTC hours;
+//  - the leads table itself, for the pieces of a range that do not cover a whole hour.
+// Time buckets are cut from ISO text with substr(), which both engines evaluate alike; local
+// days are made from them in TypeScript (service.ts), so the SQL needs no time zone support.
+import { sql, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import type { DB } from '../../db/database.js';
+
+export type EntityColumn = 'partner_id' | 'traffic_provider_id' | 'campaign_id' | 'flow_id' | 'country';
+
+export interface Filters {
+  partner_id?: string[];
+  traffic_provider_id?: string[];
+  campaign_id?: string[];
+  flow_id?: string[];
+  country?: string[];
+}
+
+export const HOUR_BUCKET = 3_600_000;
+export const QUARTER_BUCKET = 900_000;
+export const MINUTE_BUCKET = 60_000;
+
+/** created_at: every measure; ftd_at: FTDs and their revenue only. */
+export type DateColumn = 'created_at' | 'ftd_at';
+
+interface Common {
+  column: DateColumn;
+  filters: Filters;
+  entities: EntityColumn[];
+  /** created_at only: count revenue of leads without an FTD alone (ftd mode takes the rest from ftd_at). */
+  revenueWithoutFtd?: boolean;
+}
+
+export interface RollupSpec extends Common {
+  /** Whole UTC hours [fromMs, toMs). */
+  fromMs: number;
+  toMs: number;
+  /** Hours (their start, ms) inside the range to leave out: read from leads instead. */
+  skipHours: number[];
+  /** Group by hour (true) or sum the whole range (false). */
+  byHour: boolean;
+}
+
+export interface RawSpec extends Common {
+  /** Half-open intervals [from, to) in ms. */
+  segments: [number, number][];
+  /** Bucket size in ms (hour, quarter, minute), or null for no time grouping. */
+  bucketMs: number | null;
+}
+
+export interface AggregateRow {
+  /** Start of the UTC bucket in ms; null without time grouping. */
+  bucket: number | null;
+  entities: (string | null)[];
+  leads: number;
+  delivered: number;
+  rejected: number;
+  duplicates: number;
+  failed: number;
+  ftds: number;
+  costCents: number;
+  revenueCents: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const hourText = (ms: number) => iso(ms).slice(0, 13);
+const num = (v: unknown) => Number(v ?? 0); // PostgreSQL answers count/sum as bigint text
+
+/** "2026-11-21T10" or "2026-11-21T10:37" (+ quarter index) → epoch ms of the bucket start. */
+export function bucketStart(text: string, quarter: number | null): number {
+  const ms = Date.UTC(+text.slice(0, 4), +text.slice(5, 7) - 1, +text.slice(8, 10), +text.slice(11, 13), text.length > 13 ? +text.slice(14, 16) : 0);
+  return quarter === null ? ms : ms + quarter * QUARTER_BUCKET;
+}
+
+function applyFilters<Q extends SelectQueryBuilder<any, any, any>>(q: Q, filters: Filters): Q {
+  for (const [column, values] of Object.entries(filters) as [EntityColumn, string[] | undefined][]) {
+    if (values?.length) q = q.where(column, 'in', values) as Q;
+  }
+  return q;
+}
+
+function toRows(rows: Record<string, unknown>[], entities: EntityColumn[], bucketOf: (r: Record<string, unknown>) => number | null): AggregateRow[] {
+  return rows.map((r) => ({
+    bucket: bucketOf(r),
+    // The rollups store a missing reference as ''.
+    entities: entities.map((_, i) => (r[`e${i}`] === '' || r[`e${i}`] === undefined ? null : (r[`e${i}`] as string | null))),
+    leads: num(r.leads),
+    delivered: num(r.delivered),
+    rejected: num(r.rejected),
+    duplicates: num(r.duplicates),
+    failed: num(r.failed),
+    ftds: num(r.ftds),
+    costCents: num(r.cost),
+    revenueCents: num(r.revenue),
+  }));
+}
+
+const KEY_ORDER: EntityColumn[] = ['country', 'partner_id', 'campaign_id', 'traffic_provider_id', 'flow_id'];
+
+export async function aggregateRollup(db: DB, spec: RollupSpec): Promise<AggregateRow[]> {
+  const volume = spec.column === 'created_at';
+  // The rollup tables are analytics' own: not part of the application's table types.
+  let q: SelectQueryBuilder<any, any, any> = (db as unknown as Kysely<any>)
+    .selectFrom(volume ? 'lead_stats_hourly' : 'lead_ftd_stats_hourly')
+    .where('hour', '>=', hourText(spec.fromMs))
+    .where('hour', '<', hourText(spec.toMs));
+  if (spec.skipHours.length) q = q.where('hour', 'not in', spec.skipHours.map(hourText));
+  if (spec.byHour) q = q.select('hour as b0');
+  q = q.select(spec.entities.map((c, i) => sql.ref(c).as(`e${i}`)));
+  q = volume
+    ? q.select([
+        sql<number>`sum(n_leads)`.as('leads'),
+        sql<number>`sum(n_delivered)`.as('delivered'),
+        sql<number>`sum(n_rejected)`.as('rejected'),
+        sql<number>`sum(n_duplicate)`.as('duplicates'),
+        sql<number>`sum(n_failed)`.as('failed'),
+        sql<number>`sum(n_ftd)`.as('ftds'),
+        sql<number>`sum(cost_cents)`.as('cost'),
+        (spec.revenueWithoutFtd ? sql<number>`sum(revenue_no_ftd_cents)` : sql<number>`sum(revenue_cents)`).as('revenue'),
+      ])
+    : q.select([sql<number>`sum(n_ftd)`.as('ftds'), sql<number>`sum(revenue_cents)`.as('revenue')]);
+  q = applyFilters(q, spec.filters);
+  // In the rollup's key order, so SQLite can group along its primary key without sorting.
+  const groups = [...(spec.byHour ? ['hour'] : []), ...[...spec.entities].sort((a, b) => KEY_ORDER.indexOf(a) - KEY_ORDER.indexOf(b))];
+  if (groups.length) q = q.groupBy(groups);
+  const rows = (await q.execute()) as Record<string, unknown>[];
+  // Without grouping, SQL answers one row even over nothing.
+  return toRows(groups.length ? rows : rows.filter((r) => r.leads !== null || r.ftds !== null), spec.entities, (r) => (spec.byHour ? bucketStart(String(r.b0), null) : null));
+}
+
+function bucketSelections(column: DateColumn, bucketMs: number | null): RawBuilder<unknown>[] {
+  const col = sql.ref(column);
+  // Literal numbers stay in the SQL text: PostgreSQL matches GROUP BY expressions to the
+  // select list by text, and bound parameters would make them differ.
+  if (bucketMs === null) return [];
+  if (bucketMs === HOUR_BUCKET) return [sql<string>`substr(${col}, 1, 13)`];
+  if (bucketMs === QUARTER_BUCKET) return [sql<string>`substr(${col}, 1, 13)`, sql<number>`cast(substr(${col}, 15, 2) as integer) / 15`];
+  return [sql<string>`substr(${col}, 1, 16)`];
+}
+
+const SEGMENTS_PER_QUERY = 100; // keeps the OR list well inside SQLite's expression depth limit
+
+export async function aggregateRaw(db: DB, spec: RawSpec): Promise<AggregateRow[]> {
+  const out: AggregateRow[] = [];
+  for (let i = 0; i < spec.segments.length; i += SEGMENTS_PER_QUERY) {
+    out.push(...(await aggregateRawChunk(db, spec, spec.segments.slice(i, i + SEGMENTS_PER_QUERY))));
+  }
+  return out;
+}
+
+async function aggregateRawChunk(db: DB, spec: RawSpec, segments: [number, number][]): Promise<AggregateRow[]> {
+  const buckets = bucketSelections(spec.column, spec.bucketMs);
+  const volume = spec.column === 'created_at';
+  let q: SelectQueryBuilder<any, any, any> = db
+    .selectFrom('leads')
+    .where((eb) => eb.or(segments.map(([from, to]) => eb.and([eb(spec.column, '>=', iso(from)), eb(spec.column, '<', iso(to))]))))
+    .select(buckets.map((b, i) => b.as(`b${i}`)))
+    .select(spec.entities.map((c, i) => sql.ref(c).as(`e${i}`)));
+  q = volume
+    ? q.select([
+        sql<number>`count(*)`.as('leads'),
+        sql<number>`sum(case when status = 'delivered' then 1 else 0 end)`.as('delivered'),
+        sql<number>`sum(case when status = 'rejected' then 1 else 0 end)`.as('rejected'),
+        sql<number>`sum(case when status = 'duplicate' then 1 else 0 end)`.as('duplicates'),
+        sql<number>`sum(case when status = 'failed' then 1 else 0 end)`.as('failed'),
+        sql<number>`count(ftd_at)`.as('ftds'),
+        sql<number>`sum(cost_cents)`.as('cost'),
+        (spec.revenueWithoutFtd ? sql<number>`sum(case when ftd_at is null then revenue_cents else 0 end)` : sql<number>`sum(revenue_cents)`).as('revenue'),
+      ])
+    : q.select([sql<number>`count(*)`.as('ftds'), sql<number>`sum(revenue_cents)`.as('revenue')]);
+  q = applyFilters(q, spec.filters);
+  const groups: Expression<unknown>[] = [...buckets, ...spec.entities.map((c) => sql.ref(c))];
+  if (groups.length) q = q.groupBy(groups);
+  const rows = (await q.execute()) as Record<string, unknown>[];
+  const counted = groups.length ? rows : rows.filter((r) => num(r.leads) > 0 || num(r.ftds) > 0);
+  return toRows(counted, spec.entities, (r) => (buckets.length ? bucketStart(String(r.b0), buckets.length > 1 ? num(r.b1) : null) : null));
+}
+
+const NAME_TABLES = { partner_id: 'partners', traffic_provider_id: 'traffic_providers', campaign_id: 'campaigns', flow_id: 'flows' } as const;
+
+/** Names of the entities a report shows, archived ones included. */
+export async function entityNames(db: DB, column: keyof typeof NAME_TABLES, ids: string[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const rows = await db.selectFrom(NAME_TABLES[column]).select(['id', 'name']).where('id', 'in', chunk).execute();
+    for (const r of rows) names.set(r.id, r.name);
+  }
+  return names;
+}

@@ -1,0 +1,42 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/tables.js';
+import { invalid, type FieldError } from '../../http/errors.js';
+import { referenced } from './queries.js';
+import { CURRENCY } from './schemas.js';
+
+/**
+ * Decimal amount → integer cents. JSON Schema's multipleOf: 0.01 misjudges binary fractions
+ * (1.1 / 0.01 is not an integer in floating point), so "at most 2 decimals" is checked here.
+ */
+export function toCents(amount: number): number | null {
+  const cents = Math.round(amount * 100);
+  return Math.abs(cents - amount * 100) < 1e-6 ? cents : null;
+}
+
+export function storedPayout(p: { model: 'cpl' | 'cpa'; amount: number }): string {
+  const cents = toCents(p.amount);
+  if (cents === null) invalid([{ field: 'payout.amount', message: 'must have at most 2 decimals (cents)' }]);
+  return JSON.stringify({ model: p.model, amount_cents: cents, currency: CURRENCY });
+}
+
+/**
+ * The provider and flow a campaign is given must exist and not be archived; each bad one is
+ * named. Values equal to `current` are not new references and are not checked again.
+ */
+export async function checkReferences(
+  db: Kysely<Database>,
+  refs: { traffic_provider_id?: string; flow_id?: string | null; payout?: { amount: number } },
+  current?: { traffic_provider_id: string; flow_id: string | null },
+) {
+  const errors: FieldError[] = [];
+  if (refs.payout && toCents(refs.payout.amount) === null) errors.push({ field: 'payout.amount', message: 'must have at most 2 decimals (cents)' });
+  const check = async (field: 'traffic_provider_id' | 'flow_id', table: 'traffic_providers' | 'flows', id: string | null | undefined, what: string) => {
+    if (id === undefined || id === null || id === current?.[field]) return;
+    const row = await referenced(db, table, id);
+    if (!row) errors.push({ field, message: `no ${what} with that id` });
+    else if (row.archived_at) errors.push({ field, message: `the ${what} is archived` });
+  };
+  await check('traffic_provider_id', 'traffic_providers', refs.traffic_provider_id, 'traffic provider');
+  await check('flow_id', 'flows', refs.flow_id, 'flow');
+  if (errors.length) invalid(errors);
+}

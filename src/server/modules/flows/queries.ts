@@ -1,0 +1,93 @@
+import type { Kysely } from 'kysely';
+import { isPostgres } from '../../db/database.js';
+import type { Database } from '../../db/tables.js';
+
+export const flowColumns = ['id', 'name', 'status', 'max_attempts', 'created_at', 'updated_at', 'archived_at'] as const;
+
+const targetColumns = [
+  'flow_targets.id',
+  'flow_targets.flow_id',
+  'flow_targets.partner_id',
+  'partners.name as partner_name',
+  'flow_targets.position',
+  'flow_targets.priority',
+  'flow_targets.weight',
+  'flow_targets.daily_cap',
+  'flow_targets.countries',
+  'flow_targets.schedule',
+] as const;
+
+/**
+ * One flow. `lock` (inside a transaction) holds the row until commit on PostgreSQL, so two
+ * writers of the same flow, or a writer and a campaign pointing at it, take turns; SQLite
+ * serializes write transactions already.
+ */
+export async function findFlowRow(db: Kysely<Database>, id: string, lock = false) {
+  let q = db.selectFrom('flows').select(flowColumns).where('id', '=', id);
+  if (lock && isPostgres(db)) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+export type FlowRow = NonNullable<Awaited<ReturnType<typeof findFlowRow>>>;
+
+/** Targets of the given flows, each flow's in editor order. */
+export function targetsOf(db: Kysely<Database>, flowIds: string[]) {
+  if (!flowIds.length) return Promise.resolve([]);
+  return db
+    .selectFrom('flow_targets')
+    .innerJoin('partners', 'partners.id', 'flow_targets.partner_id')
+    .select(targetColumns)
+    .where('flow_targets.flow_id', 'in', flowIds)
+    .orderBy('flow_targets.flow_id')
+    .orderBy('flow_targets.position')
+    .execute();
+}
+
+export type TargetRow = Awaited<ReturnType<typeof targetsOf>>[number];
+
+export const toTarget = (t: TargetRow) => ({
+  id: t.id,
+  partner_id: t.partner_id,
+  partner_name: t.partner_name,
+  priority: t.priority,
+  weight: t.weight,
+  daily_cap: t.daily_cap,
+  countries: JSON.parse(t.countries) as string[],
+  schedule: t.schedule === null ? null : JSON.parse(t.schedule),
+});
+
+/** Flows in the API shape, with their targets (one query for all of them). */
+export async function withTargets(db: Kysely<Database>, rows: FlowRow[]) {
+  const targets = await targetsOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  const byFlow = new Map<string, TargetRow[]>();
+  for (const t of targets) byFlow.set(t.flow_id, [...(byFlow.get(t.flow_id) ?? []), t]);
+  return rows.map((r) => ({ ...r, max_attempts: Number(r.max_attempts), targets: (byFlow.get(r.id) ?? []).map(toTarget) }));
+}
+
+export async function findFlow(db: Kysely<Database>, id: string) {
+  const row = await findFlowRow(db, id);
+  return row ? (await withTargets(db, [row]))[0] : undefined;
+}
+
+/** Partners by id, with what a reference check needs; shared-locked on PostgreSQL until commit. */
+export async function partnersById(db: Kysely<Database>, ids: string[]) {
+  if (!ids.length) return new Map<string, { id: string; archived_at: string | null }>();
+  let q = db.selectFrom('partners').select(['id', 'archived_at']).where('id', 'in', ids);
+  if (isPostgres(db)) q = q.forShare();
+  return new Map((await q.execute()).map((p) => [p.id, p]));
+}
+
+/** Non-archived campaigns that route through the flow (for the in-use answer). */
+export const liveCampaignsOf = (db: Kysely<Database>, flowId: string) =>
+  db.selectFrom('campaigns').select(['id', 'name']).where('flow_id', '=', flowId).where('archived_at', 'is', null).orderBy('id').limit(11).execute();
+
+/** Whether any lead or archived campaign still refers to the flow (then it is archived, not deleted). */
+export async function flowIsReferenced(db: Kysely<Database>, flowId: string) {
+  const lead = await db.selectFrom('leads').select('id').where('flow_id', '=', flowId).limit(1).executeTakeFirst();
+  if (lead) return true;
+  const campaign = await db.selectFrom('campaigns').select('id').where('flow_id', '=', flowId).limit(1).executeTakeFirst();
+  return !!campaign;
+}

@@ -1,0 +1,65 @@
+import type { Kysely } from 'kysely';
+import { newId } from '../../db/ids.js';
+import type { Database } from '../../db/tables.js';
+import { invalid, type FieldError } from '../../http/errors.js';
+import { isTimezone } from '../operators/service.js';
+import { partnersById } from './queries.js';
+import type { FlowTargetInputT } from './schemas.js';
+
+/**
+ * The checks the schema cannot make, all reported at once: each schedule's time zone, a
+ * partner repeated in the list, and partners that do not exist or are archived. A partner the
+ * flow already routes to stays allowed as it is (archiving is refused only as a new reference).
+ */
+export async function checkTargets(db: Kysely<Database>, targets: FlowTargetInputT[], current: Set<string> = new Set()) {
+  const errors: FieldError[] = [];
+  const seen = new Map<string, number>();
+  targets.forEach((t, i) => {
+    if (t.schedule && !isTimezone(t.schedule.timezone)) {
+      errors.push({ field: `targets[${i}].schedule.timezone`, message: `"${t.schedule.timezone}" is not an IANA time zone (e.g. Europe/Berlin)` });
+    }
+    const first = seen.get(t.partner_id);
+    if (first !== undefined) errors.push({ field: `targets[${i}].partner_id`, message: `repeats the partner of targets[${first}]; a partner appears once per flow` });
+    else seen.set(t.partner_id, i);
+  });
+  const partners = await partnersById(db, [...seen.keys()]);
+  targets.forEach((t, i) => {
+    if (seen.get(t.partner_id) !== i) return;
+    const p = partners.get(t.partner_id);
+    if (!p) errors.push({ field: `targets[${i}].partner_id`, message: 'no partner with that id' });
+    else if (p.archived_at && !current.has(p.id)) errors.push({ field: `targets[${i}].partner_id`, message: 'the partner is archived' });
+  });
+  if (errors.length) invalid(errors);
+}
+
+/**
+ * Replaces the flow's targets with `targets`, in order. Call inside the transaction that
+ * checked them. A partner that stays in the flow keeps its target id, so the id is stable
+ * across edits that only reorder or retune.
+ */
+export async function replaceTargets(db: Kysely<Database>, flowId: string, targets: FlowTargetInputT[]) {
+  const before = await db.selectFrom('flow_targets').select(['id', 'partner_id']).where('flow_id', '=', flowId).execute();
+  const keep = new Map(before.map((t) => [t.partner_id, t.id]));
+  await db.deleteFrom('flow_targets').where('flow_id', '=', flowId).execute();
+  if (!targets.length) return;
+  await db
+    .insertInto('flow_targets')
+    .values(
+      targets.map((t, position) => ({
+        id: keep.get(t.partner_id) ?? newId(),
+        flow_id: flowId,
+        partner_id: t.partner_id,
+        position,
+        priority: t.priority,
+        weight: t.weight ?? 100,
+        daily_cap: t.daily_cap ?? null,
+        countries: JSON.stringify(t.countries ?? []),
+        schedule: t.schedule ? JSON.stringify(t.schedule) : null,
+      })),
+    )
+    .execute();
+}
+
+/** What the audit log keeps of a target list: enough to see who got which share. */
+export const targetSummary = (targets: { partner_id: string; priority: number; weight?: number; daily_cap?: number | null }[]) =>
+  targets.map((t) => ({ partner_id: t.partner_id, priority: t.priority, weight: t.weight ?? 100, daily_cap: t.daily_cap ?? null }));

@@ -1,0 +1,55 @@
+// CSV export of a lead search: streamed in keyset chunks, so memory stays flat whatever the
+// number of rows, and rows inserted meanwhile neither repeat nor push others out.
+import { Readable } from 'node:stream';
+import type { DB } from '../../db/database.js';
+import { findLeads, sortKeyOf, toLead, type LeadRow } from './queries.js';
+import { CSV_COLUMNS } from './schemas.js';
+import type { LeadFilter } from './search.js';
+
+export const EXPORT_CHUNK = 1000;
+
+/**
+ * One CSV cell (RFC 4180). Text that a spreadsheet would run as a formula (starting with = + - @,
+ * or a tab or carriage return that some strip first) gets a leading single quote. Numbers and
+ * booleans are ours, never formulas, and stay as they are.
+ */
+export function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  let s = String(value);
+  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export const csvHeader = () => CSV_COLUMNS.join(',') + '\r\n';
+
+function csvRows(rows: LeadRow[], contacts: boolean): string {
+  let out = '';
+  for (const r of rows) {
+    const lead = toLead(r, contacts) as Record<string, unknown>;
+    out += CSV_COLUMNS.map((c) => csvCell(lead[c])).join(',') + '\r\n';
+  }
+  return out;
+}
+
+/**
+ * The CSV as a byte stream. The first chunk is read before the answer starts, so a failing
+ * query still gets a proper error answer; later chunks are read only as the client takes them.
+ */
+export async function exportStream(db: DB, filter: LeadFilter, contacts: boolean, chunk = EXPORT_CHUNK): Promise<Readable> {
+  const first = await findLeads(db, filter, null, chunk);
+  async function* lines() {
+    yield csvHeader();
+    let rows = first;
+    for (;;) {
+      if (rows.length) yield csvRows(rows, contacts);
+      if (rows.length < chunk) return;
+      rows = await findLeads(db, filter, sortKeyOf(filter, rows[rows.length - 1]), chunk);
+    }
+  }
+  return Readable.from(lines(), { objectMode: false, highWaterMark: 64 * 1024 });
+}
+
+export function exportFileName(now = new Date()): string {
+  return `leads-${now.toISOString().slice(0, 19).replace(/:/g, '-')}Z.csv`;
+}

@@ -1,0 +1,240 @@
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import { isPostgres } from '../../db/database.js';
+import type { Database, LeadsTable } from '../../db/tables.js';
+import { maskEmail, maskInText, maskPhone } from './mask.js';
+import { DATE_COLUMNS, SUB_IDS, type LeadFilter, type TextMatch } from './search.js';
+
+type DB = Kysely<Database>;
+
+/** Where the previous page ended: the last row's date (of the chosen date_type) and id. */
+export interface SortKey {
+  d: string;
+  id: string;
+}
+
+/** The smallest string after every string that starts with `prefix`, in code point order. */
+export function prefixEnd(prefix: string): string | null {
+  const cps = [...prefix].map((c) => c.codePointAt(0)!);
+  while (cps.length && cps[cps.length - 1] === 0x10ffff) cps.pop();
+  if (!cps.length) return null;
+  const last = cps.pop()! + 1;
+  cps.push(last === 0xd800 ? 0xe000 : last); // skip the surrogate block
+  return String.fromCodePoint(...cps);
+}
+
+/**
+ * How a name prefix is compared. PostgreSQL: on the indexed expression; its planner weighs the
+ * name indexes against walking the date index. SQLite has no statistics to weigh them with, so
+ * a probe decides (findLeads): a rare name reads its few index entries ('index'); a common one
+ * walks the date index and tests each row ('scan', the same expression made unindexable), which
+ * finds a page after a few hundred rows instead of sorting thousands of matches.
+ */
+type NameMode = 'postgres' | 'index' | 'scan';
+
+/**
+ * Case-insensitive "name starts with" as a range on the expression the name indexes hold (see
+ * migration 20261122T020000Z_lead_name_search): byte/code point order on both engines, where a
+ * prefix is exactly a range. The typed prefix is folded the way that engine's lower() folds:
+ * SQLite's lower() only knows ASCII, so there "Ö" must be typed as stored.
+ */
+function nameStartsWith(mode: NameMode, column: 'first_name' | 'last_name', typed: string) {
+  const ref = sql.ref(`leads.${column}`);
+  const expr = mode === 'postgres' ? sql`(lower(${ref}) collate "C")` : mode === 'index' ? sql`lower(${ref})` : sql`(lower(${ref}) || '')`;
+  const prefix = mode === 'postgres' ? typed.toLowerCase() : typed.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+  const end = prefixEnd(prefix);
+  return end === null ? sql<SqlBool>`${expr} >= ${prefix}` : sql<SqlBool>`(${expr} >= ${prefix} and ${expr} < ${end})`;
+}
+
+/** SQLite: a name matching at least this many leads is searched by walking the date index. */
+const COMMON_NAME = 1000;
+
+async function nameMode(db: DB, m: TextMatch): Promise<NameMode> {
+  if (isPostgres(db)) return 'postgres';
+  if (!m.name) return 'index';
+  const whole = m.name.whole;
+  const probe = db
+    .selectFrom('leads')
+    .select(sql`1`.as('one'))
+    .where((eb) => eb.or([nameStartsWith('index', 'first_name', whole), nameStartsWith('index', 'last_name', whole)]))
+    .limit(COMMON_NAME);
+  const { n } = await db.selectFrom(probe.as('p')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(n) >= COMMON_NAME ? 'scan' : 'index';
+}
+
+function textCondition(eb: ExpressionBuilder<Database, 'leads'>, m: TextMatch, mode: NameMode) {
+  // Each branch is an exact match on an indexed column (id, email, phone) or a name range.
+  const any: Expression<SqlBool>[] = [eb('leads.id', '=', m.id)];
+  if (m.email) any.push(eb('leads.email', '=', m.email));
+  if (m.phone) any.push(eb('leads.phone', '=', m.phone));
+  if (m.name) {
+    any.push(nameStartsWith(mode, 'first_name', m.name.whole), nameStartsWith(mode, 'last_name', m.name.whole));
+    if (m.name.first && m.name.last) {
+      any.push(eb.and([nameStartsWith(mode, 'first_name', m.name.first), nameStartsWith(mode, 'last_name', m.name.last)]));
+    }
+  }
+  return eb.or(any);
+}
+
+/**
+ * The leads a filter selects, after `after`, newest first by the chosen date then id. No OFFSET
+ * and no count: the date range and the keyset bound walk a (date, id) index, or an equality
+ * filter's (column, created_at, id) index when the date is registration; the remaining filters
+ * are tested on the rows that walk meets, and the walk stops at `limit`.
+ */
+function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number, mode: NameMode) {
+  const col = `leads.${DATE_COLUMNS[f.dateType]}` as const;
+  let q = db.selectFrom('leads').selectAll('leads');
+  if (f.from !== null) q = q.where(col, '>=', f.from);
+  if (f.to !== null) q = q.where(col, '<', f.to);
+  if (f.dateType !== 'registration') q = q.where(col, 'is not', null);
+  if (after) {
+    // The plain bound lets both planners start the index scan at the cursor; the row value
+    // comparison settles ties on the date by id.
+    q = q.where(col, '<=', after.d).where((eb) => eb(eb.refTuple(col, 'leads.id'), '<', eb.tuple(after.d, after.id)));
+  }
+  // The (column, created_at, id) indexes only serve the registration order. Sorted by another
+  // date, SQLite (no statistics) would still pick one for an equality filter and then sort all
+  // of that partner's or status's leads; a no-op "|| ''" keeps it on the date index instead.
+  // PostgreSQL weighs the choice itself.
+  const walk = f.dateType !== 'registration' && !isPostgres(db);
+  const plain = (c: 'status' | 'country' | 'partner_id' | 'traffic_provider_id' | 'campaign_id' | 'flow_id') =>
+    walk ? sql<string>`(${sql.ref(`leads.${c}`)} || '')` : sql.ref<string>(`leads.${c}`);
+  if (f.status.length) q = q.where(plain('status'), 'in', f.status);
+  if (f.country.length) q = q.where(plain('country'), 'in', f.country);
+  if (f.partner_id !== undefined) q = q.where(plain('partner_id'), '=', f.partner_id);
+  if (f.traffic_provider_id !== undefined) q = q.where(plain('traffic_provider_id'), '=', f.traffic_provider_id);
+  if (f.campaign_id !== undefined) q = q.where(plain('campaign_id'), '=', f.campaign_id);
+  if (f.flow_id !== undefined) q = q.where(plain('flow_id'), '=', f.flow_id);
+  if (f.is_ftd !== undefined) {
+    // Written so that no index on ftd_at can serve it: on SQLite "ftd_at is [not] null" would
+    // pick that index and sort every FTD (or every other lead) by date. Walking the date index
+    // and testing each row finds a page fast whenever FTDs are not vanishingly rare.
+    if (f.dateType === 'ftd') q = q.where('leads.ftd_at', f.is_ftd ? 'is not' : 'is', null);
+    else q = q.where(sql<string>`coalesce(${sql.ref('leads.ftd_at')}, '')`, f.is_ftd ? '<>' : '=', '');
+  }
+  if (f.sale_status !== undefined) q = q.where('leads.sale_status', '=', f.sale_status);
+  for (const k of SUB_IDS) {
+    const v = f.subIds[k];
+    if (v !== undefined) q = q.where(`leads.${k}`, '=', v);
+  }
+  const text = f.q;
+  if (text) q = q.where((eb) => textCondition(eb, text, mode));
+  return q.orderBy(col, 'desc').orderBy('leads.id', 'desc').limit(limit);
+}
+
+/** A lead row with the names of what it refers to (null when that record is gone). */
+export type LeadRow = Selectable<LeadsTable> & {
+  traffic_provider_name: string | null;
+  campaign_name: string | null;
+  flow_name: string | null;
+  partner_name: string | null;
+};
+
+/** Joins the names onto already-limited rows, so the joins never steer the index choice. */
+function withNames(db: DB, inner: ReturnType<typeof selectLeads> | ReturnType<typeof byId>) {
+  return db
+    .selectFrom(inner.as('l'))
+    .leftJoin('traffic_providers as tp', 'tp.id', 'l.traffic_provider_id')
+    .leftJoin('campaigns as c', 'c.id', 'l.campaign_id')
+    .leftJoin('flows as fl', 'fl.id', 'l.flow_id')
+    .leftJoin('partners as p', 'p.id', 'l.partner_id')
+    .selectAll('l')
+    .select(['tp.name as traffic_provider_name', 'c.name as campaign_name', 'fl.name as flow_name', 'p.name as partner_name']);
+}
+
+const byId = (db: DB, id: string) => db.selectFrom('leads').selectAll('leads').where('leads.id', '=', id);
+
+/** Up to `limit` leads after the cursor, in page order. */
+export async function findLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number): Promise<LeadRow[]> {
+  const col = DATE_COLUMNS[f.dateType];
+  const mode = f.q ? await nameMode(db, f.q) : 'index';
+  const rows = (await withNames(db, selectLeads(db, f, after, limit, mode)).execute()) as LeadRow[];
+  // The outer select may return the joined rows in any order: restore the page order.
+  return rows.sort((a, b) => (a[col]! < b[col]! ? 1 : a[col]! > b[col]! ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+}
+
+export const sortKeyOf = (f: LeadFilter, row: LeadRow): SortKey => ({ d: row[DATE_COLUMNS[f.dateType]]!, id: row.id });
+
+export async function findLead(db: DB, id: string): Promise<LeadRow | undefined> {
+  return (await withNames(db, byId(db, id)).executeTakeFirst()) as LeadRow | undefined;
+}
+
+export function findAttempts(db: DB, leadId: string) {
+  return db
+    .selectFrom('lead_attempts as a')
+    .leftJoin('partners as p', 'p.id', 'a.partner_id')
+    .select([
+      'a.attempt_no',
+      'a.partner_id',
+      'p.name as partner_name',
+      'a.requested_at',
+      'a.duration_ms',
+      'a.http_status',
+      'a.outcome',
+      'a.reason',
+      'a.response_excerpt',
+    ])
+    .where('a.lead_id', '=', leadId)
+    .orderBy('a.attempt_no')
+    .orderBy('a.requested_at')
+    .orderBy('a.id')
+    .execute();
+}
+
+const money = (cents: number) => Number(cents) / 100;
+
+/** The API's view of a lead; contacts masked unless the caller may see them. */
+export function toLead(r: LeadRow, contacts: boolean) {
+  return {
+    id: r.id,
+    created_at: r.created_at,
+    first_name: r.first_name,
+    last_name: r.last_name,
+    email: contacts ? r.email : maskEmail(r.email),
+    phone: contacts ? r.phone : maskPhone(r.phone),
+    country: r.country,
+    ip: r.ip,
+    language: r.language,
+    funnel: r.funnel,
+    sub_id1: r.sub_id1,
+    sub_id2: r.sub_id2,
+    sub_id3: r.sub_id3,
+    sub_id4: r.sub_id4,
+    sub_id5: r.sub_id5,
+    traffic_provider_id: r.traffic_provider_id,
+    traffic_provider_name: r.traffic_provider_name ?? null,
+    campaign_id: r.campaign_id,
+    campaign_name: r.campaign_name ?? null,
+    flow_id: r.flow_id,
+    flow_name: r.flow_name ?? null,
+    partner_id: r.partner_id,
+    partner_name: r.partner_name ?? null,
+    status: r.status,
+    reason: r.reason,
+    partner_lead_id: r.partner_lead_id,
+    sale_status: r.sale_status,
+    autologin_url: r.autologin_url,
+    delivered_at: r.delivered_at,
+    ftd_at: r.ftd_at,
+    is_ftd: r.ftd_at !== null,
+    status_updated_at: r.status_updated_at,
+    payout: money(r.cost_cents),
+    revenue: money(r.revenue_cents),
+  };
+}
+
+export type LeadView = ReturnType<typeof toLead>;
+
+export async function leadDetail(db: DB, id: string, contacts: boolean) {
+  const row = await findLead(db, id);
+  if (!row) return null;
+  const attempts = await findAttempts(db, id);
+  return {
+    ...toLead(row, contacts),
+    attempts: attempts.map((a) => ({
+      ...a,
+      partner_name: a.partner_name ?? null,
+      response_excerpt: a.response_excerpt === null || contacts ? a.response_excerpt : maskInText(a.response_excerpt, row),
+    })),
+  };
+}

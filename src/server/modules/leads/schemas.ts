@@ -1,0 +1,131 @@
+import { Type, type TSchema } from 'typebox';
+import { PageQuery } from '../../http/pagination.js';
+import { DATE_TYPES, LEAD_STATUSES, type DateType } from './search.js';
+
+const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
+const NullableText = Nullable(Type.String());
+const Instant = Type.String({ format: 'date-time' });
+const NullableInstant = Nullable(Instant);
+
+const EMAIL_NOTE = 'Masked (e.g. "j***@example.com") unless the caller holds `leads:contacts`';
+const PHONE_NOTE = 'E.164; masked (e.g. "+49******67") unless the caller holds `leads:contacts`';
+
+export const LeadStatusSchema = Type.Unsafe<(typeof LEAD_STATUSES)[number]>({ type: 'string', enum: [...LEAD_STATUSES] });
+
+export const Lead = Type.Object(
+  {
+    id: Type.String(),
+    created_at: Type.String({ format: 'date-time', description: 'Registration time' }),
+    first_name: Type.String(),
+    last_name: Type.String(),
+    email: Type.String({ description: EMAIL_NOTE }),
+    phone: Type.String({ description: PHONE_NOTE }),
+    country: Type.String({ description: 'ISO 3166-1 alpha-2' }),
+    ip: Type.String(),
+    language: NullableText,
+    funnel: NullableText,
+    sub_id1: NullableText,
+    sub_id2: NullableText,
+    sub_id3: NullableText,
+    sub_id4: NullableText,
+    sub_id5: NullableText,
+    traffic_provider_id: Type.String(),
+    traffic_provider_name: Type.Union([Type.String(), Type.Null()], { description: 'null when the record is gone' }),
+    campaign_id: NullableText,
+    campaign_name: NullableText,
+    flow_id: NullableText,
+    flow_name: NullableText,
+    partner_id: Type.Union([Type.String(), Type.Null()], { description: 'The partner that took the lead, or the last one tried' }),
+    partner_name: NullableText,
+    status: LeadStatusSchema,
+    reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it was rejected, failed or is a duplicate' }),
+    partner_lead_id: Type.Union([Type.String(), Type.Null()], { description: "The partner's own id for the lead" }),
+    sale_status: Type.Union([Type.String(), Type.Null()], { description: "The partner's sale status, as the partner reports it" }),
+    autologin_url: Type.Union([Type.String(), Type.Null()], { description: 'null when no partner returned one' }),
+    delivered_at: NullableInstant,
+    ftd_at: NullableInstant,
+    is_ftd: Type.Boolean({ description: 'ftd_at is set' }),
+    status_updated_at: Instant,
+    payout: Type.Number({ description: 'What the lead costs (paid to the traffic provider), in USD' }),
+    revenue: Type.Number({ description: 'What the partner pays for it, in USD' }),
+  },
+  { title: 'Lead' },
+);
+
+export const LeadAttempt = Type.Object(
+  {
+    attempt_no: Type.Integer({ description: '1 for the first partner tried' }),
+    partner_id: Type.String(),
+    partner_name: NullableText,
+    requested_at: Instant,
+    duration_ms: Nullable(Type.Integer()),
+    http_status: Type.Union([Type.Integer(), Type.Null()], { description: 'null when no answer came (timeout, connection error)' }),
+    outcome: Type.Unsafe<'accepted' | 'rejected' | 'timeout' | 'error'>({ type: 'string', enum: ['accepted', 'rejected', 'timeout', 'error'] }),
+    reason: NullableText,
+    response_excerpt: Type.Union([Type.String(), Type.Null()], {
+      description: "The start of the partner's answer; the lead's contacts in it are masked unless the caller holds `leads:contacts`",
+    }),
+  },
+  { title: 'LeadAttempt' },
+);
+
+export const LeadDetail = Type.Object(
+  { ...Lead.properties, attempts: Type.Array(LeadAttempt, { description: 'Delivery attempts, first to last' }) },
+  { title: 'LeadDetail' },
+);
+
+const Id = (what: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: `Only leads of this ${what} (id)` }));
+const Multi = (description: string) => Type.Optional(Type.Array(Type.String({ maxLength: 300 }), { maxItems: 50, description }));
+const SubIdParam = (n: number) => Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: `sub_id${n} equals this exactly` }));
+
+/** The Leads table's filters, shared by search and export. */
+export const LeadFilterQuery = {
+  date_type: Type.Unsafe<DateType>({
+    type: 'string',
+    enum: [...DATE_TYPES],
+    default: 'registration',
+    description:
+      'Which date the range applies to and the rows are sorted by (newest first): registration (created_at), delivered (delivered_at), ' +
+      'ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out.',
+  }),
+  date_from: Type.Optional(
+    Type.String({ maxLength: 40, description: 'From this day (YYYY-MM-DD, in `timezone`) or this instant (ISO 8601 date-time with Z or an offset), inclusive' }),
+  ),
+  date_to: Type.Optional(
+    Type.String({
+      maxLength: 40,
+      description: 'Up to this day, inclusive (YYYY-MM-DD, in `timezone`), or up to this instant, exclusive (ISO 8601 date-time with Z or an offset)',
+    }),
+  ),
+  timezone: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, description: "IANA time zone the dates are days in (e.g. Europe/Berlin); default: the operator's own" }),
+  ),
+  status: Multi(`Lead statuses (${LEAD_STATUSES.join(', ')}); repeat the parameter or separate with commas`),
+  country: Multi('ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas'),
+  partner_id: Id('partner'),
+  traffic_provider_id: Id('traffic provider'),
+  campaign_id: Id('campaign'),
+  flow_id: Id('flow'),
+  is_ftd: Type.Optional(Type.Boolean({ description: 'true: only leads with an FTD; false: only leads without' })),
+  sale_status: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "The partner's sale status, exactly" })),
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers ' +
+        'holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` an ' +
+        'email or phone never matches, so a search cannot confirm a contact the answers mask.',
+    }),
+  ),
+  sub_id1: SubIdParam(1),
+  sub_id2: SubIdParam(2),
+  sub_id3: SubIdParam(3),
+  sub_id4: SubIdParam(4),
+  sub_id5: SubIdParam(5),
+};
+
+export const SearchQuery = Type.Object({ ...PageQuery, ...LeadFilterQuery }, { additionalProperties: false });
+export const ExportQuery = Type.Object({ ...LeadFilterQuery }, { additionalProperties: false });
+
+export const CSV_COLUMNS = Object.keys(Lead.properties) as (keyof typeof Lead.properties)[];

@@ -1,0 +1,116 @@
+import type { FieldError } from '../../http/errors.js';
+import { isTimezone } from '../operators/service.js';
+import { LEAD_TEMPLATE_FIELDS, type IntegrationInput, type StoredIntegration } from './schemas.js';
+
+// Header values often carry the partner's API key: they are write-only. Answers show a mask
+// that can never be a real value (real values are Latin-1, the mask's "•" is not), so a mask
+// sent back on PATCH is recognisable and means "keep what is stored".
+const MASK = '••••';
+export const maskHeaderValue = (value: string) => (value.length > 8 ? MASK + value.slice(-4) : MASK);
+
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,100}$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/; // RFC 9110 field-value characters
+const PLACEHOLDER = /\{\{(.*?)\}\}/g;
+const KNOWN_FIELDS = new Set<string>(LEAD_TEMPLATE_FIELDS);
+const MAX_TEMPLATE_DEPTH = 20;
+
+export const maskHeaders = (headers: Record<string, string>) =>
+  Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, maskHeaderValue(v)]));
+
+/** For audit details: which headers are set, never their values. */
+export const integrationForAudit = (i: StoredIntegration) => ({ ...i, headers: Object.keys(i.headers) });
+
+function checkUrl(url: string, errors: FieldError[]) {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // reported below
+  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname) {
+    errors.push({ field: 'integration.url', message: 'must be an absolute http or https URL' });
+  }
+}
+
+const childPath = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : `${path}.${key}`);
+
+/** Every {{…}} placeholder in the template must be {{lead.<known field>}}. */
+function checkTemplate(value: unknown, path: string, depth: number, errors: FieldError[]) {
+  if (errors.length >= 50) return;
+  if (typeof value === 'string') {
+    for (const m of value.matchAll(PLACEHOLDER)) {
+      const name = /^lead\.([A-Za-z0-9_]+)$/.exec(m[1])?.[1];
+      if (!name || !KNOWN_FIELDS.has(name)) {
+        errors.push({ field: path, message: `placeholder ${m[0]} names no lead field; use {{lead.<field>}} with one of: ${LEAD_TEMPLATE_FIELDS.join(', ')}` });
+        return;
+      }
+    }
+    if (value.replace(PLACEHOLDER, '').includes('{{')) errors.push({ field: path, message: 'has a {{ without its closing }}' });
+    return;
+  }
+  if (!value || typeof value !== 'object') return;
+  if (depth > MAX_TEMPLATE_DEPTH) {
+    errors.push({ field: path, message: `nests deeper than ${MAX_TEMPLATE_DEPTH} levels` });
+    return;
+  }
+  if (Array.isArray(value)) value.forEach((v, i) => checkTemplate(v, childPath(path, i), depth + 1, errors));
+  else for (const [k, v] of Object.entries(value)) checkTemplate(v, childPath(path, k), depth + 1, errors);
+}
+
+/**
+ * Validates an integration beyond its schema and resolves masked header values against the
+ * stored ones (`previous`, on PATCH). Pushes one error per bad field; returns the form to store.
+ */
+export function resolveIntegration(input: IntegrationInput, previous: StoredIntegration | null, errors: FieldError[]): StoredIntegration {
+  checkUrl(input.url, errors);
+  const headers: Record<string, string> = Object.create(null); // a header named __proto__ stays a header
+  const seen = new Set<string>();
+  for (const [name, raw] of Object.entries((input.headers ?? {}) as Record<string, string>)) {
+    const field = `integration.headers.${name}`;
+    if (!HEADER_NAME.test(name)) {
+      errors.push({ field, message: 'is not a valid header name (letters, digits and !#$%&\'*+-.^_`|~)' });
+      continue;
+    }
+    if (seen.has(name.toLowerCase())) {
+      errors.push({ field, message: 'repeats a header name (names are case-insensitive)' });
+      continue;
+    }
+    seen.add(name.toLowerCase());
+    const storedName = Object.keys(previous?.headers ?? {}).find((k) => k.toLowerCase() === name.toLowerCase());
+    const stored = storedName === undefined ? undefined : previous!.headers[storedName];
+    if (stored !== undefined && raw === maskHeaderValue(stored)) headers[name] = stored;
+    else if (!HEADER_VALUE.test(raw)) {
+      errors.push({
+        field,
+        message: raw.includes('•')
+          ? 'is a masked value but this header has no stored value to keep; send the real value'
+          : 'holds a character a header value cannot carry (line breaks, control or non-Latin-1 characters)',
+      });
+    } else headers[name] = raw;
+  }
+  const body_template = (input.body_template ?? {}) as Record<string, unknown>;
+  checkTemplate(body_template, 'integration.body_template', 1, errors);
+  return {
+    method: input.method ?? 'POST',
+    url: input.url,
+    headers,
+    body_template,
+    success_path: input.success_path ?? '',
+    lead_id_path: input.lead_id_path ?? '',
+    autologin_path: input.autologin_path ?? '',
+    timeout_ms: input.timeout_ms ?? 5000,
+  };
+}
+
+/** Checks shared by create and update, on the values the partner would end up with. */
+export function checkPartnerRules(
+  p: { working_hours: { timezone: string } | null; daily_cap: number | null; total_cap: number | null },
+  errors: FieldError[],
+) {
+  if (p.working_hours && !isTimezone(p.working_hours.timezone)) {
+    errors.push({ field: 'working_hours.timezone', message: `"${p.working_hours.timezone}" is not an IANA time zone (e.g. Europe/Berlin)` });
+  }
+  if (p.daily_cap !== null && p.total_cap !== null && p.total_cap < p.daily_cap) {
+    errors.push({ field: 'total_cap', message: `must be at least daily_cap (${p.daily_cap})` });
+  }
+}

@@ -1,0 +1,75 @@
+import type { Kysely, Selectable } from 'kysely';
+import { displayPrefix } from '../../auth/credentials.js';
+import { parseCidr } from '../../auth/ip-allowlist.js';
+import { containsText } from '../../db/like.js';
+import type { Database, TrafficProvidersTable } from '../../db/tables.js';
+import type { FieldError } from '../../http/errors.js';
+import { decodeCursor, pageOf } from '../../http/pagination.js';
+import type { TrafficProvider } from './schemas.js';
+
+// Every column but the token hash, which never leaves the database.
+const providerColumns = ['id', 'name', 'status', 'token_id', 'allowed_ips', 'duplicate_policy', 'created_at', 'updated_at', 'archived_at'] as const;
+export type ProviderRecord = Omit<Selectable<TrafficProvidersTable>, 'token_hash'>;
+
+export const toTrafficProvider = (row: ProviderRecord): TrafficProvider => ({
+  id: row.id,
+  name: row.name,
+  status: row.status,
+  allowed_ips: JSON.parse(row.allowed_ips),
+  duplicate_policy: JSON.parse(row.duplicate_policy),
+  token_prefix: displayPrefix('lgt_', row.token_id),
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+  archived_at: row.archived_at,
+});
+
+export const findTrafficProvider = (db: Kysely<Database>, id: string): Promise<ProviderRecord | undefined> =>
+  db.selectFrom('traffic_providers').select(providerColumns).where('id', '=', id).executeTakeFirst();
+
+export async function listTrafficProviders(
+  db: Kysely<Database>,
+  f: { limit: number; cursor?: string; status?: 'active' | 'paused'; q?: string; include_archived: boolean },
+) {
+  const after = decodeCursor(f.cursor, ['id']);
+  let q = db.selectFrom('traffic_providers').select(providerColumns).orderBy('id').limit(f.limit + 1);
+  if (after) q = q.where('id', '>', after.id);
+  if (!f.include_archived) q = q.where('archived_at', 'is', null);
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.q) q = q.where((eb) => containsText(eb.ref('name'), f.q!));
+  const page = pageOf(await q.execute(), f.limit, (r) => ({ id: r.id }));
+  return { ...page, data: page.data.map(toTrafficProvider) };
+}
+
+/** Canonical, de-duplicated CIDRs; one error per entry that is not an address or CIDR. */
+export function normaliseAllowedIps(entries: string[], errors: FieldError[]): string[] {
+  const out: string[] = [];
+  entries.forEach((entry, i) => {
+    const cidr = parseCidr(entry);
+    if (!cidr) errors.push({ field: `allowed_ips[${i}]`, message: `"${entry}" is not an IP address or CIDR` });
+    else if (!out.includes(cidr)) out.push(cidr);
+  });
+  return out;
+}
+
+/** Campaigns (not archived) that take leads from the provider: their names, for a 409. */
+export async function liveCampaignsUsing(db: Kysely<Database>, providerId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('campaigns')
+    .select(['id', 'name'])
+    .where('traffic_provider_id', '=', providerId)
+    .where('archived_at', 'is', null)
+    .orderBy('id')
+    .limit(5)
+    .execute();
+  return rows.map((r) => `"${r.name}" (${r.id})`);
+}
+
+/** Whether anything at all still refers to the provider (leads, archived campaigns). */
+export async function providerReferenced(db: Kysely<Database>, providerId: string): Promise<boolean> {
+  const probes = [
+    db.selectFrom('leads').select('id').where('traffic_provider_id', '=', providerId).limit(1),
+    db.selectFrom('campaigns').select('id').where('traffic_provider_id', '=', providerId).limit(1),
+  ];
+  for (const probe of probes) if (await probe.executeTakeFirst()) return true;
+  return false;
+}
