@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { issueToken } from '../../auth/credentials.js';
+import { isPostgres } from '../../db/database.js';
 import { newId, nowIso } from '../../db/ids.js';
 import { IdParams } from '../../http/common-schemas.js';
 import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
@@ -203,6 +204,9 @@ export default async function partnersRoutes(app: App) {
     },
     async (req, reply) => {
       await app.db.transaction().execute(async (tx) => {
+        // Lock the row first (PostgreSQL): a flow or campaign being pointed at it meanwhile holds
+        // a share lock, so the usage check below sees every reference committed before it.
+        if (isPostgres(tx)) await tx.selectFrom('partners').select('id').where('id', '=', req.params.id).forUpdate().execute();
         const current = (await findPartner(tx, req.params.id)) ?? notFound('partner');
         const flows = await liveFlowsUsing(tx, current.id);
         if (flows.length) conflict(`Flows still route to this partner: ${flows.join(', ')}. Remove it from them first.`);

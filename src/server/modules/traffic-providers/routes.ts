@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { issueToken } from '../../auth/credentials.js';
+import { isPostgres } from '../../db/database.js';
 import { newId, nowIso } from '../../db/ids.js';
 import { IdParams } from '../../http/common-schemas.js';
 import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
@@ -194,6 +195,9 @@ export default async function trafficProvidersRoutes(app: App) {
     },
     async (req, reply) => {
       await app.db.transaction().execute(async (tx) => {
+        // Lock the row first (PostgreSQL): a flow or campaign being pointed at it meanwhile holds
+        // a share lock, so the usage check below sees every reference committed before it.
+        if (isPostgres(tx)) await tx.selectFrom('traffic_providers').select('id').where('id', '=', req.params.id).forUpdate().execute();
         const current = (await findTrafficProvider(tx, req.params.id)) ?? notFound('traffic provider');
         const campaigns = await liveCampaignsUsing(tx, current.id);
         if (campaigns.length) conflict(`Campaigns still use this traffic provider: ${campaigns.join(', ')}. Archive them or move them to another provider first.`);
