@@ -1,7 +1,7 @@
 // The date range of a report: days in the caller's time zone or exact instants, turned into a
 // half-open UTC interval [from, to).
 import { invalid, type FieldError } from '../../http/errors.js';
-import { addDays, canonicalTimeZone, dayNumberOfUtc, localDay, startOfLocalDay, type DayNumber } from './time.js';
+import { addDays, canonicalTimeZone, dayNumberOfUtc, localDay, startOfLocalDay, type DayNumber } from '../../time.js';
 
 export const MAX_RANGE_DAYS = 366;
 const DAY_MS = 86_400_000;

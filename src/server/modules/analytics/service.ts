@@ -5,7 +5,7 @@ import { invalid } from '../../http/errors.js';
 import { aggregateRaw, aggregateRollup, entityNames, HOUR_BUCKET, type AggregateRow, type EntityColumn, type Filters } from './queries.js';
 import { resolveRange, type Range } from './range.js';
 import { TIME_DIMENSIONS, type Dimension, type ReportQueryT, type SummaryQueryT } from './schemas.js';
-import { dayGrid, dayIndex, dayKey, isoWeekKey, monthKey, weekSpan, type DayGrid, type DayNumber } from './time.js';
+import { dayGrid, dayIndex, dayKey, isoWeekKey, monthKey, weekSpan, type DayGrid, type DayNumber } from '../../time.js';
 
 export const CURRENCY = 'USD';
 

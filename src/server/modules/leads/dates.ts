@@ -1,44 +1,16 @@
 // Date bounds for lead searches: a calendar date is a whole day in an IANA time zone, a
 // date-time is an instant. Bounds come out as ISO 8601 UTC text ("…T…:…:….sssZ"), the form the
 // leads table stores, so they compare as text on both engines and range-scan the date indexes.
+import { canonicalTimeZone, startOfLocalDay } from '../../time.js';
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+export const isTimeZone = (tz: string) => canonicalTimeZone(tz) !== null;
 
-/** A formatter for the zone, or null when the zone is unknown. */
-function formatter(tz: string): Intl.DateTimeFormat | null {
-  const cached = formatters.get(tz);
-  if (cached) return cached;
-  let f: Intl.DateTimeFormat;
-  try {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-      era: 'short',
-    });
-  } catch {
-    return null;
-  }
-  // Case variants of a zone name are all valid; keep the cache bounded whatever callers send.
-  if (formatters.size > 2000) formatters.clear();
-  formatters.set(tz, f);
-  return f;
-}
-
-export const isTimeZone = (tz: string) => formatter(tz) !== null;
-
-/** The wall-clock fields of an instant in a zone. */
-function wallClock(ms: number, f: Intl.DateTimeFormat) {
-  const parts: Record<string, string> = {};
-  for (const p of f.formatToParts(new Date(ms))) parts[p.type] = p.value;
-  const year = parts.era === 'BC' ? 1 - Number(parts.year) : Number(parts.year);
-  return { year, month: Number(parts.month), day: Number(parts.day), hour: Number(parts.hour), minute: Number(parts.minute), second: Number(parts.second) };
-}
+/**
+ * The first instant of a calendar day in a zone. Usually local midnight; where a DST change
+ * skips midnight, the day starts at the first local time that exists.
+ */
+export const startOfDay = (year: number, month: number, day: number, tz: string): number =>
+  startOfLocalDay(tz, year * 10_000 + month * 100 + day);
 
 function utcMs(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number {
   // Date.UTC maps years 0–99 to 1900–1999; setUTCFullYear does not.
@@ -46,32 +18,6 @@ function utcMs(year: number, month: number, day: number, hour = 0, minute = 0, s
   d.setUTCFullYear(year, month - 1, day);
   d.setUTCHours(hour, minute, second, 0);
   return d.getTime();
-}
-
-/** Zone offset (local − UTC) in ms at an instant. */
-function offsetAt(ms: number, f: Intl.DateTimeFormat): number {
-  const w = wallClock(ms, f);
-  return utcMs(w.year, w.month, w.day, w.hour, w.minute, w.second) - (ms - (((ms % 1000) + 1000) % 1000));
-}
-
-const dayNumber = (y: number, m: number, d: number) => y * 10_000 + m * 100 + d;
-
-/**
- * The first instant of a calendar day in a zone. Usually local midnight; where a DST change
- * skips midnight, the day starts at the first local time that exists.
- */
-export function startOfDay(year: number, month: number, day: number, tz: string): number {
-  const f = formatter(tz);
-  if (!f) throw new Error(`unknown time zone ${tz}`);
-  const local = utcMs(year, month, day);
-  const first = local - offsetAt(local, f);
-  const candidates = [first, local - offsetAt(first, f)];
-  const target = dayNumber(year, month, day);
-  const onOrAfter = candidates.filter((t) => {
-    const w = wallClock(t, f);
-    return dayNumber(w.year, w.month, w.day) >= target;
-  });
-  return Math.min(...(onOrAfter.length ? onOrAfter : candidates));
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -1,5 +1,6 @@
 // Calendar arithmetic in an IANA time zone, without a date library: the instant each local day
-// starts (DST-aware), and local day/ISO week/month keys. The database only ever sees UTC text.
+// starts (DST-aware), and local day/ISO week/month keys. Shared by lead search (date bounds) and
+// analytics (grouping). The database only ever sees UTC text.
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -20,6 +21,7 @@ function formatter(tz: string): Intl.DateTimeFormat {
       hour: 'numeric',
       minute: 'numeric',
       second: 'numeric',
+      era: 'short', // years before 1 AD come out as positive numbers with era BC
     });
     formatters.set(tz, f);
   }
@@ -38,9 +40,13 @@ export function canonicalTimeZone(tz: string): string | null {
 /** The wall-clock time in `tz` at instant `ms`, as if it were UTC (whole seconds). */
 function wallClock(tz: string, ms: number): number {
   const p: Record<string, number> = {};
-  for (const part of formatter(tz).formatToParts(new Date(ms))) if (part.type !== 'literal') p[part.type] = Number(part.value);
+  let bc = false;
+  for (const part of formatter(tz).formatToParts(new Date(ms))) {
+    if (part.type === 'era') bc = part.value === 'BC';
+    else if (part.type !== 'literal') p[part.type] = Number(part.value);
+  }
   const d = new Date(0);
-  d.setUTCFullYear(p.year, p.month - 1, p.day);
+  d.setUTCFullYear(bc ? 1 - p.year : p.year, p.month - 1, p.day);
   d.setUTCHours(p.hour, p.minute, p.second, 0);
   return d.getTime();
 }
