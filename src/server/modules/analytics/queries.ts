@@ -48,10 +48,8 @@ export interface RawSpec extends Common {
   bucketMs: number | null;
 }
 
-export interface AggregateRow {
-  /** Start of the UTC bucket in ms; null without time grouping. */
-  bucket: number | null;
-  entities: (string | null)[];
+/** The counts and sums every report cell carries. */
+export interface Measures {
   leads: number;
   delivered: number;
   rejected: number;
@@ -60,6 +58,12 @@ export interface AggregateRow {
   ftds: number;
   costCents: number;
   revenueCents: number;
+}
+
+export interface AggregateRow extends Measures {
+  /** Start of the UTC bucket in ms; null without time grouping. */
+  bucket: number | null;
+  entities: (string | null)[];
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

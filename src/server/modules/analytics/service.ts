@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import { isPostgres, type DB } from '../../db/database.js';
 import { invalid } from '../../http/errors.js';
-import { aggregateRaw, aggregateRollup, entityNames, HOUR_BUCKET, type AggregateRow, type EntityColumn, type Filters } from './queries.js';
+import { aggregateRaw, aggregateRollup, entityNames, HOUR_BUCKET, type AggregateRow, type EntityColumn, type Filters, type Measures } from './queries.js';
 import { resolveRange, type Range } from './range.js';
 import { TIME_DIMENSIONS, type Dimension, type ReportQueryT, type SummaryQueryT } from './schemas.js';
 import { dayGrid, dayIndex, dayKey, isoWeekKey, monthKey, weekSpan, type DayGrid, type DayNumber } from '../../time.js';
@@ -25,16 +25,7 @@ const NONE_LABEL: Record<EntityColumn, string> = {
   country: 'Unknown country',
 };
 
-interface Acc {
-  leads: number;
-  delivered: number;
-  rejected: number;
-  duplicates: number;
-  failed: number;
-  ftds: number;
-  costCents: number;
-  revenueCents: number;
-}
+type Acc = Measures;
 
 const zero = (): Acc => ({ leads: 0, delivered: 0, rejected: 0, duplicates: 0, failed: 0, ftds: 0, costCents: 0, revenueCents: 0 });
 
