@@ -1,5 +1,6 @@
 // Rows written straight into the database, for tests of read paths (search, analytics) that
 // need data before the intake API exists or in quantities the API would make slow.
+import assert from 'node:assert/strict';
 import type { Insertable } from 'kysely';
 import { hashSecret } from '../src/server/auth/credentials.js';
 import type { DB } from '../src/server/db/database.js';
@@ -327,4 +328,8 @@ export function analyticsGroupMismatches(rows: Record<string, any>[], want: Map<
   for (const k of want.keys()) if (!keys.has(k)) out.push(`${k}: missing`);
   if (keys.size !== rows.length) out.push('a key appears twice');
   return out;
+}
+
+export function assertAnalyticsGroups(rows: Record<string, any>[], want: Map<string | null, AnalyticsMeasures>, what: string) {
+  assert.deepEqual(analyticsGroupMismatches(rows, want), [], what);
 }

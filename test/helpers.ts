@@ -151,3 +151,10 @@ export function expectProblem(res: LightMyRequestResponse, status: number, code:
   return body as { code: string; detail: string; errors?: { field: string; message: string }[] };
 }
 
+
+/** GET that must answer 200; returns the JSON body. */
+export async function getJson(ta: TestApp, url: string, token = ta.ownerToken) {
+  const res = await call(ta.app, token, { method: 'GET', url });
+  if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+  return res.json();
+}

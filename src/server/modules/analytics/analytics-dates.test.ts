@@ -6,24 +6,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   analyticsDataset,
-  analyticsGroupMismatches,
   expectedAnalytics,
   insertAnalyticsWorld,
   insertLeads,
   localDate,
   type AnalyticsMeasures,
   type LeadInput,
+  assertAnalyticsGroups,
 } from '../../../../test/fixtures.js';
-import { buildTestApp, call, forEachDatabase, type TestApp } from '../../../../test/helpers.js';
+import { buildTestApp, call, getJson, forEachDatabase, type TestApp } from '../../../../test/helpers.js';
 
-async function getOk(ta: TestApp, url: string, token = ta.ownerToken) {
-  const res = await call(ta.app, token, { method: 'GET', url });
-  assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
-  return res.json();
-}
-
-const assertGroups = (rows: Record<string, any>[], want: Map<string | null, AnalyticsMeasures>, what: string) =>
-  assert.deepEqual(analyticsGroupMismatches(rows, want), [], what);
 
 const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -50,7 +42,7 @@ forEachDatabase('Analytics: days, FTD dates and changes', (engine) => {
       lead('2026-10-25T23:00:00.000Z'), // Berlin 00:00 on the 26th
     ]);
     const days = async (from: string, to: string, tz: string) => {
-      const body = await getOk(ta, `/api/analytics/report?group_by=day&date_from=${from}&date_to=${to}&timezone=${encodeURIComponent(tz)}`);
+      const body = await getJson(ta, `/api/analytics/report?group_by=day&date_from=${from}&date_to=${to}&timezone=${encodeURIComponent(tz)}`);
       return Object.fromEntries(body.rows.filter((r: any) => r.leads).map((r: any) => [r.key, r.leads]));
     };
     assert.deepEqual(await days('2026-03-10', '2026-03-11', 'Europe/Berlin'), { '2026-03-10': 1, '2026-03-11': 1 });
@@ -58,10 +50,10 @@ forEachDatabase('Analytics: days, FTD dates and changes', (engine) => {
     assert.deepEqual(await days('2026-03-28', '2026-03-30', 'Europe/Berlin'), { '2026-03-29': 3, '2026-03-30': 1 });
     assert.deepEqual(await days('2026-10-24', '2026-10-26', 'Europe/Berlin'), { '2026-10-25': 4, '2026-10-26': 1 });
     // The range of one DST day is 23 (or 25) hours long.
-    const spring = await getOk(ta, '/api/analytics/summary?date_from=2026-03-29&date_to=2026-03-29&timezone=Europe/Berlin');
+    const spring = await getJson(ta, '/api/analytics/summary?date_from=2026-03-29&date_to=2026-03-29&timezone=Europe/Berlin');
     assert.equal(Date.parse(spring.to) - Date.parse(spring.from), 23 * HOUR);
     assert.equal(spring.totals.leads, 3);
-    const autumn = await getOk(ta, '/api/analytics/summary?date_from=2026-10-25&date_to=2026-10-25&timezone=Europe/Berlin');
+    const autumn = await getJson(ta, '/api/analytics/summary?date_from=2026-10-25&date_to=2026-10-25&timezone=Europe/Berlin');
     assert.equal(Date.parse(autumn.to) - Date.parse(autumn.from), 25 * HOUR);
     assert.equal(autumn.totals.leads, 4);
     // Half- and quarter-hour offsets: India is UTC+5:30, Nepal UTC+5:45 (no DST in either).
@@ -70,13 +62,13 @@ forEachDatabase('Analytics: days, FTD dates and changes', (engine) => {
     assert.deepEqual(await days('2026-05-10', '2026-05-11', 'Asia/Kathmandu'), { '2026-05-10': 1, '2026-05-11': 3 });
     // Where DST skips midnight (Chile, 6 September 2026: 00:00 → 01:00), the day starts at 01:00.
     await insertLeads(ta.db, [lead('2026-09-06T03:30:00.000Z'), lead('2026-09-06T04:10:00.000Z')]); // 23:30 -04 on the 5th; 01:10 -03
-    const chile = await getOk(ta, '/api/analytics/report?group_by=day&date_from=2026-09-05&date_to=2026-09-06&timezone=America/Santiago');
+    const chile = await getJson(ta, '/api/analytics/report?group_by=day&date_from=2026-09-05&date_to=2026-09-06&timezone=America/Santiago');
     assert.deepEqual([chile.from, chile.to], ['2026-09-05T04:00:00.000Z', '2026-09-07T03:00:00.000Z']);
     assert.deepEqual(chile.rows.map((r: any) => [r.key, r.leads]), [['2026-09-05', 1], ['2026-09-06', 1]]);
     // Weeks start on Monday in the zone: Sunday 23:30 UTC is Monday in Berlin.
     await insertLeads(ta.db, [lead('2026-06-07T23:30:00.000Z')]); // a Sunday in UTC
     const weeks = async (tz: string) =>
-      (await getOk(ta, `/api/analytics/report?group_by=week&date_from=2026-06-01&date_to=2026-06-14&timezone=${tz}`)).rows.map((r: any) => [r.key, r.leads]);
+      (await getJson(ta, `/api/analytics/report?group_by=week&date_from=2026-06-01&date_to=2026-06-14&timezone=${tz}`)).rows.map((r: any) => [r.key, r.leads]);
     assert.deepEqual(await weeks('UTC'), [['2026-W23', 1], ['2026-W24', 0]]);
     assert.deepEqual(await weeks('Europe/Berlin'), [['2026-W23', 0], ['2026-W24', 1]]);
   });
@@ -89,16 +81,16 @@ forEachDatabase('Analytics: days, FTD dates and changes', (engine) => {
     // Registered before the range, deposited inside it; and registered inside, deposited after.
     assert.ok(rows.some((r) => r.created_at! < MARCH_FROM && r.ftd_at && r.ftd_at >= MARCH_FROM));
     assert.ok(rows.some((r) => r.created_at! < MARCH_TO && r.ftd_at && r.ftd_at >= MARCH_TO));
-    const summary = await getOk(ta, `/api/analytics/summary?${MARCH_BERLIN}&date_type=ftd`);
+    const summary = await getJson(ta, `/api/analytics/summary?${MARCH_BERLIN}&date_type=ftd`);
     assert.equal(summary.date_type, 'ftd');
     const want = expectedAnalytics(rows, MARCH_FROM, MARCH_TO, 'ftd').get('all')!;
     assert.deepEqual(summary.totals, want);
     assert.notDeepEqual(want, expectedAnalytics(rows, MARCH_FROM, MARCH_TO, 'registration').get('all'), 'the data set tells the two modes apart');
-    const byDay = await getOk(ta, `/api/analytics/report?group_by=day&then_by=partner&${MARCH_BERLIN}&date_type=ftd`);
+    const byDay = await getJson(ta, `/api/analytics/report?group_by=day&then_by=partner&${MARCH_BERLIN}&date_type=ftd`);
     assert.deepEqual(byDay.totals, want);
-    assertGroups(byDay.rows, expectedAnalytics(rows, MARCH_FROM, MARCH_TO, 'ftd', (_r, at) => localDate(at, 'Europe/Berlin')), 'ftd by day');
-    const byPartner = await getOk(ta, `/api/analytics/report?group_by=partner&${MARCH_BERLIN}&date_type=ftd`);
-    assertGroups(byPartner.rows, expectedAnalytics(rows, MARCH_FROM, MARCH_TO, 'ftd', (r) => r.partner_id ?? null), 'ftd by partner');
+    assertAnalyticsGroups(byDay.rows, expectedAnalytics(rows, MARCH_FROM, MARCH_TO, 'ftd', (_r, at) => localDate(at, 'Europe/Berlin')), 'ftd by day');
+    const byPartner = await getJson(ta, `/api/analytics/report?group_by=partner&${MARCH_BERLIN}&date_type=ftd`);
+    assertAnalyticsGroups(byPartner.rows, expectedAnalytics(rows, MARCH_FROM, MARCH_TO, 'ftd', (r) => r.partner_id ?? null), 'ftd by partner');
   });
 
   test('updates and deletes of leads show at once; ranges that cut hours in the middle are exact', async (t) => {
@@ -123,10 +115,10 @@ forEachDatabase('Analytics: days, FTD dates and changes', (engine) => {
     assert.ok(rows[13].ftd_at === null && rows[11].ftd_at !== null);
 
     const qs = `${MARCH_BERLIN}&date_type=ftd`;
-    assert.deepEqual((await getOk(ta, `/api/analytics/summary?${qs}`)).totals, expectedAnalytics(now, MARCH_FROM, MARCH_TO, 'ftd').get('all'));
+    assert.deepEqual((await getJson(ta, `/api/analytics/summary?${qs}`)).totals, expectedAnalytics(now, MARCH_FROM, MARCH_TO, 'ftd').get('all'));
     const day = (_r: LeadInput, at: number) => localDate(at, 'Europe/Berlin');
-    assertGroups((await getOk(ta, `/api/analytics/report?group_by=day&${MARCH_BERLIN}`)).rows, expectedAnalytics(now, MARCH_FROM, MARCH_TO, 'registration', day), 'after changes, by day');
-    assertGroups((await getOk(ta, `/api/analytics/report?group_by=partner&${qs}`)).rows, expectedAnalytics(now, MARCH_FROM, MARCH_TO, 'ftd', (r) => r.partner_id ?? null), 'after changes, by partner');
+    assertAnalyticsGroups((await getJson(ta, `/api/analytics/report?group_by=day&${MARCH_BERLIN}`)).rows, expectedAnalytics(now, MARCH_FROM, MARCH_TO, 'registration', day), 'after changes, by day');
+    assertAnalyticsGroups((await getJson(ta, `/api/analytics/report?group_by=partner&${qs}`)).rows, expectedAnalytics(now, MARCH_FROM, MARCH_TO, 'ftd', (r) => r.partner_id ?? null), 'after changes, by partner');
 
     // Instants that are not on the hour: the partial hours at both ends count exactly.
     const from = '2026-03-05T14:47:00.000Z';
@@ -134,13 +126,13 @@ forEachDatabase('Analytics: days, FTD dates and changes', (engine) => {
     assert.ok(now.some((r) => r.created_at! >= '2026-03-05T14:00' && r.created_at! < from), 'a lead in the cut-off part of the first hour');
     assert.ok(now.some((r) => r.created_at! >= '2026-03-21T00:00' && r.created_at! < to), 'a lead in the kept part of the last hour');
     for (const dateType of ['registration', 'ftd'] as const) {
-      const body = await getOk(ta, `/api/analytics/report?group_by=day&then_by=country&date_from=${from}&date_to=${to}&timezone=Europe/Berlin&date_type=${dateType}`);
+      const body = await getJson(ta, `/api/analytics/report?group_by=day&then_by=country&date_from=${from}&date_to=${to}&timezone=Europe/Berlin&date_type=${dateType}`);
       assert.deepEqual([body.from, body.to], [from, to]);
       assert.deepEqual(body.totals, expectedAnalytics(now, from, to, dateType).get('all'), dateType);
-      assertGroups(body.rows, expectedAnalytics(now, from, to, dateType, day), `cut hours ${dateType}`);
+      assertAnalyticsGroups(body.rows, expectedAnalytics(now, from, to, dateType, day), `cut hours ${dateType}`);
     }
     // Less than an hour, inside one hour.
-    const inner = await getOk(ta, `/api/analytics/summary?date_from=2026-03-05T14:17:00Z&date_to=2026-03-05T14:59:00Z`);
+    const inner = await getJson(ta, `/api/analytics/summary?date_from=2026-03-05T14:17:00Z&date_to=2026-03-05T14:59:00Z`);
     assert.equal(inner.totals.leads, 1);
     assert.deepEqual(inner.totals, expectedAnalytics(now, '2026-03-05T14:17:00.000Z', '2026-03-05T14:59:00.000Z', 'registration').get('all'));
 
@@ -175,7 +167,7 @@ forEachDatabase('Analytics: days, FTD dates and changes', (engine) => {
       { traffic_provider_id: w.t1, created_at: iso(now - 10 * 24 * HOUR) },
       { traffic_provider_id: w.t1, created_at: iso(now - 40 * 24 * HOUR) },
     ]);
-    const body = await getOk(ta, '/api/analytics/report?group_by=day');
+    const body = await getJson(ta, '/api/analytics/report?group_by=day');
     assert.equal(body.timezone, 'America/New_York');
     assert.equal(body.rows.length, 30);
     assert.equal(body.rows.at(-1).key, localDate(now, 'America/New_York'));
@@ -184,6 +176,6 @@ forEachDatabase('Analytics: days, FTD dates and changes', (engine) => {
     assert.equal(localDate(Date.parse(body.from), 'America/New_York'), body.rows[0].key);
     assert.notEqual(localDate(Date.parse(body.from) - 1, 'America/New_York'), body.rows[0].key);
     // An explicit zone wins over the operator's, and comes back spelled canonically.
-    assert.equal((await getOk(ta, '/api/analytics/summary?timezone=asia/tokyo')).timezone, 'Asia/Tokyo');
+    assert.equal((await getJson(ta, '/api/analytics/summary?timezone=asia/tokyo')).timezone, 'Asia/Tokyo');
   });
 });

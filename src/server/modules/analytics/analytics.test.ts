@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   analyticsDataset,
-  analyticsGroupMismatches,
   analyticsMeasures,
   expectedAnalytics,
   insertAnalyticsWorld,
@@ -14,17 +13,10 @@ import {
   localDate,
   type AnalyticsMeasures,
   type LeadInput,
+  assertAnalyticsGroups,
 } from '../../../../test/fixtures.js';
-import { buildTestApp, call, expectProblem, forEachDatabase, newApiKey, newOperator, type TestApp } from '../../../../test/helpers.js';
+import { buildTestApp, call, getJson, expectProblem, forEachDatabase, newApiKey, newOperator, type TestApp } from '../../../../test/helpers.js';
 
-async function getOk(ta: TestApp, url: string, token = ta.ownerToken) {
-  const res = await call(ta.app, token, { method: 'GET', url });
-  assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
-  return res.json();
-}
-
-const assertGroups = (rows: Record<string, any>[], want: Map<string | null, AnalyticsMeasures>, what: string) =>
-  assert.deepEqual(analyticsGroupMismatches(rows, want), [], what);
 
 const MARCH_BERLIN = 'date_from=2026-03-01&date_to=2026-03-31&timezone=Europe/Berlin';
 const MARCH_FROM = '2026-02-28T23:00:00.000Z'; // midnight CET
@@ -41,9 +33,9 @@ forEachDatabase('Analytics', (engine) => {
     const noScope = await newApiKey(ta, ['leads:view']);
     expectProblem(await call(ta.app, noScope.secret, { method: 'GET', url: '/api/analytics/report?group_by=day' }), 403, 'insufficient_scope');
     const viewer = await newOperator(ta, ['analytics:view']);
-    assert.equal((await getOk(ta, '/api/analytics/summary', viewer.token)).totals.leads, 0);
+    assert.equal((await getJson(ta, '/api/analytics/summary', viewer.token)).totals.leads, 0);
     const key = await newApiKey(ta, ['analytics:view']);
-    assert.equal((await getOk(ta, '/api/analytics/report?group_by=partner', key.secret)).rows.length, 0);
+    assert.equal((await getJson(ta, '/api/analytics/report?group_by=partner', key.secret)).rows.length, 0);
   });
 
   test('summary totals equal an independent count of the same leads', async (t) => {
@@ -51,7 +43,7 @@ forEachDatabase('Analytics', (engine) => {
     const w = await insertAnalyticsWorld(ta.db);
     const rows = analyticsDataset(w);
     await insertLeads(ta.db, rows);
-    const body = await getOk(ta, `/api/analytics/summary?${MARCH_BERLIN}`);
+    const body = await getJson(ta, `/api/analytics/summary?${MARCH_BERLIN}`);
     assert.deepEqual(
       { from: body.from, to: body.to, timezone: body.timezone, date_type: body.date_type, currency: body.currency },
       { from: MARCH_FROM, to: MARCH_TO, timezone: 'Europe/Berlin', date_type: 'registration', currency: 'USD' },
@@ -62,7 +54,7 @@ forEachDatabase('Analytics', (engine) => {
     for (const k of ['leads', 'delivered', 'rejected', 'duplicates', 'failed', 'ftds', 'revenue', 'cost']) assert.ok(want[k as keyof typeof want] > 0, k);
     assert.ok(rows.some((r) => r.created_at! < MARCH_FROM) && rows.some((r) => r.created_at! >= MARCH_TO), 'rows on both sides of the range');
     // Date-times are exact instants: one hour less at each end.
-    const narrow = await getOk(ta, `/api/analytics/summary?date_from=2026-03-01T00:00:00Z&date_to=2026-03-31T21:00:00.000%2B00:00`);
+    const narrow = await getJson(ta, `/api/analytics/summary?date_from=2026-03-01T00:00:00Z&date_to=2026-03-31T21:00:00.000%2B00:00`);
     assert.deepEqual(narrow.totals, expectedAnalytics(rows, '2026-03-01T00:00:00.000Z', '2026-03-31T21:00:00.000Z', 'registration').get('all'));
   });
 
@@ -85,11 +77,11 @@ forEachDatabase('Analytics', (engine) => {
     const names: Record<string, string> = { [w.p1]: 'Apex', [w.p2]: 'Blue', [w.t1]: 'Traffic One', [w.t2]: 'Traffic Two', [w.f1]: 'Flow One', [w.f2]: 'Flow Two', [w.c1]: 'Camp One', [w.c2]: 'Camp Two', [w.c3]: 'Camp Three', DE: 'Germany', FR: 'France', GB: 'United Kingdom' };
     const totals = expectedAnalytics(rows, MARCH_FROM, MARCH_TO, 'registration').get('all');
     for (const [dim, key] of Object.entries(keyOf)) {
-      const body = await getOk(ta, `/api/analytics/report?group_by=${dim}&${MARCH_BERLIN}`);
+      const body = await getJson(ta, `/api/analytics/report?group_by=${dim}&${MARCH_BERLIN}`);
       assert.equal(body.group_by, dim);
       assert.equal(body.then_by, null);
       assert.deepEqual(body.totals, totals, `${dim}: totals`);
-      assertGroups(body.rows, expectedAnalytics(rows, MARCH_FROM, MARCH_TO, 'registration', key), dim);
+      assertAnalyticsGroups(body.rows, expectedAnalytics(rows, MARCH_FROM, MARCH_TO, 'registration', key), dim);
       const sum = (k: string) => body.rows.reduce((s: number, r: any) => s + r[k], 0);
       for (const k of ['leads', 'delivered', 'ftds']) assert.equal(sum(k), totals![k as 'leads'], `${dim}: ${k} adds up`);
       if (dim === 'day') {
@@ -123,10 +115,10 @@ forEachDatabase('Analytics', (engine) => {
       ['campaign', 'week', (r) => r.campaign_id ?? null, (_r, at) => isoWeek(localDate(at, tz))],
     ];
     for (const [first, second, k1, k2] of cases) {
-      const body = await getOk(ta, `/api/analytics/report?group_by=${first}&then_by=${second}&${MARCH_BERLIN}`);
+      const body = await getJson(ta, `/api/analytics/report?group_by=${first}&then_by=${second}&${MARCH_BERLIN}`);
       assert.equal(body.then_by, second);
       const outer = expectedAnalytics(rows, MARCH_FROM, MARCH_TO, 'registration', k1);
-      assertGroups(body.rows, outer, `${first}`);
+      assertAnalyticsGroups(body.rows, outer, `${first}`);
       for (const row of body.rows) {
         assert.ok(Array.isArray(row.children), `${first} → ${second}: children`);
         const inner = expectedAnalytics(
@@ -136,12 +128,12 @@ forEachDatabase('Analytics', (engine) => {
           'registration',
           k2,
         );
-        assertGroups(row.children, inner, `${first} ${row.key} → ${second}`);
+        assertAnalyticsGroups(row.children, inner, `${first} ${row.key} → ${second}`);
         // Inner periods are those with data only.
         for (const c of row.children) assert.ok(c.leads > 0 || c.ftds > 0, `${first} → ${second}: an empty child`);
       }
     }
-    const one = await getOk(ta, `/api/analytics/report?group_by=day&then_by=country&date_from=2026-03-02&date_to=2026-03-02&timezone=UTC`);
+    const one = await getJson(ta, `/api/analytics/report?group_by=day&then_by=country&date_from=2026-03-02&date_to=2026-03-02&timezone=UTC`);
     const dayRows = rows.filter((r) => r.created_at!.startsWith('2026-03-02'));
     assert.equal(one.rows.length, 1);
     assert.deepEqual(one.rows[0].children.map((c: any) => c.key).sort(), [...new Set(dayRows.map((r) => r.country))].sort());
@@ -164,12 +156,12 @@ forEachDatabase('Analytics', (engine) => {
     for (const [qs, keep] of cases) {
       const matching = rows.filter(keep);
       for (const dateType of ['registration', 'ftd'] as const) {
-        const body = await getOk(ta, `/api/analytics/summary?${MARCH_BERLIN}&date_type=${dateType}&${qs}`);
+        const body = await getJson(ta, `/api/analytics/summary?${MARCH_BERLIN}&date_type=${dateType}&${qs}`);
         const want = expectedAnalytics(matching, MARCH_FROM, MARCH_TO, dateType).get('all') ?? analyticsMeasures();
         assert.deepEqual(body.totals, want, `${qs} ${dateType}`);
       }
-      const report = await getOk(ta, `/api/analytics/report?group_by=country&${MARCH_BERLIN}&${qs}`);
-      assertGroups(report.rows, expectedAnalytics(matching, MARCH_FROM, MARCH_TO, 'registration', (r) => r.country!), `${qs} by country`);
+      const report = await getJson(ta, `/api/analytics/report?group_by=country&${MARCH_BERLIN}&${qs}`);
+      assertAnalyticsGroups(report.rows, expectedAnalytics(matching, MARCH_FROM, MARCH_TO, 'registration', (r) => r.country!), `${qs} by country`);
     }
   });
 
@@ -192,8 +184,8 @@ forEachDatabase('Analytics', (engine) => {
     assert.deepEqual(await fields('/api/analytics/report?group_by=hour'), ['group_by']);
     assert.deepEqual(await fields('/api/analytics/report?group_by=day&then_by=day'), ['then_by']);
     assert.deepEqual(await fields('/api/analytics/report?group_by=day&then_by=sub_id1'), ['then_by']);
-    assert.equal((await getOk(ta, '/api/analytics/report')).group_by, 'day', 'group_by defaults to day');
+    assert.equal((await getJson(ta, '/api/analytics/report')).group_by, 'day', 'group_by defaults to day');
     // The longest range allowed: 366 days (2024 was a leap year).
-    assert.equal((await getOk(ta, '/api/analytics/summary?date_from=2024-01-01&date_to=2024-12-31&timezone=UTC')).totals.leads, 0);
+    assert.equal((await getJson(ta, '/api/analytics/summary?date_from=2024-01-01&date_to=2024-12-31&timezone=UTC')).totals.leads, 0);
   });
 });
