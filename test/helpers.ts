@@ -57,7 +57,8 @@ export interface TestAppOptions {
 /** A fresh app and database for one test; closed and dropped when the test ends. */
 export async function buildTestApp(t: TestContext, engine: Engine, opts: TestAppOptions = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'leadgate-test-'));
-  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'info', ...opts.env });
+  // The recovery sweep is off unless a test asks for it: fixtures write pending leads directly.
+  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'info', DELIVERY_RECOVERY_INTERVAL_MS: '0', ...opts.env });
   let schema: string | undefined;
   if (engine === 'postgres') {
     schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;

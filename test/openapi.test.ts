@@ -52,7 +52,15 @@ function operationProblems(route: RouteInfo, op: any): string[] {
   if (typeof op.summary !== 'string' || !op.summary.trim()) out.push(`${where}: no summary`);
 
   // Permission marking, exactly as rule 11 says.
-  if (a.public) {
+  if (a.intake || a.postback) {
+    // Machine tokens: the marking names the token, and the intake token has its own scheme.
+    const marking = a.intake ? 'intake-token' : 'postback-token';
+    if (op['x-permission'] !== marking) out.push(`${where}: x-permission ${op['x-permission']} but takes a ${marking}`);
+    const security = JSON.stringify(op.security);
+    if (a.intake && security !== JSON.stringify([{ intakeToken: [] }])) out.push(`${where}: intake route with security ${security}`);
+    if (a.postback && security !== '[]') out.push(`${where}: postback route (token in the path) with security ${security}`);
+    for (const status of ['401', '403']) if (!op.responses?.[status]) out.push(`${where}: token-guarded but declares no ${status}`);
+  } else if (a.public) {
     if (!Array.isArray(op.security) || op.security.length !== 0) out.push(`${where}: public but security is ${JSON.stringify(op.security)}, not []`);
     if (op['x-permission'] !== undefined || op['x-session-only'] !== undefined) out.push(`${where}: public but marked x-permission/x-session-only`);
   } else {

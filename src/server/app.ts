@@ -4,6 +4,7 @@ import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import type { DB } from './db/database.js';
 import { installAuth } from './auth/guard.js';
+import { installDistribution } from './distribution/runner.js';
 import { frameworkErrorHandler, HttpProblem, installErrorHandlers } from './http/errors.js';
 import { installOpenApi, installRouteRules, type RouteInfo } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
@@ -88,6 +89,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   installRouteRules(app, routeTable);
   installAuth(app);
   await installOpenApi(app, VERSION);
+  installDistribution(app);
 
   await app.register(healthRoutes, { version: VERSION });
   await app.register(authRoutes);

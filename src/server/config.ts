@@ -17,6 +17,10 @@ export interface Config {
   sessionIdleMinutes: number;
   logLevel: string;
   bodyLimitBytes: number;
+  /** How long POST /api/intake/leads waits for the waterfall before answering `pending`. */
+  intakeWaitMs: number;
+  /** How often pending leads whose owner died are looked for (0: never; tests). */
+  recoveryIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -96,6 +100,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const bodyLimitBytes = integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024, problems);
 
+  const intakeWaitMs = integer(env, 'INTAKE_WAIT_MS', 25_000, 0, 600_000, problems);
+  const recoveryIntervalMs = integer(env, 'DELIVERY_RECOVERY_INTERVAL_MS', 5_000, 0, 3_600_000, problems);
+
   if (problems.length) throw new ConfigError(problems);
-  return { host, port, dataDir, database, admin, trustProxy, sessionIdleMinutes, logLevel, bodyLimitBytes };
+  return { host, port, dataDir, database, admin, trustProxy, sessionIdleMinutes, logLevel, bodyLimitBytes, intakeWaitMs, recoveryIntervalMs };
 }

@@ -40,12 +40,18 @@ export interface RouteAccess {
   authenticated?: boolean;
   /** Not subject to the account IP allow-list (intake, postbacks, health). */
   allowlistExempt?: boolean;
+  /** A traffic provider's intake token (Bearer lgt_…): request.trafficProvider. */
+  intake?: boolean;
+  /** A partner's postback token in the path parameter `token`: request.postbackPartner. */
+  postback?: boolean;
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig extends RouteAccess {}
   interface FastifyRequest {
     principal: Principal | null;
+    trafficProvider: import('./auth/machine-tokens.js').IntakeProvider | null;
+    postbackPartner: import('./auth/machine-tokens.js').PostbackPartner | null;
   }
   interface FastifyInstance {
     db: DB;

@@ -3,6 +3,7 @@ import { HttpProblem } from '../http/errors.js';
 import type { App } from '../types.js';
 import { authenticate, parseBearer } from './authenticate.js';
 import { IpAllowList, normalizeIp, readAllowList } from './ip-allowlist.js';
+import { authenticatePostback, authenticateProvider } from './machine-tokens.js';
 
 export const clientIp = (req: FastifyRequest) => normalizeIp(req.ip);
 
@@ -13,11 +14,23 @@ export const clientIp = (req: FastifyRequest) => normalizeIp(req.ip);
  */
 export function installAuth(app: App) {
   app.decorateRequest('principal', null);
+  app.decorateRequest('trafficProvider', null);
+  app.decorateRequest('postbackPartner', null);
 
   app.addHook('onRequest', async (req) => {
     const access = req.routeOptions.config ?? {};
     const url = req.url;
     if (!url.startsWith('/api/') && url !== '/api') return;
+
+    // Machines: traffic providers posting leads, partners posting conversions.
+    if (access.intake) {
+      req.trafficProvider = await authenticateProvider(app.db, req.headers.authorization, clientIp(req));
+      return;
+    }
+    if (access.postback) {
+      req.postbackPartner = await authenticatePostback(app.db, (req.params as { token?: string }).token);
+      return;
+    }
 
     // A missing or malformed credential is refused before anything touches the database.
     const known = !!req.routeOptions.url;

@@ -169,8 +169,11 @@ export interface LeadsTable {
   status_updated_at: string;
   cost_cents: number;
   revenue_cents: number;
+  /** While pending: until when one process owns the delivery (see the distribution migration). */
+  lease_until: string | null;
 }
 
+export type AttemptOutcome = 'in_flight' | 'accepted' | 'rejected' | 'timeout' | 'error';
 export interface LeadAttemptsTable {
   id: string;
   lead_id: string;
@@ -179,11 +182,24 @@ export interface LeadAttemptsTable {
   requested_at: string;
   duration_ms: number | null;
   http_status: number | null;
-  outcome: 'accepted' | 'rejected' | 'timeout' | 'error';
+  /** in_flight: the partner is being called (or the process died while it was). */
+  outcome: AttemptOutcome;
   reason: string | null;
   response_excerpt: string | null;
 }
 
+export interface CapCountersTable {
+  scope: string; // 'partner:<id>' | 'target:<id>'
+  period: string; // 'total' | 'YYYY-MM-DD' (local day)
+  used: number;
+}
+export interface IntakeRequestsTable {
+  traffic_provider_id: string;
+  idempotency_key: string;
+  request_hash: string;
+  lead_id: string;
+  created_at: string;
+}
 export interface Database {
   roles: RolesTable;
   operators: OperatorsTable;
@@ -199,6 +215,8 @@ export interface Database {
   campaigns: CampaignsTable;
   leads: LeadsTable;
   lead_attempts: LeadAttemptsTable;
+  cap_counters: CapCountersTable;
+  intake_requests: IntakeRequestsTable;
 }
 
 export type Role = Selectable<RolesTable>;

@@ -5,6 +5,7 @@ export type ProblemCode =
   | 'unauthorized'
   | 'ip_not_allowed'
   | 'forbidden'
+  | 'provider_paused'
   | 'insufficient_scope'
   | 'session_required'
   | 'scope_not_held'
@@ -22,6 +23,7 @@ const TITLES: Record<ProblemCode, string> = {
   unauthorized: 'Unauthorized',
   ip_not_allowed: 'IP address not allowed',
   forbidden: 'Forbidden',
+  provider_paused: 'Traffic provider paused',
   insufficient_scope: 'Insufficient scope',
   session_required: 'Dashboard session required',
   scope_not_held: 'Scope not held',

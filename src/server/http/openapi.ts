@@ -38,6 +38,8 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function accessSentence(a: RouteAccess): string {
   if (a.public) return 'Access: public, no credentials needed.';
+  if (a.intake) return "Access: a traffic provider's intake token (`Authorization: Bearer lgt_…`), from an address in its allowed_ips. Not subject to the account IP allow-list.";
+  if (a.postback) return "Access: the partner's postback token in the path (the postback URL is the credential). Not subject to the account IP allow-list.";
   const parts: string[] = [];
   if (a.permission) parts.push(`Access: needs the \`${a.permission}\` permission (key scope and role).`);
   if (a.authenticated) parts.push('Access: any valid session or API key.');
@@ -65,8 +67,11 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
       for (const method of methods) table.push({ method, url: route.url, hidden: true, access });
       return;
     }
-    if (!access.permission && !access.public && !access.sessionOnly && !access.authenticated) {
-      throw new Error(`${where} declares no access: set config.permission, public, sessionOnly or authenticated`);
+    if (!access.permission && !access.public && !access.sessionOnly && !access.authenticated && !access.intake && !access.postback) {
+      throw new Error(`${where} declares no access: set config.permission, public, sessionOnly, authenticated, intake or postback`);
+    }
+    if ((access.intake || access.postback) && !access.allowlistExempt) {
+      throw new Error(`${where}: machine-token routes must be allowlistExempt (providers and partners are not on the account allow-list)`);
     }
     if (access.permission && !isWriteAction(access.permission) && methods.some((m) => WRITE_METHODS.has(m))) {
       throw new Error(`${where} is a write but requires only ${access.permission}; view scopes never allow writes`);
@@ -93,8 +98,11 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
     if (!access.public) [401, 403].forEach(add);
     if (!access.allowlistExempt) add(403);
 
-    if (access.public) schema.security = [];
-    if (access.permission) schema['x-permission'] = access.permission;
+    if (access.public || access.postback) schema.security = [];
+    if (access.intake) schema.security = [{ intakeToken: [] }];
+    if (access.intake) schema['x-permission'] = 'intake-token';
+    else if (access.postback) schema['x-permission'] = 'postback-token';
+    else if (access.permission) schema['x-permission'] = access.permission;
     else if (access.authenticated) schema['x-permission'] = 'authenticated';
     if (access.sessionOnly) schema['x-session-only'] = true;
     schema.description = [schema.description, accessSentence(access)].filter(Boolean).join('\n\n');
@@ -120,6 +128,7 @@ export async function installOpenApi(app: App, version: string) {
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Session token (lgs_…) or API key (lg_…)' },
+          intakeToken: { type: 'http', scheme: 'bearer', description: "A traffic provider's intake token (lgt_…), for POST /api/intake/leads only" },
         },
       },
       security: [{ bearerAuth: [] }],

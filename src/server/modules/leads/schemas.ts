@@ -60,7 +60,11 @@ export const LeadAttempt = Type.Object(
     requested_at: Instant,
     duration_ms: Nullable(Type.Integer()),
     http_status: Type.Union([Type.Integer(), Type.Null()], { description: 'null when no answer came (timeout, connection error)' }),
-    outcome: Type.Unsafe<'accepted' | 'rejected' | 'timeout' | 'error'>({ type: 'string', enum: ['accepted', 'rejected', 'timeout', 'error'] }),
+    outcome: Type.Unsafe<'in_flight' | 'accepted' | 'rejected' | 'timeout' | 'error'>({
+      type: 'string',
+      enum: ['in_flight', 'accepted', 'rejected', 'timeout', 'error'],
+      description: 'in_flight: the partner is being called now',
+    }),
     reason: NullableText,
     response_excerpt: Type.Union([Type.String(), Type.Null()], {
       description: "The start of the partner's answer; the lead's contacts in it are masked unless the caller holds `leads:contacts`",

@@ -1,0 +1,92 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { DB } from '../db/database.js';
+import type { LeadStatus } from '../db/tables.js';
+import type { App } from '../types.js';
+import { deliverLead, type RouteOverride } from './engine.js';
+import { createPartnerClient, type PartnerClient } from './partner-client.js';
+import { recoverStale } from './recovery.js';
+
+export interface DeliveryDeps {
+  db: DB;
+  log: FastifyBaseLogger;
+  /** One keep-alive HTTP client per app, closed with it. */
+  client: PartnerClient;
+}
+
+export interface DeliveryOutcome {
+  status: LeadStatus;
+  autologin_url: string | null;
+  /** Why the lead is not delivered (for operators: names partners). */
+  reason: string | null;
+}
+
+/**
+ * Runs deliveries and keeps track of them, so a graceful shutdown lets every delivery in
+ * progress finish (a lead is never left `pending` by a SIGTERM), and runs the recovery sweep
+ * that picks up the leads of a process that died.
+ */
+export class DeliveryRunner {
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private timer: NodeJS.Timeout | null = null;
+  private sweeping: Promise<unknown> | null = null;
+  private closed = false;
+
+  constructor(readonly deps: DeliveryDeps) {}
+
+  /** Delivers a `pending` lead the caller owns (see engine.ts). Never rejects for partner errors. */
+  run(leadId: string, override: RouteOverride = {}): Promise<DeliveryOutcome> {
+    const p = deliverLead(this.deps, leadId, override);
+    this.inFlight.add(p);
+    const done = () => this.inFlight.delete(p);
+    p.then(done, (err) => {
+      done();
+      this.deps.log.error({ err, leadId }, 'delivery failed with an internal error');
+    });
+    return p;
+  }
+
+  /** One recovery sweep now (tests; start-up). */
+  sweep(): Promise<unknown> {
+    if (!this.sweeping) {
+      this.sweeping = recoverStale(this).finally(() => {
+        this.sweeping = null;
+      });
+    }
+    return this.sweeping;
+  }
+
+  start(intervalMs: number) {
+    if (intervalMs <= 0 || this.timer) return;
+    void this.sweep().catch((err) => this.deps.log.error({ err }, 'recovery sweep failed'));
+    this.timer = setInterval(() => {
+      if (!this.closed) void this.sweep().catch((err) => this.deps.log.error({ err }, 'recovery sweep failed'));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops sweeping and waits for the deliveries in progress. */
+  async close() {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    while (this.inFlight.size || this.sweeping) {
+      await Promise.allSettled([...this.inFlight, this.sweeping]);
+    }
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    delivery: DeliveryRunner;
+  }
+}
+
+/** app.delivery; the sweep starts when the app is ready; close() drains deliveries. */
+export function installDistribution(app: App) {
+  const runner = new DeliveryRunner({ db: app.db, log: app.log, client: createPartnerClient() });
+  app.decorate('delivery', runner);
+  app.addHook('onReady', async () => runner.start(app.config.recoveryIntervalMs));
+  app.addHook('onClose', async () => {
+    await runner.close();
+    await runner.deps.client.close();
+  });
+}
