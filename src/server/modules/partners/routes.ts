@@ -11,6 +11,7 @@ import { audit } from '../audit/service.js';
 import { findPartner, listPartners, liveFlowsUsing, partnerReferenced, storedIntegration, toPartner } from './queries.js';
 import { CreatePartner, Partner, PartnerListQuery, PartnerWithToken, UpdatePartner } from './schemas.js';
 import { checkPartnerRules, integrationForAudit, resolveIntegration } from './service.js';
+import testPartnerRoute from './test-lead.js';
 
 const TAGS = ['Partners'];
 const postbackPath = (token: string) => `/api/postback/${token}`;
@@ -222,4 +223,6 @@ export default async function partnersRoutes(app: App) {
       return reply.status(204).send(null);
     },
   );
+
+  await testPartnerRoute(app);
 }
