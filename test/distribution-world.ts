@@ -2,6 +2,7 @@
 // HTTP server), one flow over them, a traffic provider with its intake token, and a campaign.
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
+import { insertLeads, type LeadInput } from './fixtures.js';
 import { call, type TestApp } from './helpers.js';
 import { accepting, defaultIntegration, startPartner, type PartnerHandler, type TestPartner } from './partner-server.js';
 
@@ -74,7 +75,7 @@ export async function makeWorld(
     await call(ta.app, ta.ownerToken, {
       method: 'POST',
       url: '/api/campaigns',
-      payload: { name: `Campaign ${++n}`, traffic_provider_id: provider.id, flow_id: flow.id, ...opts.campaign },
+      payload: { name: `Campaign ${++n}`, traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 }, ...opts.campaign },
     }),
     'campaign',
   );
@@ -101,4 +102,22 @@ export function sampleLead(over: Record<string, unknown> = {}) {
 /** POST /api/intake/leads with the provider's token. */
 export function postLead(ta: TestApp, token: string, lead: Record<string, unknown>, headers: Record<string, string> = {}) {
   return ta.app.inject({ method: 'POST', url: '/api/intake/leads', headers: { authorization: `Bearer ${token}`, ...headers }, payload: lead });
+}
+
+/**
+ * A `pending` lead of the world's campaign written straight into the database, leased to this
+ * process for a minute as intake leases it: ready for app.delivery.run(id). Returns its id.
+ */
+export async function insertPendingLead(ta: TestApp, w: World, over: Partial<LeadInput> = {}): Promise<string> {
+  const [id] = await insertLeads(ta.db, [
+    {
+      traffic_provider_id: w.providerId,
+      campaign_id: w.campaignId,
+      flow_id: w.flowId,
+      status: 'pending',
+      lease_until: new Date(Date.now() + 60_000).toISOString(),
+      ...over,
+    },
+  ]);
+  return id;
 }

@@ -132,6 +132,8 @@ interface Fixture {
   ops: Operation[];
   judges: Map<Operation, Judge>;
   known: string[];
+  /** A traffic provider's token, for the intake operation (its only active campaign has no flow). */
+  intakeToken: string;
 }
 
 async function fixture(t: TestContext, engine: Engine): Promise<Fixture> {
@@ -146,7 +148,15 @@ async function fixture(t: TestContext, engine: Engine): Promise<Fixture> {
   const victim = await newOperator(ta, ['roles:view', 'leads:view']);
   const key = await newApiKey(ta, ['roles:view']);
   const admin = await ta.db.selectFrom('roles').select('id').where('builtin', '=', 1).executeTakeFirstOrThrow();
-  return { ta, doc, ops, judges: judgeFor(doc, ops), known: [victim.id, victim.roleId, admin.id, key.id] };
+  // Kept out of `known`: the fuzzer must not pause the provider or rotate its token mid-run.
+  const provider = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/traffic-providers', payload: { name: 'Fuzzed affiliate' } });
+  const campaign = await call(ta.app, ta.ownerToken, {
+    method: 'POST',
+    url: '/api/campaigns',
+    payload: { name: 'Fuzzed campaign', traffic_provider_id: provider.json().id, payout: { model: 'cpl', amount: 1 } },
+  });
+  assert.equal(campaign.statusCode, 201, campaign.body);
+  return { ta, doc, ops, judges: judgeFor(doc, ops), known: [victim.id, victim.roleId, admin.id, key.id], intakeToken: provider.json().token };
 }
 
 async function fuzzAll(f: Fixture, name: string, credential: () => string, afterEach: (o: Operation, res: LightMyRequestResponse) => Promise<void>) {
@@ -154,10 +164,11 @@ async function fuzzAll(f: Fixture, name: string, credential: () => string, after
   const seen = new Map<string, number>(); // "operationId status" → count, reported as a diagnostic
   for (const o of f.ops) {
     const j = f.judges.get(o)!;
-    const property = fc.asyncProperty(requestFor(o, f.known, credential()), async (r) => {
+    const own = o.intake ? () => f.intakeToken : credential;
+    const property = fc.asyncProperty(requestFor(o, f.known, own()), async (r) => {
       const { url, exact } = urlOf(o, r);
       const headers: Record<string, string> = { ...r.headers };
-      const auth = r.authorization ?? `Bearer ${credential()}`;
+      const auth = r.authorization ?? `Bearer ${own()}`;
       headers.authorization = auth;
       if (r.contentType !== undefined) headers['content-type'] = r.contentType;
       const payload = r.body.kind === 'json' ? JSON.stringify(r.body.value) ?? 'null' : r.body.kind === 'text' ? r.body.text : undefined;

@@ -19,8 +19,11 @@ export interface Operation {
   op: any;
   pathParams: Param[];
   queryParams: Param[];
+  headerParams: Param[];
   bodySchema: any | undefined;
   isPublic: boolean;
+  /** Takes a traffic provider's intake token (lgt_…), not a session or API key. */
+  intake: boolean;
 }
 
 export function operationsOf(doc: any): Operation[] {
@@ -35,8 +38,10 @@ export function operationsOf(doc: any): Operation[] {
         op,
         pathParams: params.filter((p) => p.in === 'path'),
         queryParams: params.filter((p) => p.in === 'query'),
+        headerParams: params.filter((p) => p.in === 'header'),
         bodySchema: op.requestBody?.content?.['application/json']?.schema,
         isPublic: Array.isArray(op.security) && op.security.length === 0,
+        intake: op['x-permission'] === 'intake-token',
       });
     }
   }
@@ -142,6 +147,8 @@ const loose = (schema: any, depth: number, known: string[]) =>
 const CIDRS = ['127.0.0.1', '127.0.0.0/8', '::1', '::ffff:127.0.0.1', '0.0.0.0/0', '10.0.0.0/8', '1.2.3.4/33', '300.1.1.1', 'fe80::/10', '192.0.2.1/32'];
 const TIMEZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Mars/Phobos', 'utc', 'Etc/GMT+5'];
 const EMAILS = ['fuzz@example.test', 'Other.Fuzz@Example.Test', OWNER.email, 'x@y.co'];
+const PHONES = ['+4915123456789', '0151 23456789', '+1 201 555 0123', '+44 7911 123456', '12345'];
+const COUNTRIES = ['DE', 'de', 'GB', 'US', 'XX', 'EU'];
 
 /** Values that satisfy the declared schema as far as a generator easily can: they reach the handlers. */
 function validish(schema: any, name: string, depth: number, known: string[]): fc.Arbitrary<unknown> {
@@ -156,6 +163,9 @@ function validish(schema: any, name: string, depth: number, known: string[]): fc
       if (schema.format === 'date-time') return fc.constantFrom(isoIn(30), isoIn(365), isoIn(-1));
       if (/ip|cidr|allowlist/i.test(name)) return fc.constantFrom(...CIDRS);
       if (/timezone/i.test(name)) return fc.constantFrom(...TIMEZONES);
+      if (name === 'email') return fc.constantFrom(...EMAILS);
+      if (name === 'phone') return fc.constantFrom(...PHONES);
+      if (name === 'country') return fc.constantFrom(...COUNTRIES);
       if (/(^|_)id$/.test(name) && known.length) return fc.constantFrom(...known);
       const min = schema.minLength ?? 0;
       const max = Math.min(schema.maxLength ?? 40, 40);
@@ -307,6 +317,23 @@ export function requestFor(o: Operation, known: string[], credential: string): f
     body: bodyFor(o, known),
     contentType,
     authorization: fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: garbageAuth(credential) }),
-    headers: fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extraHeaders }),
+    headers: fc
+      .tuple(fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extraHeaders }), declaredHeaders(o, known))
+      .map(([extra, declared]) => ({ ...extra, ...declared })),
   });
+}
+
+/** Values for the header parameters an operation declares (Idempotency-Key): valid ones, and printable junk. */
+function declaredHeaders(o: Operation, known: string[]): fc.Arbitrary<Record<string, string>> {
+  const model = Object.fromEntries(
+    o.headerParams.map((p) => [
+      p.name,
+      fc.oneof(
+        validish(p.schema, p.name, 0, known).map(String),
+        asciiText(40),
+        fc.constantFrom('', ' ', 'a b', 'x'.repeat(300), 'ÿ'),
+      ),
+    ]),
+  );
+  return fc.record(model, { requiredKeys: [] }) as fc.Arbitrary<Record<string, string>>;
 }

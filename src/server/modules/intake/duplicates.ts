@@ -1,0 +1,63 @@
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../../db/database.js';
+import type { Database } from '../../db/tables.js';
+import type { StoredDuplicatePolicy } from '../traffic-providers/schemas.js';
+import type { NormalizedLead } from './validate.js';
+
+type Field = StoredDuplicatePolicy['fields'][number];
+
+/** The provider's policy, or null when it checks nothing (no fields, or a zero window). */
+export function activePolicy(json: string): StoredDuplicatePolicy | null {
+  const policy = JSON.parse(json) as StoredDuplicatePolicy;
+  return policy.fields.length && policy.window_hours > 0 ? policy : null;
+}
+
+/**
+ * The names an intake serializes on: the lead's duplicate-checked values (by value alone, so a
+ * provider-scoped and a global check of the same email also wait for each other) and its
+ * Idempotency-Key. Sorted, so two requests sharing several names take them in the same order
+ * and cannot deadlock.
+ */
+export function lockNames(policy: StoredDuplicatePolicy | null, lead: NormalizedLead, providerId: string, key: string | null): string[] {
+  const names = (policy?.fields ?? []).map((f) => `dup:${f}:${lead[f]}`);
+  if (key !== null) names.push(`idem:${providerId}:${key}`);
+  return names.sort();
+}
+
+/**
+ * Holds the names until the transaction ends. PostgreSQL: transaction-scoped advisory locks
+ * (taken one at a time in the given order). SQLite needs none: Kysely runs one transaction at a
+ * time on its single connection, so intake transactions never overlap.
+ */
+export async function lockAll(tx: Kysely<Database>, names: string[]) {
+  if (!isPostgres(tx)) return;
+  for (const name of names) await sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(tx);
+}
+
+/**
+ * The earliest lead within the window (not itself a duplicate; this provider's only, when the
+ * scope is provider) with the same value in one of the policy's fields, email before phone.
+ * One indexed look-up per field (leads_email, leads_phone).
+ */
+export async function findDuplicate(
+  db: Kysely<Database>,
+  policy: StoredDuplicatePolicy,
+  lead: NormalizedLead,
+  providerId: string,
+  now: Date,
+): Promise<{ leadId: string; field: Field } | null> {
+  const since = new Date(now.getTime() - policy.window_hours * 3_600_000).toISOString();
+  const order: Field[] = ['email', 'phone'];
+  for (const field of order.filter((f) => policy.fields.includes(f))) {
+    let q = db
+      .selectFrom('leads')
+      .select('id')
+      .where(field, '=', lead[field])
+      .where('status', '<>', 'duplicate')
+      .where('created_at', '>=', since);
+    if (policy.scope === 'provider') q = q.where('traffic_provider_id', '=', providerId);
+    const row = await q.orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+    if (row) return { leadId: row.id, field };
+  }
+  return null;
+}

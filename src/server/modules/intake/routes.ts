@@ -1,0 +1,76 @@
+import { invalid, type FieldError } from '../../http/errors.js';
+import { problems } from '../../http/openapi.js';
+import type { App } from '../../types.js';
+import { IntakeAnswer, IntakeHeaders, IntakeLead } from './schemas.js';
+import { answerOf, currentAnswer, resolveCampaign, storeLead } from './service.js';
+import { readIntake } from './validate.js';
+
+const DESCRIPTION =
+  'A traffic provider posts one lead. It is stored before any buyer is called, then offered to the buyers of its ' +
+  "campaign's flow; the answer comes when a buyer took it or none did, or, if that takes longer than the server's " +
+  'INTAKE_WAIT_MS (default 25 s), at once with status `pending` while delivery goes on. Always 201 for a stored lead, ' +
+  'whatever its status; `reason` says why it is not delivered. Invalid input: 400 naming every bad field, nothing stored. ' +
+  'Duplicates (per the provider\'s duplicate policy: same email and/or phone within its window) are stored with status ' +
+  '`duplicate` and not offered to buyers. `campaign_id` may be left out when the provider has exactly one active campaign. ' +
+  'Send an `Idempotency-Key` to retry safely: the same key within 24 hours answers the first lead\'s current state.';
+
+const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+export default async function intakeRoutes(app: App) {
+  /** The delivery's outcome, or `pending` when it takes longer than INTAKE_WAIT_MS (it goes on: the runner tracks it). */
+  async function deliver(leadId: string): Promise<IntakeAnswer> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((resolve) => {
+      timer = setTimeout(resolve, app.config.intakeWaitMs, null);
+    });
+    try {
+      const outcome = await Promise.race([app.delivery.run(leadId), late]);
+      return outcome ? answerOf(leadId, outcome) : answerOf(leadId, { status: 'pending', autologin_url: null, reason: null });
+    } catch {
+      // A bug in delivery (the runner logs it). The lead is stored and leased; the recovery sweep
+      // takes it up when the lease ends. Answer what it is, so the provider does not send it again.
+      return currentAnswer(app.db, leadId);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The request is refused anyway: also say whether its campaign would have been, so one 400 names every bad field. */
+  async function withCampaignError(providerId: string, body: unknown, errors: FieldError[]): Promise<FieldError[]> {
+    const sent = isRecord(body) ? body.campaign_id : undefined;
+    const checkable = isRecord(body) && (sent === undefined || sent === null || typeof sent === 'string');
+    if (!checkable || errors.some((e) => e.field === 'campaign_id')) return errors;
+    const campaign = await resolveCampaign(app.db, providerId, typeof sent === 'string' ? sent : null, false);
+    return 'field' in campaign ? [...errors, campaign] : errors;
+  }
+
+  app.post(
+    '/api/intake/leads',
+    {
+      config: { intake: true, allowlistExempt: true },
+      // Schema errors are attached rather than answered at once, so that the checks a schema
+      // cannot make (phone, country, email, IP, campaign) are reported in the same 400.
+      attachValidation: true,
+      schema: {
+        operationId: 'postLead',
+        tags: ['Intake'],
+        summary: 'Post a lead (traffic providers)',
+        description: DESCRIPTION,
+        headers: IntakeHeaders,
+        body: IntakeLead,
+        response: { 201: IntakeAnswer, ...problems(409) },
+      },
+    },
+    async (req, reply) => {
+      const provider = req.trafficProvider!; // the intake guard set it, or answered 401/403
+      const read = readIntake(req.body, req.validationError, req.headers['idempotency-key']);
+      if ('errors' in read) return invalid(await withCampaignError(provider.id, req.body, read.errors));
+      const stored = await storeLead(app.db, provider, read.input);
+      let answer: IntakeAnswer;
+      if (stored.replay) answer = await currentAnswer(app.db, stored.leadId);
+      else if (stored.status === 'pending') answer = await deliver(stored.leadId);
+      else answer = answerOf(stored.leadId, { status: stored.status, autologin_url: null, reason: stored.reason });
+      return reply.status(201).send(answer);
+    },
+  );
+}

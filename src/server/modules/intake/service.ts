@@ -1,0 +1,168 @@
+import type { Kysely } from 'kysely';
+import type { IntakeProvider } from '../../auth/machine-tokens.js';
+import { isPostgres } from '../../db/database.js';
+import { newId } from '../../db/ids.js';
+import type { Database, LeadStatus } from '../../db/tables.js';
+import { conflict, invalid, type FieldError } from '../../http/errors.js';
+import { activePolicy, findDuplicate, lockAll, lockNames } from './duplicates.js';
+import type { IntakeAnswer } from './schemas.js';
+import { requestHash, type IntakeInput } from './validate.js';
+
+/** How long an Idempotency-Key is remembered. */
+export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+/** A new pending lead belongs to this process for this long; the engine extends it per call. */
+const FIRST_LEASE_MS = 30_000;
+
+// Operator reasons for leads refused at intake. The provider is told these as they are (they
+// name only the provider's own campaign); every other reason may name partners and is not.
+const PAUSED = 'campaign is paused';
+const notInCountries = (country: string) => `campaign does not accept ${country} leads`;
+const TOLD_AS_IS = /^campaign (is paused|does not accept [A-Z]{2} leads)$/;
+
+/**
+ * What the traffic provider is told about a lead. Never the operator's reason itself: that can
+ * name partners, and affiliates must not learn who buys their leads.
+ */
+export function providerReason(status: LeadStatus, reason: string | null): string | null {
+  switch (status) {
+    case 'duplicate':
+      return `duplicate: an earlier lead has the same ${reason?.endsWith('(same phone)') ? 'phone' : 'email'}`;
+    case 'rejected':
+      return reason && TOLD_AS_IS.test(reason) ? reason : 'no buyer accepted the lead';
+    case 'failed':
+      return 'delivery failed; the lead is kept';
+    default:
+      return null;
+  }
+}
+
+export const answerOf = (id: string, o: { status: LeadStatus; autologin_url: string | null; reason: string | null }): IntakeAnswer => ({
+  id,
+  status: o.status as IntakeAnswer['status'], // 'new' is never a lead that came through intake
+  autologin_url: o.autologin_url,
+  reason: providerReason(o.status, o.reason),
+});
+
+/** A stored lead's current state, as the provider sees it. */
+export async function currentAnswer(db: Kysely<Database>, leadId: string): Promise<IntakeAnswer> {
+  const row = await db.selectFrom('leads').select(['status', 'autologin_url', 'reason']).where('id', '=', leadId).executeTakeFirstOrThrow();
+  return answerOf(leadId, row);
+}
+
+interface CampaignRef {
+  id: string;
+  status: 'active' | 'paused';
+  flow_id: string | null;
+  countries: string;
+}
+
+/**
+ * The campaign a lead goes to: the one named (this provider's, not archived), or else the
+ * provider's only active one. Share-locked on PostgreSQL when `lock`, so it cannot be deleted
+ * before the lead referring to it commits.
+ */
+export async function resolveCampaign(
+  db: Kysely<Database>,
+  providerId: string,
+  campaignId: string | null,
+  lock: boolean,
+): Promise<CampaignRef | FieldError> {
+  let q = db
+    .selectFrom('campaigns')
+    .select(['id', 'status', 'flow_id', 'countries'])
+    .where('traffic_provider_id', '=', providerId)
+    .where('archived_at', 'is', null);
+  q = campaignId !== null ? q.where('id', '=', campaignId) : q.where('status', '=', 'active');
+  if (lock && isPostgres(db)) q = q.forShare();
+  const rows = await q.orderBy('id').execute();
+  if (campaignId !== null) {
+    // Another provider's campaign answers like a missing one: providers do not see each other.
+    return rows[0] ?? { field: 'campaign_id', message: 'is not a campaign of this traffic provider (or it was deleted)' };
+  }
+  if (rows.length === 1) return rows[0];
+  return {
+    field: 'campaign_id',
+    message: rows.length ? `is required: this traffic provider has ${rows.length} active campaigns` : 'is required: this traffic provider has no active campaign',
+  };
+}
+
+export type Stored = { replay: true; leadId: string } | { replay: false; leadId: string; status: LeadStatus; reason: string | null };
+
+/**
+ * Stores the lead in one short transaction, before any partner is called: serialized on its
+ * duplicate-checked values and Idempotency-Key (duplicates.ts), it answers a retry with the
+ * first lead, finds duplicates, applies the campaign's own rules, and inserts the lead (pending:
+ * leased to this process for delivery) with its Idempotency-Key.
+ */
+export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, input: IntakeInput): Promise<Stored> {
+  const { lead, campaignId, idempotencyKey: key } = input;
+  const policy = activePolicy(provider.duplicate_policy);
+  const hash = requestHash(input);
+  return db.transaction().execute(async (tx): Promise<Stored> => {
+    await lockAll(tx, lockNames(policy, lead, provider.id, key));
+    // After the wait: a lead stored while this one waited is the earlier one.
+    const now = new Date();
+    const at = now.toISOString();
+    if (key !== null) {
+      const earlier = await tx
+        .selectFrom('intake_requests')
+        .select(['request_hash', 'lead_id', 'created_at'])
+        .where('traffic_provider_id', '=', provider.id)
+        .where('idempotency_key', '=', key)
+        .executeTakeFirst();
+      if (earlier && earlier.created_at >= new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString()) {
+        if (earlier.request_hash !== hash) conflict('Idempotency-Key was used for a different lead; send a new key for a new lead.');
+        return { replay: true, leadId: earlier.lead_id };
+      }
+      if (earlier) {
+        await tx.deleteFrom('intake_requests').where('traffic_provider_id', '=', provider.id).where('idempotency_key', '=', key).execute();
+      }
+    }
+    const campaign = await resolveCampaign(tx, provider.id, campaignId, true);
+    if ('field' in campaign) invalid([campaign]);
+    const c = campaign as CampaignRef;
+
+    let status: LeadStatus = 'pending';
+    let reason: string | null = null;
+    const duplicate = policy ? await findDuplicate(tx, policy, lead, provider.id, now) : null;
+    const countries = JSON.parse(c.countries) as string[];
+    if (duplicate) [status, reason] = ['duplicate', `duplicate of lead ${duplicate.leadId} (same ${duplicate.field})`];
+    else if (c.status !== 'active') [status, reason] = ['rejected', PAUSED];
+    else if (countries.length && !countries.includes(lead.country)) [status, reason] = ['rejected', notInCountries(lead.country)];
+
+    const id = newId();
+    await tx
+      .insertInto('leads')
+      .values({
+        id,
+        created_at: at,
+        ...lead,
+        traffic_provider_id: provider.id,
+        campaign_id: c.id,
+        flow_id: c.flow_id,
+        partner_id: null,
+        status,
+        reason,
+        partner_lead_id: null,
+        sale_status: null,
+        autologin_url: null,
+        delivered_at: null,
+        ftd_at: null,
+        status_updated_at: at,
+        cost_cents: 0,
+        revenue_cents: 0,
+        lease_until: status === 'pending' ? new Date(now.getTime() + FIRST_LEASE_MS).toISOString() : null,
+      })
+      .execute();
+    if (key !== null) {
+      await tx.insertInto('intake_requests').values({ traffic_provider_id: provider.id, idempotency_key: key, request_hash: hash, lead_id: id, created_at: at }).execute();
+    }
+    return { replay: false, leadId: id, status, reason };
+  });
+}
+
+/** Forgets Idempotency-Keys recorded before `before` (ISO time); returns how many. */
+export async function purgeIdempotencyKeys(db: Kysely<Database>, before: string): Promise<number> {
+  const res = await db.deleteFrom('intake_requests').where('created_at', '<', before).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
