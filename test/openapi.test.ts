@@ -318,10 +318,16 @@ forEachDatabase('OpenAPI document', (engine) => {
     const [docLead] = await insertLeads(ta.db, [{ traffic_provider_id: await insertTrafficProvider(ta.db), status: 'delivered', autologin_url: 'https://b.example/in' }]);
     await insertAttempt(ta.db, { lead_id: docLead, partner_id: await insertPartner(ta.db), attempt_no: 1 });
     ids['/api/leads/{id}'] = docLead;
+    // GETs whose parameters are not an id: a partner's postback (its token, a lead delivered to it).
+    const pbPartner = (
+      await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/partners', payload: { name: 'Postback partner', integration: { url: 'https://p.example/leads' } } })
+    ).json();
+    const [pbLead] = await insertLeads(ta.db, [{ traffic_provider_id: await insertTrafficProvider(ta.db), status: 'delivered', partner_id: pbPartner.id }]);
+    const urls: Record<string, string> = { '/api/postback/{token}': `${pbPartner.postback_url}?lead_id=${pbLead}&sale_status=Doc&ftd=1&revenue=1` };
     let checked = 0;
     for (const { method, path, op } of operationsOf(doc)) {
       if (method !== 'GET' || path.startsWith('/api/docs')) continue;
-      const url = path.includes('{') ? path.replace(/\{id\}/, ids[path]) : path;
+      const url = urls[path] ?? (path.includes('{') ? path.replace(/\{id\}/, ids[path]) : path);
       assert.ok(!url.includes('{'), `no id for ${path}`);
       const res = await call(ta.app, ta.ownerToken, { method: 'GET', url });
       assert.equal(res.statusCode, 200, `${url}: ${res.body}`);

@@ -25,6 +25,8 @@ import campaignsRoutes from './modules/campaigns/routes.js';
 import flowsRoutes from './modules/flows/routes.js';
 import leadsRoutes from './modules/leads/routes.js';
 import analyticsRoutes from './modules/analytics/routes.js';
+import intakeRoutes from './modules/intake/routes.js';
+import postbackRoutes from './modules/postbacks/routes.js';
 
 export interface BuildOptions {
   /** Where log lines go (tests capture them); default stdout. */
@@ -106,6 +108,8 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(flowsRoutes);
   await app.register(leadsRoutes);
   await app.register(analyticsRoutes);
+  await app.register(intakeRoutes);
+  await app.register(postbackRoutes);
 
   await app.ready();
   return app;

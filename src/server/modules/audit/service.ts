@@ -11,6 +11,8 @@ export interface AuditEvent {
   details?: Record<string, unknown>;
   /** For events without a principal yet (login, failed login): who it concerns. */
   actor?: { id: string | null; email: string | null };
+  /** Events made by a machine on a request without an operator (a partner's postback): 'system'. */
+  via?: 'system';
 }
 
 /** Records a security event. Pass the transaction when the change it records is in one. */
@@ -23,7 +25,7 @@ export async function audit(db: Kysely<Database>, req: FastifyRequest | null, ev
       at: nowIso(),
       actor_id: event.actor ? event.actor.id : (p?.operator.id ?? null),
       actor_email: event.actor ? event.actor.email : (p?.operator.email ?? null),
-      via: p ? p.via : req ? 'anonymous' : 'system',
+      via: event.via ?? (p ? p.via : req ? 'anonymous' : 'system'),
       ip: req ? clientIp(req) : null,
       action: event.action,
       target_type: event.target_type ?? null,

@@ -7,6 +7,7 @@ import { principalOf, type App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { exportFileName, exportStream } from './export.js';
 import { findLeads, leadDetail, sortKeyOf, toLead } from './queries.js';
+import { registerRedeliver } from './redeliver.js';
 import { ExportQuery, Lead, LeadDetail, SearchQuery } from './schemas.js';
 import { canSeeContacts, leadFilter } from './search.js';
 
@@ -106,4 +107,6 @@ export default async function leadsRoutes(app: App) {
     },
     async (req) => (await leadDetail(app.db, req.params.id, canSeeContacts(principalOf(req)))) ?? notFound('lead'),
   );
+
+  registerRedeliver(app);
 }
