@@ -94,7 +94,9 @@ async function databaseUrl(engine: string): Promise<string> {
 
 async function startServer(dbUrl: string): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/server/main.js'], {
+  // BENCH_PROFILE=dir: write a CPU profile of the server (for finding where the time goes).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, 'dist/server/main.js'], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -198,7 +200,7 @@ async function benchEngine(engine: string) {
       } }, token);
       const flow = await json(server.base, 'POST', '/api/flows', { name: 'Bench flow', targets: [{ partner_id: p.id, priority: 1 }] }, token);
       const provider = await json(server.base, 'POST', '/api/traffic-providers', { name: 'Bench provider' }, token);
-      await json(server.base, 'POST', '/api/campaigns', { name: 'Bench campaign', traffic_provider_id: provider.id, flow_id: flow.id }, token);
+      await json(server.base, 'POST', '/api/campaigns', { name: 'Bench campaign', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } }, token);
 
       log(`${engine}, partner ${delay} ms: warm-up`);
       await cannon(server.base, provider.token, `w${delay}`, { connections: 8, seconds: 3 });

@@ -5,6 +5,7 @@ import * as resources from './migrations/20261122T003000Z_resources_and_leads.js
 import * as analyticsRollup from './migrations/20261122T010000Z_analytics_rollup.js';
 import * as leadNameSearch from './migrations/20261122T020000Z_lead_name_search.js';
 import * as distribution from './migrations/20261122T030000Z_distribution.js';
+import * as duplicateLookup from './migrations/20261122T040000Z_duplicate_lookup.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -18,6 +19,7 @@ const migrations: [string, Migration][] = [
   ['20261122T010000Z_analytics_rollup', analyticsRollup],
   ['20261122T020000Z_lead_name_search', leadNameSearch],
   ['20261122T030000Z_distribution', distribution],
+  ['20261122T040000Z_duplicate_lookup', duplicateLookup],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

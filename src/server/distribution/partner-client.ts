@@ -59,7 +59,7 @@ export const SHOWN_ANSWER_BYTES = 64 * 1024;
 // Headers that frame the message or manage the connection: the client sets them (from the URL
 // and body) or refuses them (undici throws on transfer-encoding, upgrade, expect…), so an
 // operator's value for them is not sent. The request shown with each call lists what was sent.
-const CLIENT_OWNED_HEADERS = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect']);
+export const CLIENT_OWNED_HEADERS = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect']);
 
 /** The request an integration makes for a lead. Pure: used by the client and shown by the test endpoint. */
 export function buildPartnerRequest(integration: StoredIntegration, lead: LeadForPartner): PartnerRequest {

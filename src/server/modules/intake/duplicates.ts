@@ -37,7 +37,9 @@ export async function lockAll(tx: Kysely<Database>, names: string[]) {
 /**
  * The earliest lead within the window (not itself a duplicate; this provider's only, when the
  * scope is provider) with the same value in one of the policy's fields, email before phone.
- * One indexed look-up per field (leads_email, leads_phone).
+ * One range of one index per field (leads_email_created, leads_phone_created). The provider is
+ * compared as an expression (`|| ''`) so no engine is tempted to walk the provider's index
+ * (every lead of the provider in the window) instead.
  */
 export async function findDuplicate(
   db: Kysely<Database>,
@@ -55,7 +57,7 @@ export async function findDuplicate(
       .where(field, '=', lead[field])
       .where('status', '<>', 'duplicate')
       .where('created_at', '>=', since);
-    if (policy.scope === 'provider') q = q.where('traffic_provider_id', '=', providerId);
+    if (policy.scope === 'provider') q = q.where(sql<string>`${sql.ref('traffic_provider_id')} || ''`, '=', providerId);
     const row = await q.orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
     if (row) return { leadId: row.id, field };
   }

@@ -33,7 +33,7 @@ forEachDatabase('Partner integrations', (engine) => {
       total_cap: 9,
       integration: {
         url: 'ftp://x.example/leads',
-        headers: { 'Bad Name': 'v', 'X-Line': 'a\r\nInjected: 1', 'X-Masked': '••••1234' },
+        headers: { 'Bad Name': 'v', 'X-Line': 'a\r\nInjected: 1', 'X-Masked': '••••1234', host: 'evil.example', 'Content-Length': '5' },
         body_template: { a: { b: ['{{lead.email}}', '{{lead.password}}'] }, c: '{{email}}', d: '{{lead.phone', e: 'ok {{lead.sub_id5}}' },
       },
     });
@@ -42,8 +42,10 @@ forEachDatabase('Partner integrations', (engine) => {
       'integration.body_template.c',
       'integration.body_template.d',
       'integration.headers.Bad Name',
+      'integration.headers.Content-Length',
       'integration.headers.X-Line',
       'integration.headers.X-Masked',
+      'integration.headers.host',
       'integration.url',
       'total_cap',
       'working_hours.timezone',

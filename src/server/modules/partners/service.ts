@@ -1,3 +1,4 @@
+import { CLIENT_OWNED_HEADERS } from '../../distribution/partner-client.js';
 import type { FieldError } from '../../http/errors.js';
 import { isTimezone } from '../operators/service.js';
 import { LEAD_TEMPLATE_FIELDS, type IntegrationInput, type StoredIntegration } from './schemas.js';
@@ -69,6 +70,10 @@ export function resolveIntegration(input: IntegrationInput, previous: StoredInte
     const field = `integration.headers.${name}`;
     if (!HEADER_NAME.test(name)) {
       errors.push({ field, message: 'is not a valid header name (letters, digits and !#$%&\'*+-.^_`|~)' });
+      continue;
+    }
+    if (CLIENT_OWNED_HEADERS.has(name.toLowerCase())) {
+      errors.push({ field, message: 'is set by the HTTP client itself (from the URL and body) and cannot be configured' });
       continue;
     }
     if (seen.has(name.toLowerCase())) {
