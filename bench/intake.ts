@@ -3,14 +3,17 @@
 // Two measurements per partner delay and engine:
 //   1. throughput: as many leads as 64 connections can push for --seconds (leads/s, and how many
 //      were delivered: every lead goes all the way to the partner and back);
-//   2. latency at a steady --rate below saturation: p50/p99 of the intake answer; Leadgate's own
-//      added latency is that minus the partner's delay.
+//   2. latency at steady --rates below saturation (an even, open-loop pace; see paced()).
+// Latency is the server's own (responseTime in its request log: request received → answer sent,
+// the partner call included); Leadgate's added latency is that minus the partner's delay. The
+// client's view (autocannon) is shown beside it: on a 2-core machine it includes the load
+// generator's own queueing.
 // See bench/README.md.
 //
-//   npm run bench:intake -- [--engines sqlite,postgres] [--seconds 20] [--rate 500]
+//   npm run bench:intake -- [--engines sqlite,postgres] [--seconds 20] [--rates 250,500]
 //                           [--postgres-url postgres://postgres@127.0.0.1:55432/postgres]
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { Pool } from 'undici';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK = path.join(os.tmpdir(), 'leadgate-bench-intake');
@@ -28,7 +32,7 @@ const { values: args } = parseArgs({
   options: {
     engines: { type: 'string', default: 'sqlite,postgres' },
     seconds: { type: 'string', default: '20' },
-    rate: { type: 'string', default: '500' },
+    rates: { type: 'string', default: '250,500' },
     connections: { type: 'string', default: '64' },
     delays: { type: 'string', default: '0,50' },
     'log-level': { type: 'string', default: 'info' },
@@ -36,7 +40,7 @@ const { values: args } = parseArgs({
   },
 });
 const SECONDS = Math.min(120, Math.max(3, Number(args.seconds)));
-const RATE = Math.min(5000, Math.max(10, Number(args.rate)));
+const RATES = args.rates!.split(',').filter(Boolean).map((r) => Math.min(5000, Math.max(10, Number(r))));
 const CONNECTIONS = Math.min(256, Math.max(1, Number(args.connections)));
 const DELAYS = args.delays!.split(',').map(Number);
 const ENGINES = args.engines!.split(',').map((e) => e.trim());
@@ -92,7 +96,7 @@ async function databaseUrl(engine: string): Promise<string> {
   return url.toString();
 }
 
-async function startServer(dbUrl: string): Promise<{ base: string; child: ChildProcess }> {
+async function startServer(dbUrl: string, logFile: string): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
   // BENCH_PROFILE=dir: write a CPU profile of the server (for finding where the time goes).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
@@ -107,7 +111,8 @@ async function startServer(dbUrl: string): Promise<{ base: string; child: ChildP
       LEADGATE_ADMIN_EMAIL: OWNER.email,
       LEADGATE_ADMIN_PASSWORD: OWNER.password,
     },
-    stdio: ['ignore', 'ignore', 'inherit'], // a production server writes its log lines somewhere: here, nowhere
+    // Its request log is where the server's own latency comes from (responseTime per request).
+    stdio: ['ignore', openSync(logFile, 'w'), 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
@@ -127,7 +132,7 @@ function leadBody(runTag: string) {
     first_name: 'Bench',
     last_name: `Lead${n}`,
     email: `bench.${runTag}.${n}@example.com`,
-    phone: `+4915${String(100_000_000 + ((n * 7_919) % 899_999_999)).slice(0, 9)}`,
+    phone: `+49151${String(n % 100_000_000).padStart(8, '0')}`, // +49 151: a German mobile range
     country: 'DE',
     ip: '198.51.100.10',
     sub_id1: 'bench',
@@ -135,20 +140,23 @@ function leadBody(runTag: string) {
 }
 
 interface Run {
+  from: number;
+  to: number;
   requests: number;
   perSecond: number;
-  p50: number;
-  p99: number;
+  /** As the client saw it (autocannon: send → answer). */
+  clientP50: number;
+  clientP99: number;
   errors: number;
   non2xx: number;
-  delivered: number;
   statuses: Record<string, number>;
 }
 
 function cannon(base: string, token: string, tag: string, opts: { connections: number; seconds: number; rate?: number }): Promise<Run> {
   const statuses: Record<string, number> = {};
+  const from = Date.now();
   return new Promise((resolve, reject) => {
-    const instance = autocannon(
+    autocannon(
       {
         url: `${base}/api/intake/leads`,
         connections: opts.connections,
@@ -160,9 +168,9 @@ function cannon(base: string, token: string, tag: string, opts: { connections: n
             headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
             setupRequest: (req: any) => ({ ...req, body: leadBody(tag) }),
             onResponse: (status: number, body: string) => {
-              let s = `http_${status}`;
-              if (status === 201) s = /"status":"(\w+)"/.exec(body)?.[1] ?? s;
-              statuses[s] = (statuses[s] ?? 0) + 1;
+              let key = `http_${status}`;
+              if (status === 201) key = /"status":"(\w+)"/.exec(body)?.[1] ?? key;
+              statuses[key] = (statuses[key] ?? 0) + 1;
             },
           },
         ],
@@ -170,27 +178,92 @@ function cannon(base: string, token: string, tag: string, opts: { connections: n
       (err: Error | null, r: any) => {
         if (err) return reject(err);
         resolve({
+          from,
+          to: Date.now(),
           requests: r.requests.total,
           perSecond: r.requests.total / opts.seconds,
-          p50: r.latency.p50,
-          p99: r.latency.p99,
+          clientP50: r.latency.p50,
+          clientP99: r.latency.p99,
           errors: r.errors,
           non2xx: r.non2xx,
-          delivered: statuses.delivered ?? 0,
           statuses,
         });
       },
     );
-    void instance;
   });
 }
+
+/**
+ * Open-loop load at an even pace: one lead every 1/rate s, whatever the answers (autocannon's
+ * rate limit sends each second's quota in a burst at the start of the second, which measures
+ * bursts, not a steady rate). Latency per request: sent → answer read.
+ */
+async function paced(base: string, token: string, tag: string, rate: number, seconds: number): Promise<Run> {
+  const pool = new Pool(base, { connections: 128, pipelining: 1 });
+  const statuses: Record<string, number> = {};
+  const latencies: number[] = [];
+  let errors = 0;
+  let non2xx = 0;
+  const from = Date.now();
+  const total = Math.round(rate * seconds);
+  const start = performance.now();
+  const inFlight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    const sent = performance.now();
+    inFlight.push(
+      pool
+        .request({ method: 'POST', path: '/api/intake/leads', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: leadBody(tag) })
+        .then(async (res) => {
+          const text = await res.body.text();
+          latencies.push(performance.now() - sent);
+          let key = `http_${res.statusCode}`;
+          if (res.statusCode === 201) key = /"status":"(\w+)"/.exec(text)?.[1] ?? key;
+          else non2xx++;
+          statuses[key] = (statuses[key] ?? 0) + 1;
+        })
+        .catch(() => {
+          errors++;
+        }),
+    );
+  }
+  await Promise.all(inFlight);
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? NaN;
+  return { from, to: Date.now(), requests: total, perSecond: total / seconds, clientP50: at(0.5), clientP99: at(0.99), errors, non2xx, statuses };
+}
+
+/** CPU time (user + system, ms) the process has used so far (Linux /proc). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+/** Nearest-rank percentiles of the server's own responseTime (ms) for 201 answers in [from, to]. */
+function serverLatency(logFile: string, from: number, to: number) {
+  const times: number[] = [];
+  for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+    if (!line.includes('"responseTime"')) continue;
+    const entry = JSON.parse(line) as { time: number; res?: { statusCode?: number }; responseTime: number };
+    if (entry.time >= from && entry.time <= to && entry.res?.statusCode === 201) times.push(entry.responseTime);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => (times.length ? times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)] : NaN);
+  return { n: times.length, p50: at(0.5), p99: at(0.99) };
+}
+
+const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
 async function benchEngine(engine: string) {
   const out: string[] = [];
   for (const delay of DELAYS) {
     const dbUrl = await databaseUrl(engine);
     const partner = await startPartner(delay);
-    const server = await startServer(dbUrl);
+    const logFile = path.join(WORK, `server-${engine}-${delay}.log`);
+    const server = await startServer(dbUrl, logFile);
     try {
       const token = (await json(server.base, 'POST', '/api/auth/login', OWNER)).token;
       const p = await json(server.base, 'POST', '/api/partners', { name: 'Bench partner', integration: {
@@ -204,18 +277,26 @@ async function benchEngine(engine: string) {
 
       log(`${engine}, partner ${delay} ms: warm-up`);
       await cannon(server.base, provider.token, `w${delay}`, { connections: 8, seconds: 3 });
-      log(`${engine}, partner ${delay} ms: throughput, ${CONNECTIONS} connections, ${SECONDS} s`);
-      const max = await cannon(server.base, provider.token, `t${delay}`, { connections: CONNECTIONS, seconds: SECONDS });
-      log(`${engine}, partner ${delay} ms: latency at ${RATE} leads/s, ${SECONDS} s`);
-      const steady = await cannon(server.base, provider.token, `l${delay}`, { connections: CONNECTIONS, seconds: SECONDS, rate: RATE });
-      const row = [
-        engine, `${delay} ms`,
-        `${max.perSecond.toFixed(0)}`, `${max.delivered}/${max.requests}`, `${max.p99} ms`,
-        `${RATE}`, `${steady.p50} ms`, `${steady.p99} ms`, `${Math.max(0, steady.p99 - delay)} ms`,
-        `${max.errors + steady.errors} / ${max.non2xx + steady.non2xx}`,
-      ];
-      out.push(`| ${row.join(' | ')} |`);
-      log(out.at(-1), JSON.stringify({ max: max.statuses, steady: steady.statuses }));
+      // Latency at steady rates below saturation, then the most the server takes.
+      const phases: [string, number | null][] = [...RATES.map((rate): [string, number] => [`${rate}/s`, rate]), ['max', null]];
+      for (const [name, rate] of phases) {
+        log(`${engine}, partner ${delay} ms: ${name}, ${SECONDS} s${rate ? '' : `, ${CONNECTIONS} connections`}`);
+        const cpuBefore = cpuMs(server.child.pid!);
+        const run = rate
+          ? await paced(server.base, provider.token, `${name}-${delay}`, rate, SECONDS)
+          : await cannon(server.base, provider.token, `${name}-${delay}`, { connections: CONNECTIONS, seconds: SECONDS });
+        const cpuPerLead = (cpuMs(server.child.pid!) - cpuBefore) / run.requests;
+        await new Promise((r) => setTimeout(r, 300)); // the log lines of the last answers
+        const own = serverLatency(logFile, run.from, run.to);
+        const delivered = run.statuses.delivered ?? 0;
+        const row = [
+          engine, `${delay} ms`, name, run.perSecond.toFixed(0), `${delivered}/${run.requests}`,
+          fmt(own.p50), fmt(own.p99), fmt(Math.max(0, own.p99 - delay)), fmt(run.clientP50), fmt(run.clientP99), `${cpuPerLead.toFixed(2)} ms`,
+          `${run.errors} / ${run.non2xx}`,
+        ];
+        out.push(`| ${row.join(' | ')} |`);
+        log(out.at(-1), JSON.stringify(run.statuses));
+      }
     } finally {
       server.child.kill('SIGTERM');
       partner.child.kill('SIGTERM');
@@ -228,6 +309,6 @@ async function benchEngine(engine: string) {
 const lines: string[] = [];
 for (const engine of ENGINES) lines.push(...(await benchEngine(engine)));
 console.log(`\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, LOG_LEVEL=${args['log-level']}`);
-console.log('| engine | partner | max leads/s | delivered | p99 at max | steady rate | p50 | p99 | added p99 | errors / non-2xx |');
-console.log('|---|---|---|---|---|---|---|---|---|---|');
+console.log('| engine | partner | load | leads/s | delivered | server p50 | server p99 | added p99 | client p50 | client p99 | server CPU per lead | errors / non-2xx |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const l of lines) console.log(l);

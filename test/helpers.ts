@@ -69,7 +69,7 @@ export async function buildTestApp(t: TestContext, engine: Engine, opts: TestApp
     }
     config.database = { engine: 'postgres', url: POSTGRES_URL, schema };
   }
-  const db = openDatabase(config.database, opts.onQuery);
+  const db = openDatabase(config.database, { onQuery: opts.onQuery });
   await migrate(db);
   await ensureAdminRole(db);
   const ownerId = (await createOwner(db, OWNER))!;

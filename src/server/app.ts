@@ -1,6 +1,6 @@
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { DestinationStream } from 'pino';
+import pino, { type DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import type { DB } from './db/database.js';
 import { installAuth } from './auth/guard.js';
@@ -38,10 +38,10 @@ export interface BuildOptions {
 const TOKEN_IN_TEXT = /(lg[stp]?_)[0-9A-Za-z]{8,}/g;
 export const redactTokens = (s: string) => s.replace(TOKEN_IN_TEXT, '$1[redacted]');
 
-function loggerOptions(config: Config, stream?: DestinationStream): FastifyServerOptions['logger'] {
+function loggerOptions(config: Config, stream: DestinationStream): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
-    ...(stream ? { stream } : {}),
+    stream,
     redact: {
       paths: ['req.headers.authorization', '*.password', '*.secret', '*.token', '*.current_password', '*.new_password'],
       censor: '[redacted]',
@@ -57,8 +57,11 @@ function loggerOptions(config: Config, stream?: DestinationStream): FastifyServe
 }
 
 export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}): Promise<App> {
+  // stdout written asynchronously: two request lines per lead, written synchronously, cost
+  // intake a third of its throughput when stdout is a file or a pipe. Flushed on close.
+  const stdout = opts.logStream ? null : pino.destination({ dest: 1, sync: false });
   const app = Fastify({
-    logger: loggerOptions(config, opts.logStream),
+    logger: loggerOptions(config, opts.logStream ?? stdout!),
     trustProxy: config.trustProxy.length ? config.trustProxy : false,
     bodyLimit: config.bodyLimitBytes,
     exposeHeadRoutes: false,
@@ -68,6 +71,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
     frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  if (stdout) app.addHook('onClose', async () => stdout.flushSync());
   const routeTable: RouteInfo[] = [];
   app.decorate('db', db);
   app.decorate('config', config);

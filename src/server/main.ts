@@ -16,7 +16,7 @@ async function main() {
     throw err;
   }
 
-  const db = openDatabase(config.database);
+  const db = openDatabase(config.database, { backgroundCheckpoints: true });
   const where = config.database.engine === 'sqlite' ? config.database.file : 'PostgreSQL';
   try {
     await migrate(db);

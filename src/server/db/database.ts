@@ -4,13 +4,21 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import type { DatabaseConfig } from '../config.js';
+import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from './checkpointer.js';
 import type { Database } from './tables.js';
 
 export type DB = Kysely<Database>;
 export type Engine = DatabaseConfig['engine'];
 
-/** `onQuery` sees every statement's SQL (tests use it to prove a path touches no database). */
-export function openDatabase(config: DatabaseConfig, onQuery?: (sql: string) => void): DB {
+export interface OpenOptions {
+  /** Sees every statement's SQL (tests use it to prove a path touches no database). */
+  onQuery?: (sql: string) => void;
+  /** SQLite: checkpoint the WAL on a worker thread (the server; see checkpointer.ts). */
+  backgroundCheckpoints?: boolean;
+}
+
+export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): DB {
+  const { onQuery } = opts;
   const log = onQuery ? (e: LogEvent) => onQuery(e.query.sql) : undefined;
   if (config.engine === 'sqlite') {
     fs.mkdirSync(path.dirname(config.file), { recursive: true });
@@ -19,7 +27,13 @@ export function openDatabase(config: DatabaseConfig, onQuery?: (sql: string) => 
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), log });
+    let checkpointer: Checkpointer | null = null;
+    if (opts.backgroundCheckpoints) {
+      sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+      checkpointer = startCheckpointer(config.file, 250, (message) => console.error(`SQLite background checkpoint failed: ${message}`));
+    }
+    const database = withStatementCache(sqlite, () => checkpointer?.stop());
+    return new Kysely<Database>({ dialect: new SqliteDialect({ database }), log });
   }
   const pool = new pg.Pool({
     connectionString: config.url,
@@ -36,19 +50,21 @@ export function openDatabase(config: DatabaseConfig, onQuery?: (sql: string) => 
 // reuses its prepared statement. Safe: Kysely runs one statement at a time on the connection
 // (a stream holds the connection until it ends), so a cached statement is never in use twice.
 const STATEMENT_CACHE_SIZE = 500;
-function withStatementCache(sqlite: SQLite.Database) {
+function withStatementCache(sqlite: SQLite.Database, onClose: () => void) {
   const cache = new Map<string, SQLite.Statement>();
   return {
-    close: () => sqlite.close(),
+    close: () => {
+      onClose();
+      sqlite.close();
+    },
     prepare(text: string) {
       let stmt = cache.get(text);
-      if (stmt) {
-        cache.delete(text); // re-insert: the Map's order is least recently used first
-      } else {
-        stmt = sqlite.prepare(text);
+      if (!stmt) {
+        // First in, first out: the hot statements come back at once; a rare one is re-prepared.
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+        stmt = sqlite.prepare(text);
+        cache.set(text, stmt);
       }
-      cache.set(text, stmt);
       return stmt;
     },
   };

@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import { newId, nowIso } from '../db/ids.js';
+import { writeTransaction } from '../db/write-batch.js';
 import type { Database, PartnersTable } from '../db/tables.js';
 import type { StoredIntegration } from '../modules/partners/schemas.js';
 import { capSlots, firstFull, readUsage, release, reserve, type CapSlot } from './caps.js';
@@ -153,7 +154,7 @@ type Started = { kind: 'started'; attemptId: string; lease: string } | { kind: '
 /** One transaction: the caps, the attempt as in_flight, the lease past the call's timeout. */
 async function startAttempt(db: Db, lead: LeadRow, c: Candidate, attemptNo: number, lease: string | null, newFlowId: string | null): Promise<Started> {
   try {
-    return await db.transaction().execute(async (trx): Promise<Started> => {
+    return await writeTransaction(db, async (trx): Promise<Started> => {
       const full = await reserve(trx, c.slots);
       if (full) return { kind: 'full', slot: full };
       const attemptId = newId();
@@ -161,7 +162,12 @@ async function startAttempt(db: Db, lead: LeadRow, c: Candidate, attemptNo: numb
         .insertInto('lead_attempts')
         .values({ id: attemptId, lead_id: lead.id, partner_id: c.partner.id, attempt_no: attemptNo, requested_at: nowIso(), duration_ms: null, http_status: null, outcome: 'in_flight', reason: null, response_excerpt: null })
         .execute();
-      const next = new Date(Date.now() + c.integration.timeout_ms + LEASE_MARGIN_MS).toISOString();
+      const needed = Date.now() + c.integration.timeout_ms + LEASE_MARGIN_MS;
+      // A lease that still runs past this call's deadline needs no push, and proves ownership by
+      // itself: the sweep only takes leads whose lease has run out. (Intake's first lease
+      // usually covers the first call: one write less per lead.)
+      if (lease !== null && !newFlowId && Date.parse(lease) > needed) return { kind: 'started', attemptId, lease };
+      const next = new Date(needed).toISOString();
       // flow_id is set before the first call, so a resumed delivery keeps the flow it began with.
       const res = await trx
         .updateTable('leads')
@@ -187,7 +193,7 @@ function leadForPartner(l: LeadRow): LeadForPartner {
  * caps given back. false when the lead is no longer ours (the sweep took it over meanwhile).
  */
 async function finishAttempt(db: Db, lead: LeadRow, c: Candidate, attemptId: string, lease: string, call: PartnerCall, costCents: number | null): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return writeTransaction(db, async (trx) => {
     const attempt = await trx
       .updateTable('lead_attempts')
       .set({
@@ -237,11 +243,13 @@ function rejectionReason(tried: string[], skipped: string[], notTried: number, m
 /** The lead `rejected` with `reason`, if still ours. */
 async function reject(db: Db, lead: LeadRow, lease: string | null, reason: string, flowId: string | null): Promise<DeliveryOutcome> {
   const now = nowIso();
-  const res = await db
-    .updateTable('leads')
-    .set({ status: 'rejected', reason, status_updated_at: now, lease_until: null, ...(flowId ? { flow_id: flowId } : {}) })
-    .where(owned(lead.id, lease))
-    .executeTakeFirst();
+  const res = await writeTransaction(db, (trx) =>
+    trx
+      .updateTable('leads')
+      .set({ status: 'rejected', reason, status_updated_at: now, lease_until: null, ...(flowId ? { flow_id: flowId } : {}) })
+      .where(owned(lead.id, lease))
+      .executeTakeFirst(),
+  );
   return Number(res.numUpdatedRows) ? { status: 'rejected', autologin_url: null, reason } : current(db, lead.id);
 }
 

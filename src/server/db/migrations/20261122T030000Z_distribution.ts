@@ -14,8 +14,9 @@ import type { Kysely } from 'kysely';
 //
 // intake_requests: Idempotency-Key → the lead the first request made, per traffic provider.
 export async function up(db: Kysely<any>): Promise<void> {
+  // No index of its own: the sweep reads pending leads through leads_status_created (few at any
+  // time), and every index on leads costs every intake.
   await db.schema.alterTable('leads').addColumn('lease_until', 'text').execute();
-  await db.schema.createIndex('leads_pending_lease').on('leads').columns(['status', 'lease_until']).execute();
 
   await db.schema
     .createTable('cap_counters')

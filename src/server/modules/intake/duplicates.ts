@@ -36,10 +36,11 @@ export async function lockAll(tx: Kysely<Database>, names: string[]) {
 
 /**
  * The earliest lead within the window (not itself a duplicate; this provider's only, when the
- * scope is provider) with the same value in one of the policy's fields, email before phone.
- * One range of one index per field (leads_email_created, leads_phone_created). The provider is
- * compared as an expression (`|| ''`) so no engine is tempted to walk the provider's index
- * (every lead of the provider in the window) instead.
+ * scope is provider) with the same value in one of the policy's fields; the field named is
+ * email when both match. One query: a range of leads_email_created and/or leads_phone_created
+ * (SQLite and PostgreSQL both read an OR of two indexed equalities as two index ranges). The
+ * provider is compared as an expression (`|| ''`) so no engine is tempted to walk the
+ * provider's index (every lead of the provider in the window) instead.
  */
 export async function findDuplicate(
   db: Kysely<Database>,
@@ -49,17 +50,15 @@ export async function findDuplicate(
   now: Date,
 ): Promise<{ leadId: string; field: Field } | null> {
   const since = new Date(now.getTime() - policy.window_hours * 3_600_000).toISOString();
-  const order: Field[] = ['email', 'phone'];
-  for (const field of order.filter((f) => policy.fields.includes(f))) {
-    let q = db
-      .selectFrom('leads')
-      .select('id')
-      .where(field, '=', lead[field])
-      .where('status', '<>', 'duplicate')
-      .where('created_at', '>=', since);
-    if (policy.scope === 'provider') q = q.where(sql<string>`${sql.ref('traffic_provider_id')} || ''`, '=', providerId);
-    const row = await q.orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
-    if (row) return { leadId: row.id, field };
-  }
-  return null;
+  const fields = (['email', 'phone'] as const).filter((f) => policy.fields.includes(f));
+  let q = db
+    .selectFrom('leads')
+    .select(['id', 'email'])
+    .where((eb) => eb.or(fields.map((f) => eb(f, '=', lead[f]))))
+    .where('status', '<>', 'duplicate')
+    .where('created_at', '>=', since);
+  if (policy.scope === 'provider') q = q.where(sql<string>`${sql.ref('traffic_provider_id')} || ''`, '=', providerId);
+  const row = await q.orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+  if (!row) return null;
+  return { leadId: row.id, field: fields.includes('email') && row.email === lead.email ? 'email' : 'phone' };
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { IntakeProvider } from '../../auth/machine-tokens.js';
 import { isPostgres } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
+import { writeTransaction } from '../../db/write-batch.js';
 import type { Database, LeadStatus } from '../../db/tables.js';
 import { conflict, invalid, type FieldError } from '../../http/errors.js';
 import { activePolicy, findDuplicate, lockAll, lockNames } from './duplicates.js';
@@ -98,7 +99,7 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
   const { lead, campaignId, idempotencyKey: key } = input;
   const policy = activePolicy(provider.duplicate_policy);
   const hash = requestHash(input);
-  return db.transaction().execute(async (tx): Promise<Stored> => {
+  return writeTransaction(db, async (tx): Promise<Stored> => {
     await lockAll(tx, lockNames(policy, lead, provider.id, key));
     // After the wait: a lead stored while this one waited is the earlier one.
     const now = new Date();
