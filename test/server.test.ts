@@ -125,7 +125,8 @@ describe('server process [sqlite]', () => {
   });
 
   test('SIGTERM lets in-flight requests finish with full answers, then exits 0', async (t) => {
-    const child = await spawnServer(t, adminEnv);
+    // debug: "incoming request" lines show when the logins have reached the server.
+    const child = await spawnServer(t, { ...adminEnv, LOG_LEVEL: 'debug' });
     await waitUntilUp(child);
     await provesGracefulShutdown(child);
     // Nothing listens any more.
@@ -152,7 +153,7 @@ if (ENGINES.includes('postgres')) {
       });
       const url = new URL(POSTGRES_URL);
       url.pathname = `/${name}`;
-      const env = { ...adminEnv, DATABASE_URL: url.toString() };
+      const env = { ...adminEnv, DATABASE_URL: url.toString(), LOG_LEVEL: 'debug' };
 
       const first = await spawnServer(t, env);
       children.push(first);
