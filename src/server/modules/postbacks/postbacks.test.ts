@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import fc from 'fast-check';
 import { nowIso } from '../../db/ids.js';
-import { insertLeads } from '../../../../test/fixtures.js';
+import { insertAttempt, insertLeads } from '../../../../test/fixtures.js';
 import { makeWorld } from '../../../../test/distribution-world.js';
 import { buildTestApp, call, expectProblem, forEachDatabase, getJson, type Engine, type TestApp } from '../../../../test/helpers.js';
 
@@ -278,5 +278,35 @@ forEachDatabase('Postbacks', (engine) => {
     );
     t.diagnostic(JSON.stringify(Object.fromEntries(seen)));
     assert.ok(seen.get(200) && seen.get(400), 'the requests reach the handler, both accepted and refused');
+  });
+
+  test('a lead failed by an interrupted call to this partner is recovered by its postback, conversion included', async (t) => {
+    const { ta, world, a, b } = await setup(t, engine, { model: 'cpl', amount: 7 });
+    const [lead] = await insertLeads(ta.db, [
+      { traffic_provider_id: world.providerId, campaign_id: world.campaignId, flow_id: world.flowId, status: 'failed', reason: 'Delivery interrupted', cost_cents: 0 },
+    ]);
+    await insertAttempt(ta.db, { lead_id: lead, partner_id: b.id, attempt_no: 1, outcome: 'rejected' });
+    await insertAttempt(ta.db, { lead_id: lead, partner_id: a.id, attempt_no: 2, outcome: 'error', reason: "the server stopped while waiting for the partner's answer" });
+
+    // B was offered the lead too, but not last: its postback does not match; nor does A's by partner_lead_id (none known).
+    expectProblem(await get(ta, b.postbackToken, `lead_id=${lead}&ftd=1`), 404, 'not_found');
+    expectProblem(await get(ta, a.postbackToken, `partner_lead_id=${lead}&ftd=1`), 404, 'not_found');
+
+    const res = await get(ta, a.postbackToken, `lead_id=${lead}&ftd=1&revenue=300&ftd_at=2026-11-20T10:00:00Z`);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().changed, true);
+    assert.match(res.json().notes[0], /interrupted/);
+    const row = await ta.db.selectFrom('leads').selectAll().where('id', '=', lead).executeTakeFirstOrThrow();
+    assert.equal(row.status, 'delivered');
+    assert.equal(row.partner_id, a.id);
+    assert.equal(row.reason, null);
+    assert.ok(row.delivered_at);
+    assert.equal(row.ftd_at, '2026-11-20T10:00:00.000Z');
+    assert.equal(Number(row.revenue_cents), 30_000);
+    assert.equal(Number(row.cost_cents), 700, 'the cpl cost of a delivered lead');
+    const [entry] = (await postbackAudits(ta)).filter((e) => e.target_id === lead);
+    assert.deepEqual(JSON.parse(entry.details).changes.status, { from: 'failed', to: 'delivered' });
+    // Now an ordinary delivered lead: a repeat changes nothing.
+    assert.equal((await get(ta, a.postbackToken, `lead_id=${lead}&ftd=1`)).json().changed, false);
   });
 });

@@ -95,27 +95,55 @@ export interface PostbackResult {
   notes: string[];
 }
 
-const notFound = () => {
+const notFound = (): never => {
   throw new HttpProblem(404, 'not_found', 'No lead delivered to this partner matches that lead_id or partner_lead_id.');
 };
 
-/** The lead a postback is about: delivered, and to this partner (else 404, whether or not it exists). */
+const LEAD_COLUMNS = ['id', 'campaign_id', 'sale_status', 'ftd_at', 'revenue_cents', 'cost_cents'] as const;
+
+/**
+ * The lead a postback is about: delivered, and to this partner (else 404, whether or not it
+ * exists). Or, by lead_id, a lead that `failed` because the server stopped while this partner was
+ * being called (its last attempt): the partner's postback proves it registered the lead, and a
+ * conversion must not be lost for it (`recovered`).
+ */
 async function lockLead(tx: DB, partnerId: string, ref: Postback['ref']) {
-  let q = tx
-    .selectFrom('leads')
-    .select(['id', 'campaign_id', 'sale_status', 'ftd_at', 'revenue_cents', 'cost_cents'])
-    .where('partner_id', '=', partnerId)
-    .where('status', '=', 'delivered');
+  let q = tx.selectFrom('leads').select(LEAD_COLUMNS).where('partner_id', '=', partnerId).where('status', '=', 'delivered');
   q = 'lead_id' in ref ? q.where('id', '=', ref.lead_id) : q.where('partner_lead_id', '=', ref.partner_lead_id);
   // PostgreSQL: concurrent postbacks for one lead take turns, so each sees what the last one
   // wrote (SQLite runs one write transaction at a time anyway).
   if (isPostgres(tx)) q = q.forUpdate();
   const rows = await q.limit(2).execute();
-  if (!rows.length) notFound();
   if (rows.length > 1) {
     throw new HttpProblem(409, 'conflict', 'Several leads delivered to this partner carry that partner_lead_id; send lead_id instead.');
   }
-  return rows[0];
+  if (rows.length) return { ...rows[0], recovered: false };
+  if ('lead_id' in ref) {
+    let interrupted = tx
+      .selectFrom('leads')
+      .select(LEAD_COLUMNS)
+      .where('id', '=', ref.lead_id)
+      .where('status', '=', 'failed')
+      .where((eb) =>
+        eb(
+          eb.selectFrom('lead_attempts').select('lead_attempts.partner_id').whereRef('lead_attempts.lead_id', '=', 'leads.id').orderBy('lead_attempts.attempt_no', 'desc').limit(1),
+          '=',
+          partnerId,
+        ),
+      );
+    if (isPostgres(tx)) interrupted = interrupted.forUpdate();
+    const lead = await interrupted.executeTakeFirst();
+    if (lead) return { ...lead, recovered: true };
+  }
+  return notFound();
+}
+
+/** What the campaign pays its traffic provider per lead delivered (cpl), when it does. */
+async function cplPayoutCents(tx: DB, campaignId: string | null): Promise<number | null> {
+  if (!campaignId) return null;
+  const c = await tx.selectFrom('campaigns').select('payout').where('id', '=', campaignId).executeTakeFirst();
+  const payout = c ? (JSON.parse(c.payout) as { model: 'cpl' | 'cpa'; amount_cents: number }) : null;
+  return payout?.model === 'cpl' ? payout.amount_cents : null;
 }
 
 /** What the campaign pays its traffic provider per FTD, when it pays per FTD (cpa). */
@@ -136,8 +164,26 @@ export async function applyPostback(db: DB, req: FastifyRequest, partner: Postba
   return db.transaction().execute(async (tx) => {
     const lead = await lockLead(tx, partner.id, p.ref);
     const notes: string[] = [];
-    const patch: { sale_status?: string; ftd_at?: string; revenue_cents?: number; cost_cents?: number; status_updated_at?: string } = {};
+    const patch: {
+      status?: 'delivered';
+      partner_id?: string;
+      delivered_at?: string;
+      reason?: null;
+      sale_status?: string;
+      ftd_at?: string;
+      revenue_cents?: number;
+      cost_cents?: number;
+      status_updated_at?: string;
+    } = {};
     const changes: Record<string, unknown> = {};
+
+    if (lead.recovered) {
+      Object.assign(patch, { status: 'delivered', partner_id: partner.id, delivered_at: nowIso(), reason: null });
+      changes.status = { from: 'failed', to: 'delivered' };
+      const cost = await cplPayoutCents(tx, lead.campaign_id);
+      if (cost !== null) patch.cost_cents = cost;
+      notes.push('The delivery of this lead to you was interrupted on our side; your postback shows you registered it, so it is now recorded as delivered to you.');
+    }
 
     if (p.sale_status !== undefined && p.sale_status !== lead.sale_status) {
       patch.sale_status = p.sale_status;
