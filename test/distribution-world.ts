@@ -3,7 +3,10 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { insertLeads, type LeadInput } from './fixtures.js';
-import { call, type TestApp } from './helpers.js';
+import { openDatabase } from '../src/server/db/database.js';
+import { createPartnerClient } from '../src/server/distribution/partner-client.js';
+import { DeliveryRunner } from '../src/server/distribution/runner.js';
+import { call, type Engine, type TestApp } from './helpers.js';
 import { accepting, defaultIntegration, startPartner, type PartnerHandler, type TestPartner } from './partner-server.js';
 
 export interface WorldPartner {
@@ -120,4 +123,20 @@ export async function insertPendingLead(ta: TestApp, w: World, over: Partial<Lea
     },
   ]);
   return id;
+}
+
+/**
+ * A delivery runner as a second server process would have it: on PostgreSQL its own pool and
+ * HTTP client (SQLite is one process by nature: the app's own runner).
+ */
+export async function secondRunner(t: TestContext, ta: TestApp, engine: Engine): Promise<DeliveryRunner> {
+  if (engine !== 'postgres') return ta.app.delivery;
+  const db = openDatabase(ta.config.database);
+  const other = new DeliveryRunner({ db, log: ta.app.log, client: createPartnerClient() });
+  t.after(async () => {
+    await other.close();
+    await other.deps.client.close();
+    await db.destroy();
+  });
+  return other;
 }

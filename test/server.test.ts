@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import pg from 'pg';
 import { ENGINES, POSTGRES_URL } from './helpers.js';
-import { ADMIN, request, spawnServer, waitFor, waitUntilUp, type Child } from './processes.js';
+import { ADMIN, freshPostgresDatabase, request, spawnServer, waitFor, waitUntilUp, type Child } from './processes.js';
 
 
 const logLines = (child: Child) =>
@@ -137,23 +137,9 @@ describe('server process [sqlite]', () => {
 if (ENGINES.includes('postgres')) {
   describe('server process [postgres]', () => {
     test('starts and migrates on a fresh PostgreSQL database, restarts on it, and shuts down cleanly', async (t) => {
-      const name = `leadgate_srv_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-      const admin = new pg.Client({ connectionString: POSTGRES_URL });
-      await admin.connect();
-      await admin.query(`create database ${name}`);
       const children: Child[] = [];
-      t.after(async () => {
-        // After hooks run in the order they were added: stop the servers before the drop.
-        for (const c of children) {
-          if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
-          await c.exited;
-        }
-        await admin.query(`drop database if exists ${name} with (force)`);
-        await admin.end();
-      });
-      const url = new URL(POSTGRES_URL);
-      url.pathname = `/${name}`;
-      const env = { ...adminEnv, DATABASE_URL: url.toString(), LOG_LEVEL: 'debug' };
+      const url = await freshPostgresDatabase(t, POSTGRES_URL, children);
+      const env = { ...adminEnv, DATABASE_URL: url, LOG_LEVEL: 'debug' };
 
       const first = await spawnServer(t, env);
       children.push(first);
@@ -162,7 +148,7 @@ if (ENGINES.includes('postgres')) {
       assert.ok(!existsSync(path.join(first.dataDir, 'leadgate.db')), 'no SQLite file when DATABASE_URL is set');
 
       // The tables really are in the new database.
-      const check = new pg.Client({ connectionString: url.toString() });
+      const check = new pg.Client({ connectionString: url });
       await check.connect();
       try {
         const ops = await check.query('select email from operators');

@@ -3,12 +3,9 @@
 // cap of 10 (on PostgreSQL through two connection pools, as two server processes would).
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { insertPendingLead, makeWorld, type WorldPartner } from '../../../test/distribution-world.js';
+import { insertPendingLead, makeWorld, secondRunner, type WorldPartner } from '../../../test/distribution-world.js';
 import { buildTestApp, call, forEachDatabase, type Engine, type TestApp } from '../../../test/helpers.js';
 import { accepting, rejecting } from '../../../test/partner-server.js';
-import { openDatabase } from '../db/database.js';
-import { createPartnerClient } from './partner-client.js';
-import { DeliveryRunner } from './runner.js';
 
 async function setup(t: TestContext, engine: Engine, partners: WorldPartner[]) {
   const ta = await buildTestApp(t, engine);
@@ -80,16 +77,7 @@ forEachDatabase('distribution caps', (engine) => {
     const ids = [];
     for (let i = 0; i < 30; i++) ids.push(await lead());
     // On PostgreSQL half the leads go through a second pool and client: a second server process.
-    let other = ta.app.delivery;
-    if (engine === 'postgres') {
-      const db = openDatabase(ta.config.database);
-      other = new DeliveryRunner({ db, log: ta.app.log, client: createPartnerClient() });
-      t.after(async () => {
-        await other.close();
-        await other.deps.client.close();
-        await db.destroy();
-      });
-    }
+    const other = await secondRunner(t, ta, engine);
     const outcomes = await Promise.all(ids.map((id, i) => (i % 2 ? other : ta.app.delivery).run(id)));
     assert.equal(outcomes.filter((o) => o.status === 'delivered').length, 10);
     const refused = outcomes.filter((o) => o.status === 'rejected');

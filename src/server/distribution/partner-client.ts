@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import { Agent, request } from 'undici';
 import type { StoredIntegration } from '../modules/partners/schemas.js';
+import type { LeadFields } from '../db/tables.js';
 import { compilePath, renderUrl, renderValue } from './template.js';
 
 // The HTTP client that offers leads to partners. One keep-alive connection pool per client
@@ -9,22 +10,7 @@ import { compilePath, renderUrl, renderValue } from './template.js';
 // Never logs: header values carry partners' API keys and bodies carry personal data.
 
 /** The lead fields a partner request can carry ({{lead.<field>}}). */
-export interface LeadForPartner {
-  id: string;
-  first_name: string;
-  last_name: string;
-  email: string;
-  phone: string;
-  country: string;
-  ip: string;
-  language: string | null;
-  funnel: string | null;
-  sub_id1: string | null;
-  sub_id2: string | null;
-  sub_id3: string | null;
-  sub_id4: string | null;
-  sub_id5: string | null;
-}
+export type LeadForPartner = LeadFields & { id: string };
 
 export interface PartnerRequest {
   method: string;

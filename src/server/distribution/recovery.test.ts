@@ -4,13 +4,10 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { insertAttempt } from '../../../test/fixtures.js';
-import { insertPendingLead, makeWorld, type WorldPartner } from '../../../test/distribution-world.js';
+import { insertPendingLead, makeWorld, secondRunner, type WorldPartner } from '../../../test/distribution-world.js';
 import { buildTestApp, forEachDatabase, type Engine, type TestApp } from '../../../test/helpers.js';
 import { accepting } from '../../../test/partner-server.js';
-import { openDatabase } from '../db/database.js';
-import { createPartnerClient } from './partner-client.js';
 import { recoverStale } from './recovery.js';
-import { DeliveryRunner } from './runner.js';
 
 const PAST = '2020-01-01T00:00:00.000Z';
 
@@ -78,16 +75,7 @@ forEachDatabase('distribution recovery', (engine) => {
     const ids = [];
     for (let i = 0; i < 12; i++) ids.push(await stale());
     // On PostgreSQL the second sweep runs on its own pool, as another server process would.
-    let other = ta.app.delivery;
-    if (engine === 'postgres') {
-      const db = openDatabase(ta.config.database);
-      other = new DeliveryRunner({ db, log: ta.app.log, client: createPartnerClient() });
-      t.after(async () => {
-        await other.close();
-        await other.deps.client.close();
-        await db.destroy();
-      });
-    }
+    const other = await secondRunner(t, ta, engine);
     const [a, b] = await Promise.all([recoverStale(ta.app.delivery), recoverStale(other)]);
     assert.equal(a.resumed + b.resumed, 12);
     const sent = w.partners[0].server!.received.map((r) => r.json.clickId).sort();

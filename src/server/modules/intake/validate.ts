@@ -1,26 +1,13 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import type { LeadFields } from '../../db/tables.js';
 import { COUNTRY_MIXUPS, isCountryCode } from '../../http/countries.js';
 import { toProblem, type FieldError } from '../../http/errors.js';
 import { IDEMPOTENCY_KEY_PATTERN } from './schemas.js';
 
 /** A lead as stored: trimmed, email lower-cased, phone E.164, country upper case, IP canonical. */
-export interface NormalizedLead {
-  first_name: string;
-  last_name: string;
-  email: string;
-  phone: string;
-  country: string;
-  ip: string;
-  language: string | null;
-  funnel: string | null;
-  sub_id1: string | null;
-  sub_id2: string | null;
-  sub_id3: string | null;
-  sub_id4: string | null;
-  sub_id5: string | null;
-}
+export type NormalizedLead = LeadFields;
 
 export interface IntakeInput {
   lead: NormalizedLead;
