@@ -52,6 +52,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Called with every SQL statement the app runs. */
   onQuery?: (sql: string) => void;
+  /** The built dashboard the app serves at `/` (default dist/web). */
+  webDir?: string;
 }
 
 /** A fresh app and database for one test; closed and dropped when the test ends. */
@@ -80,7 +82,7 @@ export async function buildTestApp(t: TestContext, engine: Engine, opts: TestApp
       cb();
     },
   });
-  const app = await buildApp(config, db, { logStream });
+  const app = await buildApp(config, db, { logStream, webDir: opts.webDir });
   t.after(async () => {
     await app.close();
     await db.destroy();

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import pino, { type DestinationStream } from 'pino';
 import type { Config } from './config.js';
@@ -7,6 +7,7 @@ import { installAuth } from './auth/guard.js';
 import { installDistribution } from './distribution/runner.js';
 import { frameworkErrorHandler, HttpProblem, installErrorHandlers } from './http/errors.js';
 import { installOpenApi, installRouteRules, type RouteInfo } from './http/openapi.js';
+import { installSpa } from './http/spa.js';
 import { validatorCompiler } from './http/validation.js';
 import type { App } from './types.js';
 import { VERSION } from './version.js';
@@ -31,6 +32,8 @@ import postbackRoutes from './modules/postbacks/routes.js';
 export interface BuildOptions {
   /** Where log lines go (tests capture them); default stdout. */
   logStream?: DestinationStream;
+  /** The built dashboard to serve at `/`; default dist/web (tests point it elsewhere). */
+  webDir?: string;
 }
 
 // Tokens can appear in URLs (postback and intake links); never let one reach a log line.
@@ -56,6 +59,18 @@ function loggerOptions(config: Config, stream: DestinationStream): FastifyServer
   } as FastifyServerOptions['logger'];
 }
 
+/** One line per request: "request completed" carries the method, URL and address too. */
+class RequestLog extends LogController {
+  override incomingRequest(req: FastifyRequest) {
+    req.log.debug({ req }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null | undefined, req: FastifyRequest, reply: FastifyReply) {
+    if (error) reply.log.error({ req, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.info({ req, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
+}
+
 export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}): Promise<App> {
   // Request logging is one line per request ("request completed", with method, URL, status and
   // time; "incoming request" only at debug), written to stdout asynchronously: Fastify's two
@@ -67,7 +82,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
     trustProxy: config.trustProxy.length ? config.trustProxy : false,
     bodyLimit: config.bodyLimitBytes,
     exposeHeadRoutes: false,
-    disableRequestLogging: true, // see the hooks below
+    logController: new RequestLog(),
     return503OnClosing: false, // answered below as problem+json instead
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Bad %-escapes and over-long path parameters fail before routing: answer problem+json too.
@@ -75,15 +90,13 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (stdout) app.addHook('onClose', async () => stdout.flushSync());
-  app.addHook('onRequest', async (req) => req.log.debug({ req }, 'incoming request'));
-  app.addHook('onResponse', async (req, reply) => req.log.info({ req, res: reply, responseTime: reply.elapsedTime }, 'request completed'));
   const routeTable: RouteInfo[] = [];
   app.decorate('db', db);
   app.decorate('config', config);
   app.decorate('startedAt', Date.now());
   app.decorate('routeTable', routeTable);
   app.setValidatorCompiler(validatorCompiler);
-  installErrorHandlers(app);
+  installErrorHandlers(app, await installSpa(app, opts.webDir));
   // close() waits for every socket to end, and Node keeps a keep-alive socket open after the
   // answer to a request that was in flight when close() began (until keepAliveTimeout, 72 s):
   // a SIGTERM behind a keep-alive proxy would hang, then be forced. Tell those clients to hang up.

@@ -186,14 +186,17 @@ export function frameworkErrorHandler(err: FastifyError, req: FastifyRequest, re
   return sendProblem(reply, problem ?? new HttpProblem(500, 'internal_error', 'An unexpected error occurred; it has been logged.'));
 }
 
-export function installErrorHandlers(app: FastifyInstance) {
+/** Answers a request no route matched (the dashboard's files), or returns undefined: a 404 problem. */
+export type NotFoundFallback = (req: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
+
+export function installErrorHandlers(app: FastifyInstance, fallback?: NotFoundFallback) {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const problem = toProblem(err);
     if (problem) return sendProblem(reply, problem);
     req.log.error({ err }, 'unhandled error');
     return sendProblem(reply, new HttpProblem(500, 'internal_error', 'An unexpected error occurred; it has been logged.'));
   });
-  app.setNotFoundHandler((req, reply) =>
-    sendProblem(reply, new HttpProblem(404, 'not_found', `No route ${req.method} ${req.url.split('?')[0]}.`)),
+  app.setNotFoundHandler(
+    (req, reply) => fallback?.(req, reply) ?? sendProblem(reply, new HttpProblem(404, 'not_found', `No route ${req.method} ${req.url.split('?')[0]}.`)),
   );
 }

@@ -1,0 +1,45 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useEffect, type ReactNode } from 'react';
+import { Navigate, Route, Routes, useNavigate } from 'react-router-dom';
+import { session, setExpiredHandler } from './api/client';
+import { Layout } from './Layout';
+import { Loading } from './Loading';
+
+// One chunk per screen: the login page does not download the settings screens.
+const Login = lazy(() => import('./screens/Login'));
+const Setup = lazy(() => import('./screens/Setup'));
+const ApiKeys = lazy(() => import('./screens/ApiKeys'));
+
+function RequireSession({ children }: { children: ReactNode }) {
+  return session.token() ? children : <Navigate to="/login" replace />;
+}
+
+export function App() {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    setExpiredHandler(() => {
+      queryClient.clear();
+      navigate('/login', { replace: true });
+    });
+  }, [navigate, queryClient]);
+
+  return (
+    <Suspense fallback={<Loading />}>
+      <Routes>
+        <Route path="/login" element={<Login />} />
+        <Route path="/setup" element={<Setup />} />
+        <Route
+          element={
+            <RequireSession>
+              <Layout />
+            </RequireSession>
+          }
+        >
+          <Route path="/settings/api" element={<ApiKeys />} />
+        </Route>
+        <Route path="*" element={<Navigate to="/settings/api" replace />} />
+      </Routes>
+    </Suspense>
+  );
+}

@@ -1,0 +1,68 @@
+// The only way the dashboard talks to the server: openapi-fetch typed with the generated schema,
+// so calling an operation the server does not publish fails type-checking.
+import createClient, { type Middleware } from 'openapi-fetch';
+import type { components, paths } from './schema';
+
+export type Problem = components['schemas']['Problem'];
+
+const TOKEN_KEY = 'leadgate.session';
+const NOTICE_KEY = 'leadgate.notice';
+
+// sessionStorage: the session ends with the tab, and other tabs do not share it.
+export const session = {
+  token: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  set: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),
+  clear: () => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+/** A message for the login screen (e.g. "your session ended"), kept until the next sign-in. */
+export const notice = {
+  set: (text: string) => sessionStorage.setItem(NOTICE_KEY, text),
+  get: (): string | null => sessionStorage.getItem(NOTICE_KEY),
+  clear: () => sessionStorage.removeItem(NOTICE_KEY),
+};
+
+let onExpired: () => void = () => window.location.assign('/login');
+/** The app replaces the full-page fallback with a router navigation. */
+export function setExpiredHandler(fn: () => void) {
+  onExpired = fn;
+}
+
+const auth: Middleware = {
+  onRequest({ request }) {
+    const token = session.token();
+    if (token) request.headers.set('Authorization', `Bearer ${token}`);
+    return request;
+  },
+  onResponse({ request, response }) {
+    // A 401 to a request that carried a session means the session is gone (expired, logged out
+    // elsewhere); a 401 to the login form itself is just a wrong password.
+    if (response.status === 401 && request.headers.has('Authorization')) {
+      session.clear();
+      notice.set('Your session has ended. Please sign in again.');
+      onExpired();
+    }
+    return response;
+  },
+};
+
+export const api = createClient<paths>({ baseUrl: window.location.origin });
+api.use(auth);
+
+/** A readable message for an API error (problem+json), naming each bad field. */
+export function problemText(error: unknown): string {
+  if (error && typeof error === 'object' && 'detail' in error) {
+    const p = error as Problem;
+    // A validation problem's `errors` name each field; its `detail` only repeats them.
+    const fields = (p.errors ?? []).map((e) => `${e.field}: ${e.message}`);
+    return fields.length ? fields.join(' · ') : p.detail;
+  }
+  if (error instanceof Error) return error.message;
+  return 'The server could not be reached. Please try again.';
+}
+
+/** Unwraps an openapi-fetch result: its data, or an Error carrying the problem's text. */
+export function must<T>(result: { data?: T; error?: unknown }): T {
+  if (result.error !== undefined || result.data === undefined) throw new Error(problemText(result.error));
+  return result.data;
+}

@@ -1,0 +1,132 @@
+import { Alert, Badge, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, must, problemText } from '../api/client';
+import { Loading } from '../Loading';
+import { useWhoami } from '../whoami';
+import { formatTime, staleness, type ApiKey } from './keys';
+import { NewKeyModal } from './NewKeyModal';
+import { RevokeKeyModal } from './RevokeKeyModal';
+
+const STATUS_COLOR = { active: 'green', expired: 'gray', revoked: 'red' } as const;
+
+export default function ApiKeys() {
+  const whoami = useWhoami();
+  const keys = useInfiniteQuery({
+    queryKey: ['api-keys'],
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }) => must(await api.GET('/api/api-keys', { params: { query: { limit: 100, cursor: pageParam } } })),
+    getNextPageParam: (page) => page.next_cursor ?? undefined,
+  });
+  const [creating, setCreating] = useState(false);
+  // The key stays set while the confirm modal animates closed, so it never renders empty.
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const [confirmOpen, setConfirmOpen] = useState(false);
+
+  // A key's scopes must be held by the operator's role: with none held, no key can be made.
+  const held = whoami.data?.permissions ?? [];
+  const rows = keys.data?.pages.flatMap((p) => p.data) ?? [];
+
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>API keys</Title>
+        <Button onClick={() => setCreating(true)} disabled={!whoami.data || held.length === 0}>
+          New key
+        </Button>
+      </Group>
+      <Text size="sm" c="dimmed">
+        An API key acts as you, limited to its scopes and to what your role holds at the time of each request.
+      </Text>
+      {whoami.data && held.length === 0 && <Alert color="yellow">Your role holds no permissions, so you cannot make API keys.</Alert>}
+      {keys.isError && (
+        <Alert color="red" role="alert">
+          {problemText(keys.error)}
+        </Alert>
+      )}
+      {keys.isPending ? (
+        <Loading />
+      ) : rows.length === 0 && !keys.isError ? (
+        <Text data-testid="keys-empty">You have no API keys yet. Make one with “New key”.</Text>
+      ) : (
+        <Table.ScrollContainer minWidth={960}>
+          <Table striped data-testid="keys-table">
+            <Table.Thead>
+              <Table.Tr>
+                {['Name', 'Prefix', 'Scopes', 'Created', 'Expires', 'Last used', 'Status', ''].map((h) => (
+                  <Table.Th key={h}>{h}</Table.Th>
+                ))}
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((key) => (
+                <KeyRow
+                  key={key.id}
+                  apiKey={key}
+                  onRevoke={() => {
+                    setRevoking(key);
+                    setConfirmOpen(true);
+                  }}
+                />
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {keys.hasNextPage && (
+        <Button variant="default" onClick={() => keys.fetchNextPage()} loading={keys.isFetchingNextPage}>
+          Load more
+        </Button>
+      )}
+      <NewKeyModal opened={creating} onClose={() => setCreating(false)} held={held} />
+      <RevokeKeyModal apiKey={revoking} opened={confirmOpen} onClose={() => setConfirmOpen(false)} />
+    </Stack>
+  );
+}
+
+function KeyRow({ apiKey, onRevoke }: { apiKey: ApiKey; onRevoke: () => void }) {
+  const stale = staleness(apiKey);
+  return (
+    <Table.Tr data-testid="key-row" data-key-id={apiKey.id}>
+      <Table.Td>
+        <Group gap="xs">
+          <Text fw={500}>{apiKey.name}</Text>
+          {stale && (
+            <Badge color="orange" variant="light" data-testid="key-stale">
+              {stale}
+            </Badge>
+          )}
+        </Group>
+      </Table.Td>
+      <Table.Td>
+        <Text ff="monospace" size="sm">
+          {apiKey.prefix}
+        </Text>
+      </Table.Td>
+      <Table.Td>
+        <Group gap={4}>
+          {apiKey.scopes.map((s) => (
+            <Badge key={s} variant="outline" size="sm" tt="none">
+              {s}
+            </Badge>
+          ))}
+        </Group>
+      </Table.Td>
+      <Table.Td>{formatTime(apiKey.created_at)}</Table.Td>
+      <Table.Td>{apiKey.expires_at ? formatTime(apiKey.expires_at) : 'Never'}</Table.Td>
+      <Table.Td>{apiKey.last_used_at ? formatTime(apiKey.last_used_at) : 'Never'}</Table.Td>
+      <Table.Td>
+        <Badge color={STATUS_COLOR[apiKey.status]} data-testid="key-status">
+          {apiKey.status}
+        </Badge>
+      </Table.Td>
+      <Table.Td>
+        {apiKey.status === 'active' && (
+          <Button size="xs" color="red" variant="light" onClick={onRevoke}>
+            Revoke
+          </Button>
+        )}
+      </Table.Td>
+    </Table.Tr>
+  );
+}

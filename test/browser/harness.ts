@@ -1,0 +1,87 @@
+// Browser tests: Debian's Chromium driven by playwright-core (which downloads no browsers),
+// against a real server process serving the built dashboard. Without Chromium the tests are
+// skipped locally and fail under CI=true, where .ci/run installs it.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { ADMIN, request, spawnServer, waitUntilUp, type Child } from '../processes.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+export const SCREENSHOTS = path.join(ROOT, 'test-output', 'screenshots');
+export { ADMIN };
+
+/** False (and the test skipped) when there is no Chromium here; throws under CI=true. */
+export function chromiumAvailable(t: TestContext): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  const why = `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+  if (process.env.CI === 'true') throw new Error(`browser tests cannot run: ${why}`);
+  t.skip(`skipped: ${why}`);
+  return false;
+}
+
+let built = false;
+/** Builds dist/web when it is missing or older than src/web; once per test process. */
+export function ensureDashboardBuilt() {
+  if (built) return;
+  execFileSync(process.execPath, ['scripts/build-if-needed.mjs', 'web'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  built = true;
+}
+
+/** A fresh server process (SQLite, owner ADMIN) serving the built dashboard. */
+export async function startServer(t: TestContext): Promise<Child> {
+  ensureDashboardBuilt();
+  const child = await spawnServer(t, {
+    LEADGATE_ADMIN_EMAIL: ADMIN.email,
+    LEADGATE_ADMIN_PASSWORD: ADMIN.password,
+    LOG_LEVEL: 'warn',
+    DELIVERY_RECOVERY_INTERVAL_MS: '0',
+  });
+  await waitUntilUp(child);
+  return child;
+}
+
+/** A headless Chromium with a throwaway profile; closed when the test ends. */
+export async function openBrowser(t: TestContext): Promise<{ context: BrowserContext; page: Page }> {
+  const profile = mkdtempSync(path.join(tmpdir(), 'leadgate-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  context.setDefaultTimeout(10_000);
+  t.after(async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  // A script error in the dashboard fails the test that caused it, with the message.
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  t.after(() => {
+    if (errors.length) throw new Error(`the page threw:\n${errors.join('\n')}`);
+  });
+  return { context, page };
+}
+
+export async function screenshot(page: Page, name: string) {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** GET with a Bearer token straight at the server, outside the browser. */
+export const apiGet = (child: Child, urlPath: string, token: string) =>
+  request(child.port, 'GET', urlPath, undefined, { authorization: `Bearer ${token}` });
