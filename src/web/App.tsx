@@ -9,6 +9,9 @@ import { Loading } from './Loading';
 const Login = lazy(() => import('./screens/Login'));
 const Setup = lazy(() => import('./screens/Setup'));
 const ApiKeys = lazy(() => import('./screens/ApiKeys'));
+const Leads = lazy(() => import('./screens/leads/Leads'));
+const FlowList = lazy(() => import('./screens/flows/FlowList'));
+const FlowEditor = lazy(() => import('./screens/flows/FlowEditor'));
 
 function RequireSession({ children }: { children: ReactNode }) {
   return session.token() ? children : <Navigate to="/login" replace />;
@@ -37,6 +40,9 @@ export function App() {
           }
         >
           <Route path="/settings/api" element={<ApiKeys />} />
+          <Route path="/leads" element={<Leads />} />
+          <Route path="/flows" element={<FlowList />} />
+          <Route path="/flows/:id" element={<FlowEditor />} />
         </Route>
         <Route path="*" element={<Navigate to="/settings/api" replace />} />
       </Routes>

@@ -6,8 +6,13 @@ import { api, session } from './api/client';
 import { Loading } from './Loading';
 import { useWhoami } from './whoami';
 
-// Only screens that exist are linked: a screen is added here when it is built.
-const LINKS = [{ to: '/settings/api', label: 'API keys' }];
+// Only screens that exist are linked: a screen is added here when it is built. A link with a
+// `permission` is hidden from operators who lack it.
+const LINKS: { to: string; label: string; permission?: string }[] = [
+  { to: '/leads', label: 'Leads', permission: 'leads:view' },
+  { to: '/flows', label: 'Flows', permission: 'flows:view' },
+  { to: '/settings/api', label: 'API keys' },
+];
 
 export function Layout() {
   const location = useLocation();
@@ -43,7 +48,7 @@ export function Layout() {
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Main">
-        {LINKS.map((l) => (
+        {LINKS.filter((l) => !l.permission || whoami.data?.permissions.includes(l.permission)).map((l) => (
           <NavLink key={l.to} component={Link} to={l.to} label={l.label} active={location.pathname === l.to} />
         ))}
         <NavLink component="a" href="/api/docs" label="API docs" />

@@ -85,3 +85,12 @@ export async function screenshot(page: Page, name: string) {
 /** GET with a Bearer token straight at the server, outside the browser. */
 export const apiGet = (child: Child, urlPath: string, token: string) =>
   request(child.port, 'GET', urlPath, undefined, { authorization: `Bearer ${token}` });
+
+/** Opens the login page of `child` and signs in as the owner; `before` runs with the form filled. */
+export async function signIn(page: Page, child: Child, before?: () => Promise<void>) {
+  await page.goto(`http://127.0.0.1:${child.port}/login`);
+  await page.getByLabel('Email').fill(ADMIN.email);
+  await page.getByLabel('Password').fill(ADMIN.password);
+  await before?.();
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}

@@ -1,0 +1,173 @@
+import { Alert, Anchor, Button, Group, List, NumberInput, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
+import { api, must, problemText, type Problem } from '../../api/client';
+import { Loading } from '../../Loading';
+import { useWhoami } from '../../whoami';
+import { bodyOf, fieldErrors, formOf, newTarget, noErrors, type Flow, type FlowForm } from './form';
+import { TargetsTable } from './TargetsTable';
+
+/** /flows/new makes a flow; /flows/:id edits one. */
+export default function FlowEditor() {
+  const id = useParams().id ?? 'new';
+  const isNew = id === 'new';
+  const flow = useQuery({
+    queryKey: ['flow', id],
+    enabled: !isNew,
+    queryFn: async () => must(await api.GET('/api/flows/{id}', { params: { path: { id } } })),
+  });
+
+  let body;
+  if (isNew) body = <FlowEditorForm key="new" flow={null} />;
+  else if (flow.isPending) body = <Loading />;
+  else if (flow.isError)
+    body = (
+      <Alert color="red" role="alert">
+        {problemText(flow.error)}
+      </Alert>
+    );
+  else body = <FlowEditorForm key={id} flow={flow.data} />;
+
+  return (
+    <Stack>
+      <Anchor component={Link} to="/flows" size="sm">
+        ← All flows
+      </Anchor>
+      {body}
+    </Stack>
+  );
+}
+
+// Every partner, for the target pickers: operators have tens of partners, not thousands.
+async function allPartners() {
+  const out: { value: string; label: string }[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = must(await api.GET('/api/partners', { params: { query: { limit: 500, cursor } } }));
+    out.push(...page.data.map((p) => ({ value: p.id, label: p.status === 'paused' ? `${p.name} (paused)` : p.name })));
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return out;
+}
+
+function FlowEditorForm({ flow }: { flow: Flow | null }) {
+  const navigate = useNavigate();
+  const location = useLocation();
+  const queryClient = useQueryClient();
+  const whoami = useWhoami();
+  const partners = useQuery({ queryKey: ['partners', 'all'], queryFn: allPartners });
+  const [form, setForm] = useState<FlowForm>(() => formOf(flow));
+  const [errors, setErrors] = useState(noErrors);
+  const [problem, setProblem] = useState<string | null>(null);
+  // Set by the navigation that follows creating a flow, so "Saved" survives the route change.
+  const [saved, setSaved] = useState<boolean>(Boolean((location.state as { saved?: boolean } | null)?.saved));
+  const [saving, setSaving] = useState(false);
+
+  const archived = Boolean(flow?.archived_at);
+  const canEdit = (whoami.data?.permissions.includes('flows:edit') ?? false) && !archived;
+  const set = (patch: Partial<FlowForm>) => {
+    setSaved(false);
+    setForm((f) => ({ ...f, ...patch }));
+  };
+
+  async function save() {
+    const sent = form.targets;
+    setSaving(true);
+    setSaved(false);
+    try {
+      const body = bodyOf(form);
+      const r = flow ? await api.PATCH('/api/flows/{id}', { params: { path: { id: flow.id } }, body }) : await api.POST('/api/flows', { body });
+      if (r.error) {
+        const p = r.error as Problem;
+        setErrors(fieldErrors(p.errors ?? [], sent));
+        setProblem(p.errors?.length ? 'The flow was not saved. Please correct the fields marked below.' : problemText(p));
+        return;
+      }
+      setErrors(noErrors);
+      setProblem(null);
+      queryClient.setQueryData(['flow', r.data.id], r.data);
+      await queryClient.invalidateQueries({ queryKey: ['flows'] });
+      if (flow) {
+        setForm(formOf(r.data));
+        setSaved(true);
+      } else navigate(`/flows/${r.data.id}`, { replace: true, state: { saved: true } });
+    } catch (e) {
+      setProblem(problemText(e));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  const nextPriority = Math.max(0, ...form.targets.map((t) => Number(t.priority) || 0)) + 1;
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>{flow ? flow.name : 'New flow'}</Title>
+        <Button onClick={save} loading={saving} disabled={!canEdit}>
+          Save
+        </Button>
+      </Group>
+      {archived && <Alert color="gray">This flow is archived: it is kept for the leads that went through it and cannot be changed.</Alert>}
+      {whoami.data && !whoami.data.permissions.includes('flows:edit') && <Alert color="yellow">You can view flows but not change them.</Alert>}
+      {saved && (
+        <Alert color="green" data-testid="flow-saved">
+          Saved.
+        </Alert>
+      )}
+      {problem && (
+        <Alert color="red" role="alert" title={problem} data-testid="flow-errors">
+          {errors.summary.length > 0 && (
+            <List size="sm">
+              {errors.summary.map((s) => (
+                <List.Item key={s}>{s}</List.Item>
+              ))}
+            </List>
+          )}
+        </Alert>
+      )}
+      {partners.isError && <Alert color="red">Partners could not be loaded: {problemText(partners.error)}</Alert>}
+      {/* A disabled fieldset disables every input and button in it, for viewers and archived flows. */}
+      <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
+        <Stack>
+          <Group align="flex-start">
+            <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} w={320} />
+            <NumberInput
+              label="Max attempts"
+              description="Partners a lead is offered to at most"
+              value={form.max_attempts}
+              onChange={(v) => set({ max_attempts: v })}
+              allowDecimal={false}
+              error={errors.at('max_attempts')}
+              w={220}
+            />
+            <Stack gap={4}>
+              <Text size="sm" fw={500}>
+                Status
+              </Text>
+              <SegmentedControl
+                aria-label="Status"
+                value={form.status}
+                onChange={(v) => set({ status: v as FlowForm['status'] })}
+                data={[
+                  { value: 'active', label: 'Active' },
+                  { value: 'paused', label: 'Paused' },
+                ]}
+              />
+            </Stack>
+          </Group>
+          <Title order={4}>Targets</Title>
+          <Text size="sm" c="dimmed">
+            Tried in priority order (lower first); targets with the same priority share leads by weight. Empty countries or schedule: the partner's own.
+          </Text>
+          <TargetsTable rows={form.targets} partners={partners.data ?? []} errors={errors} onChange={(targets) => set({ targets })} />
+          <Group>
+            <Button variant="default" onClick={() => set({ targets: [...form.targets, newTarget(nextPriority)] })}>
+              Add target
+            </Button>
+          </Group>
+        </Stack>
+      </fieldset>
+    </Stack>
+  );
+}

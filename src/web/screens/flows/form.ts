@@ -1,0 +1,129 @@
+// The flow editor's form state and its mapping to and from the API. Numeric inputs hold what the
+// operator typed (number or ''), and nothing is checked here: the API's validation messages are
+// the single source of truth, shown next to the field they name.
+import type { paths } from '../../api/schema';
+
+export type Flow = paths['/api/flows/{id}']['get']['responses'][200]['content']['application/json'];
+type FlowPatch = NonNullable<paths['/api/flows/{id}']['patch']['requestBody']>['content']['application/json'];
+type TargetInput = NonNullable<FlowPatch['targets']>[number];
+type Num = number | string;
+
+export const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+
+export interface TargetRow {
+  key: string; // stable React key and error anchor: survives reordering
+  partner_id: string | null;
+  partner_name: string;
+  priority: Num;
+  weight: Num;
+  daily_cap: Num; // '' = no cap of its own
+  countries: string[];
+  hasSchedule: boolean;
+  timezone: string;
+  days: string[]; // ISO weekday numbers as strings ('1' = Monday), for the checkbox group
+  from: string;
+  to: string;
+}
+
+export interface FlowForm {
+  name: string;
+  status: 'active' | 'paused';
+  max_attempts: Num;
+  targets: TargetRow[];
+}
+
+let seq = 0;
+const nextKey = () => `t${++seq}`;
+
+export function newTarget(priority: number): TargetRow {
+  return {
+    key: nextKey(),
+    partner_id: null,
+    partner_name: '',
+    priority,
+    weight: 100,
+    daily_cap: '',
+    countries: [],
+    hasSchedule: false,
+    timezone: 'UTC',
+    days: ['1', '2', '3', '4', '5'],
+    from: '09:00',
+    to: '18:00',
+  };
+}
+
+export function formOf(flow: Flow | null): FlowForm {
+  if (!flow) return { name: '', status: 'active', max_attempts: 3, targets: [] };
+  return {
+    name: flow.name,
+    status: flow.status,
+    max_attempts: flow.max_attempts,
+    targets: flow.targets.map((t) => ({
+      ...newTarget(t.priority),
+      partner_id: t.partner_id,
+      partner_name: t.partner_name,
+      weight: t.weight,
+      daily_cap: t.daily_cap ?? '',
+      countries: t.countries,
+      ...(t.schedule && {
+        hasSchedule: true,
+        timezone: t.schedule.timezone,
+        days: t.schedule.days.map(String),
+        from: t.schedule.from,
+        to: t.schedule.to,
+      }),
+    })),
+  };
+}
+
+// A cleared number input is sent as null, so the API names the field instead of the UI guessing.
+const num = (v: Num) => (v === '' ? (null as unknown as number) : Number(v));
+
+/** The whole flow as the API takes it; targets in the order shown. */
+export function bodyOf(form: FlowForm) {
+  return {
+    name: form.name,
+    status: form.status,
+    max_attempts: num(form.max_attempts),
+    targets: form.targets.map(
+      (t): TargetInput => ({
+        partner_id: t.partner_id ?? '',
+        priority: num(t.priority),
+        weight: num(t.weight),
+        daily_cap: t.daily_cap === '' ? null : Number(t.daily_cap),
+        countries: t.countries,
+        schedule: t.hasSchedule ? { timezone: t.timezone, days: t.days.map(Number), from: t.from, to: t.to } : null,
+      }),
+    ),
+  };
+}
+
+export interface FieldErrors {
+  /** Message for a form field: 'name', or `${row.key}.weight`, `${row.key}.schedule`… */
+  at: (path: string) => string | undefined;
+  /** Every message, labelled for the summary. */
+  summary: string[];
+}
+
+export const noErrors: FieldErrors = { at: () => undefined, summary: [] };
+
+/**
+ * Maps the API's `errors[]` (field like `targets[1].schedule.days`) onto the rows as they were
+ * sent: keys, not indexes, so a message stays on its row if the operator reorders afterwards.
+ */
+export function fieldErrors(errors: { field: string; message: string }[], sent: TargetRow[]): FieldErrors {
+  const byPath = new Map<string, string>();
+  const summary: string[] = [];
+  for (const e of errors) {
+    const m = /^targets\[(\d+)\](?:\.(\w+))?/.exec(e.field);
+    const row = m ? sent[Number(m[1])] : undefined;
+    // A nested field (schedule.from, countries[2]) is shown at its input group.
+    const path = row ? `${row.key}.${m![2] ?? 'row'}` : e.field;
+    // …and names the part that is wrong: "from must match pattern …".
+    const rest = m ? e.field.slice(m[0].length).replace(/^\./, '') : '';
+    if (!byPath.has(path)) byPath.set(path, rest ? `${rest} ${e.message}` : e.message);
+    const label = e.field.replace(/^targets\[(\d+)\]\.?/, (_, i: string) => `Target ${Number(i) + 1} `).trim();
+    summary.push(`${label}: ${e.message}`);
+  }
+  return { at: (p) => byPath.get(p), summary };
+}

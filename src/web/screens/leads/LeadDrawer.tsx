@@ -1,0 +1,143 @@
+import { Alert, Anchor, Badge, Button, CopyButton, Drawer, Group, Stack, Table, Text, Timeline, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { api, must, problemText } from '../../api/client';
+import { Loading } from '../../Loading';
+import type { Attempt, LeadDetail } from './filters';
+
+export const STATUS_COLOR: Record<string, string> = {
+  new: 'gray',
+  pending: 'blue',
+  delivered: 'green',
+  rejected: 'orange',
+  duplicate: 'grape',
+  failed: 'red',
+};
+const OUTCOME_COLOR: Record<Attempt['outcome'], string> = { in_flight: 'blue', accepted: 'green', rejected: 'orange', timeout: 'red', error: 'red' };
+
+const time = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+
+// Every field of the lead, in reading order; the autologin URL and the attempts (what an operator
+// opens a lead for) come first, in their own blocks.
+const FIELDS: [string, (l: LeadDetail) => string][] = [
+  ['Id', (l) => l.id],
+  ['Registered', (l) => time(l.created_at)],
+  ['Name', (l) => `${l.first_name} ${l.last_name}`],
+  ['Email', (l) => l.email],
+  ['Phone', (l) => l.phone],
+  ['Country', (l) => l.country],
+  ['IP', (l) => l.ip],
+  ['Language', (l) => l.language ?? '—'],
+  ['Funnel', (l) => l.funnel ?? '—'],
+  ['Sub ID 1', (l) => l.sub_id1 ?? '—'],
+  ['Sub ID 2', (l) => l.sub_id2 ?? '—'],
+  ['Sub ID 3', (l) => l.sub_id3 ?? '—'],
+  ['Sub ID 4', (l) => l.sub_id4 ?? '—'],
+  ['Sub ID 5', (l) => l.sub_id5 ?? '—'],
+  ['Traffic provider', (l) => l.traffic_provider_name ?? l.traffic_provider_id],
+  ['Campaign', (l) => l.campaign_name ?? l.campaign_id ?? '—'],
+  ['Flow', (l) => l.flow_name ?? l.flow_id ?? '—'],
+  ['Partner', (l) => l.partner_name ?? l.partner_id ?? '—'],
+  ['Reason', (l) => l.reason ?? '—'],
+  ["Partner's lead id", (l) => l.partner_lead_id ?? '—'],
+  ['Sale status', (l) => l.sale_status ?? '—'],
+  ['Delivered', (l) => time(l.delivered_at)],
+  ['FTD', (l) => (l.is_ftd ? time(l.ftd_at) : 'No')],
+  ['Status updated', (l) => time(l.status_updated_at)],
+  ['Payout', (l) => `$${l.payout.toFixed(2)}`],
+  ['Revenue', (l) => `$${l.revenue.toFixed(2)}`],
+];
+
+/** One lead in full: opened by clicking a table row, closed with `onClose`. */
+export function LeadDrawer({ leadId, onClose }: { leadId: string | null; onClose: () => void }) {
+  const lead = useQuery({
+    queryKey: ['lead', leadId],
+    enabled: leadId !== null,
+    queryFn: async () => must(await api.GET('/api/leads/{id}', { params: { path: { id: leadId! } } })),
+  });
+
+  return (
+    <Drawer opened={leadId !== null} onClose={onClose} position="right" size="lg" title={<Title order={3}>Lead</Title>}>
+      {lead.isError && (
+        <Alert color="red" role="alert">
+          {problemText(lead.error)}
+        </Alert>
+      )}
+      {lead.isPending && leadId !== null ? <Loading /> : lead.data && <LeadBody lead={lead.data} />}
+    </Drawer>
+  );
+}
+
+function LeadBody({ lead }: { lead: LeadDetail }) {
+  return (
+    <Stack data-testid="lead-drawer">
+      <Group>
+        <Badge color={STATUS_COLOR[lead.status]} data-testid="lead-status">
+          {lead.status}
+        </Badge>
+        <Text fw={500}>
+          {lead.first_name} {lead.last_name}
+        </Text>
+      </Group>
+      <Stack gap={4}>
+        <Text size="sm" fw={500}>
+          Autologin URL
+        </Text>
+        {lead.autologin_url ? (
+          <Group wrap="nowrap" align="flex-start">
+            <Anchor href={lead.autologin_url} target="_blank" rel="noreferrer noopener" size="sm" style={{ wordBreak: 'break-all' }} data-testid="lead-autologin">
+              {lead.autologin_url}
+            </Anchor>
+            <CopyButton value={lead.autologin_url}>
+              {({ copied, copy }) => (
+                <Button size="xs" variant="light" onClick={copy} color={copied ? 'teal' : undefined}>
+                  {copied ? 'Copied' : 'Copy'}
+                </Button>
+              )}
+            </CopyButton>
+          </Group>
+        ) : (
+          <Text size="sm" c="dimmed">
+            None: no partner returned one.
+          </Text>
+        )}
+      </Stack>
+      <Title order={4}>Delivery attempts</Title>
+      {lead.attempts.length === 0 ? (
+        <Text size="sm" c="dimmed" data-testid="attempts-empty">
+          No partner has been tried.
+        </Text>
+      ) : (
+        <Timeline active={lead.attempts.length - 1} bulletSize={18} lineWidth={2} data-testid="attempts">
+          {lead.attempts.map((a) => (
+            <Timeline.Item key={a.attempt_no} title={a.partner_name ?? a.partner_id} data-testid="attempt" color={OUTCOME_COLOR[a.outcome]}>
+              <Group gap="xs">
+                <Badge size="sm" color={OUTCOME_COLOR[a.outcome]} data-testid="attempt-outcome">
+                  {a.outcome}
+                </Badge>
+                <Text size="xs" c="dimmed">
+                  {time(a.requested_at)} · {a.duration_ms === null ? '—' : `${a.duration_ms} ms`} · HTTP {a.http_status ?? 'no answer'}
+                </Text>
+              </Group>
+              {a.reason && <Text size="sm">{a.reason}</Text>}
+              {a.response_excerpt && (
+                <Text size="xs" ff="monospace" c="dimmed" lineClamp={3} style={{ wordBreak: 'break-all' }}>
+                  {a.response_excerpt}
+                </Text>
+              )}
+            </Timeline.Item>
+          ))}
+        </Timeline>
+      )}
+      <Table withRowBorders={false} verticalSpacing={2} fz="sm">
+        <Table.Tbody>
+          {FIELDS.map(([label, value]) => (
+            <Table.Tr key={label}>
+              <Table.Th w={160}>{label}</Table.Th>
+              <Table.Td style={{ overflowWrap: 'anywhere' }}>{value(lead)}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Stack>
+  );
+}

@@ -1,0 +1,129 @@
+// The Leads table's filters live in the URL query string (so a reload, a bookmark or a shared
+// link shows the same rows) under the API's own parameter names, and its column choice lives in
+// localStorage (a per-browser preference, not part of what is being looked at).
+import type { paths } from '../../api/schema';
+
+export type SearchQuery = NonNullable<paths['/api/leads/search']['get']['parameters']['query']>;
+export type FilterQuery = Omit<SearchQuery, 'cursor' | 'limit'>;
+export type Lead = paths['/api/leads/search']['get']['responses'][200]['content']['application/json']['data'][number];
+export type LeadDetail = paths['/api/leads/{id}']['get']['responses'][200]['content']['application/json'];
+export type Attempt = LeadDetail['attempts'][number];
+export type DateType = NonNullable<FilterQuery['date_type']>;
+
+export const STATUSES = ['new', 'pending', 'delivered', 'rejected', 'duplicate', 'failed'] as const;
+export const DATE_TYPES: { value: DateType; label: string }[] = [
+  { value: 'registration', label: 'Registration' },
+  { value: 'delivered', label: 'Delivered' },
+  { value: 'ftd', label: 'FTD' },
+  { value: 'status_updated', label: 'Status updated' },
+];
+
+/** Single-valued text filters, by API parameter name. */
+export const TEXT_KEYS = [
+  'date_from',
+  'date_to',
+  'partner_id',
+  'traffic_provider_id',
+  'campaign_id',
+  'flow_id',
+  'sale_status',
+  'q',
+  'sub_id1',
+  'sub_id2',
+  'sub_id3',
+  'sub_id4',
+  'sub_id5',
+] as const;
+type TextKey = (typeof TEXT_KEYS)[number];
+
+/** The URL's query string → the API query. Unknown or empty parameters are dropped. */
+export function parseFilters(params: URLSearchParams): FilterQuery {
+  const out: FilterQuery = {};
+  const dateType = params.get('date_type');
+  if (DATE_TYPES.some((d) => d.value === dateType)) out.date_type = dateType as DateType;
+  for (const key of TEXT_KEYS) {
+    const v = params.get(key)?.trim();
+    if (v) out[key] = v;
+  }
+  const list = (key: string) => params.getAll(key).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  const status = list('status');
+  if (status.length) out.status = status;
+  const country = list('country').map((c) => c.toUpperCase());
+  if (country.length) out.country = country;
+  const ftd = params.get('is_ftd');
+  if (ftd === 'true' || ftd === 'false') out.is_ftd = ftd === 'true';
+  return out;
+}
+
+/** The API query → the URL's query string (the inverse of parseFilters). */
+export function filtersToParams(f: FilterQuery): URLSearchParams {
+  const p = new URLSearchParams();
+  if (f.date_type && f.date_type !== 'registration') p.set('date_type', f.date_type);
+  for (const key of TEXT_KEYS) if (f[key]) p.set(key, f[key] as string);
+  for (const s of f.status ?? []) p.append('status', s);
+  for (const c of f.country ?? []) p.append('country', c);
+  if (f.is_ftd !== undefined) p.set('is_ftd', String(f.is_ftd));
+  return p;
+}
+
+export function setText(f: FilterQuery, key: TextKey, value: string | null): FilterQuery {
+  const next = { ...f };
+  if (value && value.trim()) next[key] = value.trim();
+  else delete next[key];
+  return next;
+}
+
+export const countActive = (f: FilterQuery) => Array.from(filtersToParams(f).keys()).length;
+
+// ---- columns ----
+
+export interface Column {
+  key: string;
+  label: string;
+  render: (lead: Lead) => string;
+}
+
+const time = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+const text = (v: string | null) => v ?? '—';
+const money = (n: number) => `$${n.toFixed(2)}`;
+
+export const COLUMNS: Column[] = [
+  { key: 'created_at', label: 'Registered', render: (l) => time(l.created_at) },
+  { key: 'name', label: 'Name', render: (l) => `${l.first_name} ${l.last_name}` },
+  { key: 'email', label: 'Email', render: (l) => l.email },
+  { key: 'phone', label: 'Phone', render: (l) => l.phone },
+  { key: 'country', label: 'Country', render: (l) => l.country },
+  { key: 'status', label: 'Status', render: (l) => l.status },
+  { key: 'partner', label: 'Partner', render: (l) => text(l.partner_name) },
+  { key: 'provider', label: 'Traffic provider', render: (l) => text(l.traffic_provider_name) },
+  { key: 'campaign', label: 'Campaign', render: (l) => text(l.campaign_name) },
+  { key: 'flow', label: 'Flow', render: (l) => text(l.flow_name) },
+  { key: 'sale_status', label: 'Sale status', render: (l) => text(l.sale_status) },
+  { key: 'ftd', label: 'FTD', render: (l) => (l.is_ftd ? time(l.ftd_at) : 'No') },
+  { key: 'delivered_at', label: 'Delivered', render: (l) => time(l.delivered_at) },
+  { key: 'reason', label: 'Reason', render: (l) => text(l.reason) },
+  { key: 'sub_id1', label: 'Sub ID 1', render: (l) => text(l.sub_id1) },
+  { key: 'payout', label: 'Payout', render: (l) => money(l.payout) },
+  { key: 'revenue', label: 'Revenue', render: (l) => money(l.revenue) },
+];
+
+const DEFAULT_COLUMNS = ['created_at', 'name', 'email', 'country', 'status', 'partner', 'provider', 'campaign', 'ftd'];
+const COLUMNS_KEY = 'leadgate.leads.columns';
+
+/** The operator's chosen columns; the defaults when nothing (or nothing valid) is stored. */
+export function loadColumns(): string[] {
+  try {
+    const stored: unknown = JSON.parse(localStorage.getItem(COLUMNS_KEY) ?? 'null');
+    if (Array.isArray(stored)) {
+      const known = stored.filter((k): k is string => COLUMNS.some((c) => c.key === k));
+      if (known.length) return known;
+    }
+  } catch {
+    // A damaged entry is replaced by the defaults on the next change.
+  }
+  return DEFAULT_COLUMNS;
+}
+
+export function saveColumns(keys: string[]) {
+  localStorage.setItem(COLUMNS_KEY, JSON.stringify(keys));
+}
