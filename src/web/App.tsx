@@ -12,6 +12,12 @@ const ApiKeys = lazy(() => import('./screens/ApiKeys'));
 const Leads = lazy(() => import('./screens/leads/Leads'));
 const FlowList = lazy(() => import('./screens/flows/FlowList'));
 const FlowEditor = lazy(() => import('./screens/flows/FlowEditor'));
+const ProviderList = lazy(() => import('./screens/providers/ProviderList'));
+const ProviderEditor = lazy(() => import('./screens/providers/ProviderEditor'));
+const CampaignList = lazy(() => import('./screens/campaigns/CampaignList'));
+const CampaignEditor = lazy(() => import('./screens/campaigns/CampaignEditor'));
+const PartnerList = lazy(() => import('./screens/partners/PartnerList'));
+const PartnerEditor = lazy(() => import('./screens/partners/PartnerEditor'));
 
 function RequireSession({ children }: { children: ReactNode }) {
   return session.token() ? children : <Navigate to="/login" replace />;
@@ -43,6 +49,12 @@ export function App() {
           <Route path="/leads" element={<Leads />} />
           <Route path="/flows" element={<FlowList />} />
           <Route path="/flows/:id" element={<FlowEditor />} />
+          <Route path="/traffic-providers" element={<ProviderList />} />
+          <Route path="/traffic-providers/:id" element={<ProviderEditor />} />
+          <Route path="/campaigns" element={<CampaignList />} />
+          <Route path="/campaigns/:id" element={<CampaignEditor />} />
+          <Route path="/partners" element={<PartnerList />} />
+          <Route path="/partners/:id" element={<PartnerEditor />} />
         </Route>
         <Route path="*" element={<Navigate to="/settings/api" replace />} />
       </Routes>

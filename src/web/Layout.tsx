@@ -11,6 +11,9 @@ import { useWhoami } from './whoami';
 const LINKS: { to: string; label: string; permission?: string }[] = [
   { to: '/leads', label: 'Leads', permission: 'leads:view' },
   { to: '/flows', label: 'Flows', permission: 'flows:view' },
+  { to: '/traffic-providers', label: 'Traffic providers', permission: 'traffic_providers:view' },
+  { to: '/campaigns', label: 'Campaigns', permission: 'campaigns:view' },
+  { to: '/partners', label: 'Partners', permission: 'partners:view' },
   { to: '/settings/api', label: 'API keys' },
 ];
 

@@ -1,0 +1,232 @@
+import { Alert, Anchor, Button, Group, NumberInput, SegmentedControl, Select, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
+import { api, must, problemText, type Problem } from '../../api/client';
+import type { paths } from '../../api/schema';
+import { Loading } from '../../Loading';
+import { useWhoami } from '../../whoami';
+import { fieldErrors, noErrors, refusal } from '../providers/fields';
+
+type Campaign = paths['/api/campaigns/{id}']['get']['responses'][200]['content']['application/json'];
+type Option = { value: string; label: string };
+
+interface Form {
+  name: string;
+  status: 'active' | 'paused';
+  traffic_provider_id: string | null;
+  flow_id: string | null; // null: leads are stored but not routed
+  countries: string[];
+  model: 'cpl' | 'cpa';
+  amount: number | string;
+}
+
+const formOf = (c: Campaign | null): Form => ({
+  name: c?.name ?? '',
+  status: c?.status ?? 'active',
+  traffic_provider_id: c?.traffic_provider_id ?? null,
+  flow_id: c?.flow_id ?? null,
+  countries: c?.countries ?? [],
+  model: c?.payout.model ?? 'cpl',
+  amount: c?.payout.amount ?? 0,
+});
+
+// Every provider or flow, for the pickers: operators have tens of them, not thousands.
+async function all(path: '/api/traffic-providers' | '/api/flows'): Promise<Option[]> {
+  const out: Option[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = must(await api.GET(path, { params: { query: { limit: 500, cursor } } }));
+    out.push(...page.data.map((x) => ({ value: x.id, label: x.status === 'paused' ? `${x.name} (paused)` : x.name })));
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return out;
+}
+
+/** /campaigns/new makes a campaign; /campaigns/:id edits one. */
+export default function CampaignEditor() {
+  const id = useParams().id ?? 'new';
+  const isNew = id === 'new';
+  const campaign = useQuery({
+    queryKey: ['campaign', id],
+    enabled: !isNew,
+    queryFn: async () => must(await api.GET('/api/campaigns/{id}', { params: { path: { id } } })),
+  });
+
+  let body;
+  if (isNew) body = <CampaignForm key="new" campaign={null} />;
+  else if (campaign.isPending) body = <Loading />;
+  else if (campaign.isError)
+    body = (
+      <Alert color="red" role="alert">
+        {problemText(campaign.error)}
+      </Alert>
+    );
+  else body = <CampaignForm key={id} campaign={campaign.data} />;
+
+  return (
+    <Stack>
+      <Anchor component={Link} to="/campaigns" size="sm">
+        ← All campaigns
+      </Anchor>
+      {body}
+    </Stack>
+  );
+}
+
+function CampaignForm({ campaign }: { campaign: Campaign | null }) {
+  const navigate = useNavigate();
+  const location = useLocation();
+  const queryClient = useQueryClient();
+  const whoami = useWhoami();
+  const providers = useQuery({ queryKey: ['traffic-providers', 'all'], queryFn: () => all('/api/traffic-providers') });
+  const flows = useQuery({ queryKey: ['flows', 'all'], queryFn: () => all('/api/flows') });
+  const [form, setForm] = useState<Form>(() => formOf(campaign));
+  const [errors, setErrors] = useState(noErrors);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [saved, setSaved] = useState<boolean>(Boolean((location.state as { saved?: boolean } | null)?.saved));
+  const [saving, setSaving] = useState(false);
+
+  const archived = Boolean(campaign?.archived_at);
+  const mayEdit = whoami.data?.permissions.includes('campaigns:edit') ?? false;
+  const canEdit = mayEdit && !archived;
+  const set = (patch: Partial<Form>) => {
+    setSaved(false);
+    setForm((f) => ({ ...f, ...patch }));
+  };
+
+  async function save() {
+    setSaving(true);
+    setSaved(false);
+    try {
+      const body = {
+        name: form.name,
+        status: form.status,
+        // Unchosen or cleared: sent as is, so the API names the field instead of the UI guessing.
+        traffic_provider_id: form.traffic_provider_id ?? '',
+        flow_id: form.flow_id,
+        countries: form.countries,
+        payout: { model: form.model, amount: form.amount === '' ? (null as unknown as number) : Number(form.amount), currency: 'USD' as const },
+      };
+      const r = campaign
+        ? await api.PATCH('/api/campaigns/{id}', { params: { path: { id: campaign.id } }, body })
+        : await api.POST('/api/campaigns', { body });
+      if (r.error) {
+        const p = r.error as Problem;
+        setErrors(fieldErrors(p.errors, ['name', 'status', 'traffic_provider_id', 'flow_id', 'countries', 'payout.model', 'payout.amount', 'payout']));
+        setProblem(refusal(p, 'campaign'));
+        return;
+      }
+      setErrors(noErrors);
+      setProblem(null);
+      queryClient.setQueryData(['campaign', r.data.id], r.data);
+      await queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+      if (campaign) {
+        setForm(formOf(r.data));
+        setSaved(true);
+      } else navigate(`/campaigns/${r.data.id}`, { replace: true, state: { saved: true } });
+    } catch (e) {
+      setProblem(problemText(e));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  // An archived provider or flow still shows by name on a campaign that refers to it.
+  const withCurrent = (options: Option[] | undefined, id: string | null | undefined, name: string | null | undefined) =>
+    id && name && !options?.some((o) => o.value === id) ? [...(options ?? []), { value: id, label: name }] : (options ?? []);
+
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>{campaign ? campaign.name : 'New campaign'}</Title>
+        <Button onClick={save} loading={saving} disabled={!canEdit}>
+          Save
+        </Button>
+      </Group>
+      {archived && <Alert color="gray">This campaign is archived: it is kept for its leads and cannot be changed.</Alert>}
+      {whoami.data && !mayEdit && <Alert color="yellow">You can view campaigns but not change them.</Alert>}
+      {saved && (
+        <Alert color="green" data-testid="campaign-saved">
+          Saved.
+        </Alert>
+      )}
+      {problem && <Alert color="red" role="alert" title={problem} data-testid="campaign-errors" />}
+      {providers.isError && <Alert color="red">Traffic providers could not be loaded: {problemText(providers.error)}</Alert>}
+      {flows.isError && <Alert color="red">Flows could not be loaded: {problemText(flows.error)}</Alert>}
+      <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
+        <Stack maw={640}>
+          <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} />
+          <Stack gap={4}>
+            <Text size="sm" fw={500}>
+              Status
+            </Text>
+            <SegmentedControl
+              aria-label="Status"
+              value={form.status}
+              onChange={(v) => set({ status: v as Form['status'] })}
+              data={[
+                { value: 'active', label: 'Active' },
+                { value: 'paused', label: 'Paused' },
+              ]}
+            />
+          </Stack>
+          <Select
+            label="Traffic provider"
+            placeholder="Choose a traffic provider"
+            searchable
+            data={withCurrent(providers.data, campaign?.traffic_provider_id, campaign?.traffic_provider_name)}
+            value={form.traffic_provider_id}
+            onChange={(v) => set({ traffic_provider_id: v })}
+            error={errors.at('traffic_provider_id')}
+          />
+          <Select
+            label="Flow"
+            description="Which partners the leads are offered to. None: leads are stored but not routed."
+            placeholder="None"
+            searchable
+            clearable
+            data={withCurrent(flows.data, campaign?.flow_id, campaign?.flow_name)}
+            value={form.flow_id}
+            onChange={(v) => set({ flow_id: v })}
+            error={errors.at('flow_id')}
+          />
+          <TagsInput
+            label="Countries"
+            description="ISO codes (DE, AT…). Empty: every country."
+            placeholder={form.countries.length ? '' : 'All countries'}
+            value={form.countries}
+            onChange={(v) => set({ countries: [...new Set(v.map((c) => c.trim().toUpperCase()))] })}
+            splitChars={[',', ' ']}
+            error={errors.at('countries')}
+          />
+          <Group align="flex-start">
+            <Stack gap={4}>
+              <Text size="sm" fw={500}>
+                Payout model
+              </Text>
+              <SegmentedControl
+                aria-label="Payout model"
+                value={form.model}
+                onChange={(v) => set({ model: v as Form['model'] })}
+                data={[
+                  { value: 'cpl', label: 'CPL (per lead)' },
+                  { value: 'cpa', label: 'CPA (per FTD)' },
+                ]}
+              />
+            </Stack>
+            <NumberInput
+              label="Payout (USD)"
+              prefix="$"
+              decimalScale={2}
+              value={form.amount}
+              onChange={(v) => set({ amount: v })}
+              error={errors.at('payout.amount') ?? errors.at('payout.model') ?? errors.at('payout')}
+              w={200}
+            />
+          </Group>
+        </Stack>
+      </fieldset>
+    </Stack>
+  );
+}

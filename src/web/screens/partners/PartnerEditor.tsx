@@ -1,0 +1,230 @@
+import { Alert, Anchor, Button, Checkbox, Code, CopyButton, Group, List, NumberInput, SegmentedControl, Stack, Switch, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
+import { WEEKDAYS } from '../flows/form';
+import { api, must, problemText, type Problem } from '../../api/client';
+import { Loading } from '../../Loading';
+import { useWhoami } from '../../whoami';
+import { bodyOf, fieldErrors, formOf, fromLocal, localErrors, noErrors, type FieldErrors, type Partner, type PartnerForm } from './form';
+import { IntegrationFields } from './IntegrationFields';
+import { TestLeadPanel } from './TestLeadPanel';
+
+/** /partners/new makes a partner; /partners/:id edits one. */
+export default function PartnerEditor() {
+  const id = useParams().id ?? 'new';
+  const isNew = id === 'new';
+  const partner = useQuery({
+    queryKey: ['partner', id],
+    enabled: !isNew,
+    queryFn: async () => must(await api.GET('/api/partners/{id}', { params: { path: { id } } })),
+  });
+
+  let body;
+  if (isNew) body = <PartnerEditorForm key="new" partner={null} />;
+  else if (partner.isPending) body = <Loading />;
+  else if (partner.isError)
+    body = (
+      <Alert color="red" role="alert">
+        {problemText(partner.error)}
+      </Alert>
+    );
+  else body = <PartnerEditorForm key={id} partner={partner.data} />;
+
+  return (
+    <Stack>
+      <Anchor component={Link} to="/partners" size="sm">
+        ← All partners
+      </Anchor>
+      {body}
+    </Stack>
+  );
+}
+
+interface Created {
+  postback_url: string;
+}
+
+function PartnerEditorForm({ partner }: { partner: Partner | null }) {
+  const navigate = useNavigate();
+  const location = useLocation();
+  const queryClient = useQueryClient();
+  const whoami = useWhoami();
+  const [form, setForm] = useState<PartnerForm>(() => formOf(partner));
+  const [errors, setErrors] = useState<FieldErrors>(noErrors);
+  const [problem, setProblem] = useState<string | null>(null);
+  // Handed over by the navigation that follows creating the partner; kept in memory only and
+  // dropped from the history entry at once, so a reload or "back" does not show it again.
+  const [created] = useState<Created | null>(() => (location.state as { created?: Created } | null)?.created ?? null);
+  const [saved, setSaved] = useState(created !== null);
+  const [saving, setSaving] = useState(false);
+  const dropped = useRef(false);
+  useEffect(() => {
+    if (created && !dropped.current) navigate(location.pathname, { replace: true, state: null });
+    dropped.current = true;
+  }, [created, location.pathname, navigate]);
+
+  const archived = Boolean(partner?.archived_at);
+  const canEdit = (whoami.data?.permissions.includes('partners:edit') ?? false) && !archived;
+  const set = (patch: Partial<PartnerForm>) => {
+    setSaved(false);
+    setForm((f) => ({ ...f, ...patch }));
+  };
+
+  async function save() {
+    setSaved(false);
+    const local = localErrors(form);
+    if (local.size) {
+      setErrors(fromLocal(local));
+      setProblem('The partner was not saved. Please correct the fields marked below.');
+      return;
+    }
+    const sent = form.headers;
+    setSaving(true);
+    try {
+      const body = bodyOf(form);
+      const r = partner
+        ? await api.PATCH('/api/partners/{id}', { params: { path: { id: partner.id } }, body })
+        : await api.POST('/api/partners', { body });
+      if (r.error) {
+        const p = r.error as Problem;
+        setErrors(fieldErrors(p.errors ?? [], sent));
+        setProblem(p.errors?.length ? 'The partner was not saved. Please correct the fields marked below.' : problemText(p));
+        return;
+      }
+      setErrors(noErrors);
+      setProblem(null);
+      queryClient.setQueryData(['partner', r.data.id], r.data);
+      await queryClient.invalidateQueries({ queryKey: ['partners'] });
+      if (partner) {
+        setForm(formOf(r.data));
+        setSaved(true);
+      } else {
+        const postback_url = 'postback_url' in r.data ? String(r.data.postback_url) : '';
+        navigate(`/partners/${r.data.id}`, { replace: true, state: { created: { postback_url } } });
+      }
+    } catch (e) {
+      setProblem(problemText(e));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>{partner ? partner.name : 'New partner'}</Title>
+        <Button onClick={save} loading={saving} disabled={!canEdit}>
+          Save
+        </Button>
+      </Group>
+      {created && <PostbackUrl path={created.postback_url} />}
+      {archived && <Alert color="gray">This partner is archived: it is kept for the leads delivered to it and cannot be changed.</Alert>}
+      {whoami.data && !whoami.data.permissions.includes('partners:edit') && <Alert color="yellow">You can view partners but not change them.</Alert>}
+      {saved && (
+        <Alert color="green" data-testid="partner-saved">
+          Saved.
+        </Alert>
+      )}
+      {problem && (
+        <Alert color="red" role="alert" title={problem} data-testid="partner-errors">
+          {errors.summary.length > 0 && (
+            <List size="sm">
+              {errors.summary.map((s) => (
+                <List.Item key={s}>{s}</List.Item>
+              ))}
+            </List>
+          )}
+        </Alert>
+      )}
+      {/* A disabled fieldset disables every input and button in it, for viewers and archived partners. */}
+      <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
+        <Stack>
+          <Group align="flex-start">
+            <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} w={320} />
+            <Stack gap={4}>
+              <Text size="sm" fw={500}>
+                Status
+              </Text>
+              <SegmentedControl
+                aria-label="Status"
+                value={form.status}
+                onChange={(v) => set({ status: v as PartnerForm['status'] })}
+                data={[
+                  { value: 'active', label: 'Active' },
+                  { value: 'paused', label: 'Paused' },
+                ]}
+              />
+            </Stack>
+            <NumberInput label="Daily cap" placeholder="None" value={form.daily_cap} onChange={(v) => set({ daily_cap: v })} allowDecimal={false} error={errors.at('daily_cap')} w={140} />
+            <NumberInput label="Total cap" placeholder="None" value={form.total_cap} onChange={(v) => set({ total_cap: v })} allowDecimal={false} error={errors.at('total_cap')} w={140} />
+          </Group>
+          <TagsInput
+            label="Countries"
+            description="ISO codes (DE, AT…); empty: every country"
+            value={form.countries}
+            onChange={(v) => set({ countries: [...new Set(v.map((c) => c.trim().toUpperCase()))] })}
+            splitChars={[',', ' ']}
+            error={errors.at('countries')}
+            maw={640}
+          />
+          <WorkingHoursFields form={form} errors={errors} set={set} />
+          <IntegrationFields form={form} errors={errors} set={set} />
+        </Stack>
+      </fieldset>
+      {partner && canEdit ? (
+        <TestLeadPanel partnerId={partner.id} form={form} onErrors={(e) => setErrors(e ?? noErrors)} />
+      ) : (
+        !partner && <Text size="sm" c="dimmed">Save the partner to send it a test lead.</Text>
+      )}
+    </Stack>
+  );
+}
+
+function WorkingHoursFields({ form, errors, set }: { form: PartnerForm; errors: FieldErrors; set: (patch: Partial<PartnerForm>) => void }) {
+  const at = (f: string) => errors.at(`working_hours.${f}`);
+  return (
+    <Stack gap="xs">
+      <Switch label="Working hours (off: leads are accepted at any time)" checked={form.hasHours} onChange={(e) => set({ hasHours: e.currentTarget.checked })} />
+      {form.hasHours && (
+        <Group align="flex-start">
+          <TextInput label="Time zone" value={form.timezone} onChange={(e) => set({ timezone: e.currentTarget.value })} error={at('timezone') ?? errors.at('working_hours')} w={200} />
+          <Checkbox.Group label="Days" value={form.days} onChange={(days) => set({ days })} error={at('days')}>
+            <Group gap="xs" mt={8}>
+              {WEEKDAYS.map((d, i) => (
+                <Checkbox key={d} value={String(i + 1)} label={d} />
+              ))}
+            </Group>
+          </Checkbox.Group>
+          <TextInput label="From" placeholder="HH:MM" value={form.from} onChange={(e) => set({ from: e.currentTarget.value })} error={at('from')} w={90} />
+          <TextInput label="To" placeholder="HH:MM" value={form.to} onChange={(e) => set({ to: e.currentTarget.value })} error={at('to')} w={90} />
+        </Group>
+      )}
+    </Stack>
+  );
+}
+
+/** The postback URL with the secret token: in the create answer only, so shown here just once. */
+function PostbackUrl({ path }: { path: string }) {
+  const url = `${window.location.origin}${path}`;
+  return (
+    <Alert color="yellow" title="Postback URL: shown only once" data-testid="postback-url">
+      <Stack gap="xs">
+        <Text size="sm">
+          Give this URL to the partner for conversions. It holds a secret token and will not be shown again; copy it now. If it is lost, rotate the
+          partner's postback token through the API to get a new one.
+        </Text>
+        <Group>
+          <Code data-testid="postback-url-value">{url}</Code>
+          <CopyButton value={url}>
+            {({ copied, copy }) => (
+              <Button variant="light" size="xs" onClick={copy}>
+                {copied ? 'Copied' : 'Copy'}
+              </Button>
+            )}
+          </CopyButton>
+        </Group>
+      </Stack>
+    </Alert>
+  );
+}

@@ -1,0 +1,157 @@
+// The partner editor's form state and its mapping to and from the API. As in the flow editor, the
+// API's validation messages are the source of truth; the only checks made here are those the API
+// cannot make: the body template must parse as JSON, and header rows must have distinct names
+// (an object cannot carry two headers of one name, so one would silently be lost).
+import type { paths } from '../../api/schema';
+import { WEEKDAYS } from '../flows/form';
+
+export type Partner = paths['/api/partners/{id}']['get']['responses'][200]['content']['application/json'];
+type TestBody = NonNullable<NonNullable<paths['/api/partners/{id}/test']['post']['requestBody']>['content']['application/json']>;
+export type IntegrationBody = NonNullable<TestBody['integration']>;
+export type TestResult = paths['/api/partners/{id}/test']['post']['responses'][200]['content']['application/json'];
+type Num = number | string;
+export type Method = 'POST' | 'GET' | 'PUT';
+
+export interface HeaderRow {
+  key: string; // stable React key and error anchor
+  name: string;
+  value: string; // as the API showed it (masked) until the operator types a new one
+}
+
+export interface PartnerForm {
+  name: string;
+  status: 'active' | 'paused';
+  countries: string[];
+  hasHours: boolean;
+  timezone: string;
+  days: string[]; // ISO weekday numbers as strings, for the checkbox group
+  from: string;
+  to: string;
+  daily_cap: Num; // '' = no cap
+  total_cap: Num;
+  method: Method;
+  url: string;
+  headers: HeaderRow[];
+  body: string; // the body template as JSON text
+  success_path: string;
+  lead_id_path: string;
+  autologin_path: string;
+  timeout_ms: Num;
+}
+
+let seq = 0;
+export const newHeader = (name = '', value = ''): HeaderRow => ({ key: `h${++seq}`, name, value });
+
+export function formOf(p: Partner | null): PartnerForm {
+  const i = p?.integration;
+  const wh = p?.working_hours ?? null;
+  return {
+    name: p?.name ?? '',
+    status: p?.status ?? 'active',
+    countries: p?.countries ?? [],
+    hasHours: wh !== null,
+    timezone: wh?.timezone ?? 'UTC',
+    days: wh?.days.map(String) ?? ['1', '2', '3', '4', '5'],
+    from: wh?.from ?? '09:00',
+    to: wh?.to ?? '18:00',
+    daily_cap: p?.daily_cap ?? '',
+    total_cap: p?.total_cap ?? '',
+    method: i?.method ?? 'POST',
+    url: i?.url ?? '',
+    headers: Object.entries((i?.headers ?? {}) as Record<string, string>).map(([n, v]) => newHeader(n, v)),
+    body: JSON.stringify(i?.body_template ?? {}, null, 2),
+    success_path: i?.success_path ?? '',
+    lead_id_path: i?.lead_id_path ?? '',
+    autologin_path: i?.autologin_path ?? '',
+    timeout_ms: i?.timeout_ms ?? 5000,
+  };
+}
+
+// A cleared required number is sent as null, so the API names the field instead of the UI guessing.
+const num = (v: Num) => (v === '' ? (null as unknown as number) : Number(v));
+const cap = (v: Num) => (v === '' ? null : Number(v));
+
+/** Field → message for what the API cannot check; empty when the form can be sent. */
+export function localErrors(form: PartnerForm): Map<string, string> {
+  const out = new Map<string, string>();
+  try {
+    const parsed: unknown = JSON.parse(form.body);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) out.set('integration.body_template', 'must be a JSON object ({ … })');
+  } catch (e) {
+    out.set('integration.body_template', `is not valid JSON: ${(e as Error).message}`);
+  }
+  const seen = new Set<string>();
+  for (const h of form.headers) {
+    const lower = h.name.trim().toLowerCase();
+    if (!lower) out.set(`header:${h.key}`, 'needs a name (or remove the row)');
+    else if (seen.has(lower)) out.set(`header:${h.key}`, 'is a second header of this name');
+    seen.add(lower);
+  }
+  return out;
+}
+
+/** The integration as the API takes it; call only when localErrors() is empty. */
+export function integrationOf(form: PartnerForm): IntegrationBody {
+  return {
+    method: form.method,
+    url: form.url,
+    headers: Object.fromEntries(form.headers.map((h) => [h.name.trim(), h.value])),
+    body_template: JSON.parse(form.body) as Record<string, never>,
+    success_path: form.success_path,
+    lead_id_path: form.lead_id_path,
+    autologin_path: form.autologin_path,
+    timeout_ms: num(form.timeout_ms),
+  };
+}
+
+export function bodyOf(form: PartnerForm) {
+  return {
+    name: form.name,
+    status: form.status,
+    countries: form.countries,
+    working_hours: form.hasHours ? { timezone: form.timezone, days: form.days.map(Number), from: form.from, to: form.to } : null,
+    daily_cap: cap(form.daily_cap),
+    total_cap: cap(form.total_cap),
+    integration: integrationOf(form),
+  };
+}
+
+export interface FieldErrors {
+  /** Message for a form field: 'name', 'integration.url', `header:${row.key}`… */
+  at: (path: string) => string | undefined;
+  summary: string[];
+}
+
+export const noErrors: FieldErrors = { at: () => undefined, summary: [] };
+
+/** Field errors made here, shown like the API's. */
+export function fromLocal(local: Map<string, string>): FieldErrors {
+  return { at: (p) => local.get(p), summary: [...local.values()].map((m) => `Integration: ${m}`) };
+}
+
+/**
+ * Maps the API's `errors[]` onto the inputs: `integration.headers.X` onto the row named X as sent,
+ * anything inside the body template (`integration.body_template.a.b`) onto the template textarea
+ * naming the part, and an indexed field (`countries[2]`, `working_hours.days[0]`) onto its input.
+ */
+export function fieldErrors(errors: { field: string; message: string }[], sent: HeaderRow[]): FieldErrors {
+  const byPath = new Map<string, string>();
+  const put = (p: string, m: string) => !byPath.has(p) && byPath.set(p, m);
+  for (const e of errors) {
+    const header = /^integration\.headers\.(.+)$/.exec(e.field);
+    const row = header && sent.find((h) => h.name.trim() === header[1]);
+    if (row) put(`header:${row.key}`, e.message);
+    else if (e.field.startsWith('integration.body_template.')) put('integration.body_template', `${e.field.slice(26)} ${e.message}`);
+    else put(e.field.replace(/\[\d+\].*$/, ''), e.message);
+  }
+  return { at: (p) => byPath.get(p), summary: errors.map((e) => `${e.field}: ${e.message}`) };
+}
+
+/** "Mon–Fri 09:00–18:00 (Europe/Berlin)", or "Always" without working hours. */
+export function hoursText(wh: Partner['working_hours']): string {
+  if (!wh) return 'Always';
+  const d = [...wh.days].sort((a, b) => a - b);
+  const run = d.length > 2 && d[d.length - 1] - d[0] === d.length - 1;
+  const days = run ? `${WEEKDAYS[d[0] - 1]}–${WEEKDAYS[d[d.length - 1] - 1]}` : d.map((n) => WEEKDAYS[n - 1]).join(', ');
+  return `${days} ${wh.from}–${wh.to} (${wh.timezone})`;
+}

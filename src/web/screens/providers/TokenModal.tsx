@@ -1,0 +1,49 @@
+import { Alert, Button, Code, CopyButton, Group, Modal, Stack, Text } from '@mantine/core';
+
+export interface ShownToken {
+  name: string;
+  token: string;
+}
+
+/** The intake token, shown once after creating a provider or rotating its token. */
+export function TokenModal({ shown, onClose }: { shown: ShownToken | null; onClose: () => void }) {
+  const curl = shown
+    ? [
+        `curl -X POST ${window.location.origin}/api/intake/leads \\`,
+        `  -H 'Authorization: Bearer ${shown.token}' \\`,
+        `  -H 'Content-Type: application/json' \\`,
+        `  -d '{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com","phone":"+4915123456789","country":"DE","ip":"203.0.113.7"}'`,
+      ].join('\n')
+    : '';
+  return (
+    <Modal opened={shown !== null} onClose={onClose} title="Intake token" size="xl" closeOnClickOutside={false}>
+      {shown && (
+        <Stack>
+          <Alert color="orange" title="Copy this token now">
+            This is the only time the intake token of “{shown.name}” is shown. Give it to the traffic provider over a safe
+            channel; if it is lost, rotate the token and send the new one.
+          </Alert>
+          <Code block data-testid="provider-token">
+            {shown.token}
+          </Code>
+          <Group justify="flex-end">
+            <CopyButton value={shown.token}>
+              {({ copied, copy }) => (
+                <Button variant="light" onClick={copy}>
+                  {copied ? 'Copied' : 'Copy'}
+                </Button>
+              )}
+            </CopyButton>
+          </Group>
+          <Text size="sm">The provider posts each lead like this:</Text>
+          <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
+            {curl}
+          </Code>
+          <Group justify="flex-end">
+            <Button onClick={onClose}>Done</Button>
+          </Group>
+        </Stack>
+      )}
+    </Modal>
+  );
+}

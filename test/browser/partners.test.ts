@@ -1,0 +1,100 @@
+// Partners in a real browser against a real loopback partner: the API's URL message shown at the
+// URL field, a partner created with a header, body template and answer paths, its postback URL
+// shown once, and "Send test lead" showing what was sent and what the partner answered.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ServerClient } from '../processes.js';
+import { accepting, startPartner } from '../partner-server.js';
+import { chromiumAvailable, openBrowser, screenshot, startServer, signIn } from './harness.js';
+
+const SECRET = 'key-0123456789abcdef';
+
+test('an operator creates a partner, sees its postback URL once and sends it a test lead', { timeout: 120_000 }, async (t) => {
+  if (!chromiumAvailable(t)) return;
+  const partnerApi = await startPartner(t, accepting());
+  const server = await startServer(t);
+  const client = await new ServerClient(server.port).login();
+  t.after(() => client.close());
+
+  const { page } = await openBrowser(t);
+  await signIn(page, server);
+  await page.getByRole('link', { name: 'Partners' }).click();
+  await page.waitForURL('**/partners');
+  await page.getByTestId('partners-empty').waitFor();
+  await page.getByRole('button', { name: 'New partner' }).click();
+  await page.waitForURL('**/partners/new');
+
+  await page.getByLabel('Name', { exact: true }).fill('Acme Broker');
+  await page.getByLabel('Daily cap').fill('50');
+  const url = page.getByLabel('URL', { exact: true });
+  await url.fill('ftp://nowhere.example/leads');
+  await page.getByRole('button', { name: 'Add header' }).click();
+  await page.getByLabel('Header 1 name').fill('X-Api-Key');
+  await page.getByLabel('Header 1 value').fill(SECRET);
+  await page.getByLabel('Body template (JSON)').fill('{"email": "{{lead.email}}", "name": "{{lead.first_name}}"}');
+  await page.getByLabel('Success path').fill('success');
+  await page.getByLabel('Lead id path').fill('data.id');
+  await page.getByLabel('Autologin path').fill('data.autologin_url');
+
+  // The invalid URL goes to the API as typed; its message comes back to the URL field.
+  const [refused] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith('/api/partners') && r.request().method() === 'POST'),
+    page.getByRole('button', { name: 'Save' }).click(),
+  ]);
+  assert.equal(refused.status(), 400);
+  const apiError = (await refused.json()).errors.find((e: { field: string }) => e.field === 'integration.url');
+  assert.ok(apiError, 'the API names integration.url');
+  await page.getByTestId('partner-errors').waitFor();
+  assert.equal(await url.getAttribute('aria-invalid'), 'true');
+  const describedBy = (await url.getAttribute('aria-describedby')) ?? '';
+  const fieldMessage = await page.locator(`[id="${describedBy.split(' ').find((d) => d.endsWith('-error'))}"]`).innerText();
+  assert.equal(fieldMessage.trim(), apiError.message);
+
+  // Fixed: created, and the postback URL is shown once.
+  await url.fill(partnerApi.url);
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByTestId('postback-url').waitFor();
+  const postbackUrl = await page.getByTestId('postback-url-value').innerText();
+  assert.match(postbackUrl, new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/api/postback/lgp_`));
+  assert.match(page.url(), /\/partners\/[0-9a-f-]{36}$/);
+  const id = page.url().split('/').pop()!;
+  // The header value comes back masked, and the UI says what that means.
+  assert.equal(await page.getByLabel('Header 1 value').inputValue(), '••••cdef');
+  assert.match(await page.getByTestId('headers-masked-note').innerText(), /masked value as it is to keep the stored value/);
+  await screenshot(page, 'partner-editor');
+
+  const stored = await client.send('GET', `/api/partners/${id}`);
+  assert.equal(stored.status, 200, stored.text);
+  const p = stored.json();
+  assert.equal(p.daily_cap, 50);
+  assert.deepEqual(p.integration.body_template, { email: '{{lead.email}}', name: '{{lead.first_name}}' });
+  assert.equal(p.integration.lead_id_path, 'data.id');
+
+  // "Send test lead" with the masked header: the partner gets the stored secret, the UI shows it masked.
+  await page.getByRole('button', { name: 'Send test lead' }).click();
+  await page.getByTestId('test-lead-result').waitFor();
+  assert.equal((await page.getByTestId('test-lead-outcome').innerText()).toLowerCase(), 'accepted');
+  assert.equal(partnerApi.received.length, 1);
+  assert.equal(partnerApi.received[0].headers['x-api-key'], SECRET);
+  assert.equal(partnerApi.received[0].json.email, 'test.lead@example.com');
+  const sent = await page.getByTestId('test-lead-request').innerText();
+  assert.match(sent, new RegExp(`^POST ${partnerApi.url.replace(/[.]/g, '\\.')}`));
+  assert.match(sent, /••••cdef/);
+  assert.ok(!sent.includes(SECRET), 'the secret header value is not shown');
+  assert.match(sent, /test\.lead@example\.com/);
+  const answer = await page.getByTestId('test-lead-response').innerText();
+  assert.match(answer, /^200/);
+  assert.match(answer, /"success":true/);
+  assert.match(answer, /P-\d+/);
+  await screenshot(page, 'partner-test-lead');
+
+  // Once left, the postback URL is not shown again; the list shows the partner.
+  await page.reload();
+  await page.getByLabel('Name', { exact: true }).waitFor();
+  assert.equal(await page.getByTestId('postback-url').count(), 0);
+  await page.getByRole('link', { name: '← All partners' }).click();
+  const row = page.getByTestId('partner-row').filter({ hasText: 'Acme Broker' });
+  await row.waitFor();
+  assert.match(await row.innerText(), /active[\s\S]*All[\s\S]*50 \/ —[\s\S]*Always/i);
+  await screenshot(page, 'partners');
+});
