@@ -45,7 +45,7 @@ export async function makeWorld(
   opts: { maxAttempts?: number; provider?: Record<string, unknown>; campaign?: Record<string, unknown> } = {},
 ): Promise<World> {
   const out: World['partners'] = [];
-  for (const [i, p] of partners.entries()) {
+  for (const p of partners) {
     const server = p.url ? null : await startPartner(t, p.handler ?? accepting());
     const name = `Partner ${++n}`;
     const body = await created(

@@ -20,7 +20,7 @@ import addFormatsModule from 'ajv-formats';
 import type { LightMyRequestResponse } from 'fastify';
 import { ALL_PERMISSIONS } from '../src/server/auth/permissions.js';
 import { buildTestApp, call, expectProblem, forEachDatabase, login, newApiKey, newOperator, OWNER, type Engine, type TestApp } from './helpers.js';
-import { contentType, operationsOf, requestFor, type FuzzRequest, type Operation } from './fuzz/requests.js';
+import { operationsOf, requestFor, type FuzzRequest, type Operation } from './fuzz/requests.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261121);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);

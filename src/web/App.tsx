@@ -18,6 +18,15 @@ const CampaignList = lazy(() => import('./screens/campaigns/CampaignList'));
 const CampaignEditor = lazy(() => import('./screens/campaigns/CampaignEditor'));
 const PartnerList = lazy(() => import('./screens/partners/PartnerList'));
 const PartnerEditor = lazy(() => import('./screens/partners/PartnerEditor'));
+const OperatorList = lazy(() => import('./screens/operators/OperatorList'));
+const OperatorEditor = lazy(() => import('./screens/operators/OperatorEditor'));
+const RoleList = lazy(() => import('./screens/roles/RoleList'));
+const RoleEditor = lazy(() => import('./screens/roles/RoleEditor'));
+const Overview = lazy(() => import('./screens/overview/Overview'));
+const Analytics = lazy(() => import('./screens/analytics/Analytics'));
+const Security = lazy(() => import('./screens/security/Security'));
+const AuditLog = lazy(() => import('./screens/audit/AuditLog'));
+const Profile = lazy(() => import('./screens/profile/Profile'));
 
 function RequireSession({ children }: { children: ReactNode }) {
   return session.token() ? children : <Navigate to="/login" replace />;
@@ -45,6 +54,8 @@ export function App() {
             </RequireSession>
           }
         >
+          <Route path="/" element={<Overview />} />
+          <Route path="/analytics" element={<Analytics />} />
           <Route path="/settings/api" element={<ApiKeys />} />
           <Route path="/leads" element={<Leads />} />
           <Route path="/flows" element={<FlowList />} />
@@ -55,8 +66,15 @@ export function App() {
           <Route path="/campaigns/:id" element={<CampaignEditor />} />
           <Route path="/partners" element={<PartnerList />} />
           <Route path="/partners/:id" element={<PartnerEditor />} />
+          <Route path="/settings/operators" element={<OperatorList />} />
+          <Route path="/settings/operators/:id" element={<OperatorEditor />} />
+          <Route path="/settings/roles" element={<RoleList />} />
+          <Route path="/settings/roles/:id" element={<RoleEditor />} />
+          <Route path="/settings/security" element={<Security />} />
+          <Route path="/audit" element={<AuditLog />} />
+          <Route path="/profile" element={<Profile />} />
         </Route>
-        <Route path="*" element={<Navigate to="/settings/api" replace />} />
+        <Route path="*" element={<Navigate to="/" replace />} />
       </Routes>
     </Suspense>
   );

@@ -1,21 +1,14 @@
-import { AppShell, Button, Group, NavLink, Text, Title } from '@mantine/core';
+import { AppShell, Button, Group, NavLink, Stack, Text, Title } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { Suspense, useState } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { api, session } from './api/client';
 import { Loading } from './Loading';
+import { SECTIONS, visible } from './nav';
 import { useWhoami } from './whoami';
 
-// Only screens that exist are linked: a screen is added here when it is built. A link with a
-// `permission` is hidden from operators who lack it.
-const LINKS: { to: string; label: string; permission?: string }[] = [
-  { to: '/leads', label: 'Leads', permission: 'leads:view' },
-  { to: '/flows', label: 'Flows', permission: 'flows:view' },
-  { to: '/traffic-providers', label: 'Traffic providers', permission: 'traffic_providers:view' },
-  { to: '/campaigns', label: 'Campaigns', permission: 'campaigns:view' },
-  { to: '/partners', label: 'Partners', permission: 'partners:view' },
-  { to: '/settings/api', label: 'API keys' },
-];
+/** A link is active on its own page and on the pages under it (`/flows/123` lights "Flows"). */
+const isActive = (to: string, path: string) => path === to || path.startsWith(`${to}/`);
 
 export function Layout() {
   const location = useLocation();
@@ -23,6 +16,7 @@ export function Layout() {
   const queryClient = useQueryClient();
   const whoami = useWhoami();
   const [signingOut, setSigningOut] = useState(false);
+  const permissions = whoami.data?.permissions ?? [];
 
   async function signOut() {
     setSigningOut(true);
@@ -40,9 +34,14 @@ export function Layout() {
           <Title order={3}>Leadgate</Title>
           <Group>
             {whoami.data && (
-              <Text size="sm" c="dimmed" data-testid="operator-email">
-                {whoami.data.operator.email}
-              </Text>
+              <>
+                <Text size="sm" fw={500} data-testid="operator-name">
+                  {whoami.data.operator.name}
+                </Text>
+                <Text size="sm" c="dimmed" data-testid="operator-email">
+                  {whoami.data.operator.email}
+                </Text>
+              </>
             )}
             <Button variant="default" size="xs" onClick={signOut} loading={signingOut}>
               Sign out
@@ -51,10 +50,23 @@ export function Layout() {
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Main">
-        {LINKS.filter((l) => !l.permission || whoami.data?.permissions.includes(l.permission)).map((l) => (
-          <NavLink key={l.to} component={Link} to={l.to} label={l.label} active={location.pathname === l.to} />
-        ))}
-        <NavLink component="a" href="/api/docs" label="API docs" />
+        {SECTIONS.map((section) => {
+          const links = visible(section.links, permissions);
+          if (links.length === 0) return null;
+          return (
+            <Stack key={section.title ?? ''} gap={0} mb="xs">
+              {section.title && (
+                <Text size="xs" fw={700} c="dimmed" tt="uppercase" px="sm" pt="xs">
+                  {section.title}
+                </Text>
+              )}
+              {links.map((l) => (
+                <NavLink key={l.to} component={Link} to={l.to} label={l.label} active={isActive(l.to, location.pathname)} />
+              ))}
+            </Stack>
+          );
+        })}
+        <NavLink component="a" href="/api/docs" target="_blank" label="API docs ↗" />
       </AppShell.Navbar>
       <AppShell.Main>
         <Suspense fallback={<Loading />}>

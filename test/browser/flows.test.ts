@@ -83,3 +83,56 @@ test('an operator edits a flow: API validation shown at the field, then targets 
 });
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+test('unsaved changes ask before leaving; delete refuses a flow in use with the API message and removes a free one', { timeout: 120_000 }, async (t) => {
+  if (!chromiumAvailable(t)) return;
+  const server = await startServer(t);
+  const client = await new ServerClient(server.port).login();
+  t.after(() => client.close());
+  const partner = await client.create('/api/partners', { name: 'Alpha Partner', integration: defaultIntegration('http://127.0.0.1:9/leads') });
+  const targets = [{ partner_id: partner.id, priority: 1, weight: 100 }];
+  const spare = await client.create('/api/flows', { name: 'Spare flow', targets });
+  const busy = await client.create('/api/flows', { name: 'Busy flow', targets });
+  const provider = await client.create('/api/traffic-providers', { name: 'Media buyer' });
+  await client.create('/api/campaigns', { name: 'Summer DE', traffic_provider_id: provider.id, flow_id: busy.id, payout: { model: 'cpl', amount: 1 } });
+
+  const { page } = await openBrowser(t);
+  await signIn(page, server);
+  await page.getByRole('link', { name: 'Flows' }).click();
+  await page.getByTestId('flow-row').filter({ hasText: 'Spare flow' }).getByRole('link', { name: 'Spare flow' }).click();
+  await page.waitForURL(`**/flows/${spare.id}`);
+
+  // An edit not saved: leaving asks; "Cancel" stays with the edit intact, "OK" leaves.
+  await page.getByLabel('Name').fill('Spare flow (renamed)');
+  const questions: string[] = [];
+  page.once('dialog', (d) => {
+    questions.push(d.message());
+    void d.dismiss();
+  });
+  await page.getByRole('link', { name: 'Partners' }).click();
+  await page.waitForTimeout(300);
+  assert.match(questions[0] ?? '', /unsaved changes/);
+  assert.ok(page.url().endsWith(`/flows/${spare.id}`), page.url());
+  assert.equal(await page.getByLabel('Name').inputValue(), 'Spare flow (renamed)');
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('link', { name: 'Partners' }).click();
+  await page.waitForURL('**/partners');
+  assert.equal((await client.send('GET', `/api/flows/${spare.id}`)).json().name, 'Spare flow', 'nothing was saved');
+
+  // A flow a campaign routes through: the API's 409 names the campaign, and the flow stays.
+  await page.goto(`http://127.0.0.1:${server.port}/flows/${busy.id}`);
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+  await page.getByTestId('confirm-error').filter({ hasText: 'Summer DE' }).waitFor();
+  await screenshot(page, 'flow-delete-refused');
+  assert.equal((await client.send('GET', `/api/flows/${busy.id}`)).status, 200);
+
+  // A free flow is deleted, and the list no longer has it.
+  await page.goto(`http://127.0.0.1:${server.port}/flows/${spare.id}`);
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+  await page.waitForURL('**/flows');
+  await page.getByTestId('flow-row').filter({ hasText: 'Busy flow' }).waitFor();
+  assert.equal(await page.getByTestId('flow-row').filter({ hasText: 'Spare flow' }).count(), 0);
+  assert.equal((await client.send('GET', `/api/flows/${spare.id}`)).status, 404);
+});

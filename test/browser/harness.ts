@@ -52,6 +52,8 @@ export async function openBrowser(t: TestContext): Promise<{ context: BrowserCon
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1280, height: 800 },
+    // The dashboard then skips its transitions: screenshots show settled screens.
+    reducedMotion: 'reduce',
     args: [
       '--no-sandbox',
       '--disable-gpu',

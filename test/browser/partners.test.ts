@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ServerClient } from '../processes.js';
-import { accepting, startPartner } from '../partner-server.js';
+import { accepting, defaultIntegration, startPartner } from '../partner-server.js';
 import { chromiumAvailable, openBrowser, screenshot, startServer, signIn } from './harness.js';
 
 const SECRET = 'key-0123456789abcdef';
@@ -97,4 +97,34 @@ test('an operator creates a partner, sees its postback URL once and sends it a t
   await row.waitFor();
   assert.match(await row.innerText(), /active[\s\S]*All[\s\S]*50 \/ —[\s\S]*Always/i);
   await screenshot(page, 'partners');
+});
+
+test('rotating the postback token shows the new URL once; the old one stops working', { timeout: 120_000 }, async (t) => {
+  if (!chromiumAvailable(t)) return;
+  const server = await startServer(t);
+  const client = await new ServerClient(server.port).login();
+  t.after(() => client.close());
+  const partner = await client.create('/api/partners', { name: 'Rotating Partner', integration: defaultIntegration('http://127.0.0.1:9/leads') });
+  const oldPath = new URL(partner.postback_url as string, 'http://x').pathname;
+  const postback = (p: string) => client.send('GET', `${p}?lead_id=00000000-0000-7000-8000-000000000000&status=ftd`);
+  assert.equal((await postback(oldPath)).status, 404, 'the token works: only the lead is unknown');
+
+  const { page } = await openBrowser(t);
+  await signIn(page, server);
+  await page.getByTestId('operator-email').waitFor(); // signed in
+  await page.goto(`http://127.0.0.1:${server.port}/partners/${partner.id}`);
+  assert.equal(await page.getByTestId('postback-url').count(), 0, 'no URL shown before rotating');
+  await page.getByRole('button', { name: 'Rotate postback token' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Rotate postback token' }).click();
+  const shown = await page.getByTestId('postback-url-value').innerText();
+  const newPath = new URL(shown).pathname;
+  assert.match(newPath, /^\/api\/postback\/lgp_/);
+  assert.notEqual(newPath, oldPath);
+  await screenshot(page, 'partner-postback-rotated');
+
+  assert.equal((await postback(oldPath)).status, 401, 'the old URL is refused');
+  assert.equal((await postback(newPath)).status, 404, 'the new URL works');
+  await page.reload();
+  await page.getByRole('button', { name: 'Rotate postback token' }).waitFor();
+  assert.equal(await page.getByTestId('postback-url').count(), 0, 'not shown again after a reload');
 });

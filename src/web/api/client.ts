@@ -61,8 +61,11 @@ export function problemText(error: unknown): string {
   return 'The server could not be reached. Please try again.';
 }
 
-/** Unwraps an openapi-fetch result: its data, or an Error carrying the problem's text. */
-export function must<T>(result: { data?: T; error?: unknown }): T {
-  if (result.error !== undefined || result.data === undefined) throw new Error(problemText(result.error));
-  return result.data;
+/**
+ * Unwraps an openapi-fetch result: its data (undefined for a 204), or an Error carrying the
+ * problem's text.
+ */
+export function must<T>(result: { data?: T; error?: unknown; response: Response }): T {
+  if (result.error !== undefined || !result.response.ok) throw new Error(problemText(result.error));
+  return result.data as T;
 }

@@ -1808,6 +1808,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The operator's role is the built-in admin role (e.g. may list and revoke every operator's API keys) */
+                        admin: boolean;
                         api_key: {
                             expires_at: string | null;
                             id: string;
@@ -3197,7 +3199,7 @@ export interface operations {
                         is_ftd: boolean;
                         language: string | null;
                         last_name: string;
-                        /** @description The partner that took the lead, or the last one tried */
+                        /** @description The partner the lead was delivered to; null while it is not delivered (every partner tried is in its attempts) */
                         partner_id: string | null;
                         /** @description The partner's own id for the lead */
                         partner_lead_id: string | null;
@@ -3338,7 +3340,7 @@ export interface operations {
                         is_ftd: boolean;
                         language: string | null;
                         last_name: string;
-                        /** @description The partner that took the lead, or the last one tried */
+                        /** @description The partner the lead was delivered to; null while it is not delivered (every partner tried is in its attempts) */
                         partner_id: string | null;
                         /** @description The partner's own id for the lead */
                         partner_lead_id: string | null;
@@ -3600,7 +3602,7 @@ export interface operations {
                             is_ftd: boolean;
                             language: string | null;
                             last_name: string;
-                            /** @description The partner that took the lead, or the last one tried */
+                            /** @description The partner the lead was delivered to; null while it is not delivered (every partner tried is in its attempts) */
                             partner_id: string | null;
                             /** @description The partner's own id for the lead */
                             partner_lead_id: string | null;
@@ -6100,6 +6102,8 @@ export interface operations {
                     "application/json": {
                         /** @description CIDRs (IPv4 or IPv6; a bare address means that one address). Empty: every address is allowed. */
                         ip_allowlist: string[];
+                        /** @description Your current address, as the allow-list sees it (behind a trusted proxy: the forwarded one) */
+                        your_ip: string;
                     };
                 };
             };

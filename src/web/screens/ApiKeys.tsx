@@ -1,5 +1,5 @@
-import { Alert, Badge, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { Alert, Badge, Button, Group, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must, problemText } from '../api/client';
 import { Loading } from '../Loading';
@@ -12,10 +12,13 @@ const STATUS_COLOR = { active: 'green', expired: 'gray', revoked: 'red' } as con
 
 export default function ApiKeys() {
   const whoami = useWhoami();
+  // Admins may look at (and revoke) every operator's keys, e.g. when someone leaves.
+  const [everyone, setEveryone] = useState(false);
+  const all = everyone && Boolean(whoami.data?.admin);
   const keys = useInfiniteQuery({
-    queryKey: ['api-keys'],
+    queryKey: ['api-keys', all ? 'all' : 'mine'],
     initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) => must(await api.GET('/api/api-keys', { params: { query: { limit: 100, cursor: pageParam } } })),
+    queryFn: async ({ pageParam }) => must(await api.GET('/api/api-keys', { params: { query: { limit: 100, cursor: pageParam, all } } })),
     getNextPageParam: (page) => page.next_cursor ?? undefined,
   });
   const [creating, setCreating] = useState(false);
@@ -25,6 +28,7 @@ export default function ApiKeys() {
 
   // A key's scopes must be held by the operator's role: with none held, no key can be made.
   const held = whoami.data?.permissions ?? [];
+  const owners = useOwners(all);
   const rows = keys.data?.pages.flatMap((p) => p.data) ?? [];
 
   return (
@@ -38,6 +42,18 @@ export default function ApiKeys() {
       <Text size="sm" c="dimmed">
         An API key acts as you, limited to its scopes and to what your role holds at the time of each request.
       </Text>
+      {whoami.data?.admin && (
+        <SegmentedControl
+          aria-label="Whose keys"
+          value={everyone ? 'all' : 'mine'}
+          onChange={(v) => setEveryone(v === 'all')}
+          data={[
+            { value: 'mine', label: 'My keys' },
+            { value: 'all', label: "Every operator's keys" },
+          ]}
+          w="fit-content"
+        />
+      )}
       {whoami.data && held.length === 0 && <Alert color="yellow">Your role holds no permissions, so you cannot make API keys.</Alert>}
       {keys.isError && (
         <Alert color="red" role="alert">
@@ -47,13 +63,13 @@ export default function ApiKeys() {
       {keys.isPending ? (
         <Loading />
       ) : rows.length === 0 && !keys.isError ? (
-        <Text data-testid="keys-empty">You have no API keys yet. Make one with “New key”.</Text>
+        <Text data-testid="keys-empty">{all ? 'No operator has API keys yet.' : 'You have no API keys yet. Make one with “New key”.'}</Text>
       ) : (
         <Table.ScrollContainer minWidth={960}>
           <Table striped data-testid="keys-table">
             <Table.Thead>
               <Table.Tr>
-                {['Name', 'Prefix', 'Scopes', 'Created', 'Expires', 'Last used', 'Status', ''].map((h) => (
+                {['Name', ...(all ? ['Owner'] : []), 'Prefix', 'Scopes', 'Created', 'Expires', 'Last used', 'Status', ''].map((h) => (
                   <Table.Th key={h}>{h}</Table.Th>
                 ))}
               </Table.Tr>
@@ -63,6 +79,7 @@ export default function ApiKeys() {
                 <KeyRow
                   key={key.id}
                   apiKey={key}
+                  owner={all ? (owners.data?.get(key.operator_id) ?? '…') : null}
                   onRevoke={() => {
                     setRevoking(key);
                     setConfirmOpen(true);
@@ -84,7 +101,25 @@ export default function ApiKeys() {
   );
 }
 
-function KeyRow({ apiKey, onRevoke }: { apiKey: ApiKey; onRevoke: () => void }) {
+/** Operator names by id, for the Owner column (admins hold operators:view). */
+function useOwners(enabled: boolean) {
+  return useQuery({
+    queryKey: ['operators', 'names'],
+    enabled,
+    queryFn: async () => {
+      const names = new Map<string, string>();
+      let cursor: string | undefined;
+      do {
+        const page = must(await api.GET('/api/operators', { params: { query: { limit: 500, cursor } } }));
+        for (const o of page.data) names.set(o.id, `${o.name} <${o.email}>`);
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+      return names;
+    },
+  });
+}
+
+function KeyRow({ apiKey, owner, onRevoke }: { apiKey: ApiKey; owner: string | null; onRevoke: () => void }) {
   const stale = staleness(apiKey);
   return (
     <Table.Tr data-testid="key-row" data-key-id={apiKey.id}>
@@ -98,6 +133,7 @@ function KeyRow({ apiKey, onRevoke }: { apiKey: ApiKey; onRevoke: () => void }) 
           )}
         </Group>
       </Table.Td>
+      {owner !== null && <Table.Td data-testid="key-owner">{owner}</Table.Td>}
       <Table.Td>
         <Text ff="monospace" size="sm">
           {apiKey.prefix}

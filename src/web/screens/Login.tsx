@@ -25,7 +25,7 @@ export default function Login() {
       const data = must(await api.POST('/api/auth/login', { body: { email, password } }));
       session.set(data.token);
       notice.clear();
-      navigate('/settings/api', { replace: true });
+      navigate('/', { replace: true });
     } catch (err) {
       setError(problemText(err));
     } finally {

@@ -27,7 +27,7 @@ export default function Setup() {
       session.set(data.token);
       // Navigate first: both updates land in one render, so this screen does not see
       // "setup done" and redirect to /login on its way out.
-      navigate('/settings/api', { replace: true });
+      navigate('/', { replace: true });
       queryClient.setQueryData(['setup'], { needed: false });
     } catch (err) {
       setError(problemText(err));

@@ -10,11 +10,10 @@ import {
   insertAnalyticsWorld,
   insertLeads,
   localDate,
-  type AnalyticsMeasures,
   type LeadInput,
   assertAnalyticsGroups,
 } from '../../../../test/fixtures.js';
-import { buildTestApp, call, getJson, forEachDatabase, type TestApp } from '../../../../test/helpers.js';
+import { buildTestApp, call, getJson, forEachDatabase } from '../../../../test/helpers.js';
 
 
 const HOUR = 3_600_000;

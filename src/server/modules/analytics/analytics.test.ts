@@ -11,11 +11,10 @@ import {
   insertLeads,
   isoWeek,
   localDate,
-  type AnalyticsMeasures,
   type LeadInput,
   assertAnalyticsGroups,
 } from '../../../../test/fixtures.js';
-import { buildTestApp, call, getJson, expectProblem, forEachDatabase, newApiKey, newOperator, type TestApp } from '../../../../test/helpers.js';
+import { buildTestApp, call, getJson, expectProblem, forEachDatabase, newApiKey, newOperator } from '../../../../test/helpers.js';
 
 
 const MARCH_BERLIN = 'date_from=2026-03-01&date_to=2026-03-31&timezone=Europe/Berlin';

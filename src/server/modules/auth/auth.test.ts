@@ -140,6 +140,7 @@ forEachDatabase('auth', (engine) => {
     assert.equal(owner.json().operator.id, ta.ownerId);
     assert.equal(owner.json().api_key, null);
     assert.deepEqual(owner.json().permissions, [...ALL_PERMISSIONS].sort());
+    assert.equal(owner.json().admin, true);
 
     const op = await newOperator(ta, ['roles:view', 'audit:view', 'operators:edit']);
     const me = (await whoami(ta, op.token)).json();
@@ -147,12 +148,17 @@ forEachDatabase('auth', (engine) => {
     assert.equal(me.operator.id, op.id);
     assert.equal(me.operator.email, op.email);
     assert.deepEqual(me.permissions, ['audit:view', 'operators:edit', 'roles:view']);
+    assert.equal(me.admin, false);
+    // Holding every permission through a custom role is not being the admin.
+    const strong = await newOperator(ta, [...ALL_PERMISSIONS]);
+    assert.equal((await whoami(ta, strong.token)).json().admin, false);
 
     const key = await newApiKey(ta, ['audit:view'], { token: op.token, name: 'audit reader' });
     const viaKey = (await whoami(ta, key.secret)).json();
     assert.equal(viaKey.via, 'api_key');
     assert.equal(viaKey.operator.id, op.id);
     assert.deepEqual(viaKey.permissions, ['audit:view']);
+    assert.equal(viaKey.admin, false);
     assert.deepEqual(viaKey.api_key, { id: key.id, name: 'audit reader', scopes: ['audit:view'], expires_at: null });
     expectUnauthorized(await ta.app.inject({ method: 'GET', url: '/api/auth/whoami' }));
   });

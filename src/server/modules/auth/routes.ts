@@ -30,6 +30,7 @@ const WhoAmI = Type.Object(
   {
     operator: Operator,
     via: Type.Union([Type.Literal('session'), Type.Literal('api_key')]),
+    admin: Type.Boolean({ description: "The operator's role is the built-in admin role (e.g. may list and revoke every operator's API keys)" }),
     permissions: Type.Array(Type.String(), { description: 'Effective: key scopes ∩ role permissions, now' }),
     api_key: Type.Union([ApiKeyInfo, Type.Null()]),
   },
@@ -113,6 +114,7 @@ export default async function authRoutes(app: App) {
       return {
         operator: (await findOperator(app.db, p.operator.id))!,
         via: p.via,
+        admin: p.isAdmin,
         permissions: [...p.permissions].sort(),
         api_key: key ? { ...key, scopes: JSON.parse(key.scopes) as string[] } : null,
       };

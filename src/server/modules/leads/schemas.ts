@@ -35,7 +35,7 @@ export const Lead = Type.Object(
     campaign_name: NullableText,
     flow_id: NullableText,
     flow_name: NullableText,
-    partner_id: Type.Union([Type.String(), Type.Null()], { description: 'The partner that took the lead, or the last one tried' }),
+    partner_id: Type.Union([Type.String(), Type.Null()], { description: 'The partner the lead was delivered to; null while it is not delivered (every partner tried is in its attempts)' }),
     partner_name: NullableText,
     status: LeadStatusSchema,
     reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it was rejected, failed or is a duplicate' }),

@@ -16,6 +16,15 @@ const SecuritySettings = Type.Object(
   { title: 'SecuritySettings', additionalProperties: false },
 );
 
+// The caller's address as the allow-list sees it (after TRUST_PROXY): what a new list must include.
+const SecuritySettingsView = Type.Object(
+  {
+    ...SecuritySettings.properties,
+    your_ip: Type.String({ description: 'Your current address, as the allow-list sees it (behind a trusted proxy: the forwarded one)' }),
+  },
+  { title: 'SecuritySettingsView' },
+);
+
 export default async function securityRoutes(app: App) {
   app.get(
     '/api/settings/security',
@@ -26,10 +35,10 @@ export default async function securityRoutes(app: App) {
         tags: ['Security settings'],
         summary: 'The account IP allow-list',
         description: 'Applies to every dashboard session and API key, and to login itself (not to lead intake or postbacks).',
-        response: { 200: SecuritySettings },
+        response: { 200: SecuritySettingsView },
       },
     },
-    async () => ({ ip_allowlist: await readAllowList(app.db) }),
+    async (req) => ({ ip_allowlist: await readAllowList(app.db), your_ip: clientIp(req) }),
   );
 
   app.put(

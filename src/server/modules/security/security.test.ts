@@ -51,7 +51,7 @@ forEachDatabase('security settings', (engine) => {
 
     const get = await call(ta.app, ta.ownerToken, { method: 'GET', url: URL });
     assert.equal(get.statusCode, 200);
-    assert.deepEqual(get.json(), { ip_allowlist: [] });
+    assert.deepEqual(get.json(), { ip_allowlist: [], your_ip: '127.0.0.1' });
 
     expectProblem(await call(ta.app, null, { method: 'GET', url: URL }), 401, 'unauthorized');
     expectProblem(await call(ta.app, null, { method: 'PUT', url: URL, payload: { ip_allowlist: [] } }), 401, 'unauthorized');
@@ -84,7 +84,7 @@ forEachDatabase('security settings', (engine) => {
     assert.deepEqual(res.json(), { ip_allowlist: expected });
     assert.deepEqual(await storedList(ta), expected);
     const get = await call(ta.app, ta.ownerToken, { method: 'GET', url: URL });
-    assert.deepEqual(get.json(), { ip_allowlist: expected });
+    assert.deepEqual(get.json(), { ip_allowlist: expected, your_ip: '127.0.0.1' });
 
     const entry = await ta.db
       .selectFrom('audit_log')
@@ -256,6 +256,10 @@ forEachDatabase('security settings', (engine) => {
     expectProblem(await whoami('127.0.0.1', '10.9.8.7, 203.0.113.9'), 403, 'ip_not_allowed');
     // An untrusted peer cannot claim an allowed address.
     expectProblem(await whoami('192.0.2.50', '10.9.8.7'), 403, 'ip_not_allowed');
+
+    // GET tells the caller the address the list must include: the forwarded one.
+    const settings = await call(ta.app, ta.ownerToken, { method: 'GET', url: URL, headers: { 'x-forwarded-for': '10.9.8.7' } });
+    assert.equal(settings.json().your_ip, '10.9.8.7');
 
     // The 409 self-lock-out check sees the forwarded address too.
     expectProblem(await putList(ta, ['127.0.0.1/32'], '127.0.0.1', { headers: { 'x-forwarded-for': '10.9.8.7' } }), 409, 'conflict');

@@ -1,15 +1,18 @@
-import { Alert, Anchor, Button, Group, NumberInput, SegmentedControl, Select, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, NumberInput, SegmentedControl, Select, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
+import { useLocation, useNavigate } from 'react-router-dom';
 import { api, must, problemText, type Problem } from '../../api/client';
 import type { paths } from '../../api/schema';
-import { Loading } from '../../Loading';
+import { DeleteButton } from '../../ui/DeleteButton';
+import { EditorPage } from '../../ui/EditorPage';
+import { allOptions, type Option } from '../../ui/options';
+import { StatusControl } from '../../ui/StatusControl';
+import { useUnsavedGuard } from '../../ui/useUnsavedGuard';
 import { useWhoami } from '../../whoami';
-import { fieldErrors, noErrors, refusal } from '../providers/fields';
+import { fieldErrors, noErrors, refusal } from '../../ui/fields';
 
 type Campaign = paths['/api/campaigns/{id}']['get']['responses'][200]['content']['application/json'];
-type Option = { value: string; label: string };
 
 interface Form {
   name: string;
@@ -31,46 +34,16 @@ const formOf = (c: Campaign | null): Form => ({
   amount: c?.payout.amount ?? 0,
 });
 
-// Every provider or flow, for the pickers: operators have tens of them, not thousands.
-async function all(path: '/api/traffic-providers' | '/api/flows'): Promise<Option[]> {
-  const out: Option[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = must(await api.GET(path, { params: { query: { limit: 500, cursor } } }));
-    out.push(...page.data.map((x) => ({ value: x.id, label: x.status === 'paused' ? `${x.name} (paused)` : x.name })));
-    cursor = page.next_cursor ?? undefined;
-  } while (cursor);
-  return out;
-}
-
 /** /campaigns/new makes a campaign; /campaigns/:id edits one. */
 export default function CampaignEditor() {
-  const id = useParams().id ?? 'new';
-  const isNew = id === 'new';
-  const campaign = useQuery({
-    queryKey: ['campaign', id],
-    enabled: !isNew,
-    queryFn: async () => must(await api.GET('/api/campaigns/{id}', { params: { path: { id } } })),
-  });
-
-  let body;
-  if (isNew) body = <CampaignForm key="new" campaign={null} />;
-  else if (campaign.isPending) body = <Loading />;
-  else if (campaign.isError)
-    body = (
-      <Alert color="red" role="alert">
-        {problemText(campaign.error)}
-      </Alert>
-    );
-  else body = <CampaignForm key={id} campaign={campaign.data} />;
-
   return (
-    <Stack>
-      <Anchor component={Link} to="/campaigns" size="sm">
-        ← All campaigns
-      </Anchor>
-      {body}
-    </Stack>
+    <EditorPage
+      queryKey="campaign"
+      load={async (id) => must(await api.GET('/api/campaigns/{id}', { params: { path: { id } } }))}
+      back={{ to: '/campaigns', label: 'All campaigns' }}
+    >
+      {(campaign, id) => <CampaignForm key={id} campaign={campaign} />}
+    </EditorPage>
   );
 }
 
@@ -79,8 +52,9 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
   const location = useLocation();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
-  const providers = useQuery({ queryKey: ['traffic-providers', 'all'], queryFn: () => all('/api/traffic-providers') });
-  const flows = useQuery({ queryKey: ['flows', 'all'], queryFn: () => all('/api/flows') });
+  const guard = useUnsavedGuard();
+  const providers = useQuery({ queryKey: ['traffic-providers', 'all'], queryFn: () => allOptions('/api/traffic-providers') });
+  const flows = useQuery({ queryKey: ['flows', 'all'], queryFn: () => allOptions('/api/flows') });
   const [form, setForm] = useState<Form>(() => formOf(campaign));
   const [errors, setErrors] = useState(noErrors);
   const [problem, setProblem] = useState<string | null>(null);
@@ -91,6 +65,7 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
   const mayEdit = whoami.data?.permissions.includes('campaigns:edit') ?? false;
   const canEdit = mayEdit && !archived;
   const set = (patch: Partial<Form>) => {
+    guard.markDirty();
     setSaved(false);
     setForm((f) => ({ ...f, ...patch }));
   };
@@ -118,6 +93,7 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
         return;
       }
       setErrors(noErrors);
+      guard.markClean();
       setProblem(null);
       queryClient.setQueryData(['campaign', r.data.id], r.data);
       await queryClient.invalidateQueries({ queryKey: ['campaigns'] });
@@ -140,9 +116,21 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
     <Stack>
       <Group justify="space-between">
         <Title order={2}>{campaign ? campaign.name : 'New campaign'}</Title>
-        <Button onClick={save} loading={saving} disabled={!canEdit}>
-          Save
-        </Button>
+        <Group>
+          {campaign && (
+            <DeleteButton
+              what="campaign"
+              name={campaign.name}
+              remove={() => api.DELETE('/api/campaigns/{id}', { params: { path: { id: campaign.id } } })}
+              list={{ to: '/campaigns', queryKey: 'campaigns' }}
+              onDeleted={guard.markClean}
+              disabled={!canEdit}
+            />
+          )}
+          <Button onClick={save} loading={saving} disabled={!canEdit}>
+            Save
+          </Button>
+        </Group>
       </Group>
       {archived && <Alert color="gray">This campaign is archived: it is kept for its leads and cannot be changed.</Alert>}
       {whoami.data && !mayEdit && <Alert color="yellow">You can view campaigns but not change them.</Alert>}
@@ -157,20 +145,7 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
       <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
         <Stack maw={640}>
           <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} />
-          <Stack gap={4}>
-            <Text size="sm" fw={500}>
-              Status
-            </Text>
-            <SegmentedControl
-              aria-label="Status"
-              value={form.status}
-              onChange={(v) => set({ status: v as Form['status'] })}
-              data={[
-                { value: 'active', label: 'Active' },
-                { value: 'paused', label: 'Paused' },
-              ]}
-            />
-          </Stack>
+          <StatusControl value={form.status} onChange={(status) => set({ status })} />
           <Select
             label="Traffic provider"
             placeholder="Choose a traffic provider"

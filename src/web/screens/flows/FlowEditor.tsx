@@ -1,54 +1,28 @@
-import { Alert, Anchor, Button, Group, List, NumberInput, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, List, NumberInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
+import { useLocation, useNavigate } from 'react-router-dom';
 import { api, must, problemText, type Problem } from '../../api/client';
-import { Loading } from '../../Loading';
+import { StatusControl } from '../../ui/StatusControl';
+import { DeleteButton } from '../../ui/DeleteButton';
+import { EditorPage } from '../../ui/EditorPage';
+import { allOptions } from '../../ui/options';
+import { useUnsavedGuard } from '../../ui/useUnsavedGuard';
 import { useWhoami } from '../../whoami';
 import { bodyOf, fieldErrors, formOf, newTarget, noErrors, type Flow, type FlowForm } from './form';
 import { TargetsTable } from './TargetsTable';
 
 /** /flows/new makes a flow; /flows/:id edits one. */
 export default function FlowEditor() {
-  const id = useParams().id ?? 'new';
-  const isNew = id === 'new';
-  const flow = useQuery({
-    queryKey: ['flow', id],
-    enabled: !isNew,
-    queryFn: async () => must(await api.GET('/api/flows/{id}', { params: { path: { id } } })),
-  });
-
-  let body;
-  if (isNew) body = <FlowEditorForm key="new" flow={null} />;
-  else if (flow.isPending) body = <Loading />;
-  else if (flow.isError)
-    body = (
-      <Alert color="red" role="alert">
-        {problemText(flow.error)}
-      </Alert>
-    );
-  else body = <FlowEditorForm key={id} flow={flow.data} />;
-
   return (
-    <Stack>
-      <Anchor component={Link} to="/flows" size="sm">
-        ← All flows
-      </Anchor>
-      {body}
-    </Stack>
+    <EditorPage
+      queryKey="flow"
+      load={async (id) => must(await api.GET('/api/flows/{id}', { params: { path: { id } } }))}
+      back={{ to: '/flows', label: 'All flows' }}
+    >
+      {(flow, id) => <FlowEditorForm key={id} flow={flow} />}
+    </EditorPage>
   );
-}
-
-// Every partner, for the target pickers: operators have tens of partners, not thousands.
-async function allPartners() {
-  const out: { value: string; label: string }[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = must(await api.GET('/api/partners', { params: { query: { limit: 500, cursor } } }));
-    out.push(...page.data.map((p) => ({ value: p.id, label: p.status === 'paused' ? `${p.name} (paused)` : p.name })));
-    cursor = page.next_cursor ?? undefined;
-  } while (cursor);
-  return out;
 }
 
 function FlowEditorForm({ flow }: { flow: Flow | null }) {
@@ -56,7 +30,8 @@ function FlowEditorForm({ flow }: { flow: Flow | null }) {
   const location = useLocation();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
-  const partners = useQuery({ queryKey: ['partners', 'all'], queryFn: allPartners });
+  const guard = useUnsavedGuard();
+  const partners = useQuery({ queryKey: ['partners', 'all'], queryFn: () => allOptions('/api/partners') });
   const [form, setForm] = useState<FlowForm>(() => formOf(flow));
   const [errors, setErrors] = useState(noErrors);
   const [problem, setProblem] = useState<string | null>(null);
@@ -67,6 +42,7 @@ function FlowEditorForm({ flow }: { flow: Flow | null }) {
   const archived = Boolean(flow?.archived_at);
   const canEdit = (whoami.data?.permissions.includes('flows:edit') ?? false) && !archived;
   const set = (patch: Partial<FlowForm>) => {
+    guard.markDirty();
     setSaved(false);
     setForm((f) => ({ ...f, ...patch }));
   };
@@ -85,6 +61,7 @@ function FlowEditorForm({ flow }: { flow: Flow | null }) {
         return;
       }
       setErrors(noErrors);
+      guard.markClean();
       setProblem(null);
       queryClient.setQueryData(['flow', r.data.id], r.data);
       await queryClient.invalidateQueries({ queryKey: ['flows'] });
@@ -104,9 +81,21 @@ function FlowEditorForm({ flow }: { flow: Flow | null }) {
     <Stack>
       <Group justify="space-between">
         <Title order={2}>{flow ? flow.name : 'New flow'}</Title>
-        <Button onClick={save} loading={saving} disabled={!canEdit}>
-          Save
-        </Button>
+        <Group>
+          {flow && (
+            <DeleteButton
+              what="flow"
+              name={flow.name}
+              remove={() => api.DELETE('/api/flows/{id}', { params: { path: { id: flow.id } } })}
+              list={{ to: '/flows', queryKey: 'flows' }}
+              onDeleted={guard.markClean}
+              disabled={!canEdit}
+            />
+          )}
+          <Button onClick={save} loading={saving} disabled={!canEdit}>
+            Save
+          </Button>
+        </Group>
       </Group>
       {archived && <Alert color="gray">This flow is archived: it is kept for the leads that went through it and cannot be changed.</Alert>}
       {whoami.data && !whoami.data.permissions.includes('flows:edit') && <Alert color="yellow">You can view flows but not change them.</Alert>}
@@ -141,20 +130,7 @@ function FlowEditorForm({ flow }: { flow: Flow | null }) {
               error={errors.at('max_attempts')}
               w={220}
             />
-            <Stack gap={4}>
-              <Text size="sm" fw={500}>
-                Status
-              </Text>
-              <SegmentedControl
-                aria-label="Status"
-                value={form.status}
-                onChange={(v) => set({ status: v as FlowForm['status'] })}
-                data={[
-                  { value: 'active', label: 'Active' },
-                  { value: 'paused', label: 'Paused' },
-                ]}
-              />
-            </Stack>
+            <StatusControl value={form.status} onChange={(status) => set({ status })} />
           </Group>
           <Title order={4}>Targets</Title>
           <Text size="sm" c="dimmed">

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, must } from '../../api/client';
 import { DATE_TYPES, setText, STATUSES, type DateType, type FilterQuery } from './filters';
+import { CountriesInput } from '../../ui/inputs';
 
 // The id filters offer the records' names; the first page (500) is enough to pick from, and a
 // list the operator may not read simply offers nothing instead of breaking the form.
@@ -59,15 +60,7 @@ export function LeadFilters({ value, onApply }: { value: FilterQuery; onApply: (
         {text('date_from', 'From', { type: 'date' })}
         {text('date_to', 'To', { type: 'date' })}
         <MultiSelect label="Status" data={[...STATUSES]} value={draft.status ?? []} onChange={(v) => setDraft({ ...draft, status: v.length ? v : undefined })} clearable />
-        <TextInput
-          label="Country"
-          placeholder="DE, AT"
-          value={(draft.country ?? []).join(', ')}
-          onChange={(e) => {
-            const codes = e.currentTarget.value.split(',').map((c) => c.trim().toUpperCase());
-            setDraft({ ...draft, country: codes.some(Boolean) ? codes : undefined });
-          }}
-        />
+        <CountriesInput placeholder="DE, AT" value={draft.country} onChange={(country) => setDraft({ ...draft, country })} />
         <Select
           label="FTD"
           data={FTD}

@@ -1,43 +1,29 @@
-import { Alert, Anchor, Button, Checkbox, Code, CopyButton, Group, List, NumberInput, SegmentedControl, Stack, Switch, TagsInput, Text, TextInput, Title } from '@mantine/core';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, Button, Checkbox, Group, List, NumberInput, Stack, Switch, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
+import { useLocation, useNavigate } from 'react-router-dom';
 import { WEEKDAYS } from '../flows/form';
 import { api, must, problemText, type Problem } from '../../api/client';
-import { Loading } from '../../Loading';
+import { DeleteButton } from '../../ui/DeleteButton';
+import { EditorPage } from '../../ui/EditorPage';
+import { StatusControl } from '../../ui/StatusControl';
+import { useUnsavedGuard } from '../../ui/useUnsavedGuard';
 import { useWhoami } from '../../whoami';
 import { bodyOf, fieldErrors, formOf, fromLocal, localErrors, noErrors, type FieldErrors, type Partner, type PartnerForm } from './form';
 import { IntegrationFields } from './IntegrationFields';
+import { PostbackUrl, RotatePostbackToken } from './PostbackToken';
 import { TestLeadPanel } from './TestLeadPanel';
 
 /** /partners/new makes a partner; /partners/:id edits one. */
 export default function PartnerEditor() {
-  const id = useParams().id ?? 'new';
-  const isNew = id === 'new';
-  const partner = useQuery({
-    queryKey: ['partner', id],
-    enabled: !isNew,
-    queryFn: async () => must(await api.GET('/api/partners/{id}', { params: { path: { id } } })),
-  });
-
-  let body;
-  if (isNew) body = <PartnerEditorForm key="new" partner={null} />;
-  else if (partner.isPending) body = <Loading />;
-  else if (partner.isError)
-    body = (
-      <Alert color="red" role="alert">
-        {problemText(partner.error)}
-      </Alert>
-    );
-  else body = <PartnerEditorForm key={id} partner={partner.data} />;
-
   return (
-    <Stack>
-      <Anchor component={Link} to="/partners" size="sm">
-        ← All partners
-      </Anchor>
-      {body}
-    </Stack>
+    <EditorPage
+      queryKey="partner"
+      load={async (id) => must(await api.GET('/api/partners/{id}', { params: { path: { id } } }))}
+      back={{ to: '/partners', label: 'All partners' }}
+    >
+      {(partner, id) => <PartnerEditorForm key={id} partner={partner} />}
+    </EditorPage>
   );
 }
 
@@ -50,6 +36,7 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
   const location = useLocation();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
+  const guard = useUnsavedGuard();
   const [form, setForm] = useState<PartnerForm>(() => formOf(partner));
   const [errors, setErrors] = useState<FieldErrors>(noErrors);
   const [problem, setProblem] = useState<string | null>(null);
@@ -57,6 +44,8 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
   // dropped from the history entry at once, so a reload or "back" does not show it again.
   const [created] = useState<Created | null>(() => (location.state as { created?: Created } | null)?.created ?? null);
   const [saved, setSaved] = useState(created !== null);
+  // The postback URL with its secret: from creating or rotating, in memory only.
+  const [postbackPath, setPostbackPath] = useState<string | null>(created?.postback_url ?? null);
   const [saving, setSaving] = useState(false);
   const dropped = useRef(false);
   useEffect(() => {
@@ -67,6 +56,7 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
   const archived = Boolean(partner?.archived_at);
   const canEdit = (whoami.data?.permissions.includes('partners:edit') ?? false) && !archived;
   const set = (patch: Partial<PartnerForm>) => {
+    guard.markDirty();
     setSaved(false);
     setForm((f) => ({ ...f, ...patch }));
   };
@@ -93,6 +83,7 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
         return;
       }
       setErrors(noErrors);
+      guard.markClean();
       setProblem(null);
       queryClient.setQueryData(['partner', r.data.id], r.data);
       await queryClient.invalidateQueries({ queryKey: ['partners'] });
@@ -114,11 +105,24 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
     <Stack>
       <Group justify="space-between">
         <Title order={2}>{partner ? partner.name : 'New partner'}</Title>
-        <Button onClick={save} loading={saving} disabled={!canEdit}>
-          Save
-        </Button>
+        <Group>
+          {partner && <RotatePostbackToken partner={partner} disabled={!canEdit} onRotated={setPostbackPath} />}
+          {partner && (
+            <DeleteButton
+              what="partner"
+              name={partner.name}
+              remove={() => api.DELETE('/api/partners/{id}', { params: { path: { id: partner.id } } })}
+              list={{ to: '/partners', queryKey: 'partners' }}
+              onDeleted={guard.markClean}
+              disabled={!canEdit}
+            />
+          )}
+          <Button onClick={save} loading={saving} disabled={!canEdit}>
+            Save
+          </Button>
+        </Group>
       </Group>
-      {created && <PostbackUrl path={created.postback_url} />}
+      {postbackPath && <PostbackUrl path={postbackPath} />}
       {archived && <Alert color="gray">This partner is archived: it is kept for the leads delivered to it and cannot be changed.</Alert>}
       {whoami.data && !whoami.data.permissions.includes('partners:edit') && <Alert color="yellow">You can view partners but not change them.</Alert>}
       {saved && (
@@ -142,20 +146,7 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
         <Stack>
           <Group align="flex-start">
             <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} w={320} />
-            <Stack gap={4}>
-              <Text size="sm" fw={500}>
-                Status
-              </Text>
-              <SegmentedControl
-                aria-label="Status"
-                value={form.status}
-                onChange={(v) => set({ status: v as PartnerForm['status'] })}
-                data={[
-                  { value: 'active', label: 'Active' },
-                  { value: 'paused', label: 'Paused' },
-                ]}
-              />
-            </Stack>
+            <StatusControl value={form.status} onChange={(status) => set({ status })} />
             <NumberInput label="Daily cap" placeholder="None" value={form.daily_cap} onChange={(v) => set({ daily_cap: v })} allowDecimal={false} error={errors.at('daily_cap')} w={140} />
             <NumberInput label="Total cap" placeholder="None" value={form.total_cap} onChange={(v) => set({ total_cap: v })} allowDecimal={false} error={errors.at('total_cap')} w={140} />
           </Group>
@@ -201,30 +192,5 @@ function WorkingHoursFields({ form, errors, set }: { form: PartnerForm; errors: 
         </Group>
       )}
     </Stack>
-  );
-}
-
-/** The postback URL with the secret token: in the create answer only, so shown here just once. */
-function PostbackUrl({ path }: { path: string }) {
-  const url = `${window.location.origin}${path}`;
-  return (
-    <Alert color="yellow" title="Postback URL: shown only once" data-testid="postback-url">
-      <Stack gap="xs">
-        <Text size="sm">
-          Give this URL to the partner for conversions. It holds a secret token and will not be shown again; copy it now. If it is lost, rotate the
-          partner's postback token through the API to get a new one.
-        </Text>
-        <Group>
-          <Code data-testid="postback-url-value">{url}</Code>
-          <CopyButton value={url}>
-            {({ copied, copy }) => (
-              <Button variant="light" size="xs" onClick={copy}>
-                {copied ? 'Copied' : 'Copy'}
-              </Button>
-            )}
-          </CopyButton>
-        </Group>
-      </Stack>
-    </Alert>
   );
 }

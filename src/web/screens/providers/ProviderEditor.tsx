@@ -1,12 +1,16 @@
-import { Alert, Anchor, Button, Checkbox, Group, Modal, NumberInput, SegmentedControl, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, Button, Checkbox, Group, NumberInput, SegmentedControl, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
+import { useLocation, useNavigate } from 'react-router-dom';
 import { api, must, problemText, type Problem } from '../../api/client';
 import type { paths } from '../../api/schema';
-import { Loading } from '../../Loading';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { DeleteButton } from '../../ui/DeleteButton';
+import { EditorPage } from '../../ui/EditorPage';
+import { StatusControl } from '../../ui/StatusControl';
+import { useUnsavedGuard } from '../../ui/useUnsavedGuard';
 import { useWhoami } from '../../whoami';
-import { fieldErrors, noErrors, refusal } from './fields';
+import { fieldErrors, noErrors, refusal } from '../../ui/fields';
 import { TokenModal, type ShownToken } from './TokenModal';
 
 type Provider = paths['/api/traffic-providers/{id}']['get']['responses'][200]['content']['application/json'];
@@ -31,35 +35,19 @@ const ipsOf = (text: string) => text.split('\n').map((l) => l.trim()).filter(Boo
 
 /** /traffic-providers/new makes a provider; /traffic-providers/:id edits one. */
 export default function ProviderEditor() {
-  const id = useParams().id ?? 'new';
-  const isNew = id === 'new';
   // Lives above the form, so the token shown after creating survives the move to the new id.
   const [shown, setShown] = useState<ShownToken | null>(null);
-  const provider = useQuery({
-    queryKey: ['traffic-provider', id],
-    enabled: !isNew,
-    queryFn: async () => must(await api.GET('/api/traffic-providers/{id}', { params: { path: { id } } })),
-  });
-
-  let body;
-  if (isNew) body = <ProviderForm key="new" provider={null} onToken={setShown} />;
-  else if (provider.isPending) body = <Loading />;
-  else if (provider.isError)
-    body = (
-      <Alert color="red" role="alert">
-        {problemText(provider.error)}
-      </Alert>
-    );
-  else body = <ProviderForm key={id} provider={provider.data} onToken={setShown} />;
-
   return (
-    <Stack>
-      <Anchor component={Link} to="/traffic-providers" size="sm">
-        ← All traffic providers
-      </Anchor>
-      {body}
+    <>
+      <EditorPage
+        queryKey="traffic-provider"
+        load={async (id) => must(await api.GET('/api/traffic-providers/{id}', { params: { path: { id } } }))}
+        back={{ to: '/traffic-providers', label: 'All traffic providers' }}
+      >
+        {(provider, id) => <ProviderForm key={id} provider={provider} onToken={setShown} />}
+      </EditorPage>
       <TokenModal shown={shown} onClose={() => setShown(null)} />
-    </Stack>
+    </>
   );
 }
 
@@ -68,18 +56,19 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
   const location = useLocation();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
+  const guard = useUnsavedGuard();
   const [form, setForm] = useState<Form>(() => formOf(provider));
   const [errors, setErrors] = useState(noErrors);
   const [problem, setProblem] = useState<string | null>(null);
   const [saved, setSaved] = useState<boolean>(Boolean((location.state as { saved?: boolean } | null)?.saved));
   const [saving, setSaving] = useState(false);
   const [confirmRotate, setConfirmRotate] = useState(false);
-  const [rotating, setRotating] = useState(false);
 
   const archived = Boolean(provider?.archived_at);
   const mayEdit = whoami.data?.permissions.includes('traffic_providers:edit') ?? false;
   const canEdit = mayEdit && !archived;
   const set = (patch: Partial<Form>) => {
+    guard.markDirty();
     setSaved(false);
     setForm((f) => ({ ...f, ...patch }));
   };
@@ -107,6 +96,7 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
         return;
       }
       setErrors(noErrors);
+      guard.markClean();
       setProblem(null);
       await queryClient.invalidateQueries({ queryKey: ['traffic-providers'] });
       // Only a new provider's answer carries its token; it is kept out of the query cache.
@@ -127,23 +117,11 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
   }
 
   async function rotate() {
-    if (!provider) return;
-    setRotating(true);
-    try {
-      const r = await api.POST('/api/traffic-providers/{id}/rotate-token', { params: { path: { id: provider.id } } });
-      if (r.error) setProblem(problemText(r.error));
-      else {
-        const { token, ...rest } = r.data;
-        queryClient.setQueryData(['traffic-provider', rest.id], rest);
-        await queryClient.invalidateQueries({ queryKey: ['traffic-providers'] });
-        onToken({ name: rest.name, token });
-      }
-    } catch (e) {
-      setProblem(problemText(e));
-    } finally {
-      setRotating(false);
-      setConfirmRotate(false);
-    }
+    const { token, ...rest } = must(await api.POST('/api/traffic-providers/{id}/rotate-token', { params: { path: { id: provider!.id } } }));
+    queryClient.setQueryData(['traffic-provider', rest.id], rest);
+    await queryClient.invalidateQueries({ queryKey: ['traffic-providers'] });
+    setConfirmRotate(false);
+    onToken({ name: rest.name, token });
   }
 
   return (
@@ -155,6 +133,16 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
             <Button variant="default" color="red" onClick={() => setConfirmRotate(true)} disabled={!canEdit}>
               Rotate token
             </Button>
+          )}
+          {provider && (
+            <DeleteButton
+              what="traffic provider"
+              name={provider.name}
+              remove={() => api.DELETE('/api/traffic-providers/{id}', { params: { path: { id: provider.id } } })}
+              list={{ to: '/traffic-providers', queryKey: 'traffic-providers' }}
+              onDeleted={guard.markClean}
+              disabled={!canEdit}
+            />
           )}
           <Button onClick={save} loading={saving} disabled={!canEdit}>
             Save
@@ -177,20 +165,7 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
       <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
         <Stack maw={640}>
           <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} />
-          <Stack gap={4}>
-            <Text size="sm" fw={500}>
-              Status
-            </Text>
-            <SegmentedControl
-              aria-label="Status"
-              value={form.status}
-              onChange={(v) => set({ status: v as Form['status'] })}
-              data={[
-                { value: 'active', label: 'Active' },
-                { value: 'paused', label: 'Paused (its leads are refused)' },
-              ]}
-            />
-          </Stack>
+          <StatusControl value={form.status} onChange={(status) => set({ status })} paused="Paused (its leads are refused)" />
           <Textarea
             label="Allowed IPs"
             description="One address or CIDR per line (IPv4 or IPv6). Empty: leads are accepted from any address."
@@ -238,21 +213,11 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
           </Stack>
         </Stack>
       </fieldset>
-      <Modal opened={confirmRotate} onClose={() => setConfirmRotate(false)} title="Rotate the intake token?">
-        <Stack>
-          <Text size="sm">
-            A new token is made and the current one stops working at once: leads sent with it are refused until the provider uses the new one.
-          </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setConfirmRotate(false)}>
-              Cancel
-            </Button>
-            <Button color="red" onClick={rotate} loading={rotating}>
-              Rotate token
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <ConfirmDialog opened={confirmRotate} title="Rotate the intake token?" confirmLabel="Rotate token" onConfirm={rotate} onClose={() => setConfirmRotate(false)}>
+        <Text size="sm">
+          A new token is made and the current one stops working at once: leads sent with it are refused until the provider uses the new one.
+        </Text>
+      </ConfirmDialog>
     </Stack>
   );
 }

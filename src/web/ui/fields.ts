@@ -1,7 +1,7 @@
 // Maps the API's `errors[]` onto form fields. A nested field (`allowed_ips[3]`,
 // `duplicate_policy.window_hours`, `payout.amount`) is shown at the input that holds it; the
 // API's message stays the single source of truth: nothing is checked in the browser.
-import { problemText, type Problem } from '../../api/client';
+import { problemText, type Problem } from '../api/client';
 
 export interface FieldErrors {
   at: (input: string) => string | undefined;

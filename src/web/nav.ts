@@ -1,0 +1,40 @@
+// The menu, in sections. A link with a `permission` is hidden from operators who lack it, and a
+// section with no link left is hidden; the Overview's welcome offers the same links.
+export interface NavItem {
+  to: string;
+  label: string;
+  permission?: string;
+}
+export const SECTIONS: { title: string | null; links: NavItem[] }[] = [
+  {
+    title: null,
+    links: [
+      { to: '/', label: 'Overview', permission: 'analytics:view' },
+      { to: '/leads', label: 'Leads', permission: 'leads:view' },
+      { to: '/analytics', label: 'Analytics', permission: 'analytics:view' },
+    ],
+  },
+  {
+    title: 'Routing',
+    links: [
+      { to: '/flows', label: 'Flows', permission: 'flows:view' },
+      { to: '/partners', label: 'Partners', permission: 'partners:view' },
+      { to: '/campaigns', label: 'Campaigns', permission: 'campaigns:view' },
+      { to: '/traffic-providers', label: 'Traffic providers', permission: 'traffic_providers:view' },
+    ],
+  },
+  {
+    title: 'Settings',
+    links: [
+      { to: '/settings/api', label: 'API keys' },
+      { to: '/settings/operators', label: 'Operators', permission: 'operators:view' },
+      { to: '/settings/roles', label: 'Roles', permission: 'roles:view' },
+      { to: '/settings/security', label: 'Security', permission: 'settings:view' },
+      { to: '/audit', label: 'Audit log', permission: 'audit:view' },
+      { to: '/profile', label: 'Profile' },
+    ],
+  },
+];
+
+/** The links an operator with these permissions may open. */
+export const visible = (links: NavItem[], permissions: string[]) => links.filter((l) => !l.permission || permissions.includes(l.permission));

@@ -1,0 +1,197 @@
+import { Alert, Button, Group, PasswordInput, SegmentedControl, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useLocation, useNavigate } from 'react-router-dom';
+import { api, must, problemText, type Problem } from '../../api/client';
+import type { paths } from '../../api/schema';
+import { DeleteButton } from '../../ui/DeleteButton';
+import { EditorPage } from '../../ui/EditorPage';
+import { fieldErrors, noErrors, refusal } from '../../ui/fields';
+import { useUnsavedGuard } from '../../ui/useUnsavedGuard';
+import { useWhoami } from '../../whoami';
+import { TimezoneSelect } from '../../ui/inputs';
+
+type Operator = paths['/api/operators/{id}']['get']['responses'][200]['content']['application/json'];
+type Status = Operator['status'];
+
+/** Every role, each marked grantable or not: the API refuses a role holding more than the caller. */
+async function roleOptions(held: ReadonlySet<string>) {
+  const out: { value: string; label: string; disabled: boolean }[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = must(await api.GET('/api/roles', { params: { query: { limit: 100, cursor } } }));
+    for (const r of page.data) {
+      const grantable = r.permissions.every((p) => held.has(p));
+      out.push({ value: r.id, label: grantable ? r.name : `${r.name} (holds permissions you do not)`, disabled: !grantable });
+    }
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return out;
+}
+
+/** /settings/operators/new adds an operator; /settings/operators/:id edits one. */
+export default function OperatorEditor() {
+  return (
+    <EditorPage
+      queryKey="operator"
+      load={async (id) => must(await api.GET('/api/operators/{id}', { params: { path: { id } } }))}
+      back={{ to: '/settings/operators', label: 'All operators' }}
+    >
+      {(operator, id) => <OperatorForm key={id} operator={operator} />}
+    </EditorPage>
+  );
+}
+
+function OperatorForm({ operator }: { operator: Operator | null }) {
+  const navigate = useNavigate();
+  const location = useLocation();
+  const queryClient = useQueryClient();
+  const whoami = useWhoami();
+  const guard = useUnsavedGuard();
+  const held = new Set(whoami.data?.permissions ?? []);
+  const mayViewRoles = held.has('roles:view');
+  const roles = useQuery({ queryKey: ['roles', 'options', [...held].sort()], enabled: mayViewRoles, queryFn: () => roleOptions(held) });
+  const [form, setForm] = useState(() => ({
+    name: operator?.name ?? '',
+    email: operator?.email ?? '',
+    role_id: operator?.role_id ?? '',
+    timezone: operator?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+    status: operator?.status ?? ('active' as Status),
+    password: '',
+  }));
+  const [errors, setErrors] = useState(noErrors);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [saved, setSaved] = useState<boolean>(Boolean((location.state as { saved?: boolean } | null)?.saved));
+  const [saving, setSaving] = useState(false);
+
+  const canEdit = held.has('operators:edit');
+  const self = operator !== null && operator.id === whoami.data?.operator.id;
+  const set = (patch: Partial<typeof form>) => {
+    guard.markDirty();
+    setSaved(false);
+    setForm((f) => ({ ...f, ...patch }));
+  };
+  // Without roles:view the roles cannot be listed; the current one is still shown by name.
+  const roleData = roles.data ?? (operator ? [{ value: operator.role_id, label: operator.role_name, disabled: false }] : []);
+
+  async function save() {
+    setSaving(true);
+    setSaved(false);
+    try {
+      const { password, ...rest } = form;
+      // On an edit an empty password means "keep the current one"; on creation the API asks for one.
+      const r = operator
+        ? await api.PATCH('/api/operators/{id}', { params: { path: { id: operator.id } }, body: password ? form : rest })
+        : await api.POST('/api/operators', { body: form });
+      if (r.error) {
+        const p = r.error as Problem;
+        setErrors(fieldErrors(p.errors, ['name', 'email', 'role_id', 'timezone', 'status', 'password']));
+        setProblem(refusal(p, 'operator'));
+        return;
+      }
+      setErrors(noErrors);
+      guard.markClean();
+      setProblem(null);
+      queryClient.setQueryData(['operator', r.data.id], r.data);
+      await queryClient.invalidateQueries({ queryKey: ['operators'] });
+      if (operator) {
+        // The server's version (the email lower-cased, the name trimmed); the password is not kept.
+        const { name, email, role_id, timezone, status } = r.data;
+        setForm({ name, email, role_id, timezone, status, password: '' });
+        setSaved(true);
+      } else navigate(`/settings/operators/${r.data.id}`, { replace: true, state: { saved: true } });
+    } catch (e) {
+      setProblem(problemText(e));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>{operator ? operator.name : 'New operator'}</Title>
+        <Group>
+          {operator && (
+            <DeleteButton
+              what="operator"
+              name={operator.name}
+              remove={() => api.DELETE('/api/operators/{id}', { params: { path: { id: operator.id } } })}
+              list={{ to: '/settings/operators', queryKey: 'operators' }}
+              onDeleted={guard.markClean}
+              disabled={!canEdit || self}
+              title={self ? 'You cannot delete yourself' : undefined}
+              note={`Their sessions end and their API keys are deleted with them. To stop them only for a while, disable them instead.`}
+            />
+          )}
+          <Button onClick={save} loading={saving} disabled={!canEdit}>
+            Save
+          </Button>
+        </Group>
+      </Group>
+      {whoami.data && !canEdit && <Alert color="yellow">You can view operators but not change them.</Alert>}
+      {saved && (
+        <Alert color="green" data-testid="operator-saved">
+          Saved.
+        </Alert>
+      )}
+      {problem && <Alert color="red" role="alert" title={problem} data-testid="operator-errors" />}
+      {roles.isError && <Alert color="red">Roles could not be loaded: {problemText(roles.error)}</Alert>}
+      <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
+        <Stack maw={520}>
+          <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} />
+          <TextInput label="Email" type="email" value={form.email} onChange={(e) => set({ email: e.currentTarget.value })} error={errors.at('email')} />
+          <Select
+            label="Role"
+            description={
+              self
+                ? 'You cannot change your own role; ask another operator.'
+                : mayViewRoles
+                  ? 'You can only give a role whose permissions you hold yourself.'
+                  : 'Listing roles needs the roles:view permission.'
+            }
+            placeholder={roles.isLoading ? 'Loading roles…' : 'Pick a role'}
+            data={roleData}
+            value={form.role_id || null}
+            onChange={(v) => set({ role_id: v ?? '' })}
+            disabled={!canEdit || self || !mayViewRoles}
+            error={errors.at('role_id')}
+            allowDeselect={false}
+          />
+          <TimezoneSelect value={form.timezone} onChange={(timezone) => set({ timezone })} error={errors.at('timezone')} description="Dates on their screens are shown in it" />
+          <Stack gap={4}>
+            <Text size="sm" fw={500}>
+              Status
+            </Text>
+            <SegmentedControl
+              aria-label="Status"
+              value={form.status}
+              onChange={(v) => set({ status: v as Status })}
+              disabled={!canEdit || self}
+              data={[
+                { value: 'active', label: 'Active' },
+                { value: 'disabled', label: 'Disabled (cannot sign in)' },
+              ]}
+            />
+            <Text size="xs" c={errors.at('status') ? 'red' : 'dimmed'}>
+              {errors.at('status') ??
+                (self ? 'You cannot change your own status.' : 'Disabling ends their sessions and stops their API keys until they are enabled again.')}
+            </Text>
+          </Stack>
+          <PasswordInput
+            label={operator ? 'New password' : 'Initial password'}
+            description={
+              operator
+                ? 'Leave empty to keep the current one. Setting one signs them out everywhere.'
+                : 'At least 10 characters. Give it to them privately; they can change it in their profile.'
+            }
+            autoComplete="new-password"
+            value={form.password}
+            onChange={(e) => set({ password: e.currentTarget.value })}
+            error={errors.at('password')}
+          />
+        </Stack>
+      </fieldset>
+    </Stack>
+  );
+}

@@ -1,0 +1,154 @@
+import { Alert, Button, Group, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useLocation, useNavigate } from 'react-router-dom';
+import { api, must, problemText, type Problem } from '../../api/client';
+import type { paths } from '../../api/schema';
+import { Loading } from '../../Loading';
+import { DeleteButton } from '../../ui/DeleteButton';
+import { EditorPage, ErrorAlert } from '../../ui/EditorPage';
+import { fieldErrors, noErrors, refusal } from '../../ui/fields';
+import { useUnsavedGuard } from '../../ui/useUnsavedGuard';
+import { useWhoami } from '../../whoami';
+import { PermissionGrid } from './PermissionGrid';
+
+type Role = paths['/api/roles/{id}']['get']['responses'][200]['content']['application/json'];
+// The grid only offers what GET /api/permissions lists, which is exactly this vocabulary.
+type Permission = paths['/api/roles']['post']['requestBody']['content']['application/json']['permissions'][number];
+
+/** /settings/roles/new makes a role; /settings/roles/:id edits one. */
+export default function RoleEditor() {
+  return (
+    <EditorPage
+      queryKey="role"
+      load={async (id) => must(await api.GET('/api/roles/{id}', { params: { path: { id } } }))}
+      back={{ to: '/settings/roles', label: 'All roles' }}
+    >
+      {(role, id) => <RoleForm key={id} role={role} />}
+    </EditorPage>
+  );
+}
+
+function RoleForm({ role }: { role: Role | null }) {
+  const navigate = useNavigate();
+  const location = useLocation();
+  const queryClient = useQueryClient();
+  const whoami = useWhoami();
+  const guard = useUnsavedGuard();
+  const catalog = useQuery({ queryKey: ['permissions'], queryFn: async () => must(await api.GET('/api/permissions')) });
+  const [form, setForm] = useState(() => ({ name: role?.name ?? '', description: role?.description ?? '', permissions: role?.permissions ?? [] }));
+  const [errors, setErrors] = useState(noErrors);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [saved, setSaved] = useState<boolean>(Boolean((location.state as { saved?: boolean } | null)?.saved));
+  const [saving, setSaving] = useState(false);
+
+  const held = new Set(whoami.data?.permissions ?? []);
+  const mayEdit = held.has('roles:edit');
+  // The API refuses changes to a role holding more than the editor does, so those are read-only.
+  const beyond = (role?.permissions ?? []).filter((p) => !held.has(p));
+  const builtin = role?.builtin ?? false;
+  const canEdit = mayEdit && !builtin && beyond.length === 0;
+  const set = (patch: Partial<typeof form>) => {
+    guard.markDirty();
+    setSaved(false);
+    setForm((f) => ({ ...f, ...patch }));
+  };
+
+  async function save() {
+    setSaving(true);
+    setSaved(false);
+    try {
+      const body = { ...form, permissions: form.permissions as Permission[] };
+      const r = role
+        ? await api.PATCH('/api/roles/{id}', { params: { path: { id: role.id } }, body })
+        : await api.POST('/api/roles', { body });
+      if (r.error) {
+        const p = r.error as Problem;
+        setErrors(fieldErrors(p.errors, ['name', 'description', 'permissions']));
+        setProblem(refusal(p, 'role'));
+        return;
+      }
+      setErrors(noErrors);
+      guard.markClean();
+      setProblem(null);
+      queryClient.setQueryData(['role', r.data.id], r.data);
+      await queryClient.invalidateQueries({ queryKey: ['roles'] });
+      if (role) {
+        // The server's version: a trimmed name, permissions in its order.
+        setForm({ name: r.data.name, description: r.data.description, permissions: r.data.permissions });
+        setSaved(true);
+      } else navigate(`/settings/roles/${r.data.id}`, { replace: true, state: { saved: true } });
+    } catch (e) {
+      setProblem(problemText(e));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>{role ? role.name : 'New role'}</Title>
+        <Group>
+          {role && !builtin && (
+            <DeleteButton
+              what="role"
+              name={role.name}
+              remove={() => api.DELETE('/api/roles/{id}', { params: { path: { id: role.id } } })}
+              list={{ to: '/settings/roles', queryKey: 'roles' }}
+              onDeleted={guard.markClean}
+              disabled={!canEdit}
+              note={'A role can only be deleted when no operator holds it.'}
+            />
+          )}
+          <Button onClick={save} loading={saving} disabled={!canEdit}>
+            Save
+          </Button>
+        </Group>
+      </Group>
+      {builtin && <Alert color="gray">The built-in admin role holds every permission and cannot be changed or deleted.</Alert>}
+      {whoami.data && !mayEdit && <Alert color="yellow">You can view roles but not change them.</Alert>}
+      {mayEdit && beyond.length > 0 && !builtin && (
+        <Alert color="yellow">This role holds permissions you do not ({beyond.join(', ')}), so you cannot change it.</Alert>
+      )}
+      {saved && (
+        <Alert color="green" data-testid="role-saved">
+          Saved. Operators holding this role get the change on their next request.
+        </Alert>
+      )}
+      {problem && <Alert color="red" role="alert" title={problem} data-testid="role-errors" />}
+      <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
+        <Stack maw={720}>
+          <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} />
+          <Textarea
+            label="Description"
+            autosize
+            minRows={2}
+            value={form.description}
+            onChange={(e) => set({ description: e.currentTarget.value })}
+            error={errors.at('description')}
+          />
+          <Title order={4}>Permissions</Title>
+          <Text size="sm" c="dimmed">
+            View lets the role read a module; edit lets it create, change and delete there. A module's or an action's own box ticks its whole row or column.
+            You can only grant permissions you hold yourself.
+          </Text>
+          {catalog.isPending ? (
+            <Loading />
+          ) : catalog.isError ? (
+            <ErrorAlert error={catalog.error} />
+          ) : (
+            <PermissionGrid
+              catalog={catalog.data}
+              value={form.permissions}
+              onChange={(permissions) => set({ permissions })}
+              held={held}
+              readOnly={!canEdit}
+              error={errors.at('permissions')}
+            />
+          )}
+        </Stack>
+      </fieldset>
+    </Stack>
+  );
+}
