@@ -102,6 +102,17 @@ interface AjvError {
   message?: string;
 }
 
+// Ajv's "must NOT have fewer than 10 characters" reads as a shout in a form; these say the same
+// plainly.
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+const PLAIN_LIMITS: Record<string, (n: number) => string> = {
+  minLength: (n) => (n === 1 ? 'must not be empty' : `must be at least ${plural(n, 'character')} long`),
+  maxLength: (n) => `must be at most ${plural(n, 'character')} long`,
+  minItems: (n) => `must have at least ${plural(n, 'item')}`,
+  maxItems: (n) => `must have at most ${plural(n, 'item')}`,
+  minProperties: (n) => `must have at least ${plural(n, 'field')}`,
+};
+
 /** Ajv errors → one entry per bad field; field is the body's JSON path or the parameter name. */
 function fieldErrors(errors: AjvError[], context: string): FieldError[] {
   const seen = new Map<string, string>();
@@ -124,6 +135,10 @@ function fieldErrors(errors: AjvError[], context: string): FieldError[] {
       message = `must be one of: ${e.params.allowedValues.join(', ')}`;
     } else if (e.keyword === 'const') {
       message = `must be ${JSON.stringify(e.params.allowedValue)}`;
+    } else if (e.keyword === 'pattern' && e.params.pattern === '\\S') {
+      message = 'must not be blank'; // names: spaces only
+    } else if (e.keyword in PLAIN_LIMITS) {
+      message = PLAIN_LIMITS[e.keyword](Number(e.params.limit));
     }
     const field = path.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i ? `.${p}` : p)).join('') || context;
     // anyOf produces one error per branch; keep the first message per field.

@@ -142,8 +142,11 @@ forEachDatabase('operators', (engine) => {
     assert.deepEqual(fieldsOf(await createOp(ta, { ...ok, role_id: 'no-such-role' })), ['role_id']);
     assert.deepEqual(fieldsOf(await createOp(ta, { ...ok, timezone: 'Mars/Olympus_Mons' })), ['timezone']);
     assert.deepEqual(fieldsOf(await createOp(ta, { ...ok, email: 'not-an-email' })), ['email']);
-    assert.deepEqual(fieldsOf(await createOp(ta, { ...ok, password: 'short' })), ['password']);
-    assert.deepEqual(fieldsOf(await createOp(ta, { ...ok, name: '' })), ['name']);
+    const short = await createOp(ta, { ...ok, password: 'short' });
+    assert.deepEqual(short.json().errors, [{ field: 'password', message: 'must be at least 10 characters long' }], 'a limit said plainly');
+    const noName = await createOp(ta, { ...ok, name: '' });
+    assert.deepEqual(noName.json().errors, [{ field: 'name', message: 'must not be empty' }]);
+    assert.deepEqual((await createOp(ta, { ...ok, name: '   ' })).json().errors, [{ field: 'name', message: 'must not be blank' }]);
     assert.deepEqual(fieldsOf(await createOp(ta, { ...ok, status: 'sleeping' })), ['status']);
     assert.deepEqual(fieldsOf(await createOp(ta, { ...ok, password_hash: 'x' })), ['password_hash']);
     const { password: _p, ...noPassword } = ok;
