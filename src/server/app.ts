@@ -28,6 +28,8 @@ import leadsRoutes from './modules/leads/routes.js';
 import analyticsRoutes from './modules/analytics/routes.js';
 import intakeRoutes from './modules/intake/routes.js';
 import postbackRoutes from './modules/postbacks/routes.js';
+import licenceRoutes from './modules/licence/routes.js';
+import hostingRoutes from './modules/hosting/routes.js';
 
 export interface BuildOptions {
   /** Where log lines go (tests capture them); default stdout. */
@@ -132,6 +134,8 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(analyticsRoutes);
   await app.register(intakeRoutes);
   await app.register(postbackRoutes);
+  await app.register(licenceRoutes);
+  await app.register(hostingRoutes);
 
   await app.ready();
   return app;

@@ -1,6 +1,9 @@
 import net from 'node:net';
 import path from 'node:path';
+import type { KeyObject } from 'node:crypto';
 import { parseCidr } from './auth/ip-allowlist.js';
+import { parsePublicKey } from './modules/licence/format.js';
+import { BUILT_IN_PUBLIC_KEY } from './modules/licence/public-key.js';
 
 export type DatabaseConfig =
   | { engine: 'sqlite'; file: string }
@@ -21,6 +24,10 @@ export interface Config {
   intakeWaitMs: number;
   /** How often pending leads whose owner died are looked for (0: never; tests). */
   recoveryIntervalMs: number;
+  /** Verifies licence keys: LICENCE_PUBLIC_KEY, else the key built into the release. */
+  licencePublicKey: KeyObject;
+  /** The git commit this build was made from (LEADGATE_BUILD_COMMIT, set by whoever builds), or null. */
+  buildCommit: string | null;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +110,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const intakeWaitMs = integer(env, 'INTAKE_WAIT_MS', 25_000, 0, 600_000, problems);
   const recoveryIntervalMs = integer(env, 'DELIVERY_RECOVERY_INTERVAL_MS', 5_000, 0, 3_600_000, problems);
 
+  let licencePublicKey = parsePublicKey(BUILT_IN_PUBLIC_KEY);
+  if (env.LICENCE_PUBLIC_KEY) {
+    try {
+      licencePublicKey = parsePublicKey(env.LICENCE_PUBLIC_KEY);
+    } catch (err) {
+      problems.push(`LICENCE_PUBLIC_KEY must be an Ed25519 public key, as PEM or base64 SPKI (${(err as Error).message})`);
+    }
+  }
+
+  const buildCommit = env.LEADGATE_BUILD_COMMIT?.trim().toLowerCase() || null;
+  if (buildCommit && !/^[0-9a-f]{7,40}$/.test(buildCommit)) problems.push(`LEADGATE_BUILD_COMMIT must be a git commit hash, 7 to 40 hex digits (got "${buildCommit}")`);
+
   if (problems.length) throw new ConfigError(problems);
-  return { host, port, dataDir, database, admin, trustProxy, sessionIdleMinutes, logLevel, bodyLimitBytes, intakeWaitMs, recoveryIntervalMs };
+  return {
+    host, port, dataDir, database, admin, trustProxy, sessionIdleMinutes, logLevel, bodyLimitBytes, intakeWaitMs, recoveryIntervalMs, licencePublicKey,
+    buildCommit,
+  };
 }

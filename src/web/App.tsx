@@ -27,6 +27,8 @@ const Analytics = lazy(() => import('./screens/analytics/Analytics'));
 const Security = lazy(() => import('./screens/security/Security'));
 const AuditLog = lazy(() => import('./screens/audit/AuditLog'));
 const Profile = lazy(() => import('./screens/profile/Profile'));
+const Licence = lazy(() => import('./screens/licence/Licence'));
+const Hosting = lazy(() => import('./screens/hosting/Hosting'));
 
 function RequireSession({ children }: { children: ReactNode }) {
   return session.token() ? children : <Navigate to="/login" replace />;
@@ -71,6 +73,8 @@ export function App() {
           <Route path="/settings/roles" element={<RoleList />} />
           <Route path="/settings/roles/:id" element={<RoleEditor />} />
           <Route path="/settings/security" element={<Security />} />
+          <Route path="/settings/licence" element={<Licence />} />
+          <Route path="/settings/hosting" element={<Hosting />} />
           <Route path="/audit" element={<AuditLog />} />
           <Route path="/profile" element={<Profile />} />
         </Route>

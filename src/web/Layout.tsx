@@ -51,7 +51,7 @@ export function Layout() {
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Main">
         {SECTIONS.map((section) => {
-          const links = visible(section.links, permissions);
+          const links = visible(section.links, permissions, whoami.data?.admin);
           if (links.length === 0) return null;
           return (
             <Stack key={section.title ?? ''} gap={0} mb="xs">

@@ -4,6 +4,8 @@ export interface NavItem {
   to: string;
   label: string;
   permission?: string;
+  /** Shown only to admins (the licence panel needs the admin role, not a permission). */
+  adminOnly?: boolean;
 }
 export const SECTIONS: { title: string | null; links: NavItem[] }[] = [
   {
@@ -30,11 +32,14 @@ export const SECTIONS: { title: string | null; links: NavItem[] }[] = [
       { to: '/settings/operators', label: 'Operators', permission: 'operators:view' },
       { to: '/settings/roles', label: 'Roles', permission: 'roles:view' },
       { to: '/settings/security', label: 'Security', permission: 'settings:view' },
+      { to: '/settings/hosting', label: 'Hosting', permission: 'hosting:view' },
       { to: '/audit', label: 'Audit log', permission: 'audit:view' },
+      { to: '/settings/licence', label: 'Licence', adminOnly: true },
       { to: '/profile', label: 'Profile' },
     ],
   },
 ];
 
 /** The links an operator with these permissions may open. */
-export const visible = (links: NavItem[], permissions: string[]) => links.filter((l) => !l.permission || permissions.includes(l.permission));
+export const visible = (links: NavItem[], permissions: string[], admin = false) =>
+  links.filter((l) => (!l.permission || permissions.includes(l.permission)) && (!l.adminOnly || admin));

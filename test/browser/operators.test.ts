@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { totpAt } from '../../src/server/auth/totp.js';
 import { ServerClient } from '../processes.js';
 import { apiGet, chromiumAvailable, openBrowser, screenshot, signIn, startServer } from './harness.js';
 
@@ -113,3 +114,32 @@ async function fillOperator(page: Page, o: typeof WATCHER) {
   await page.getByRole('option', { name: 'Lead watcher' }).click();
   await page.getByLabel('Initial password').fill(o.password);
 }
+
+test('an admin turns off the two-factor sign-in of an operator locked out of it', { timeout: 120_000 }, async (t) => {
+  if (!chromiumAvailable(t)) return;
+  const server = await startServer(t);
+  const client = await new ServerClient(server.port).login();
+  t.after(() => client.close());
+  const role = await client.create('/api/roles', { name: 'Lead watcher', permissions: ['leads:view'] });
+  const op = await client.create('/api/operators', { name: WATCHER.name, email: WATCHER.email, password: WATCHER.password, role_id: role.id });
+  // They turn 2FA on themselves…
+  const theirs = (await client.send('POST', '/api/auth/login', { email: WATCHER.email, password: WATCHER.password }, '')).json().token;
+  const { secret } = (await client.send('POST', '/api/profile/2fa/enrol', undefined, theirs)).json();
+  const confirmed = await client.send('POST', '/api/profile/2fa/confirm', { code: totpAt(secret, Date.now()) }, theirs);
+  assert.equal(confirmed.status, 200, confirmed.text);
+  const passwordOnly = () => client.send('POST', '/api/auth/login', { email: WATCHER.email, password: WATCHER.password }, '');
+  assert.equal((await passwordOnly()).json().code, 'totp_required');
+
+  // …then lose their phone and their recovery codes: the admin turns it off for them.
+  const { page } = await openBrowser(t);
+  await signIn(page, server);
+  await page.getByTestId('operator-email').waitFor();
+  await page.goto(`http://127.0.0.1:${server.port}/settings/operators/${op.id}`);
+  const box = page.getByTestId('operator-two-factor');
+  await box.getByText('on', { exact: true }).waitFor();
+  await box.getByRole('button', { name: 'Turn off' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Turn off' }).click();
+  await box.getByText('off', { exact: true }).waitFor();
+  await screenshot(page, 'operator-2fa-off');
+  assert.equal((await passwordOnly()).status, 200, 'the password alone signs them in again');
+});

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import type { DB } from '../db/database.js';
+import { readSetting, writeSetting } from '../db/settings.js';
 
 /** `::ffff:1.2.3.4` (an IPv4 client on a dual-stack socket) is the IPv4 address 1.2.3.4. */
 export function normalizeIp(ip: string): string {
@@ -47,17 +48,6 @@ export class IpAllowList {
 
 const SETTING_KEY = 'ip_allowlist';
 
-export async function readAllowList(db: DB): Promise<string[]> {
-  const row = await db.selectFrom('settings').select('value').where('key', '=', SETTING_KEY).executeTakeFirst();
-  return row ? (JSON.parse(row.value) as string[]) : [];
-}
+export const readAllowList = (db: DB) => readSetting<string[]>(db, SETTING_KEY, []);
 
-export async function writeAllowList(db: DB, cidrs: string[]): Promise<void> {
-  const value = JSON.stringify(cidrs);
-  const updated_at = new Date().toISOString();
-  await db
-    .insertInto('settings')
-    .values({ key: SETTING_KEY, value, updated_at })
-    .onConflict((oc) => oc.column('key').doUpdateSet({ value, updated_at }))
-    .execute();
-}
+export const writeAllowList = (db: DB, cidrs: string[]) => writeSetting(db, SETTING_KEY, cidrs);

@@ -13,6 +13,8 @@ export const MODULES = {
   roles: { label: 'Roles', actions: ['view', 'edit'] },
   audit: { label: 'Audit log', actions: ['view'] },
   settings: { label: 'Security settings', actions: ['view', 'edit'] },
+  // Server facts, the public base URL and SQLite backups (session only).
+  hosting: { label: 'Hosting', actions: ['view', 'edit'] },
 } as const satisfies Record<string, { label: string; actions: readonly string[] }>;
 
 export type Module = keyof typeof MODULES;

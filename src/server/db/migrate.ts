@@ -6,6 +6,7 @@ import * as analyticsRollup from './migrations/20261122T010000Z_analytics_rollup
 import * as leadNameSearch from './migrations/20261122T020000Z_lead_name_search.js';
 import * as distribution from './migrations/20261122T030000Z_distribution.js';
 import * as duplicateLookup from './migrations/20261122T040000Z_duplicate_lookup.js';
+import * as twoFactor from './migrations/20261122T050000Z_two_factor.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -20,6 +21,7 @@ const migrations: [string, Migration][] = [
   ['20261122T020000Z_lead_name_search', leadNameSearch],
   ['20261122T030000Z_distribution', distribution],
   ['20261122T040000Z_duplicate_lookup', duplicateLookup],
+  ['20261122T050000Z_two_factor', twoFactor],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

@@ -23,6 +23,17 @@ export interface OperatorsTable {
   timezone: string;
   created_at: string;
   updated_at: string;
+  totp_secret: string | null; // base32; null: two-factor sign-in is off
+  totp_pending_secret: string | null; // offered by enrolment, awaiting its confirming code
+  totp_last_step: number | null; // time step of the last accepted code (no replay)
+}
+
+export interface RecoveryCodesTable {
+  id: string;
+  operator_id: string;
+  code_hash: string; // SHA-256 hex of the normalized code
+  created_at: string;
+  used_at: string | null;
 }
 
 export interface SessionsTable {
@@ -209,6 +220,7 @@ export interface Database {
   roles: RolesTable;
   operators: OperatorsTable;
   sessions: SessionsTable;
+  recovery_codes: RecoveryCodesTable;
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;
   login_failures: LoginFailuresTable;

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 
 export type ProblemCode =
   | 'unauthorized'
+  | 'totp_required'
   | 'ip_not_allowed'
   | 'forbidden'
   | 'provider_paused'
@@ -12,6 +13,9 @@ export type ProblemCode =
   | 'not_found'
   | 'validation_failed'
   | 'conflict'
+  | 'licence_invalid'
+  | 'licence_expired'
+  | 'licence_wrong_installation'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'method_not_allowed'
@@ -21,6 +25,7 @@ export type ProblemCode =
 
 const TITLES: Record<ProblemCode, string> = {
   unauthorized: 'Unauthorized',
+  totp_required: 'Two-factor code required',
   ip_not_allowed: 'IP address not allowed',
   forbidden: 'Forbidden',
   provider_paused: 'Traffic provider paused',
@@ -30,6 +35,9 @@ const TITLES: Record<ProblemCode, string> = {
   not_found: 'Not found',
   validation_failed: 'Validation failed',
   conflict: 'Conflict',
+  licence_invalid: 'Licence signature not valid',
+  licence_expired: 'Licence expired',
+  licence_wrong_installation: 'Licence is for another installation',
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
   method_not_allowed: 'Method not allowed',

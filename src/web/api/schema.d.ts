@@ -133,6 +133,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit-log/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every action the audit log records, for filter pickers
+         * @description Access: needs the `audit:view` permission (key scope and role).
+         */
+        get: operations["listAuditActions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -144,7 +164,7 @@ export interface paths {
         put?: never;
         /**
          * Log in to the dashboard
-         * @description Answers 401 for a wrong email or password alike, and 429 after repeated failures from one address or for one account.
+         * @description Answers 401 for a wrong email or password alike, and 429 after repeated failures from one address or for one account. With two-factor sign-in on, a right password without a code answers 401 `totp_required`: send it again with `totp_code` (or `recovery_code`). A wrong or reused code is a failed login.
          *
          *     Access: public, no credentials needed.
          */
@@ -343,6 +363,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/hosting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server, storage and version facts, the public base URL and backup support
+         * @description Access: needs the `hosting:view` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        get: operations["getHosting"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/hosting/backups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The SQLite backups on this server, newest first
+         * @description Access: needs the `hosting:view` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        get: operations["listBackups"];
+        put?: never;
+        /**
+         * Back up the SQLite database now
+         * @description A consistent copy of the whole database at one instant (VACUUM INTO on a read-only connection, off the event loop), made while intake goes on. One at a time: 409 while another is being made. PostgreSQL: 409 with how to back up.
+         *
+         *     Access: needs the `hosting:edit` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        post: operations["createBackup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/hosting/backups/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download one backup
+         * @description The SQLite database file, as an attachment. Anyone holding it holds every lead: keep it safe.
+         *
+         *     Access: needs the `hosting:view` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        get: operations["downloadBackup"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete one backup
+         * @description Access: needs the `hosting:edit` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        delete: operations["deleteBackup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/hosting/public-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set or clear the public base URL
+         * @description Stored as an origin (scheme, host, port). A path, query, fragment or credentials in it is refused with 400.
+         *
+         *     Access: needs the `hosting:edit` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        put: operations["updatePublicUrl"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/intake/leads": {
         parameters: {
             query?: never;
@@ -448,6 +562,40 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/licence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The installation id and the licence in force
+         * @description Admins only: other operators get 403 `forbidden`.
+         *
+         *     Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        get: operations["getLicence"];
+        /**
+         * Install a licence key
+         * @description Verified offline against the vendor public key built into the release. Whitespace in the key is ignored. A refused key leaves the licence in force unchanged. Admins only: other operators get 403 `forbidden`.
+         *
+         *     Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        put: operations["installLicence"];
+        post?: never;
+        /**
+         * Remove the licence: back to the community plan
+         * @description Admins only: other operators get 403 `forbidden`.
+         *
+         *     Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        delete: operations["removeLicence"];
         options?: never;
         head?: never;
         patch?: never;
@@ -701,10 +849,100 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change your name or time zone
-         * @description Dashboard sessions only: API keys get 403 `session_required`.
+         * Change your name, time zone or email
+         * @description A new email (your sign-in) needs `current_password`; 409 when another operator has it.
+         *
+         *     Dashboard sessions only: API keys get 403 `session_required`.
          */
         patch: operations["updateProfile"];
+        trace?: never;
+    };
+    "/api/profile/2fa/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor sign-in on with a code from the new secret
+         * @description Answers the ten recovery codes, shown this once. 400 naming `code` for a wrong code; 409 without a pending enrolment.
+         *
+         *     Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        post: operations["confirmTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/profile/2fa/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor sign-in off
+         * @description Needs a current code or a recovery code. Wrong codes count toward the login rate limit (429).
+         *
+         *     Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        post: operations["disableTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/profile/2fa/enrol": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start two-factor enrolment: a new secret and its QR code
+         * @description Nothing changes until the secret is confirmed with a code. Calling it again replaces the pending secret. 409 while 2FA is on.
+         *
+         *     Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        post: operations["enrolTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/profile/2fa/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace your recovery codes with ten new ones
+         * @description Needs a current code or a recovery code; the old recovery codes stop working. Wrong codes count toward the login rate limit (429).
+         *
+         *     Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        post: operations["regenerateRecoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/profile/password": {
@@ -723,6 +961,72 @@ export interface paths {
          *     Dashboard sessions only: API keys get 403 `session_required`.
          */
         post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/profile/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your signed-in sessions
+         * @description Every live session of yours, most recently used first; ones idle past the timeout have ended and are not listed. Not paged: it is one list per person.
+         *
+         *     Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        get: operations["listMySessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/profile/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Sign out one of your sessions
+         * @description Its token stops working on the next request. Your own current session may be ended this way too (like logout). 404 for anyone else's.
+         *
+         *     Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        delete: operations["revokeMySession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/profile/sessions/revoke-others": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out everywhere else
+         * @description Ends every session of yours except this one. API keys are not sessions and keep working.
+         *
+         *     Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        post: operations["revokeMyOtherSessions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1308,7 +1612,7 @@ export interface operations {
                     /** @description What the key is for, e.g. "CRM sync" */
                     name: string;
                     /** @description module:action scopes (at least one); each must be held by your role */
-                    scopes: ("leads:view" | "leads:edit" | "leads:contacts" | "flows:view" | "flows:edit" | "partners:view" | "partners:edit" | "campaigns:view" | "campaigns:edit" | "traffic_providers:view" | "traffic_providers:edit" | "analytics:view" | "operators:view" | "operators:edit" | "roles:view" | "roles:edit" | "audit:view" | "settings:view" | "settings:edit")[];
+                    scopes: ("leads:view" | "leads:edit" | "leads:contacts" | "flows:view" | "flows:edit" | "partners:view" | "partners:edit" | "campaigns:view" | "campaigns:edit" | "traffic_providers:view" | "traffic_providers:edit" | "analytics:view" | "operators:view" | "operators:edit" | "roles:view" | "roles:edit" | "audit:view" | "settings:view" | "settings:edit" | "hosting:view" | "hosting:edit")[];
                 };
             };
         };
@@ -1625,6 +1929,46 @@ export interface operations {
             };
         };
     };
+    listAuditActions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: string[];
+                    };
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     login: {
         parameters: {
             query?: never;
@@ -1638,6 +1982,10 @@ export interface operations {
                     /** Format: email */
                     email: string;
                     password: string;
+                    /** @description One of your one-time recovery codes, instead of totp_code */
+                    recovery_code?: string;
+                    /** @description The 6-digit code from your authenticator app */
+                    totp_code?: string;
                 };
             };
         };
@@ -1665,6 +2013,8 @@ export interface operations {
                             role_name: string;
                             status: "active" | "disabled";
                             timezone: string;
+                            /** @description Two-factor sign-in is on */
+                            two_factor: boolean;
                             /** Format: date-time */
                             updated_at: string;
                         };
@@ -1827,6 +2177,8 @@ export interface operations {
                             role_name: string;
                             status: "active" | "disabled";
                             timezone: string;
+                            /** @description Two-factor sign-in is on */
+                            two_factor: boolean;
                             /** Format: date-time */
                             updated_at: string;
                         };
@@ -3017,6 +3369,448 @@ export interface operations {
             };
         };
     };
+    getHosting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        backups: {
+                            /** @description Where backups go (SQLite), or how to back up (PostgreSQL: pg_dump) */
+                            advice: string;
+                            /** @description true on SQLite; on PostgreSQL Leadgate does not make backups */
+                            supported: boolean;
+                        };
+                        /** @description Git commit of the build (LEADGATE_BUILD_COMMIT), null when not given */
+                        build: string | null;
+                        cpu_count: number;
+                        database: {
+                            engine: "sqlite" | "postgres";
+                            /** @description The newest migration this version knows */
+                            latest_migration: string;
+                            /** @description The newest migration applied */
+                            migration_level: string | null;
+                            /** @description SQLite: database file plus write-ahead log; PostgreSQL: pg_database_size */
+                            size_bytes: number;
+                        };
+                        /** @description The file system holding the data folder (free: what this process may use) */
+                        disk: {
+                            free_bytes: number;
+                            /** @description DATA_DIR */
+                            path: string;
+                            total_bytes: number;
+                        };
+                        /** @description 1, 5 and 15 minutes (zeros on Windows) */
+                        load_average: number[];
+                        /** @description This server process */
+                        memory: {
+                            heap_total_bytes: number;
+                            heap_used_bytes: number;
+                            rss_bytes: number;
+                        };
+                        node_version: string;
+                        /** @description Operating system, kernel release and CPU architecture */
+                        platform: string;
+                        /** @description The address operators and partners reach this server at, as scheme://host[:port] with no path (e.g. https://leads.example.com). When set, links the API hands out (a partner's postback_url) are absolute URLs under it; null: they stay paths (/api/…) for the caller to put after its own address. */
+                        public_base_url: string | null;
+                        /** Format: date-time */
+                        started_at: string;
+                        uptime_seconds: number;
+                        /** @description Leadgate version (package.json) */
+                        version: string;
+                    };
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listBackups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: date-time */
+                            created_at: string;
+                            name: string;
+                            size_bytes: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        name: string;
+                        size_bytes: number;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description leadgate-<YYYYMMDDTHHMMSSmmm>Z.sqlite */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The SQLite database file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.sqlite3": string;
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description leadgate-<YYYYMMDDTHHMMSSmmm>Z.sqlite */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updatePublicUrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The address operators and partners reach this server at, as scheme://host[:port] with no path (e.g. https://leads.example.com). When set, links the API hands out (a partner's postback_url) are absolute URLs under it; null: they stay paths (/api/…) for the caller to put after its own address. */
+                    public_base_url: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The address operators and partners reach this server at, as scheme://host[:port] with no path (e.g. https://leads.example.com). When set, links the API hands out (a partner's postback_url) are absolute URLs under it; null: they stay paths (/api/…) for the caller to put after its own address. */
+                        public_base_url: string | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     postLead: {
         parameters: {
             query?: never;
@@ -3664,6 +4458,265 @@ export interface operations {
             };
         };
     };
+    getLicence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description Made once per installation; a licence may be bound to it
+                         */
+                        installation_id: string;
+                        licence: {
+                            days_left: number;
+                            /** Format: date-time */
+                            expires_at: string;
+                            holder: string;
+                            /** @description The installation the licence is bound to, or null */
+                            installation_id: string | null;
+                            /** Format: date-time */
+                            installed_at: string;
+                            /** Format: date-time */
+                            issued_at: string;
+                            licence_id: string;
+                            /** @description As granted, e.g. {"operators": 10}; informational */
+                            limits: {
+                                [key: string]: number;
+                            };
+                            plan: string;
+                        } | null;
+                        /** @description community: no licence installed (the default; nothing is limited). expiring: within 30 days of expiry. invalid: the stored key no longer verifies. */
+                        status: "community" | "valid" | "expiring" | "expired" | "invalid";
+                        /** @description Shown in the panel when expiring, expired or invalid */
+                        warning: string | null;
+                    };
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    installLicence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description LG1.<payload>.<signature> */
+                    key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description Made once per installation; a licence may be bound to it
+                         */
+                        installation_id: string;
+                        licence: {
+                            days_left: number;
+                            /** Format: date-time */
+                            expires_at: string;
+                            holder: string;
+                            /** @description The installation the licence is bound to, or null */
+                            installation_id: string | null;
+                            /** Format: date-time */
+                            installed_at: string;
+                            /** Format: date-time */
+                            issued_at: string;
+                            licence_id: string;
+                            /** @description As granted, e.g. {"operators": 10}; informational */
+                            limits: {
+                                [key: string]: number;
+                            };
+                            plan: string;
+                        } | null;
+                        /** @description community: no licence installed (the default; nothing is limited). expiring: within 30 days of expiry. invalid: the stored key no longer verifies. */
+                        status: "community" | "valid" | "expiring" | "expired" | "invalid";
+                        /** @description Shown in the panel when expiring, expired or invalid */
+                        warning: string | null;
+                    };
+                };
+            };
+            /** @description validation_failed: `key` is not a licence key; licence_invalid: the signature does not verify; licence_expired; licence_wrong_installation: bound to another installation. The licence in force stays. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    removeLicence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description Made once per installation; a licence may be bound to it
+                         */
+                        installation_id: string;
+                        licence: {
+                            days_left: number;
+                            /** Format: date-time */
+                            expires_at: string;
+                            holder: string;
+                            /** @description The installation the licence is bound to, or null */
+                            installation_id: string | null;
+                            /** Format: date-time */
+                            installed_at: string;
+                            /** Format: date-time */
+                            issued_at: string;
+                            licence_id: string;
+                            /** @description As granted, e.g. {"operators": 10}; informational */
+                            limits: {
+                                [key: string]: number;
+                            };
+                            plan: string;
+                        } | null;
+                        /** @description community: no licence installed (the default; nothing is limited). expiring: within 30 days of expiry. invalid: the stored key no longer verifies. */
+                        status: "community" | "valid" | "expiring" | "expired" | "invalid";
+                        /** @description Shown in the panel when expiring, expired or invalid */
+                        warning: string | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getOpenApi: {
         parameters: {
             query?: never;
@@ -3730,6 +4783,8 @@ export interface operations {
                             role_name: string;
                             status: "active" | "disabled";
                             timezone: string;
+                            /** @description Two-factor sign-in is on */
+                            two_factor: boolean;
                             /** Format: date-time */
                             updated_at: string;
                         }[];
@@ -3809,6 +4864,8 @@ export interface operations {
                         role_name: string;
                         status: "active" | "disabled";
                         timezone: string;
+                        /** @description Two-factor sign-in is on */
+                        two_factor: boolean;
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -3897,6 +4954,8 @@ export interface operations {
                         role_name: string;
                         status: "active" | "disabled";
                         timezone: string;
+                        /** @description Two-factor sign-in is on */
+                        two_factor: boolean;
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -4044,6 +5103,11 @@ export interface operations {
                     status?: "active" | "disabled";
                     /** @description IANA time zone, e.g. Europe/Berlin */
                     timezone?: string;
+                    /**
+                     * @description false turns off the operator's two-factor sign-in (e.g. they lost their device and recovery codes); only they can turn it on, from their profile. Not for yourself: use your profile, which asks for a code.
+                     * @enum {boolean}
+                     */
+                    two_factor?: false;
                 };
             };
         };
@@ -4064,6 +5128,8 @@ export interface operations {
                         role_name: string;
                         status: "active" | "disabled";
                         timezone: string;
+                        /** @description Two-factor sign-in is on */
+                        two_factor: boolean;
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -4376,7 +5442,7 @@ export interface operations {
                         postback_token: string;
                         /** @description The non-secret start of the postback token (lgp_ + id), to recognise it */
                         postback_token_prefix: string;
-                        /** @description Path the partner posts conversions to: /api/postback/<token> */
+                        /** @description Where the partner posts conversions: <public base URL>/api/postback/<token> when the hosting panel has a public base URL set, else the path /api/postback/<token> (put your server's address before it). */
                         postback_url: string;
                         status: "active" | "paused";
                         total_cap: number | null;
@@ -4889,7 +5955,7 @@ export interface operations {
                         postback_token: string;
                         /** @description The non-secret start of the postback token (lgp_ + id), to recognise it */
                         postback_token_prefix: string;
-                        /** @description Path the partner posts conversions to: /api/postback/<token> */
+                        /** @description Where the partner posts conversions: <public base URL>/api/postback/<token> when the hosting panel has a public base URL set, else the path /api/postback/<token> (put your server's address before it). */
                         postback_url: string;
                         status: "active" | "paused";
                         total_cap: number | null;
@@ -5479,11 +6545,19 @@ export interface operations {
                             role_name: string;
                             status: "active" | "disabled";
                             timezone: string;
+                            /** @description Two-factor sign-in is on */
+                            two_factor: boolean;
                             /** Format: date-time */
                             updated_at: string;
                         };
                         /** @description What your role holds */
                         permissions: string[];
+                        two_factor: {
+                            /** @description Sign-in asks for a TOTP code */
+                            enabled: boolean;
+                            /** @description Unused recovery codes (0 while 2FA is off) */
+                            recovery_codes_left: number;
+                        };
                     };
                 };
             };
@@ -5517,6 +6591,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Needed to change the email */
+                    current_password?: string;
+                    /** Format: email */
+                    email?: string;
                     name?: string;
                     /** @description IANA time zone, e.g. Europe/Berlin */
                     timezone?: string;
@@ -5542,13 +6620,447 @@ export interface operations {
                             role_name: string;
                             status: "active" | "disabled";
                             timezone: string;
+                            /** @description Two-factor sign-in is on */
+                            two_factor: boolean;
                             /** Format: date-time */
                             updated_at: string;
                         };
                         /** @description What your role holds */
                         permissions: string[];
+                        two_factor: {
+                            /** @description Sign-in asks for a TOTP code */
+                            enabled: boolean;
+                            /** @description Unused recovery codes (0 while 2FA is off) */
+                            recovery_codes_left: number;
+                        };
                     };
                 };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    confirmTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A 6-digit code from your authenticator app, or one of your recovery codes */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Ten one-time codes, shown this once; only their hashes are kept */
+                        recovery_codes: string[];
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    disableTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A 6-digit code from your authenticator app, or one of your recovery codes */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Off; the secret and recovery codes are deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    enrolTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description otpauth://totp/… as read from the QR code */
+                        otpauth_uri: string;
+                        /** @description The otpauth URI as a QR code: an SVG image in a data: URL */
+                        qr: string;
+                        /** @description The base32 seed, for typing into an app by hand */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    regenerateRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A 6-digit code from your authenticator app, or one of your recovery codes */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Ten one-time codes, shown this once; only their hashes are kept */
+                        recovery_codes: string[];
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    current_password: string;
+                    /** @description At least 10 characters */
+                    new_password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Changed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description validation_failed: the input is malformed; `errors` names each bad field */
             400: {
@@ -5597,29 +7109,158 @@ export interface operations {
             };
         };
     };
-    changePassword: {
+    listMySessions: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    current_password: string;
-                    /** @description At least 10 characters */
-                    new_password: string;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description When you signed in
+                             */
+                            created_at: string;
+                            /** @description The session making this request */
+                            current: boolean;
+                            /** @description Browser and system, read from the user agent, e.g. "Chrome on Linux" */
+                            device: string;
+                            id: string;
+                            ip: string;
+                            /**
+                             * Format: date-time
+                             * @description Last request (kept to the minute)
+                             */
+                            last_seen_at: string;
+                            user_agent: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
+    };
+    revokeMySession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
         responses: {
-            /** @description Changed */
+            /** @description Signed out */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeMyOtherSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many sessions ended */
+                        revoked: number;
+                    };
+                };
             };
             /** @description validation_failed: the input is malformed; `errors` names each bad field */
             400: {
@@ -5747,7 +7388,7 @@ export interface operations {
                 "application/json": {
                     description?: string;
                     name: string;
-                    permissions: ("leads:view" | "leads:edit" | "leads:contacts" | "flows:view" | "flows:edit" | "partners:view" | "partners:edit" | "campaigns:view" | "campaigns:edit" | "traffic_providers:view" | "traffic_providers:edit" | "analytics:view" | "operators:view" | "operators:edit" | "roles:view" | "roles:edit" | "audit:view" | "settings:view" | "settings:edit")[];
+                    permissions: ("leads:view" | "leads:edit" | "leads:contacts" | "flows:view" | "flows:edit" | "partners:view" | "partners:edit" | "campaigns:view" | "campaigns:edit" | "traffic_providers:view" | "traffic_providers:edit" | "analytics:view" | "operators:view" | "operators:edit" | "roles:view" | "roles:edit" | "audit:view" | "settings:view" | "settings:edit" | "hosting:view" | "hosting:edit")[];
                 };
             };
         };
@@ -5994,7 +7635,7 @@ export interface operations {
                 "application/json": {
                     description?: string;
                     name?: string;
-                    permissions?: ("leads:view" | "leads:edit" | "leads:contacts" | "flows:view" | "flows:edit" | "partners:view" | "partners:edit" | "campaigns:view" | "campaigns:edit" | "traffic_providers:view" | "traffic_providers:edit" | "analytics:view" | "operators:view" | "operators:edit" | "roles:view" | "roles:edit" | "audit:view" | "settings:view" | "settings:edit")[];
+                    permissions?: ("leads:view" | "leads:edit" | "leads:contacts" | "flows:view" | "flows:edit" | "partners:view" | "partners:edit" | "campaigns:view" | "campaigns:edit" | "traffic_providers:view" | "traffic_providers:edit" | "analytics:view" | "operators:view" | "operators:edit" | "roles:view" | "roles:edit" | "audit:view" | "settings:view" | "settings:edit" | "hosting:view" | "hosting:edit")[];
                 };
             };
         };
@@ -6284,6 +7925,8 @@ export interface operations {
                             role_name: string;
                             status: "active" | "disabled";
                             timezone: string;
+                            /** @description Two-factor sign-in is on */
+                            two_factor: boolean;
                             /** Format: date-time */
                             updated_at: string;
                         };

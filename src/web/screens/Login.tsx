@@ -1,8 +1,8 @@
-import { Alert, Button, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { Alert, Anchor, Button, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Navigate, useNavigate } from 'react-router-dom';
-import { api, must, notice, problemText, session } from '../api/client';
+import { api, must, notice, problemText, session, type Problem } from '../api/client';
 import { Loading } from '../Loading';
 import { AuthCard } from './AuthCard';
 
@@ -11,6 +11,9 @@ export default function Login() {
   const setup = useQuery({ queryKey: ['setup'], queryFn: async () => must(await api.GET('/api/setup')) });
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  // After `totp_required`, the second step: the email and password stay in this state only.
+  const [second, setSecond] = useState<'totp' | 'recovery' | null>(null);
+  const [code, setCode] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -22,7 +25,13 @@ export default function Login() {
     setBusy(true);
     setError(null);
     try {
-      const data = must(await api.POST('/api/auth/login', { body: { email, password } }));
+      const factor = second === 'totp' ? { totp_code: code.trim() } : second === 'recovery' ? { recovery_code: code.trim() } : {};
+      const r = await api.POST('/api/auth/login', { body: { email, password, ...factor } });
+      if ((r.error as Problem | undefined)?.code === 'totp_required') {
+        setSecond('totp');
+        return;
+      }
+      const data = must(r);
       session.set(data.token);
       notice.clear();
       navigate('/', { replace: true });
@@ -42,13 +51,45 @@ export default function Login() {
         </Alert>
       )}
       <form onSubmit={submit}>
-        <Stack>
-          <TextInput label="Email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} />
-          <PasswordInput label="Password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} />
-          <Button type="submit" loading={busy}>
-            Sign in
-          </Button>
-        </Stack>
+        {second ? (
+          <Stack>
+            <Text size="sm">
+              {second === 'totp' ? 'Enter the 6-digit code from your authenticator app.' : 'Enter one of your recovery codes. Each works once.'}
+            </Text>
+            <TextInput
+              label={second === 'totp' ? 'Authentication code' : 'Recovery code'}
+              inputMode={second === 'totp' ? 'numeric' : 'text'}
+              autoComplete="one-time-code"
+              required
+              autoFocus
+              value={code}
+              onChange={(e) => setCode(e.currentTarget.value)}
+            />
+            <Button type="submit" loading={busy}>
+              Verify
+            </Button>
+            <Anchor
+              component="button"
+              type="button"
+              size="sm"
+              onClick={() => {
+                setSecond(second === 'totp' ? 'recovery' : 'totp');
+                setCode('');
+                setError(null);
+              }}
+            >
+              {second === 'totp' ? 'Use a recovery code' : 'Use the authenticator app'}
+            </Anchor>
+          </Stack>
+        ) : (
+          <Stack>
+            <TextInput label="Email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} />
+            <PasswordInput label="Password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} />
+            <Button type="submit" loading={busy}>
+              Sign in
+            </Button>
+          </Stack>
+        )}
       </form>
     </AuthCard>
   );

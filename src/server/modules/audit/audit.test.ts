@@ -267,4 +267,19 @@ forEachDatabase('audit log', (engine) => {
     assert.equal((await get('limit=500')).statusCode, 200);
     assert.equal((await get('limit=1')).json().data.length, 1);
   });
+
+  test('GET /api/audit-log/actions lists every action recorded, and needs audit:view', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/audit-log/actions' });
+    assert.equal(res.statusCode, 200, res.body);
+    const actions: string[] = res.json().data;
+    // Every entry written so far (setup, login) is one of them; audit() itself accepts no other (typed).
+    const written = await ta.db.selectFrom('audit_log').select('action').distinct().execute();
+    assert.ok(written.length > 0);
+    for (const { action } of written) assert.ok(actions.includes(action), action);
+    for (const a of ['auth.login_failed', 'profile.2fa_enabled', 'hosting.backup_created', 'licence.installed', 'lead.redelivered']) assert.ok(actions.includes(a), a);
+    assert.equal(new Set(actions).size, actions.length, 'no duplicates');
+    const other = await newOperator(ta, ['leads:view']);
+    expectProblem(await call(ta.app, other.token, { method: 'GET', url: '/api/audit-log/actions' }), 403, 'forbidden');
+  });
 });

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { decodeCursor, Page, PageQuery, pageOf } from '../../http/pagination.js';
 import type { App } from '../../types.js';
+import { AUDIT_ACTIONS } from './actions.js';
 
 const AuditEntry = Type.Object(
   {
@@ -49,5 +50,19 @@ export default async function auditRoutes(app: App) {
       const page = pageOf(rows, limit, (r) => ({ id: r.id }));
       return { ...page, data: page.data.map((r) => ({ ...r, details: JSON.parse(r.details) })) };
     },
+  );
+
+  app.get(
+    '/api/audit-log/actions',
+    {
+      config: { permission: 'audit:view' },
+      schema: {
+        operationId: 'listAuditActions',
+        tags: ['Audit'],
+        summary: 'Every action the audit log records, for filter pickers',
+        response: { 200: Type.Object({ data: Type.Array(Type.String()) }, { title: 'AuditActions' }) },
+      },
+    },
+    async () => ({ data: [...AUDIT_ACTIONS] }),
   );
 }

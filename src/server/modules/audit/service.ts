@@ -3,9 +3,10 @@ import type { Kysely } from 'kysely';
 import { clientIp } from '../../auth/guard.js';
 import { newId, nowIso } from '../../db/ids.js';
 import type { Database } from '../../db/tables.js';
+import type { AuditAction } from './actions.js';
 
 export interface AuditEvent {
-  action: string;
+  action: AuditAction;
   target_type?: string;
   target_id?: string;
   details?: Record<string, unknown>;

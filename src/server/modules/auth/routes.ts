@@ -1,13 +1,14 @@
 import { Type } from 'typebox';
 import { clientIp } from '../../auth/guard.js';
 import { verifyPassword } from '../../auth/passwords.js';
-import { HttpProblem, conflict } from '../../http/errors.js';
+import { HttpProblem, conflict, invalid } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import { principalOf, type App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { findOperator } from '../operators/queries.js';
 import { Email, Operator, Password, PersonName } from '../operators/schemas.js';
 import { createOwner, ownerExists } from '../operators/service.js';
+import { spendCode } from '../profile/two-factor.js';
 import { assertNotThrottled, clearFailures, createSession, recordFailure } from './service.js';
 
 const SessionCreated = Type.Object(
@@ -48,16 +49,29 @@ export default async function authRoutes(app: App) {
         operationId: 'login',
         tags: ['Auth'],
         summary: 'Log in to the dashboard',
-        description: `Answers 401 for a wrong email or password alike, and 429 after repeated failures from one address or for one account.`,
-        body: Type.Object({ email: Email, password: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false }),
+        description:
+          'Answers 401 for a wrong email or password alike, and 429 after repeated failures from one address or for one account. ' +
+          'With two-factor sign-in on, a right password without a code answers 401 `totp_required`: send it again with `totp_code` ' +
+          '(or `recovery_code`). A wrong or reused code is a failed login.',
+        body: Type.Object(
+          {
+            email: Email,
+            password: Type.String({ minLength: 1, maxLength: 256 }),
+            totp_code: Type.Optional(Type.String({ pattern: '^[0-9]{6}$', description: 'The 6-digit code from your authenticator app' })),
+            recovery_code: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'One of your one-time recovery codes, instead of totp_code' })),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: SessionCreated, ...problems(401, 429) },
       },
     },
     async (req) => {
+      const { totp_code, recovery_code } = req.body;
+      if (totp_code !== undefined && recovery_code !== undefined) invalid([{ field: 'recovery_code', message: 'goes instead of totp_code, not with it' }]);
       const email = req.body.email.trim().toLowerCase();
       const ip = clientIp(req);
       await assertNotThrottled(app.db, ip, email);
-      const row = await app.db.selectFrom('operators').select(['id', 'password_hash', 'status']).where('email', '=', email).executeTakeFirst();
+      const row = await app.db.selectFrom('operators').select(['id', 'password_hash', 'status', 'totp_secret']).where('email', '=', email).executeTakeFirst();
       const ok = await verifyPassword(row?.password_hash ?? null, req.body.password);
       if (!row || !ok || row.status !== 'active') {
         await recordFailure(app.db, ip, email);
@@ -67,6 +81,18 @@ export default async function authRoutes(app: App) {
           details: { reason: !row ? 'unknown_email' : !ok ? 'wrong_password' : 'operator_disabled' },
         });
         throw new HttpProblem(401, 'unauthorized', 'Wrong email or password.');
+      }
+      // Before clearFailures: a right password alone must not reset the count of wrong codes.
+      if (row.totp_secret !== null) {
+        if (totp_code === undefined && recovery_code === undefined) {
+          throw new HttpProblem(401, 'totp_required', 'Enter the 6-digit code from your authenticator app, or a recovery code.');
+        }
+        const kind = totp_code !== undefined ? 'totp' : 'recovery';
+        if (!(await spendCode(app.db, row.id, totp_code ?? recovery_code!, kind))) {
+          await recordFailure(app.db, ip, email);
+          await audit(app.db, req, { action: 'auth.totp_failed', actor: { id: row.id, email }, details: { kind } });
+          throw new HttpProblem(401, 'unauthorized', 'The two-factor code is wrong or already used.');
+        }
       }
       await clearFailures(app.db, email);
       const session = await createSession(app.db, row.id, ip, req.headers['user-agent'] ?? '', idle);

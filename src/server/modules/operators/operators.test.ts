@@ -78,7 +78,7 @@ forEachDatabase('operators', (engine) => {
     assert.equal(res.statusCode, 201, res.body);
     assertNoPassword(res, password);
     const op = res.json() as OperatorBody;
-    assert.deepEqual(Object.keys(op).sort(), ['created_at', 'email', 'id', 'name', 'role_id', 'role_name', 'status', 'timezone', 'updated_at']);
+    assert.deepEqual(Object.keys(op).sort(), ['created_at', 'email', 'id', 'name', 'role_id', 'role_name', 'status', 'timezone', 'two_factor', 'updated_at']);
     assert.equal(op.email, 'jane.doe@example.test');
     assert.equal(op.name, 'Jane Doe');
     assert.equal(op.role_id, roleId);

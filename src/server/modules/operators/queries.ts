@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../../db/database.js';
 import type { Database } from '../../db/tables.js';
 
@@ -14,8 +14,11 @@ export const operatorColumns = [
   'operators.updated_at',
 ] as const;
 
+// Whether two-factor sign-in is on, as a boolean on both engines; the seed itself never leaves.
+const twoFactor = sql<boolean>`(case when operators.totp_secret is null then false else true end)`.as('two_factor');
+
 export const operatorsWithRole = (db: Kysely<Database>) =>
-  db.selectFrom('operators').innerJoin('roles', 'roles.id', 'operators.role_id').select(operatorColumns);
+  db.selectFrom('operators').innerJoin('roles', 'roles.id', 'operators.role_id').select(operatorColumns).select(twoFactor);
 
 export const findOperator = (db: Kysely<Database>, id: string) =>
   operatorsWithRole(db).where('operators.id', '=', id).executeTakeFirst();

@@ -133,6 +133,7 @@ export default async function operatorRoutes(app: App) {
         if (self && (newRole || (b.status && b.status !== target.status))) {
           conflict('You cannot change your own role or status; ask another operator.');
         }
+        if (self && b.two_factor === false) conflict('Turn off your own two-factor sign-in from your profile, with a code.');
         const losesAdmin = currentRole.builtin === 1 && target.status === 'active' && ((newRole && !newRole.builtin) || b.status === 'disabled');
         if (losesAdmin && (await otherActiveAdmins(tx, target.id)) === 0) conflict('This is the last active admin; make another admin first.');
         const email = b.email?.trim().toLowerCase();
@@ -148,10 +149,12 @@ export default async function operatorRoutes(app: App) {
             ...(b.status ? { status: b.status } : {}),
             ...(newRole ? { role_id: newRole.id } : {}),
             ...(password_hash ? { password_hash } : {}),
+            ...(b.two_factor === false ? { totp_secret: null, totp_pending_secret: null, totp_last_step: null } : {}),
             updated_at: nowIso(),
           })
           .where('id', '=', target.id)
           .execute();
+        if (b.two_factor === false) await tx.deleteFrom('recovery_codes').where('operator_id', '=', target.id).execute();
         if (b.status === 'disabled' || password_hash) await tx.deleteFrom('sessions').where('operator_id', '=', target.id).execute();
         const { password: _omit, ...changes } = b;
         await audit(tx, req, {

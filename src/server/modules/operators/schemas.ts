@@ -19,6 +19,7 @@ export const Operator = Type.Object(
     role_name: Type.String(),
     status: OperatorStatus,
     timezone: Type.String(),
+    two_factor: Type.Boolean({ description: 'Two-factor sign-in is on' }),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
@@ -45,6 +46,13 @@ export const UpdateOperator = Type.Object(
     role_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     timezone: Type.Optional(Timezone),
     status: Type.Optional(OperatorStatus),
+    two_factor: Type.Optional(
+      Type.Literal(false, {
+        description:
+          "false turns off the operator's two-factor sign-in (e.g. they lost their device and recovery codes); " +
+          'only they can turn it on, from their profile. Not for yourself: use your profile, which asks for a code.',
+      }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -8,13 +8,15 @@ import { problems } from '../../http/openapi.js';
 import { Page } from '../../http/pagination.js';
 import type { App } from '../../types.js';
 import { audit } from '../audit/service.js';
+import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
 import { findPartner, listPartners, liveFlowsUsing, partnerReferenced, storedIntegration, toPartner } from './queries.js';
 import { CreatePartner, Partner, PartnerListQuery, PartnerWithToken, UpdatePartner } from './schemas.js';
 import { checkPartnerRules, integrationForAudit, resolveIntegration } from './service.js';
 import testPartnerRoute from './test-lead.js';
 
 const TAGS = ['Partners'];
-const postbackPath = (token: string) => `/api/postback/${token}`;
+/** Absolute under the hosting panel's public base URL when one is set, else a path. */
+const postbackUrl = async (app: App, token: string) => publicLink(await readPublicBaseUrl(app.db), `/api/postback/${token}`);
 
 export default async function partnersRoutes(app: App) {
   app.get(
@@ -98,7 +100,7 @@ export default async function partnersRoutes(app: App) {
           details: { name: row.name, status: row.status, integration: integrationForAudit(integration) },
         });
       });
-      return reply.status(201).send({ ...toPartner(row), postback_token: token.token, postback_url: postbackPath(token.token) });
+      return reply.status(201).send({ ...toPartner(row), postback_token: token.token, postback_url: await postbackUrl(app, token.token) });
     },
   );
 
@@ -174,13 +176,14 @@ export default async function partnersRoutes(app: App) {
     },
     async (req) => {
       const token = issueToken('lgp_');
+      const url = await postbackUrl(app, token.token); // before the transaction: SQLite has one connection
       return app.db.transaction().execute(async (tx) => {
         const current = (await findPartner(tx, req.params.id)) ?? notFound('partner');
         if (current.archived_at) conflict('This partner is archived (deleted while leads refer to it) and cannot be changed.');
         const patch = { postback_token_id: token.id, updated_at: nowIso() };
         await tx.updateTable('partners').set({ ...patch, postback_token_hash: token.secretHash }).where('id', '=', current.id).execute();
         await audit(tx, req, { action: 'partner.postback_token_rotated', target_type: 'partner', target_id: current.id, details: { name: current.name } });
-        return { ...toPartner({ ...current, ...patch }), postback_token: token.token, postback_url: postbackPath(token.token) };
+        return { ...toPartner({ ...current, ...patch }), postback_token: token.token, postback_url: url };
       });
     },
   );

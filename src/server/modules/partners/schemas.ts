@@ -109,7 +109,11 @@ export const PartnerWithToken = Type.Object(
   {
     ...partnerFields,
     postback_token: Type.String({ description: 'lgp_… token. Shown only in this answer; rotate it to get a new one.' }),
-    postback_url: Type.String({ description: 'Path the partner posts conversions to: /api/postback/<token>' }),
+    postback_url: Type.String({
+      description:
+        'Where the partner posts conversions: <public base URL>/api/postback/<token> when the hosting panel has a public ' +
+        'base URL set, else the path /api/postback/<token> (put your server\'s address before it).',
+    }),
   },
   { title: 'PartnerWithPostbackToken' },
 );

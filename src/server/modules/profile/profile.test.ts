@@ -71,10 +71,11 @@ forEachDatabase('profile', (engine) => {
     assert.deepEqual(fieldsOf(await patch({ timezone: '' })), ['timezone']);
     expectProblem(await patch({}), 400, 'validation_failed');
     assert.deepEqual(fieldsOf(await patch({ name: '' })), ['name']);
-    // Your own role, status or email are not yours to change here.
+    // Your own role or status are not yours to change here; the email needs your password.
     assert.deepEqual(fieldsOf(await patch({ role_id: 'x' })), ['role_id']);
     assert.deepEqual(fieldsOf(await patch({ status: 'disabled' })), ['status']);
-    assert.deepEqual(fieldsOf(await patch({ email: 'new@example.test' })), ['email']);
+    assert.deepEqual(fieldsOf(await patch({ email: 'new@example.test' })), ['current_password']);
+    assert.deepEqual(fieldsOf(await patch({ email: 'not-an-email', current_password: op.password })), ['email']);
 
     const row = await ta.db.selectFrom('operators').selectAll().where('id', '=', op.id).executeTakeFirstOrThrow();
     assert.equal(row.timezone, 'Europe/Paris');
@@ -82,6 +83,29 @@ forEachDatabase('profile', (engine) => {
     assert.equal(row.role_id, op.roleId);
     assert.equal(row.status, 'active');
     assert.ok(row.name.startsWith('Operator'));
+  });
+
+  test('PATCH /api/profile changes the email with the right current password; 409 when taken', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const op = await newOperator(ta, ['leads:view']);
+    const patch = (payload: Record<string, unknown>) => call(ta.app, op.token, { method: 'PATCH', url: '/api/profile', payload });
+
+    assert.deepEqual(fieldsOf(await patch({ email: 'new@example.test', current_password: 'wrong-password' })), ['current_password']);
+    expectProblem(await patch({ email: OWNER.email.toUpperCase(), current_password: op.password }), 409, 'conflict');
+    // The same email (any case) is no change, so it needs no password.
+    assert.equal((await patch({ email: op.email.toUpperCase(), name: 'Same Mail' })).statusCode, 200);
+    assert.equal(await loginStatus(ta, op.email, op.password), 200);
+
+    const res = await patch({ email: 'New.Address@Example.test', current_password: op.password });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().operator.email, 'new.address@example.test');
+    assert.deepEqual(res.json().two_factor, { enabled: false, recovery_codes_left: 0 });
+    assert.equal(await loginStatus(ta, 'new.address@example.test', op.password), 200);
+    assert.equal(await loginStatus(ta, op.email, op.password), 401);
+    const audit = await ta.db.selectFrom('audit_log').selectAll().where('action', '=', 'profile.email_changed').execute();
+    assert.equal(audit.length, 1);
+    assert.deepEqual(JSON.parse(audit[0].details), { from: op.email, to: 'new.address@example.test' });
+    assert.ok(!audit[0].details.includes(op.password));
   });
 
   test('POST /api/profile/password: wrong current password or short new one is 400 naming the field', async (t) => {

@@ -1,17 +1,25 @@
 import { Type } from 'typebox';
 import { verifyPassword, hashPassword } from '../../auth/passwords.js';
 import { nowIso } from '../../db/ids.js';
-import { invalid } from '../../http/errors.js';
+import { conflict, invalid } from '../../http/errors.js';
+import { problems } from '../../http/openapi.js';
 import { principalOf, type App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { findOperator } from '../operators/queries.js';
-import { Operator, Password, PersonName, Timezone } from '../operators/schemas.js';
+import { Email, Operator, Password, PersonName, Timezone } from '../operators/schemas.js';
 import { assertTimezone } from '../operators/service.js';
+import sessionRoutes from './sessions.js';
+import twoFactorRoutes from './two-factor-routes.js';
+import { twoFactorStatus } from './two-factor.js';
 
 const Profile = Type.Object(
   {
     operator: Operator,
     permissions: Type.Array(Type.String(), { description: 'What your role holds' }),
+    two_factor: Type.Object({
+      enabled: Type.Boolean({ description: 'Sign-in asks for a TOTP code' }),
+      recovery_codes_left: Type.Integer({ description: 'Unused recovery codes (0 while 2FA is off)' }),
+    }),
   },
   { title: 'Profile' },
 );
@@ -20,7 +28,13 @@ export default async function profileRoutes(app: App) {
   const profileOf = async (id: string, permissions: Iterable<string>) => ({
     operator: (await findOperator(app.db, id))!,
     permissions: [...permissions].sort(),
+    two_factor: await twoFactorStatus(app.db, id),
   });
+
+  const passwordMatches = async (id: string, password: string) => {
+    const row = await app.db.selectFrom('operators').select('password_hash').where('id', '=', id).executeTakeFirstOrThrow();
+    return verifyPassword(row.password_hash, password);
+  };
 
   app.get(
     '/api/profile',
@@ -41,20 +55,48 @@ export default async function profileRoutes(app: App) {
       schema: {
         operationId: 'updateProfile',
         tags: ['Profile'],
-        summary: 'Change your name or time zone',
-        body: Type.Object({ name: Type.Optional(PersonName), timezone: Type.Optional(Timezone) }, { additionalProperties: false, minProperties: 1 }),
-        response: { 200: Profile },
+        summary: 'Change your name, time zone or email',
+        description: 'A new email (your sign-in) needs `current_password`; 409 when another operator has it.',
+        body: Type.Object(
+          {
+            name: Type.Optional(PersonName),
+            timezone: Type.Optional(Timezone),
+            email: Type.Optional(Email),
+            current_password: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Needed to change the email' })),
+          },
+          { additionalProperties: false, minProperties: 1 },
+        ),
+        response: { 200: Profile, ...problems(409) },
       },
     },
     async (req) => {
       const p = principalOf(req);
-      const { name, timezone } = req.body;
+      const { name, timezone, current_password } = req.body;
       assertTimezone(timezone);
-      await app.db
-        .updateTable('operators')
-        .set({ ...(name !== undefined ? { name: name.trim() } : {}), ...(timezone !== undefined ? { timezone } : {}), updated_at: nowIso() })
-        .where('id', '=', p.operator.id)
-        .execute();
+      const email = req.body.email?.trim().toLowerCase();
+      const newEmail = email !== undefined && email !== p.operator.email ? email : undefined;
+      if (newEmail !== undefined) {
+        if (current_password === undefined) invalid([{ field: 'current_password', message: 'is required to change your email' }]);
+        if (!(await passwordMatches(p.operator.id, current_password!))) invalid([{ field: 'current_password', message: 'is not your current password' }]);
+        if (await app.db.selectFrom('operators').select('id').where('email', '=', newEmail).executeTakeFirst()) {
+          conflict(`Another operator already signs in with ${newEmail}.`);
+        }
+      }
+      await app.db.transaction().execute(async (tx) => {
+        await tx
+          .updateTable('operators')
+          .set({
+            ...(name !== undefined ? { name: name.trim() } : {}),
+            ...(timezone !== undefined ? { timezone } : {}),
+            ...(newEmail !== undefined ? { email: newEmail } : {}),
+            updated_at: nowIso(),
+          })
+          .where('id', '=', p.operator.id)
+          .execute();
+        if (newEmail !== undefined) {
+          await audit(tx, req, { action: 'profile.email_changed', target_type: 'operator', target_id: p.operator.id, details: { from: p.operator.email, to: newEmail } });
+        }
+      });
       return profileOf(p.operator.id, p.rolePermissions);
     },
   );
@@ -77,8 +119,7 @@ export default async function profileRoutes(app: App) {
     },
     async (req, reply) => {
       const p = principalOf(req);
-      const row = await app.db.selectFrom('operators').select('password_hash').where('id', '=', p.operator.id).executeTakeFirstOrThrow();
-      if (!(await verifyPassword(row.password_hash, req.body.current_password))) {
+      if (!(await passwordMatches(p.operator.id, req.body.current_password))) {
         invalid([{ field: 'current_password', message: 'is not your current password' }]);
       }
       const password_hash = await hashPassword(req.body.new_password);
@@ -90,4 +131,7 @@ export default async function profileRoutes(app: App) {
       return reply.status(204).send(null);
     },
   );
+
+  await twoFactorRoutes(app);
+  await sessionRoutes(app);
 }

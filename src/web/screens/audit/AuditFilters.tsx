@@ -4,45 +4,6 @@ import { useEffect, useState } from 'react';
 import { api, must } from '../../api/client';
 import { useWhoami } from '../../whoami';
 
-// The API takes any action name and publishes no list of them; these are the ones the server
-// writes today, offered as suggestions (any other name can still be typed).
-const ACTIONS = [
-  'auth.login',
-  'auth.login_failed',
-  'auth.logout',
-  'api_key.created',
-  'api_key.revoked',
-  'operator.created',
-  'operator.updated',
-  'operator.deleted',
-  'role.created',
-  'role.updated',
-  'role.deleted',
-  'profile.password_changed',
-  'settings.ip_allowlist_updated',
-  'flow.created',
-  'flow.updated',
-  'flow.archived',
-  'flow.deleted',
-  'partner.created',
-  'partner.updated',
-  'partner.archived',
-  'partner.deleted',
-  'partner.postback_token_rotated',
-  'campaign.created',
-  'campaign.updated',
-  'campaign.archived',
-  'campaign.deleted',
-  'traffic_provider.created',
-  'traffic_provider.updated',
-  'traffic_provider.archived',
-  'traffic_provider.deleted',
-  'traffic_provider.token_rotated',
-  'lead.exported',
-  'lead.postback',
-  'lead.redelivered',
-];
-
 /** The operators to filter by: everyone with operators:view (first 500), otherwise only yourself. */
 function useOperatorOptions() {
   const whoami = useWhoami();
@@ -65,6 +26,8 @@ interface Props {
 
 export function AuditFilters({ action, actorId, onChange }: Props) {
   const operators = useOperatorOptions();
+  // Suggestions: every action the server records (any other name can still be typed).
+  const actions = useQuery({ queryKey: ['audit-actions'], queryFn: async () => must(await api.GET('/api/audit-log/actions')).data, staleTime: Infinity });
   // The typed action is a draft until picked, Enter or leaving the box: no request per keystroke.
   const [draft, setDraft] = useState(action);
   useEffect(() => setDraft(action), [action]);
@@ -75,7 +38,7 @@ export function AuditFilters({ action, actorId, onChange }: Props) {
       <Autocomplete
         label="Action"
         placeholder="Any action"
-        data={ACTIONS}
+        data={actions.data ?? []}
         value={draft}
         onChange={setDraft}
         onOptionSubmit={apply}

@@ -7,6 +7,7 @@ import { Loading } from '../../Loading';
 import { COLUMNS, countActive, filtersToParams, loadColumns, parseFilters, saveColumns, type FilterQuery } from './filters';
 import { LeadDrawer, STATUS_COLOR } from './LeadDrawer';
 import { LeadFilters } from './LeadFilters';
+import { saveBlob } from '../../ui/download';
 
 const PAGE = 50;
 
@@ -51,12 +52,7 @@ export default function Leads() {
       const res = await api.GET('/api/leads/export', { params: { query: filters }, parseAs: 'blob' });
       if (res.error !== undefined || !res.data) throw new Error(problemText(res.error));
       const name = /filename="?([^";]+)"?/.exec(res.response.headers.get('content-disposition') ?? '')?.[1] ?? 'leads.csv';
-      const url = URL.createObjectURL(res.data as Blob);
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = name;
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(url), 1000);
+      saveBlob(res.data as Blob, name);
     } catch (err) {
       setExportError(problemText(err));
     } finally {

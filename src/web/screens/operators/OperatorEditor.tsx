@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { api, must, problemText, type Problem } from '../../api/client';
 import type { paths } from '../../api/schema';
+import { TwoFactorReset } from './TwoFactorReset';
 import { DeleteButton } from '../../ui/DeleteButton';
 import { EditorPage } from '../../ui/EditorPage';
 import { fieldErrors, noErrors, refusal } from '../../ui/fields';
@@ -192,6 +193,7 @@ function OperatorForm({ operator }: { operator: Operator | null }) {
           />
         </Stack>
       </fieldset>
+      {operator && <TwoFactorReset operator={operator} canEdit={canEdit} self={self} />}
     </Stack>
   );
 }

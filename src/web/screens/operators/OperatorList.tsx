@@ -66,7 +66,7 @@ export default function OperatorList() {
           <Table striped highlightOnHover data-testid="operators-table">
             <Table.Thead>
               <Table.Tr>
-                {['Name', 'Email', 'Role', 'Status', 'Time zone', 'Added'].map((h) => (
+                {['Name', 'Email', 'Role', 'Status', '2FA', 'Time zone', 'Added'].map((h) => (
                   <Table.Th key={h}>{h}</Table.Th>
                 ))}
               </Table.Tr>
@@ -89,6 +89,7 @@ export default function OperatorList() {
                   <Table.Td>
                     <Badge color={o.status === 'active' ? 'green' : 'gray'}>{o.status}</Badge>
                   </Table.Td>
+                  <Table.Td>{o.two_factor ? 'on' : 'off'}</Table.Td>
                   <Table.Td>{o.timezone}</Table.Td>
                   <Table.Td>{date.format(new Date(o.created_at))}</Table.Td>
                 </Table.Tr>

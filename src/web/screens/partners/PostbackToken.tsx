@@ -6,7 +6,8 @@ import type { Partner } from './form';
 
 /** The postback URL with the secret token: in the create answer only, so shown here just once. */
 export function PostbackUrl({ path }: { path: string }) {
-  const url = `${window.location.origin}${path}`;
+  // Absolute when the hosting panel has a public base URL set; else a path on this dashboard's address.
+  const url = /^https?:\/\//.test(path) ? path : `${window.location.origin}${path}`;
   return (
     <Alert color="yellow" title="Postback URL: shown only once" data-testid="postback-url">
       <Stack gap="xs">

@@ -8,14 +8,16 @@ import { ErrorAlert } from '../../ui/EditorPage';
 import { fieldErrors, noErrors, refusal } from '../../ui/fields';
 import { useUnsavedGuard } from '../../ui/useUnsavedGuard';
 import { TimezoneSelect } from '../../ui/inputs';
+import { Sessions } from './Sessions';
+import { TwoFactor } from './TwoFactor';
 
 type ProfileData = paths['/api/profile']['get']['responses'][200]['content']['application/json'];
 
-/** /profile: every operator's own name, time zone and password (sessions only: keys are refused). */
+/** /profile: every operator's own details, password, two-factor sign-in and sessions (sessions only: keys are refused). */
 export default function Profile() {
   const profile = useQuery({ queryKey: ['profile'], queryFn: async () => must(await api.GET('/api/profile')) });
   return (
-    <Stack maw={520}>
+    <Stack maw={720}>
       <Title order={2}>Profile</Title>
       {profile.isPending ? (
         <Loading />
@@ -26,6 +28,10 @@ export default function Profile() {
           <DetailsForm profile={profile.data} />
           <Divider my="sm" />
           <PasswordForm />
+          <Divider my="sm" />
+          <TwoFactor status={profile.data.two_factor} />
+          <Divider my="sm" />
+          <Sessions />
         </>
       )}
     </Stack>
@@ -36,7 +42,9 @@ function DetailsForm({ profile }: { profile: ProfileData }) {
   const queryClient = useQueryClient();
   const guard = useUnsavedGuard();
   const { operator } = profile;
-  const [form, setForm] = useState({ name: operator.name, timezone: operator.timezone });
+  const [form, setForm] = useState({ name: operator.name, timezone: operator.timezone, email: operator.email, current_password: '' });
+  // The password is asked for only when the sign-in email changes.
+  const emailChanged = form.email.trim().toLowerCase() !== operator.email;
   const [errors, setErrors] = useState(noErrors);
   const [problem, setProblem] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
@@ -51,16 +59,18 @@ function DetailsForm({ profile }: { profile: ProfileData }) {
     e.preventDefault();
     setSaving(true);
     try {
-      const r = await api.PATCH('/api/profile', { body: form });
+      const { email, current_password, ...rest } = form;
+      const r = await api.PATCH('/api/profile', { body: emailChanged ? { ...rest, email: email.trim(), current_password } : rest });
       if (r.error) {
         const p = r.error as Problem;
-        setErrors(fieldErrors(p.errors, ['name', 'timezone']));
+        setErrors(fieldErrors(p.errors, ['name', 'timezone', 'email', 'current_password']));
         setProblem(refusal(p, 'profile'));
         return;
       }
       setErrors(noErrors);
       setProblem(null);
       guard.markClean();
+      setForm((f) => ({ ...f, email: r.data.operator.email, current_password: '' }));
       queryClient.setQueryData(['profile'], r.data);
       // The header shows the name from whoami.
       await queryClient.invalidateQueries({ queryKey: ['whoami'] });
@@ -82,7 +92,18 @@ function DetailsForm({ profile }: { profile: ProfileData }) {
         )}
         {problem && <Alert color="red" role="alert" title={problem} data-testid="profile-errors" />}
         <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} />
-        <TextInput label="Email" value={operator.email} readOnly variant="filled" description="Your sign-in; an operator with operators:edit can change it." />
+        <TextInput label="Email" type="email" autoComplete="email" value={form.email} onChange={(e) => set({ email: e.currentTarget.value })} error={errors.at('email')} description="Your sign-in" />
+        {emailChanged && (
+          <PasswordInput
+            label="Current password"
+            description="Needed to change your email"
+            autoComplete="current-password"
+            value={form.current_password}
+            onChange={(e) => set({ current_password: e.currentTarget.value })}
+            error={errors.at('current_password')}
+            aria-invalid={Boolean(errors.at('current_password'))}
+          />
+        )}
         <TimezoneSelect value={form.timezone} onChange={(timezone) => set({ timezone })} error={errors.at('timezone')} />
         <Group gap="xs">
           <Text size="sm" c="dimmed">

@@ -1,0 +1,149 @@
+import fs from 'node:fs';
+import { Type } from 'typebox';
+import { conflict } from '../../http/errors.js';
+import { problems } from '../../http/openapi.js';
+import type { App } from '../../types.js';
+import { audit } from '../audit/service.js';
+import { backupDir, backupPath, listBackups, makeBackup } from './backups.js';
+import { normalisePublicBaseUrl, readPublicBaseUrl, writePublicBaseUrl } from './public-url.js';
+import { Backup, BackupList, BackupParams, HostingStatus, PublicUrlBody } from './schemas.js';
+import { hostingStatus, PG_BACKUP_ADVICE } from './status.js';
+
+const tags = ['Hosting'];
+
+export default async function hostingRoutes(app: App) {
+  const dataDir = app.config.dataDir;
+  const cfg = app.config.database;
+  /** The SQLite file to back up; on PostgreSQL every backup route answers 409 with the advice. */
+  const sqliteFile = (): string => (cfg.engine === 'sqlite' ? cfg.file : conflict(PG_BACKUP_ADVICE));
+
+  app.get(
+    '/api/hosting',
+    {
+      config: { sessionOnly: true, permission: 'hosting:view' },
+      schema: {
+        operationId: 'getHosting',
+        tags,
+        summary: 'Server, storage and version facts, the public base URL and backup support',
+        response: { 200: HostingStatus },
+      },
+    },
+    async () => hostingStatus(app, backupDir(dataDir)),
+  );
+
+  app.put(
+    '/api/hosting/public-url',
+    {
+      config: { sessionOnly: true, permission: 'hosting:edit' },
+      schema: {
+        operationId: 'updatePublicUrl',
+        tags,
+        summary: 'Set or clear the public base URL',
+        description: 'Stored as an origin (scheme, host, port). A path, query, fragment or credentials in it is refused with 400.',
+        body: PublicUrlBody,
+        response: { 200: PublicUrlBody },
+      },
+    },
+    async (req) => {
+      const raw = req.body.public_base_url;
+      const after = raw === null ? null : normalisePublicBaseUrl(raw);
+      const before = await readPublicBaseUrl(app.db);
+      await app.db.transaction().execute(async (tx) => {
+        await writePublicBaseUrl(tx, after);
+        await audit(tx, req, { action: 'hosting.public_url_updated', details: { before, after } });
+      });
+      return { public_base_url: after };
+    },
+  );
+
+  app.get(
+    '/api/hosting/backups',
+    {
+      config: { sessionOnly: true, permission: 'hosting:view' },
+      schema: {
+        operationId: 'listBackups',
+        tags,
+        summary: 'The SQLite backups on this server, newest first',
+        response: { 200: BackupList, ...problems(409) },
+      },
+    },
+    async () => {
+      sqliteFile();
+      return { items: await listBackups(dataDir) };
+    },
+  );
+
+  app.post(
+    '/api/hosting/backups',
+    {
+      config: { sessionOnly: true, permission: 'hosting:edit' },
+      schema: {
+        operationId: 'createBackup',
+        tags,
+        summary: 'Back up the SQLite database now',
+        description:
+          'A consistent copy of the whole database at one instant (VACUUM INTO on a read-only connection, off the ' +
+          'event loop), made while intake goes on. One at a time: 409 while another is being made. PostgreSQL: 409 with how to back up.',
+        response: { 201: Backup, ...problems(409) },
+      },
+    },
+    async (req, reply) => {
+      const made = await makeBackup(sqliteFile(), dataDir);
+      await audit(app.db, req, { action: 'hosting.backup_created', target_type: 'backup', target_id: made.name, details: { size_bytes: made.size_bytes } });
+      return reply.status(201).send(made);
+    },
+  );
+
+  app.get(
+    '/api/hosting/backups/:name',
+    {
+      config: { sessionOnly: true, permission: 'hosting:view' },
+      schema: {
+        operationId: 'downloadBackup',
+        tags,
+        summary: 'Download one backup',
+        description: 'The SQLite database file, as an attachment. Anyone holding it holds every lead: keep it safe.',
+        params: BackupParams,
+        response: {
+          200: {
+            description: 'The SQLite database file',
+            content: { 'application/vnd.sqlite3': { schema: Type.String({ description: 'SQLite 3 database file' }) } },
+          },
+          ...problems(404, 409),
+        },
+      },
+    },
+    async (req, reply) => {
+      sqliteFile();
+      const { file, size } = await backupPath(dataDir, req.params.name);
+      return reply
+        .type('application/vnd.sqlite3')
+        .header('content-length', size)
+        .header('content-disposition', `attachment; filename="${req.params.name}"`)
+        .header('cache-control', 'no-store')
+        // The schema types the body as the file; a stream of it is what goes out.
+        .send(fs.createReadStream(file) as unknown as string);
+    },
+  );
+
+  app.delete(
+    '/api/hosting/backups/:name',
+    {
+      config: { sessionOnly: true, permission: 'hosting:edit' },
+      schema: {
+        operationId: 'deleteBackup',
+        tags,
+        summary: 'Delete one backup',
+        params: BackupParams,
+        response: { 204: Type.Null({ description: 'Deleted' }), ...problems(404, 409) },
+      },
+    },
+    async (req, reply) => {
+      sqliteFile();
+      const { file, size } = await backupPath(dataDir, req.params.name);
+      await fs.promises.rm(file);
+      await audit(app.db, req, { action: 'hosting.backup_deleted', target_type: 'backup', target_id: req.params.name, details: { size_bytes: size } });
+      return reply.status(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import { sql } from 'kysely';
+import { isPostgres } from '../../db/database.js';
+import { LATEST_MIGRATION } from '../../db/migrate.js';
+import type { App } from '../../types.js';
+import { VERSION } from '../../version.js';
+import { readPublicBaseUrl } from './public-url.js';
+
+export const PG_BACKUP_ADVICE =
+  'This server stores its data in PostgreSQL, which Leadgate does not copy itself: a file copy of a running ' +
+  'PostgreSQL is not a backup. Use pg_dump (e.g. `pg_dump --format=custom --file=leadgate.dump "$DATABASE_URL"`, ' +
+  'restored with pg_restore) on a schedule, or your provider\'s managed backups and point-in-time recovery.';
+
+const sqliteAdvice = (dir: string) =>
+  `Backups are consistent copies of the SQLite database, written to ${dir} on this machine. ` +
+  'Download them, or copy that folder elsewhere: a backup on the same disk does not survive the disk.';
+
+const fileSize = async (file: string) => (await fs.promises.stat(file).catch(() => null))?.size ?? 0;
+
+async function databaseFacts(app: App) {
+  const db = app.db;
+  // Names start with an ISO timestamp, so the greatest is the newest applied.
+  const { rows: levels } = await sql<{ level: string | null }>`select max(name) as level from schema_migrations`.execute(db);
+  const common = { migration_level: levels[0]?.level ?? null, latest_migration: LATEST_MIGRATION };
+  if (isPostgres(db)) {
+    const { rows } = await sql<{ size: string }>`select pg_database_size(current_database()) as size`.execute(db);
+    return { engine: 'postgres' as const, size_bytes: Number(rows[0].size), ...common };
+  }
+  const cfg = app.config.database;
+  const file = cfg.engine === 'sqlite' ? cfg.file : '';
+  // Committed data may still be only in the write-ahead log: both files are the database.
+  return { engine: 'sqlite' as const, size_bytes: (await fileSize(file)) + (await fileSize(`${file}-wal`)), ...common };
+}
+
+/** Everything GET /api/hosting shows; all read now, nothing shelled out. */
+export async function hostingStatus(app: App, backupFolder: string) {
+  const now = Date.now();
+  const mem = process.memoryUsage();
+  const disk = await fs.promises.statfs(app.config.dataDir);
+  const database = await databaseFacts(app);
+  const sqlite = database.engine === 'sqlite';
+  return {
+    version: VERSION,
+    build: app.config.buildCommit,
+    started_at: new Date(app.startedAt).toISOString(),
+    uptime_seconds: Math.floor((now - app.startedAt) / 1000),
+    node_version: process.version,
+    platform: `${process.platform} ${os.release()} (${process.arch})`,
+    memory: { rss_bytes: mem.rss, heap_used_bytes: mem.heapUsed, heap_total_bytes: mem.heapTotal },
+    load_average: os.loadavg(),
+    cpu_count: os.availableParallelism(),
+    disk: { path: app.config.dataDir, free_bytes: disk.bavail * disk.bsize, total_bytes: disk.blocks * disk.bsize },
+    database,
+    public_base_url: await readPublicBaseUrl(app.db),
+    backups: { supported: sqlite, advice: sqlite ? sqliteAdvice(backupFolder) : PG_BACKUP_ADVICE },
+  };
+}
