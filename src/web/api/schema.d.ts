@@ -8132,6 +8132,8 @@ export interface operations {
                             window_hours: number;
                         };
                         id: string;
+                        /** @description Where the provider posts leads: <public base URL>/api/intake/leads when the hosting panel has a public base URL set, else the path /api/intake/leads (put your server's address before it). */
+                        intake_url: string;
                         name: string;
                         status: "active" | "paused";
                         /** @description The intake token (lgt_…). Shown only in this answer; rotate it to get a new one. */
@@ -8518,6 +8520,8 @@ export interface operations {
                             window_hours: number;
                         };
                         id: string;
+                        /** @description Where the provider posts leads: <public base URL>/api/intake/leads when the hosting panel has a public base URL set, else the path /api/intake/leads (put your server's address before it). */
+                        intake_url: string;
                         name: string;
                         status: "active" | "paused";
                         /** @description The intake token (lgt_…). Shown only in this answer; rotate it to get a new one. */

@@ -80,6 +80,8 @@ forEachDatabase('hosting', (engine) => {
 
     const partner = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/partners', payload: { name: 'P1', integration: { url: 'https://x.example/' } } });
     assert.match(partner.json().postback_url, /^\/api\/postback\/lgp_/, 'no base URL: a path, as before');
+    const provider = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/traffic-providers', payload: { name: 'TP1' } });
+    assert.equal(provider.json().intake_url, '/api/intake/leads');
 
     const put = await putUrl(ta, ' HTTPS://Leads.Example.COM:443/ ');
     assert.equal(put.statusCode, 200, put.body);
@@ -93,6 +95,8 @@ forEachDatabase('hosting', (engine) => {
     assert.equal(postback_url, `https://leads.example.com/api/postback/${postback_token}`);
     const rotated = (await call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/partners/${created.json().id}/rotate-postback-token` })).json();
     assert.equal(rotated.postback_url, `https://leads.example.com/api/postback/${rotated.postback_token}`);
+    const providerRotated = (await call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/traffic-providers/${provider.json().id}/rotate-token` })).json();
+    assert.equal(providerRotated.intake_url, 'https://leads.example.com/api/intake/leads', "the intake link handed to providers uses it too");
 
     assert.deepEqual((await putUrl(ta, null)).json(), { public_base_url: null });
     const again = (await call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/partners/${created.json().id}/rotate-postback-token` })).json();

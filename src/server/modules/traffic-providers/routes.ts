@@ -16,10 +16,13 @@ import {
   providerReferenced,
   toTrafficProvider,
 } from './queries.js';
+import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
 import { CreateTrafficProvider, DEFAULT_DUPLICATE_POLICY, TrafficProvider, TrafficProviderListQuery, TrafficProviderWithToken, UpdateTrafficProvider } from './schemas.js';
 
 const TAGS = ['Traffic providers'];
 const ARCHIVED = 'This traffic provider is archived (deleted while leads or campaigns refer to it) and cannot be changed.';
+
+const intakeUrl = async (app: App) => publicLink(await readPublicBaseUrl(app.db), '/api/intake/leads');
 
 export default async function trafficProvidersRoutes(app: App) {
   app.get(
@@ -96,7 +99,7 @@ export default async function trafficProvidersRoutes(app: App) {
           details: { name: row.name, status: row.status, allowed_ips, duplicate_policy: JSON.parse(row.duplicate_policy) },
         });
       });
-      return reply.status(201).send({ ...toTrafficProvider(row), token: token.token });
+      return reply.status(201).send({ ...toTrafficProvider(row), token: token.token, intake_url: await intakeUrl(app) });
     },
   );
 
@@ -160,6 +163,7 @@ export default async function trafficProvidersRoutes(app: App) {
     },
     async (req) => {
       const token = issueToken('lgt_');
+      const intake_url = await intakeUrl(app); // before the transaction: SQLite has one connection
       return app.db.transaction().execute(async (tx) => {
         const current = (await findTrafficProvider(tx, req.params.id)) ?? notFound('traffic provider');
         if (current.archived_at) conflict(ARCHIVED);
@@ -171,7 +175,7 @@ export default async function trafficProvidersRoutes(app: App) {
           target_id: current.id,
           details: { name: current.name },
         });
-        return { ...toTrafficProvider({ ...current, ...patch }), token: token.token };
+        return { ...toTrafficProvider({ ...current, ...patch }), token: token.token, intake_url };
       });
     },
   );

@@ -44,7 +44,15 @@ export const TrafficProvider = Type.Object(providerFields, { title: 'TrafficProv
 export type TrafficProvider = Static<typeof TrafficProvider>;
 
 export const TrafficProviderWithToken = Type.Object(
-  { ...providerFields, token: Type.String({ description: 'The intake token (lgt_…). Shown only in this answer; rotate it to get a new one.' }) },
+  {
+    ...providerFields,
+    token: Type.String({ description: 'The intake token (lgt_…). Shown only in this answer; rotate it to get a new one.' }),
+    intake_url: Type.String({
+      description:
+        'Where the provider posts leads: <public base URL>/api/intake/leads when the hosting panel has a public base URL ' +
+        "set, else the path /api/intake/leads (put your server's address before it).",
+    }),
+  },
   { title: 'TrafficProviderWithToken' },
 );
 

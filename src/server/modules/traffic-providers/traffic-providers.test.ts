@@ -47,7 +47,7 @@ forEachDatabase('Traffic providers', (engine) => {
     const min = await create(ta, { name: ' Affiliate A ' });
     assert.equal(min.statusCode, 201, min.body);
     const m = min.json();
-    assert.deepEqual(Object.keys(m).sort(), [...KEYS, 'token'].sort());
+    assert.deepEqual(Object.keys(m).sort(), [...KEYS, 'token', 'intake_url'].sort());
     assert.equal(m.name, 'Affiliate A');
     assert.equal(m.status, 'active');
     assert.deepEqual(m.allowed_ips, []);
@@ -77,10 +77,10 @@ forEachDatabase('Traffic providers', (engine) => {
     assert.deepEqual(JSON.parse(stored.allowed_ips), f.allowed_ips);
     assert.deepEqual(JSON.parse(stored.duplicate_policy), f.duplicate_policy);
 
-    const { token: _t, ...shown } = f;
+    const { token: _t, intake_url: _u, ...shown } = f;
     const one = await get(ta, `${BASE}/${f.id}`);
     assert.equal(one.statusCode, 200);
-    assert.deepEqual(one.json(), shown, 'GET shows what the create showed, without the token');
+    assert.deepEqual(one.json(), shown, 'GET shows what the create showed, without the token and intake link');
 
     const changed = await patch(ta, f.id, { name: 'Affiliate B2', status: 'active', allowed_ips: [], duplicate_policy: { fields: [], window_hours: 24, scope: 'provider' } });
     assert.equal(changed.statusCode, 200, changed.body);
@@ -199,7 +199,7 @@ forEachDatabase('Traffic providers', (engine) => {
     const rotated = await rotate(ta, made.id);
     assert.equal(rotated.statusCode, 200, rotated.body);
     const r = rotated.json();
-    assert.deepEqual(Object.keys(r).sort(), [...KEYS, 'token'].sort());
+    assert.deepEqual(Object.keys(r).sort(), [...KEYS, 'token', 'intake_url'].sort());
     assert.equal(r.name, 'P2');
     assert.notEqual(r.token, first);
     const second = parseToken(r.token)!;

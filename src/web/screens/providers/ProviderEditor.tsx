@@ -100,10 +100,10 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
       setProblem(null);
       await queryClient.invalidateQueries({ queryKey: ['traffic-providers'] });
       // Only a new provider's answer carries its token; it is kept out of the query cache.
-      const { token, ...stored } = r.data as Provider & { token?: string };
+      const { token, intake_url, ...stored } = r.data as Provider & { token?: string; intake_url?: string };
       queryClient.setQueryData(['traffic-provider', stored.id], stored);
-      if (token) {
-        onToken({ name: stored.name, token });
+      if (token && intake_url) {
+        onToken({ name: stored.name, token, intakeUrl: intake_url });
         navigate(`/traffic-providers/${stored.id}`, { replace: true, state: { saved: true } });
       } else {
         setForm(formOf(stored));
@@ -117,11 +117,11 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
   }
 
   async function rotate() {
-    const { token, ...rest } = must(await api.POST('/api/traffic-providers/{id}/rotate-token', { params: { path: { id: provider!.id } } }));
+    const { token, intake_url, ...rest } = must(await api.POST('/api/traffic-providers/{id}/rotate-token', { params: { path: { id: provider!.id } } }));
     queryClient.setQueryData(['traffic-provider', rest.id], rest);
     await queryClient.invalidateQueries({ queryKey: ['traffic-providers'] });
     setConfirmRotate(false);
-    onToken({ name: rest.name, token });
+    onToken({ name: rest.name, token, intakeUrl: intake_url });
   }
 
   return (

@@ -3,13 +3,15 @@ import { Alert, Button, Code, CopyButton, Group, Modal, Stack, Text } from '@man
 export interface ShownToken {
   name: string;
   token: string;
+  /** From the API: under the hosting panel's public base URL, or a path on this dashboard's address. */
+  intakeUrl: string;
 }
 
 /** The intake token, shown once after creating a provider or rotating its token. */
 export function TokenModal({ shown, onClose }: { shown: ShownToken | null; onClose: () => void }) {
   const curl = shown
     ? [
-        `curl -X POST ${window.location.origin}/api/intake/leads \\`,
+        `curl -X POST ${new URL(shown.intakeUrl, window.location.origin).href} \\`,
         `  -H 'Authorization: Bearer ${shown.token}' \\`,
         `  -H 'Content-Type: application/json' \\`,
         `  -d '{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com","phone":"+4915123456789","country":"DE","ip":"203.0.113.7"}'`,
