@@ -1,14 +1,13 @@
 import { Alert, Button, Group, NumberInput, SegmentedControl, Select, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
-import { useLocation, useNavigate } from 'react-router-dom';
-import { api, must, problemText, type Problem } from '../../api/client';
+import { useNavigate } from 'react-router-dom';
+import { api, must, problemText } from '../../api/client';
 import type { paths } from '../../api/schema';
 import { DeleteButton } from '../../ui/DeleteButton';
 import { EditorPage } from '../../ui/EditorPage';
 import { allOptions, type Option } from '../../ui/options';
 import { StatusControl } from '../../ui/StatusControl';
-import { useUnsavedGuard } from '../../ui/useUnsavedGuard';
+import { useEditorForm } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
 import { fieldErrors, noErrors, refusal } from '../../ui/fields';
 
@@ -49,63 +48,39 @@ export default function CampaignEditor() {
 
 function CampaignForm({ campaign }: { campaign: Campaign | null }) {
   const navigate = useNavigate();
-  const location = useLocation();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
-  const guard = useUnsavedGuard();
   const providers = useQuery({ queryKey: ['traffic-providers', 'all'], queryFn: () => allOptions('/api/traffic-providers') });
   const flows = useQuery({ queryKey: ['flows', 'all'], queryFn: () => allOptions('/api/flows') });
-  const [form, setForm] = useState<Form>(() => formOf(campaign));
-  const [errors, setErrors] = useState(noErrors);
-  const [problem, setProblem] = useState<string | null>(null);
-  const [saved, setSaved] = useState<boolean>(Boolean((location.state as { saved?: boolean } | null)?.saved));
-  const [saving, setSaving] = useState(false);
+  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() => formOf(campaign), noErrors);
 
   const archived = Boolean(campaign?.archived_at);
   const mayEdit = whoami.data?.permissions.includes('campaigns:edit') ?? false;
   const canEdit = mayEdit && !archived;
-  const set = (patch: Partial<Form>) => {
-    guard.markDirty();
-    setSaved(false);
-    setForm((f) => ({ ...f, ...patch }));
-  };
 
-  async function save() {
-    setSaving(true);
-    setSaved(false);
-    try {
-      const body = {
-        name: form.name,
-        status: form.status,
-        // Unchosen or cleared: sent as is, so the API names the field instead of the UI guessing.
-        traffic_provider_id: form.traffic_provider_id ?? '',
-        flow_id: form.flow_id,
-        countries: form.countries,
-        payout: { model: form.model, amount: form.amount === '' ? (null as unknown as number) : Number(form.amount), currency: 'USD' as const },
-      };
-      const r = campaign
-        ? await api.PATCH('/api/campaigns/{id}', { params: { path: { id: campaign.id } }, body })
-        : await api.POST('/api/campaigns', { body });
-      if (r.error) {
-        const p = r.error as Problem;
-        setErrors(fieldErrors(p.errors, ['name', 'status', 'traffic_provider_id', 'flow_id', 'countries', 'payout.model', 'payout.amount', 'payout']));
-        setProblem(refusal(p, 'campaign'));
-        return;
-      }
-      setErrors(noErrors);
-      guard.markClean();
-      setProblem(null);
-      queryClient.setQueryData(['campaign', r.data.id], r.data);
-      await queryClient.invalidateQueries({ queryKey: ['campaigns'] });
-      if (campaign) {
-        setForm(formOf(r.data));
-        setSaved(true);
-      } else navigate(`/campaigns/${r.data.id}`, { replace: true, state: { saved: true } });
-    } catch (e) {
-      setProblem(problemText(e));
-    } finally {
-      setSaving(false);
-    }
+  function save() {
+    const body = {
+      name: form.name,
+      status: form.status,
+      // Unchosen or cleared: sent as is, so the API names the field instead of the UI guessing.
+      traffic_provider_id: form.traffic_provider_id ?? '',
+      flow_id: form.flow_id,
+      countries: form.countries,
+      payout: { model: form.model, amount: form.amount === '' ? (null as unknown as number) : Number(form.amount), currency: 'USD' as const },
+    };
+    return submit(
+      () => (campaign ? api.PATCH('/api/campaigns/{id}', { params: { path: { id: campaign.id } }, body }) : api.POST('/api/campaigns', { body })),
+      (p) => ({
+        errors: fieldErrors(p.errors, ['name', 'status', 'traffic_provider_id', 'flow_id', 'countries', 'payout.model', 'payout.amount', 'payout']),
+        problem: refusal(p, 'campaign'),
+      }),
+      async (stored) => {
+        queryClient.setQueryData(['campaign', stored.id], stored);
+        await queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+        if (campaign) savedAs(formOf(stored));
+        else navigate(`/campaigns/${stored.id}`, { replace: true, state: { saved: true } });
+      },
+    );
   }
 
   // An archived provider or flow still shows by name on a campaign that refers to it.

@@ -1,15 +1,15 @@
 import { Alert, Button, Group, List, NumberInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
-import { useLocation, useNavigate } from 'react-router-dom';
-import { api, must, problemText, type Problem } from '../../api/client';
+import { useNavigate } from 'react-router-dom';
+import { api, must, problemText } from '../../api/client';
 import { StatusControl } from '../../ui/StatusControl';
 import { DeleteButton } from '../../ui/DeleteButton';
 import { EditorPage } from '../../ui/EditorPage';
 import { allOptions } from '../../ui/options';
-import { useUnsavedGuard } from '../../ui/useUnsavedGuard';
+import { useEditorForm } from '../../ui/useEditorForm';
+import { refusal } from '../../ui/fields';
 import { useWhoami } from '../../whoami';
-import { bodyOf, fieldErrors, formOf, newTarget, noErrors, type Flow, type FlowForm } from './form';
+import { bodyOf, fieldErrors, formOf, newTarget, noErrors, type Flow } from './form';
 import { TargetsTable } from './TargetsTable';
 
 /** /flows/new makes a flow; /flows/:id edits one. */
@@ -27,53 +27,27 @@ export default function FlowEditor() {
 
 function FlowEditorForm({ flow }: { flow: Flow | null }) {
   const navigate = useNavigate();
-  const location = useLocation();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
-  const guard = useUnsavedGuard();
   const partners = useQuery({ queryKey: ['partners', 'all'], queryFn: () => allOptions('/api/partners') });
-  const [form, setForm] = useState<FlowForm>(() => formOf(flow));
-  const [errors, setErrors] = useState(noErrors);
-  const [problem, setProblem] = useState<string | null>(null);
-  // Set by the navigation that follows creating a flow, so "Saved" survives the route change.
-  const [saved, setSaved] = useState<boolean>(Boolean((location.state as { saved?: boolean } | null)?.saved));
-  const [saving, setSaving] = useState(false);
+  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() => formOf(flow), noErrors);
 
   const archived = Boolean(flow?.archived_at);
   const canEdit = (whoami.data?.permissions.includes('flows:edit') ?? false) && !archived;
-  const set = (patch: Partial<FlowForm>) => {
-    guard.markDirty();
-    setSaved(false);
-    setForm((f) => ({ ...f, ...patch }));
-  };
 
-  async function save() {
+  function save() {
     const sent = form.targets;
-    setSaving(true);
-    setSaved(false);
-    try {
-      const body = bodyOf(form);
-      const r = flow ? await api.PATCH('/api/flows/{id}', { params: { path: { id: flow.id } }, body }) : await api.POST('/api/flows', { body });
-      if (r.error) {
-        const p = r.error as Problem;
-        setErrors(fieldErrors(p.errors ?? [], sent));
-        setProblem(p.errors?.length ? 'The flow was not saved. Please correct the fields marked below.' : problemText(p));
-        return;
-      }
-      setErrors(noErrors);
-      guard.markClean();
-      setProblem(null);
-      queryClient.setQueryData(['flow', r.data.id], r.data);
-      await queryClient.invalidateQueries({ queryKey: ['flows'] });
-      if (flow) {
-        setForm(formOf(r.data));
-        setSaved(true);
-      } else navigate(`/flows/${r.data.id}`, { replace: true, state: { saved: true } });
-    } catch (e) {
-      setProblem(problemText(e));
-    } finally {
-      setSaving(false);
-    }
+    const body = bodyOf(form);
+    return submit(
+      () => (flow ? api.PATCH('/api/flows/{id}', { params: { path: { id: flow.id } }, body }) : api.POST('/api/flows', { body })),
+      (p) => ({ errors: fieldErrors(p.errors ?? [], sent), problem: refusal(p, 'flow') }),
+      async (stored) => {
+        queryClient.setQueryData(['flow', stored.id], stored);
+        await queryClient.invalidateQueries({ queryKey: ['flows'] });
+        if (flow) savedAs(formOf(stored));
+        else navigate(`/flows/${stored.id}`, { replace: true, state: { saved: true } });
+      },
+    );
   }
 
   const nextPriority = Math.max(0, ...form.targets.map((t) => Number(t.priority) || 0)) + 1;

@@ -1,14 +1,13 @@
 import { Alert, Button, Group, PasswordInput, SegmentedControl, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
-import { useLocation, useNavigate } from 'react-router-dom';
-import { api, must, problemText, type Problem } from '../../api/client';
+import { useNavigate } from 'react-router-dom';
+import { api, must, problemText } from '../../api/client';
 import type { paths } from '../../api/schema';
 import { TwoFactorReset } from './TwoFactorReset';
 import { DeleteButton } from '../../ui/DeleteButton';
 import { EditorPage } from '../../ui/EditorPage';
 import { fieldErrors, noErrors, refusal } from '../../ui/fields';
-import { useUnsavedGuard } from '../../ui/useUnsavedGuard';
+import { useEditorForm } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
 import { TimezoneSelect } from '../../ui/inputs';
 
@@ -45,67 +44,46 @@ export default function OperatorEditor() {
 
 function OperatorForm({ operator }: { operator: Operator | null }) {
   const navigate = useNavigate();
-  const location = useLocation();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
-  const guard = useUnsavedGuard();
   const held = new Set(whoami.data?.permissions ?? []);
   const mayViewRoles = held.has('roles:view');
   const roles = useQuery({ queryKey: ['roles', 'options', [...held].sort()], enabled: mayViewRoles, queryFn: () => roleOptions(held) });
-  const [form, setForm] = useState(() => ({
-    name: operator?.name ?? '',
-    email: operator?.email ?? '',
-    role_id: operator?.role_id ?? '',
-    timezone: operator?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
-    status: operator?.status ?? ('active' as Status),
-    password: '',
-  }));
-  const [errors, setErrors] = useState(noErrors);
-  const [problem, setProblem] = useState<string | null>(null);
-  const [saved, setSaved] = useState<boolean>(Boolean((location.state as { saved?: boolean } | null)?.saved));
-  const [saving, setSaving] = useState(false);
+  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(
+    () => ({
+      name: operator?.name ?? '',
+      email: operator?.email ?? '',
+      role_id: operator?.role_id ?? '',
+      timezone: operator?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+      status: operator?.status ?? ('active' as Status),
+      password: '',
+    }),
+    noErrors,
+  );
 
   const canEdit = held.has('operators:edit');
   const self = operator !== null && operator.id === whoami.data?.operator.id;
-  const set = (patch: Partial<typeof form>) => {
-    guard.markDirty();
-    setSaved(false);
-    setForm((f) => ({ ...f, ...patch }));
-  };
   // Without roles:view the roles cannot be listed; the current one is still shown by name.
   const roleData = roles.data ?? (operator ? [{ value: operator.role_id, label: operator.role_name, disabled: false }] : []);
 
-  async function save() {
-    setSaving(true);
-    setSaved(false);
-    try {
-      const { password, ...rest } = form;
+  function save() {
+    const { password, ...rest } = form;
+    return submit(
       // On an edit an empty password means "keep the current one"; on creation the API asks for one.
-      const r = operator
-        ? await api.PATCH('/api/operators/{id}', { params: { path: { id: operator.id } }, body: password ? form : rest })
-        : await api.POST('/api/operators', { body: form });
-      if (r.error) {
-        const p = r.error as Problem;
-        setErrors(fieldErrors(p.errors, ['name', 'email', 'role_id', 'timezone', 'status', 'password']));
-        setProblem(refusal(p, 'operator'));
-        return;
-      }
-      setErrors(noErrors);
-      guard.markClean();
-      setProblem(null);
-      queryClient.setQueryData(['operator', r.data.id], r.data);
-      await queryClient.invalidateQueries({ queryKey: ['operators'] });
-      if (operator) {
+      () =>
+        operator
+          ? api.PATCH('/api/operators/{id}', { params: { path: { id: operator.id } }, body: password ? form : rest })
+          : api.POST('/api/operators', { body: form }),
+      (p) => ({ errors: fieldErrors(p.errors, ['name', 'email', 'role_id', 'timezone', 'status', 'password']), problem: refusal(p, 'operator') }),
+      async (stored) => {
+        queryClient.setQueryData(['operator', stored.id], stored);
+        await queryClient.invalidateQueries({ queryKey: ['operators'] });
         // The server's version (the email lower-cased, the name trimmed); the password is not kept.
-        const { name, email, role_id, timezone, status } = r.data;
-        setForm({ name, email, role_id, timezone, status, password: '' });
-        setSaved(true);
-      } else navigate(`/settings/operators/${r.data.id}`, { replace: true, state: { saved: true } });
-    } catch (e) {
-      setProblem(problemText(e));
-    } finally {
-      setSaving(false);
-    }
+        const { name, email, role_id, timezone, status } = stored;
+        if (operator) savedAs({ name, email, role_id, timezone, status, password: '' });
+        else navigate(`/settings/operators/${stored.id}`, { replace: true, state: { saved: true } });
+      },
+    );
   }
 
   return (

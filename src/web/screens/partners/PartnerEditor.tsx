@@ -3,11 +3,12 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { WEEKDAYS } from '../flows/form';
-import { api, must, problemText, type Problem } from '../../api/client';
+import { api, must } from '../../api/client';
 import { DeleteButton } from '../../ui/DeleteButton';
 import { EditorPage } from '../../ui/EditorPage';
 import { StatusControl } from '../../ui/StatusControl';
-import { useUnsavedGuard } from '../../ui/useUnsavedGuard';
+import { useEditorForm } from '../../ui/useEditorForm';
+import { refusal } from '../../ui/fields';
 import { useWhoami } from '../../whoami';
 import { bodyOf, fieldErrors, formOf, fromLocal, localErrors, noErrors, type FieldErrors, type Partner, type PartnerForm } from './form';
 import { IntegrationFields } from './IntegrationFields';
@@ -36,17 +37,12 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
   const location = useLocation();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
-  const guard = useUnsavedGuard();
-  const [form, setForm] = useState<PartnerForm>(() => formOf(partner));
-  const [errors, setErrors] = useState<FieldErrors>(noErrors);
-  const [problem, setProblem] = useState<string | null>(null);
+  const { form, set, errors, setErrors, problem, saved, saving, guard, submit, refuse, savedAs } = useEditorForm<PartnerForm, FieldErrors>(() => formOf(partner), noErrors);
   // Handed over by the navigation that follows creating the partner; kept in memory only and
   // dropped from the history entry at once, so a reload or "back" does not show it again.
   const [created] = useState<Created | null>(() => (location.state as { created?: Created } | null)?.created ?? null);
-  const [saved, setSaved] = useState(created !== null);
   // The postback URL with its secret: from creating or rotating, in memory only.
   const [postbackPath, setPostbackPath] = useState<string | null>(created?.postback_url ?? null);
-  const [saving, setSaving] = useState(false);
   const dropped = useRef(false);
   useEffect(() => {
     if (created && !dropped.current) navigate(location.pathname, { replace: true, state: null });
@@ -55,50 +51,23 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
 
   const archived = Boolean(partner?.archived_at);
   const canEdit = (whoami.data?.permissions.includes('partners:edit') ?? false) && !archived;
-  const set = (patch: Partial<PartnerForm>) => {
-    guard.markDirty();
-    setSaved(false);
-    setForm((f) => ({ ...f, ...patch }));
-  };
 
-  async function save() {
-    setSaved(false);
+  function save() {
     const local = localErrors(form);
-    if (local.size) {
-      setErrors(fromLocal(local));
-      setProblem('The partner was not saved. Please correct the fields marked below.');
-      return;
-    }
+    if (local.size) return refuse(fromLocal(local), 'The partner was not saved. Please correct the fields marked below.');
     const sent = form.headers;
-    setSaving(true);
-    try {
-      const body = bodyOf(form);
-      const r = partner
-        ? await api.PATCH('/api/partners/{id}', { params: { path: { id: partner.id } }, body })
-        : await api.POST('/api/partners', { body });
-      if (r.error) {
-        const p = r.error as Problem;
-        setErrors(fieldErrors(p.errors ?? [], sent));
-        setProblem(p.errors?.length ? 'The partner was not saved. Please correct the fields marked below.' : problemText(p));
-        return;
-      }
-      setErrors(noErrors);
-      guard.markClean();
-      setProblem(null);
-      queryClient.setQueryData(['partner', r.data.id], r.data);
-      await queryClient.invalidateQueries({ queryKey: ['partners'] });
-      if (partner) {
-        setForm(formOf(r.data));
-        setSaved(true);
-      } else {
-        const postback_url = 'postback_url' in r.data ? String(r.data.postback_url) : '';
-        navigate(`/partners/${r.data.id}`, { replace: true, state: { created: { postback_url } } });
-      }
-    } catch (e) {
-      setProblem(problemText(e));
-    } finally {
-      setSaving(false);
-    }
+    const body = bodyOf(form);
+    return submit(
+      () => (partner ? api.PATCH('/api/partners/{id}', { params: { path: { id: partner.id } }, body }) : api.POST('/api/partners', { body })),
+      (p) => ({ errors: fieldErrors(p.errors ?? [], sent), problem: refusal(p, 'partner') }),
+      async (stored) => {
+        queryClient.setQueryData(['partner', stored.id], stored);
+        await queryClient.invalidateQueries({ queryKey: ['partners'] });
+        if (partner) return savedAs(formOf(stored));
+        const postback_url = 'postback_url' in stored ? String(stored.postback_url) : '';
+        navigate(`/partners/${stored.id}`, { replace: true, state: { saved: true, created: { postback_url } } });
+      },
+    );
   }
 
   return (

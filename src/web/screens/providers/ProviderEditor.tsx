@@ -1,14 +1,14 @@
 import { Alert, Button, Checkbox, Group, NumberInput, SegmentedControl, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useLocation, useNavigate } from 'react-router-dom';
-import { api, must, problemText, type Problem } from '../../api/client';
+import { useNavigate } from 'react-router-dom';
+import { api, must } from '../../api/client';
 import type { paths } from '../../api/schema';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { DeleteButton } from '../../ui/DeleteButton';
 import { EditorPage } from '../../ui/EditorPage';
 import { StatusControl } from '../../ui/StatusControl';
-import { useUnsavedGuard } from '../../ui/useUnsavedGuard';
+import { useEditorForm } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
 import { fieldErrors, noErrors, refusal } from '../../ui/fields';
 import { TokenModal, type ShownToken } from './TokenModal';
@@ -53,67 +53,42 @@ export default function ProviderEditor() {
 
 function ProviderForm({ provider, onToken }: { provider: Provider | null; onToken: (t: ShownToken) => void }) {
   const navigate = useNavigate();
-  const location = useLocation();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
-  const guard = useUnsavedGuard();
-  const [form, setForm] = useState<Form>(() => formOf(provider));
-  const [errors, setErrors] = useState(noErrors);
-  const [problem, setProblem] = useState<string | null>(null);
-  const [saved, setSaved] = useState<boolean>(Boolean((location.state as { saved?: boolean } | null)?.saved));
-  const [saving, setSaving] = useState(false);
+  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() => formOf(provider), noErrors);
   const [confirmRotate, setConfirmRotate] = useState(false);
 
   const archived = Boolean(provider?.archived_at);
   const mayEdit = whoami.data?.permissions.includes('traffic_providers:edit') ?? false;
   const canEdit = mayEdit && !archived;
-  const set = (patch: Partial<Form>) => {
-    guard.markDirty();
-    setSaved(false);
-    setForm((f) => ({ ...f, ...patch }));
-  };
 
-  async function save() {
-    setSaving(true);
-    setSaved(false);
-    try {
-      const body = {
-        name: form.name,
-        status: form.status,
-        allowed_ips: ipsOf(form.ips),
-        // A cleared number goes to the API as null, so the API names the field.
-        duplicate_policy: { fields: form.fields, window_hours: form.window_hours === '' ? (null as unknown as number) : Number(form.window_hours), scope: form.scope },
-      };
-      const r = provider
-        ? await api.PATCH('/api/traffic-providers/{id}', { params: { path: { id: provider.id } }, body })
-        : await api.POST('/api/traffic-providers', { body });
-      if (r.error) {
-        const p = r.error as Problem;
-        setErrors(fieldErrors(p.errors, ['name', 'status', 'allowed_ips', 'duplicate_policy.fields', 'duplicate_policy.window_hours', 'duplicate_policy.scope'], (input, rest) =>
+  function save() {
+    const body = {
+      name: form.name,
+      status: form.status,
+      allowed_ips: ipsOf(form.ips),
+      // A cleared number goes to the API as null, so the API names the field.
+      duplicate_policy: { fields: form.fields, window_hours: form.window_hours === '' ? (null as unknown as number) : Number(form.window_hours), scope: form.scope },
+    };
+    return submit(
+      () => (provider ? api.PATCH('/api/traffic-providers/{id}', { params: { path: { id: provider.id } }, body }) : api.POST('/api/traffic-providers', { body })),
+      (p) => ({
+        errors: fieldErrors(p.errors, ['name', 'status', 'allowed_ips', 'duplicate_policy.fields', 'duplicate_policy.window_hours', 'duplicate_policy.scope'], (input, rest) =>
           input === 'allowed_ips' ? rest.replace(/^\[(\d+)\]/, (_, i: string) => `Line ${Number(i) + 1}`) : rest,
-        ));
-        setProblem(refusal(p, 'traffic provider'));
-        return;
-      }
-      setErrors(noErrors);
-      guard.markClean();
-      setProblem(null);
-      await queryClient.invalidateQueries({ queryKey: ['traffic-providers'] });
-      // Only a new provider's answer carries its token; it is kept out of the query cache.
-      const { token, intake_url, ...stored } = r.data as Provider & { token?: string; intake_url?: string };
-      queryClient.setQueryData(['traffic-provider', stored.id], stored);
-      if (token && intake_url) {
-        onToken({ name: stored.name, token, intakeUrl: intake_url });
-        navigate(`/traffic-providers/${stored.id}`, { replace: true, state: { saved: true } });
-      } else {
-        setForm(formOf(stored));
-        setSaved(true);
-      }
-    } catch (e) {
-      setProblem(problemText(e));
-    } finally {
-      setSaving(false);
-    }
+        ),
+        problem: refusal(p, 'traffic provider'),
+      }),
+      async (data) => {
+        await queryClient.invalidateQueries({ queryKey: ['traffic-providers'] });
+        // Only a new provider's answer carries its token; it is kept out of the query cache.
+        const { token, intake_url, ...stored } = data as Provider & { token?: string; intake_url?: string };
+        queryClient.setQueryData(['traffic-provider', stored.id], stored);
+        if (token && intake_url) {
+          onToken({ name: stored.name, token, intakeUrl: intake_url });
+          navigate(`/traffic-providers/${stored.id}`, { replace: true, state: { saved: true } });
+        } else savedAs(formOf(stored));
+      },
+    );
   }
 
   async function rotate() {

@@ -1,14 +1,13 @@
 import { Alert, Button, Group, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
-import { useLocation, useNavigate } from 'react-router-dom';
-import { api, must, problemText, type Problem } from '../../api/client';
+import { useNavigate } from 'react-router-dom';
+import { api, must } from '../../api/client';
 import type { paths } from '../../api/schema';
 import { Loading } from '../../Loading';
 import { DeleteButton } from '../../ui/DeleteButton';
 import { EditorPage, ErrorAlert } from '../../ui/EditorPage';
 import { fieldErrors, noErrors, refusal } from '../../ui/fields';
-import { useUnsavedGuard } from '../../ui/useUnsavedGuard';
+import { useEditorForm } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
 import { PermissionGrid } from './PermissionGrid';
 
@@ -31,16 +30,13 @@ export default function RoleEditor() {
 
 function RoleForm({ role }: { role: Role | null }) {
   const navigate = useNavigate();
-  const location = useLocation();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
-  const guard = useUnsavedGuard();
   const catalog = useQuery({ queryKey: ['permissions'], queryFn: async () => must(await api.GET('/api/permissions')) });
-  const [form, setForm] = useState(() => ({ name: role?.name ?? '', description: role?.description ?? '', permissions: role?.permissions ?? [] }));
-  const [errors, setErrors] = useState(noErrors);
-  const [problem, setProblem] = useState<string | null>(null);
-  const [saved, setSaved] = useState<boolean>(Boolean((location.state as { saved?: boolean } | null)?.saved));
-  const [saving, setSaving] = useState(false);
+  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(
+    () => ({ name: role?.name ?? '', description: role?.description ?? '', permissions: role?.permissions ?? [] }),
+    noErrors,
+  );
 
   const held = new Set(whoami.data?.permissions ?? []);
   const mayEdit = held.has('roles:edit');
@@ -48,41 +44,20 @@ function RoleForm({ role }: { role: Role | null }) {
   const beyond = (role?.permissions ?? []).filter((p) => !held.has(p));
   const builtin = role?.builtin ?? false;
   const canEdit = mayEdit && !builtin && beyond.length === 0;
-  const set = (patch: Partial<typeof form>) => {
-    guard.markDirty();
-    setSaved(false);
-    setForm((f) => ({ ...f, ...patch }));
-  };
 
-  async function save() {
-    setSaving(true);
-    setSaved(false);
-    try {
-      const body = { ...form, permissions: form.permissions as Permission[] };
-      const r = role
-        ? await api.PATCH('/api/roles/{id}', { params: { path: { id: role.id } }, body })
-        : await api.POST('/api/roles', { body });
-      if (r.error) {
-        const p = r.error as Problem;
-        setErrors(fieldErrors(p.errors, ['name', 'description', 'permissions']));
-        setProblem(refusal(p, 'role'));
-        return;
-      }
-      setErrors(noErrors);
-      guard.markClean();
-      setProblem(null);
-      queryClient.setQueryData(['role', r.data.id], r.data);
-      await queryClient.invalidateQueries({ queryKey: ['roles'] });
-      if (role) {
+  function save() {
+    const body = { ...form, permissions: form.permissions as Permission[] };
+    return submit(
+      () => (role ? api.PATCH('/api/roles/{id}', { params: { path: { id: role.id } }, body }) : api.POST('/api/roles', { body })),
+      (p) => ({ errors: fieldErrors(p.errors, ['name', 'description', 'permissions']), problem: refusal(p, 'role') }),
+      async (stored) => {
+        queryClient.setQueryData(['role', stored.id], stored);
+        await queryClient.invalidateQueries({ queryKey: ['roles'] });
         // The server's version: a trimmed name, permissions in its order.
-        setForm({ name: r.data.name, description: r.data.description, permissions: r.data.permissions });
-        setSaved(true);
-      } else navigate(`/settings/roles/${r.data.id}`, { replace: true, state: { saved: true } });
-    } catch (e) {
-      setProblem(problemText(e));
-    } finally {
-      setSaving(false);
-    }
+        if (role) savedAs({ name: stored.name, description: stored.description, permissions: stored.permissions });
+        else navigate(`/settings/roles/${stored.id}`, { replace: true, state: { saved: true } });
+      },
+    );
   }
 
   return (
