@@ -976,7 +976,7 @@ export interface paths {
         };
         /**
          * Your signed-in sessions
-         * @description Every live session of yours, most recently used first; ones idle past the timeout have ended and are not listed. Not paged: it is one list per person.
+         * @description Every live session of yours, newest sign-in first (a stable order to page through: last_seen_at changes as sessions are used); ones idle past the timeout have ended and are not listed.
          *
          *     Dashboard sessions only: API keys get 403 `session_required`.
          */
@@ -1931,7 +1931,12 @@ export interface operations {
     };
     listAuditActions: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+                /** @description Page size (1–500, default 50) */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1946,7 +1951,18 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: string[];
+                        /** @description Pass as cursor= for the next page; null on the last page */
+                        next_cursor: string | null;
                     };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
@@ -7111,7 +7127,12 @@ export interface operations {
     };
     listMySessions: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+                /** @description Page size (1–500, default 50) */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -7144,7 +7165,18 @@ export interface operations {
                             last_seen_at: string;
                             user_agent: string;
                         }[];
+                        /** @description Pass as cursor= for the next page; null on the last page */
+                        next_cursor: string | null;
                     };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */

@@ -279,6 +279,13 @@ forEachDatabase('audit log', (engine) => {
     for (const { action } of written) assert.ok(actions.includes(action), action);
     for (const a of ['auth.login_failed', 'profile.2fa_enabled', 'hosting.backup_created', 'licence.installed', 'lead.redelivered']) assert.ok(actions.includes(a), a);
     assert.equal(new Set(actions).size, actions.length, 'no duplicates');
+    assert.equal(res.json().next_cursor, null, 'one page of 50 holds them all today');
+    const first = (await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/audit-log/actions?limit=10' })).json();
+    const rest = (await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/audit-log/actions?limit=500&cursor=${first.next_cursor}` })).json();
+    assert.deepEqual([...first.data, ...rest.data], actions, 'pages continue where the last one ended');
+    for (const bad of ['bm9wZQ', Buffer.from('{"action":"no.such"}').toString('base64url')]) {
+      expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/audit-log/actions?cursor=${bad}` }), 400, 'validation_failed');
+    }
     const other = await newOperator(ta, ['leads:view']);
     expectProblem(await call(ta.app, other.token, { method: 'GET', url: '/api/audit-log/actions' }), 403, 'forbidden');
   });

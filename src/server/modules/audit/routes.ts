@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { decodeCursor, Page, PageQuery, pageOf } from '../../http/pagination.js';
 import type { App } from '../../types.js';
-import { AUDIT_ACTIONS } from './actions.js';
+import { AUDIT_ACTIONS, type AuditAction } from './actions.js';
+import { invalid } from '../../http/errors.js';
 
 const AuditEntry = Type.Object(
   {
@@ -60,9 +61,16 @@ export default async function auditRoutes(app: App) {
         operationId: 'listAuditActions',
         tags: ['Audit'],
         summary: 'Every action the audit log records, for filter pickers',
-        response: { 200: Type.Object({ data: Type.Array(Type.String()) }, { title: 'AuditActions' }) },
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: Page(Type.String(), 'AuditActionPage') },
       },
     },
-    async () => ({ data: [...AUDIT_ACTIONS] }),
+    async (req) => {
+      const { limit, cursor } = req.query;
+      const after = decodeCursor(cursor, ['action']);
+      const start = after ? AUDIT_ACTIONS.indexOf(after.action as AuditAction) + 1 : 0;
+      if (after && start === 0) invalid([{ field: 'cursor', message: 'is not a cursor this list produced' }]);
+      return pageOf(AUDIT_ACTIONS.slice(start, start + limit + 1), limit, (action) => ({ action }));
+    },
   );
 }

@@ -108,4 +108,25 @@ forEachDatabase('profile sessions', (engine) => {
     }
     assert.equal((await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/profile' })).statusCode, 200, 'the key revoked nothing');
   });
+
+  test('the list pages with limit and cursor, newest sign-in first, each session once', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const op = await newOperator(ta, ['leads:view']);
+    for (let i = 0; i < 4; i++) await loginAs(ta, op.email, op.password, CHROME_LINUX);
+    const seen: { id: string; created_at: string }[] = [];
+    let cursor: string | null = null;
+    do {
+      const url: string = `/api/profile/sessions?limit=2${cursor ? `&cursor=${cursor}` : ''}`;
+      const res = await call(ta.app, op.token, { method: 'GET', url });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.ok(res.json().data.length <= 2);
+      seen.push(...res.json().data);
+      cursor = res.json().next_cursor;
+    } while (cursor);
+    assert.equal(seen.length, 5, 'the four sign-ins and the session newOperator made');
+    assert.equal(new Set(seen.map((s) => s.id)).size, 5);
+    const times = seen.map((s) => s.created_at);
+    assert.deepEqual(times, [...times].sort().reverse());
+    expectProblem(await call(ta.app, op.token, { method: 'GET', url: '/api/profile/sessions?cursor=nonsense' }), 400, 'validation_failed');
+  });
 });

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { decodeCursor, Page, PageQuery, pageOf } from '../../http/pagination.js';
 import { notFound } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import { principalOf, type App } from '../../types.js';
@@ -53,22 +54,30 @@ export default async function sessionRoutes(app: App) {
         operationId: 'listMySessions',
         tags: ['Profile'],
         summary: 'Your signed-in sessions',
-        description: 'Every live session of yours, most recently used first; ones idle past the timeout have ended and are not listed. Not paged: it is one list per person.',
-        response: { 200: Type.Object({ data: Type.Array(Session) }, { title: 'SessionList' }) },
+        description:
+          'Every live session of yours, newest sign-in first (a stable order to page through: last_seen_at changes as ' +
+          'sessions are used); ones idle past the timeout have ended and are not listed.',
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: Page(Session, 'SessionPage') },
       },
     },
     async (req) => {
       const p = principalOf(req);
+      const { limit, cursor } = req.query;
+      const after = decodeCursor(cursor, ['created_at', 'id']);
       const since = new Date(Date.now() - app.config.sessionIdleMinutes * 60_000).toISOString();
-      const rows = await app.db
+      let q = app.db
         .selectFrom('sessions')
         .select(['id', 'created_at', 'last_seen_at', 'ip', 'user_agent'])
         .where('operator_id', '=', p.operator.id)
         .where('last_seen_at', '>=', since)
-        .orderBy('last_seen_at', 'desc')
-        .orderBy('id')
-        .execute();
-      return { data: rows.map((r) => ({ ...r, device: deviceOf(r.user_agent), current: r.id === p.sessionId })) };
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1);
+      // Session ids are random: the sign-in time orders them, the id breaks ties.
+      if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)])]));
+      const page = pageOf(await q.execute(), limit, (r) => ({ created_at: r.created_at, id: r.id }));
+      return { ...page, data: page.data.map((r) => ({ ...r, device: deviceOf(r.user_agent), current: r.id === p.sessionId })) };
     },
   );
 
