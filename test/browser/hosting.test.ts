@@ -45,7 +45,7 @@ test('an admin reads the hosting panel, sets the public URL and makes, downloads
   const row = page.getByTestId('backup-row');
   await row.first().waitFor();
   const listed = await apiGet(server, '/api/hosting/backups', client.token);
-  const [backup] = listed.json().items;
+  const [backup] = listed.json().data;
   assert.match(await row.first().innerText(), new RegExp(backup.name.replace(/\./g, '\\.')));
   await screenshot(page, 'hosting');
 
@@ -59,5 +59,5 @@ test('an admin reads the hosting panel, sets the public URL and makes, downloads
   await row.first().getByRole('button', { name: 'Delete' }).click();
   await page.getByRole('button', { name: 'Delete backup' }).click();
   await page.getByTestId('backups-empty').waitFor();
-  assert.deepEqual((await apiGet(server, '/api/hosting/backups', client.token)).json().items, []);
+  assert.deepEqual((await apiGet(server, '/api/hosting/backups', client.token)).json().data, []);
 });

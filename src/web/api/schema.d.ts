@@ -3469,7 +3469,12 @@ export interface operations {
     };
     listBackups: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+                /** @description Page size (1–500, default 50) */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3483,13 +3488,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: {
+                        data: {
                             /** Format: date-time */
                             created_at: string;
                             name: string;
                             size_bytes: number;
                         }[];
+                        /** @description Pass as cursor= for the next page; null on the last page */
+                        next_cursor: string | null;
                     };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */

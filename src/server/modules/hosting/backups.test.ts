@@ -74,7 +74,7 @@ test('a backup made during concurrent writes is a valid database at one consiste
 
 test('backups are listed, downloaded byte for byte and deleted; other names are refused', { skip: SKIP }, async (t) => {
   const ta = await buildTestApp(t, 'sqlite');
-  assert.deepEqual(await getJson(ta, '/api/hosting/backups'), { items: [] }, 'no folder yet: an empty list');
+  assert.deepEqual(await getJson(ta, '/api/hosting/backups'), { data: [], next_cursor: null }, 'no folder yet: an empty list');
   const first = (await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/hosting/backups' })).json();
   await new Promise((r) => setTimeout(r, 5));
   const second = (await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/hosting/backups' })).json();
@@ -83,9 +83,13 @@ test('backups are listed, downloaded byte for byte and deleted; other names are 
   fs.writeFileSync(path.join(dir, 'leadgate-20261122T000000000Z.sqlite.partial'), 'half');
   fs.writeFileSync(path.join(dir, 'notes.txt'), 'x');
 
-  const list = (await getJson(ta, '/api/hosting/backups')).items;
+  const list = (await getJson(ta, '/api/hosting/backups')).data;
   assert.deepEqual(list.map((b: { name: string }) => b.name), [second.name, first.name], 'newest first');
   assert.ok(list.every((b: { size_bytes: number; created_at: string }) => b.size_bytes > 0 && !Number.isNaN(Date.parse(b.created_at))));
+  const page1 = await getJson(ta, '/api/hosting/backups?limit=1');
+  assert.deepEqual(page1.data.map((b: { name: string }) => b.name), [second.name]);
+  const page2 = await getJson(ta, `/api/hosting/backups?limit=1&cursor=${page1.next_cursor}`);
+  assert.deepEqual([page2.data.map((b: { name: string }) => b.name), page2.next_cursor], [[first.name], null], 'a list pages like every other');
 
   const dl = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/hosting/backups/${first.name}` });
   assert.equal(dl.statusCode, 200);
@@ -115,7 +119,7 @@ test('backups are listed, downloaded byte for byte and deleted; other names are 
   const del = await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/hosting/backups/${first.name}` });
   assert.equal(del.statusCode, 204, del.body);
   assert.equal(fs.existsSync(path.join(dir, first.name)), false);
-  assert.deepEqual((await getJson(ta, '/api/hosting/backups')).items.map((b: { name: string }) => b.name), [second.name]);
+  assert.deepEqual((await getJson(ta, '/api/hosting/backups')).data.map((b: { name: string }) => b.name), [second.name]);
   expectProblem(await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/hosting/backups/${first.name}` }), 404, 'not_found');
   expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/hosting/backups/${first.name}` }), 404, 'not_found');
   const deleted = await ta.db.selectFrom('audit_log').select('target_id').where('action', '=', 'hosting.backup_deleted').execute();
@@ -130,5 +134,5 @@ test('one backup at a time: a second request while one runs answers 409', { skip
   ]);
   assert.deepEqual([a.statusCode, b.statusCode].sort(), [201, 409]);
   expectProblem(a.statusCode === 409 ? a : b, 409, 'conflict');
-  assert.equal((await getJson(ta, '/api/hosting/backups')).items.length, 1);
+  assert.equal((await getJson(ta, '/api/hosting/backups')).data.length, 1);
 });

@@ -6,8 +6,9 @@ import type { App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { backupDir, backupPath, listBackups, makeBackup } from './backups.js';
 import { normalisePublicBaseUrl, readPublicBaseUrl, writePublicBaseUrl } from './public-url.js';
-import { Backup, BackupList, BackupParams, HostingStatus, PublicUrlBody } from './schemas.js';
+import { Backup, BackupPage, BackupParams, HostingStatus, PublicUrlBody } from './schemas.js';
 import { hostingStatus, PG_BACKUP_ADVICE } from './status.js';
+import { decodeCursor, PageQuery, pageOf } from '../../http/pagination.js';
 
 const tags = ['Hosting'];
 
@@ -64,12 +65,17 @@ export default async function hostingRoutes(app: App) {
         operationId: 'listBackups',
         tags,
         summary: 'The SQLite backups on this server, newest first',
-        response: { 200: BackupList, ...problems(409) },
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: BackupPage, ...problems(409) },
       },
     },
-    async () => {
+    async (req) => {
       sqliteFile();
-      return { items: await listBackups(dataDir) };
+      const { limit, cursor } = req.query;
+      const after = decodeCursor(cursor, ['name']);
+      // Names hold the time, so newest first is by name, and the cursor is the last name shown.
+      const newer = (await listBackups(dataDir)).filter((b) => !after || b.name < after.name);
+      return pageOf(newer.slice(0, limit + 1), limit, (b) => ({ name: b.name }));
     },
   );
 

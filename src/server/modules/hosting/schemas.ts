@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { Timestamp } from '../../http/common-schemas.js';
 import { BACKUP_NAME_PATTERN } from './backups.js';
+import { Page } from '../../http/pagination.js';
 
 const Bytes = Type.Integer({ minimum: 0 });
 
@@ -52,7 +53,7 @@ export const Backup = Type.Object(
   { title: 'Backup' },
 );
 
-export const BackupList = Type.Object({ items: Type.Array(Backup) }, { title: 'BackupList' });
+export const BackupPage = Page(Backup, 'BackupPage');
 
 export const BackupParams = Type.Object({
   name: Type.String({ pattern: BACKUP_NAME_PATTERN, maxLength: 64, description: 'leadgate-<YYYYMMDDTHHMMSSmmm>Z.sqlite' }),

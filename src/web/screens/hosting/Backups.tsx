@@ -13,7 +13,7 @@ const KEY = ['hosting', 'backups'];
 /** SQLite backups: make one now, download, delete. */
 export function Backups({ advice, canEdit }: { advice: string; canEdit: boolean }) {
   const queryClient = useQueryClient();
-  const list = useQuery({ queryKey: KEY, queryFn: async () => must(await api.GET('/api/hosting/backups')) });
+  const list = useQuery({ queryKey: KEY, queryFn: async () => must(await api.GET('/api/hosting/backups', { params: { query: { limit: 500 } } })) });
   const [deleting, setDeleting] = useState<string | null>(null);
   const [downloadError, setDownloadError] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: HOSTING_KEY }); // the list and the database size
@@ -61,7 +61,7 @@ export function Backups({ advice, canEdit }: { advice: string; canEdit: boolean 
           <Loading />
         ) : list.isError ? (
           <ErrorAlert error={list.error} />
-        ) : list.data.items.length === 0 ? (
+        ) : list.data.data.length === 0 ? (
           <Text c="dimmed" data-testid="backups-empty">
             No backups yet.
           </Text>
@@ -76,7 +76,7 @@ export function Backups({ advice, canEdit }: { advice: string; canEdit: boolean 
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
-              {list.data.items.map((b) => (
+              {list.data.data.map((b) => (
                 <Table.Tr key={b.name} data-testid="backup-row">
                   <Table.Td>
                     <Anchor component="button" type="button" ff="monospace" size="sm" onClick={() => download(b.name)}>
