@@ -10,7 +10,7 @@ export const ResourceName = Type.String({ minLength: 1, maxLength: 200, pattern:
 export const ActiveStatus = Type.Union([Type.Literal('active'), Type.Literal('paused')]);
 
 /** ISO 3166-1 alpha-2, upper case. */
-export const CountryCode = Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2, e.g. DE' });
+export const CountryCode = Type.String({ pattern: '^[A-Z]{2}$', format: 'country', description: 'An assigned ISO 3166-1 alpha-2 code, upper case, e.g. DE' });
 export const Countries = Type.Array(CountryCode, { uniqueItems: true, maxItems: 250, description: 'Empty: every country' });
 
 export const HHMM = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: '24-hour HH:MM' });

@@ -145,6 +145,8 @@ function fieldErrors(errors: AjvError[], context: string): FieldError[] {
       message = `must be ${JSON.stringify(e.params.allowedValue)}`;
     } else if (e.keyword === 'pattern' && e.params.pattern === '\\S') {
       message = 'must not be blank'; // names: spaces only
+    } else if (e.keyword === 'format' && e.params.format === 'country') {
+      message = 'is not an assigned ISO 3166-1 alpha-2 country code (e.g. DE, GB, US)';
     } else if (e.keyword in PLAIN_LIMITS) {
       message = PLAIN_LIMITS[e.keyword](Number(e.params.limit));
     }

@@ -1,6 +1,7 @@
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { isCountryCode } from './countries.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -16,6 +17,9 @@ const common: Options = {
 // are text and are coerced ("limit=10" → 10, "status=a" → ["a"]).
 const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false }));
 const textAjv = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
+// format: 'country': an assigned ISO 3166-1 alpha-2 code, the same list intake checks leads by,
+// so a partner, campaign or target cannot be set up for a country no lead can have.
+for (const ajv of [bodyAjv, textAjv]) ajv.addFormat('country', { type: 'string', validate: isCountryCode });
 
 /**
  * JSON pointer to the first string (or key) holding U+0000, or null. Iterative: a free-form

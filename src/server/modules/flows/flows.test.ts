@@ -183,7 +183,7 @@ forEachDatabase('Flows', (engine) => {
         { partner_id: a, priority: 0 },
         { partner_id: b, priority: 1, weight: 0 },
         { partner_id: a, priority: 1001, countries: ['de'] },
-        { partner_id: a, priority: 1, countries: ['DEU'], daily_cap: -1 },
+        { partner_id: a, priority: 1, countries: ['XX'], daily_cap: -1 }, // well-formed, not an assigned code
         { partner_id: a, priority: 1, weight: 10_001, schedule: { ...BERLIN, from: '25:00' }, extra: true },
         { priority: 1.5 },
       ],

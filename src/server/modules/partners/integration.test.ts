@@ -60,6 +60,7 @@ forEachDatabase('Partner integrations', (engine) => {
       [{ ...base, integration: { url: 'https://x.example/', headers: { a: 1 } } }, ['integration.headers.a']],
       [{ ...base, integration: { url: 'https://x.example/', extra: 1 } }, ['integration.extra']],
       [{ ...base, countries: ['de', 'DE', 'DE'] }, ['countries', 'countries[0]']],
+      [{ ...base, countries: ['GB', 'UK'] }, ['countries[1]']], // well-formed, not assigned (GB is meant)
       [{ ...base, working_hours: { timezone: 'UTC', days: [0, 8], from: '24:00', to: '9:00' } }, [
         'working_hours.days[0]', 'working_hours.days[1]', 'working_hours.from', 'working_hours.to',
       ]],
