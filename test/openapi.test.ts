@@ -187,6 +187,9 @@ forEachDatabase('OpenAPI document', (engine) => {
     const markings = operationsOf(doc).map(({ op }): string => (op.security?.length === 0 ? 'public' : op['x-session-only'] ? 'session' : 'permission'));
     for (const kind of ['public', 'session', 'permission']) assert.ok(markings.includes(kind), `no ${kind} operation documented`);
     assert.equal(known.size, operationsOf(doc).length);
+    // The 415 says what the body may be: forms too for a partner's postback, JSON elsewhere.
+    assert.match(doc.paths['/api/postback/{token}'].post.responses['415'].description, /x-www-form-urlencoded/);
+    assert.doesNotMatch(doc.paths['/api/partners'].post.responses['415'].description, /form/);
   });
 
   test('the served document is valid OpenAPI 3.1 and is the one Swagger UI shows', async (t) => {

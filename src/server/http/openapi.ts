@@ -18,6 +18,8 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   503: 'service_unavailable',
 };
 
+const POSTBACK_415 = 'unsupported_media_type: send application/json or application/x-www-form-urlencoded';
+
 const problemResponse = (status: number) => ({
   description: PROBLEM_DESCRIPTIONS[status] ?? 'Problem',
   content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
@@ -94,7 +96,9 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
     // without declaring a body.
     const takesBody = !!schema.body || methods.some((m) => WRITE_METHODS.has(m));
     if (takesBody || schema.querystring || schema.params) add(400);
-    if (takesBody) [413, 415].forEach(add);
+    if (takesBody) add(413);
+    // Postbacks also take forms (partners send either); every other body is JSON.
+    if (takesBody) responses[415] ??= access.postback ? { ...problemResponse(415), description: POSTBACK_415 } : problemResponse(415);
     if (!access.public) [401, 403].forEach(add);
     if (!access.allowlistExempt) add(403);
 

@@ -6405,7 +6405,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unsupported_media_type: send application/json */
+            /** @description unsupported_media_type: send application/json or application/x-www-form-urlencoded */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6539,7 +6539,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unsupported_media_type: send application/json */
+            /** @description unsupported_media_type: send application/json or application/x-www-form-urlencoded */
             415: {
                 headers: {
                     [name: string]: unknown;
