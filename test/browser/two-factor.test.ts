@@ -90,6 +90,7 @@ test('an operator turns on 2FA, signs in with a code and signs other sessions ou
   await table.locator(`[data-session="${sessionId(laptop.token)}"]`).getByRole('button', { name: 'Sign out', exact: true }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Sign out', exact: true }).click();
   await page.getByTestId('sessions-done').waitFor();
+  await table.locator(`[data-session="${sessionId(laptop.token)}"]`).waitFor({ state: 'detached' });
   assert.equal((await laptop.send('GET', '/api/auth/whoami')).status, 401, 'the revoked session is refused');
   assert.equal((await phone.send('GET', '/api/auth/whoami')).status, 200);
   assert.equal(await table.locator('tbody tr').count(), 2);
@@ -97,6 +98,7 @@ test('an operator turns on 2FA, signs in with a code and signs other sessions ou
   await page.getByRole('button', { name: 'Sign out everywhere else' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Sign out', exact: true }).click();
   await page.getByTestId('sessions-done').filter({ hasText: 'Signed out 1 other session' }).waitFor();
+  await table.locator(`[data-session="${sessionId(phone.token)}"]`).waitFor({ state: 'detached' });
   assert.equal((await phone.send('GET', '/api/auth/whoami')).status, 401);
   assert.equal(await table.locator('tbody tr').count(), 1);
   assert.equal(await page.getByRole('button', { name: 'Sign out everywhere else' }).isDisabled(), true);

@@ -20,15 +20,18 @@ export function Sessions() {
   const others = sessions.data?.filter((s) => !s.current).length ?? 0;
 
   async function revoke() {
+    let message = '';
     if (target === 'others') {
       const { revoked } = must(await api.POST('/api/profile/sessions/revoke-others'));
-      setDone(`Signed out ${revoked} other session${revoked === 1 ? '' : 's'}.`);
+      message = `Signed out ${revoked} other session${revoked === 1 ? '' : 's'}.`;
     } else if (target) {
       must(await api.DELETE('/api/profile/sessions/{id}', { params: { path: { id: target.id } } }));
-      setDone(`Signed out ${target.device}.`);
+      message = `Signed out ${target.device}.`;
     }
     setTarget(null);
+    // The table is fresh before the confirmation shows, so the two never disagree.
     await queryClient.invalidateQueries({ queryKey: ['profile', 'sessions'] });
+    setDone(message);
   }
 
   return (
