@@ -1,4 +1,4 @@
-import { Alert, Button, Group, NumberInput, SegmentedControl, Select, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Group, NumberInput, SegmentedControl, Select, Stack, TagsInput, Text, TextInput } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router-dom';
 import { api, must, problemText } from '../../api/client';
@@ -10,6 +10,7 @@ import { StatusControl } from '../../ui/StatusControl';
 import { useEditorForm } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
 import { fieldErrors, noErrors, refusal } from '../../ui/fields';
+import { EditorHeader } from '../../ui/EditorHeader';
 
 type Campaign = paths['/api/campaigns/{id}']['get']['responses'][200]['content']['application/json'];
 
@@ -89,32 +90,32 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={2}>{campaign ? campaign.name : 'New campaign'}</Title>
-        <Group>
-          {campaign && (
-            <DeleteButton
-              what="campaign"
-              name={campaign.name}
-              remove={() => api.DELETE('/api/campaigns/{id}', { params: { path: { id: campaign.id } } })}
-              list={{ to: '/campaigns', queryKey: 'campaigns' }}
-              onDeleted={guard.markClean}
-              disabled={!canEdit}
-            />
-          )}
-          <Button onClick={save} loading={saving} disabled={!canEdit}>
-            Save
-          </Button>
-        </Group>
-      </Group>
-      {archived && <Alert color="gray">This campaign is archived: it is kept for its leads and cannot be changed.</Alert>}
-      {whoami.data && !mayEdit && <Alert color="yellow">You can view campaigns but not change them.</Alert>}
-      {saved && (
-        <Alert color="green" data-testid="campaign-saved">
-          Saved.
-        </Alert>
-      )}
-      {problem && <Alert color="red" role="alert" title={problem} data-testid="campaign-errors" />}
+      <EditorHeader
+        title={campaign ? campaign.name : 'New campaign'}
+        testId="campaign"
+        actions={
+          <>
+            {campaign && (
+              <DeleteButton
+                what="campaign"
+                name={campaign.name}
+                remove={() => api.DELETE('/api/campaigns/{id}', { params: { path: { id: campaign.id } } })}
+                list={{ to: '/campaigns', queryKey: 'campaigns' }}
+                onDeleted={guard.markClean}
+                disabled={!canEdit}
+              />
+            )}
+          </>
+        }
+        onSave={save}
+        saving={saving}
+        canEdit={canEdit}
+        saved={saved}
+        problem={problem}
+      >
+        {archived && <Alert color="gray">This campaign is archived: it is kept for its leads and cannot be changed.</Alert>}
+        {whoami.data && !mayEdit && <Alert color="yellow">You can view campaigns but not change them.</Alert>}
+      </EditorHeader>
       {providers.isError && <Alert color="red">Traffic providers could not be loaded: {problemText(providers.error)}</Alert>}
       {flows.isError && <Alert color="red">Flows could not be loaded: {problemText(flows.error)}</Alert>}
       <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>

@@ -1,4 +1,4 @@
-import { Alert, Button, Group, List, NumberInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, NumberInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router-dom';
 import { api, must, problemText } from '../../api/client';
@@ -11,6 +11,7 @@ import { refusal } from '../../ui/fields';
 import { useWhoami } from '../../whoami';
 import { bodyOf, fieldErrors, formOf, newTarget, noErrors, type Flow } from './form';
 import { TargetsTable } from './TargetsTable';
+import { EditorHeader } from '../../ui/EditorHeader';
 
 /** /flows/new makes a flow; /flows/:id edits one. */
 export default function FlowEditor() {
@@ -53,42 +54,33 @@ function FlowEditorForm({ flow }: { flow: Flow | null }) {
   const nextPriority = Math.max(0, ...form.targets.map((t) => Number(t.priority) || 0)) + 1;
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={2}>{flow ? flow.name : 'New flow'}</Title>
-        <Group>
-          {flow && (
-            <DeleteButton
-              what="flow"
-              name={flow.name}
-              remove={() => api.DELETE('/api/flows/{id}', { params: { path: { id: flow.id } } })}
-              list={{ to: '/flows', queryKey: 'flows' }}
-              onDeleted={guard.markClean}
-              disabled={!canEdit}
-            />
-          )}
-          <Button onClick={save} loading={saving} disabled={!canEdit}>
-            Save
-          </Button>
-        </Group>
-      </Group>
-      {archived && <Alert color="gray">This flow is archived: it is kept for the leads that went through it and cannot be changed.</Alert>}
-      {whoami.data && !whoami.data.permissions.includes('flows:edit') && <Alert color="yellow">You can view flows but not change them.</Alert>}
-      {saved && (
-        <Alert color="green" data-testid="flow-saved">
-          Saved.
-        </Alert>
-      )}
-      {problem && (
-        <Alert color="red" role="alert" title={problem} data-testid="flow-errors">
-          {errors.summary.length > 0 && (
-            <List size="sm">
-              {errors.summary.map((s) => (
-                <List.Item key={s}>{s}</List.Item>
-              ))}
-            </List>
-          )}
-        </Alert>
-      )}
+      <EditorHeader
+        title={flow ? flow.name : 'New flow'}
+        testId="flow"
+        actions={
+          <>
+            {flow && (
+              <DeleteButton
+                what="flow"
+                name={flow.name}
+                remove={() => api.DELETE('/api/flows/{id}', { params: { path: { id: flow.id } } })}
+                list={{ to: '/flows', queryKey: 'flows' }}
+                onDeleted={guard.markClean}
+                disabled={!canEdit}
+              />
+            )}
+          </>
+        }
+        onSave={save}
+        saving={saving}
+        canEdit={canEdit}
+        saved={saved}
+        problem={problem}
+        summary={errors.summary}
+      >
+        {archived && <Alert color="gray">This flow is archived: it is kept for the leads that went through it and cannot be changed.</Alert>}
+        {whoami.data && !whoami.data.permissions.includes('flows:edit') && <Alert color="yellow">You can view flows but not change them.</Alert>}
+      </EditorHeader>
       {partners.isError && <Alert color="red">Partners could not be loaded: {problemText(partners.error)}</Alert>}
       {/* A disabled fieldset disables every input and button in it, for viewers and archived flows. */}
       <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>

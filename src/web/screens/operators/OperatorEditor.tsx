@@ -1,4 +1,4 @@
-import { Alert, Button, Group, PasswordInput, SegmentedControl, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, PasswordInput, SegmentedControl, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router-dom';
 import { api, must, problemText } from '../../api/client';
@@ -10,6 +10,7 @@ import { fieldErrors, noErrors, refusal } from '../../ui/fields';
 import { useEditorForm } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
 import { TimezoneSelect } from '../../ui/inputs';
+import { EditorHeader } from '../../ui/EditorHeader';
 
 type Operator = paths['/api/operators/{id}']['get']['responses'][200]['content']['application/json'];
 type Status = Operator['status'];
@@ -88,33 +89,33 @@ function OperatorForm({ operator }: { operator: Operator | null }) {
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={2}>{operator ? operator.name : 'New operator'}</Title>
-        <Group>
-          {operator && (
-            <DeleteButton
-              what="operator"
-              name={operator.name}
-              remove={() => api.DELETE('/api/operators/{id}', { params: { path: { id: operator.id } } })}
-              list={{ to: '/settings/operators', queryKey: 'operators' }}
-              onDeleted={guard.markClean}
-              disabled={!canEdit || self}
-              title={self ? 'You cannot delete yourself' : undefined}
-              note={`Their sessions end and their API keys are deleted with them. To stop them only for a while, disable them instead.`}
-            />
-          )}
-          <Button onClick={save} loading={saving} disabled={!canEdit}>
-            Save
-          </Button>
-        </Group>
-      </Group>
-      {whoami.data && !canEdit && <Alert color="yellow">You can view operators but not change them.</Alert>}
-      {saved && (
-        <Alert color="green" data-testid="operator-saved">
-          Saved.
-        </Alert>
-      )}
-      {problem && <Alert color="red" role="alert" title={problem} data-testid="operator-errors" />}
+      <EditorHeader
+        title={operator ? operator.name : 'New operator'}
+        testId="operator"
+        actions={
+          <>
+            {operator && (
+              <DeleteButton
+                what="operator"
+                name={operator.name}
+                remove={() => api.DELETE('/api/operators/{id}', { params: { path: { id: operator.id } } })}
+                list={{ to: '/settings/operators', queryKey: 'operators' }}
+                onDeleted={guard.markClean}
+                disabled={!canEdit || self}
+                title={self ? 'You cannot delete yourself' : undefined}
+                note={`Their sessions end and their API keys are deleted with them. To stop them only for a while, disable them instead.`}
+              />
+            )}
+          </>
+        }
+        onSave={save}
+        saving={saving}
+        canEdit={canEdit}
+        saved={saved}
+        problem={problem}
+      >
+        {whoami.data && !canEdit && <Alert color="yellow">You can view operators but not change them.</Alert>}
+      </EditorHeader>
       {roles.isError && <Alert color="red">Roles could not be loaded: {problemText(roles.error)}</Alert>}
       <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
         <Stack maw={520}>

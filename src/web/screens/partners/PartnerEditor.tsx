@@ -1,4 +1,4 @@
-import { Alert, Button, Checkbox, Group, List, NumberInput, Stack, Switch, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Checkbox, Group, NumberInput, Stack, Switch, TagsInput, Text, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
@@ -14,6 +14,7 @@ import { bodyOf, fieldErrors, formOf, fromLocal, localErrors, noErrors, type Fie
 import { IntegrationFields } from './IntegrationFields';
 import { PostbackUrl, RotatePostbackToken } from './PostbackToken';
 import { TestLeadPanel } from './TestLeadPanel';
+import { EditorHeader } from '../../ui/EditorHeader';
 
 /** /partners/new makes a partner; /partners/:id edits one. */
 export default function PartnerEditor() {
@@ -72,44 +73,35 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={2}>{partner ? partner.name : 'New partner'}</Title>
-        <Group>
-          {partner && <RotatePostbackToken partner={partner} disabled={!canEdit} onRotated={setPostbackPath} />}
-          {partner && (
-            <DeleteButton
-              what="partner"
-              name={partner.name}
-              remove={() => api.DELETE('/api/partners/{id}', { params: { path: { id: partner.id } } })}
-              list={{ to: '/partners', queryKey: 'partners' }}
-              onDeleted={guard.markClean}
-              disabled={!canEdit}
-            />
-          )}
-          <Button onClick={save} loading={saving} disabled={!canEdit}>
-            Save
-          </Button>
-        </Group>
-      </Group>
-      {postbackPath && <PostbackUrl path={postbackPath} />}
-      {archived && <Alert color="gray">This partner is archived: it is kept for the leads delivered to it and cannot be changed.</Alert>}
-      {whoami.data && !whoami.data.permissions.includes('partners:edit') && <Alert color="yellow">You can view partners but not change them.</Alert>}
-      {saved && (
-        <Alert color="green" data-testid="partner-saved">
-          Saved.
-        </Alert>
-      )}
-      {problem && (
-        <Alert color="red" role="alert" title={problem} data-testid="partner-errors">
-          {errors.summary.length > 0 && (
-            <List size="sm">
-              {errors.summary.map((s) => (
-                <List.Item key={s}>{s}</List.Item>
-              ))}
-            </List>
-          )}
-        </Alert>
-      )}
+      <EditorHeader
+        title={partner ? partner.name : 'New partner'}
+        testId="partner"
+        actions={
+          <>
+            {partner && <RotatePostbackToken partner={partner} disabled={!canEdit} onRotated={setPostbackPath} />}
+            {partner && (
+              <DeleteButton
+                what="partner"
+                name={partner.name}
+                remove={() => api.DELETE('/api/partners/{id}', { params: { path: { id: partner.id } } })}
+                list={{ to: '/partners', queryKey: 'partners' }}
+                onDeleted={guard.markClean}
+                disabled={!canEdit}
+              />
+            )}
+          </>
+        }
+        onSave={save}
+        saving={saving}
+        canEdit={canEdit}
+        saved={saved}
+        problem={problem}
+        summary={errors.summary}
+      >
+        {postbackPath && <PostbackUrl path={postbackPath} />}
+        {archived && <Alert color="gray">This partner is archived: it is kept for the leads delivered to it and cannot be changed.</Alert>}
+        {whoami.data && !whoami.data.permissions.includes('partners:edit') && <Alert color="yellow">You can view partners but not change them.</Alert>}
+      </EditorHeader>
       {/* A disabled fieldset disables every input and button in it, for viewers and archived partners. */}
       <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
         <Stack>

@@ -12,6 +12,7 @@ import { useEditorForm } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
 import { fieldErrors, noErrors, refusal } from '../../ui/fields';
 import { TokenModal, type ShownToken } from './TokenModal';
+import { EditorHeader } from '../../ui/EditorHeader';
 
 type Provider = paths['/api/traffic-providers/{id}']['get']['responses'][200]['content']['application/json'];
 type Field = 'email' | 'phone';
@@ -101,37 +102,37 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={2}>{provider ? provider.name : 'New traffic provider'}</Title>
-        <Group>
-          {provider && (
-            <Button variant="default" color="red" onClick={() => setConfirmRotate(true)} disabled={!canEdit}>
-              Rotate token
-            </Button>
-          )}
-          {provider && (
-            <DeleteButton
-              what="traffic provider"
-              name={provider.name}
-              remove={() => api.DELETE('/api/traffic-providers/{id}', { params: { path: { id: provider.id } } })}
-              list={{ to: '/traffic-providers', queryKey: 'traffic-providers' }}
-              onDeleted={guard.markClean}
-              disabled={!canEdit}
-            />
-          )}
-          <Button onClick={save} loading={saving} disabled={!canEdit}>
-            Save
-          </Button>
-        </Group>
-      </Group>
-      {archived && <Alert color="gray">This provider is archived: it is kept for its leads and campaigns and cannot be changed.</Alert>}
-      {whoami.data && !mayEdit && <Alert color="yellow">You can view traffic providers but not change them.</Alert>}
-      {saved && (
-        <Alert color="green" data-testid="provider-saved">
-          Saved.
-        </Alert>
-      )}
-      {problem && <Alert color="red" role="alert" title={problem} data-testid="provider-errors" />}
+      <EditorHeader
+        title={provider ? provider.name : 'New traffic provider'}
+        testId="provider"
+        actions={
+          <>
+            {provider && (
+              <Button variant="default" color="red" onClick={() => setConfirmRotate(true)} disabled={!canEdit}>
+                Rotate token
+              </Button>
+            )}
+            {provider && (
+              <DeleteButton
+                what="traffic provider"
+                name={provider.name}
+                remove={() => api.DELETE('/api/traffic-providers/{id}', { params: { path: { id: provider.id } } })}
+                list={{ to: '/traffic-providers', queryKey: 'traffic-providers' }}
+                onDeleted={guard.markClean}
+                disabled={!canEdit}
+              />
+            )}
+          </>
+        }
+        onSave={save}
+        saving={saving}
+        canEdit={canEdit}
+        saved={saved}
+        problem={problem}
+      >
+        {archived && <Alert color="gray">This provider is archived: it is kept for its leads and campaigns and cannot be changed.</Alert>}
+        {whoami.data && !mayEdit && <Alert color="yellow">You can view traffic providers but not change them.</Alert>}
+      </EditorHeader>
       {provider && (
         <Text size="sm" c="dimmed">
           Intake token: <code>{provider.token_prefix}…</code> (the rest is shown only when the token is made).

@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Alert, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router-dom';
 import { api, must } from '../../api/client';
@@ -10,6 +10,7 @@ import { fieldErrors, noErrors, refusal } from '../../ui/fields';
 import { useEditorForm } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
 import { PermissionGrid } from './PermissionGrid';
+import { EditorHeader } from '../../ui/EditorHeader';
 
 type Role = paths['/api/roles/{id}']['get']['responses'][200]['content']['application/json'];
 // The grid only offers what GET /api/permissions lists, which is exactly this vocabulary.
@@ -62,36 +63,37 @@ function RoleForm({ role }: { role: Role | null }) {
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={2}>{role ? role.name : 'New role'}</Title>
-        <Group>
-          {role && !builtin && (
-            <DeleteButton
-              what="role"
-              name={role.name}
-              remove={() => api.DELETE('/api/roles/{id}', { params: { path: { id: role.id } } })}
-              list={{ to: '/settings/roles', queryKey: 'roles' }}
-              onDeleted={guard.markClean}
-              disabled={!canEdit}
-              note={'A role can only be deleted when no operator holds it.'}
-            />
-          )}
-          <Button onClick={save} loading={saving} disabled={!canEdit}>
-            Save
-          </Button>
-        </Group>
-      </Group>
-      {builtin && <Alert color="gray">The built-in admin role holds every permission and cannot be changed or deleted.</Alert>}
-      {whoami.data && !mayEdit && <Alert color="yellow">You can view roles but not change them.</Alert>}
-      {mayEdit && beyond.length > 0 && !builtin && (
-        <Alert color="yellow">This role holds permissions you do not ({beyond.join(', ')}), so you cannot change it.</Alert>
-      )}
-      {saved && (
-        <Alert color="green" data-testid="role-saved">
-          Saved. Operators holding this role get the change on their next request.
-        </Alert>
-      )}
-      {problem && <Alert color="red" role="alert" title={problem} data-testid="role-errors" />}
+      <EditorHeader
+        title={role ? role.name : 'New role'}
+        testId="role"
+        actions={
+          <>
+            {role && !builtin && (
+              <DeleteButton
+                what="role"
+                name={role.name}
+                remove={() => api.DELETE('/api/roles/{id}', { params: { path: { id: role.id } } })}
+                list={{ to: '/settings/roles', queryKey: 'roles' }}
+                onDeleted={guard.markClean}
+                disabled={!canEdit}
+                note={'A role can only be deleted when no operator holds it.'}
+              />
+            )}
+          </>
+        }
+        onSave={save}
+        saving={saving}
+        canEdit={canEdit}
+        saved={saved}
+        savedText="Saved. Operators holding this role get the change on their next request."
+        problem={problem}
+      >
+        {builtin && <Alert color="gray">The built-in admin role holds every permission and cannot be changed or deleted.</Alert>}
+        {whoami.data && !mayEdit && <Alert color="yellow">You can view roles but not change them.</Alert>}
+        {mayEdit && beyond.length > 0 && !builtin && (
+          <Alert color="yellow">This role holds permissions you do not ({beyond.join(', ')}), so you cannot change it.</Alert>
+        )}
+      </EditorHeader>
       <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
         <Stack maw={720}>
           <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} />
