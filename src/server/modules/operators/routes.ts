@@ -16,6 +16,7 @@ import { IdParams } from '../roles/schemas.js';
 import { findOperator, operatorsWithRole, otherActiveAdmins } from './queries.js';
 import { assertTimezone } from './service.js';
 import { CreateOperator, Operator, OperatorStatus, UpdateOperator } from './schemas.js';
+import { disableTwoFactor } from '../profile/two-factor.js';
 
 async function roleFor(db: Kysely<Database>, roleId: string) {
   return (await findRole(db, roleId)) ?? invalid([{ field: 'role_id', message: 'no role with that id' }]);
@@ -149,12 +150,11 @@ export default async function operatorRoutes(app: App) {
             ...(b.status ? { status: b.status } : {}),
             ...(newRole ? { role_id: newRole.id } : {}),
             ...(password_hash ? { password_hash } : {}),
-            ...(b.two_factor === false ? { totp_secret: null, totp_pending_secret: null, totp_last_step: null } : {}),
             updated_at: nowIso(),
           })
           .where('id', '=', target.id)
           .execute();
-        if (b.two_factor === false) await tx.deleteFrom('recovery_codes').where('operator_id', '=', target.id).execute();
+        if (b.two_factor === false) await disableTwoFactor(tx, target.id);
         if (b.status === 'disabled' || password_hash) await tx.deleteFrom('sessions').where('operator_id', '=', target.id).execute();
         const { password: _omit, ...changes } = b;
         await audit(tx, req, {
