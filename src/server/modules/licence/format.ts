@@ -71,13 +71,16 @@ export interface DecodedLicence {
   authentic: boolean;
 }
 
+/** A key as pasted, without the whitespace of e-mail wrapping: the form stored and fingerprinted. */
+export const compactKey = (raw: string) => raw.replace(/\s+/g, '');
+
 /**
  * Decodes a key and checks its signature. Throws MalformedLicence when it is not a licence key
  * at all; a well-formed key with a wrong signature comes back with authentic: false.
  * Whitespace is ignored: keys pasted from e-mail arrive wrapped.
  */
 export function decodeLicence(raw: string, publicKey: KeyObject): DecodedLicence {
-  const key = raw.replace(/\s+/g, '');
+  const key = compactKey(raw);
   const parts = key.split('.');
   if (parts.length !== 3 || parts[0] !== KEY_PREFIX || !B64URL.test(parts[1]) || !B64URL.test(parts[2])) {
     throw new MalformedLicence(`is not a Leadgate licence key (expected ${KEY_PREFIX}.<payload>.<signature>)`);

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import { nowIso } from '../../db/ids.js';
 import { HttpProblem, invalid } from '../../http/errors.js';
-import { decodeLicence, MalformedLicence, type LicencePayload } from './format.js';
+import { compactKey, decodeLicence, MalformedLicence, type LicencePayload } from './format.js';
 import { deleteSetting, initSetting, readSetting, writeSetting } from '../../db/settings.js';
 
 type Db = Kysely<Database>;
@@ -34,7 +34,7 @@ export const installationId = (db: Db) => initSetting(db, INSTALLATION_KEY, rand
 const storedLicence = (db: Db) => readSetting<StoredLicence | null>(db, LICENCE_KEY, null);
 
 /** Identifies a key in the audit log without writing the key itself there. */
-export const fingerprint = (key: string) => createHash('sha256').update(key.replace(/\s+/g, '')).digest('hex').slice(0, 16);
+export const fingerprint = (key: string) => createHash('sha256').update(compactKey(key)).digest('hex').slice(0, 16);
 
 const day = (iso: string) => iso.slice(0, 10);
 
@@ -65,7 +65,7 @@ export function verifyForInstall(key: string, publicKey: KeyObject, installation
 }
 
 export const saveLicence = (db: Db, key: string) =>
-  writeSetting(db, LICENCE_KEY, { key: key.replace(/\s+/g, ''), installed_at: nowIso() } satisfies StoredLicence);
+  writeSetting(db, LICENCE_KEY, { key: compactKey(key), installed_at: nowIso() } satisfies StoredLicence);
 
 export const removeLicence = (db: Db) => deleteSetting(db, LICENCE_KEY);
 
