@@ -1,5 +1,5 @@
 import { Alert, Badge, Button, Group, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core';
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must, problemText } from '../api/client';
 import { Loading } from '../Loading';
@@ -7,6 +7,7 @@ import { useWhoami } from '../whoami';
 import { formatTime, staleness, type ApiKey } from './keys';
 import { NewKeyModal } from './NewKeyModal';
 import { RevokeKeyModal } from './RevokeKeyModal';
+import { usePagedList } from '../ui/ListPage';
 
 const STATUS_COLOR = { active: 'green', expired: 'gray', revoked: 'red' } as const;
 
@@ -15,12 +16,7 @@ export default function ApiKeys() {
   // Admins may look at (and revoke) every operator's keys, e.g. when someone leaves.
   const [everyone, setEveryone] = useState(false);
   const all = everyone && Boolean(whoami.data?.admin);
-  const keys = useInfiniteQuery({
-    queryKey: ['api-keys', all ? 'all' : 'mine'],
-    initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) => must(await api.GET('/api/api-keys', { params: { query: { limit: 100, cursor: pageParam, all } } })),
-    getNextPageParam: (page) => page.next_cursor ?? undefined,
-  });
+  const keys = usePagedList(['api-keys', all ? 'all' : 'mine'], async (cursor) => must(await api.GET('/api/api-keys', { params: { query: { limit: 100, cursor, all } } })));
   const [creating, setCreating] = useState(false);
   // The key stays set while the confirm modal animates closed, so it never renders empty.
   const [revoking, setRevoking] = useState<ApiKey | null>(null);

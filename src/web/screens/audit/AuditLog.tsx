@@ -1,11 +1,11 @@
 import { Alert, Badge, Button, Code, Group, Stack, Table, Text, Title, UnstyledButton } from '@mantine/core';
-import { useInfiniteQuery } from '@tanstack/react-query';
 import { Fragment, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { api, must, problemText } from '../../api/client';
 import type { paths } from '../../api/schema';
 import { Loading } from '../../Loading';
 import { AuditFilters } from './AuditFilters';
+import { usePagedList } from '../../ui/ListPage';
 
 type Entry = paths['/api/audit-log']['get']['responses'][200]['content']['application/json']['data'][number];
 
@@ -26,17 +26,9 @@ export default function AuditLog() {
   const actorId = params.get('actor_id') ?? '';
   const [open, setOpen] = useState<string | null>(null);
 
-  const entries = useInfiniteQuery({
-    queryKey: ['audit-log', action, actorId],
-    initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) =>
-      must(
-        await api.GET('/api/audit-log', {
-          params: { query: { limit: PAGE, cursor: pageParam, action: action || undefined, actor_id: actorId || undefined } },
-        }),
-      ),
-    getNextPageParam: (page) => page.next_cursor ?? undefined,
-  });
+  const entries = usePagedList(['audit-log', action, actorId], async (cursor) =>
+    must(await api.GET('/api/audit-log', { params: { query: { limit: PAGE, cursor, action: action || undefined, actor_id: actorId || undefined } } })),
+  );
   const rows = entries.data?.pages.flatMap((p) => p.data) ?? [];
 
   function setFilters(patch: { action?: string; actor_id?: string }) {

@@ -1,5 +1,4 @@
 import { Alert, Badge, Button, Checkbox, Group, Menu, Stack, Table, Text, Title } from '@mantine/core';
-import { useInfiniteQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { api, must, problemText } from '../../api/client';
@@ -8,6 +7,7 @@ import { COLUMNS, countActive, filtersToParams, loadColumns, parseFilters, saveC
 import { LeadDrawer, STATUS_COLOR } from './LeadDrawer';
 import { LeadFilters } from './LeadFilters';
 import { saveBlob } from '../../ui/download';
+import { usePagedList } from '../../ui/ListPage';
 
 const PAGE = 50;
 
@@ -21,13 +21,7 @@ export default function Leads() {
   const [exporting, setExporting] = useState(false);
   const [exportError, setExportError] = useState<string | null>(null);
 
-  const leads = useInfiniteQuery({
-    queryKey: ['leads', search],
-    initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) =>
-      must(await api.GET('/api/leads/search', { params: { query: { ...filters, limit: PAGE, cursor: pageParam } } })),
-    getNextPageParam: (page) => page.next_cursor ?? undefined,
-  });
+  const leads = usePagedList(['leads', search], async (cursor) => must(await api.GET('/api/leads/search', { params: { query: { ...filters, limit: PAGE, cursor } } })));
   const rows = leads.data?.pages.flatMap((p) => p.data) ?? [];
   const shown = COLUMNS.filter((c) => columns.includes(c.key));
 
