@@ -8,8 +8,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { ServerClient, type Child } from '../processes.js';
-import { chromiumAvailable, openBrowser, screenshot, signIn, startServer } from './harness.js';
+import { type Child } from '../processes.js';
+import { chromiumAvailable, openBrowser, screenshot, signIn, startServerAndClient } from './harness.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -28,9 +28,7 @@ const text = async (page: Page, testId: string) => (await page.getByTestId(testI
 
 test('the Overview shows the API’s KPIs and top lists; Analytics groups by country as the API does', { timeout: 180_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
-  const server = await startServer(t);
-  const api = await new ServerClient(server.port).login();
-  t.after(() => api.close());
+  const { server, client: api } = await startServerAndClient(t);
   const get = async (urlPath: string) => {
     const res = await api.send('GET', urlPath);
     assert.equal(res.status, 200, `${urlPath}: ${res.text}`);

@@ -2,15 +2,12 @@
 // fix it, add a second partner as a target and check through the API that it was stored.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ServerClient } from '../processes.js';
 import { defaultIntegration } from '../partner-server.js';
-import { chromiumAvailable, openBrowser, screenshot, startServer, signIn } from './harness.js';
+import { chromiumAvailable, openBrowser, screenshot, startServerAndClient, signIn } from './harness.js';
 
 test('an operator edits a flow: API validation shown at the field, then targets saved', { timeout: 120_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
-  const server = await startServer(t);
-  const client = await new ServerClient(server.port).login();
-  t.after(() => client.close());
+  const { server, client } = await startServerAndClient(t);
   // Nothing listens on port 9: the partners are never called here.
   const integration = defaultIntegration('http://127.0.0.1:9/leads');
   const alpha = await client.create('/api/partners', { name: 'Alpha Partner', integration });
@@ -86,9 +83,7 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 test('unsaved changes ask before leaving; delete refuses a flow in use with the API message and removes a free one', { timeout: 120_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
-  const server = await startServer(t);
-  const client = await new ServerClient(server.port).login();
-  t.after(() => client.close());
+  const { server, client } = await startServerAndClient(t);
   const partner = await client.create('/api/partners', { name: 'Alpha Partner', integration: defaultIntegration('http://127.0.0.1:9/leads') });
   const targets = [{ partner_id: partner.id, priority: 1, weight: 100 }];
   const spare = await client.create('/api/flows', { name: 'Spare flow', targets });

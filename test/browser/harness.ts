@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { ADMIN, request, spawnServer, waitUntilUp, type Child } from '../processes.js';
+import { ADMIN, request, ServerClient, spawnServer, waitUntilUp, type Child } from '../processes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -43,6 +43,14 @@ export async function startServer(t: TestContext): Promise<Child> {
   });
   await waitUntilUp(child);
   return child;
+}
+
+/** startServer, and an API client signed in there as the owner (closed when the test ends). */
+export async function startServerAndClient(t: TestContext): Promise<{ server: Child; client: ServerClient }> {
+  const server = await startServer(t);
+  const client = await new ServerClient(server.port).login();
+  t.after(() => client.close());
+  return { server, client };
 }
 
 /** A headless Chromium with a throwaway profile; closed when the test ends. */

@@ -4,14 +4,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ServerClient } from '../processes.js';
-import { apiGet, chromiumAvailable, openBrowser, screenshot, signIn, startServer } from './harness.js';
+import { apiGet, chromiumAvailable, openBrowser, screenshot, signIn, startServerAndClient } from './harness.js';
 
 test('an admin reads the hosting panel, sets the public URL and makes, downloads and deletes a backup', { timeout: 120_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
-  const server = await startServer(t);
-  const client = await new ServerClient(server.port).login();
-  t.after(() => client.close());
+  const { server, client } = await startServerAndClient(t);
 
   const { page } = await openBrowser(t);
   await signIn(page, server);

@@ -5,14 +5,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { accepting, defaultIntegration, rejecting, startPartner } from '../partner-server.js';
-import { ServerClient } from '../processes.js';
-import { chromiumAvailable, openBrowser, screenshot, startServer, signIn } from './harness.js';
+import { chromiumAvailable, openBrowser, screenshot, startServerAndClient, signIn } from './harness.js';
 
 test('an operator filters the Leads table, reloads, and opens a lead with its attempts', { timeout: 120_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
-  const server = await startServer(t);
-  const api = await new ServerClient(server.port).login();
-  t.after(() => api.close());
+  const { server, client: api } = await startServerAndClient(t);
 
   // Two campaigns of one provider: one flow to a buyer that takes leads, one to a buyer that refuses.
   const taker = await startPartner(t, accepting());

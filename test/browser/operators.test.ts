@@ -5,16 +5,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { totpAt } from '../../src/server/auth/totp.js';
-import { ServerClient } from '../processes.js';
-import { apiGet, chromiumAvailable, openBrowser, screenshot, signIn, startServer } from './harness.js';
+import { apiGet, chromiumAvailable, openBrowser, screenshot, signIn, startServerAndClient } from './harness.js';
 
 const WATCHER = { name: 'Wanda Watcher', email: 'wanda@example.test', password: 'wanda-password-1' };
 
 test('an admin makes a role and an operator; the operator sees only what the role grants', { timeout: 120_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
-  const server = await startServer(t);
-  const client = await new ServerClient(server.port).login();
-  t.after(() => client.close());
+  const { server, client } = await startServerAndClient(t);
 
   const { page } = await openBrowser(t);
   await signIn(page, server);
@@ -117,9 +114,7 @@ async function fillOperator(page: Page, o: typeof WATCHER) {
 
 test('an admin turns off the two-factor sign-in of an operator locked out of it', { timeout: 120_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
-  const server = await startServer(t);
-  const client = await new ServerClient(server.port).login();
-  t.after(() => client.close());
+  const { server, client } = await startServerAndClient(t);
   const role = await client.create('/api/roles', { name: 'Lead watcher', permissions: ['leads:view'] });
   const op = await client.create('/api/operators', { name: WATCHER.name, email: WATCHER.email, password: WATCHER.password, role_id: role.id });
   // They turn 2FA on themselves…

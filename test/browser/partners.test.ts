@@ -3,18 +3,15 @@
 // shown once, and "Send test lead" showing what was sent and what the partner answered.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ServerClient } from '../processes.js';
 import { accepting, defaultIntegration, startPartner } from '../partner-server.js';
-import { chromiumAvailable, openBrowser, screenshot, startServer, signIn } from './harness.js';
+import { chromiumAvailable, openBrowser, screenshot, startServerAndClient, signIn } from './harness.js';
 
 const SECRET = 'key-0123456789abcdef';
 
 test('an operator creates a partner, sees its postback URL once and sends it a test lead', { timeout: 120_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
   const partnerApi = await startPartner(t, accepting());
-  const server = await startServer(t);
-  const client = await new ServerClient(server.port).login();
-  t.after(() => client.close());
+  const { server, client } = await startServerAndClient(t);
 
   const { page } = await openBrowser(t);
   await signIn(page, server);
@@ -101,9 +98,7 @@ test('an operator creates a partner, sees its postback URL once and sends it a t
 
 test('rotating the postback token shows the new URL once; the old one stops working', { timeout: 120_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
-  const server = await startServer(t);
-  const client = await new ServerClient(server.port).login();
-  t.after(() => client.close());
+  const { server, client } = await startServerAndClient(t);
   const partner = await client.create('/api/partners', { name: 'Rotating Partner', integration: defaultIntegration('http://127.0.0.1:9/leads') });
   const oldPath = new URL(partner.postback_url as string, 'http://x').pathname;
   const postback = (p: string) => client.send('GET', `${p}?lead_id=00000000-0000-7000-8000-000000000000&status=ftd`);

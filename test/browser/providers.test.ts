@@ -3,18 +3,16 @@
 // rotate the token and check the old one is refused at once.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { request, ServerClient } from '../processes.js';
+import { request } from '../processes.js';
 import { defaultIntegration } from '../partner-server.js';
 import { sampleLead } from '../distribution-world.js';
-import { chromiumAvailable, openBrowser, screenshot, startServer, signIn } from './harness.js';
+import { chromiumAvailable, openBrowser, screenshot, startServerAndClient, signIn } from './harness.js';
 
 const TOKEN = /^lgt_[0-9A-Za-z]{50}$/;
 
 test('an operator sets up a traffic provider and its campaign; rotating the token cuts off the old one', { timeout: 120_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
-  const server = await startServer(t);
-  const client = await new ServerClient(server.port).login();
-  t.after(() => client.close());
+  const { server, client } = await startServerAndClient(t);
   // Nothing listens on port 9: the lead is stored and its delivery fails, which is all we need.
   const partner = await client.create('/api/partners', { name: 'Alpha Partner', integration: defaultIntegration('http://127.0.0.1:9/leads') });
   await client.create('/api/flows', { name: 'DE traffic', targets: [{ partner_id: partner.id, priority: 1, weight: 100 }] });

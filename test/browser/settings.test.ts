@@ -2,16 +2,13 @@
 // the Audit log with the action filter kept in the URL, and the operator's own profile.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ServerClient } from '../processes.js';
-import { apiGet, chromiumAvailable, openBrowser, screenshot, signIn, startServer } from './harness.js';
+import { apiGet, chromiumAvailable, openBrowser, screenshot, signIn, startServerAndClient } from './harness.js';
 
 const ACTION = 'settings.ip_allowlist_updated';
 
 test('an operator sets the IP allow-list, finds it in the audit log, and edits their profile', { timeout: 120_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
-  const server = await startServer(t);
-  const client = await new ServerClient(server.port).login();
-  t.after(() => client.close());
+  const { server, client } = await startServerAndClient(t);
 
   const { page } = await openBrowser(t);
   await signIn(page, server);
