@@ -24,6 +24,9 @@ export const ENGINES: Engine[] = (process.env.TEST_DATABASES || 'sqlite').split(
 
 export const POSTGRES_URL = process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
+/** What tests allow the outbound guard to reach: loopback, where their partners listen. */
+export const TEST_PARTNER_NETWORKS = '127.0.0.0/8,::1/128';
+
 export const OWNER = { email: 'owner@example.test', password: 'owner-password-1', name: 'Owner' };
 
 /** Runs `fn` once per engine in TEST_DATABASES, each inside its own describe block. */
@@ -60,7 +63,8 @@ export interface TestAppOptions {
 export async function buildTestApp(t: TestContext, engine: Engine, opts: TestAppOptions = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'leadgate-test-'));
   // The recovery sweep is off unless a test asks for it: fixtures write pending leads directly.
-  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'info', DELIVERY_RECOVERY_INTERVAL_MS: '0', ...opts.env });
+  // Test partners listen on loopback, which the outbound guard refuses unless allowed on purpose.
+  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'info', DELIVERY_RECOVERY_INTERVAL_MS: '0', PARTNER_ALLOWED_NETWORKS: TEST_PARTNER_NETWORKS, ...opts.env });
   let schema: string | undefined;
   if (engine === 'postgres') {
     schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;

@@ -28,6 +28,10 @@ const CONFIG_VARS = [
   'BODY_LIMIT_BYTES',
   'INTAKE_WAIT_MS',
   'DELIVERY_RECOVERY_INTERVAL_MS',
+  'PARTNER_ALLOWED_NETWORKS',
+  'SESSION_MAX_HOURS',
+  'RATE_LIMIT_PER_KEY',
+  'RATE_LIMIT_PER_IP',
 ];
 
 export function freePort(): Promise<number> {
@@ -59,7 +63,8 @@ export async function spawnServer(t: TestContext, env: Record<string, string>, o
   for (const k of [...CONFIG_VARS, 'NODE_TEST_CONTEXT']) delete base[k];
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
     cwd: ROOT,
-    env: { ...base, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ...env },
+    // Test partners listen on loopback, which the outbound guard refuses unless allowed on purpose.
+    env: { ...base, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PARTNER_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out: string[] = [];

@@ -28,6 +28,14 @@ export interface Config {
   licencePublicKey: KeyObject;
   /** The git commit this build was made from (LEADGATE_BUILD_COMMIT, set by whoever builds), or null. */
   buildCommit: string | null;
+  /** CIDRs that outbound calls may reach although they are private/loopback/link-local (default none). */
+  partnerAllowedNetworks: string[];
+  /** A dashboard session ends this long after sign-in, however active (SESSION_MAX_HOURS). */
+  sessionMaxHours: number;
+  /** API requests per minute per API key or session (0: no limit). */
+  rateLimitPerKey: number;
+  /** API requests per minute per client address (0: no limit). */
+  rateLimitPerIp: number;
 }
 
 export class ConfigError extends Error {
@@ -122,9 +130,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const buildCommit = env.LEADGATE_BUILD_COMMIT?.trim().toLowerCase() || null;
   if (buildCommit && !/^[0-9a-f]{7,40}$/.test(buildCommit)) problems.push(`LEADGATE_BUILD_COMMIT must be a git commit hash, 7 to 40 hex digits (got "${buildCommit}")`);
 
+  const partnerAllowedNetworks: string[] = [];
+  for (const entry of (env.PARTNER_ALLOWED_NETWORKS ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const cidr = parseCidr(entry);
+    if (!cidr) problems.push(`PARTNER_ALLOWED_NETWORKS entry "${entry}" is not an IP address or CIDR`);
+    else partnerAllowedNetworks.push(cidr);
+  }
+  const sessionMaxHours = integer(env, 'SESSION_MAX_HOURS', 168, 1, 24 * 365, problems);
+  const rateLimitPerKey = integer(env, 'RATE_LIMIT_PER_KEY', 1200, 0, 1_000_000, problems);
+  const rateLimitPerIp = integer(env, 'RATE_LIMIT_PER_IP', 2400, 0, 1_000_000, problems);
+
   if (problems.length) throw new ConfigError(problems);
   return {
     host, port, dataDir, database, admin, trustProxy, sessionIdleMinutes, logLevel, bodyLimitBytes, intakeWaitMs, recoveryIntervalMs, licencePublicKey,
-    buildCommit,
+    buildCommit, partnerAllowedNetworks, sessionMaxHours, rateLimitPerKey, rateLimitPerIp,
   };
 }
