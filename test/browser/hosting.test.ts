@@ -58,3 +58,30 @@ test('an admin reads the hosting panel, sets the public URL and makes, downloads
   await page.getByTestId('backups-empty').waitFor();
   assert.deepEqual((await apiGet(server, '/api/hosting/backups', client.token)).json().data, []);
 });
+
+test('an operator with hosting:view and hosting:edit but not the admin role is told backups are for admins only', { timeout: 120_000 }, async (t) => {
+  if (!chromiumAvailable(t)) return;
+  const { server, client } = await startServerAndClient(t);
+  const role = await client.create('/api/roles', { name: 'Hosting desk', permissions: ['hosting:view', 'hosting:edit'] });
+  const desk = { email: 'hosting-desk@example.test', password: 'hosting-desk-password-1' };
+  await client.create('/api/operators', { ...desk, name: 'Harper Host', role_id: role.id });
+
+  const { page } = await openBrowser(t);
+  const backupCalls: number[] = [];
+  page.on('response', (r) => {
+    if (new URL(r.url()).pathname.startsWith('/api/hosting/backups')) backupCalls.push(r.status());
+  });
+  await page.goto(`http://127.0.0.1:${server.port}/login`);
+  await page.getByLabel('Email').fill(desk.email);
+  await page.getByLabel('Password').fill(desk.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByTestId('operator-name').waitFor();
+  await page.goto(`http://127.0.0.1:${server.port}/settings/hosting`);
+  await page.getByTestId('hosting-storage').waitFor();
+  const notice = page.getByTestId('backups-admins-only');
+  await notice.waitFor();
+  assert.match(await notice.innerText(), /admins only/);
+  assert.equal(await page.getByRole('button', { name: 'Back up now' }).count(), 0, 'no button that can only fail');
+  assert.deepEqual(backupCalls, [], 'the panel does not ask for what it would be refused');
+  await screenshot(page, 'hosting-not-admin');
+});

@@ -392,13 +392,17 @@ export interface paths {
         };
         /**
          * The SQLite backups on this server, newest first
-         * @description Access: needs the `hosting:view` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
+         * @description Admins only (the built-in admin role), from a dashboard session: other operators get 403 `forbidden` whatever their permissions, because a backup holds the whole database (every lead unmasked, partner credentials, two-factor secrets).
+         *
+         *     Access: needs the `hosting:view` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
          */
         get: operations["listBackups"];
         put?: never;
         /**
          * Back up the SQLite database now
          * @description A consistent copy of the whole database at one instant (VACUUM INTO on a read-only connection, off the event loop), made while intake goes on. One at a time: 409 while another is being made. PostgreSQL: 409 with how to back up.
+         *
+         *     Admins only (the built-in admin role), from a dashboard session: other operators get 403 `forbidden` whatever their permissions, because a backup holds the whole database (every lead unmasked, partner credentials, two-factor secrets).
          *
          *     Access: needs the `hosting:edit` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
          */
@@ -420,6 +424,8 @@ export interface paths {
          * Download one backup
          * @description The SQLite database file, as an attachment. Anyone holding it holds every lead: keep it safe.
          *
+         *     Admins only (the built-in admin role), from a dashboard session: other operators get 403 `forbidden` whatever their permissions, because a backup holds the whole database (every lead unmasked, partner credentials, two-factor secrets).
+         *
          *     Access: needs the `hosting:view` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
          */
         get: operations["downloadBackup"];
@@ -427,7 +433,9 @@ export interface paths {
         post?: never;
         /**
          * Delete one backup
-         * @description Access: needs the `hosting:edit` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
+         * @description Admins only (the built-in admin role), from a dashboard session: other operators get 403 `forbidden` whatever their permissions, because a backup holds the whole database (every lead unmasked, partner credentials, two-factor secrets).
+         *
+         *     Access: needs the `hosting:edit` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
          */
         delete: operations["deleteBackup"];
         options?: never;

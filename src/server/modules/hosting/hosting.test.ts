@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { ALL_PERMISSIONS } from '../../auth/permissions.js';
 import { loadConfig } from '../../config.js';
 import { LATEST_MIGRATION } from '../../db/migrate.js';
 import { buildTestApp, call, expectProblem, forEachDatabase, getJson, newApiKey, newOperator, type TestApp } from '../../../../test/helpers.js';
@@ -32,12 +33,53 @@ forEachDatabase('hosting', (engine) => {
       expectProblem(await call(ta.app, key.secret, opts), 403, 'session_required');
       expectProblem(await call(ta.app, nobody.token, opts), 403, 'forbidden');
       const asViewer = await call(ta.app, viewer.token, opts);
-      if (r.write) expectProblem(asViewer, 403, 'forbidden');
+      // Backups are admins' only (tested below), whatever the permission.
+      if (r.write || r.url.startsWith('/api/hosting/backups')) expectProblem(asViewer, 403, 'forbidden');
       else assert.notEqual(asViewer.statusCode, 403, `${r.method} ${r.url} as viewer: ${asViewer.body}`);
     }
     assert.equal((await call(ta.app, viewer.token, { method: 'GET', url: '/api/hosting' })).statusCode, 200);
     const editor = await newOperator(ta, ['hosting:edit']);
     assert.equal((await putUrl(ta, 'https://a.example', editor.token)).statusCode, 200);
+  });
+
+  test('backups (the whole database) are for admins only: hosting:view and hosting:edit without the admin role get 403 forbidden', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    // A backup holds every lead unmasked, partner secrets and two-factor secrets: only the
+    // built-in admin role, from a session, may list, make, download or delete one. A custom role
+    // holding every permission is still not the admin.
+    const hostingRole = await newOperator(ta, ['hosting:view', 'hosting:edit']);
+    const everything = await newOperator(ta, [...ALL_PERMISSIONS]);
+    const sqlite = engine === 'sqlite';
+    let name = BACKUP;
+    if (sqlite) {
+      const made = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/hosting/backups' });
+      assert.equal(made.statusCode, 201, made.body);
+      name = made.json().name;
+    }
+    const backupRoutes = [
+      { method: 'GET', url: '/api/hosting/backups' },
+      { method: 'POST', url: '/api/hosting/backups' },
+      { method: 'GET', url: `/api/hosting/backups/${name}` },
+      { method: 'DELETE', url: `/api/hosting/backups/${name}` },
+    ] as const;
+    for (const op of [hostingRole, everything]) {
+      for (const r of backupRoutes) {
+        const res = await call(ta.app, op.token, r);
+        const body = expectProblem(res, 403, 'forbidden');
+        assert.match(body.detail, /admins/i, `${r.method} ${r.url}: ${body.detail}`);
+        assert.ok(!String(res.headers['content-type']).includes('sqlite'), 'no file served');
+      }
+    }
+    // Nothing was made, served or deleted for them; the panel itself stays open to hosting:view.
+    assert.equal((await call(ta.app, hostingRole.token, { method: 'GET', url: '/api/hosting' })).statusCode, 200);
+    const actions = (await ta.db.selectFrom('audit_log').select('action').where('action', 'like', 'hosting.backup%').execute()).map((a) => a.action);
+    assert.deepEqual(actions, sqlite ? ['hosting.backup_created'] : []);
+
+    // The admin passes the access check on each (PostgreSQL then answers 409: no backups there).
+    const expected = sqlite ? [200, 201, 200, 204] : [409, 409, 409, 409];
+    const got = [];
+    for (const r of backupRoutes) got.push((await call(ta.app, ta.ownerToken, r)).statusCode);
+    assert.deepEqual(got, expected);
   });
 
   test('GET /api/hosting reports the server, the database and the build', async (t) => {

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import { Type } from 'typebox';
-import { conflict } from '../../http/errors.js';
+import type { FastifyRequest } from 'fastify';
+import { conflict, HttpProblem } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
-import type { App } from '../../types.js';
+import { principalOf, type App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { backupDir, backupPath, listBackups, makeBackup } from './backups.js';
 import { normalisePublicBaseUrl, readPublicBaseUrl, writePublicBaseUrl } from './public-url.js';
@@ -11,6 +12,20 @@ import { hostingStatus, PG_BACKUP_ADVICE } from './status.js';
 import { decodeCursor, PageQuery, pageOf } from '../../http/pagination.js';
 
 const tags = ['Hosting'];
+
+// A backup is the whole database: every lead unmasked, partner credentials, password hashes and
+// two-factor secrets. hosting:view / hosting:edit open the panel; the backups in it are for the
+// built-in admin role only (API-CONTRACT rule 17), and always from a session (sessionOnly).
+const ADMIN_ONLY =
+  'Admins only (the built-in admin role), from a dashboard session: other operators get 403 `forbidden` whatever ' +
+  'their permissions, because a backup holds the whole database (every lead unmasked, partner credentials, two-factor secrets).';
+
+/** Route-level onRequest: runs after the guard's (session, hosting:view/edit), before anything is read. */
+async function adminsOnly(req: FastifyRequest) {
+  if (!principalOf(req).isAdmin) {
+    throw new HttpProblem(403, 'forbidden', 'Backups are for admins only: a backup holds the whole database, every lead, partner credentials and two-factor secrets.');
+  }
+}
 
 export default async function hostingRoutes(app: App) {
   const dataDir = app.config.dataDir;
@@ -61,10 +76,12 @@ export default async function hostingRoutes(app: App) {
     '/api/hosting/backups',
     {
       config: { sessionOnly: true, permission: 'hosting:view' },
+      onRequest: adminsOnly,
       schema: {
         operationId: 'listBackups',
         tags,
         summary: 'The SQLite backups on this server, newest first',
+        description: ADMIN_ONLY,
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
         response: { 200: BackupPage, ...problems(409) },
       },
@@ -83,13 +100,15 @@ export default async function hostingRoutes(app: App) {
     '/api/hosting/backups',
     {
       config: { sessionOnly: true, permission: 'hosting:edit' },
+      onRequest: adminsOnly,
       schema: {
         operationId: 'createBackup',
         tags,
         summary: 'Back up the SQLite database now',
         description:
           'A consistent copy of the whole database at one instant (VACUUM INTO on a read-only connection, off the ' +
-          'event loop), made while intake goes on. One at a time: 409 while another is being made. PostgreSQL: 409 with how to back up.',
+          'event loop), made while intake goes on. One at a time: 409 while another is being made. PostgreSQL: 409 with how to back up.\n\n' +
+          ADMIN_ONLY,
         response: { 201: Backup, ...problems(409) },
       },
     },
@@ -104,11 +123,12 @@ export default async function hostingRoutes(app: App) {
     '/api/hosting/backups/:name',
     {
       config: { sessionOnly: true, permission: 'hosting:view' },
+      onRequest: adminsOnly,
       schema: {
         operationId: 'downloadBackup',
         tags,
         summary: 'Download one backup',
-        description: 'The SQLite database file, as an attachment. Anyone holding it holds every lead: keep it safe.',
+        description: `The SQLite database file, as an attachment. Anyone holding it holds every lead: keep it safe.\n\n${ADMIN_ONLY}`,
         params: BackupParams,
         response: {
           200: {
@@ -136,10 +156,12 @@ export default async function hostingRoutes(app: App) {
     '/api/hosting/backups/:name',
     {
       config: { sessionOnly: true, permission: 'hosting:edit' },
+      onRequest: adminsOnly,
       schema: {
         operationId: 'deleteBackup',
         tags,
         summary: 'Delete one backup',
+        description: ADMIN_ONLY,
         params: BackupParams,
         response: { 204: Type.Null({ description: 'Deleted' }), ...problems(404, 409) },
       },

@@ -18,6 +18,8 @@ export default function Hosting() {
   const status = useQuery({ queryKey: HOSTING_KEY, queryFn: async () => must(await api.GET('/api/hosting')), refetchInterval: 30_000 });
   const whoami = useWhoami();
   const canEdit = whoami.data?.permissions.includes('hosting:edit') ?? false;
+  // Backups hold the whole database: the API refuses them to everyone but the admin role.
+  const isAdmin = whoami.data?.admin ?? false;
   return (
     <Stack maw={1000}>
       <Title order={2}>Hosting</Title>
@@ -31,7 +33,21 @@ export default function Hosting() {
           <PublicUrlForm current={status.data.public_base_url} canEdit={canEdit} />
           {whoami.data && !canEdit && <Alert color="yellow">You can view this panel but not change it (that needs hosting:edit).</Alert>}
           {status.data.backups.supported ? (
-            <Backups advice={status.data.backups.advice} canEdit={canEdit} />
+            !whoami.data ? (
+              <Loading />
+            ) : isAdmin ? (
+              <Backups advice={status.data.backups.advice} canEdit={canEdit} />
+            ) : (
+              <Card withBorder data-testid="backups-admins-only">
+                <Title order={4} mb="xs">
+                  Backups
+                </Title>
+                <Alert color="gray">
+                  Backups are for admins only: a backup holds the whole database (every lead, partner credentials and
+                  two-factor secrets), so only an operator with the admin role can make, download or delete one.
+                </Alert>
+              </Card>
+            )
           ) : (
             <Card withBorder data-testid="backup-advice">
               <Title order={4} mb="xs">
