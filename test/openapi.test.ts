@@ -10,7 +10,8 @@ import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ALL_PERMISSIONS } from '../src/server/auth/permissions.js';
-import { ProblemSchema } from '../src/server/http/errors.js';
+import { installAuth } from '../src/server/auth/guard.js';
+import { installErrorHandlers, ProblemSchema } from '../src/server/http/errors.js';
 import { installRouteRules, type RouteInfo } from '../src/server/http/openapi.js';
 import { validatorCompiler } from '../src/server/http/validation.js';
 import { ApiKey } from '../src/server/modules/api-keys/schemas.js';
@@ -390,7 +391,7 @@ describe('Route rules at start-up (deny by default, document by construction)', 
     const err = await startUp((app) => {
       app.get('/api/widgets/:id', { config: { permission: 'roles:view' }, schema: get }, async () => ({ ok: true }));
       app.post('/api/widgets', { config: { permission: 'roles:edit' }, schema: post }, async () => ({ ok: true }));
-      app.get('/not-api', async () => 'x');
+      app.get('/not-api', { config: { public: true } }, async () => 'x');
     }, table);
     assert.equal(err, null);
     assert.deepEqual(
@@ -403,10 +404,29 @@ describe('Route rules at start-up (deny by default, document by construction)', 
     assert.equal(post['x-permission'], 'roles:edit');
   });
 
-  test('a route that declares no access stops start-up, naming the route', async () => {
+  test('a route that declares no access stops start-up, naming the route, outside /api too', async () => {
     const err = await startUp((app) => app.get('/api/widgets', { schema: documented }, async () => ({ ok: true })));
     assert.ok(err, 'start-up succeeded');
     assert.match(err.message, /GET \/api\/widgets declares no access/);
+    const outside = await startUp((app) => app.get('/metrics-like', async () => 'x'));
+    assert.match(String(outside?.message), /GET \/metrics-like declares no access/);
+  });
+
+  test('a handler reached without the guard granting its route refuses to run (deny by construction)', async (t) => {
+    // The rules without installAuth: as if a hook were skipped. The handler must not run.
+    const app = Fastify({ logger: false });
+    app.addSchema(ProblemSchema);
+    installErrorHandlers(app);
+    installRouteRules(app as unknown as App, []);
+    let ran = false;
+    app.get('/api/widgets', { config: { public: true }, schema: documented }, async () => {
+      ran = true;
+      return { ok: true };
+    });
+    t.after(() => app.close());
+    const res = await app.inject({ method: 'GET', url: '/api/widgets' });
+    assert.equal(res.statusCode, 403);
+    assert.equal(ran, false);
   });
 
   test('a write route that requires only a :view permission stops start-up', async () => {
@@ -435,13 +455,14 @@ describe('Route rules at start-up (deny by default, document by construction)', 
     const app = Fastify({ logger: false });
     app.addSchema(ProblemSchema);
     installRouteRules(app as unknown as App, []);
+    installAuth(app as unknown as App);
     const row = {
       id: 'k1', name: 'n', scopes: ['roles:view'], expires_at: null, created_at: '2026-01-01T00:00:00.000Z', last_used_at: null,
       revoked_at: null, status: 'active', prefix: 'lg_k1', operator_id: 'o1',
     };
     app.get(
       '/api/widgets',
-      { config: { sessionOnly: true }, schema: { ...documented, response: { 200: ApiKey } } },
+      { config: { public: true, allowlistExempt: true }, schema: { ...documented, response: { 200: ApiKey } } },
       async () => ({ ...row, secret_hash: 'deadbeef', secret: 'lg_secretsecretsecret', password_hash: '$argon2id$x' }),
     );
     t.after(() => app.close());

@@ -7,6 +7,8 @@ import { installAuth } from './auth/guard.js';
 import { installDistribution } from './distribution/runner.js';
 import { frameworkErrorHandler, HttpProblem, installErrorHandlers } from './http/errors.js';
 import { installOpenApi, installRouteRules, type RouteInfo } from './http/openapi.js';
+import { loggedUrl } from './http/log-redaction.js';
+import { rewriteRequestTarget } from './http/request-target.js';
 import { installSpa } from './http/spa.js';
 import { validatorCompiler } from './http/validation.js';
 import type { App } from './types.js';
@@ -38,11 +40,6 @@ export interface BuildOptions {
   webDir?: string;
 }
 
-// Tokens can appear in URLs (postback and intake links); never let one reach a log line.
-// No \b before the prefix: in "?auth=Bearer%20lg_…" the token follows an alphanumeric ("0").
-const TOKEN_IN_TEXT = /(lg[stp]?_)[0-9A-Za-z]{8,}/g;
-export const redactTokens = (s: string) => s.replace(TOKEN_IN_TEXT, '$1[redacted]');
-
 function loggerOptions(config: Config, stream: DestinationStream): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
@@ -52,9 +49,10 @@ function loggerOptions(config: Config, stream: DestinationStream): FastifyServer
       censor: '[redacted]',
     },
     serializers: {
-      req: (req: { method: string; url: string; ip?: string; socket?: { remoteAddress?: string } }) => ({
+      // The URL is rebuilt from the matched route's decoded parameters, tokens redacted.
+      req: (req: FastifyRequest & { socket?: { remoteAddress?: string } }) => ({
         method: req.method,
-        url: redactTokens(req.url),
+        url: loggedUrl(req),
         ip: req.ip ?? req.socket?.remoteAddress,
       }),
     },
@@ -87,6 +85,8 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
     logController: new RequestLog(),
     return503OnClosing: false, // answered below as problem+json instead
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // Absolute-form targets, encoded slashes and dot segments never reach a route (rule 12).
+    rewriteUrl: rewriteRequestTarget,
     // Bad %-escapes and over-long path parameters fail before routing: answer problem+json too.
     frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -1,3 +1,4 @@
+import type { Config } from '../config.js';
 import type { DB } from '../db/database.js';
 import { nowIso } from '../db/ids.js';
 import { HttpProblem } from '../http/errors.js';
@@ -65,7 +66,11 @@ export function parseBearer(authorization: string | undefined): ParsedToken {
  * A well-formed token → principal. Every check reads the database, so a revoke, a role change
  * or a disabled operator takes effect on the next request on every instance.
  */
-export async function authenticate(db: DB, parsed: ParsedToken, idleMinutes: number): Promise<Principal> {
+export async function authenticate(
+  db: DB,
+  parsed: ParsedToken,
+  limits: Pick<Config, 'sessionIdleMinutes' | 'sessionMaxHours'>,
+): Promise<Principal> {
   const now = Date.now();
 
   if (parsed.kind === 'lgs_') {
@@ -73,13 +78,19 @@ export async function authenticate(db: DB, parsed: ParsedToken, idleMinutes: num
       .selectFrom('sessions')
       .innerJoin('operators', 'operators.id', 'sessions.operator_id')
       .innerJoin('roles', 'roles.id', 'operators.role_id')
-      .select([...operatorColumns, 'sessions.secret_hash', 'sessions.last_seen_at'])
+      .select([...operatorColumns, 'sessions.secret_hash', 'sessions.last_seen_at', 'sessions.created_at'])
       .where('sessions.id', '=', parsed.id)
       .executeTakeFirst();
     if (!row || !secretMatches(parsed.secret, row.secret_hash)) throw unauthorized('The session is not valid.');
-    if (now - Date.parse(row.last_seen_at) > idleMinutes * 60_000) {
+    if (now - Date.parse(row.last_seen_at) > limits.sessionIdleMinutes * 60_000) {
       await db.deleteFrom('sessions').where('id', '=', parsed.id).execute();
       throw unauthorized('The session has expired; log in again.');
+    }
+    // However busy, a session ends SESSION_MAX_HOURS after sign-in: a stolen token is not
+    // good forever just because it is used.
+    if (now - Date.parse(row.created_at) > limits.sessionMaxHours * 3_600_000) {
+      await db.deleteFrom('sessions').where('id', '=', parsed.id).execute();
+      throw unauthorized('The session has reached its maximum lifetime; log in again.');
     }
     if (row.status !== 'active') throw unauthorized('The operator is disabled.');
     if (stale(row.last_seen_at, now, LAST_USED_GRANULARITY_MS)) {

@@ -1,16 +1,25 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { HttpProblem } from '../http/errors.js';
-import type { App } from '../types.js';
+import { refusedTargetReason } from '../http/request-target.js';
+import type { App, RouteAccess } from '../types.js';
 import { authenticate, parseBearer } from './authenticate.js';
 import { IpAllowList, normalizeIp, readAllowList } from './ip-allowlist.js';
 import { authenticatePostback, authenticateProvider } from './machine-tokens.js';
 
 export const clientIp = (req: FastifyRequest) => normalizeIp(req.ip);
 
+/** Set on a request once the guard has granted the access of the route that matched it. */
+const GRANTED = Symbol('leadgate.accessGranted');
+/** Each route's own identity inside its config (Fastify copies the config object, symbols too). */
+const ROUTE_KEY = Symbol('leadgate.route');
+type Granted = FastifyRequest & { [GRANTED]?: symbol };
+type Keyed = RouteAccess & { [ROUTE_KEY]?: symbol };
+
 /**
- * The one auth path. For every request: the credential's form (no database), the account
- * allow-list, the credential itself, then the route's declared access. Handlers only ever see
- * request.principal.
+ * The one auth path, decided from the route that matched (its declared access), never from the
+ * URL's spelling. For every request: a refused request target first, then the credential's
+ * form (no database), the account allow-list, the credential itself, then the declared access.
+ * Handlers only ever see request.principal (or trafficProvider / postbackPartner).
  */
 export function installAuth(app: App) {
   app.decorateRequest('principal', null);
@@ -18,47 +27,66 @@ export function installAuth(app: App) {
   app.decorateRequest('postbackPartner', null);
 
   app.addHook('onRequest', async (req) => {
-    const access = req.routeOptions.config ?? {};
-    const url = req.url;
-    if (!url.startsWith('/api/') && url !== '/api') return;
+    const refused = refusedTargetReason(req.raw);
+    if (refused) throw new HttpProblem(400, 'validation_failed', refused, [{ field: 'url', message: refused }]);
+
+    // No route matched: the not-found handler (a 404 problem, or a dashboard file) answers,
+    // and it reads nothing protected.
+    if (!req.routeOptions.url) return;
+    const access = req.routeOptions.config as Keyed;
+    // A route that never passed the start-up rules (installRouteRules) has no declared access.
+    if (!access[ROUTE_KEY]) throw new HttpProblem(403, 'forbidden', 'This route declares no access.');
 
     // Machines: traffic providers posting leads, partners posting conversions.
     if (access.intake) {
       req.trafficProvider = await authenticateProvider(app.db, req.headers.authorization, clientIp(req));
-      return;
-    }
-    if (access.postback) {
+    } else if (access.postback) {
       req.postbackPartner = await authenticatePostback(app.db, (req.params as { token?: string }).token);
-      return;
-    }
-
-    // A missing or malformed credential is refused before anything touches the database.
-    const known = !!req.routeOptions.url;
-    const token = known && !access.public ? parseBearer(req.headers.authorization) : null;
-
-    if (!access.allowlistExempt) {
-      const list = new IpAllowList(await readAllowList(app.db));
-      if (!list.allows(clientIp(req))) {
-        throw new HttpProblem(403, 'ip_not_allowed', `Requests from ${clientIp(req)} are not allowed by the account's IP allow-list.`);
+    } else {
+      // A missing or malformed credential is refused before anything touches the database.
+      const token = access.public ? null : parseBearer(req.headers.authorization);
+      if (!access.allowlistExempt) {
+        const list = new IpAllowList(await readAllowList(app.db));
+        if (!list.allows(clientIp(req))) {
+          throw new HttpProblem(403, 'ip_not_allowed', `Requests from ${clientIp(req)} are not allowed by the account's IP allow-list.`);
+        }
+      }
+      if (token) {
+        const principal = await authenticate(app.db, token, app.config);
+        req.principal = principal;
+        if (access.sessionOnly && principal.via !== 'session') {
+          throw new HttpProblem(403, 'session_required', 'This endpoint is for dashboard sessions only; API keys cannot use it.');
+        }
+        const needed = access.permission;
+        // A key is judged on its own scopes first (so a view-only key gets insufficient_scope on
+        // every write), then on what its operator's role holds now.
+        if (needed && principal.via === 'api_key' && !principal.keyScopes.has(needed)) {
+          throw new HttpProblem(403, 'insufficient_scope', `This API key lacks the scope ${needed}.`);
+        }
+        if (needed && !principal.rolePermissions.has(needed)) {
+          throw new HttpProblem(403, 'forbidden', `Your role does not have the permission ${needed}.`);
+        }
       }
     }
-    if (!token) return; // public, or an unknown route (404 follows)
-
-    const principal = await authenticate(app.db, token, app.config.sessionIdleMinutes);
-    req.principal = principal;
-
-    if (access.sessionOnly && principal.via !== 'session') {
-      throw new HttpProblem(403, 'session_required', 'This endpoint is for dashboard sessions only; API keys cannot use it.');
-    }
-    const needed = access.permission;
-    if (!needed) return;
-    // A key is judged on its own scopes first (so a view-only key gets insufficient_scope on
-    // every write), then on what its operator's role holds now.
-    if (principal.via === 'api_key' && !principal.keyScopes.has(needed)) {
-      throw new HttpProblem(403, 'insufficient_scope', `This API key lacks the scope ${needed}.`);
-    }
-    if (!principal.rolePermissions.has(needed)) {
-      throw new HttpProblem(403, 'forbidden', `Your role does not have the permission ${needed}.`);
-    }
+    (req as Granted)[GRANTED] = access[ROUTE_KEY];
   });
+}
+
+/**
+ * Called from onRoute for every route: its handler runs only on a request the guard granted
+ * for that very route's access. If a hook were ever skipped (a plugin context, a later
+ * refactor), the handler refuses instead of running unguarded.
+ */
+export function requireGrantedAccess(route: RouteOptions) {
+  const handler = route.handler;
+  const where = `${String(route.method)} ${route.url}`;
+  const key = Symbol(where);
+  (route.config as Keyed)[ROUTE_KEY] = key;
+  route.handler = function guarded(this: unknown, req: FastifyRequest, reply: FastifyReply) {
+    if ((req as Granted)[GRANTED] !== key) {
+      req.log.error({ route: where }, 'handler reached without the access it declares: refused');
+      throw new HttpProblem(403, 'forbidden', 'This request was not authorized for this route.');
+    }
+    return handler.call(this as never, req, reply);
+  } as RouteOptions['handler'];
 }

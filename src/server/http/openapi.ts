@@ -2,6 +2,7 @@ import type { RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Type } from 'typebox';
+import { requireGrantedAccess } from '../auth/guard.js';
 import { isWriteAction } from '../auth/permissions.js';
 import type { App, RouteAccess } from '../types.js';
 import { ProblemSchema } from './errors.js';
@@ -59,18 +60,25 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
     const methods = ([] as string[]).concat(route.method);
     const schema = (route.schema ??= {}) as Record<string, any>;
     const access = (route.config ??= {}) as RouteAccess;
-    const isApi = route.url.startsWith('/api');
-    const hidden = !isApi || schema.hide === true || route.url.startsWith('/api/docs');
     const where = `${methods.join(',')} ${route.url}`;
+    // Every handler runs only on a request the guard granted for this route's declared access.
+    requireGrantedAccess(route);
 
-    if (hidden) {
-      access.public ??= true;
+    // Swagger UI's own pages and files are registered by its plugin, which cannot declare
+    // access: they are the one exception, public by name (the allow-list still applies).
+    if (route.url === '/api/docs' || route.url.startsWith('/api/docs/')) {
+      access.public = true;
       schema.hide = true;
       for (const method of methods) table.push({ method, url: route.url, hidden: true, access });
       return;
     }
     if (!access.permission && !access.public && !access.sessionOnly && !access.authenticated && !access.intake && !access.postback) {
       throw new Error(`${where} declares no access: set config.permission, public, sessionOnly, authenticated, intake or postback`);
+    }
+    if (!route.url.startsWith('/api/') || schema.hide === true) {
+      schema.hide = true;
+      for (const method of methods) table.push({ method, url: route.url, hidden: true, access });
+      return;
     }
     if ((access.intake || access.postback) && !access.allowlistExempt) {
       throw new Error(`${where}: machine-token routes must be allowlistExempt (providers and partners are not on the account allow-list)`);
