@@ -2,7 +2,7 @@ import { Type, type TSchema } from 'typebox';
 import { invalid } from './errors.js';
 
 export const PageQuery = {
-  limit: Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'Page size (1–500, default 50)' }),
+  limit: Type.Integer({ format: 'int32', minimum: 1, maximum: 500, default: 50, description: 'Page size (1–500, default 50)' }),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'next_cursor from the previous page' })),
 };
 

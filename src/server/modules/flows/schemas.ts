@@ -5,13 +5,13 @@ import { PageQuery } from '../../http/pagination.js';
 export const MAX_TARGETS = 50;
 
 const Ref = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
-const Priority = Type.Integer({ minimum: 1, maximum: 1000, description: 'Lower is tried first; targets with the same priority share leads by weight' });
-const Weight = Type.Integer({ minimum: 1, maximum: 10_000, description: 'Share of leads among targets of the same priority' });
-const MaxAttempts = Type.Integer({ minimum: 1, maximum: 10, description: 'How many partners a lead is offered to at most' });
+const Priority = Type.Integer({ format: 'int32', minimum: 1, maximum: 1000, description: 'Lower is tried first; targets with the same priority share leads by weight' });
+const Weight = Type.Integer({ format: 'int32', minimum: 1, maximum: 10_000, description: 'Share of leads among targets of the same priority' });
+const MaxAttempts = Type.Integer({ format: 'int32', minimum: 1, maximum: 10, description: 'How many partners a lead is offered to at most' });
 const scheduleOptions = { description: "Working-hours override; null: the partner's own working hours" };
 const countriesOptions = { uniqueItems: true, maxItems: 250, description: "ISO 3166-1 alpha-2; empty: the partner's own countries" };
 const capOptions = { description: 'Leads per day for this target; null: no cap of its own' };
-const CapValue = Type.Integer({ minimum: 0, maximum: 10_000_000 });
+const CapValue = Type.Integer({ format: 'int32', minimum: 0, maximum: 10_000_000 });
 
 export const FlowTarget = Type.Object(
   {

@@ -26,7 +26,7 @@ export const IntakeLead = Type.Object(
         'International (+49 151 23456789) or national format of the lead\'s country (0151 23456789 with country DE); ' +
         'must be a valid number; stored as E.164 (+4915123456789)',
     }),
-    country: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2 code, any case (stored upper case), e.g. DE' }),
+    country: Type.String({ minLength: 2, maxLength: 2, pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2 code, any case (stored upper case), e.g. DE' }),
     ip: Type.String({ minLength: 1, maxLength: 45, description: "The lead's IPv4 or IPv6 address (IPv4-mapped IPv6 is stored as IPv4)" }),
     campaign_id: Type.Optional(
       Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()], {
@@ -47,6 +47,8 @@ export const IntakeHeaders = Type.Object(
   {
     'idempotency-key': Type.Optional(
       Type.String({
+        minLength: 1,
+        maxLength: 255,
         pattern: IDEMPOTENCY_KEY_PATTERN,
         description:
           'Optional; 1–255 visible ASCII characters, unique per lead you send. A retry with the same key within 24 hours ' +

@@ -37,9 +37,9 @@ export const PostbackQuery = Type.Object(
 export const PostbackBody = Type.Object(
   {
     lead_id: text(100, LEAD_ID),
-    partner_lead_id: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Integer({ minimum: 0 })], { description: PARTNER_LEAD_ID + EMPTY })),
+    partner_lead_id: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER })], { description: PARTNER_LEAD_ID + EMPTY })),
     sale_status: text(100, SALE_STATUS),
-    ftd: Type.Optional(Type.Union([Type.Boolean(), Type.Integer({ minimum: 0, maximum: 1 }), Type.String({ maxLength: 10 })], { description: FTD + EMPTY })),
+    ftd: Type.Optional(Type.Union([Type.Boolean(), Type.Integer({ format: 'int32', minimum: 0, maximum: 1 }), Type.String({ maxLength: 10 })], { description: FTD + EMPTY })),
     ftd_at: text(40, FTD_AT),
     revenue: Type.Optional(Type.Union([Type.Number(), Type.String({ maxLength: 40 })], { description: REVENUE + EMPTY })),
   },

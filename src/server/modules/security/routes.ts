@@ -8,7 +8,7 @@ import { audit } from '../audit/service.js';
 
 const SecuritySettings = Type.Object(
   {
-    ip_allowlist: Type.Array(Type.String(), {
+    ip_allowlist: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
       maxItems: 500,
       description: 'CIDRs (IPv4 or IPv6; a bare address means that one address). Empty: every address is allowed.',
     }),

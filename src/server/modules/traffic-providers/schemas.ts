@@ -17,7 +17,7 @@ export const DuplicatePolicy = Type.Object(
       maxItems: 2,
       description: 'A lead is a duplicate when one of these matches an earlier lead; empty: no duplicate check',
     }),
-    window_hours: Type.Integer({ minimum: 0, maximum: 8760, description: 'How far back to look (0–8760 hours)' }),
+    window_hours: Type.Integer({ format: 'int32', minimum: 0, maximum: 8760, description: 'How far back to look (0–8760 hours)' }),
     scope: Type.Union([Type.Literal('provider'), Type.Literal('global')], {
       description: "provider: earlier leads of this provider only; global: every provider's leads",
     }),
