@@ -209,7 +209,8 @@ forEachDatabase('Fuzzing every operation', (engine) => {
     const get = (url: string) => call(ta.app, ta.ownerToken, { method: 'GET', url });
     const fields = (res: LightMyRequestResponse) => expectProblem(res, 400, 'validation_failed').errors!.map((e) => e.field);
     // U+0000 cannot be stored or compared by PostgreSQL (it answered 500): refused everywhere alike.
-    assert.deepEqual(fields(await get('/api/roles/%00')), ['id']);
+    // In a path, NUL is refused before routing, like encoded slashes (request-target.ts).
+    assert.deepEqual(fields(await get('/api/roles/%00')), ['url']);
     assert.deepEqual(fields(await get('/api/audit-log?action=a%00b')), ['action']);
     const cursor = Buffer.from(JSON.stringify({ id: '\u0000' })).toString('base64url');
     assert.deepEqual(fields(await get(`/api/roles?cursor=${cursor}`)), ['cursor']);
@@ -257,5 +258,44 @@ forEachDatabase('Fuzzing every operation', (engine) => {
     for (const [id, counts] of Object.entries(histogram(seen))) t.diagnostic(`${id}: ${counts.join(' ')}`);
     const row = await f.ta.db.selectFrom('api_keys').select('revoked_at').where('id', '=', key.id).executeTakeFirstOrThrow();
     assert.equal(row.revoked_at, null);
+  });
+
+  test('any spelling of a path, without a credential or with a view-only key: never a 2xx the credential does not allow', async (t) => {
+    const f = await fixture(t, engine);
+    const viewKey = await newApiKey(f.ta, ALL_PERMISSIONS.filter((p) => p.endsWith(':view')), { name: 'viewer' });
+    const writes = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+    let requests = 0;
+    for (const o of f.ops) {
+      const path = o.path.replace(/\{[^}]+\}/g, 'x1');
+      const spelled = fc.record({
+        // Which characters to percent-encode (letters, digits and -._~ only: slashes and dots
+        // as segments are refused outright, and tested in route-walk.test.ts).
+        encode: fc.array(fc.boolean(), { minLength: path.length, maxLength: path.length }),
+        upperHex: fc.boolean(),
+        trailingSlash: fc.boolean(),
+        credential: fc.constantFrom('none', 'view'),
+      });
+      const property = fc.asyncProperty(spelled, async (s) => {
+        const url = [...path]
+          .map((c, i) => {
+            if (!s.encode[i] || !/[A-Za-z0-9\-_.~]/.test(c)) return c;
+            const hex = c.charCodeAt(0).toString(16);
+            return `%${s.upperHex ? hex.toUpperCase() : hex}`;
+          })
+          .join('') + (s.trailingSlash ? '/' : '');
+        const headers: Record<string, string> = s.credential === 'view' ? { authorization: `Bearer ${viewKey.secret}` } : {};
+        const payload = writes.has(o.method) ? '{}' : undefined;
+        if (payload) headers['content-type'] = 'application/json';
+        const res = await f.ta.app.inject({ method: o.method as any, url, headers, ...(payload ? { payload } : {}) });
+        requests++;
+        const where = `${o.method} ${url} (${s.credential}) → ${res.statusCode} ${res.body.slice(0, 300)}`;
+        assert.ok(res.statusCode < 500, where);
+        if (o.isPublic || o.intake || o.path.startsWith('/api/postback/')) return;
+        const allowed = s.credential === 'view' && !writes.has(o.method);
+        if (!allowed) assert.ok(res.statusCode >= 400, `reached without the access it needs: ${where}`);
+      });
+      await fc.assert(property, { seed: SEED, numRuns: RUNS });
+    }
+    assert.ok(requests >= f.ops.length * RUNS);
   });
 });
