@@ -132,7 +132,7 @@ export async function insertPendingLead(ta: TestApp, w: World, over: Partial<Lea
 export async function secondRunner(t: TestContext, ta: TestApp, engine: Engine): Promise<DeliveryRunner> {
   if (engine !== 'postgres') return ta.app.delivery;
   const db = openDatabase(ta.config.database);
-  const other = new DeliveryRunner({ db, log: ta.app.log, client: createPartnerClient() });
+  const other = new DeliveryRunner({ db, log: ta.app.log, client: createPartnerClient({ allowedNetworks: ta.config.partnerAllowedNetworks }) });
   t.after(async () => {
     await other.close();
     await other.deps.client.close();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
+import { TEST_PARTNER_NETWORKS } from '../../../test/helpers.js';
 import { accepting, defaultIntegration, downUrl, json, malformed, rejecting, slow, startPartner, type PartnerHandler } from '../../../test/partner-server.js';
 import type { StoredIntegration } from '../modules/partners/schemas.js';
 import { buildPartnerRequest, createPartnerClient, MAX_ANSWER_BYTES, SHOWN_ANSWER_BYTES, type LeadForPartner } from './partner-client.js';
@@ -29,7 +30,8 @@ const LEAD: LeadForPartner = {
 const integration = (url: string, extra: Partial<StoredIntegration> = {}) => defaultIntegration(url, extra) as StoredIntegration;
 
 function client(t: TestContext) {
-  const c = createPartnerClient();
+  // The partners below listen on loopback, which the outbound guard lets through only on purpose.
+  const c = createPartnerClient({ allowedNetworks: TEST_PARTNER_NETWORKS.split(',') });
   t.after(() => c.close());
   return c;
 }

@@ -1,12 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
-import { Agent, request } from 'undici';
+import { request, type Agent } from 'undici';
 import type { StoredIntegration } from '../modules/partners/schemas.js';
 import type { LeadFields } from '../db/tables.js';
+import { createOutboundAgent, DestinationRefusedError } from './outbound.js';
 import { compilePath, renderUrl, renderValue } from './template.js';
 
 // The HTTP client that offers leads to partners. One keep-alive connection pool per client
 // (per app): a partner taking a lead per second must not pay a TCP (and TLS) handshake each time.
+// Its connections pass the outbound guard (outbound.ts): a refused destination is an attempt
+// that failed with the reason, and the partner is never called.
 // Never logs: header values carry partners' API keys and bodies carry personal data.
 
 /** The lead fields a partner request can carry ({{lead.<field>}}). */
@@ -75,8 +78,14 @@ function hasHeader(headers: Record<string, string>, lowerName: string) {
   return false;
 }
 
-export function createPartnerClient(): PartnerClient {
-  const agent = new Agent({
+export interface PartnerClientOptions {
+  /** CIDRs the guard lets through although not public (PARTNER_ALLOWED_NETWORKS). */
+  allowedNetworks: readonly string[];
+}
+
+export function createPartnerClient({ allowedNetworks }: PartnerClientOptions): PartnerClient {
+  const agent = createOutboundAgent({
+    allowedNetworks,
     keepAliveTimeout: 10_000,
     keepAliveMaxTimeout: 60_000,
     connections: 128, // per origin: bounds the sockets one busy partner can take
@@ -288,6 +297,7 @@ const ERROR_WORDS: Record<string, string> = {
 
 /** "connection refused (ECONNREFUSED)": the words an operator needs, then the code to search for. */
 function describeError(err: unknown): string {
+  if (err instanceof DestinationRefusedError) return err.message; // already in an operator's words
   const e = err as { code?: string; message?: string; cause?: { code?: string } } | null;
   const code = e?.code ?? e?.cause?.code;
   if (code && ERROR_WORDS[code]) return code === 'UND_ERR_INVALID_ARG' ? `${ERROR_WORDS[code]}: ${e?.message} (${code})` : `${ERROR_WORDS[code]} (${code})`;

@@ -82,7 +82,7 @@ declare module 'fastify' {
 
 /** app.delivery; the sweep starts when the app is ready; close() drains deliveries. */
 export function installDistribution(app: App) {
-  const runner = new DeliveryRunner({ db: app.db, log: app.log, client: createPartnerClient() });
+  const runner = new DeliveryRunner({ db: app.db, log: app.log, client: createPartnerClient({ allowedNetworks: app.config.partnerAllowedNetworks }) });
   app.decorate('delivery', runner);
   app.addHook('onReady', async () => runner.start(app.config.recoveryIntervalMs));
   app.addHook('onClose', async () => {

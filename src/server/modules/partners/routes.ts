@@ -61,7 +61,9 @@ export default async function partnersRoutes(app: App) {
         summary: 'Create a partner',
         description:
           'The answer carries the postback token (postback_token, lgp_…) and postback_url once; no other ' +
-          'answer shows them again (rotate the token to get a new one). Header values are write-only.',
+          'answer shows them again (rotate the token to get a new one). Header values are write-only. A URL whose ' +
+          'host is a loopback, private, link-local or other non-public address (outside PARTNER_ALLOWED_NETWORKS) ' +
+          'is refused (400); host names are checked when a call connects.',
         body: CreatePartner,
         response: { 201: PartnerWithToken },
       },
@@ -73,7 +75,7 @@ export default async function partnersRoutes(app: App) {
       const daily_cap = b.daily_cap ?? null;
       const total_cap = b.total_cap ?? null;
       checkPartnerRules({ working_hours, daily_cap, total_cap }, errors);
-      const integration = resolveIntegration(b.integration, null, errors);
+      const integration = resolveIntegration(b.integration, null, errors, app.config.partnerAllowedNetworks);
       if (errors.length) invalid(errors);
       const token = issueToken('lgp_');
       const now = nowIso();
@@ -115,8 +117,10 @@ export default async function partnersRoutes(app: App) {
         description:
           'Changes only the fields sent. `integration`, when sent, replaces the whole integration ' +
           '(left-out integration fields take their defaults), except that a header value sent back ' +
-          'exactly as answers show it (masked) keeps the stored value of that header; any other value ' +
-          'replaces it, and a header left out is removed. An archived partner cannot be changed (409).',
+          'exactly as answers show it (masked) keeps the stored value of that header, as long as the URL keeps ' +
+          "its scheme, host and port (otherwise 400: re-enter the secret for the new destination); any other value " +
+          'replaces it, and a header left out is removed. A URL whose host is a loopback, private, link-local or ' +
+          'other non-public address (outside PARTNER_ALLOWED_NETWORKS) is refused (400). An archived partner cannot be changed (409).',
         params: IdParams,
         body: UpdatePartner,
         response: { 200: Partner, ...problems(404, 409) },
@@ -134,7 +138,7 @@ export default async function partnersRoutes(app: App) {
           total_cap: b.total_cap !== undefined ? b.total_cap : current.total_cap,
         };
         checkPartnerRules(merged, errors);
-        const integration = b.integration ? resolveIntegration(b.integration, storedIntegration(current), errors) : undefined;
+        const integration = b.integration ? resolveIntegration(b.integration, storedIntegration(current), errors, app.config.partnerAllowedNetworks) : undefined;
         if (errors.length) invalid(errors);
         const patch = {
           ...(b.name !== undefined ? { name: b.name.trim() } : {}),

@@ -22,7 +22,7 @@ const integrationFields = {
   success_path: DotPath('Dot path to a truthy value in the answer that means "accepted"; empty: any 2xx is accepted'),
   lead_id_path: DotPath("Dot path to the partner's own lead id in the answer; empty: none"),
   autologin_path: DotPath('Dot path to the autologin URL in the answer; empty: none'),
-  timeout_ms: Type.Integer({ minimum: 100, maximum: 60_000, description: 'Request timeout (100–60000 ms)' }),
+  timeout_ms: Type.Integer({ format: 'int32', minimum: 100, maximum: 60_000, description: 'Request timeout (100–60000 ms)' }),
 };
 
 const BodyTemplate = Type.Object(
@@ -60,7 +60,8 @@ export const IntegrationInput = Type.Object(
         default: {},
         description:
           'Request headers (name → value). Values are write-only. On PATCH, a value sent back exactly as ' +
-          'answers show it (masked) keeps the stored value of that header; any other value replaces it.',
+          'answers show it (masked) keeps the stored value of that header while the URL\'s scheme, host and ' +
+          'port stay the same (a masked value for a new destination is refused); any other value replaces it.',
       }),
     ),
     body_template: Type.Optional({ ...BodyTemplate, default: {} }),

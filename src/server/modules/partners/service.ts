@@ -1,3 +1,4 @@
+import { checkDestinationUrl } from '../../distribution/outbound.js';
 import { CLIENT_OWNED_HEADERS } from '../../distribution/partner-client.js';
 import type { FieldError } from '../../http/errors.js';
 import { isTimezone } from '../operators/service.js';
@@ -5,7 +6,8 @@ import { LEAD_TEMPLATE_FIELDS, type IntegrationInput, type StoredIntegration } f
 
 // Header values often carry the partner's API key: they are write-only. Answers show a mask
 // that can never be a real value (real values are Latin-1, the mask's "•" is not), so a mask
-// sent back on PATCH is recognisable and means "keep what is stored".
+// sent back on PATCH is recognisable and means "keep what is stored" (rule 15: only while the
+// destination's origin is unchanged, else a key could send the stored secret to a host of its choosing).
 const MASK = '••••';
 export const maskHeaderValue = (value: string) => (value.length > 8 ? MASK + value.slice(-4) : MASK);
 
@@ -21,7 +23,7 @@ export const maskHeaders = (headers: Record<string, string>) =>
 /** For audit details: which headers are set, never their values. */
 export const integrationForAudit = (i: StoredIntegration) => ({ ...i, headers: Object.keys(i.headers) });
 
-function checkUrl(url: string, errors: FieldError[]) {
+function checkUrl(url: string, allowedNetworks: readonly string[], errors: FieldError[]) {
   let parsed: URL | null = null;
   try {
     parsed = new URL(url);
@@ -30,6 +32,21 @@ function checkUrl(url: string, errors: FieldError[]) {
   }
   if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname) {
     errors.push({ field: 'integration.url', message: 'must be an absolute http or https URL' });
+    return;
+  }
+  // Addresses written literally are refused now, with the field named; host names are checked
+  // by the outbound guard when a call connects (what they resolve to can change).
+  const refusal = checkDestinationUrl(url, allowedNetworks);
+  if (refusal) errors.push({ field: 'integration.url', message: refusal.message });
+}
+
+/** scheme://host:port, normalised (case, default port, numeric spellings); null when not an http(s) URL. */
+function originOf(url: string): string | null {
+  try {
+    const origin = new URL(url).origin;
+    return origin === 'null' ? null : origin;
+  } catch {
+    return null;
   }
 }
 
@@ -60,10 +77,18 @@ function checkTemplate(value: unknown, path: string, depth: number, errors: Fiel
 
 /**
  * Validates an integration beyond its schema and resolves masked header values against the
- * stored ones (`previous`, on PATCH). Pushes one error per bad field; returns the form to store.
+ * stored ones (`previous`, on PATCH and test-send) while the destination's origin is unchanged.
+ * `allowedNetworks`: PARTNER_ALLOWED_NETWORKS. Pushes one error per bad field; returns the form to store.
  */
-export function resolveIntegration(input: IntegrationInput, previous: StoredIntegration | null, errors: FieldError[]): StoredIntegration {
-  checkUrl(input.url, errors);
+export function resolveIntegration(
+  input: IntegrationInput,
+  previous: StoredIntegration | null,
+  errors: FieldError[],
+  allowedNetworks: readonly string[],
+): StoredIntegration {
+  checkUrl(input.url, allowedNetworks, errors);
+  const origin = originOf(input.url);
+  const sameDestination = previous !== null && origin !== null && origin === originOf(previous.url);
   const headers: Record<string, string> = Object.create(null); // a header named __proto__ stays a header
   const seen = new Set<string>();
   for (const [name, raw] of Object.entries((input.headers ?? {}) as Record<string, string>)) {
@@ -83,8 +108,10 @@ export function resolveIntegration(input: IntegrationInput, previous: StoredInte
     seen.add(name.toLowerCase());
     const storedName = Object.keys(previous?.headers ?? {}).find((k) => k.toLowerCase() === name.toLowerCase());
     const stored = storedName === undefined ? undefined : previous!.headers[storedName];
-    if (stored !== undefined && raw === maskHeaderValue(stored)) headers[name] = stored;
-    else if (!HEADER_VALUE.test(raw)) {
+    if (stored !== undefined && raw === maskHeaderValue(stored)) {
+      if (sameDestination) headers[name] = stored;
+      else errors.push({ field, message: 're-enter this secret: the destination changed (scheme, host or port)' });
+    } else if (!HEADER_VALUE.test(raw)) {
       errors.push({
         field,
         message: raw.includes('•')

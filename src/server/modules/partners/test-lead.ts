@@ -64,7 +64,8 @@ const TestPartnerBody = Type.Object(
       ...IntegrationInput,
       description:
         'Test this integration instead of the saved one (e.g. from an editor before saving). Header values ' +
-        'sent back masked, as answers show them, use the saved values.',
+        'sent back masked, as answers show them, use the saved values, but only to the saved URL\'s scheme, ' +
+        'host and port (to another destination: 400, re-enter the secret).',
     }),
   },
   { additionalProperties: false, description: 'Everything is optional; the body may be left out.' },
@@ -116,7 +117,8 @@ export default async function testPartnerRoute(app: App) {
           'Sends a sample lead once, exactly as a delivery would (real traffic: the partner may register it), ' +
           'and answers 200 with what was sent and answered and how a delivery would read it, whatever the ' +
           'outcome. Stores nothing. Works on a paused partner; an archived one answers 409. `integration` tests ' +
-          'an unsaved integration instead of the saved one.',
+          'an unsaved integration instead of the saved one. A destination the outbound guard refuses (loopback, ' +
+          'private, link-local… outside PARTNER_ALLOWED_NETWORKS) is not called: outcome `error` with the reason.',
         params: IdParams,
         body: TestPartnerBody,
         response: { 200: TestPartnerResult, ...problems(400, 404, 409) },
@@ -133,7 +135,7 @@ export default async function testPartnerRoute(app: App) {
       let integration = saved;
       if (req.body.integration) {
         const errors: FieldError[] = [];
-        integration = resolveIntegration(req.body.integration, saved, errors);
+        integration = resolveIntegration(req.body.integration, saved, errors, app.config.partnerAllowedNetworks);
         if (errors.length) invalid(errors);
       }
       const lead: LeadForPartner = { ...SAMPLE_LEAD, ...req.body.lead, id: newId() };
