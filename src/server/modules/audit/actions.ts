@@ -4,6 +4,7 @@ export const AUDIT_ACTIONS = [
   'auth.login',
   'auth.login_failed',
   'auth.totp_failed',
+  'auth.reauth_failed',
   'auth.logout',
   'api_key.created',
   'api_key.revoked',

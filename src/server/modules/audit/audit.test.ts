@@ -84,7 +84,7 @@ forEachDatabase('audit log', (engine) => {
     const op = (
       await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/operators', payload: { email: 'aud@example.test', name: 'Aud', password, role_id: role.id } })
     ).json();
-    await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/operators/${op.id}`, payload: { status: 'disabled', password: 'reset-secret-pw' } });
+    await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/operators/${op.id}`, payload: { status: 'disabled', password: 'reset-secret-pw', current_password: OWNER.password } });
     assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${op.id}` })).statusCode, 204);
     assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${role.id}` })).statusCode, 204);
     const end = new Date().toISOString();

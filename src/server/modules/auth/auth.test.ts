@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { ALL_PERMISSIONS } from '../../auth/permissions.js';
+import { buildApp } from '../../app.js';
+import { openDatabase } from '../../db/database.js';
 import {
   buildTestApp,
   call,
@@ -35,6 +38,24 @@ const whoami = (ta: TestApp, token: string) => call(ta.app, token, { method: 'GE
 async function failuresFor(ta: TestApp, email: string) {
   return (await ta.db.selectFrom('login_failures').select('id').where('email', '=', email).execute()).length;
 }
+
+/**
+ * Another server instance on the same database, as a second process behind a load balancer has
+ * it: its own connection (pool) and its own app.
+ */
+async function secondInstance(t: { after: (fn: () => Promise<void>) => void }, ta: TestApp) {
+  const db = openDatabase(ta.config.database);
+  const app = await buildApp(ta.config, db, { logStream: new Writable({ write: (_c, _e, cb) => cb() }) });
+  t.after(async () => {
+    await app.close();
+    await db.destroy();
+  });
+  return app;
+}
+
+/** How many answers had each status, e.g. { 401: 5, 429: 25 }. */
+const tally = (answers: LightMyRequestResponse[]) =>
+  answers.reduce<Record<number, number>>((acc, r) => ({ ...acc, [r.statusCode]: (acc[r.statusCode] ?? 0) + 1 }), {});
 
 forEachDatabase('auth', (engine) => {
   test('login answers a token, its expiry and the operator; the token works', async (t) => {
@@ -113,6 +134,53 @@ forEachDatabase('auth', (engine) => {
     // Four more: had the first four still counted, this would be the 9th and locked.
     for (let i = 0; i < 4; i++) expectUnauthorized(await tryLogin(ta, op.email, 'wrong-password', ip));
     assert.equal((await tryLogin(ta, op.email, op.password, ip)).statusCode, 200);
+  });
+
+  test('30 concurrent wrong passwords for one account: at most 5 are judged (401), the rest 429', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const op = await newOperator(ta, ['roles:view']);
+    // From 30 addresses, so only the account's budget can stop them.
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => tryLogin(ta, op.email, `wrong-password-${i}`, `10.2.0.${i + 1}`)));
+    const counts = tally(answers);
+    assert.ok((counts[401] ?? 0) <= 5, `judged: ${JSON.stringify(counts)}`);
+    assert.equal((counts[401] ?? 0) + (counts[429] ?? 0), 30, JSON.stringify(counts));
+    for (const r of answers) r.statusCode === 429 ? expectRateLimited(r) : expectUnauthorized(r);
+    // Only the judged tries are failures; what budget is left is exactly that, then the lock.
+    const judged = counts[401] ?? 0;
+    assert.equal(await failuresFor(ta, op.email), judged, 'refused tries are not counted');
+    for (let i = judged; i < 5; i++) expectUnauthorized(await tryLogin(ta, op.email, 'wrong-password', '10.2.1.1'));
+    expectRateLimited(await tryLogin(ta, op.email, op.password, '10.2.1.2'));
+  });
+
+  test('30 concurrent wrong logins from one address across accounts: at most 20 are judged', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const ip = '198.51.100.77';
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => tryLogin(ta, `stranger-${i}@example.test`, 'wrong-password', ip)));
+    const counts = tally(answers);
+    assert.ok((counts[401] ?? 0) <= 20, `judged: ${JSON.stringify(counts)}`);
+    assert.equal((counts[401] ?? 0) + (counts[429] ?? 0), 30, JSON.stringify(counts));
+    for (let i = counts[401] ?? 0; i < 20; i++) expectUnauthorized(await tryLogin(ta, `late-${i}@example.test`, 'wrong-password', ip));
+    expectRateLimited(await tryLogin(ta, OWNER.email, OWNER.password, ip));
+  });
+
+  test('two server instances on one database share the failure budget, also when racing', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const other = await secondInstance(t, ta);
+    const op = await newOperator(ta, ['roles:view']);
+    const on = (app: typeof other, i: number) =>
+      app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: op.email, password: `wrong-${i}` }, remoteAddress: `10.3.0.${i + 1}` });
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => on(i % 2 ? other : ta.app, i)));
+    const counts = tally(answers);
+    assert.ok((counts[401] ?? 0) <= 5, `judged across both instances: ${JSON.stringify(counts)}`);
+    assert.equal((counts[401] ?? 0) + (counts[429] ?? 0), 30, JSON.stringify(counts));
+    assert.equal(await failuresFor(ta, op.email), counts[401] ?? 0);
+    // One account, one budget, whichever instance judges: 3 failures here and 2 there lock it on both.
+    await ta.db.deleteFrom('login_failures').where('email', '=', op.email).execute();
+    for (let i = 0; i < 3; i++) expectUnauthorized(await on(ta.app, i));
+    for (let i = 0; i < 2; i++) expectUnauthorized(await on(other, i));
+    for (const app of [ta.app, other]) {
+      expectRateLimited(await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: op.email, password: op.password }, remoteAddress: '10.3.1.1' }));
+    }
   });
 
   test('logout answers 204 and the token stops working', async (t) => {

@@ -9,7 +9,7 @@ import { findOperator } from '../operators/queries.js';
 import { Email, Operator, Password, PersonName } from '../operators/schemas.js';
 import { createOwner, ownerExists } from '../operators/service.js';
 import { spendCode } from '../profile/two-factor.js';
-import { assertNotThrottled, clearFailures, createSession, recordFailure } from './service.js';
+import { beginAttempt, clearFailures, createSession, forgetAttempt } from './service.js';
 
 const SessionCreated = Type.Object(
   {
@@ -50,14 +50,16 @@ export default async function authRoutes(app: App) {
         tags: ['Auth'],
         summary: 'Log in to the dashboard',
         description:
-          'Answers 401 for a wrong email or password alike, and 429 after repeated failures from one address or for one account. ' +
+          'Answers 401 for a wrong email or password alike, and 429 `rate_limited` (with Retry-After) after repeated failures: ' +
+          '5 per account and 20 per address within 15 minutes. Every try is counted before it is judged, so concurrent guesses ' +
+          'share the budget too; passwords, two-factor codes and recovery codes all spend the same per-account budget. ' +
           'With two-factor sign-in on, a right password without a code answers 401 `totp_required`: send it again with `totp_code` ' +
           '(or `recovery_code`). A wrong or reused code is a failed login.',
         body: Type.Object(
           {
             email: Email,
             password: Type.String({ minLength: 1, maxLength: 256 }),
-            totp_code: Type.Optional(Type.String({ pattern: '^[0-9]{6}$', description: 'The 6-digit code from your authenticator app' })),
+            totp_code: Type.Optional(Type.String({ minLength: 6, maxLength: 6, pattern: '^[0-9]{6}$', description: 'The 6-digit code from your authenticator app' })),
             recovery_code: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'One of your one-time recovery codes, instead of totp_code' })),
           },
           { additionalProperties: false },
@@ -70,11 +72,11 @@ export default async function authRoutes(app: App) {
       if (totp_code !== undefined && recovery_code !== undefined) invalid([{ field: 'recovery_code', message: 'goes instead of totp_code, not with it' }]);
       const email = req.body.email.trim().toLowerCase();
       const ip = clientIp(req);
-      await assertNotThrottled(app.db, ip, email);
+      // Counted before it is judged (see beginAttempt): a failure is this row left in place.
+      const attempt = await beginAttempt(app.db, ip, email);
       const row = await app.db.selectFrom('operators').select(['id', 'password_hash', 'status', 'totp_secret']).where('email', '=', email).executeTakeFirst();
       const ok = await verifyPassword(row?.password_hash ?? null, req.body.password);
       if (!row || !ok || row.status !== 'active') {
-        await recordFailure(app.db, ip, email);
         await audit(app.db, req, {
           action: 'auth.login_failed',
           actor: { id: row?.id ?? null, email },
@@ -85,11 +87,11 @@ export default async function authRoutes(app: App) {
       // Before clearFailures: a right password alone must not reset the count of wrong codes.
       if (row.totp_secret !== null) {
         if (totp_code === undefined && recovery_code === undefined) {
+          await forgetAttempt(app.db, attempt); // a right password is no failure, nor a reset
           throw new HttpProblem(401, 'totp_required', 'Enter the 6-digit code from your authenticator app, or a recovery code.');
         }
         const kind = totp_code !== undefined ? 'totp' : 'recovery';
         if (!(await spendCode(app.db, row.id, totp_code ?? recovery_code!, kind))) {
-          await recordFailure(app.db, ip, email);
           await audit(app.db, req, { action: 'auth.totp_failed', actor: { id: row.id, email }, details: { kind } });
           throw new HttpProblem(401, 'unauthorized', 'The two-factor code is wrong or already used.');
         }

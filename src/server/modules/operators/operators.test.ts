@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { totpAt } from '../../auth/totp.js';
 import { buildTestApp, call, expectProblem, forEachDatabase, login, newApiKey, newOperator, OWNER, type TestApp } from '../../../../test/helpers.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -69,6 +70,22 @@ async function walk(ta: TestApp, url: string): Promise<{ pages: number[]; ids: s
 
 const whoamiStatus = async (ta: TestApp, token: string) => (await call(ta.app, token, { method: 'GET', url: '/api/auth/whoami' })).statusCode;
 
+/** Turns two-factor sign-in on for an operator through their own profile; returns the seed. */
+async function enrolTwoFactor(ta: TestApp, token: string): Promise<string> {
+  const started = await call(ta.app, token, { method: 'POST', url: '/api/profile/2fa/enrol' });
+  assert.equal(started.statusCode, 200, started.body);
+  const { secret } = started.json();
+  const confirmed = await call(ta.app, token, { method: 'POST', url: '/api/profile/2fa/confirm', payload: { code: totpAt(secret, Date.now()) } });
+  assert.equal(confirmed.statusCode, 200, confirmed.body);
+  return secret;
+}
+
+/** What a takeover would change: sign-in, email, second factor and recovery codes. */
+const secretsOf = async (ta: TestApp, id: string) => ({
+  ...(await ta.db.selectFrom('operators').select(['email', 'password_hash', 'totp_secret', 'updated_at']).where('id', '=', id).executeTakeFirstOrThrow()),
+  recovery_codes: (await ta.db.selectFrom('recovery_codes').select('code_hash').where('operator_id', '=', id).orderBy('code_hash').execute()).map((r) => r.code_hash),
+});
+
 forEachDatabase('operators', (engine) => {
   test('create: 201 with the operator, email lowercased, password never returned', async (t) => {
     const ta = await buildTestApp(t, engine);
@@ -102,7 +119,7 @@ forEachDatabase('operators', (engine) => {
     const patched = await patchOp(ta, op.id, { name: 'Jane D.' });
     assert.equal(patched.statusCode, 200);
     assertNoPassword(patched, password);
-    const reset = await patchOp(ta, op.id, { password: 'another-secret-1' });
+    const reset = await patchOp(ta, op.id, { password: 'another-secret-1', current_password: OWNER.password });
     assertNoPassword(reset, 'another-secret-1');
 
     // The new operator logs in whatever case the email is typed in.
@@ -129,7 +146,7 @@ forEachDatabase('operators', (engine) => {
     assert.deepEqual(rows.map((r) => r.name), ['One']);
     // Changing an email to one in use is refused too.
     const other = (await createOp(ta, { email: 'other@example.test', name: 'Other', password: 'long-enough-3', role_id: roleId })).json();
-    expectProblem(await patchOp(ta, other.id, { email: 'Dup@example.test' }), 409, 'conflict');
+    expectProblem(await patchOp(ta, other.id, { email: 'Dup@example.test', current_password: OWNER.password }), 409, 'conflict');
   });
 
   test('create: 400 naming each bad field, and nothing stored', async (t) => {
@@ -204,7 +221,7 @@ forEachDatabase('operators', (engine) => {
     const r1 = await makeRole(ta, 'R1', ['leads:view']);
     const r2 = await makeRole(ta, 'R2', ['flows:view']);
     const op = (await createOp(ta, { email: 'p@example.test', name: 'P', password: 'long-enough-1', role_id: r1 })).json() as OperatorBody;
-    const res = await patchOp(ta, op.id, { name: 'Pat', email: 'PAT@example.test', timezone: 'America/New_York', role_id: r2 });
+    const res = await patchOp(ta, op.id, { name: 'Pat', email: 'PAT@example.test', timezone: 'America/New_York', role_id: r2, current_password: OWNER.password });
     assert.equal(res.statusCode, 200, res.body);
     const after = res.json() as OperatorBody;
     assert.equal(after.name, 'Pat');
@@ -418,7 +435,7 @@ forEachDatabase('operators', (engine) => {
     const ta = await buildTestApp(t, engine);
     const op = await newOperator(ta, ['roles:view']);
     const second = await login(ta.app, op.email, op.password);
-    const res = await patchOp(ta, op.id, { password: 'brand-new-password' });
+    const res = await patchOp(ta, op.id, { password: 'brand-new-password', current_password: OWNER.password });
     assert.equal(res.statusCode, 200);
     expectProblem(await call(ta.app, op.token, { method: 'GET', url: '/api/auth/whoami' }), 401, 'unauthorized');
     expectProblem(await call(ta.app, second, { method: 'GET', url: '/api/auth/whoami' }), 401, 'unauthorized');
@@ -427,6 +444,131 @@ forEachDatabase('operators', (engine) => {
     assert.equal(await whoamiStatus(ta, fresh), 200);
     // The admin who reset it keeps their own session.
     assert.equal(await whoamiStatus(ta, ta.ownerToken), 200);
+  });
+
+  test('an API key with operators:edit cannot set a password, change an email or turn off 2FA, its own operator\'s or anyone\'s (403 session_required)', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    // Every scope the owner (admin) holds: operators:edit and enough to manage anyone.
+    const all: string[] = (await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/permissions' })).json().permissions;
+    const key = await newApiKey(ta, all);
+    const op = await newOperator(ta, ['leads:view']);
+    await enrolTwoFactor(ta, op.token);
+    await enrolTwoFactor(ta, ta.ownerToken);
+    const takeovers = [
+      { password: 'taken-over-pw-1' },
+      { email: 'attacker@example.test' },
+      { two_factor: false },
+      { two_factor: false, password: 'taken-over-pw-1' },
+      // Knowing the password does not make a key a person.
+      { password: 'taken-over-pw-1', current_password: OWNER.password },
+      { email: 'attacker@example.test', name: 'Renamed', current_password: OWNER.password },
+    ];
+    for (const target of [ta.ownerId, op.id]) {
+      const before = await secretsOf(ta, target);
+      for (const payload of takeovers) {
+        const res = await patchOp(ta, target, payload, key.secret);
+        expectProblem(res, 403, 'session_required');
+        assert.match(res.json().detail, /session/);
+      }
+      assert.deepEqual(await secretsOf(ta, target), before, 'nothing changed');
+    }
+    assert.equal(await loginStatus(ta, OWNER.email, 'taken-over-pw-1'), 401);
+    assert.equal(await loginStatus(ta, op.email, 'taken-over-pw-1'), 401);
+    assert.equal(await loginStatus(ta, 'attacker@example.test', OWNER.password), 401);
+    // Their sessions live on.
+    assert.equal(await whoamiStatus(ta, ta.ownerToken), 200);
+    assert.equal(await whoamiStatus(ta, op.token), 200);
+    // No operator.updated entry was written by the key.
+    const entries = await ta.db.selectFrom('audit_log').select('id').where('action', '=', 'operator.updated').where('via', '=', 'api_key').execute();
+    assert.equal(entries.length, 0);
+
+    // What needs no person stays open to the key: name, time zone, status (and an unchanged email).
+    const renamed = await patchOp(ta, op.id, { name: 'Renamed by key', timezone: 'Europe/Berlin', email: op.email }, key.secret);
+    assert.equal(renamed.statusCode, 200, renamed.body);
+    assert.equal(renamed.json().name, 'Renamed by key');
+    assert.equal((await patchOp(ta, ta.ownerId, { name: 'Owner by key' }, key.secret)).statusCode, 200);
+    const off = await patchOp(ta, op.id, { status: 'disabled' }, key.secret);
+    assert.equal(off.statusCode, 200, off.body);
+    assert.equal(off.json().status, 'disabled');
+    assert.equal(await whoamiStatus(ta, op.token), 401);
+  });
+
+  test('a session sets a password, email or 2FA only with its own current_password; the target\'s sessions end', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const op = await newOperator(ta, ['leads:view']);
+    await enrolTwoFactor(ta, op.token);
+    const before = await secretsOf(ta, op.id);
+    const payloads = [{ password: 'reset-by-admin-1' }, { email: 'moved@example.test' }, { two_factor: false }];
+
+    // Missing: 400 naming current_password, and nothing changes.
+    for (const payload of payloads) assert.deepEqual(fieldsOf(await patchOp(ta, op.id, payload)), ['current_password']);
+    // Wrong: the same 400 (it is bad input), and the guess is counted against the acting operator.
+    for (const payload of payloads) {
+      const wrong = await patchOp(ta, op.id, { ...payload, current_password: 'not-my-password' });
+      assert.deepEqual(fieldsOf(wrong), ['current_password']);
+      assert.ok(!wrong.body.includes('not-my-password'));
+    }
+    assert.deepEqual(await secretsOf(ta, op.id), before);
+    assert.equal(await loginStatus(ta, op.email, 'reset-by-admin-1'), 401);
+    assert.equal(await whoamiStatus(ta, op.token), 200);
+    const counted = await ta.db.selectFrom('login_failures').select('id').where('email', '=', OWNER.email).execute();
+    assert.equal(counted.length, 3, "wrong guesses count toward the acting operator's login budget");
+    const reauth = await ta.db.selectFrom('audit_log').select(['actor_id', 'details']).where('action', '=', 'auth.reauth_failed').execute();
+    assert.equal(reauth.length, 3);
+    assert.ok(reauth.every((e) => e.actor_id === ta.ownerId && !e.details.includes('not-my-password')));
+
+    // Right: turning 2FA off ends every session of theirs.
+    const off = await patchOp(ta, op.id, { two_factor: false, current_password: OWNER.password });
+    assert.equal(off.statusCode, 200, off.body);
+    assert.equal(off.json().two_factor, false);
+    expectProblem(await call(ta.app, op.token, { method: 'GET', url: '/api/auth/whoami' }), 401, 'unauthorized');
+    const token2 = await login(ta.app, op.email, op.password);
+
+    // A new password ends them too; the old password stops working, the new one works.
+    const reset = await patchOp(ta, op.id, { password: 'reset-by-admin-1', current_password: OWNER.password });
+    assert.equal(reset.statusCode, 200, reset.body);
+    expectProblem(await call(ta.app, token2, { method: 'GET', url: '/api/auth/whoami' }), 401, 'unauthorized');
+    assert.equal(await loginStatus(ta, op.email, op.password), 401);
+    assert.equal(await loginStatus(ta, op.email, 'reset-by-admin-1'), 200);
+
+    const moved = await patchOp(ta, op.id, { email: 'Moved@example.test', current_password: OWNER.password });
+    assert.equal(moved.statusCode, 200, moved.body);
+    assert.equal(moved.json().email, 'moved@example.test');
+    // The acting session stays; a right password is no failure.
+    assert.equal(await whoamiStatus(ta, ta.ownerToken), 200);
+    assert.equal((await ta.db.selectFrom('login_failures').select('id').where('email', '=', OWNER.email).execute()).length, 3);
+
+    // Audited without any password: what changed, and how many sessions ended.
+    const updates = await ta.db.selectFrom('audit_log').select('details').where('action', '=', 'operator.updated').where('target_id', '=', op.id).orderBy('id').execute();
+    const details = updates.map((u) => JSON.parse(u.details));
+    const twoFactorOff = details.find((d) => d.two_factor_reset);
+    const passwordReset = details.find((d) => d.password_reset);
+    assert.ok(twoFactorOff && twoFactorOff.sessions_ended >= 1, JSON.stringify(details));
+    assert.ok(passwordReset && passwordReset.sessions_ended >= 1, JSON.stringify(details));
+    const all = JSON.stringify(await ta.db.selectFrom('audit_log').select('details').execute());
+    for (const secret of [OWNER.password, 'reset-by-admin-1', 'not-my-password']) assert.ok(!all.includes(secret), `${secret} in the audit log`);
+  });
+
+  test('wrong current_password guesses are throttled like logins, also when racing', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const op = await newOperator(ta, ['leads:view']);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => patchOp(ta, op.id, { password: 'reset-by-admin-1', current_password: `guess-${i}` })),
+    );
+    const judged = answers.filter((r) => r.statusCode === 400).length;
+    const limited = answers.filter((r) => r.statusCode === 429).length;
+    assert.ok(judged <= 5, `judged ${judged}, limited ${limited}`);
+    assert.equal(judged + limited, 20);
+    for (const r of answers.filter((a) => a.statusCode === 429)) {
+      expectProblem(r, 429, 'rate_limited');
+      assert.match(String(r.headers['retry-after']), /^\d+$/);
+    }
+    // Only judged guesses count; after the rest of the budget even the right password is not looked
+    // at, and the owner's login is locked too.
+    for (let i = judged; i < 5; i++) fieldsOf(await patchOp(ta, op.id, { password: 'reset-by-admin-1', current_password: `late-guess-${i}` }));
+    expectProblem(await patchOp(ta, op.id, { password: 'reset-by-admin-1', current_password: OWNER.password }), 429, 'rate_limited');
+    assert.equal(await loginStatus(ta, OWNER.email, OWNER.password), 429);
+    assert.equal(await loginStatus(ta, op.email, op.password), 200);
   });
 
   test('401 without credentials, 403 without operators:view / operators:edit', async (t) => {

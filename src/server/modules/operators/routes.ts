@@ -5,11 +5,12 @@ import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../../db/ids.js';
 import { containsText } from '../../db/like.js';
 import type { Database } from '../../db/tables.js';
-import { conflict, invalid, notFound } from '../../http/errors.js';
+import { conflict, HttpProblem, invalid, notFound } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import { decodeCursor, Page, PageQuery, pageOf } from '../../http/pagination.js';
 import { principalOf, type App } from '../../types.js';
 import { audit } from '../audit/service.js';
+import { confirmCurrentPassword } from '../auth/service.js';
 import { findRole } from '../roles/queries.js';
 import { assertHeld } from '../roles/routes.js';
 import { IdParams } from '../roles/schemas.js';
@@ -110,34 +111,62 @@ export default async function operatorRoutes(app: App) {
         tags: ['Operators'],
         summary: 'Change an operator',
         description:
-          'Disabling an operator ends their sessions and stops their API keys at once (the keys work ' +
-          'again if the operator is re-enabled; revoke them to end them for good). A password ' +
-          'set here also ends their sessions. You cannot change your own role or status, nor leave ' +
-          'the installation without an active admin.',
+          'Name, time zone, role and status are open to API keys with operators:edit. What only a person may do, setting a ' +
+          '`password`, changing the `email` or turning `two_factor` off (for anyone, yourself included), is for dashboard ' +
+          'sessions only: an API key gets 403 `session_required`, whatever its scopes. It also takes your own ' +
+          '`current_password`: 400 `validation_failed` naming it when missing or wrong, and wrong guesses count toward your ' +
+          'login rate limit (429 `rate_limited`). Setting a password or turning two-factor off ends all their sessions. ' +
+          'Disabling an operator ends their sessions and stops their API keys at once (the keys work again if the operator ' +
+          'is re-enabled; revoke them to end them for good). You cannot change your own role or status, nor leave the ' +
+          'installation without an active admin.',
         params: IdParams,
         body: UpdateOperator,
-        response: { 200: Operator, ...problems(404, 409) },
+        response: { 200: Operator, ...problems(404, 409, 429) },
       },
     },
     async (req) => {
       const p = principalOf(req);
       const b = req.body;
       assertTimezone(b.timezone);
-      const password_hash = b.password ? await hashPassword(b.password) : undefined;
-      await app.db.transaction().execute(async (tx) => {
-        const target = (await findOperator(tx, req.params.id)) ?? notFound('operator');
-        const currentRole = (await findRole(tx, target.role_id))!;
+      const email = b.email?.trim().toLowerCase();
+      // Rule 13: a key never does what needs a person; a session proves it is one, again.
+      const needsPerson = (target: { email: string }) => b.password !== undefined || b.two_factor !== undefined || (email !== undefined && email !== target.email);
+      type Target = NonNullable<Awaited<ReturnType<typeof findOperator>>>;
+      /** Who may do this to whom; checked before the password is asked for, and again in the transaction. */
+      const authorize = async (db: Kysely<Database>, target: Target) => {
+        const currentRole = (await findRole(db, target.role_id))!;
         assertHeld(p, rolePermissions(currentRole)); // no managing someone more powerful than you
-        const newRole = b.role_id && b.role_id !== target.role_id ? await roleFor(tx, b.role_id) : null;
+        const newRole = b.role_id && b.role_id !== target.role_id ? await roleFor(db, b.role_id) : null;
         if (newRole) assertHeld(p, rolePermissions(newRole));
         const self = target.id === p.operator.id;
         if (self && (newRole || (b.status && b.status !== target.status))) {
           conflict('You cannot change your own role or status; ask another operator.');
         }
         if (self && b.two_factor === false) conflict('Turn off your own two-factor sign-in from your profile, with a code.');
+        return { currentRole, newRole, self };
+      };
+      const before = (await findOperator(app.db, req.params.id)) ?? notFound('operator');
+      const confirmed = needsPerson(before);
+      if (confirmed) {
+        if (p.via !== 'session') {
+          throw new HttpProblem(
+            403,
+            'session_required',
+            "Setting an operator's password, changing their email or turning off their two-factor sign-in needs a dashboard session (and your current password); an API key cannot.",
+          );
+        }
+        // Refusals that need no password come first: only a change that would go ahead spends a try.
+        await authorize(app.db, before);
+        await confirmCurrentPassword(app.db, req, p, b.current_password, "change an operator's password, email or two-factor sign-in");
+      }
+      const password_hash = b.password ? await hashPassword(b.password) : undefined;
+      await app.db.transaction().execute(async (tx) => {
+        const target = (await findOperator(tx, req.params.id)) ?? notFound('operator');
+        // The email changed meanwhile, so this now would change it: not what was confirmed.
+        if (!confirmed && needsPerson(target)) conflict('The operator changed meanwhile; load it again.');
+        const { currentRole, newRole, self } = await authorize(tx, target);
         const losesAdmin = currentRole.builtin === 1 && target.status === 'active' && ((newRole && !newRole.builtin) || b.status === 'disabled');
         if (losesAdmin && (await otherActiveAdmins(tx, target.id)) === 0) conflict('This is the last active admin; make another admin first.');
-        const email = b.email?.trim().toLowerCase();
         if (email && email !== target.email && (await tx.selectFrom('operators').select('id').where('email', '=', email).executeTakeFirst())) {
           conflict(`An operator with the email ${email} already exists.`);
         }
@@ -155,13 +184,30 @@ export default async function operatorRoutes(app: App) {
           .where('id', '=', target.id)
           .execute();
         if (b.two_factor === false) await disableTwoFactor(tx, target.id);
-        if (b.status === 'disabled' || password_hash) await tx.deleteFrom('sessions').where('operator_id', '=', target.id).execute();
-        const { password: _omit, ...changes } = b;
+        // A new password or 2FA turned off: whoever holds their sessions now must sign in again
+        // (your own, when you set your own password, except the one you are using).
+        let sessionsEnded = 0;
+        if (b.status === 'disabled' || password_hash || b.two_factor === false) {
+          const ended = await tx
+            .deleteFrom('sessions')
+            .where('operator_id', '=', target.id)
+            .$if(self && p.sessionId !== null, (q) => q.where('id', '!=', p.sessionId!))
+            .executeTakeFirst();
+          sessionsEnded = Number(ended.numDeletedRows);
+        }
+        const { password: _pw, current_password: _cpw, ...changes } = b;
         await audit(tx, req, {
           action: 'operator.updated',
           target_type: 'operator',
           target_id: target.id,
-          details: { email: target.email, changes, ...(password_hash ? { password_reset: true } : {}) },
+          details: {
+            email: target.email,
+            changes,
+            ...(password_hash ? { password_reset: true } : {}),
+            ...(b.two_factor === false ? { two_factor_reset: true } : {}),
+            ...(confirmed ? { confirmed_with: 'current_password' } : {}),
+            sessions_ended: sessionsEnded,
+          },
         });
       });
       return findOperator(app.db, req.params.id);

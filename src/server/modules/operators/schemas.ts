@@ -38,19 +38,32 @@ export const CreateOperator = Type.Object(
   { additionalProperties: false },
 );
 
+// What only a person may change, from a dashboard session, proving it with their own password.
+const SESSION_ONLY = 'Dashboard sessions only (an API key gets 403 `session_required`), and only with `current_password`.';
+
 export const UpdateOperator = Type.Object(
   {
-    email: Type.Optional(Email),
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: `Their sign-in. Changing it: ${SESSION_ONLY}` })),
     name: Type.Optional(PersonName),
-    password: Type.Optional(Password),
+    password: Type.Optional(Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 256, description: `A new password for them (at least ${MIN_PASSWORD_LENGTH} characters); it ends all their sessions. ${SESSION_ONLY}` })),
     role_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     timezone: Type.Optional(Timezone),
     status: Type.Optional(OperatorStatus),
     two_factor: Type.Optional(
       Type.Literal(false, {
         description:
-          "false turns off the operator's two-factor sign-in (e.g. they lost their device and recovery codes); " +
-          'only they can turn it on, from their profile. Not for yourself: use your profile, which asks for a code.',
+          "false turns off the operator's two-factor sign-in (e.g. they lost their device and recovery codes) and ends all " +
+          'their sessions; only they can turn it on, from their profile. Not for yourself: use your profile, which asks for a ' +
+          `code. ${SESSION_ONLY}`,
+      }),
+    ),
+    current_password: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description:
+          'Your own password (the acting operator\'s), needed to set a password, change an email or turn off two-factor ' +
+          'sign-in. Missing or wrong: 400 naming it; wrong guesses count toward your login rate limit (429).',
       }),
     ),
   },

@@ -147,6 +147,32 @@ forEachDatabase('profile', (engine) => {
     assert.ok(!row.password_hash.includes('my-new-password-1'));
   });
 
+  test('wrong current_password guesses (password or email change) count toward the login limit, also when racing', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const op = await newOperator(ta, ['leads:view']);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        i % 2
+          ? changePassword(ta, op.token, { current_password: `guess-${i}`, new_password: 'stolen-session-pw' })
+          : call(ta.app, op.token, { method: 'PATCH', url: '/api/profile', payload: { email: `thief-${i}@example.test`, current_password: `guess-${i}` } }),
+      ),
+    );
+    const judged = answers.filter((r) => r.statusCode === 400).length;
+    const limited = answers.filter((r) => r.statusCode === 429).length;
+    assert.ok(judged <= 5, `judged ${judged}, limited ${limited}`);
+    assert.equal(judged + limited, 20);
+    for (const r of answers.filter((a) => a.statusCode === 400)) assert.deepEqual(fieldsOf(r), ['current_password']);
+    for (let i = judged; i < 5; i++) fieldsOf(await changePassword(ta, op.token, { current_password: `late-${i}`, new_password: 'stolen-session-pw' }));
+    // Out of budget: the right password is not looked at, here or at login.
+    expectProblem(await changePassword(ta, op.token, { current_password: op.password, new_password: 'stolen-session-pw' }), 429, 'rate_limited');
+    assert.equal(await loginStatus(ta, op.email, op.password), 429);
+    const row = await ta.db.selectFrom('operators').select('email').where('id', '=', op.id).executeTakeFirstOrThrow();
+    assert.equal(row.email, op.email);
+    const failed = await ta.db.selectFrom('audit_log').select('details').where('action', '=', 'auth.reauth_failed').execute();
+    assert.equal(failed.length, 5);
+    assert.ok(failed.every((f) => !f.details.includes('guess-') && !f.details.includes('late-')));
+  });
+
   test('session only: a key gets 403 session_required; no credential gets 401', async (t) => {
     const ta = await buildTestApp(t, engine);
     const all: string[] = (await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/permissions' })).json().permissions;

@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
-import { verifyPassword, hashPassword } from '../../auth/passwords.js';
+import { hashPassword } from '../../auth/passwords.js';
 import { nowIso } from '../../db/ids.js';
-import { conflict, invalid } from '../../http/errors.js';
+import { conflict } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import { principalOf, type App } from '../../types.js';
 import { audit } from '../audit/service.js';
+import { confirmCurrentPassword } from '../auth/service.js';
 import { findOperator } from '../operators/queries.js';
 import { Email, Operator, Password, PersonName, Timezone } from '../operators/schemas.js';
 import { assertTimezone } from '../operators/service.js';
@@ -31,11 +32,6 @@ export default async function profileRoutes(app: App) {
     two_factor: await twoFactorStatus(app.db, id),
   });
 
-  const passwordMatches = async (id: string, password: string) => {
-    const row = await app.db.selectFrom('operators').select('password_hash').where('id', '=', id).executeTakeFirstOrThrow();
-    return verifyPassword(row.password_hash, password);
-  };
-
   app.get(
     '/api/profile',
     {
@@ -56,7 +52,9 @@ export default async function profileRoutes(app: App) {
         operationId: 'updateProfile',
         tags: ['Profile'],
         summary: 'Change your name, time zone or email',
-        description: 'A new email (your sign-in) needs `current_password`; 409 when another operator has it.',
+        description:
+          'A new email (your sign-in) needs `current_password` (400 naming it when missing or wrong; wrong guesses count toward ' +
+          'your login rate limit, 429); 409 when another operator has it.',
         body: Type.Object(
           {
             name: Type.Optional(PersonName),
@@ -66,7 +64,7 @@ export default async function profileRoutes(app: App) {
           },
           { additionalProperties: false, minProperties: 1 },
         ),
-        response: { 200: Profile, ...problems(409) },
+        response: { 200: Profile, ...problems(409, 429) },
       },
     },
     async (req) => {
@@ -76,8 +74,7 @@ export default async function profileRoutes(app: App) {
       const email = req.body.email?.trim().toLowerCase();
       const newEmail = email !== undefined && email !== p.operator.email ? email : undefined;
       if (newEmail !== undefined) {
-        if (current_password === undefined) invalid([{ field: 'current_password', message: 'is required to change your email' }]);
-        if (!(await passwordMatches(p.operator.id, current_password!))) invalid([{ field: 'current_password', message: 'is not your current password' }]);
+        await confirmCurrentPassword(app.db, req, p, current_password, 'change your email');
         if (await app.db.selectFrom('operators').select('id').where('email', '=', newEmail).executeTakeFirst()) {
           conflict(`Another operator already signs in with ${newEmail}.`);
         }
@@ -109,19 +106,19 @@ export default async function profileRoutes(app: App) {
         operationId: 'changePassword',
         tags: ['Profile'],
         summary: 'Change your password',
-        description: 'Needs your current password. Every other session of yours ends; this one stays.',
+        description:
+          'Needs your current password (400 naming `current_password` when wrong; wrong guesses count toward your login rate ' +
+          'limit, 429). Every other session of yours ends; this one stays.',
         body: Type.Object(
           { current_password: Type.String({ minLength: 1, maxLength: 256 }), new_password: Password },
           { additionalProperties: false },
         ),
-        response: { 204: Type.Null({ description: 'Changed' }) },
+        response: { 204: Type.Null({ description: 'Changed' }), ...problems(429) },
       },
     },
     async (req, reply) => {
       const p = principalOf(req);
-      if (!(await passwordMatches(p.operator.id, req.body.current_password))) {
-        invalid([{ field: 'current_password', message: 'is not your current password' }]);
-      }
+      await confirmCurrentPassword(app.db, req, p, req.body.current_password, 'change your password');
       const password_hash = await hashPassword(req.body.new_password);
       await app.db.transaction().execute(async (tx) => {
         await tx.updateTable('operators').set({ password_hash, updated_at: nowIso() }).where('id', '=', p.operator.id).execute();

@@ -7,7 +7,7 @@ import { conflict, invalid } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import { principalOf, type App } from '../../types.js';
 import { audit } from '../audit/service.js';
-import { assertNotThrottled, recordFailure } from '../auth/service.js';
+import { beginAttempt, forgetAttempt } from '../auth/service.js';
 import { confirmEnrolment, disableTwoFactor, replaceRecoveryCodes, spendCode, startEnrolment, twoFactorStatus } from './two-factor.js';
 
 const CodeBody = Type.Object(
@@ -37,13 +37,15 @@ export default async function twoFactorRoutes(app: App) {
   async function spendOrRefuse(req: FastifyRequest, code: string) {
     const p = principalOf(req);
     if (!(await twoFactorStatus(app.db, p.operator.id)).enabled) conflict('Two-factor sign-in is not on.');
-    await assertNotThrottled(app.db, clientIp(req), p.operator.email);
+    // Counted before it is judged, like a login (see beginAttempt), so concurrent guesses cannot
+    // all slip under the budget.
+    const attempt = await beginAttempt(app.db, clientIp(req), p.operator.email);
     const kind = await spendCode(app.db, p.operator.id, code);
     if (!kind) {
-      await recordFailure(app.db, clientIp(req), p.operator.email);
       await audit(app.db, req, { action: 'auth.totp_failed', target_type: 'operator', target_id: p.operator.id, details: { where: req.routeOptions.url } });
       invalid([{ field: 'code', message: 'is wrong or already used' }]);
     }
+    await forgetAttempt(app.db, attempt);
     return kind!;
   }
 

@@ -131,6 +131,43 @@ forEachDatabase('two-factor sign-in', (engine) => {
     assert.equal(Number((await ta.db.selectFrom('login_failures').select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n), 5);
   });
 
+  test('30 concurrent wrong codes with the right password: at most 5 are judged, TOTP and recovery codes sharing the budget', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const op = await newOperator(ta, ['leads:view']);
+    const { secret } = await enrol(ta, op);
+    const wrong = wrongCode(secret);
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        ta.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          payload: { email: op.email, password: op.password, ...(i % 2 ? { totp_code: wrong } : { recovery_code: `aaaaa-aaaa${'abcdefghijklmnopqrstuvwxyz234567'[i]}` }) },
+          remoteAddress: `10.4.0.${i + 1}`,
+        }),
+      ),
+    );
+    const judged = answers.filter((r) => r.statusCode === 401).length;
+    const limited = answers.filter((r) => r.statusCode === 429).length;
+    assert.ok(judged <= 5, `judged ${judged}, limited ${limited}`);
+    assert.equal(judged + limited, 30);
+    for (const r of answers) expectProblem(r, r.statusCode, r.statusCode === 429 ? 'rate_limited' : 'unauthorized');
+    // What budget is left is exactly what was not judged; then the right code is not even looked at.
+    for (let i = judged; i < 5; i++) expectProblem(await loginWith(ta, op, { totp_code: wrong }), 401, 'unauthorized');
+    expectProblem(await loginWith(ta, op, { totp_code: codeAt(secret, 1) }), 429, 'rate_limited');
+  });
+
+  test('concurrent wrong codes on /api/profile/2fa/disable: at most 5 are judged, the rest 429', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const op = await newOperator(ta, ['leads:view']);
+    const { secret } = await enrol(ta, op);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post(ta, op.token, '/api/profile/2fa/disable', { code: wrongCode(secret) })));
+    const judged = answers.filter((r) => r.statusCode === 400).length;
+    const limited = answers.filter((r) => r.statusCode === 429).length;
+    assert.ok(judged <= 5, `judged ${judged}, limited ${limited}`);
+    assert.equal(judged + limited, 20);
+    assert.deepEqual(await twoFactorOf(ta, op), { enabled: true, recovery_codes_left: 10 });
+  });
+
   test('a recovery code signs in once, in any case and spacing, and the count goes down', async (t) => {
     const ta = await buildTestApp(t, engine);
     const op = await newOperator(ta, ['leads:view']);
@@ -215,7 +252,8 @@ forEachDatabase('two-factor sign-in', (engine) => {
     assert.equal((await loginWith(ta, op)).statusCode, 401, 'a code is needed');
 
     const manager = await newOperator(ta, ['operators:view', 'operators:edit', 'leads:view']);
-    const patch = (token: string, id: string) => call(ta.app, token, { method: 'PATCH', url: `/api/operators/${id}`, payload: { two_factor: false } });
+    const patch = (token: string, id: string) =>
+      call(ta.app, token, { method: 'PATCH', url: `/api/operators/${id}`, payload: { two_factor: false, current_password: manager.password } });
     expectProblem(await patch(manager.token, manager.id), 409, 'conflict'); // not for yourself
     expectProblem(await call(ta.app, manager.token, { method: 'PATCH', url: `/api/operators/${op.id}`, payload: { two_factor: true } }), 400, 'validation_failed');
     const viewer = await newOperator(ta, ['operators:view', 'leads:view']);
