@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import { decodeCursor, Page, PageQuery, pageOf } from '../../http/pagination.js';
-import type { App } from '../../types.js';
+import { principalOf, type App } from '../../types.js';
 import { AUDIT_ACTIONS, type AuditAction } from './actions.js';
 import { invalid } from '../../http/errors.js';
+import { maskLeadContacts } from './contacts.js';
 
 const AuditEntry = Type.Object(
   {
@@ -29,6 +30,8 @@ export default async function auditRoutes(app: App) {
         operationId: 'listAuditLog',
         tags: ['Audit'],
         summary: 'Security events, newest first',
+        description:
+          'Details about leads (postbacks, redeliveries, exports) show lead emails and phone numbers masked unless the caller holds `leads:contacts`.',
         querystring: Type.Object(
           {
             ...PageQuery,
@@ -49,7 +52,9 @@ export default async function auditRoutes(app: App) {
       if (actor_id) q = q.where('actor_id', '=', actor_id);
       const rows = await q.execute();
       const page = pageOf(rows, limit, (r) => ({ id: r.id }));
-      return { ...page, data: page.data.map((r) => ({ ...r, details: JSON.parse(r.details) })) };
+      const data = page.data.map((r) => ({ ...r, details: JSON.parse(r.details) as Record<string, unknown> }));
+      // Rule 16: without leads:contacts, no lead's email or phone in any detail either.
+      return { ...page, data: principalOf(req).permissions.has('leads:contacts') ? data : await maskLeadContacts(app.db, data) };
     },
   );
 

@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { isPostgres } from '../../db/database.js';
 import type { Database, LeadsTable } from '../../db/tables.js';
-import { maskEmail, maskInText, maskPhone } from './mask.js';
+import { contactMasker, maskEmail, maskPhone, type Masker } from './mask.js';
 import { DATE_COLUMNS, SUB_IDS, type LeadFilter, type TextMatch } from './search.js';
 
 type DB = Kysely<Database>;
@@ -183,9 +183,34 @@ export function findAttempts(db: DB, leadId: string) {
 
 const money = (cents: number) => Number(cents) / 100;
 
-/** The API's view of a lead; contacts masked unless the caller may see them. */
-export function toLead(r: LeadRow, contacts: boolean) {
-  return {
+/**
+ * Fields that never hold a lead's contacts: ids, times, enums, checked values (the IP, the
+ * country) and the names an operator gave partners, providers, campaigns and flows. Every other
+ * text is masked; a new field is masked until it is listed here.
+ */
+const NO_CONTACTS = new Set([
+  'id', 'created_at', 'country', 'ip', 'traffic_provider_id', 'traffic_provider_name', 'campaign_id', 'campaign_name',
+  'flow_id', 'flow_name', 'partner_id', 'partner_name', 'status', 'delivered_at', 'ftd_at', 'status_updated_at',
+  'email', 'phone', 'attempt_no', 'requested_at', 'outcome',
+]);
+
+/** Every text field of `view` that may hold contacts, through `mask` (in place). */
+function maskFields<T extends object>(view: T, mask: Masker): T {
+  const fields = view as Record<string, unknown>;
+  for (const k of Object.keys(fields)) {
+    const v = fields[k];
+    if (typeof v === 'string' && !NO_CONTACTS.has(k)) fields[k] = mask(v);
+  }
+  return view;
+}
+
+/**
+ * The API's view of a lead. Without leads:contacts the email and phone are masked, and so is
+ * every spelling of them in any other text of the lead (a reason quoting the partner, a sub id,
+ * an autologin URL carrying the email): pass the lead's masker when it is made anyway.
+ */
+export function toLead(r: LeadRow, contacts: boolean, mask: Masker | null = contacts ? null : contactMasker(r)) {
+  const view = {
     id: r.id,
     created_at: r.created_at,
     first_name: r.first_name,
@@ -221,6 +246,7 @@ export function toLead(r: LeadRow, contacts: boolean) {
     payout: money(r.cost_cents),
     revenue: money(r.revenue_cents),
   };
+  return mask ? maskFields(view, mask) : view;
 }
 
 export type LeadView = ReturnType<typeof toLead>;
@@ -229,12 +255,13 @@ export async function leadDetail(db: DB, id: string, contacts: boolean) {
   const row = await findLead(db, id);
   if (!row) return null;
   const attempts = await findAttempts(db, id);
+  const mask = contacts ? null : contactMasker(row);
   return {
-    ...toLead(row, contacts),
-    attempts: attempts.map((a) => ({
-      ...a,
-      partner_name: a.partner_name ?? null,
-      response_excerpt: a.response_excerpt === null || contacts ? a.response_excerpt : maskInText(a.response_excerpt, row),
-    })),
+    ...toLead(row, contacts, mask),
+    // The reason and the excerpt quote the partner's answer, which may echo the contacts back.
+    attempts: attempts.map((a) => {
+      const attempt = { ...a, partner_name: a.partner_name ?? null };
+      return mask ? maskFields(attempt, mask) : attempt;
+    }),
   };
 }

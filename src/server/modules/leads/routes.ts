@@ -13,7 +13,9 @@ import { canSeeContacts, leadFilter } from './search.js';
 
 const MASKING =
   'Email and phone are masked (e.g. "j***@example.com", "+49******67") unless the caller holds `leads:contacts` ' +
-  '(for an API key: among its effective permissions).';
+  '(for an API key: among its effective permissions); so is any spelling of them (other case, URL-encoded, JSON-escaped, ' +
+  'digits only, grouped) in every other text of the lead: reason, sale status, autologin URL, sub ids, and the reason and ' +
+  "response excerpt of each attempt, which quote the partner's answer.";
 
 const FILTERS =
   'Filters combine with AND; `status` and `country` take several values (repeat the parameter or separate with commas). ' +
