@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { totpAt } from '../../src/server/auth/totp.js';
-import { apiGet, chromiumAvailable, openBrowser, screenshot, signIn, startServerAndClient } from './harness.js';
+import { ADMIN, apiGet, chromiumAvailable, openBrowser, screenshot, signIn, startServerAndClient } from './harness.js';
 
 const WATCHER = { name: 'Wanda Watcher', email: 'wanda@example.test', password: 'wanda-password-1' };
 
@@ -133,8 +133,22 @@ test('an admin turns off the two-factor sign-in of an operator locked out of it'
   const box = page.getByTestId('operator-two-factor');
   await box.getByText('on', { exact: true }).waitFor();
   await box.getByRole('button', { name: 'Turn off' }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Turn off' }).click();
+  // It needs the admin's own password (rule 13): without it the API's refusal shows in the dialog.
+  const dialog = page.getByRole('dialog');
+  await dialog.getByRole('button', { name: 'Turn off' }).click();
+  await dialog.getByTestId('confirm-error').filter({ hasText: 'current_password' }).waitFor();
+  await dialog.getByLabel('Your current password').fill(ADMIN.password);
+  await dialog.getByRole('button', { name: 'Turn off' }).click();
   await box.getByText('off', { exact: true }).waitFor();
   await screenshot(page, 'operator-2fa-off');
   assert.equal((await passwordOnly()).status, 200, 'the password alone signs them in again');
+
+  // Setting their password asks for the admin's own too, and only then.
+  assert.equal(await page.getByLabel('Your current password').count(), 0);
+  await page.getByLabel('New password').fill('wanda-new-password-2');
+  await page.getByLabel('Your current password').fill(ADMIN.password);
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByTestId('operator-saved').waitFor();
+  const newPassword = await client.send('POST', '/api/auth/login', { email: WATCHER.email, password: 'wanda-new-password-2' }, '');
+  assert.equal(newPassword.status, 200, newPassword.text);
 });

@@ -164,7 +164,7 @@ export interface paths {
         put?: never;
         /**
          * Log in to the dashboard
-         * @description Answers 401 for a wrong email or password alike, and 429 after repeated failures from one address or for one account. With two-factor sign-in on, a right password without a code answers 401 `totp_required`: send it again with `totp_code` (or `recovery_code`). A wrong or reused code is a failed login.
+         * @description Answers 401 for a wrong email or password alike, and 429 `rate_limited` (with Retry-After) after repeated failures: 5 per account and 20 per address within 15 minutes. Every try is counted before it is judged, so concurrent guesses share the budget too; passwords, two-factor codes and recovery codes all spend the same per-account budget. With two-factor sign-in on, a right password without a code answers 401 `totp_required`: send it again with `totp_code` (or `recovery_code`). A wrong or reused code is a failed login.
          *
          *     Access: public, no credentials needed.
          */
@@ -678,7 +678,7 @@ export interface paths {
         head?: never;
         /**
          * Change an operator
-         * @description Disabling an operator ends their sessions and stops their API keys at once (the keys work again if the operator is re-enabled; revoke them to end them for good). A password set here also ends their sessions. You cannot change your own role or status, nor leave the installation without an active admin.
+         * @description Name, time zone, role and status are open to API keys with operators:edit. What only a person may do, setting a `password`, changing the `email` or turning `two_factor` off (for anyone, yourself included), is for dashboard sessions only: an API key gets 403 `session_required`, whatever its scopes. It also takes your own `current_password`: 400 `validation_failed` naming it when missing or wrong, and wrong guesses count toward your login rate limit (429 `rate_limited`). Setting a password or turning two-factor off ends all their sessions. Disabling an operator ends their sessions and stops their API keys at once (the keys work again if the operator is re-enabled; revoke them to end them for good). You cannot change your own role or status, nor leave the installation without an active admin.
          *
          *     Access: needs the `operators:edit` permission (key scope and role).
          */
@@ -858,7 +858,7 @@ export interface paths {
         head?: never;
         /**
          * Change your name, time zone or email
-         * @description A new email (your sign-in) needs `current_password`; 409 when another operator has it.
+         * @description A new email (your sign-in) needs `current_password` (400 naming it when missing or wrong; wrong guesses count toward your login rate limit, 429); 409 when another operator has it.
          *
          *     Dashboard sessions only: API keys get 403 `session_required`.
          */
@@ -964,7 +964,7 @@ export interface paths {
         put?: never;
         /**
          * Change your password
-         * @description Needs your current password. Every other session of yours ends; this one stays.
+         * @description Needs your current password (400 naming `current_password` when wrong; wrong guesses count toward your login rate limit, 429). Every other session of yours ends; this one stays.
          *
          *     Dashboard sessions only: API keys get 403 `session_required`.
          */
@@ -5134,17 +5134,22 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: email */
+                    /** @description Your own password (the acting operator's), needed to set a password, change an email or turn off two-factor sign-in. Missing or wrong: 400 naming it; wrong guesses count toward your login rate limit (429). */
+                    current_password?: string;
+                    /**
+                     * Format: email
+                     * @description Their sign-in. Changing it: Dashboard sessions only (an API key gets 403 `session_required`), and only with `current_password`.
+                     */
                     email?: string;
                     name?: string;
-                    /** @description At least 10 characters */
+                    /** @description A new password for them (at least 10 characters); it ends all their sessions. Dashboard sessions only (an API key gets 403 `session_required`), and only with `current_password`. */
                     password?: string;
                     role_id?: string;
                     status?: "active" | "disabled";
                     /** @description IANA time zone, e.g. Europe/Berlin */
                     timezone?: string;
                     /**
-                     * @description false turns off the operator's two-factor sign-in (e.g. they lost their device and recovery codes); only they can turn it on, from their profile. Not for yourself: use your profile, which asks for a code.
+                     * @description false turns off the operator's two-factor sign-in (e.g. they lost their device and recovery codes) and ends all their sessions; only they can turn it on, from their profile. Not for yourself: use your profile, which asks for a code. Dashboard sessions only (an API key gets 403 `session_required`), and only with `current_password`.
                      * @enum {boolean}
                      */
                     two_factor?: false;
@@ -5231,6 +5236,15 @@ export interface operations {
             };
             /** @description unsupported_media_type: send application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6730,6 +6744,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     confirmTwoFactor: {
@@ -7140,6 +7163,15 @@ export interface operations {
             };
             /** @description unsupported_media_type: send application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

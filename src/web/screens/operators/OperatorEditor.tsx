@@ -58,6 +58,7 @@ function OperatorForm({ operator }: { operator: Operator | null }) {
       timezone: operator?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
       status: operator?.status ?? ('active' as Status),
       password: '',
+      current_password: '',
     }),
     noErrors,
   );
@@ -67,21 +68,30 @@ function OperatorForm({ operator }: { operator: Operator | null }) {
   // Without roles:view the roles cannot be listed; the current one is still shown by name.
   const roleData = roles.data ?? (operator ? [{ value: operator.role_id, label: operator.role_name, disabled: false }] : []);
 
+  // Setting their password or changing their email is for a person: the API asks for your own password.
+  const needsYourPassword = operator !== null && (form.password !== '' || form.email.trim().toLowerCase() !== operator.email);
+
   function save() {
-    const { password, ...rest } = form;
+    const { password, current_password, ...rest } = form;
     return submit(
       // On an edit an empty password means "keep the current one"; on creation the API asks for one.
       () =>
         operator
-          ? api.PATCH('/api/operators/{id}', { params: { path: { id: operator.id } }, body: password ? form : rest })
-          : api.POST('/api/operators', { body: form }),
-      (p) => ({ errors: fieldErrors(p.errors, ['name', 'email', 'role_id', 'timezone', 'status', 'password']), problem: refusal(p, 'operator') }),
+          ? api.PATCH('/api/operators/{id}', {
+              params: { path: { id: operator.id } },
+              body: { ...rest, ...(password ? { password } : {}), ...(needsYourPassword ? { current_password } : {}) },
+            })
+          : api.POST('/api/operators', { body: { ...rest, password } }),
+      (p) => ({
+        errors: fieldErrors(p.errors, ['name', 'email', 'role_id', 'timezone', 'status', 'password', 'current_password']),
+        problem: refusal(p, 'operator'),
+      }),
       async (stored) => {
         queryClient.setQueryData(['operator', stored.id], stored);
         await queryClient.invalidateQueries({ queryKey: ['operators'] });
         // The server's version (the email lower-cased, the name trimmed); the password is not kept.
         const { name, email, role_id, timezone, status } = stored;
-        if (operator) savedAs({ name, email, role_id, timezone, status, password: '' });
+        if (operator) savedAs({ name, email, role_id, timezone, status, password: '', current_password: '' });
         else navigate(`/settings/operators/${stored.id}`, { replace: true, state: { saved: true } });
       },
     );
@@ -170,6 +180,16 @@ function OperatorForm({ operator }: { operator: Operator | null }) {
             onChange={(e) => set({ password: e.currentTarget.value })}
             error={errors.at('password')}
           />
+          {needsYourPassword && (
+            <PasswordInput
+              label="Your current password"
+              description="Setting their password or changing their email needs your own password."
+              autoComplete="current-password"
+              value={form.current_password}
+              onChange={(e) => set({ current_password: e.currentTarget.value })}
+              error={errors.at('current_password')}
+            />
+          )}
         </Stack>
       </fieldset>
       {operator && <TwoFactorReset operator={operator} canEdit={canEdit} self={self} />}

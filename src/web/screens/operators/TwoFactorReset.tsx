@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Text } from '@mantine/core';
+import { Badge, Button, Group, PasswordInput, Text } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must } from '../../api/client';
@@ -15,10 +15,17 @@ type Operator = paths['/api/operators/{id}']['get']['responses'][200]['content']
 export function TwoFactorReset({ operator, canEdit, self }: { operator: Operator; canEdit: boolean; self: boolean }) {
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
+  // Turning someone's second factor off is for a person: the API asks for your own password.
+  const [password, setPassword] = useState('');
   async function turnOff() {
-    const updated = must(await api.PATCH('/api/operators/{id}', { params: { path: { id: operator.id } }, body: { two_factor: false } }));
+    const body = { two_factor: false as const, current_password: password };
+    const updated = must(await api.PATCH('/api/operators/{id}', { params: { path: { id: operator.id } }, body }));
     queryClient.setQueryData(['operator', operator.id], updated);
     await queryClient.invalidateQueries({ queryKey: ['operators'] });
+    close();
+  }
+  function close() {
+    setPassword('');
     setOpen(false);
   }
   return (
@@ -32,11 +39,19 @@ export function TwoFactorReset({ operator, canEdit, self }: { operator: Operator
           Turn off
         </Button>
       )}
-      <ConfirmDialog opened={open} title="Turn off two-factor sign-in?" confirmLabel="Turn off" onConfirm={turnOff} onClose={() => setOpen(false)}>
+      <ConfirmDialog opened={open} title="Turn off two-factor sign-in?" confirmLabel="Turn off" onConfirm={turnOff} onClose={close}>
         <Text size="sm">
           {operator.name} will sign in with their password alone until they turn it on again in their profile, and their recovery codes stop
-          working. Do this only once you are sure it is them asking (e.g. they lost their phone and their codes).
+          working, and they are signed out everywhere. Do this only once you are sure it is them asking (e.g. they lost their phone and
+          their codes).
         </Text>
+        <PasswordInput
+          label="Your current password"
+          autoComplete="current-password"
+          value={password}
+          onChange={(e) => setPassword(e.currentTarget.value)}
+          data-autofocus
+        />
       </ConfirmDialog>
     </Group>
   );
