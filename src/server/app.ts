@@ -9,6 +9,8 @@ import { frameworkErrorHandler, HttpProblem, installErrorHandlers } from './http
 import { installOpenApi, installRouteRules, type RouteInfo } from './http/openapi.js';
 import { loggedUrl } from './http/log-redaction.js';
 import { rewriteRequestTarget } from './http/request-target.js';
+import { installRateLimit } from './http/rate-limit.js';
+import { installSecurityHeaders } from './http/security-headers.js';
 import { installSpa } from './http/spa.js';
 import { validatorCompiler } from './http/validation.js';
 import type { App } from './types.js';
@@ -99,6 +101,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   app.decorate('routeTable', routeTable);
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandlers(app, await installSpa(app, opts.webDir));
+  await installSecurityHeaders(app); // first onRequest hook: every answer carries the headers
   // close() waits for every socket to end, and Node keeps a keep-alive socket open after the
   // answer to a request that was in flight when close() began (until keepAliveTimeout, 72 s):
   // a SIGTERM behind a keep-alive proxy would hang, then be forced. Tell those clients to hang up.
@@ -112,6 +115,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   app.addHook('onRequest', async () => {
     if (closing) throw new HttpProblem(503, 'service_unavailable', 'The server is shutting down; retry on another instance or in a moment.');
   });
+  await installRateLimit(app); // before auth: an answer over the limit costs no database query
   installRouteRules(app, routeTable);
   installAuth(app);
   await installOpenApi(app, VERSION);

@@ -109,6 +109,7 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
     if (takesBody) responses[415] ??= access.postback ? { ...problemResponse(415), description: POSTBACK_415 } : problemResponse(415);
     if (!access.public) [401, 403].forEach(add);
     if (!access.allowlistExempt) add(403);
+    if (route.url !== '/api/health') add(429); // every route but the health check is under the rate limits (http/rate-limit.ts)
 
     if (access.public || access.postback) schema.security = [];
     if (access.intake) schema.security = [{ intakeToken: [] }];

@@ -122,7 +122,9 @@ export interface paths {
         };
         /**
          * Security events, newest first
-         * @description Access: needs the `audit:view` permission (key scope and role).
+         * @description Details about leads (postbacks, redeliveries, exports) show lead emails and phone numbers masked unless the caller holds `leads:contacts`.
+         *
+         *     Access: needs the `audit:view` permission (key scope and role).
          */
         get: operations["listAuditLog"];
         put?: never;
@@ -496,7 +498,7 @@ export interface paths {
         };
         /**
          * One lead in full, with its delivery attempts
-         * @description The lead and `attempts`: every delivery attempt in order (partner, time, duration, HTTP status, outcome, reason, the start of the partner's answer). Email and phone are masked (e.g. "j***@example.com", "+49******67") unless the caller holds `leads:contacts` (for an API key: among its effective permissions).
+         * @description The lead and `attempts`: every delivery attempt in order (partner, time, duration, HTTP status, outcome, reason, the start of the partner's answer). Email and phone are masked (e.g. "j***@example.com", "+49******67") unless the caller holds `leads:contacts` (for an API key: among its effective permissions); so is any spelling of them (other case, URL-encoded, JSON-escaped, digits only, grouped) in every other text of the lead: reason, sale status, autologin URL, sub ids, and the reason and response excerpt of each attempt, which quote the partner's answer.
          *
          *     Access: needs the `leads:view` permission (key scope and role).
          */
@@ -540,7 +542,7 @@ export interface paths {
         };
         /**
          * Download a lead search as CSV
-         * @description Every lead the same filters as searchLeads select (no row limit), as one CSV file (UTF-8, RFC 4180, a header row, the columns of Lead in order; CRLF line ends). Filters combine with AND; `status` and `country` take several values (repeat the parameter or separate with commas). Dates: `date_from`/`date_to` are days in `timezone` (default: the operator's own) or ISO 8601 instants; rows are sorted by the `date_type` date, newest first, then by id. The file is streamed while it is read, so any size is fine. Text cells starting with = + - @ (or a tab or CR) get a leading single quote so spreadsheets do not run them as formulas; phone numbers therefore read '+49…. Email and phone are masked (e.g. "j***@example.com", "+49******67") unless the caller holds `leads:contacts` (for an API key: among its effective permissions). Each export is recorded in the audit log (lead.exported, with its filters).
+         * @description Every lead the same filters as searchLeads select (no row limit), as one CSV file (UTF-8, RFC 4180, a header row, the columns of Lead in order; CRLF line ends). Filters combine with AND; `status` and `country` take several values (repeat the parameter or separate with commas). Dates: `date_from`/`date_to` are days in `timezone` (default: the operator's own) or ISO 8601 instants; rows are sorted by the `date_type` date, newest first, then by id. The file is streamed while it is read, so any size is fine. Text cells starting with = + - @ (or a tab or CR) get a leading single quote so spreadsheets do not run them as formulas; phone numbers therefore read '+49…. Email and phone are masked (e.g. "j***@example.com", "+49******67") unless the caller holds `leads:contacts` (for an API key: among its effective permissions); so is any spelling of them (other case, URL-encoded, JSON-escaped, digits only, grouped) in every other text of the lead: reason, sale status, autologin URL, sub ids, and the reason and response excerpt of each attempt, which quote the partner's answer. Each export is recorded in the audit log (lead.exported, with its filters).
          *
          *     Access: needs the `leads:view` permission (key scope and role).
          */
@@ -562,7 +564,7 @@ export interface paths {
         };
         /**
          * Search leads (the Leads table)
-         * @description Filters combine with AND; `status` and `country` take several values (repeat the parameter or separate with commas). Dates: `date_from`/`date_to` are days in `timezone` (default: the operator's own) or ISO 8601 instants; rows are sorted by the `date_type` date, newest first, then by id. Pages follow a keyset cursor: leads registered while you page never repeat or shift rows between pages. Every row carries `autologin_url` (null when no partner returned one). Email and phone are masked (e.g. "j***@example.com", "+49******67") unless the caller holds `leads:contacts` (for an API key: among its effective permissions).
+         * @description Filters combine with AND; `status` and `country` take several values (repeat the parameter or separate with commas). Dates: `date_from`/`date_to` are days in `timezone` (default: the operator's own) or ISO 8601 instants; rows are sorted by the `date_type` date, newest first, then by id. Pages follow a keyset cursor: leads registered while you page never repeat or shift rows between pages. Every row carries `autologin_url` (null when no partner returned one). Email and phone are masked (e.g. "j***@example.com", "+49******67") unless the caller holds `leads:contacts` (for an API key: among its effective permissions); so is any spelling of them (other case, URL-encoded, JSON-escaped, digits only, grouped) in every other text of the lead: reason, sale status, autologin URL, sub ids, and the reason and response excerpt of each attempt, which quote the partner's answer.
          *
          *     Access: needs the `leads:view` permission (key scope and role).
          */
@@ -702,7 +704,7 @@ export interface paths {
         put?: never;
         /**
          * Create a partner
-         * @description The answer carries the postback token (postback_token, lgp_…) and postback_url once; no other answer shows them again (rotate the token to get a new one). Header values are write-only.
+         * @description The answer carries the postback token (postback_token, lgp_…) and postback_url once; no other answer shows them again (rotate the token to get a new one). Header values are write-only. A URL whose host is a loopback, private, link-local or other non-public address (outside PARTNER_ALLOWED_NETWORKS) is refused (400); host names are checked when a call connects.
          *
          *     Access: needs the `partners:edit` permission (key scope and role).
          */
@@ -740,7 +742,7 @@ export interface paths {
         head?: never;
         /**
          * Change a partner
-         * @description Changes only the fields sent. `integration`, when sent, replaces the whole integration (left-out integration fields take their defaults), except that a header value sent back exactly as answers show it (masked) keeps the stored value of that header; any other value replaces it, and a header left out is removed. An archived partner cannot be changed (409).
+         * @description Changes only the fields sent. `integration`, when sent, replaces the whole integration (left-out integration fields take their defaults), except that a header value sent back exactly as answers show it (masked) keeps the stored value of that header, as long as the URL keeps its scheme, host and port (otherwise 400: re-enter the secret for the new destination); any other value replaces it, and a header left out is removed. A URL whose host is a loopback, private, link-local or other non-public address (outside PARTNER_ALLOWED_NETWORKS) is refused (400). An archived partner cannot be changed (409).
          *
          *     Access: needs the `partners:edit` permission (key scope and role).
          */
@@ -780,7 +782,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test lead to a partner
-         * @description Sends a sample lead once, exactly as a delivery would (real traffic: the partner may register it), and answers 200 with what was sent and answered and how a delivery would read it, whatever the outcome. Stores nothing. Works on a paused partner; an archived one answers 409. `integration` tests an unsaved integration instead of the saved one.
+         * @description Sends a sample lead once, exactly as a delivery would (real traffic: the partner may register it), and answers 200 with what was sent and answered and how a delivery would read it, whatever the outcome. Stores nothing. Works on a paused partner; an archived one answers 409. `integration` tests an unsaved integration instead of the saved one. A destination the outbound guard refuses (loopback, private, link-local… outside PARTNER_ALLOWED_NETWORKS) is not called: outcome `error` with the reason.
          *
          *     Access: needs the `partners:edit` permission (key scope and role).
          */
@@ -1425,6 +1427,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getAnalyticsSummary: {
@@ -1529,6 +1540,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listApiKeys: {
@@ -1596,6 +1616,15 @@ export interface operations {
             };
             /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1696,6 +1725,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiKey: {
@@ -1762,6 +1800,15 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not visible to the caller */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1860,6 +1907,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listAuditLog: {
@@ -1935,6 +1991,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listAuditActions: {
@@ -1984,6 +2049,15 @@ export interface operations {
             };
             /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2164,6 +2238,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     whoami: {
@@ -2223,6 +2306,15 @@ export interface operations {
             };
             /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2315,6 +2407,15 @@ export interface operations {
             };
             /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2457,6 +2558,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getCampaign: {
@@ -2542,6 +2652,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteCampaign: {
@@ -2618,6 +2737,15 @@ export interface operations {
             };
             /** @description unsupported_media_type: send application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2764,6 +2892,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listFlows: {
@@ -2857,6 +2994,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createFlow: {
@@ -2870,6 +3016,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description How many partners a lead is offered to at most
                      * @default 3
                      */
@@ -2895,7 +3042,10 @@ export interface operations {
                         daily_cap?: number | null;
                         /** @description A partner that is not archived; at most once per flow */
                         partner_id: string;
-                        /** @description Lower is tried first; targets with the same priority share leads by weight */
+                        /**
+                         * Format: int32
+                         * @description Lower is tried first; targets with the same priority share leads by weight
+                         */
                         priority: number;
                         /**
                          * @description Working-hours override; null: the partner's own working hours
@@ -2912,6 +3062,7 @@ export interface operations {
                             to: string;
                         } | null;
                         /**
+                         * Format: int32
                          * @description Share of leads among targets of the same priority
                          * @default 100
                          */
@@ -3014,6 +3165,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getFlow: {
@@ -3095,6 +3255,15 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not visible to the caller */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3185,6 +3354,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     updateFlow: {
@@ -3199,7 +3377,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description How many partners a lead is offered to at most */
+                    /**
+                     * Format: int32
+                     * @description How many partners a lead is offered to at most
+                     */
                     max_attempts?: number;
                     /** @description Shown in lists; need not be unique */
                     name?: string;
@@ -3218,7 +3399,10 @@ export interface operations {
                         daily_cap?: number | null;
                         /** @description A partner that is not archived; at most once per flow */
                         partner_id: string;
-                        /** @description Lower is tried first; targets with the same priority share leads by weight */
+                        /**
+                         * Format: int32
+                         * @description Lower is tried first; targets with the same priority share leads by weight
+                         */
                         priority: number;
                         /**
                          * @description Working-hours override; null: the partner's own working hours
@@ -3235,6 +3419,7 @@ export interface operations {
                             to: string;
                         } | null;
                         /**
+                         * Format: int32
                          * @description Share of leads among targets of the same priority
                          * @default 100
                          */
@@ -3339,6 +3524,15 @@ export interface operations {
             };
             /** @description unsupported_media_type: send application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3473,6 +3667,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listBackups: {
@@ -3536,6 +3739,15 @@ export interface operations {
             };
             /** @description conflict: the request clashes with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3622,6 +3834,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     downloadBackup: {
@@ -3683,6 +3904,15 @@ export interface operations {
             };
             /** @description conflict: the request clashes with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3774,6 +4004,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     updatePublicUrl: {
@@ -3842,6 +4081,15 @@ export interface operations {
             };
             /** @description unsupported_media_type: send application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3961,6 +4209,15 @@ export interface operations {
             };
             /** @description unsupported_media_type: send application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4092,6 +4349,15 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not visible to the caller */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4267,6 +4533,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     exportLeads: {
@@ -4344,6 +4619,15 @@ export interface operations {
             };
             /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4496,6 +4780,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getLicence: {
@@ -4555,6 +4848,15 @@ export interface operations {
             };
             /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4662,6 +4964,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     removeLicence: {
@@ -4755,6 +5066,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getOpenApi: {
@@ -4779,6 +5099,15 @@ export interface operations {
             };
             /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4853,6 +5182,15 @@ export interface operations {
             };
             /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4965,6 +5303,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getOperator: {
@@ -5030,6 +5377,15 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not visible to the caller */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5113,6 +5469,15 @@ export interface operations {
             };
             /** @description unsupported_media_type: send application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5308,7 +5673,10 @@ export interface operations {
                                 method: "POST" | "GET" | "PUT";
                                 /** @description Dot path to a truthy value in the answer that means "accepted"; empty: any 2xx is accepted */
                                 success_path: string;
-                                /** @description Request timeout (100–60000 ms) */
+                                /**
+                                 * Format: int32
+                                 * @description Request timeout (100–60000 ms)
+                                 */
                                 timeout_ms: number;
                                 /** @description http or https URL of the partner's lead API. Shown in full to readers: put secrets in headers. */
                                 url: string;
@@ -5364,6 +5732,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createPartner: {
@@ -5401,7 +5778,7 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         /**
-                         * @description Request headers (name → value). Values are write-only. On PATCH, a value sent back exactly as answers show it (masked) keeps the stored value of that header; any other value replaces it.
+                         * @description Request headers (name → value). Values are write-only. On PATCH, a value sent back exactly as answers show it (masked) keeps the stored value of that header while the URL's scheme, host and port stay the same (a masked value for a new destination is refused); any other value replaces it.
                          * @default {}
                          */
                         headers?: {
@@ -5420,6 +5797,7 @@ export interface operations {
                          */
                         success_path?: string;
                         /**
+                         * Format: int32
                          * @description Request timeout (100–60000 ms)
                          * @default 5000
                          */
@@ -5486,7 +5864,10 @@ export interface operations {
                             method: "POST" | "GET" | "PUT";
                             /** @description Dot path to a truthy value in the answer that means "accepted"; empty: any 2xx is accepted */
                             success_path: string;
-                            /** @description Request timeout (100–60000 ms) */
+                            /**
+                             * Format: int32
+                             * @description Request timeout (100–60000 ms)
+                             */
                             timeout_ms: number;
                             /** @description http or https URL of the partner's lead API. Shown in full to readers: put secrets in headers. */
                             url: string;
@@ -5561,6 +5942,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getPartner: {
@@ -5606,7 +5996,10 @@ export interface operations {
                             method: "POST" | "GET" | "PUT";
                             /** @description Dot path to a truthy value in the answer that means "accepted"; empty: any 2xx is accepted */
                             success_path: string;
-                            /** @description Request timeout (100–60000 ms) */
+                            /**
+                             * Format: int32
+                             * @description Request timeout (100–60000 ms)
+                             */
                             timeout_ms: number;
                             /** @description http or https URL of the partner's lead API. Shown in full to readers: put secrets in headers. */
                             url: string;
@@ -5661,6 +6054,15 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not visible to the caller */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5751,6 +6153,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     updatePartner: {
@@ -5787,7 +6198,7 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         /**
-                         * @description Request headers (name → value). Values are write-only. On PATCH, a value sent back exactly as answers show it (masked) keeps the stored value of that header; any other value replaces it.
+                         * @description Request headers (name → value). Values are write-only. On PATCH, a value sent back exactly as answers show it (masked) keeps the stored value of that header while the URL's scheme, host and port stay the same (a masked value for a new destination is refused); any other value replaces it.
                          * @default {}
                          */
                         headers?: {
@@ -5806,6 +6217,7 @@ export interface operations {
                          */
                         success_path?: string;
                         /**
+                         * Format: int32
                          * @description Request timeout (100–60000 ms)
                          * @default 5000
                          */
@@ -5865,7 +6277,10 @@ export interface operations {
                             method: "POST" | "GET" | "PUT";
                             /** @description Dot path to a truthy value in the answer that means "accepted"; empty: any 2xx is accepted */
                             success_path: string;
-                            /** @description Request timeout (100–60000 ms) */
+                            /**
+                             * Format: int32
+                             * @description Request timeout (100–60000 ms)
+                             */
                             timeout_ms: number;
                             /** @description http or https URL of the partner's lead API. Shown in full to readers: put secrets in headers. */
                             url: string;
@@ -5954,6 +6369,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     rotatePartnerPostbackToken: {
@@ -5999,7 +6423,10 @@ export interface operations {
                             method: "POST" | "GET" | "PUT";
                             /** @description Dot path to a truthy value in the answer that means "accepted"; empty: any 2xx is accepted */
                             success_path: string;
-                            /** @description Request timeout (100–60000 ms) */
+                            /**
+                             * Format: int32
+                             * @description Request timeout (100–60000 ms)
+                             */
                             timeout_ms: number;
                             /** @description http or https URL of the partner's lead API. Shown in full to readers: put secrets in headers. */
                             url: string;
@@ -6092,6 +6519,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     testPartner: {
@@ -6109,7 +6545,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * PartnerIntegrationInput
-                     * @description Test this integration instead of the saved one (e.g. from an editor before saving). Header values sent back masked, as answers show them, use the saved values.
+                     * @description Test this integration instead of the saved one (e.g. from an editor before saving). Header values sent back masked, as answers show them, use the saved values, but only to the saved URL's scheme, host and port (to another destination: 400, re-enter the secret).
                      */
                     integration?: {
                         /**
@@ -6125,7 +6561,7 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         /**
-                         * @description Request headers (name → value). Values are write-only. On PATCH, a value sent back exactly as answers show it (masked) keeps the stored value of that header; any other value replaces it.
+                         * @description Request headers (name → value). Values are write-only. On PATCH, a value sent back exactly as answers show it (masked) keeps the stored value of that header while the URL's scheme, host and port stay the same (a masked value for a new destination is refused); any other value replaces it.
                          * @default {}
                          */
                         headers?: {
@@ -6144,6 +6580,7 @@ export interface operations {
                          */
                         success_path?: string;
                         /**
+                         * Format: int32
                          * @description Request timeout (100–60000 ms)
                          * @default 5000
                          */
@@ -6275,6 +6712,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listPermissions: {
@@ -6318,6 +6764,15 @@ export interface operations {
             };
             /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6429,6 +6884,15 @@ export interface operations {
             };
             /** @description unsupported_media_type: send application/json or application/x-www-form-urlencoded */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6570,6 +7034,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getProfile: {
@@ -6626,6 +7099,15 @@ export interface operations {
             };
             /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6837,6 +7319,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     disableTwoFactor: {
@@ -6999,6 +7490,15 @@ export interface operations {
             };
             /** @description unsupported_media_type: send application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7253,6 +7753,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     revokeMySession: {
@@ -7320,6 +7829,15 @@ export interface operations {
             };
             /** @description unsupported_media_type: send application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7395,6 +7913,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listRoles: {
@@ -7455,6 +7982,15 @@ export interface operations {
             };
             /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7555,6 +8091,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getRole: {
@@ -7617,6 +8162,15 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not visible to the caller */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7700,6 +8254,15 @@ export interface operations {
             };
             /** @description unsupported_media_type: send application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7811,6 +8374,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getSecuritySettings: {
@@ -7847,6 +8419,15 @@ export interface operations {
             };
             /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7938,6 +8519,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getSetupStatus: {
@@ -7962,6 +8552,15 @@ export interface operations {
             };
             /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8068,6 +8667,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listTrafficProviders: {
@@ -8109,7 +8717,10 @@ export interface operations {
                                 fields: ("email" | "phone")[];
                                 /** @description provider: earlier leads of this provider only; global: every provider's leads */
                                 scope: "provider" | "global";
-                                /** @description How far back to look (0–8760 hours) */
+                                /**
+                                 * Format: int32
+                                 * @description How far back to look (0–8760 hours)
+                                 */
                                 window_hours: number;
                             };
                             id: string;
@@ -8152,6 +8763,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createTrafficProvider: {
@@ -8186,7 +8806,10 @@ export interface operations {
                         fields: ("email" | "phone")[];
                         /** @description provider: earlier leads of this provider only; global: every provider's leads */
                         scope: "provider" | "global";
-                        /** @description How far back to look (0–8760 hours) */
+                        /**
+                         * Format: int32
+                         * @description How far back to look (0–8760 hours)
+                         */
                         window_hours: number;
                     };
                     /** @description Shown in lists; need not be unique */
@@ -8216,7 +8839,10 @@ export interface operations {
                             fields: ("email" | "phone")[];
                             /** @description provider: earlier leads of this provider only; global: every provider's leads */
                             scope: "provider" | "global";
-                            /** @description How far back to look (0–8760 hours) */
+                            /**
+                             * Format: int32
+                             * @description How far back to look (0–8760 hours)
+                             */
                             window_hours: number;
                         };
                         id: string;
@@ -8278,6 +8904,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getTrafficProvider: {
@@ -8310,7 +8945,10 @@ export interface operations {
                             fields: ("email" | "phone")[];
                             /** @description provider: earlier leads of this provider only; global: every provider's leads */
                             scope: "provider" | "global";
-                            /** @description How far back to look (0–8760 hours) */
+                            /**
+                             * Format: int32
+                             * @description How far back to look (0–8760 hours)
+                             */
                             window_hours: number;
                         };
                         id: string;
@@ -8352,6 +8990,15 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not visible to the caller */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8442,6 +9089,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     updateTrafficProvider: {
@@ -8467,7 +9123,10 @@ export interface operations {
                         fields: ("email" | "phone")[];
                         /** @description provider: earlier leads of this provider only; global: every provider's leads */
                         scope: "provider" | "global";
-                        /** @description How far back to look (0–8760 hours) */
+                        /**
+                         * Format: int32
+                         * @description How far back to look (0–8760 hours)
+                         */
                         window_hours: number;
                     };
                     /** @description Shown in lists; need not be unique */
@@ -8496,7 +9155,10 @@ export interface operations {
                             fields: ("email" | "phone")[];
                             /** @description provider: earlier leads of this provider only; global: every provider's leads */
                             scope: "provider" | "global";
-                            /** @description How far back to look (0–8760 hours) */
+                            /**
+                             * Format: int32
+                             * @description How far back to look (0–8760 hours)
+                             */
                             window_hours: number;
                         };
                         id: string;
@@ -8572,6 +9234,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     rotateTrafficProviderToken: {
@@ -8604,7 +9275,10 @@ export interface operations {
                             fields: ("email" | "phone")[];
                             /** @description provider: earlier leads of this provider only; global: every provider's leads */
                             scope: "provider" | "global";
-                            /** @description How far back to look (0–8760 hours) */
+                            /**
+                             * Format: int32
+                             * @description How far back to look (0–8760 hours)
+                             */
                             window_hours: number;
                         };
                         id: string;
@@ -8677,6 +9351,15 @@ export interface operations {
             };
             /** @description unsupported_media_type: send application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many attempts; retry after the Retry-After header */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
