@@ -76,6 +76,15 @@ forEachDatabase('Partner destinations and write-only secrets', (engine) => {
     assert.deepEqual(await storedIntegration(ta, partner.id), before);
   });
 
+  test("a lead's data never picks the host: placeholders in the URL's host are a 400, in the path and query they are fine", async (t) => {
+    const ta = await buildTestApp(t, engine, GUARDED);
+    for (const url of ['https://{{lead.sub_id1}}/leads', 'https://{{lead.country}}.broker.example/leads', 'https://api.{{lead.funnel}}.example/x']) {
+      const problem = expectProblem(await create(ta, url), 400, 'validation_failed');
+      assert.deepEqual(problem.errors, [{ field: 'integration.url', message: 'placeholders may fill the path and query only, not the host' }], url);
+    }
+    assert.equal((await create(ta, 'https://broker.example/{{lead.country}}/leads?src={{lead.sub_id1}}')).statusCode, 201);
+  });
+
   test('delivery: a refused destination is not called, each attempt says why, and the waterfall moves on', async (t) => {
     const ta = await buildTestApp(t, engine, GUARDED);
     const trap = await startTrap(t);

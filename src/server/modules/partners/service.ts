@@ -34,6 +34,12 @@ function checkUrl(url: string, allowedNetworks: readonly string[], errors: Field
     errors.push({ field: 'integration.url', message: 'must be an absolute http or https URL' });
     return;
   }
+  // A lead's data fills the path and query, never the host: else a traffic provider's lead
+  // (sub_id1 = "attacker.example") would choose where every lead of that partner is sent.
+  if (parsed.hostname.includes('%7B%7B') || parsed.hostname.includes('{{')) {
+    errors.push({ field: 'integration.url', message: 'placeholders may fill the path and query only, not the host' });
+    return;
+  }
   // Addresses written literally are refused now, with the field named; host names are checked
   // by the outbound guard when a call connects (what they resolve to can change).
   const refusal = checkDestinationUrl(url, allowedNetworks);
