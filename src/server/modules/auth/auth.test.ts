@@ -31,6 +31,9 @@ function expectRateLimited(res: LightMyRequestResponse) {
   const retryAfter = String(res.headers['retry-after']);
   assert.match(retryAfter, /^\d+$/, `Retry-After is a number of seconds: ${retryAfter}`);
   assert.ok(Number(retryAfter) >= 1 && Number(retryAfter) <= 15 * 60, retryAfter);
+  // Which failure budget refused, in the RateLimit headers' form (rule 18).
+  assert.match(String(res.headers['ratelimit-policy']), /^"login-(account";q=5|ip";q=20);w=900$/);
+  assert.equal(String(res.headers['ratelimit']), `"${/login-account/.test(String(res.headers['ratelimit-policy'])) ? 'login-account' : 'login-ip'}";r=0;t=${retryAfter}`);
 }
 
 const whoami = (ta: TestApp, token: string) => call(ta.app, token, { method: 'GET', url: '/api/auth/whoami' });

@@ -75,14 +75,16 @@ export async function beginAttempt(db: Kysely<Database>, ip: string, email: stri
   ]);
   if (account !== null || address !== null) {
     await forgetAttempt(db, attempt);
-    // The later of the two decides when a try can be judged again.
-    const [retryAt, limit] = (account ?? 0) >= (address ?? 0) ? [account!, MAX_FAILURES_PER_ACCOUNT] : [address!, MAX_FAILURES_PER_IP];
+    // The later of the two decides when a try can be judged again. The RateLimit headers say so
+    // in the same draft-ietf-httpapi-ratelimit-headers form as the request limits (http/rate-limit.ts),
+    // standing in for theirs on this answer: this is the limit that refused.
+    const [retryAt, policy, max] =
+      (account ?? 0) >= (address ?? 0) ? [account!, 'login-account', MAX_FAILURES_PER_ACCOUNT] : [address!, 'login-ip', MAX_FAILURES_PER_IP];
     const seconds = String(Math.max(1, Math.ceil((retryAt - Date.now()) / 1000)));
     throw new HttpProblem(429, 'rate_limited', `Too many failed attempts; try again in ${seconds} s.`, undefined, {
       'Retry-After': seconds,
-      'RateLimit-Limit': String(limit),
-      'RateLimit-Remaining': '0',
-      'RateLimit-Reset': seconds,
+      'RateLimit-Policy': `"${policy}";q=${max};w=${LOGIN_WINDOW_MS / 1000}`,
+      RateLimit: `"${policy}";r=0;t=${seconds}`,
     });
   }
   // Old rows of this account and address are of no more use.
