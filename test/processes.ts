@@ -63,8 +63,9 @@ export async function spawnServer(t: TestContext, env: Record<string, string>, o
   for (const k of [...CONFIG_VARS, 'NODE_TEST_CONTEXT']) delete base[k];
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
     cwd: ROOT,
-    // Test partners listen on loopback, which the outbound guard refuses unless allowed on purpose.
-    env: { ...base, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PARTNER_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128', ...env },
+    // Test partners listen on loopback, which the outbound guard refuses unless allowed on purpose;
+    // load from one address would trip the request rate limits, which have tests of their own.
+    env: { ...base, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PARTNER_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128', RATE_LIMIT_PER_IP: '0', RATE_LIMIT_PER_KEY: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out: string[] = [];

@@ -205,7 +205,17 @@ export function toProblem(err: FastifyError & { validation?: AjvError[]; validat
 }
 
 /** Fastify's `frameworkErrors` option: errors raised before routing (a bad %-escape, an over-long path parameter). */
+// Errors raised before routing run no hooks, so helmet's headers are not on them: the ones that
+// matter for a JSON error are set here.
+const PRE_ROUTING_HEADERS = {
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+};
+
 export function frameworkErrorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  reply.headers(PRE_ROUTING_HEADERS);
   const problem = toProblem(err);
   if (!problem) req.log.error({ err }, 'unhandled framework error');
   return sendProblem(reply, problem ?? new HttpProblem(500, 'internal_error', 'An unexpected error occurred; it has been logged.'));

@@ -15,7 +15,7 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   409: 'conflict: the request clashes with the current state',
   413: 'payload_too_large: the body exceeds the server limit',
   415: 'unsupported_media_type: send application/json',
-  429: 'rate_limited: too many attempts; retry after the Retry-After header',
+  429: 'rate_limited: too many requests or attempts; retry after the Retry-After header',
   503: 'service_unavailable',
 };
 
@@ -123,6 +123,43 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
   });
 }
 
+type OpenApiDoc = { paths?: Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, unknown> }> }>>; components?: Record<string, any> };
+
+/**
+ * Every answer of a rate-limited operation (all but the health check; http/rate-limit.ts)
+ * carries the RateLimit and RateLimit-Policy headers of the IETF draft while limits are on:
+ * declared once in components and referenced from each response.
+ */
+function declareRateLimitHeaders(doc: OpenApiDoc): OpenApiDoc {
+  doc.components ??= {};
+  doc.components.headers = {
+    ...doc.components.headers,
+    RateLimit: {
+      description: 'What is left of each limit in force: `"key";r=<remaining>;t=<seconds to reset>, "ip";r=…;t=…` (IETF RateLimit headers draft). Absent when limits are off.',
+      schema: { type: 'string', maxLength: 200 },
+    },
+    'RateLimit-Policy': {
+      description: 'The limits in force: `"key";q=<requests>;w=60` per API key or session, `"ip";q=…;w=60` per client address, per server instance. Absent when limits are off.',
+      schema: { type: 'string', maxLength: 200 },
+    },
+    'Retry-After': { description: 'Seconds until a request may be retried (on 429).', schema: { type: 'integer', format: 'int32', minimum: 0 } },
+  };
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    if (path === '/api/health') continue;
+    for (const op of Object.values(item)) {
+      for (const [status, response] of Object.entries(op.responses ?? {})) {
+        response.headers = {
+          ...response.headers,
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          ...(status === '429' ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+        };
+      }
+    }
+  }
+  return doc;
+}
+
 export async function installOpenApi(app: App, version: string) {
   app.addSchema(ProblemSchema);
   await app.register(swagger, {
@@ -147,6 +184,7 @@ export async function installOpenApi(app: App, version: string) {
       security: [{ bearerAuth: [] }],
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (documentObject) => declareRateLimitHeaders((documentObject as { openapiObject: OpenApiDoc }).openapiObject) as never,
   });
   await app.register(swaggerUi, {
     routePrefix: '/api/docs',
