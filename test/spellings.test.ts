@@ -41,7 +41,7 @@ forEachDatabase('access follows the route that runs', (engine) => {
     const ta = await buildTestApp(t, engine);
     const set = await call(ta.app, ta.ownerToken, { method: 'PUT', url: '/api/settings/security', payload: { ip_allowlist: ['127.0.0.0/8'] } });
     assert.equal(set.statusCode, 200, set.body);
-    for (const url of ['/api/operators', '/%61pi/operators']) {
+    for (const url of ['/api/operators', '/%61pi/operators', '/api/no-such-route', '/%61pi/no-such-route']) {
       const res = await call(ta.app, ta.ownerToken, { method: 'GET', url, remoteAddress: '203.0.113.9' });
       expectProblem(res, 403, 'ip_not_allowed');
     }

@@ -8,6 +8,18 @@ import { authenticatePostback, authenticateProvider } from './machine-tokens.js'
 
 export const clientIp = (req: FastifyRequest) => normalizeIp(req.ip);
 
+/** Whether a path, once decoded, is under /api (the router matches decoded paths too). */
+function underApi(url: string): boolean {
+  const raw = url.split('?')[0];
+  let path = raw;
+  try {
+    path = decodeURIComponent(raw);
+  } catch {
+    // a bad %-escape is refused before routing (FST_ERR_BAD_URL)
+  }
+  return path === '/api' || path.startsWith('/api/');
+}
+
 /** Set on a request once the guard has granted the access of the route that matched it. */
 const GRANTED = Symbol('leadgate.accessGranted');
 /** Each route's own identity inside its config (Fastify copies the config object, symbols too). */
@@ -26,13 +38,24 @@ export function installAuth(app: App) {
   app.decorateRequest('trafficProvider', null);
   app.decorateRequest('postbackPartner', null);
 
+  async function assertAllowed(req: FastifyRequest) {
+    const list = new IpAllowList(await readAllowList(app.db));
+    if (!list.allows(clientIp(req))) {
+      throw new HttpProblem(403, 'ip_not_allowed', `Requests from ${clientIp(req)} are not allowed by the account's IP allow-list.`);
+    }
+  }
+
   app.addHook('onRequest', async (req) => {
     const refused = refusedTargetReason(req.raw);
     if (refused) throw new HttpProblem(400, 'validation_failed', refused, [{ field: 'url', message: refused }]);
 
-    // No route matched: the not-found handler (a 404 problem, or a dashboard file) answers,
-    // and it reads nothing protected.
-    if (!req.routeOptions.url) return;
+    // No route matched: no handler runs; the not-found handler answers (a 404 problem under
+    // /api, else a dashboard file, which holds no data). A blocked address learns nothing about
+    // which API paths exist either.
+    if (!req.routeOptions.url) {
+      if (underApi(req.url)) await assertAllowed(req);
+      return;
+    }
     const access = req.routeOptions.config as Keyed;
     // A route that never passed the start-up rules (installRouteRules) has no declared access.
     if (!access[ROUTE_KEY]) throw new HttpProblem(403, 'forbidden', 'This route declares no access.');
@@ -45,12 +68,7 @@ export function installAuth(app: App) {
     } else {
       // A missing or malformed credential is refused before anything touches the database.
       const token = access.public ? null : parseBearer(req.headers.authorization);
-      if (!access.allowlistExempt) {
-        const list = new IpAllowList(await readAllowList(app.db));
-        if (!list.allows(clientIp(req))) {
-          throw new HttpProblem(403, 'ip_not_allowed', `Requests from ${clientIp(req)} are not allowed by the account's IP allow-list.`);
-        }
-      }
+      if (!access.allowlistExempt) await assertAllowed(req);
       if (token) {
         const principal = await authenticate(app.db, token, app.config);
         req.principal = principal;
