@@ -2,67 +2,65 @@
 // concurrent leads for a partner with a daily cap of 10. Exactly 10 are delivered, whichever
 // process took them; the rest are rejected saying the cap is full.
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
-import { ENGINES, POSTGRES_URL } from './helpers.js';
+import { describe } from 'node:test';
+import { POSTGRES_URL, postgresOnly } from './helpers.js';
 import { accepting, defaultIntegration, startPartner } from './partner-server.js';
 import { ADMIN, freshPostgresDatabase, ServerClient, spawnServer, waitUntilUp, type Child } from './processes.js';
 
 const LEADS = 50;
 const CAP = 10;
 
-if (ENGINES.includes('postgres')) {
-  describe('caps across two server processes [postgres]', () => {
-    test(`50 concurrent leads, 2 processes, daily cap ${CAP}: exactly ${CAP} delivered`, async (t) => {
-      const children: Child[] = [];
-      const env = {
-        LEADGATE_ADMIN_EMAIL: ADMIN.email,
-        LEADGATE_ADMIN_PASSWORD: ADMIN.password,
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: await freshPostgresDatabase(t, POSTGRES_URL, children),
-      };
-      const partner = await startPartner(t, accepting(20));
-      const a = await spawnServer(t, env);
-      children.push(a);
-      await waitUntilUp(a);
-      const b = await spawnServer(t, env);
-      children.push(b);
-      await waitUntilUp(b);
+describe('caps across two server processes [postgres]', () => {
+  postgresOnly(`50 concurrent leads, 2 processes, daily cap ${CAP}: exactly ${CAP} delivered`, async (t) => {
+    const children: Child[] = [];
+    const env = {
+      LEADGATE_ADMIN_EMAIL: ADMIN.email,
+      LEADGATE_ADMIN_PASSWORD: ADMIN.password,
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: await freshPostgresDatabase(t, POSTGRES_URL, children),
+    };
+    const partner = await startPartner(t, accepting(20));
+    const a = await spawnServer(t, env);
+    children.push(a);
+    await waitUntilUp(a);
+    const b = await spawnServer(t, env);
+    children.push(b);
+    await waitUntilUp(b);
 
-      const api = await new ServerClient(a.port).login();
-      t.after(() => api.close());
-      const p = await api.create('/api/partners', { name: 'Capped', daily_cap: CAP, integration: defaultIntegration(partner.url) });
-      const flow = await api.create('/api/flows', { name: 'Main', targets: [{ partner_id: p.id, priority: 1 }] });
-      const provider = await api.create('/api/traffic-providers', { name: 'Affiliate' });
-      await api.create('/api/campaigns', { name: 'Campaign', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } });
+    const api = await new ServerClient(a.port).login();
+    t.after(() => api.close());
+    const p = await api.create('/api/partners', { name: 'Capped', daily_cap: CAP, integration: defaultIntegration(partner.url) });
+    const flow = await api.create('/api/flows', { name: 'Main', targets: [{ partner_id: p.id, priority: 1 }] });
+    const provider = await api.create('/api/traffic-providers', { name: 'Affiliate' });
+    await api.create('/api/campaigns', { name: 'Campaign', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } });
 
-      const clients = [new ServerClient(a.port), new ServerClient(b.port)];
-      t.after(() => clients.forEach((c) => c.close()));
-      const answers = await Promise.all(
-        Array.from({ length: LEADS }, (_, i) =>
-          clients[i % 2].send('POST', '/api/intake/leads', {
-            first_name: 'Cap',
-            last_name: `Test${i}`,
-            email: `cap.${i}@example.com`,
-            phone: `+4915113${String(i).padStart(6, '0')}`,
-            country: 'DE',
-            ip: '198.51.100.2',
-          }, provider.token),
-        ),
-      );
-      for (const res of answers) assert.equal(res.status, 201, res.text);
-      const statuses = answers.map((r) => r.json().status as string);
-      const delivered = answers.filter((r) => r.json().status === 'delivered');
-      assert.equal(delivered.length, CAP, `statuses: ${JSON.stringify(statuses)}`);
-      assert.equal(statuses.filter((s) => s === 'rejected').length, LEADS - CAP);
-      assert.equal(partner.received.length, CAP, 'the partner was called only for the leads within the cap');
+    const clients = [new ServerClient(a.port), new ServerClient(b.port)];
+    t.after(() => clients.forEach((c) => c.close()));
+    const answers = await Promise.all(
+      Array.from({ length: LEADS }, (_, i) =>
+        clients[i % 2].send('POST', '/api/intake/leads', {
+          first_name: 'Cap',
+          last_name: `Test${i}`,
+          email: `cap.${i}@example.com`,
+          phone: `+4915113${String(i).padStart(6, '0')}`,
+          country: 'DE',
+          ip: '198.51.100.2',
+        }, provider.token),
+      ),
+    );
+    for (const res of answers) assert.equal(res.status, 201, res.text);
+    const statuses = answers.map((r) => r.json().status as string);
+    const delivered = answers.filter((r) => r.json().status === 'delivered');
+    assert.equal(delivered.length, CAP, `statuses: ${JSON.stringify(statuses)}`);
+    assert.equal(statuses.filter((s) => s === 'rejected').length, LEADS - CAP);
+    assert.equal(partner.received.length, CAP, 'the partner was called only for the leads within the cap');
 
-      // Both processes delivered some (the cap is shared, not per process)…
-      const byProcess = [0, 1].map((k) => answers.filter((r, i) => i % 2 === k && r.json().status === 'delivered').length);
-      t.diagnostic(`delivered per process: ${byProcess.join(' + ')}`);
-      // …and a rejected lead names the cap as its reason.
-      const rejectedId = answers.find((r) => r.json().status === 'rejected')!.json().id;
-      const lead = (await api.send('GET', `/api/leads/${rejectedId}`)).json();
-      assert.match(lead.reason, /cap/i);
-    });
+    // Both processes delivered some (the cap is shared, not per process)…
+    const byProcess = [0, 1].map((k) => answers.filter((r, i) => i % 2 === k && r.json().status === 'delivered').length);
+    t.diagnostic(`delivered per process: ${byProcess.join(' + ')}`);
+    // …and a rejected lead names the cap as its reason.
+    const rejectedId = answers.find((r) => r.json().status === 'rejected')!.json().id;
+    const lead = (await api.send('GET', `/api/leads/${rejectedId}`)).json();
+    assert.match(lead.reason, /cap/i);
   });
-}
+});

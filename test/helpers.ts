@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { describe, type TestContext } from 'node:test';
+import { describe, test, type TestContext, type TestOptions } from 'node:test';
 import pg from 'pg';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/server/app.js';
@@ -32,6 +32,20 @@ export const OWNER = { email: 'owner@example.test', password: 'owner-password-1'
 /** Runs `fn` once per engine in TEST_DATABASES, each inside its own describe block. */
 export function forEachDatabase(name: string, fn: (engine: Engine) => void) {
   for (const engine of ENGINES) describe(`${name} [${engine}]`, () => fn(engine));
+}
+
+/** Why a PostgreSQL-only test does not run here, or false when TEST_DATABASES lists postgres. */
+export const POSTGRES_SKIP: string | false = ENGINES.includes('postgres')
+  ? false
+  : 'PostgreSQL is not in TEST_DATABASES (set TEST_DATABASES=sqlite,postgres)';
+
+/**
+ * A test that needs PostgreSQL (several processes on one database, pg-only answers). It runs
+ * when TEST_DATABASES lists postgres, and fails if PostgreSQL is unreachable then; otherwise it
+ * is reported as skipped with the reason, so a run without PostgreSQL says what it left out.
+ */
+export function postgresOnly(name: string, fn: (t: TestContext) => Promise<void>, opts: Omit<TestOptions, 'skip'> = {}) {
+  return test(name, { ...opts, skip: POSTGRES_SKIP }, fn);
 }
 
 let adminPool: pg.Pool | undefined;

@@ -7,7 +7,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import pg from 'pg';
-import { ENGINES, POSTGRES_URL } from './helpers.js';
+import { POSTGRES_URL, postgresOnly } from './helpers.js';
 import { ADMIN, freshPostgresDatabase, request, spawnServer, waitFor, waitUntilUp, type Child } from './processes.js';
 
 
@@ -134,39 +134,37 @@ describe('server process [sqlite]', () => {
   });
 });
 
-if (ENGINES.includes('postgres')) {
-  describe('server process [postgres]', () => {
-    test('starts and migrates on a fresh PostgreSQL database, restarts on it, and shuts down cleanly', async (t) => {
-      const children: Child[] = [];
-      const url = await freshPostgresDatabase(t, POSTGRES_URL, children);
-      const env = { ...adminEnv, DATABASE_URL: url, LOG_LEVEL: 'debug' };
+describe('server process [postgres]', () => {
+  postgresOnly('starts and migrates on a fresh PostgreSQL database, restarts on it, and shuts down cleanly', async (t) => {
+    const children: Child[] = [];
+    const url = await freshPostgresDatabase(t, POSTGRES_URL, children);
+    const env = { ...adminEnv, DATABASE_URL: url, LOG_LEVEL: 'debug' };
 
-      const first = await spawnServer(t, env);
-      children.push(first);
-      await provesUpAndOwner(first, 'postgres');
-      assert.ok(first.out.some((l) => l.includes(`Created the owner ${ADMIN.email}`)));
-      assert.ok(!existsSync(path.join(first.dataDir, 'leadgate.db')), 'no SQLite file when DATABASE_URL is set');
+    const first = await spawnServer(t, env);
+    children.push(first);
+    await provesUpAndOwner(first, 'postgres');
+    assert.ok(first.out.some((l) => l.includes(`Created the owner ${ADMIN.email}`)));
+    assert.ok(!existsSync(path.join(first.dataDir, 'leadgate.db')), 'no SQLite file when DATABASE_URL is set');
 
-      // The tables really are in the new database.
-      const check = new pg.Client({ connectionString: url });
-      await check.connect();
-      try {
-        const ops = await check.query('select email from operators');
-        assert.deepEqual(ops.rows.map((r) => r.email), [ADMIN.email]);
-        const migrations = await check.query('select name from schema_migrations');
-        assert.ok(migrations.rows.length >= 1);
-      } finally {
-        await check.end();
-      }
-      await provesGracefulShutdown(first);
+    // The tables really are in the new database.
+    const check = new pg.Client({ connectionString: url });
+    await check.connect();
+    try {
+      const ops = await check.query('select email from operators');
+      assert.deepEqual(ops.rows.map((r) => r.email), [ADMIN.email]);
+      const migrations = await check.query('select name from schema_migrations');
+      assert.ok(migrations.rows.length >= 1);
+    } finally {
+      await check.end();
+    }
+    await provesGracefulShutdown(first);
 
-      // Second start on the same database: migrations already applied, the owner kept.
-      const second = await spawnServer(t, env);
-      children.push(second);
-      await provesUpAndOwner(second, 'postgres');
-      assert.ok(!second.out.some((l) => l.includes('Created the owner')), 'the owner is not made twice');
-      second.proc.kill('SIGTERM');
-      assert.deepEqual(await second.exited, { code: 0, signal: null });
-    });
+    // Second start on the same database: migrations already applied, the owner kept.
+    const second = await spawnServer(t, env);
+    children.push(second);
+    await provesUpAndOwner(second, 'postgres');
+    assert.ok(!second.out.some((l) => l.includes('Created the owner')), 'the owner is not made twice');
+    second.proc.kill('SIGTERM');
+    assert.deepEqual(await second.exited, { code: 0, signal: null });
   });
-}
+});

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { ALL_PERMISSIONS } from '../../auth/permissions.js';
 import { loadConfig } from '../../config.js';
 import { LATEST_MIGRATION } from '../../db/migrate.js';
-import { buildTestApp, call, expectProblem, forEachDatabase, getJson, newApiKey, newOperator, type TestApp } from '../../../../test/helpers.js';
+import { buildTestApp, call, expectProblem, forEachDatabase, getJson, newApiKey, newOperator, postgresOnly, type TestApp } from '../../../../test/helpers.js';
 
 const putUrl = (ta: TestApp, value: unknown, token = ta.ownerToken) =>
   call(ta.app, token, { method: 'PUT', url: '/api/hosting/public-url', payload: { public_base_url: value } });
@@ -153,15 +153,14 @@ forEachDatabase('hosting', (engine) => {
     ]);
     assert.ok(events.every((e) => e.actor_id === ta.ownerId));
   });
+});
 
-  if (engine === 'postgres') {
-    test('PostgreSQL: every backup route answers 409 with how to back up', async (t) => {
-      const ta = await buildTestApp(t, engine);
-      for (const r of ROUTES.filter((r) => r.url.startsWith('/api/hosting/backups'))) {
-        const body = expectProblem(await call(ta.app, ta.ownerToken, { method: r.method, url: r.url }), 409, 'conflict');
-        assert.match(body.detail, /pg_dump/);
-      }
-      assert.equal(await ta.db.selectFrom('audit_log').select('id').where('action', 'like', 'hosting.backup%').executeTakeFirst(), undefined);
-    });
+// Reported as skipped, with why, when TEST_DATABASES does not list postgres.
+postgresOnly('hosting [postgres]: every backup route answers 409 with how to back up', async (t) => {
+  const ta = await buildTestApp(t, 'postgres');
+  for (const r of ROUTES.filter((r) => r.url.startsWith('/api/hosting/backups'))) {
+    const body = expectProblem(await call(ta.app, ta.ownerToken, { method: r.method, url: r.url }), 409, 'conflict');
+    assert.match(body.detail, /pg_dump/);
   }
+  assert.equal(await ta.db.selectFrom('audit_log').select('id').where('action', 'like', 'hosting.backup%').executeTakeFirst(), undefined);
 });
