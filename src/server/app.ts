@@ -19,6 +19,8 @@ import apiKeyRoutes from './modules/api-keys/routes.js';
 import auditRoutes from './modules/audit/routes.js';
 import authRoutes from './modules/auth/routes.js';
 import healthRoutes from './modules/health/routes.js';
+import { installMetrics } from './modules/metrics/metrics.js';
+import metricsRoutes from './modules/metrics/routes.js';
 import operatorRoutes from './modules/operators/routes.js';
 import permissionRoutes from './modules/permissions/routes.js';
 import profileRoutes from './modules/profile/routes.js';
@@ -119,9 +121,11 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   installRouteRules(app, routeTable);
   installAuth(app);
   await installOpenApi(app, VERSION);
-  installDistribution(app);
+  const metrics = installMetrics(app); // before the routes: its onResponse hook times them all
+  installDistribution(app, { onPartnerCall: metrics.partnerCall });
 
   await app.register(healthRoutes, { version: VERSION });
+  await app.register(metricsRoutes);
   await app.register(authRoutes);
   await app.register(permissionRoutes);
   await app.register(roleRoutes);

@@ -36,6 +36,8 @@ export interface Config {
   rateLimitPerKey: number;
   /** API requests per minute per client address (0: no limit). */
   rateLimitPerIp: number;
+  /** The Bearer token GET /metrics takes (METRICS_TOKEN); null: /metrics answers 404. */
+  metricsToken: string | null;
 }
 
 export class ConfigError extends Error {
@@ -46,6 +48,7 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 export const MIN_PASSWORD_LENGTH = 10;
+export const MIN_METRICS_TOKEN_LENGTH = 16;
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, problems: string[]) {
@@ -140,9 +143,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const rateLimitPerKey = integer(env, 'RATE_LIMIT_PER_KEY', 1200, 0, 1_000_000, problems);
   const rateLimitPerIp = integer(env, 'RATE_LIMIT_PER_IP', 2400, 0, 1_000_000, problems);
 
+  const metricsToken = env.METRICS_TOKEN || null;
+  if (metricsToken !== null && (metricsToken.length < MIN_METRICS_TOKEN_LENGTH || !/^[\x21-\x7e]+$/.test(metricsToken))) {
+    problems.push(
+      `METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} printable characters without spaces (got ${metricsToken.length}); make one with: openssl rand -hex 32`,
+    );
+  }
+
   if (problems.length) throw new ConfigError(problems);
   return {
     host, port, dataDir, database, admin, trustProxy, sessionIdleMinutes, logLevel, bodyLimitBytes, intakeWaitMs, recoveryIntervalMs, licencePublicKey,
-    buildCommit, partnerAllowedNetworks, sessionMaxHours, rateLimitPerKey, rateLimitPerIp,
+    buildCommit, partnerAllowedNetworks, sessionMaxHours, rateLimitPerKey, rateLimitPerIp, metricsToken,
   };
 }

@@ -44,6 +44,8 @@ export interface RouteAccess {
   intake?: boolean;
   /** A partner's postback token in the path parameter `token`: request.postbackPartner. */
   postback?: boolean;
+  /** The METRICS_TOKEN as Bearer (Prometheus); 404 while METRICS_TOKEN is unset. No allow-list. */
+  metrics?: boolean;
 }
 
 declare module 'fastify' {

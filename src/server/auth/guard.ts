@@ -5,6 +5,7 @@ import type { App, RouteAccess } from '../types.js';
 import { authenticate, parseBearer } from './authenticate.js';
 import { IpAllowList, normalizeIp, readAllowList } from './ip-allowlist.js';
 import { authenticatePostback, authenticateProvider } from './machine-tokens.js';
+import { checkMetricsToken } from './metrics-token.js';
 
 export const clientIp = (req: FastifyRequest) => normalizeIp(req.ip);
 
@@ -65,6 +66,9 @@ export function installAuth(app: App) {
       req.trafficProvider = await authenticateProvider(app.db, req.headers.authorization, clientIp(req));
     } else if (access.postback) {
       req.postbackPartner = await authenticatePostback(app.db, (req.params as { token?: string }).token);
+    } else if (access.metrics) {
+      // Prometheus: METRICS_TOKEN, no database, no account allow-list (it scrapes from its own address).
+      checkMetricsToken(app.config.metricsToken, req.headers.authorization);
     } else {
       // A missing or malformed credential is refused before anything touches the database.
       const token = access.public ? null : parseBearer(req.headers.authorization);

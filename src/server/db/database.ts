@@ -5,6 +5,7 @@ import pg from 'pg';
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import type { DatabaseConfig } from '../config.js';
 import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { observerSet, registerObservers } from './query-observers.js';
 import type { Database } from './tables.js';
 
 export type DB = Kysely<Database>;
@@ -19,7 +20,11 @@ export interface OpenOptions {
 
 export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): DB {
   const { onQuery } = opts;
-  const log = onQuery ? (e: LogEvent) => onQuery(e.query.sql) : undefined;
+  const observers = observerSet(); // the metrics' query timings (query-observers.ts)
+  const log = (e: LogEvent) => {
+    onQuery?.(e.query.sql);
+    for (const observe of observers) observe(e);
+  };
   if (config.engine === 'sqlite') {
     fs.mkdirSync(path.dirname(config.file), { recursive: true });
     const sqlite = new SQLite(config.file);
@@ -33,7 +38,9 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): DB
       checkpointer = startCheckpointer(config.file, 250, (message) => console.error(`SQLite background checkpoint failed: ${message}`));
     }
     const database = withStatementCache(sqlite, () => checkpointer?.stop());
-    return new Kysely<Database>({ dialect: new SqliteDialect({ database }), log });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), log });
+    registerObservers(db, observers);
+    return db;
   }
   const pool = new pg.Pool({
     connectionString: config.url,
@@ -42,7 +49,9 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): DB
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+  registerObservers(db, observers);
+  return db;
 }
 
 // Kysely prepares every statement anew; on SQLite, preparing costs as much as running a typical

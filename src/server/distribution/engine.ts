@@ -317,6 +317,7 @@ export async function deliverLead(deps: DeliveryDeps, leadId: string, override: 
     lease = started.lease;
     lead.flow_id = route.flowId ?? lead.flow_id;
     const call = await deps.client.call(c.integration, leadForPartner(lead));
+    deps.onPartnerCall?.({ id: c.partner.id, name: c.name }, call);
     if (!(await finishAttempt(db, lead, c, started.attemptId, lease, call, costCents))) {
       deps.log.warn({ leadId: lead.id }, 'delivery taken over by the recovery sweep; stopping');
       return current(db, lead.id);

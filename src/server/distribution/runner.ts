@@ -3,7 +3,7 @@ import type { DB } from '../db/database.js';
 import type { LeadStatus } from '../db/tables.js';
 import type { App } from '../types.js';
 import { deliverLead, type RouteOverride } from './engine.js';
-import { createPartnerClient, type PartnerClient } from './partner-client.js';
+import { createPartnerClient, type PartnerCall, type PartnerClient } from './partner-client.js';
 import { recoverStale } from './recovery.js';
 
 export interface DeliveryDeps {
@@ -11,6 +11,8 @@ export interface DeliveryDeps {
   log: FastifyBaseLogger;
   /** One keep-alive HTTP client per app, closed with it. */
   client: PartnerClient;
+  /** Told of every partner call's answer (the metrics); must not throw. */
+  onPartnerCall?: (partner: { id: string; name: string }, call: PartnerCall) => void;
 }
 
 export interface DeliveryOutcome {
@@ -81,8 +83,8 @@ declare module 'fastify' {
 }
 
 /** app.delivery; the sweep starts when the app is ready; close() drains deliveries. */
-export function installDistribution(app: App) {
-  const runner = new DeliveryRunner({ db: app.db, log: app.log, client: createPartnerClient({ allowedNetworks: app.config.partnerAllowedNetworks }) });
+export function installDistribution(app: App, opts: Pick<DeliveryDeps, 'onPartnerCall'> = {}) {
+  const runner = new DeliveryRunner({ db: app.db, log: app.log, client: createPartnerClient({ allowedNetworks: app.config.partnerAllowedNetworks }), ...opts });
   app.decorate('delivery', runner);
   app.addHook('onReady', async () => runner.start(app.config.recoveryIntervalMs));
   app.addHook('onClose', async () => {

@@ -72,8 +72,8 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
       for (const method of methods) table.push({ method, url: route.url, hidden: true, access });
       return;
     }
-    if (!access.permission && !access.public && !access.sessionOnly && !access.authenticated && !access.intake && !access.postback) {
-      throw new Error(`${where} declares no access: set config.permission, public, sessionOnly, authenticated, intake or postback`);
+    if (!access.permission && !access.public && !access.sessionOnly && !access.authenticated && !access.intake && !access.postback && !access.metrics) {
+      throw new Error(`${where} declares no access: set config.permission, public, sessionOnly, authenticated, intake, postback or metrics`);
     }
     if (!route.url.startsWith('/api/') || schema.hide === true) {
       schema.hide = true;

@@ -85,6 +85,7 @@ export default async function intakeRoutes(app: App) {
       if (stored.replay) answer = await currentAnswer(app.db, stored.leadId);
       else if (stored.status === 'pending') answer = await deliver(stored.leadId);
       else answer = answerOf(stored.leadId, { status: stored.status, autologin_url: null, reason: stored.reason });
+      if (!stored.replay) app.metrics.leadReceived(answer.status); // a replayed Idempotency-Key is no new lead
       return reply.status(201).send(answer);
     },
   );
