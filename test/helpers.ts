@@ -174,6 +174,20 @@ export function expectProblem(res: LightMyRequestResponse, status: number, code:
 }
 
 
+/**
+ * Polls `check` until it returns a value other than undefined/false, and returns that value;
+ * fails naming `what` after `ms`. For waiting on the system under test instead of a fixed sleep.
+ */
+export async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value as T;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** GET that must answer 200; returns the JSON body. */
 export async function getJson(ta: TestApp, url: string, token = ta.ownerToken) {
   const res = await call(ta.app, token, { method: 'GET', url });

@@ -34,6 +34,28 @@ export const accepting =
     json(res, 200, { success: true, data: { id, autologin_url: `https://broker.example/login/${id}?email=${encodeURIComponent(req.json?.email ?? '')}` } });
   };
 
+/**
+ * A partner that holds every request until the test calls release(), then answers as accepting():
+ * "the partner has not answered yet" is a fact of the test, not a race against a delay.
+ * `arrived` resolves once the first request is in. Released anyway when the test ends.
+ */
+export function gated(t?: TestContext): { handler: PartnerHandler; release: () => void; arrived: Promise<void> } {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let arrive!: () => void;
+  const arrived = new Promise<void>((resolve) => (arrive = resolve));
+  t?.after(release);
+  return {
+    handler: async (req, res) => {
+      arrive();
+      await gate;
+      if (!res.destroyed) return accepting()(req, res);
+    },
+    release,
+    arrived,
+  };
+}
+
 /** Answers `status` with {"success":false,"error":…} (default 200: a "soft" rejection). */
 export const rejecting =
   (status = 200, error = 'duplicate in broker CRM'): PartnerHandler =>

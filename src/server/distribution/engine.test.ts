@@ -6,7 +6,7 @@ import { test, type TestContext } from 'node:test';
 import { insertAttempt } from '../../../test/fixtures.js';
 import { insertPendingLead, makeWorld, type WorldPartner } from '../../../test/distribution-world.js';
 import { buildTestApp, call, forEachDatabase, getJson, type Engine, type TestApp } from '../../../test/helpers.js';
-import { accepting, rejecting, slow, type TestPartner } from '../../../test/partner-server.js';
+import { gated, rejecting, slow, type TestPartner } from '../../../test/partner-server.js';
 
 const PAYOUT = { model: 'cpl', amount: 12.5 };
 
@@ -273,13 +273,16 @@ forEachDatabase('distribution engine', (engine) => {
   });
 
   test('the lease fences the delivery: taken over during a call, the engine writes nothing more', async (t) => {
-    const { ta, w, lead, run } = await setup(t, engine, [{ handler: accepting(400) }]);
+    // The partner holds the call until the takeover below is written: the call is in flight by construction.
+    const partner = gated(t);
+    const { ta, lead, run } = await setup(t, engine, [{ handler: partner.handler }]);
     const id = await lead();
     const delivering = run(id);
-    while (!received(w.partners[0])) await new Promise((r) => setTimeout(r, 10));
+    await partner.arrived;
     // What the recovery sweep does to a lead it claimed whose call was in flight.
     await ta.db.updateTable('lead_attempts').set({ outcome: 'error', reason: 'taken over' }).where('lead_id', '=', id).execute();
     await ta.db.updateTable('leads').set({ status: 'failed', reason: 'interrupted', lease_until: null }).where('id', '=', id).execute();
+    partner.release();
     const outcome = await delivering;
     assert.deepEqual(outcome, { status: 'failed', autologin_url: null, reason: 'interrupted' });
     const row = await leadRow(ta, id);

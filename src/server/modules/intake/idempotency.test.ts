@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildTestApp, call, expectProblem, forEachDatabase, type TestApp } from '../../../../test/helpers.js';
+import { buildTestApp, call, expectProblem, forEachDatabase, until, type TestApp } from '../../../../test/helpers.js';
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
-import { accepting } from '../../../../test/partner-server.js';
+import { gated } from '../../../../test/partner-server.js';
 import { purgeIdempotencyKeys } from './service.js';
 
 const count = async (ta: TestApp, table: 'leads' | 'intake_requests') =>
@@ -50,16 +50,18 @@ forEachDatabase('Lead intake: Idempotency-Key', (engine) => {
 
   test('the retry answers the lead as it is now: pending first, delivered later', async (t) => {
     const ta = await buildTestApp(t, engine, { env: { INTAKE_WAIT_MS: '30' } });
-    const w = await makeWorld(t, ta, [{ handler: accepting(1000) }]);
+    // The partner answers only when the test lets it, so "pending first" does not race a delay.
+    const partner = gated(t);
+    const w = await makeWorld(t, ta, [{ handler: partner.handler }]);
     const lead = sampleLead();
     const first = await postLead(ta, w.token, lead, key('k-1'));
     assert.equal(first.json().status, 'pending');
     assert.equal((await postLead(ta, w.token, lead, key('k-1'))).json().status, 'pending');
-    let now = first.json();
-    for (let i = 0; i < 100 && now.status === 'pending'; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      now = (await postLead(ta, w.token, lead, key('k-1'))).json();
-    }
+    partner.release();
+    const now = await until(async () => {
+      const answer = (await postLead(ta, w.token, lead, key('k-1'))).json();
+      return answer.status !== 'pending' && answer;
+    }, 'the retry to answer the lead as delivered');
     assert.equal(now.id, first.json().id);
     assert.equal(now.status, 'delivered');
     assert.match(now.autologin_url, /^https:\/\/broker\.example\/login\//);

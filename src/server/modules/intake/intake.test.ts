@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { writeAllowList } from '../../auth/ip-allowlist.js';
-import { buildTestApp, call, expectProblem, forEachDatabase, getJson, newApiKey, type TestApp } from '../../../../test/helpers.js';
+import { buildTestApp, call, expectProblem, forEachDatabase, getJson, newApiKey, until, type TestApp } from '../../../../test/helpers.js';
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
-import { accepting, rejecting } from '../../../../test/partner-server.js';
+import { gated, rejecting } from '../../../../test/partner-server.js';
 
 const leadCount = async (ta: TestApp) => Number((await ta.db.selectFrom('leads').select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 const storedLead = (ta: TestApp, id: string) => ta.db.selectFrom('leads').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -203,7 +203,9 @@ forEachDatabase('Lead intake', (engine) => {
 
   test('a delivery slower than INTAKE_WAIT_MS is answered pending and goes on to delivered', async (t) => {
     const ta = await buildTestApp(t, engine, { env: { INTAKE_WAIT_MS: '50' } });
-    const w = await makeWorld(t, ta, [{ handler: accepting(600) }]);
+    // The partner answers only when the test lets it: slower than INTAKE_WAIT_MS by construction.
+    const partner = gated(t);
+    const w = await makeWorld(t, ta, [{ handler: partner.handler }]);
     const res = await postLead(ta, w.token, sampleLead());
     assert.equal(res.statusCode, 201, res.body);
     assert.deepEqual(withoutId(res), { id: null, status: 'pending', autologin_url: null, reason: null }, 'answered before the partner did');
@@ -211,11 +213,13 @@ forEachDatabase('Lead intake', (engine) => {
     const row = await storedLead(ta, res.json().id);
     assert.deepEqual([row.status, row.partner_id, row.cost_cents, row.status_updated_at], ['pending', null, 0, row.created_at]);
     assert.ok(row.lease_until! > new Date().toISOString(), 'the lease runs');
-    let lead = await getJson(ta, `/api/leads/${res.json().id}`);
-    for (let i = 0; i < 100 && lead.status === 'pending'; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      lead = await getJson(ta, `/api/leads/${res.json().id}`);
-    }
+    assert.equal((await getJson(ta, `/api/leads/${res.json().id}`)).status, 'pending', 'still pending while the partner holds the call');
+    await partner.arrived;
+    partner.release();
+    const lead = await until(async () => {
+      const now = await getJson(ta, `/api/leads/${res.json().id}`);
+      return now.status !== 'pending' && now;
+    }, 'the lead to leave pending once the partner answered');
     assert.equal(lead.status, 'delivered');
     assert.match(lead.autologin_url, /^https:\/\/broker\.example\/login\//);
   });
