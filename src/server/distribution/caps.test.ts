@@ -7,7 +7,13 @@ import { insertPendingLead, makeWorld, secondRunner, type WorldPartner } from '.
 import { buildTestApp, call, forEachDatabase, type Engine, type TestApp } from '../../../test/helpers.js';
 import { accepting, rejecting } from '../../../test/partner-server.js';
 
+// Daily caps count calendar days: every test runs at one fixed instant (the server reads the same
+// mocked Date), so a run that crosses UTC midnight cannot split a day's count in two.
+const NOON = Date.parse('2026-06-15T12:00:00.000Z');
+const TODAY = '2026-06-15'; // partners without working hours count UTC days
+
 async function setup(t: TestContext, engine: Engine, partners: WorldPartner[]) {
+  t.mock.timers.enable({ apis: ['Date'], now: NOON });
   const ta = await buildTestApp(t, engine);
   const w = await makeWorld(t, ta, partners, { campaign: { payout: { model: 'cpa', amount: 40 } } });
   return { ta, w, lead: () => insertPendingLead(ta, w), run: (id: string) => ta.app.delivery.run(id) };
@@ -21,7 +27,6 @@ async function patch(ta: TestApp, url: string, payload: object) {
   assert.equal(res.statusCode, 200, res.body);
 }
 
-const today = () => new Date().toISOString().slice(0, 10); // partners without working hours count UTC days
 
 forEachDatabase('distribution caps', (engine) => {
   test('a daily cap of 3: three of five leads delivered, the rest rejected naming the cap', async (t) => {
@@ -31,7 +36,7 @@ forEachDatabase('distribution caps', (engine) => {
     assert.deepEqual(outcomes.map((o) => o.status), ['delivered', 'delivered', 'delivered', 'rejected', 'rejected']);
     assert.equal(outcomes[4].reason, `No eligible partner: ${w.partners[0].name} (daily cap full)`);
     assert.equal(w.partners[0].server!.received.length, 3);
-    assert.deepEqual(await counters(ta), { [`partner:${w.partners[0].id} ${today()}`]: 3 });
+    assert.deepEqual(await counters(ta), { [`partner:${w.partners[0].id} ${TODAY}`]: 3 });
   });
 
   test('a partner that declines gives its slot back; the next one in the waterfall takes the lead', async (t) => {
@@ -39,7 +44,7 @@ forEachDatabase('distribution caps', (engine) => {
     for (let i = 0; i < 2; i++) assert.equal((await run(await lead())).status, 'delivered');
     // Offered both leads: the first one's slot came back when it declined.
     assert.equal(w.partners[0].server!.received.length, 2);
-    assert.deepEqual(await counters(ta), { [`partner:${w.partners[0].id} ${today()}`]: 0, [`partner:${w.partners[0].id} total`]: 0 });
+    assert.deepEqual(await counters(ta), { [`partner:${w.partners[0].id} ${TODAY}`]: 0, [`partner:${w.partners[0].id} total`]: 0 });
   });
 
   test("total cap, and a flow target's own daily cap", async (t) => {
@@ -50,7 +55,7 @@ forEachDatabase('distribution caps', (engine) => {
     assert.deepEqual(outcomes.map((o) => o.status), ['delivered', 'delivered', 'delivered', 'rejected']);
     assert.equal(outcomes[3].reason, `No eligible partner: ${a.name} (total cap full), ${b.name} (daily cap in this flow full)`);
     const flow = (await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/flows/${w.flowId}` })).json();
-    assert.deepEqual(await counters(ta), { [`partner:${a.id} total`]: 2, [`target:${flow.targets[1].id} ${today()}`]: 1 });
+    assert.deepEqual(await counters(ta), { [`partner:${a.id} total`]: 2, [`target:${flow.targets[1].id} ${TODAY}`]: 1 });
   });
 
   test('a cap edit applies to the next lead: raised, removed, lowered below what was used', async (t) => {
