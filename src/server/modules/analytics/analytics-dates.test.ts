@@ -156,6 +156,9 @@ forEachDatabase('Analytics: days, FTD dates and changes', (engine) => {
   });
 
   test("defaults: the operator's own time zone and the last 30 days up to today", async (t) => {
+    // One fixed instant for the test and the server (mocked Date): "today" cannot change between
+    // writing the leads and asking for the report, whenever the run crosses midnight in New York.
+    t.mock.timers.enable({ apis: ['Date'], now: Date.parse('2026-06-15T15:30:00.000Z') });
     const ta = await buildTestApp(t, engine);
     const w = await insertAnalyticsWorld(ta.db);
     const patched = await call(ta.app, ta.ownerToken, { method: 'PATCH', url: '/api/profile', payload: { timezone: 'America/New_York' } });
@@ -170,6 +173,7 @@ forEachDatabase('Analytics: days, FTD dates and changes', (engine) => {
     assert.equal(body.timezone, 'America/New_York');
     assert.equal(body.rows.length, 30);
     assert.equal(body.rows.at(-1).key, localDate(now, 'America/New_York'));
+    assert.equal(body.rows.at(-1).key, '2026-06-15', 'the server reads the same fixed clock');
     assert.equal(body.totals.leads, 2);
     // The range starts at local midnight 29 days before today.
     assert.equal(localDate(Date.parse(body.from), 'America/New_York'), body.rows[0].key);
