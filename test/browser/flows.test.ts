@@ -99,14 +99,16 @@ test('unsaved changes ask before leaving; delete refuses a flow in use with the 
 
   // An edit not saved: leaving asks; "Cancel" stays with the edit intact, "OK" leaves.
   await page.getByLabel('Name').fill('Spare flow (renamed)');
-  const questions: string[] = [];
-  page.once('dialog', (d) => {
-    questions.push(d.message());
-    void d.dismiss();
-  });
+  const asked = new Promise<string>((resolve) =>
+    page.once('dialog', (d) => {
+      resolve(d.message());
+      void d.dismiss();
+    }),
+  );
   await page.getByRole('link', { name: 'Partners' }).click();
-  await page.waitForTimeout(300);
-  assert.match(questions[0] ?? '', /unsaved changes/);
+  // The question itself is the signal (no fixed wait); then two frames for a navigation to show if "Cancel" did not hold it.
+  assert.match(await asked, /unsaved changes/);
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   assert.ok(page.url().endsWith(`/flows/${spare.id}`), page.url());
   assert.equal(await page.getByLabel('Name').inputValue(), 'Spare flow (renamed)');
   page.once('dialog', (d) => void d.accept());
