@@ -7,6 +7,7 @@ import type { DatabaseConfig } from '../config.js';
 import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { observerSet, registerObservers } from './query-observers.js';
 import type { Database } from './tables.js';
+import { trackWrites, writeTracker } from './unavailable.js';
 
 export type DB = Kysely<Database>;
 export type Engine = DatabaseConfig['engine'];
@@ -20,8 +21,12 @@ export interface OpenOptions {
 
 export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): DB {
   const { onQuery } = opts;
+  // Every statement's outcome also feeds databaseStatus() (unavailable.ts): a write that failed
+  // for an outage reason (disk full) is what /api/health reports.
+  const tracker = writeTracker();
   const observers = observerSet(); // the metrics' query timings (query-observers.ts)
   const log = (e: LogEvent) => {
+    tracker.log(e);
     onQuery?.(e.query.sql);
     for (const observe of observers) observe(e);
   };
@@ -39,17 +44,27 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): DB
     }
     const database = withStatementCache(sqlite, () => checkpointer?.stop());
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), log });
+    trackWrites(db, tracker.state);
     registerObservers(db, observers);
     return db;
   }
   const pool = new pg.Pool({
     connectionString: config.url,
     max: 10,
+    // A server that does not answer (a dropped network, not a refused connection) fails the
+    // request as unavailable (503) after this, instead of holding it for the OS's TCP timeout;
+    // also bounds the wait for a free pooled connection.
+    connectionTimeoutMillis: 10_000,
     ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Nor a checked-out one (the pool listens only to idle clients): a server shutting down sends
+  // 57P01 to every connection, also to one a transaction holds between two statements. Its next
+  // query then fails ("not queryable": 503 unavailable) and the pool discards it on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+  trackWrites(db, tracker.state);
   registerObservers(db, observers);
   return db;
 }
@@ -61,12 +76,18 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): DB
 const STATEMENT_CACHE_SIZE = 500;
 function withStatementCache(sqlite: SQLite.Database, onClose: () => void) {
   const cache = new Map<string, SQLite.Statement>();
+  let nothing: SQLite.Statement | undefined;
   return {
     close: () => {
       onClose();
       sqlite.close();
     },
     prepare(text: string) {
+      // On some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM) SQLite rolls the transaction
+      // back itself; Kysely's own rollback then fails with "no transaction is active", and that
+      // error replaces the one that matters (a full disk answered 500 instead of 503). Nothing is
+      // left to roll back: run a statement that does nothing.
+      if (text === 'rollback' && !sqlite.inTransaction) return (nothing ??= sqlite.prepare('select 1 where 0'));
       let stmt = cache.get(text);
       if (!stmt) {
         // First in, first out: the hot statements come back at once; a rare one is re-prepared.

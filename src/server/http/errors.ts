@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { RETRY_AFTER_S, unavailableReason } from '../db/unavailable.js';
 
 export type ProblemCode =
   | 'unauthorized'
@@ -20,7 +21,7 @@ export type ProblemCode =
   | 'unsupported_media_type'
   | 'method_not_allowed'
   | 'rate_limited'
-  | 'service_unavailable'
+  | 'unavailable'
   | 'internal_error';
 
 const TITLES: Record<ProblemCode, string> = {
@@ -42,7 +43,7 @@ const TITLES: Record<ProblemCode, string> = {
   unsupported_media_type: 'Unsupported media type',
   method_not_allowed: 'Method not allowed',
   rate_limited: 'Too many requests',
-  service_unavailable: 'Service unavailable',
+  unavailable: 'Service unavailable',
   internal_error: 'Internal error',
 };
 
@@ -99,6 +100,8 @@ export function sendProblem(reply: FastifyReply, p: HttpProblem) {
   };
   for (const [k, v] of Object.entries(p.headers)) reply.header(k, v);
   if (p.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="leadgate"');
+  // Every 503 is temporary (an outage, a shutdown): say when to come back.
+  if (p.status === 503 && !reply.hasHeader('retry-after')) reply.header('Retry-After', String(RETRY_AFTER_S));
   // Serialized here rather than by the route's schema so every error looks the same.
   return reply.status(p.status).type('application/problem+json; charset=utf-8').serializer(JSON.stringify).send(body);
 }
@@ -184,6 +187,11 @@ export function toProblem(err: FastifyError & { validation?: AjvError[]; validat
   if (dbCode === '23503' || dbCode === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
     return new HttpProblem(409, 'conflict', 'That refers to, or is referred to by, a record that changed meanwhile.');
   }
+  // The database is down, unreachable or cannot write (db/unavailable.ts): not a bug, retry later.
+  // The detail never carries the driver's message (it may name hosts, paths or SQL).
+  if (unavailableReason(err)) {
+    return new HttpProblem(503, 'unavailable', `The database cannot be reached or cannot write at the moment. Retry in ${RETRY_AFTER_S} seconds.`);
+  }
   if (err.validation) {
     const context = err.validationContext ?? 'body';
     const errors = fieldErrors(err.validation, context);
@@ -197,7 +205,7 @@ export function toProblem(err: FastifyError & { validation?: AjvError[]; validat
   if (err instanceof SyntaxError || err.statusCode === 400) {
     return new HttpProblem(400, 'validation_failed', 'The request could not be read.', [{ field: 'body', message: 'is not valid JSON' }]);
   }
-  if (err.statusCode === 503) return new HttpProblem(503, 'service_unavailable', 'The server is shutting down.');
+  if (err.statusCode === 503) return new HttpProblem(503, 'unavailable', 'The server is shutting down.');
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
     return new HttpProblem(err.statusCode, 'validation_failed', 'The request could not be processed.', [{ field: 'request', message: err.message }]);
   }
@@ -227,6 +235,8 @@ export type NotFoundFallback = (req: FastifyRequest, reply: FastifyReply) => Fas
 export function installErrorHandlers(app: FastifyInstance, fallback?: NotFoundFallback) {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const problem = toProblem(err);
+    // An outage is not a bug, but the operator must see it: one line per refused request.
+    if (problem?.code === 'unavailable' && !(err instanceof HttpProblem)) req.log.warn({ reason: unavailableReason(err) }, 'database unavailable: answered 503');
     if (problem) return sendProblem(reply, problem);
     req.log.error({ err }, 'unhandled error');
     return sendProblem(reply, new HttpProblem(500, 'internal_error', 'An unexpected error occurred; it has been logged.'));

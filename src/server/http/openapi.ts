@@ -16,7 +16,7 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   413: 'payload_too_large: the body exceeds the server limit',
   415: 'unsupported_media_type: send application/json',
   429: 'rate_limited: too many requests or attempts; retry after the Retry-After header',
-  503: 'service_unavailable',
+  503: 'unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds)',
 };
 
 const POSTBACK_415 = 'unsupported_media_type: send application/json or application/x-www-form-urlencoded';

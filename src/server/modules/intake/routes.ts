@@ -44,7 +44,9 @@ export default async function intakeRoutes(app: App) {
     } catch {
       // A bug in delivery (the runner logs it). The lead is stored and leased; the recovery sweep
       // takes it up when the lease ends. Answer what it is, so the provider does not send it again.
-      return currentAnswer(app.db, leadId);
+      // If the database cannot even say that (it went away after the lead was stored), the lead
+      // is stored and pending all the same: a 503 would make the provider send it twice.
+      return currentAnswer(app.db, leadId).catch(() => answerOf(leadId, { status: 'pending', autologin_url: null, reason: null }));
     } finally {
       clearTimeout(timer);
     }
