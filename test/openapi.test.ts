@@ -398,8 +398,8 @@ describe('Route rules at start-up (deny by default, document by construction)', 
       table.map((r) => `${r.method} ${r.url} ${r.hidden}`),
       ['GET /api/widgets/:id false', 'POST /api/widgets false', 'GET /not-api true'],
     );
-    assert.deepEqual(Object.keys(get.response).sort(), ['200', '400', '401', '403', '429']);
-    assert.deepEqual(Object.keys(post.response).sort(), ['200', '400', '401', '403', '413', '415', '429']);
+    assert.deepEqual(Object.keys(get.response).sort(), ['200', '400', '401', '403', '429', '503']);
+    assert.deepEqual(Object.keys(post.response).sort(), ['200', '400', '401', '403', '413', '415', '429', '503']);
     assert.equal(get['x-permission'], 'roles:view');
     assert.equal(post['x-permission'], 'roles:edit');
   });

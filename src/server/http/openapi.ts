@@ -110,6 +110,7 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
     if (!access.public) [401, 403].forEach(add);
     if (!access.allowlistExempt) add(403);
     if (route.url !== '/api/health') add(429); // every route but the health check is under the rate limits (http/rate-limit.ts)
+    add(503); // the database cannot be reached or write (db/unavailable.ts), or the server is shutting down
 
     if (access.public || access.postback) schema.security = [];
     if (access.intake) schema.security = [{ intakeToken: [] }];
@@ -142,7 +143,7 @@ function declareRateLimitHeaders(doc: OpenApiDoc): OpenApiDoc {
       description: 'The limits in force: `"key";q=<requests>;w=60` per API key or session, `"ip";q=…;w=60` per client address, per server instance. Absent when limits are off.',
       schema: { type: 'string', maxLength: 200 },
     },
-    'Retry-After': { description: 'Seconds until a request may be retried (on 429).', schema: { type: 'integer', format: 'int32', minimum: 0 } },
+    'Retry-After': { description: 'Seconds until a request may be retried (on 429 and 503).', schema: { type: 'integer', format: 'int32', minimum: 0 } },
   };
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     if (path === '/api/health') continue;
@@ -152,7 +153,7 @@ function declareRateLimitHeaders(doc: OpenApiDoc): OpenApiDoc {
           ...response.headers,
           RateLimit: { $ref: '#/components/headers/RateLimit' },
           'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
-          ...(status === '429' ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+          ...(status === '429' || status === '503' ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
         };
       }
     }
