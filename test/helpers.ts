@@ -43,8 +43,14 @@ export const POSTGRES_SKIP: string | false = ENGINES.includes('postgres')
  * A test that needs PostgreSQL (several processes on one database, pg-only answers). It runs
  * when TEST_DATABASES lists postgres, and fails if PostgreSQL is unreachable then; otherwise it
  * is reported as skipped with the reason, so a run without PostgreSQL says what it left out.
+ * Under CI=true it fails instead of skipping (as browser tests do without Chromium).
  */
 export function postgresOnly(name: string, fn: (t: TestContext) => Promise<void>, opts: Omit<TestOptions, 'skip'> = {}) {
+  if (POSTGRES_SKIP && process.env.CI === 'true') {
+    return test(name, opts, () => {
+      throw new Error(`${POSTGRES_SKIP}: under CI=true a PostgreSQL-only test fails instead of being skipped`);
+    });
+  }
   return test(name, { ...opts, skip: POSTGRES_SKIP }, fn);
 }
 
