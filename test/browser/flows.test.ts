@@ -108,7 +108,7 @@ test('unsaved changes ask before leaving; delete refuses a flow in use with the 
   await page.getByRole('link', { name: 'Partners' }).click();
   // The question itself is the signal (no fixed wait); then two frames for a navigation to show if "Cancel" did not hold it.
   assert.match(await asked, /unsaved changes/);
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
   assert.ok(page.url().endsWith(`/flows/${spare.id}`), page.url());
   assert.equal(await page.getByLabel('Name').inputValue(), 'Spare flow (renamed)');
   page.once('dialog', (d) => void d.accept());
