@@ -28,16 +28,14 @@ async function patch(ta: TestApp, url: string, payload: object) {
 }
 
 /**
- * An Etc/GMT zone where it is now between 12:00 and 12:59 (the schedules below change at 11:00
- * and 15:00 only), and today's and yesterday's ISO
- * weekdays there: schedules relative to "now" that stay right for the length of a test.
+ * Working hours are judged at one fixed instant (mocked Date, which the engine reads too):
+ * Monday 2026-06-15, 12:30 in Europe/Berlin (summer time, UTC+2). The schedules below change at
+ * 11:00 and 15:00 only. Returns the zone and today's and yesterday's ISO weekdays there.
  */
-function noonZone() {
-  const now = new Date();
-  const offset = now.getUTCHours() - 12; // Etc/GMT+X is UTC−X
-  const zone = offset === 0 ? 'Etc/GMT' : offset > 0 ? `Etc/GMT+${offset}` : `Etc/GMT-${-offset}`;
-  const today = new Date(now.getTime() - offset * 3_600_000).getUTCDay() || 7;
-  return { zone, today, yesterday: today === 1 ? 7 : today - 1, others: [1, 2, 3, 4, 5, 6, 7].filter((d) => d !== today) };
+function noonZone(t: TestContext) {
+  t.mock.timers.enable({ apis: ['Date'], now: Date.parse('2026-06-15T10:30:00.000Z') });
+  const today = 1;
+  return { zone: 'Europe/Berlin', today, yesterday: 7, others: [2, 3, 4, 5, 6, 7] };
 }
 
 forEachDatabase('distribution engine', (engine) => {
@@ -163,7 +161,7 @@ forEachDatabase('distribution engine', (engine) => {
   });
 
   test('working hours: partner hours, a target schedule overriding them, midnight spans, all-day', async (t) => {
-    const { zone, today, yesterday, others } = noonZone();
+    const { zone, today, yesterday, others } = noonZone(t);
     const hours = (days: number[], from: string, to: string) => ({ timezone: zone, days, from, to });
     const { ta, w, lead, run } = await setup(t, engine, [
       { fields: { working_hours: hours([today], '15:00', '18:00') } }, // later today
