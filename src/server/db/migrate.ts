@@ -27,6 +27,18 @@ const migrations: [string, Migration][] = [
 /** The newest migration: what a fully migrated database reports as its level. */
 export const LATEST_MIGRATION = migrations[migrations.length - 1][0];
 
+/** Every migration this code knows, oldest first. */
+export const MIGRATION_NAMES: readonly string[] = migrations.map(([name]) => name);
+
+/**
+ * The migrations this code needs that the database has not applied (readiness: /api/health).
+ * Throws when schema_migrations cannot be read (e.g. a database never migrated).
+ */
+export async function missingMigrations(db: Kysely<any>): Promise<string[]> {
+  const applied = new Set((await db.selectFrom('schema_migrations').select('name').execute()).map((r: { name: string }) => r.name));
+  return MIGRATION_NAMES.filter((name) => !applied.has(name));
+}
+
 const MIGRATION_LOCK = 7_301_946; // any constant; the advisory lock several instances queue on
 
 /**

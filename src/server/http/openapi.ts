@@ -6,6 +6,7 @@ import { requireGrantedAccess } from '../auth/guard.js';
 import { isWriteAction } from '../auth/permissions.js';
 import type { App, RouteAccess } from '../types.js';
 import { ProblemSchema } from './errors.js';
+import { UNLIMITED_ROUTES } from './rate-limit.js';
 
 const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   400: 'validation_failed: the input is malformed; `errors` names each bad field',
@@ -109,7 +110,7 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
     if (takesBody) responses[415] ??= access.postback ? { ...problemResponse(415), description: POSTBACK_415 } : problemResponse(415);
     if (!access.public) [401, 403].forEach(add);
     if (!access.allowlistExempt) add(403);
-    if (route.url !== '/api/health') add(429); // every route but the health check is under the rate limits (http/rate-limit.ts)
+    if (!UNLIMITED_ROUTES.has(route.url)) add(429); // every route but the health checks is under the rate limits (http/rate-limit.ts)
     add(503); // the database cannot be reached or write (db/unavailable.ts), or the server is shutting down
 
     if (access.public || access.postback) schema.security = [];
@@ -146,7 +147,7 @@ function declareRateLimitHeaders(doc: OpenApiDoc): OpenApiDoc {
     'Retry-After': { description: 'Seconds until a request may be retried (on 429 and 503).', schema: { type: 'integer', format: 'int32', minimum: 0 } },
   };
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
-    if (path === '/api/health') continue;
+    if (UNLIMITED_ROUTES.has(path)) continue;
     for (const op of Object.values(item)) {
       for (const [status, response] of Object.entries(op.responses ?? {})) {
         response.headers = {

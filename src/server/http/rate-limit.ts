@@ -15,7 +15,7 @@ import { HttpProblem } from './errors.js';
 // database would cost a write on every request, the very load they exist to bound.
 //
 // What counts:
-// - Every /api request except GET /api/health (load balancers and monitors poll it) counts
+// - Every /api request except the health checks (load balancers and monitors poll them) counts
 //   against its address: a request over the limit is refused before the auth hook, so it costs
 //   no database query. The dashboard's own files (outside /api) are not counted.
 // - A request carrying a well-formed session (lgs_) or API key (lg_) also counts against that
@@ -32,6 +32,9 @@ import { HttpProblem } from './errors.js';
 // headers: one item per policy, e.g. `"key";q=1200;w=60` and `"key";r=1187;t=42`). The plugin's
 // own enableDraftSpec headers are RateLimit-Limit/-Remaining/-Reset of an older draft, so it is
 // used for its counting store only (createRateLimit) and the headers are written here.
+
+/** Health checks: load balancers and orchestrators poll them, often from the proxy's one address. */
+export const UNLIMITED_ROUTES: ReadonlySet<string> = new Set(['/api/health', '/api/health/live']);
 
 const WINDOW_MS = 60_000;
 const WINDOW_S = WINDOW_MS / 1000;
@@ -105,7 +108,7 @@ export async function installRateLimit(app: App) {
     const route = req.routeOptions.url;
     const path = route ?? req.url;
     if (path !== '/api' && !path.startsWith('/api/')) return;
-    if (route === '/api/health') return;
+    if (route && UNLIMITED_ROUTES.has(route)) return;
     const access = (route ? req.routeOptions.config : {}) as RouteAccess;
     const machine = access.intake || access.postback;
 

@@ -351,12 +351,34 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Liveness and database check, for load balancers and monitors
-         * @description Answers 503 with status "degraded" when the database does not answer. Not subject to the IP allow-list.
+         * Readiness: the database answers and is migrated (for load balancers)
+         * @description Answers 200 `ok` when this instance can serve: the database answers a real query (within 3 s) and has every migration this version needs. Else 503 `unavailable` with Retry-After: take the instance out of rotation, do not restart it (use /api/health/live for that). Not subject to the IP allow-list or the request rate limits.
          *
          *     Access: public, no credentials needed.
          */
         get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness: the process is up and answering (no database)
+         * @description Always 200 while the process serves HTTP; touches no database, so a database outage never makes an orchestrator restart healthy instances. Not subject to the IP allow-list or the request rate limits.
+         *
+         *     Access: public, no credentials needed.
+         */
+        get: operations["getLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4116,29 +4138,89 @@ export interface operations {
                     "application/json": {
                         database: {
                             engine: string;
+                            /** @description Answered a query */
                             ok: boolean;
                         };
-                        status: "ok" | "degraded";
+                        migrations: {
+                            /** @description How many of this version's migrations the database has */
+                            applied: number;
+                            /** @description How many migrations this version has */
+                            expected: number;
+                            /** @description The ones not applied (restart the server to apply them) */
+                            missing: string[];
+                            /** @description Every migration this version needs is applied */
+                            ok: boolean;
+                        };
+                        /** @description `ok` (200): ready to serve; `unavailable` (503): the database does not answer or lacks migrations */
+                        status: "ok" | "unavailable";
                         uptime_s: number;
                         version: string;
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not ready; Retry-After says when to ask again */
             503: {
                 headers: {
+                    /** @description Seconds to wait before asking again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         database: {
                             engine: string;
+                            /** @description Answered a query */
                             ok: boolean;
                         };
-                        status: "ok" | "degraded";
+                        migrations: {
+                            /** @description How many of this version's migrations the database has */
+                            applied: number;
+                            /** @description How many migrations this version has */
+                            expected: number;
+                            /** @description The ones not applied (restart the server to apply them) */
+                            missing: string[];
+                            /** @description Every migration this version needs is applied */
+                            ok: boolean;
+                        };
+                        /** @description `ok` (200): ready to serve; `unavailable` (503): the database does not answer or lacks migrations */
+                        status: "ok" | "unavailable";
                         uptime_s: number;
                         version: string;
                     };
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        uptime_s: number;
+                        version: string;
+                    };
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
