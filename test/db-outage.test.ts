@@ -360,6 +360,9 @@ describe('SQLite on a full disk (a 4 MiB tmpfs)', () => {
       /* the last crumbs */
     }
     closeSync(fd);
+    const early = await databaseStatus(oa.db);
+    assert.deepEqual({ writable: early.writable, ok: early.ok }, { writable: false, ok: false }, `a full disk is reported before a write fails: ${JSON.stringify(early)}`);
+    assert.match(String(early.error), /disk full/);
 
     // Post until the database refuses (the WAL has some room of its own first).
     const deadline = Date.now() + 60_000;
@@ -370,7 +373,7 @@ describe('SQLite on a full disk (a 4 MiB tmpfs)', () => {
     const status = await databaseStatus(oa.db);
     assert.equal(status.writable, false, JSON.stringify(status));
     assert.equal(status.ok, false);
-    assert.match(String(status.error), /SQLITE_(FULL|IOERR)/);
+    assert.match(String(status.error), /disk full|SQLITE_(FULL|IOERR)/);
     assert.ok(!oa.logs.some((l) => l.includes('"unhandled error"')), 'a full disk reached the 500 path');
 
     unlinkSync(filler);

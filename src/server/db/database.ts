@@ -44,7 +44,7 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): DB
     }
     const database = withStatementCache(sqlite, () => checkpointer?.stop());
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), log });
-    trackWrites(db, tracker.state);
+    trackWrites(db, tracker.state, config.file);
     registerObservers(db, observers);
     return db;
   }

@@ -1,3 +1,5 @@
+import { statfs } from 'node:fs/promises';
+import path from 'node:path';
 import { sql, type Kysely, type LogEvent } from 'kysely';
 
 // A database that cannot be reached or cannot write is an outage, not a bug: the request was
@@ -47,6 +49,8 @@ export function unavailableReason(err: unknown, depth = 0): string | null {
 export const isUnavailable = (err: unknown) => unavailableReason(err) !== null;
 
 interface WriteState {
+  /** SQLite: the database file, whose filesystem's free space databaseStatus() checks. */
+  file?: string;
   /** Set by a statement that failed for an outage reason; cleared by the next commit that succeeds. */
   failedAt: number | null;
   reason: string | null;
@@ -91,14 +95,35 @@ export function writeTracker(): { state: WriteState; log: (e: LogEvent) => void 
   };
 }
 
-export const trackWrites = (db: Kysely<any>, state: WriteState) => void states.set(db, state);
+export const trackWrites = (db: Kysely<any>, state: WriteState, sqliteFile?: string) => {
+  state.file = sqliteFile;
+  states.set(db, state);
+};
+
+/**
+ * SQLite: below this much free space where the database lives, it is reported unwritable before
+ * (and while) writes fail. On a full disk some small commits still succeed (the WAL reuses its own
+ * space) and would clear the failed-write mark between two refused leads; the free space does not
+ * flap. PostgreSQL reports a full disk itself (53100), which the mark records.
+ */
+export const LOW_DISK_BYTES = 1024 * 1024;
+
+async function lowDisk(file: string): Promise<string | null> {
+  try {
+    const fs = await statfs(path.dirname(file));
+    const free = fs.bavail * fs.bsize;
+    return free < LOW_DISK_BYTES ? `disk full: ${Math.floor(free / 1024)} KiB free where the database lives` : null;
+  } catch {
+    return null; // not knowing is no outage; a failing write still marks it
+  }
+}
 
 export interface DatabaseStatus {
   /** Reachable and not known to be failing writes. */
   ok: boolean;
   /** `select 1` answered (within PROBE_TIMEOUT_MS). */
   reachable: boolean;
-  /** No statement has failed for an outage reason since the last commit that succeeded (within WRITE_FAILURE_MEMORY_MS). */
+  /** No write has failed for an outage reason since the last commit that succeeded (within WRITE_FAILURE_MEMORY_MS), and (SQLite) the disk has at least LOW_DISK_BYTES free. */
   writable: boolean;
   /** What is wrong, for a person; null when ok. */
   error: string | null;
@@ -108,7 +133,7 @@ export interface DatabaseStatus {
 
 const PROBE_TIMEOUT_MS = 3000;
 
-/** For /api/health: can the database be reached, and can it write? One `select 1`; writes nothing. */
+/** For /api/health: can the database be reached, and can it write? One `select 1` (and a statfs on SQLite); writes nothing. */
 export async function databaseStatus(db: Kysely<any>): Promise<DatabaseStatus> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<string>((resolve) => {
@@ -124,7 +149,7 @@ export async function databaseStatus(db: Kysely<any>): Promise<DatabaseStatus> {
     state.failedAt = null;
     state.reason = null;
   }
-  const writeError = state?.failedAt != null ? state.reason : null;
+  const writeError = (state?.file ? await lowDisk(state.file) : null) ?? (state?.failedAt != null ? state.reason : null);
   return {
     ok: readError === null && writeError === null,
     reachable: readError === null,
