@@ -71,14 +71,16 @@ forEachDatabase('metrics', (engine) => {
     }
   });
 
-  test('with the token: 200 in the Prometheus text format, from any address even under an IP allow-list', async (t) => {
-    const ta = await buildTestApp(t, engine, withMetrics);
+  test('with the token: 200 in the Prometheus text format, from any address even under an IP allow-list, never rate limited', async (t) => {
+    const ta = await buildTestApp(t, engine, { env: { ...withMetrics.env, RATE_LIMIT_PER_IP: '3' } });
     const put = await call(ta.app, ta.ownerToken, { method: 'PUT', url: '/api/settings/security', payload: { ip_allowlist: ['127.0.0.0/8'] } });
     assert.equal(put.statusCode, 200, put.body);
     expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/roles', remoteAddress: '192.0.2.9' }), 403, 'ip_not_allowed');
 
+    for (let i = 0; i < 5; i++) assert.equal((await scrape(ta, `Bearer ${TOKEN}`, '192.0.2.9')).statusCode, 200, 'under the address limit of 3 a minute');
     const res = await scrape(ta, `Bearer ${TOKEN}`, '192.0.2.9');
     assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.headers.ratelimit, undefined, 'not counted');
     assert.equal(res.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8');
     const all = samples(res.body);
     // Process and event loop (collectDefaultMetrics), and the build.
