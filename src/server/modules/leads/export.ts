@@ -1,5 +1,7 @@
 // CSV export of a lead search: streamed in keyset chunks, so memory stays flat whatever the
-// number of rows, and rows inserted meanwhile neither repeat nor push others out.
+// number of rows, and rows inserted meanwhile neither repeat nor push others out. The server runs
+// these chunks on an export worker thread with its own connection (exporter.ts, export-worker.ts),
+// never on the event loop; exportStream is the same walk in-process.
 import { Readable } from 'node:stream';
 import type { DB } from '../../db/database.js';
 import { findLeads, sortKeyOf, toLead, type LeadRow } from './queries.js';
@@ -23,7 +25,8 @@ export function csvCell(value: unknown): string {
 
 export const csvHeader = () => CSV_COLUMNS.join(',') + '\r\n';
 
-function csvRows(rows: LeadRow[], contacts: boolean): string {
+/** The CSV lines of a page of leads, masked as `contacts` says. */
+export function csvRows(rows: LeadRow[], contacts: boolean): string {
   let out = '';
   for (const r of rows) {
     const lead = toLead(r, contacts) as Record<string, unknown>;

@@ -5,7 +5,8 @@ import { problems } from '../../http/openapi.js';
 import { decodeCursor, Page, pageOf } from '../../http/pagination.js';
 import { principalOf, type App } from '../../types.js';
 import { audit } from '../audit/service.js';
-import { exportFileName, exportStream } from './export.js';
+import { exportFileName } from './export.js';
+import { Exporter, exportConcurrency, exporters } from './exporter.js';
 import { findLeads, leadDetail, sortKeyOf, toLead } from './queries.js';
 import { registerRedeliver } from './redeliver.js';
 import { ExportQuery, Lead, LeadDetail, SearchQuery } from './schemas.js';
@@ -22,7 +23,15 @@ const FILTERS =
   'Dates: `date_from`/`date_to` are days in `timezone` (default: the operator\'s own) or ISO 8601 instants; ' +
   'rows are sorted by the `date_type` date, newest first, then by id.';
 
+/** Seconds a client refused for too many exports at once is asked to wait. */
+export const EXPORT_RETRY_AFTER_S = 10;
+
 export default async function leadsRoutes(app: App) {
+  // Exports run on worker threads with connections of their own, a bounded number at once.
+  const exporter = new Exporter(app.config.database, exportConcurrency());
+  exporters.set(app.db, exporter);
+  app.addHook('onClose', () => exporter.close());
+
   app.get(
     '/api/leads/search',
     {
@@ -68,12 +77,19 @@ export default async function leadsRoutes(app: App) {
           `Every lead the same filters as searchLeads select (no row limit), as one CSV file (UTF-8, RFC 4180, a header row, ` +
           `the columns of Lead in order; CRLF line ends). ${FILTERS} The file is streamed while it is read, so any size is fine. ` +
           `Text cells starting with = + - @ (or a tab or CR) get a leading single quote so spreadsheets do not run them as formulas; ` +
-          `phone numbers therefore read '+49…. ${MASKING} Each export is recorded in the audit log (lead.exported, with its filters).`,
+          `phone numbers therefore read '+49…. ${MASKING} Each export is recorded in the audit log (lead.exported, with its filters). ` +
+          `Exports run beside the API, never in its way; at most EXPORT_CONCURRENCY (default 2) run at once per server instance, ` +
+          `and one more is refused with 429 rate_limited and Retry-After.`,
         querystring: ExportQuery,
         response: {
           200: {
             description: 'The CSV file, sent as an attachment',
             content: { 'text/csv': { schema: Type.String({ description: 'CSV: a header row, then one row per lead' }) } },
+          },
+          429: {
+            ...problems(429)[429],
+            description:
+              'rate_limited: EXPORT_CONCURRENCY exports already run on this server instance (or a request rate limit is reached); retry after the Retry-After header',
           },
         },
       },
@@ -82,9 +98,24 @@ export default async function leadsRoutes(app: App) {
       const p = principalOf(req);
       const filter = leadFilter(req.query, p);
       const contacts = canSeeContacts(p);
-      const stream = await exportStream(app.db, filter, contacts);
+      const opening = exporter.open(filter, contacts);
+      if (!opening) {
+        throw new HttpProblem(
+          429,
+          'rate_limited',
+          `${exporter.limit} lead export${exporter.limit === 1 ? ' is' : 's are'} already running on this server; retry in ${EXPORT_RETRY_AFTER_S} s.`,
+          undefined,
+          { 'Retry-After': String(EXPORT_RETRY_AFTER_S) },
+        );
+      }
+      const stream = await opening;
       // A bulk copy of leads leaves the system: who took which selection, with or without contacts.
-      await audit(app.db, req, { action: 'lead.exported', target_type: 'lead', details: { filters: req.query, contacts } });
+      try {
+        await audit(app.db, req, { action: 'lead.exported', target_type: 'lead', details: { filters: req.query, contacts } });
+      } catch (err) {
+        stream.destroy(); // frees the worker
+        throw err;
+      }
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="${exportFileName()}"`)
