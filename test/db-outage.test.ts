@@ -1,5 +1,5 @@
 // Issue 12: a database that cannot be reached or cannot write answers 503 `unavailable` with
-// Retry-After, never 500; the outage shows in databaseStatus() (and /api/health); when it ends,
+// Retry-After, never 500; the outage shows in databaseStatus() and /api/health; when it ends,
 // intake works again by itself and every lead that was answered 201 is kept. Real engines
 // throughout: a throwaway PostgreSQL cluster stopped and started under intake, a real full disk
 // (a 4 MiB tmpfs) under SQLite, and SQLite's own size limit (max_page_count) for real SQLITE_FULL.
@@ -300,9 +300,7 @@ describe('PostgreSQL stopped under intake, then started again', () => {
       while (answers.unavailable - before503 < 10 && Date.now() - down < 20_000) await sleep(50);
       assert.ok(answers.unavailable - before503 >= 10, `no 503 while PostgreSQL was stopped (${mode})`);
 
-      const health = await oa.app.inject({ method: 'GET', url: '/api/health' });
-      assert.equal(health.statusCode, 503, `health while PostgreSQL is stopped: ${health.body}`);
-      assert.notEqual(health.json().status, 'ok');
+      await assertHealth(oa.app, true);
       const status = await databaseStatus(oa.db);
       assert.equal(status.ok, false);
       assert.equal(status.reachable, false);
@@ -312,8 +310,7 @@ describe('PostgreSQL stopped under intake, then started again', () => {
       await untilAccepted(oa.app, token, answers, 30_000);
       stopLoad = true;
       await Promise.all(load);
-      const healthy = await oa.app.inject({ method: 'GET', url: '/api/health' });
-      assert.equal(healthy.statusCode, 200, `health after PostgreSQL is back: ${healthy.body}`);
+      await assertHealth(oa.app, false);
       assert.equal((await databaseStatus(oa.db)).ok, true);
     }
     for (let i = 0; i < 5; i++) assert.equal(answers.add(await postLead(oa.app, token)), 201);
@@ -324,6 +321,14 @@ describe('PostgreSQL stopped under intake, then started again', () => {
 });
 
 // --- (b) SQLite that cannot write: a full disk, and its own size limit ----------------------------
+
+/** GET /api/health: 503 `unavailable` with Retry-After while `down`, else 200 `ok`. */
+async function assertHealth(app: App, down: boolean) {
+  const res = await app.inject({ method: 'GET', url: '/api/health' });
+  assert.equal(res.statusCode, down ? 503 : 200, `health: ${res.body}`);
+  assert.equal(res.json().status, down ? 'unavailable' : 'ok');
+  if (down) assert.ok(Number(res.headers['retry-after']) >= 1, 'health 503 without Retry-After');
+}
 
 const integrity = async (db: DB) => (await sql<{ integrity_check: string }>`pragma integrity_check`.execute(db)).rows.map((r) => r.integrity_check);
 
@@ -363,6 +368,7 @@ describe('SQLite on a full disk (a 4 MiB tmpfs)', () => {
     const early = await databaseStatus(oa.db);
     assert.deepEqual({ writable: early.writable, ok: early.ok }, { writable: false, ok: false }, `a full disk is reported before a write fails: ${JSON.stringify(early)}`);
     assert.match(String(early.error), /disk full/);
+    await assertHealth(oa.app, true);
 
     // Post until the database refuses (the WAL has some room of its own first).
     const deadline = Date.now() + 60_000;
@@ -374,11 +380,13 @@ describe('SQLite on a full disk (a 4 MiB tmpfs)', () => {
     assert.equal(status.writable, false, JSON.stringify(status));
     assert.equal(status.ok, false);
     assert.match(String(status.error), /disk full|SQLITE_(FULL|IOERR)/);
+    await assertHealth(oa.app, true);
     assert.ok(!oa.logs.some((l) => l.includes('"unhandled error"')), 'a full disk reached the 500 path');
 
     unlinkSync(filler);
     await untilAccepted(oa.app, token, answers, 20_000);
     assert.equal((await databaseStatus(oa.db)).ok, true, 'a successful write clears the mark');
+    await assertHealth(oa.app, false);
     for (let i = 0; i < 5; i++) assert.equal(answers.add(await postLead(oa.app, token)), 201);
     await assertAllKept(oa.db, answers.accepted);
     assert.deepEqual(await integrity(oa.db), ['ok']);
@@ -418,12 +426,14 @@ describe('SQLite at its size limit (max_page_count: real SQLITE_FULL from the en
     assert.deepEqual({ ok: status.ok, reachable: status.reachable, writable: status.writable }, { ok: false, reachable: true, writable: false });
     assert.match(String(status.error), /SQLITE_FULL/);
     assert.ok(status.last_write_failure_at);
+    await assertHealth(oa.app, true);
     assert.ok(!oa.logs.some((l) => l.includes('"unhandled error"')), 'SQLITE_FULL reached the 500 path');
     assert.ok(oa.logs.some((l) => l.includes('database unavailable: answered 503')), 'the outage is logged for the operator');
 
     await sql.raw('pragma max_page_count = 1073741823').execute(oa.db);
     await untilAccepted(oa.app, token, answers, 10_000);
     assert.equal((await databaseStatus(oa.db)).ok, true, 'a successful write clears the mark');
+    await assertHealth(oa.app, false);
     for (let i = 0; i < 5; i++) assert.equal(answers.add(await postLead(oa.app, token)), 201);
     await assertAllKept(oa.db, answers.accepted);
     assert.deepEqual(await integrity(oa.db), ['ok']);
