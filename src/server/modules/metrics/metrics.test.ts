@@ -2,7 +2,11 @@
 // happened (an intake, a partner call, a postback), labelled by route pattern, never by URL.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { Writable } from 'node:stream';
+import { sql } from 'kysely';
 import { test } from 'node:test';
+import { buildApp } from '../../app.js';
+import { openDatabase } from '../../db/database.js';
 import { ConfigError, loadConfig } from '../../config.js';
 import { insertPendingLead, makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
 import { buildTestApp, call, ENGINES, expectProblem, forEachDatabase, type TestApp } from '../../../../test/helpers.js';
@@ -109,6 +113,7 @@ forEachDatabase('metrics', (engine) => {
     const postback = await ta.app.inject({ method: 'GET', url: `/api/postback/${refuser.postbackToken}?lead_id=nope&status=ftd` });
     assert.ok(postback.statusCode < 500, postback.body);
     await insertPendingLead(ta, w);
+    await assert.rejects(sql`select * from no_such_table`.execute(ta.db)); // on the app's own database handle
 
     const res = await scrape(ta, `Bearer ${TOKEN}`);
     assert.equal(res.statusCode, 200);
@@ -140,6 +145,7 @@ forEachDatabase('metrics', (engine) => {
     // Database statements, timed.
     assert.ok((sample(all, 'leadgate_db_query_duration_seconds_count', { operation: 'select', outcome: 'ok' }) ?? 0) > 0);
     assert.ok((sample(all, 'leadgate_db_query_duration_seconds_count', { operation: 'insert', outcome: 'ok' }) ?? 0) > 0);
+    assert.equal(sample(all, 'leadgate_db_query_duration_seconds_count', { operation: 'select', outcome: 'error' }), 1, 'the failed statement, timed as an error');
 
     // No URL, token or id-bearing path in any label: every route label is a registered pattern.
     const patterns = new Set([...ta.app.routeTable.map((r) => r.url), 'unmatched']);
@@ -150,6 +156,22 @@ forEachDatabase('metrics', (engine) => {
       assert.ok(!res.body.includes(secret), 'a token appears in the metrics');
     }
     assert.ok(labelValues(res.body).every((v) => !v.includes('?')), 'no query string in a label');
+  });
+
+  test('the database gone: the scrape still answers 200, says leadgate_database_up 0 and leaves the database gauges out', async (t) => {
+    const ta = await buildTestApp(t, engine, withMetrics);
+    const db = openDatabase(ta.config.database);
+    const app = await buildApp(ta.config, db, { logStream: new Writable({ write: (_c, _e, cb) => cb() }) });
+    t.after(() => app.close());
+    const first = samples((await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })).body);
+    assert.equal(sample(first, 'leadgate_database_up'), 1);
+    assert.equal(sample(first, 'leadgate_pending_deliveries'), 0);
+    await db.destroy();
+    const res = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.equal(res.statusCode, 200, res.body);
+    const all = samples(res.body);
+    assert.equal(sample(all, 'leadgate_database_up'), 0);
+    assert.equal(sample(all, 'leadgate_pending_deliveries'), undefined);
   });
 
   test('the output passes promtool check metrics', async (t) => {

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { observeQueries } from '../../db/query-observers.js';
 import type { PartnerCall } from '../../distribution/partner-client.js';
@@ -27,10 +28,12 @@ const NOOP: MetricsSink = { leadReceived: () => {}, partnerCall: () => {} };
 declare module 'fastify' {
   interface FastifyInstance {
     metrics: MetricsSink;
-    /** The app's own registry, or null while METRICS_TOKEN is unset. */
-    metricsRegistry: Registry | null;
+    /** The text of one scrape (reads the database gauges first), or null while METRICS_TOKEN is unset. */
+    metricsScrape: ((log: FastifyBaseLogger) => Promise<string>) | null;
   }
 }
+
+const PENDING = 'leadgate_pending_deliveries';
 
 /** Label for a request no route matched (404s, dashboard files, targets refused before routing). */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -46,7 +49,7 @@ export function sqlOperation(text: string): string {
 export function installMetrics(app: App): MetricsSink {
   if (app.config.metricsToken === null) {
     app.decorate('metrics', NOOP);
-    app.decorate('metricsRegistry', null);
+    app.decorate('metricsScrape', null);
     return NOOP;
   }
   const registry = new Registry();
@@ -100,7 +103,7 @@ export function installMetrics(app: App): MetricsSink {
     registers: [registry],
   });
   const pending = new Gauge({
-    name: 'leadgate_pending_deliveries',
+    name: PENDING,
     help: 'Leads waiting for or in delivery (status pending), in the whole database',
     registers: [registry],
   });
@@ -128,13 +131,12 @@ export function installMetrics(app: App): MetricsSink {
   });
   app.addHook('onClose', async () => stopObserving());
 
-  // Before each scrape: the gauges that live in the database. A failed read leaves them out
+  // At each scrape: first the gauges that live in the database. A failed read leaves them out
   // (and says so in leadgate_database_up) rather than failing the whole scrape.
-  app.decorate('metricsRegistry', registry);
-  app.addHook('preHandler', async (req) => {
-    if (req.routeOptions.config.metrics !== true) return;
+  app.decorate('metricsScrape', async (log: FastifyBaseLogger) => {
     try {
       const g = await readDatabaseGauges(app.db, Date.now());
+      if (!registry.getSingleMetric(PENDING)) registry.registerMetric(pending);
       pending.set(g.pending);
       capUsed.reset();
       capSize.reset();
@@ -144,12 +146,14 @@ export function installMetrics(app: App): MetricsSink {
       }
       databaseUp.set(1);
     } catch (err) {
-      req.log.warn({ err }, 'metrics: could not read the database gauges');
-      pending.reset();
+      log.warn({ err }, 'metrics: could not read the database gauges');
+      // A gauge without labels always prints a value (0 after reset): unknown must not read as none pending.
+      registry.removeSingleMetric(PENDING);
       capUsed.reset();
       capSize.reset();
       databaseUp.set(0);
     }
+    return registry.metrics();
   });
 
   const sink: MetricsSink = {

@@ -1,3 +1,4 @@
+import { Registry } from 'prom-client';
 import { HttpProblem } from '../../http/errors.js';
 import type { App } from '../../types.js';
 
@@ -10,12 +11,11 @@ export default async function metricsRoutes(app: App) {
   app.get(
     '/metrics',
     { config: { metrics: true, allowlistExempt: true }, schema: { hide: true } },
-    async (_req, reply) => {
-      const registry = app.metricsRegistry;
-      // The guard answers 404 while METRICS_TOKEN is unset, and the registry exists whenever it is set.
-      if (!registry) throw new HttpProblem(404, 'not_found', 'No route GET /metrics.');
-      const body = await registry.metrics();
-      return reply.header('cache-control', 'no-store').type(registry.contentType).send(body);
+    async (req, reply) => {
+      // The guard answers 404 while METRICS_TOKEN is unset, and metricsScrape exists whenever it is set.
+      if (!app.metricsScrape) throw new HttpProblem(404, 'not_found', 'No route GET /metrics.');
+      const body = await app.metricsScrape(req.log);
+      return reply.header('cache-control', 'no-store').type(Registry.PROMETHEUS_CONTENT_TYPE).send(body);
     },
   );
 }
