@@ -564,7 +564,7 @@ export interface paths {
         };
         /**
          * Download a lead search as CSV
-         * @description Every lead the same filters as searchLeads select (no row limit), as one CSV file (UTF-8, RFC 4180, a header row, the columns of Lead in order; CRLF line ends). Filters combine with AND; `status` and `country` take several values (repeat the parameter or separate with commas). Dates: `date_from`/`date_to` are days in `timezone` (default: the operator's own) or ISO 8601 instants; rows are sorted by the `date_type` date, newest first, then by id. The file is streamed while it is read, so any size is fine. Text cells starting with = + - @ (or a tab or CR) get a leading single quote so spreadsheets do not run them as formulas; phone numbers therefore read '+49…. Email and phone are masked (e.g. "j***@example.com", "+49******67") unless the caller holds `leads:contacts` (for an API key: among its effective permissions); so is any spelling of them (other case, URL-encoded, JSON-escaped, digits only, grouped) in every other text of the lead: reason, sale status, autologin URL, sub ids, and the reason and response excerpt of each attempt, which quote the partner's answer. Each export is recorded in the audit log (lead.exported, with its filters).
+         * @description Every lead the same filters as searchLeads select (no row limit), as one CSV file (UTF-8, RFC 4180, a header row, the columns of Lead in order; CRLF line ends). Filters combine with AND; `status` and `country` take several values (repeat the parameter or separate with commas). Dates: `date_from`/`date_to` are days in `timezone` (default: the operator's own) or ISO 8601 instants; rows are sorted by the `date_type` date, newest first, then by id. The file is streamed while it is read, so any size is fine. Text cells starting with = + - @ (or a tab or CR) get a leading single quote so spreadsheets do not run them as formulas; phone numbers therefore read '+49…. Email and phone are masked (e.g. "j***@example.com", "+49******67") unless the caller holds `leads:contacts` (for an API key: among its effective permissions); so is any spelling of them (other case, URL-encoded, JSON-escaped, digits only, grouped) in every other text of the lead: reason, sale status, autologin URL, sub ids, and the reason and response excerpt of each attempt, which quote the partner's answer. Each export is recorded in the audit log (lead.exported, with its filters). Exports run beside the API, never in its way; at most EXPORT_CONCURRENCY (default 2) run at once per server instance, and one more is refused with 429 rate_limited and Retry-After.
          *
          *     Access: needs the `leads:view` permission (key scope and role).
          */
@@ -5517,7 +5517,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            /** @description rate_limited: EXPORT_CONCURRENCY exports already run on this server instance (or a request rate limit is reached); retry after the Retry-After header */
             429: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
