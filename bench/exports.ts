@@ -1,0 +1,255 @@
+// Exports under load (issue 12): while several operators download every lead as CSV
+// (GET /api/leads/export), how long do lead intake and a Leads-table search take, and how much
+// memory does the server use? See bench/README.md ("Exports under load").
+//
+//   npx tsx bench/exports.ts [--leads 1000000] [--engines sqlite,postgres] [--exports 4]
+//                            [--seconds 10] [--reuse] [--postgres-url postgres://…]
+//
+// Per engine: the demo data (scripts/demo-data.ts, in the same place bench/run.ts keeps it, so
+// --reuse shares it), the real server (src/server/main.ts, EXPORT_CONCURRENCY = --exports) in
+// its own process, then two phases with the same clients:
+//   idle     --seconds of intake and search alone;
+//   exports  --exports full exports at once, each read as fast as the client can, while intake
+//            and search go on, until every export has ended.
+// Intake: one lead after another (closed loop) to POST /api/intake/leads, for a campaign without
+// a flow (stored, not routed: the database path, no partner call). Search: one after another,
+// GET /api/leads/search?limit=50&status=delivered. Server RSS is read from /proc every 100 ms.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const WORK = path.join(os.tmpdir(), 'leadgate-bench');
+const PG_DATABASE = 'leadgate_bench';
+const OWNER = { email: 'bench@example.com', password: 'bench-password-123' };
+
+type Engine = 'sqlite' | 'postgres';
+
+const { values: args } = parseArgs({
+  options: {
+    leads: { type: 'string', default: '1000000' },
+    engines: { type: 'string', default: 'sqlite,postgres' },
+    exports: { type: 'string', default: '4' },
+    seconds: { type: 'string', default: '10' },
+    reuse: { type: 'boolean', default: false },
+    'postgres-url': { type: 'string', default: process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:55432/postgres' },
+  },
+});
+const LEADS = Number(args.leads);
+const EXPORTS = Math.min(16, Math.max(1, Number(args.exports)));
+const SECONDS = Math.min(120, Math.max(3, Number(args.seconds)));
+const ENGINES = args.engines!.split(',').map((e) => e.trim()) as Engine[];
+const EXPORT_DEADLINE_MS = 20 * 60_000;
+if (!Number.isInteger(LEADS) || LEADS < 1000) throw new Error('--leads must be a whole number of at least 1000');
+
+const log = (...a: unknown[]) => console.error('[bench:exports]', ...a);
+
+function run(argv: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${argv.join(' ')} exited with ${code}`))));
+  });
+}
+
+function databaseUrl(engine: Engine): string {
+  if (engine === 'sqlite') return `sqlite:${path.join(WORK, 'sqlite', 'leadgate.db')}`;
+  const url = new URL(args['postgres-url']!);
+  url.pathname = `/${PG_DATABASE}`;
+  return url.toString();
+}
+
+async function prepare(engine: Engine, url: string): Promise<string> {
+  if (args.reuse) return 'reused from the previous run';
+  if (engine === 'sqlite') {
+    rmSync(path.join(WORK, 'sqlite'), { recursive: true, force: true });
+    mkdirSync(path.join(WORK, 'sqlite'), { recursive: true });
+  } else {
+    const admin = new pg.Client({ connectionString: args['postgres-url'] });
+    await admin.connect();
+    await admin.query(`drop database if exists ${PG_DATABASE}`);
+    await admin.query(`create database ${PG_DATABASE}`);
+    await admin.end();
+  }
+  log(`${engine}: loading ${LEADS.toLocaleString('en-US')} demo leads`);
+  const started = Date.now();
+  await run(['--import', 'tsx', 'scripts/demo-data.ts', '--leads', String(LEADS), '--database-url', url]);
+  return `loaded in ${((Date.now() - started) / 1000).toFixed(0)} s`;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+async function startServer(url: string): Promise<{ base: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      LEADGATE_ADMIN_EMAIL: OWNER.email,
+      LEADGATE_ADMIN_PASSWORD: OWNER.password,
+      EXPORT_CONCURRENCY: String(EXPORTS),
+      RATE_LIMIT_PER_KEY: '0',
+      RATE_LIMIT_PER_IP: '0',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const until = Date.now() + 120_000;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${base}/api/health`, { signal: AbortSignal.timeout(2000) })).ok) return { base, child };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  child.kill('SIGTERM');
+  throw new Error('the server did not answer /api/health within 120 s');
+}
+
+const rssMb = (pid: number) => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+};
+
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
+};
+
+interface Phase {
+  name: string;
+  seconds: number;
+  intake: number[];
+  search: number[];
+  errors: string[];
+  rssPeakMb: number;
+  exports: { ms: number; bytes: number; status: number }[];
+}
+
+async function phase(name: string, base: string, pid: number, token: string, intakeToken: string, campaignId: string, exports: number): Promise<Phase> {
+  if (new URL(base).hostname !== '127.0.0.1') throw new Error('requests go to 127.0.0.1 only');
+  const p: Phase = { name, seconds: 0, intake: [], search: [], errors: [], rssPeakMb: rssMb(pid), exports: [] };
+  const rss = setInterval(() => (p.rssPeakMb = Math.max(p.rssPeakMb, rssMb(pid))), 100);
+  const started = performance.now();
+  let done = false;
+  const downloads = Array.from({ length: exports }, async () => {
+    const t0 = performance.now();
+    const res = await fetch(`${base}/api/leads/export`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(EXPORT_DEADLINE_MS) });
+    let bytes = 0;
+    if (res.body) for await (const chunk of res.body) bytes += (chunk as Uint8Array).byteLength;
+    p.exports.push({ ms: performance.now() - t0, bytes, status: res.status });
+  });
+  const all = exports ? Promise.all(downloads).finally(() => (done = true)) : new Promise<void>((r) => setTimeout(() => ((done = true), r()), SECONDS * 1000));
+  let serial = 0;
+  const intake = (async () => {
+    while (!done) {
+      const k = ++serial;
+      const t0 = performance.now();
+      const res = await fetch(`${base}/api/intake/leads`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${intakeToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ first_name: 'Bench', last_name: `Lead${k}`, email: `bench.${name}.${Date.now()}.${k}@example.com`, phone: `+49151${String(10_000_000 + ((Date.now() + k) % 89_999_999))}`, country: 'DE', ip: '203.0.113.7', campaign_id: campaignId }),
+      });
+      await res.text();
+      if (res.status !== 201) p.errors.push(`intake ${res.status}`);
+      else p.intake.push(performance.now() - t0);
+    }
+  })();
+  const search = (async () => {
+    while (!done) {
+      const t0 = performance.now();
+      const res = await fetch(`${base}/api/leads/search?limit=50&status=delivered`, { headers: { authorization: `Bearer ${token}` } });
+      await res.text();
+      if (res.status !== 200) p.errors.push(`search ${res.status}`);
+      else p.search.push(performance.now() - t0);
+    }
+  })();
+  await all;
+  await Promise.all([intake, search]);
+  clearInterval(rss);
+  p.seconds = (performance.now() - started) / 1000;
+  return p;
+}
+
+async function api(base: string, token: string, method: string, url: string, body: unknown) {
+  const res = await fetch(`${base}${url}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (res.status !== 201) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, any>;
+}
+
+function row(engine: string, p: Phase) {
+  const f = (x: number) => (Number.isNaN(x) ? '–' : x.toFixed(0));
+  const ex = p.exports.length
+    ? `${p.exports.length}× ${(p.exports[0].bytes / 1e6).toFixed(0)} MB in ${f(Math.min(...p.exports.map((e) => e.ms)) / 1000)}–${f(Math.max(...p.exports.map((e) => e.ms)) / 1000)} s` +
+      (p.exports.some((e) => e.status !== 200) ? ` (statuses ${p.exports.map((e) => e.status).join(',')})` : '')
+    : 'none';
+  return `| ${engine} | ${p.name} | ${ex} | ${p.seconds.toFixed(0)} s | ${p.intake.length} | ${f(percentile(p.intake, 50))} | ${f(percentile(p.intake, 99))} | ${f(Math.max(...p.intake))} | ${p.search.length} | ${f(percentile(p.search, 50))} | ${f(percentile(p.search, 99))} | ${f(Math.max(...p.search))} | ${f(p.rssPeakMb)} MB | ${p.errors.length} |`;
+}
+
+async function main() {
+  mkdirSync(WORK, { recursive: true });
+  const started = new Date();
+  const load = os.loadavg();
+  const rows: string[] = [];
+  const notes: string[] = [];
+  for (const engine of ENGINES) {
+    const url = databaseUrl(engine);
+    notes.push(`${engine}: ${LEADS.toLocaleString('en-US')} leads ${await prepare(engine, url)}`);
+    const { base, child } = await startServer(url);
+    try {
+      const login = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(OWNER) });
+      if (login.status !== 200) throw new Error(`login failed: ${login.status} ${await login.text()}`);
+      const { token } = (await login.json()) as { token: string };
+      const provider = await api(base, token, 'POST', '/api/traffic-providers', { name: `Bench exports ${Date.now()}` });
+      const campaign = await api(base, token, 'POST', '/api/campaigns', { name: `Bench exports ${Date.now()}`, traffic_provider_id: provider.id, flow_id: null, payout: { model: 'cpl', amount: 1 } });
+      for (const [name, n] of [['idle', 0], ['exports', EXPORTS]] as const) {
+        log(`${engine}: phase ${name}`);
+        const p = await phase(name, base, child.pid!, token, provider.token, campaign.id, n);
+        log(row(engine, p));
+        rows.push(row(engine, p));
+      }
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+  }
+  const report = [
+    `Date: ${started.toISOString()}`,
+    `Command: npx tsx bench/exports.ts --leads ${LEADS} --engines ${ENGINES.join(',')} --exports ${EXPORTS} --seconds ${SECONDS}${args.reuse ? ' --reuse' : ''}`,
+    `Machine: ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Node ${process.version}`,
+    `Load average at start ${load.map((x) => x.toFixed(2)).join(' ')}, at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+    ...notes,
+    '',
+    '| engine | phase | exports | phase time | intakes | intake p50 ms | intake p99 ms | intake max ms | searches | search p50 ms | search p99 ms | search max ms | server RSS peak | errors |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
+  const out = path.join(WORK, `exports-${started.toISOString().replace(/[:.]/g, '-')}.md`);
+  writeFileSync(out, report + '\n');
+  console.log(report);
+  log(`written to ${out}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
