@@ -1,8 +1,7 @@
-// Issue 12: a full export of many leads never stalls the server. Through a real socket: one client
-// takes the CSV as fast as it can, another reads it slowly; meanwhile leads arrive at intake and
+// Issue 12: a full export of many leads never stalls the server. Through real sockets: two clients
+// take the CSV as fast as they can, a third reads it slowly; meanwhile leads arrive at intake and
 // an operator searches. The event loop must never be blocked for long, and each of those answers
-// comes within a bound that the export-on-the-main-thread code missed (numbers in the report of
-// issue 12: on that code, this test saw the event loop blocked for 0.6–1.6 s).
+// comes within a bound that the export-on-the-main-thread code missed (see the bounds below).
 // EXPORT_CONCURRENCY is read from the environment when the app is built (exporter.ts).
 import assert from 'node:assert/strict';
 import http from 'node:http';
