@@ -32,6 +32,8 @@ const CONFIG_VARS = [
   'SESSION_MAX_HOURS',
   'RATE_LIMIT_PER_KEY',
   'RATE_LIMIT_PER_IP',
+  'EXPORT_CONCURRENCY',
+  'METRICS_TOKEN',
 ];
 
 export function freePort(): Promise<number> {

@@ -36,6 +36,8 @@ export interface Config {
   rateLimitPerKey: number;
   /** API requests per minute per client address (0: no limit). */
   rateLimitPerIp: number;
+  /** Lead exports that may run at once on this server instance (EXPORT_CONCURRENCY). */
+  exportConcurrency: number;
   /** The Bearer token GET /metrics takes (METRICS_TOKEN); null: /metrics answers 404. */
   metricsToken: string | null;
 }
@@ -142,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const sessionMaxHours = integer(env, 'SESSION_MAX_HOURS', 168, 1, 24 * 365, problems);
   const rateLimitPerKey = integer(env, 'RATE_LIMIT_PER_KEY', 1200, 0, 1_000_000, problems);
   const rateLimitPerIp = integer(env, 'RATE_LIMIT_PER_IP', 2400, 0, 1_000_000, problems);
+  const exportConcurrency = integer(env, 'EXPORT_CONCURRENCY', 2, 1, 64, problems);
 
   const metricsToken = env.METRICS_TOKEN || null;
   if (metricsToken !== null && (metricsToken.length < MIN_METRICS_TOKEN_LENGTH || !/^[\x21-\x7e]+$/.test(metricsToken))) {
@@ -153,6 +156,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (problems.length) throw new ConfigError(problems);
   return {
     host, port, dataDir, database, admin, trustProxy, sessionIdleMinutes, logLevel, bodyLimitBytes, intakeWaitMs, recoveryIntervalMs, licencePublicKey,
-    buildCommit, partnerAllowedNetworks, sessionMaxHours, rateLimitPerKey, rateLimitPerIp, metricsToken,
+    buildCommit, partnerAllowedNetworks, sessionMaxHours, rateLimitPerKey, rateLimitPerIp, exportConcurrency, metricsToken,
   };
 }

@@ -2,7 +2,7 @@
 // take the CSV as fast as they can, a third reads it slowly; meanwhile leads arrive at intake and
 // an operator searches. The event loop must never be blocked for long, and each of those answers
 // comes within a bound that the export-on-the-main-thread code missed (see the bounds below).
-// EXPORT_CONCURRENCY is read from the environment when the app is built (exporter.ts).
+// EXPORT_CONCURRENCY is read with the rest of the configuration (config.ts).
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,9 +11,9 @@ import { test } from 'node:test';
 import { sql } from 'kysely';
 import { buildTestApp, call, expectProblem, forEachDatabase, type TestApp } from '../../../../test/helpers.js';
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
-import { ConfigError } from '../../config.js';
+import { loadConfig } from '../../config.js';
 import { isPostgres } from '../../db/database.js';
-import { exportConcurrency, exporters, type Exporter } from './exporter.js';
+import { exporters, type Exporter } from './exporter.js';
 
 const LEADS = 100_000;
 
@@ -96,15 +96,6 @@ const MAX_LOOP_DELAY_MS = 1000;
 const MAX_INTAKE_MS = 1200;
 const MAX_SEARCH_MS = 1000;
 
-function withConcurrency<T>(n: string, fn: () => Promise<T>): Promise<T> {
-  const before = process.env.EXPORT_CONCURRENCY;
-  process.env.EXPORT_CONCURRENCY = n;
-  return fn().finally(() => {
-    if (before === undefined) delete process.env.EXPORT_CONCURRENCY;
-    else process.env.EXPORT_CONCURRENCY = before;
-  });
-}
-
 const exporterOf = (ta: TestApp): Exporter => exporters.get(ta.db)!;
 
 async function until(what: string, ok: () => boolean, ms = 10_000) {
@@ -117,7 +108,7 @@ async function until(what: string, ok: () => boolean, ms = 10_000) {
 
 forEachDatabase('Leads export under load', (engine) => {
   test(`while ${LEADS.toLocaleString('en-US')} leads are exported twice, intake and search answer and the event loop is never blocked long`, { timeout: 180_000 }, async (t) => {
-    const ta = await withConcurrency('3', () => buildTestApp(t, engine, { env: { LOG_LEVEL: 'warn' } }));
+    const ta = await buildTestApp(t, engine, { env: { LOG_LEVEL: 'warn', EXPORT_CONCURRENCY: '3' } });
     const w = await makeWorld(t, ta, [{}]);
     let t0 = performance.now();
     await bulkLeads(ta, w.providerId, LEADS);
@@ -191,7 +182,7 @@ forEachDatabase('Leads export under load', (engine) => {
   });
 
   test('beyond EXPORT_CONCURRENCY exports at once: 429 rate_limited with Retry-After; a slot frees when an export ends', { timeout: 60_000 }, async (t) => {
-    const ta = await withConcurrency('1', () => buildTestApp(t, engine));
+    const ta = await buildTestApp(t, engine, { env: { EXPORT_CONCURRENCY: '1' } });
     const w = await makeWorld(t, ta, [{}]);
     await bulkLeads(ta, w.providerId, 20_000, ' '.repeat(1000)); // 26 MB of CSV: more than socket buffers hold
     await ta.app.listen({ host: '127.0.0.1', port: 0 });
@@ -254,7 +245,7 @@ forEachDatabase('Leads export under load', (engine) => {
 });
 
 test('EXPORT_CONCURRENCY: 2 by default, a whole number from 1 to 64', () => {
-  assert.equal(exportConcurrency({}), 2);
-  assert.equal(exportConcurrency({ EXPORT_CONCURRENCY: '5' }), 5);
-  for (const bad of ['0', '65', '1.5', 'two', '-1']) assert.throws(() => exportConcurrency({ EXPORT_CONCURRENCY: bad }), ConfigError, bad);
+  assert.equal(loadConfig({}).exportConcurrency, 2);
+  assert.equal(loadConfig({ EXPORT_CONCURRENCY: '5' }).exportConcurrency, 5);
+  for (const bad of ['0', '65', '1.5', 'two', '-1']) assert.throws(() => loadConfig({ EXPORT_CONCURRENCY: bad }), /EXPORT_CONCURRENCY must be a whole number from 1 to 64/, bad);
 });

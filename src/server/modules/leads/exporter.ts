@@ -10,26 +10,12 @@
 // load) and end after IDLE_MS; they never keep the process alive.
 import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
-import { ConfigError, type DatabaseConfig } from '../../config.js';
+import type { DatabaseConfig } from '../../config.js';
 import { EXPORT_CHUNK } from './export.js';
 import type { FromWorker, ToWorker } from './export-worker.js';
 import type { LeadFilter } from './search.js';
 
-export const DEFAULT_EXPORT_CONCURRENCY = 2;
 const IDLE_MS = 30_000;
-
-/**
- * EXPORT_CONCURRENCY: exports that may run at once on this server instance (1–64, default 2).
- * Read here rather than in config.ts while that file is being changed by others; same rules.
- */
-export function exportConcurrency(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.EXPORT_CONCURRENCY;
-  if (raw === undefined || raw === '') return DEFAULT_EXPORT_CONCURRENCY;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 64) {
-    throw new ConfigError([`EXPORT_CONCURRENCY must be a whole number from 1 to 64 (got "${raw}")`]);
-  }
-  return Number(raw);
-}
 
 // From src/ (tsx: tests, npm run dev) the worker is a .ts file and needs tsx's loader, which
 // export-worker.dev.mjs registers first; from dist/ it is plain JavaScript.

@@ -6,7 +6,7 @@ import { decodeCursor, Page, pageOf } from '../../http/pagination.js';
 import { principalOf, type App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { exportFileName } from './export.js';
-import { Exporter, exportConcurrency, exporters } from './exporter.js';
+import { Exporter, exporters } from './exporter.js';
 import { findLeads, leadDetail, sortKeyOf, toLead } from './queries.js';
 import { registerRedeliver } from './redeliver.js';
 import { ExportQuery, Lead, LeadDetail, SearchQuery } from './schemas.js';
@@ -28,7 +28,7 @@ export const EXPORT_RETRY_AFTER_S = 10;
 
 export default async function leadsRoutes(app: App) {
   // Exports run on worker threads with connections of their own, a bounded number at once.
-  const exporter = new Exporter(app.config.database, exportConcurrency());
+  const exporter = new Exporter(app.config.database, app.config.exportConcurrency);
   exporters.set(app.db, exporter);
   app.addHook('onClose', () => exporter.close());
 
