@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { type Child } from '../processes.js';
-import { chromiumAvailable, openBrowser, screenshot, signIn, startServerAndClient } from './harness.js';
+import { chromiumAvailable, openBrowser, screenshot, signIn, startServerAndClient, waitUntil } from './harness.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -94,7 +94,8 @@ test('the Overview shows the API’s KPIs and top lists; Analytics groups by cou
   const byCountry = await get('/api/analytics/report?group_by=country');
   // The table follows the answer: wait for the API's row count and first row.
   const rowsSelector = `document.querySelectorAll('[data-testid="report-row"]')`;
-  await page.waitForFunction(`${rowsSelector}.length === ${byCountry.rows.length} && ${rowsSelector}[0].dataset.key === ${JSON.stringify(byCountry.rows[0].key ?? '')}`);
+  const expected = `${rowsSelector}.length === ${byCountry.rows.length} && ${rowsSelector}[0].dataset.key === ${JSON.stringify(byCountry.rows[0].key ?? '')}`;
+  await waitUntil('the report rows of the API', () => page.evaluate(expected) as Promise<boolean>);
   const rows = await page.getByTestId('report-row').evaluateAll((trs) =>
     trs.map((tr) => ({ key: tr.getAttribute('data-key'), label: tr.querySelector('td')!.textContent, leads: tr.querySelector('[data-measure="leads"]')!.textContent })),
   );

@@ -104,3 +104,16 @@ export async function signIn(page: Page, child: Child, before?: () => Promise<vo
   await before?.();
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
+
+/**
+ * Polls `check` from the test's side until it answers true. Not page.waitForFunction: it polls
+ * inside the page through eval, which the dashboard's Content-Security-Policy forbids (the first
+ * check runs over the DevTools protocol and passes, later ones fail: a race, not a rule).
+ */
+export async function waitUntil(what: string, check: () => Promise<boolean>, ms = 15_000) {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { accepting, defaultIntegration, rejecting, startPartner } from '../partner-server.js';
-import { chromiumAvailable, openBrowser, screenshot, startServerAndClient, signIn } from './harness.js';
+import { chromiumAvailable, openBrowser, screenshot, startServerAndClient, signIn, waitUntil } from './harness.js';
 
 test('an operator filters the Leads table, reloads, and opens a lead with its attempts', { timeout: 120_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
@@ -49,7 +49,7 @@ test('an operator filters the Leads table, reloads, and opens a lead with its at
   await page.waitForURL('**/leads');
   const rows = page.getByTestId('lead-row');
   // The table re-renders when its query answers: wait for the row count, not for a first row.
-  const rowCount = (n: number) => page.waitForFunction(`document.querySelectorAll('[data-testid="lead-row"]').length === ${n}`);
+  const rowCount = (n: number) => waitUntil(`${n} lead rows`, async () => (await rows.count()) === n);
   await rows.nth(2).waitFor();
   assert.equal(await rows.count(), 3, 'unfiltered, every lead is listed');
 
@@ -95,7 +95,8 @@ test('an operator filters the Leads table, reloads, and opens a lead with its at
   assert.equal(await attempts.first().getByTestId('attempt-outcome').textContent(), 'rejected');
   assert.match(await attempts.first().innerText(), /HTTP 200/);
   assert.match(await drawer.innerText(), /no capacity today/);
-  await page.waitForFunction("document.getAnimations().every((a) => a.playState === 'finished')"); // the drawer's slide-in
+  // the drawer's slide-in
+  await waitUntil('animations to finish', () => page.evaluate("document.getAnimations().every((a) => a.playState === 'finished')") as Promise<boolean>);
   await screenshot(page, 'lead-drawer');
 
   // A delivered lead's drawer offers its autologin URL to copy.
