@@ -14,19 +14,16 @@
 // Intake: one lead after another (closed loop) to POST /api/intake/leads, for a campaign without
 // a flow (stored, not routed: the database path, no partner call). Search: one after another,
 // GET /api/leads/search?limit=50&status=delivered. Server RSS is read from /proc every 100 ms.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
+import { OWNER, ROOT, startServer } from './server.js';
 import pg from 'pg';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK = path.join(os.tmpdir(), 'leadgate-bench');
 const PG_DATABASE = 'leadgate_bench';
-const OWNER = { email: 'bench@example.com', password: 'bench-password-123' };
 
 type Engine = 'sqlite' | 'postgres';
 
@@ -81,49 +78,6 @@ async function prepare(engine: Engine, url: string): Promise<string> {
   return `loaded in ${((Date.now() - started) / 1000).toFixed(0)} s`;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
-
-async function startServer(url: string): Promise<{ base: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      LEADGATE_ADMIN_EMAIL: OWNER.email,
-      LEADGATE_ADMIN_PASSWORD: OWNER.password,
-      EXPORT_CONCURRENCY: String(EXPORTS),
-      RATE_LIMIT_PER_KEY: '0',
-      RATE_LIMIT_PER_IP: '0',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const until = Date.now() + 120_000;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${base}/api/health`, { signal: AbortSignal.timeout(2000) })).ok) return { base, child };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  child.kill('SIGTERM');
-  throw new Error('the server did not answer /api/health within 120 s');
-}
 
 const rssMb = (pid: number) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -214,7 +168,7 @@ async function main() {
   for (const engine of ENGINES) {
     const url = databaseUrl(engine);
     notes.push(`${engine}: ${LEADS.toLocaleString('en-US')} leads ${await prepare(engine, url)}`);
-    const { base, child } = await startServer(url);
+    const { base, child } = await startServer(url, { EXPORT_CONCURRENCY: String(EXPORTS) });
     try {
       const login = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(OWNER) });
       if (login.status !== 200) throw new Error(`login failed: ${login.status} ${await login.text()}`);

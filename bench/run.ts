@@ -4,22 +4,19 @@
 //
 //   npm run bench -- [--leads 1000000] [--engines sqlite,postgres] [--runs 50] [--reuse]
 //                    [--postgres-url postgres://postgres@127.0.0.1:55432/postgres]
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
+import { OWNER, ROOT, startServer } from './server.js';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { openDatabase, type DB } from '../src/server/db/database.js';
 import { QUERIES, type Fixture, type Query } from './queries.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK = path.join(os.tmpdir(), 'leadgate-bench');
 const PG_DATABASE = 'leadgate_bench';
-const OWNER = { email: 'bench@example.com', password: 'bench-password-123' };
 const WARMUP = 3;
 const REQUEST_TIMEOUT_MS = 10_000;
 const MEASURE_DEADLINE_MS = 15 * 60_000; // per engine, whatever happens
@@ -94,46 +91,6 @@ async function prepare(engine: Engine, url: string): Promise<number | null> {
   return (Date.now() - started) / 1000;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
-
-async function startServer(url: string): Promise<{ base: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn', // one log line per request would measure the log pipe
-      LEADGATE_ADMIN_EMAIL: OWNER.email,
-      LEADGATE_ADMIN_PASSWORD: OWNER.password,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const until = Date.now() + 120_000;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${base}/api/health`, { signal: AbortSignal.timeout(2000) })).ok) return { base, child };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  child.kill('SIGTERM');
-  throw new Error('the server did not answer /api/health within 120 s');
-}
 
 /** Ids and values that exist in the data, so filters match like real ones do. */
 async function fixtureFrom(url: string): Promise<Omit<Fixture, 'cursor'>> {

@@ -1,23 +1,10 @@
 // Security headers (issue 11 finding 8): a strict Content-Security-Policy, no framing, nosniff and
 // no Referer on the dashboard, Swagger UI and every API answer, errors included; no HSTS.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, call, expectProblem, forEachDatabase, newOperator } from '../../../test/helpers.js';
-
-const INDEX = '<!doctype html><html><body><div id="root"></div><script type="module" src="/assets/index-AbC123.js"></script></body></html>';
-
-function fakeBuild(t: TestContext): string {
-  const dir = mkdtempSync(join(tmpdir(), 'leadgate-web-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(join(dir, 'assets'));
-  writeFileSync(join(dir, 'index.html'), INDEX);
-  writeFileSync(join(dir, 'assets', 'index-AbC123.js'), 'console.log("app");');
-  return dir;
-}
+import { fakeBuild } from '../../../test/fake-build.js';
 
 /** The CSP as a map of directive → sources. */
 function csp(res: LightMyRequestResponse): Map<string, string[]> {

@@ -2,21 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { buildTestApp, call, expectProblem, forEachDatabase } from '../../../test/helpers.js';
-
-const INDEX = '<!doctype html><html><body><div id="root"></div><script type="module" src="/assets/index-AbC123.js"></script></body></html>';
-
-/** A small stand-in for a Vite build: index.html, one hashed asset, one root file. */
-function fakeBuild(t: TestContext): string {
-  const dir = mkdtempSync(join(tmpdir(), 'leadgate-web-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(join(dir, 'assets'));
-  writeFileSync(join(dir, 'index.html'), INDEX);
-  writeFileSync(join(dir, 'assets', 'index-AbC123.js'), 'console.log("app");');
-  writeFileSync(join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
-  return dir;
-}
+import { FAKE_INDEX, fakeBuild } from '../../../test/fake-build.js';
 
 forEachDatabase('Serving the dashboard', (engine) => {
   test('client-side routes fall back to index.html, revalidated on every load', async (t) => {
@@ -26,7 +14,7 @@ forEachDatabase('Serving the dashboard', (engine) => {
       assert.equal(res.statusCode, 200, url);
       assert.match(String(res.headers['content-type']), /^text\/html/, url);
       assert.equal(res.headers['cache-control'], 'no-cache', url);
-      assert.equal(res.body, INDEX, url);
+      assert.equal(res.body, FAKE_INDEX, url);
     }
     // An ETag lets the no-cache revalidation answer 304 without the body.
     const first = await call(app, null, { method: 'GET', url: '/settings/api' });
@@ -96,9 +84,9 @@ forEachDatabase('Serving the dashboard', (engine) => {
     assert.equal((await call(app, null, { method: 'GET', url: '/api/health' })).statusCode, 200, 'the API still works');
     // Built while the server runs: served from the next request on, no restart needed.
     mkdirSync(missing);
-    writeFileSync(join(missing, 'index.html'), INDEX);
+    writeFileSync(join(missing, 'index.html'), FAKE_INDEX);
     const res = await call(app, null, { method: 'GET', url: '/' });
     assert.equal(res.statusCode, 200);
-    assert.equal(res.body, INDEX);
+    assert.equal(res.body, FAKE_INDEX);
   });
 });
