@@ -14,18 +14,12 @@
 // Intake: one lead after another (closed loop) to POST /api/intake/leads, for a campaign without
 // a flow (stored, not routed: the database path, no partner call). Search: one after another,
 // GET /api/leads/search?limit=50&status=delivered. Server RSS is read from /proc every 100 ms.
-import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { OWNER, ROOT, startServer } from './server.js';
-import pg from 'pg';
-
-const WORK = path.join(os.tmpdir(), 'leadgate-bench');
-const PG_DATABASE = 'leadgate_bench';
-
-type Engine = 'sqlite' | 'postgres';
+import { databaseUrl, loadFreshDemoData, WORK, type Engine } from './data.js';
+import { OWNER, startServer } from './server.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -46,36 +40,10 @@ if (!Number.isInteger(LEADS) || LEADS < 1000) throw new Error('--leads must be a
 
 const log = (...a: unknown[]) => console.error('[bench:exports]', ...a);
 
-function run(argv: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${argv.join(' ')} exited with ${code}`))));
-  });
-}
-
-function databaseUrl(engine: Engine): string {
-  if (engine === 'sqlite') return `sqlite:${path.join(WORK, 'sqlite', 'leadgate.db')}`;
-  const url = new URL(args['postgres-url']!);
-  url.pathname = `/${PG_DATABASE}`;
-  return url.toString();
-}
-
 async function prepare(engine: Engine, url: string): Promise<string> {
   if (args.reuse) return 'reused from the previous run';
-  if (engine === 'sqlite') {
-    rmSync(path.join(WORK, 'sqlite'), { recursive: true, force: true });
-    mkdirSync(path.join(WORK, 'sqlite'), { recursive: true });
-  } else {
-    const admin = new pg.Client({ connectionString: args['postgres-url'] });
-    await admin.connect();
-    await admin.query(`drop database if exists ${PG_DATABASE}`);
-    await admin.query(`create database ${PG_DATABASE}`);
-    await admin.end();
-  }
   log(`${engine}: loading ${LEADS.toLocaleString('en-US')} demo leads`);
-  const started = Date.now();
-  await run(['--import', 'tsx', 'scripts/demo-data.ts', '--leads', String(LEADS), '--database-url', url]);
-  return `loaded in ${((Date.now() - started) / 1000).toFixed(0)} s`;
+  return `loaded in ${(await loadFreshDemoData(engine, url, LEADS, args['postgres-url']!)).toFixed(0)} s`;
 }
 
 
@@ -166,7 +134,7 @@ async function main() {
   const rows: string[] = [];
   const notes: string[] = [];
   for (const engine of ENGINES) {
-    const url = databaseUrl(engine);
+    const url = databaseUrl(engine, args['postgres-url']!);
     notes.push(`${engine}: ${LEADS.toLocaleString('en-US')} leads ${await prepare(engine, url)}`);
     const { base, child } = await startServer(url, { EXPORT_CONCURRENCY: String(EXPORTS) });
     try {

@@ -4,24 +4,19 @@
 //
 //   npm run bench -- [--leads 1000000] [--engines sqlite,postgres] [--runs 50] [--reuse]
 //                    [--postgres-url postgres://postgres@127.0.0.1:55432/postgres]
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { OWNER, ROOT, startServer } from './server.js';
+import { databaseUrl, loadFreshDemoData, WORK, type Engine } from './data.js';
+import { OWNER, startServer } from './server.js';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { openDatabase, type DB } from '../src/server/db/database.js';
 import { QUERIES, type Fixture, type Query } from './queries.js';
 
-const WORK = path.join(os.tmpdir(), 'leadgate-bench');
-const PG_DATABASE = 'leadgate_bench';
 const WARMUP = 3;
 const REQUEST_TIMEOUT_MS = 10_000;
 const MEASURE_DEADLINE_MS = 15 * 60_000; // per engine, whatever happens
-
-type Engine = 'sqlite' | 'postgres';
 
 const { values: args } = parseArgs({
   options: {
@@ -39,20 +34,6 @@ if (!Number.isInteger(LEADS) || LEADS < 1000) throw new Error('--leads must be a
 for (const e of ENGINES) if (e !== 'sqlite' && e !== 'postgres') throw new Error(`unknown engine ${e}`);
 
 const log = (...a: unknown[]) => console.error('[bench]', ...a);
-
-function run(cmd: string, argv: string[], env: Record<string, string>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${argv.join(' ')} exited with ${code}`))));
-  });
-}
-
-async function databaseUrl(engine: Engine): Promise<string> {
-  if (engine === 'sqlite') return `sqlite:${path.join(WORK, 'sqlite', 'leadgate.db')}`;
-  const url = new URL(args['postgres-url']!);
-  url.pathname = `/${PG_DATABASE}`;
-  return url.toString();
-}
 
 async function countLeads(url: string): Promise<number> {
   const db = openFor(url);
@@ -75,22 +56,9 @@ async function prepare(engine: Engine, url: string): Promise<number | null> {
     log(`${engine}: reusing the ${LEADS.toLocaleString('en-US')} leads already loaded`);
     return null;
   }
-  if (engine === 'sqlite') {
-    rmSync(path.join(WORK, 'sqlite'), { recursive: true, force: true });
-    mkdirSync(path.join(WORK, 'sqlite'), { recursive: true });
-  } else {
-    const admin = new pg.Client({ connectionString: args['postgres-url'] });
-    await admin.connect();
-    await admin.query(`drop database if exists ${PG_DATABASE}`);
-    await admin.query(`create database ${PG_DATABASE}`);
-    await admin.end();
-  }
   log(`${engine}: loading ${LEADS.toLocaleString('en-US')} demo leads`);
-  const started = Date.now();
-  await run(process.execPath, ['--import', 'tsx', 'scripts/demo-data.ts', '--leads', String(LEADS), '--database-url', url], {});
-  return (Date.now() - started) / 1000;
+  return loadFreshDemoData(engine, url, LEADS, args['postgres-url']!);
 }
-
 
 /** Ids and values that exist in the data, so filters match like real ones do. */
 async function fixtureFrom(url: string): Promise<Omit<Fixture, 'cursor'>> {
@@ -185,7 +153,7 @@ async function main() {
   const load = os.loadavg();
   const sections: string[] = [];
   for (const engine of ENGINES) {
-    const url = await databaseUrl(engine);
+    const url = databaseUrl(engine, args['postgres-url']!);
     const loadSeconds = await prepare(engine, url);
     const version = await engineVersion(url);
     const base = await fixtureFrom(url);
