@@ -2,7 +2,8 @@
 // against a real server process serving the built dashboard. Without Chromium the tests are
 // skipped locally and fail under CI=true, where .ci/run installs it.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
@@ -115,5 +116,25 @@ export async function waitUntil(what: string, check: () => Promise<boolean>, ms 
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * Runs axe-core in the page (injected over the DevTools protocol, which the CSP does not govern)
+ * and throws, naming each rule and element, when the screen has a serious or critical violation.
+ */
+export async function assertAccessible(page: Page, screen: string) {
+  const violations = (await page.evaluate(`(async () => {
+    if (!window.axe) { ${AXE_SOURCE}\n }
+    const result = await window.axe.run(document, { resultTypes: ['violations'] });
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
+  })()`)) as { id: string; impact: string; help: string; targets: string[] }[];
+  if (violations.length) {
+    const lines = violations.map((v) => `- ${v.impact} ${v.id}: ${v.help} (${v.targets.join(', ')})`);
+    throw new Error(`${screen}: accessibility violations\n${lines.join('\n')}`);
   }
 }
