@@ -242,6 +242,30 @@ forEachDatabase('Leads export under load', (engine) => {
     assert.equal(again.statusCode, 200);
     assert.equal(again.body.split('\r\n').length - 2, 20_000);
   });
+
+  test('exports share one worker thread: one client hanging up stops only its own export', { timeout: 60_000 }, async (t) => {
+    const ta = await buildTestApp(t, engine, { env: { EXPORT_CONCURRENCY: '3' } });
+    const w = await makeWorld(t, ta, [{}]);
+    await bulkLeads(ta, w.providerId, 20_000, ' '.repeat(1000)); // 26 MB of CSV: more than socket buffers hold
+    await ta.app.listen({ host: '127.0.0.1', port: 0 });
+    const base = `http://127.0.0.1:${(ta.app.server.address() as AddressInfo).port}`;
+    const exporter = exporterOf(ta);
+
+    const leaving = await get(base, '/api/leads/export', ta.ownerToken);
+    const staying = await get(base, '/api/leads/export', ta.ownerToken);
+    assert.equal(exporter.busy, 2);
+    assert.equal(exporter.threadCount, 1, 'two exports, one thread');
+    const [leavingJob] = [...exporter.jobs.values()];
+    leaving.req.destroy();
+    await until('the abandoned export stopped', () => exporter.busy === 1);
+    const sent = leavingJob.bytes;
+    await readFast(staying);
+    assert.ok(staying.bytes > 20_000 * 1000, `the other export came whole (${staying.bytes} bytes)`);
+    assert.equal(exporter.stats.cancelled, 1);
+    assert.equal(exporter.stats.finished, 1);
+    assert.equal(leavingJob.bytes, sent, 'the abandoned job produced nothing more');
+    assert.equal(exporter.threadCount, 1, 'the thread stays for the next export');
+  });
 });
 
 test('EXPORT_CONCURRENCY: 2 by default, a whole number from 1 to 64', () => {

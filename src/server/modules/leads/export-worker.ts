@@ -1,18 +1,21 @@
-// The export worker thread (started by exporter.ts). It has its own database connection — on
-// SQLite a read-only one to the same file (WAL lets it read beside the writer), on PostgreSQL one
-// pooled connection of its own — so an export neither blocks the event loop (better-sqlite3 is
-// synchronous, and formatting a million rows takes seconds) nor queues in front of intake and
-// search on the server's connection.
+// The export worker thread (started by exporter.ts), shared by every export of one server
+// process. It has its own database connection — on SQLite a read-only one to the same file (WAL
+// lets it read beside the writer), on PostgreSQL a small pool of its own, one connection per
+// concurrent export — so an export neither blocks the event loop (better-sqlite3 is synchronous,
+// and formatting a million rows takes seconds) nor queues in front of intake and search on the
+// server's connections. One thread for all exports, not one each: each thread costs tens of MB,
+// and on a small machine more threads only take more cores from the event loop.
 //
-// Protocol, one job at a time:
+// Protocol, any number of jobs at once, told apart by id:
 //   main → worker  {type:'start', id, filter, contacts, chunk}   the first chunk is owed at once
 //                  {type:'more', id}                            one more chunk is owed (a credit)
+//                  {type:'cancel', id}                          the client went away: stop
 //   worker → main  {type:'chunk', id, data: Uint8Array, rows}    the buffer is transferred, not copied
 //                  {type:'end', id} | {type:'error', id, message}
 // The worker posts a chunk only against a credit, and the main thread grants one only when its
-// response stream wants more (the socket drained), so a slow client holds the worker still. While
-// it waits, the worker has already read the next page: at most one page ahead.
-// A client that disconnects gets the worker terminated (exporter.ts): nothing here needs to notice.
+// response stream wants more (the socket drained), so a slow client holds its job still. While it
+// waits, the job has already read its next page: at most one page ahead. Jobs take turns page by
+// page (each page read yields to the others).
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -25,7 +28,10 @@ import { csvHeader, csvRows } from './export.js';
 import { findLeads, sortKeyOf, type SortKey } from './queries.js';
 import type { LeadFilter } from './search.js';
 
-export type ToWorker = { type: 'start'; id: number; filter: LeadFilter; contacts: boolean; chunk: number } | { type: 'more'; id: number };
+export type ToWorker =
+  | { type: 'start'; id: number; filter: LeadFilter; contacts: boolean; chunk: number }
+  | { type: 'more'; id: number }
+  | { type: 'cancel'; id: number };
 export type FromWorker =
   | { type: 'chunk'; id: number; data: Uint8Array; rows: number }
   | { type: 'end'; id: number }
@@ -39,7 +45,7 @@ function open(config: DatabaseConfig): Kysely<Database> {
   }
   const pool = new pg.Pool({
     connectionString: config.url,
-    max: 1,
+    max: Math.max(1, workerData.maxJobs as number),
     idleTimeoutMillis: 10_000,
     application_name: 'leadgate-export',
     ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
@@ -73,9 +79,10 @@ interface Job {
   contacts: boolean;
   chunk: number;
   credits: number;
+  cancelled: boolean;
   wake: (() => void) | null;
 }
-let job: Job | null = null;
+const jobs = new Map<number, Job>();
 
 interface Page {
   text: string;
@@ -90,15 +97,21 @@ async function page(j: Job, after: SortKey | null, first: boolean): Promise<Page
   return { text, rows: rows.length, last: rows.length < j.chunk, after: rows.length ? sortKeyOf(j.filter, rows[rows.length - 1]) : after };
 }
 
+/** Lets the other jobs (and this thread's message handling) run between two pages. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 async function run(j: Job) {
   try {
     let next = page(j, null, true);
     for (;;) {
       const p = await next;
+      if (j.cancelled) return;
+      await turn();
       // The next page is read while this one waits for its credit (one page ahead, no more).
       if (!p.last) next = page(j, p.after, false);
       next.catch(() => {}); // reported when awaited
       if (j.credits === 0) await new Promise<void>((resolve) => (j.wake = resolve));
+      if (j.cancelled) return;
       j.credits--;
       if (p.text) {
         const data = encoder.encode(p.text);
@@ -108,20 +121,28 @@ async function run(j: Job) {
     }
     port.postMessage({ type: 'end', id: j.id } satisfies FromWorker);
   } catch (err) {
-    port.postMessage({ type: 'error', id: j.id, message: err instanceof Error ? err.message : String(err) } satisfies FromWorker);
+    if (!j.cancelled) port.postMessage({ type: 'error', id: j.id, message: err instanceof Error ? err.message : String(err) } satisfies FromWorker);
   } finally {
-    if (job === j) job = null;
+    jobs.delete(j.id);
   }
+}
+
+function wake(j: Job) {
+  const w = j.wake;
+  j.wake = null;
+  w?.();
 }
 
 port.on('message', (m: ToWorker) => {
   if (m.type === 'start') {
-    job = { id: m.id, filter: m.filter, contacts: m.contacts, chunk: m.chunk, credits: 1, wake: null };
-    void run(job);
-  } else if (m.type === 'more' && job?.id === m.id) {
-    job.credits++;
-    const wake = job.wake;
-    job.wake = null;
-    wake?.();
+    const j: Job = { id: m.id, filter: m.filter, contacts: m.contacts, chunk: m.chunk, credits: 1, cancelled: false, wake: null };
+    jobs.set(j.id, j);
+    void run(j);
+    return;
   }
+  const j = jobs.get(m.id);
+  if (!j) return;
+  if (m.type === 'more') j.credits++;
+  else j.cancelled = true;
+  wake(j);
 });

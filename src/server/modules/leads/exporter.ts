@@ -1,13 +1,13 @@
-// Lead exports off the event loop (issue 12). Each running export has a worker thread of its own
-// (export-worker.ts) with its own database connection; the main thread only moves finished CSV
-// chunks from the worker to the socket. Chunks come against credits: one is asked for only when
-// the response stream wants more, so the socket's back-pressure reaches the worker and a slow
-// client keeps at most a chunk or two in memory. A client that goes away gets its worker
-// terminated, mid-query if need be.
+// Lead exports off the event loop (issue 12). The exports of a server process run in one worker
+// thread (export-worker.ts) with its own database connection; the main thread only moves finished
+// CSV chunks from the worker to the socket. Chunks come against credits: one is asked for only
+// when the response stream wants more, so the socket's back-pressure reaches the worker and a slow
+// client keeps at most a chunk or two in memory. A client that goes away stops its job; when it
+// was the only one, the thread is terminated, mid-query if need be.
 //
 // At most `limit` exports run at once per server instance (EXPORT_CONCURRENCY); the route answers
-// 429 beyond that. Finished workers wait idle for the next export (starting one costs a module
-// load) and end after IDLE_MS; they never keep the process alive.
+// 429 beyond that. The thread waits idle for the next export (starting one costs a module load)
+// and ends after IDLE_MS; it never keeps the process alive.
 import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import type { DatabaseConfig } from '../../config.js';
@@ -22,14 +22,20 @@ const IDLE_MS = 30_000;
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 const WORKER_URL = new URL(FROM_SOURCE ? './export-worker.dev.mjs' : './export-worker.js', import.meta.url);
 
+interface Job {
+  worker: Worker;
+  message: (m: FromWorker) => void;
+  fail: (err: Error) => void;
+}
+
 export class Exporter {
-  private idle: { worker: Worker; timer: NodeJS.Timeout }[] = [];
-  private readonly threads = new Set<Worker>();
-  private running = 0;
+  private worker: Worker | null = null;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private readonly running = new Map<number, Job>();
   private seq = 0;
   /** Counters for tests and the benchmark. */
   readonly stats = { started: 0, finished: 0, cancelled: 0, failed: 0, bytesPosted: 0 };
-  /** The exports running now, by id (in start order): bytes and rows their worker has sent. */
+  /** The exports running now, by id (in start order): bytes and rows the worker has sent. */
   readonly jobs = new Map<number, { bytes: number; rows: number }>();
 
   constructor(
@@ -40,43 +46,49 @@ export class Exporter {
 
   /** Exports running now. */
   get busy() {
-    return this.running;
+    return this.running.size;
   }
 
-  /** Worker threads alive (running or idle). */
+  /** Worker threads alive (running or idle): 0 or 1. */
   get threadCount() {
-    return this.threads.size;
+    return this.worker ? 1 : 0;
   }
 
-  private spawn(): Worker {
+  /** The export thread, started when there is none. */
+  private thread(): Worker {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    if (this.worker) return this.worker;
     const worker = new Worker(WORKER_URL, {
-      workerData: { database: this.database },
-      // A page is a few MB at most; V8's default heap sizing let each worker grow by ~200 MB of
-      // RSS during a long export. These limits keep it near 100 MB at the same speed (measured on
+      workerData: { database: this.database, maxJobs: this.limit },
+      // A page is a few MB at most; V8's default heap sizing let a worker grow by ~200 MB of RSS
+      // during a long export. These limits keep it near 100 MB at the same speed (measured on
       // 1,000,000 leads: bench/RESULTS.md).
       resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 },
     });
     worker.unref();
-    this.threads.add(worker);
-    worker.once('exit', () => {
-      this.threads.delete(worker);
-      this.idle = this.idle.filter((i) => i.worker !== worker);
-    });
-    worker.on('error', () => {}); // a running job hears of it through its own listener
+    worker.on('message', (m: FromWorker) => this.running.get(m.id)?.message(m));
+    // A thread that dies fails the jobs it ran (and only those: a successor may already run others).
+    const down = (err: Error) => {
+      if (this.worker === worker) this.worker = null;
+      for (const job of [...this.running.values()]) if (job.worker === worker) job.fail(err);
+    };
+    worker.on('error', down);
+    worker.on('exit', (code) => down(new Error(`the export worker stopped (exit code ${code})`)));
+    this.worker = worker;
     return worker;
   }
 
-  private take(): Worker {
-    const idle = this.idle.pop();
-    if (!idle) return this.spawn();
-    clearTimeout(idle.timer);
-    return idle.worker;
+  private stopThread(worker: Worker) {
+    if (this.worker === worker) this.worker = null;
+    void worker.terminate();
   }
 
-  private giveBack(worker: Worker) {
-    const timer = setTimeout(() => void worker.terminate(), this.idleMs);
-    timer.unref();
-    this.idle.push({ worker, timer });
+  /** Called as a job ends: an idle thread ends after idleMs. */
+  private idleLater(worker: Worker) {
+    if (this.worker !== worker || [...this.running.values()].some((j) => j.worker === worker)) return;
+    this.idleTimer = setTimeout(() => this.stopThread(worker), this.idleMs);
+    this.idleTimer.unref();
   }
 
   /**
@@ -84,28 +96,25 @@ export class Exporter {
    * the first chunk is read (a failing query rejects before any answer has started).
    */
   open(filter: LeadFilter, contacts: boolean, chunk = EXPORT_CHUNK): Promise<Readable> | null {
-    if (this.running >= this.limit) return null;
-    this.running++;
+    if (this.running.size >= this.limit) return null;
     this.stats.started++;
-    const worker = this.take();
+    const worker = this.thread();
     const id = ++this.seq;
     const progress = { bytes: 0, rows: 0 };
     this.jobs.set(id, progress);
     let state: 'starting' | 'streaming' | 'done' = 'starting';
     let owed = true; // 'start' asks for the first chunk
-    let released = false;
-    const release = (reuse: boolean) => {
-      if (released) return;
-      released = true;
-      this.running--;
-      this.jobs.delete(id);
-      worker.off('message', onMessage);
-      worker.off('error', onError);
-      worker.off('exit', onExit);
-      if (reuse) this.giveBack(worker);
-      else void worker.terminate();
-    };
     const post = (m: ToWorker) => worker.postMessage(m);
+    /** Ends this job here; `cancel` also stops it in the thread (the whole thread if it ran nothing else). */
+    const release = (cancel: boolean) => {
+      if (!this.running.delete(id)) return;
+      this.jobs.delete(id);
+      if (cancel && ![...this.running.values()].some((j) => j.worker === worker)) this.stopThread(worker);
+      else {
+        if (cancel) post({ type: 'cancel', id });
+        this.idleLater(worker);
+      }
+    };
 
     let opened!: (s: Readable) => void;
     let refused!: (err: Error) => void;
@@ -120,27 +129,27 @@ export class Exporter {
         }
       },
       destroy: (err, cb) => {
-        // The client went away (or the answer failed) before the end: stop the worker at once.
+        // The client went away (or the answer failed) before the end: stop the job at once.
         if (state !== 'done') {
           state = 'done';
           this.stats.cancelled++;
-          release(false);
+          release(true);
         }
         cb(err);
       },
     });
 
-    const fail = (err: Error, reuse: boolean) => {
+    const fail = (err: Error) => {
       if (state === 'done') return;
       const before = state === 'starting';
       state = 'done';
       this.stats.failed++;
-      release(reuse);
+      release(false);
       if (before) refused(err);
       else stream.destroy(err);
     };
-    const onMessage = (m: FromWorker) => {
-      if (m.id !== id || state === 'done') return;
+    const message = (m: FromWorker) => {
+      if (state === 'done') return;
       if (m.type === 'chunk') {
         owed = false;
         this.stats.bytesPosted += m.data.byteLength;
@@ -154,25 +163,23 @@ export class Exporter {
         const first = state === 'starting';
         state = 'done';
         this.stats.finished++;
-        release(true);
+        release(false);
         stream.push(null);
         if (first) opened(stream);
-      } else fail(new Error(`lead export failed: ${m.message}`), true);
+      } else fail(new Error(`lead export failed: ${m.message}`));
     };
-    const onError = (err: Error) => fail(err, false);
-    const onExit = (code: number) => fail(new Error(`the export worker stopped (exit code ${code})`), false);
-    worker.on('message', onMessage);
-    worker.on('error', onError);
-    worker.on('exit', onExit);
+    this.running.set(id, { worker, message, fail });
     post({ type: 'start', id, filter, contacts, chunk });
     return result;
   }
 
-  /** Ends every worker (server shutdown). */
+  /** Ends the thread (server shutdown). */
   async close() {
-    for (const i of this.idle) clearTimeout(i.timer);
-    this.idle = [];
-    await Promise.all([...this.threads].map((w) => w.terminate()));
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    const worker = this.worker;
+    this.worker = null;
+    if (worker) await worker.terminate();
   }
 }
 
