@@ -11,10 +11,14 @@ const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false,
 
 // Colours chosen for contrast (WCAG AA, 4.5:1, checked by axe-core in the browser tests): the
 // primary shade 8 under white text, and dimmed text and light-variant labels one step darker
-// than Mantine's defaults.
+// than Mantine's defaults. Filled badges and buttons pick black or white text by the colour's
+// luminance: 0.185 sits where both reach 4.5:1 (white on green 8 would be 3.4:1), and keeps white
+// on red 8 (4.5:1).
 const theme = createTheme({
   respectReducedMotion: true,
   primaryShade: 8,
+  autoContrast: true,
+  luminanceThreshold: 0.185,
   components: {
     // A badge is a status or a scope: shown whole, never cut to "AC…" by a narrow table column.
     Badge: Badge.extend({ styles: { root: { minWidth: 'max-content' } } }),
