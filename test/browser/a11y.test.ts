@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { sampleLead } from '../distribution-world.js';
 import { defaultIntegration } from '../partner-server.js';
 import { request, ServerClient, spawnServer, waitUntilUp } from '../processes.js';
 import { ADMIN, assertAccessible, chromiumAvailable, ensureDashboardBuilt, openBrowser, screenshot, signIn, waitUntil } from './harness.js';
@@ -76,6 +77,9 @@ test('every screen of the dashboard passes axe-core on a desktop and a phone', {
   const provider = await client.create('/api/traffic-providers', { name: 'Media buyer' });
   await client.create('/api/campaigns', { name: 'Summer DE', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 1 } });
   await client.create('/api/api-keys', { name: 'Reporting script', scopes: ['leads:view'] });
+  // A lead (its delivery fails: nothing listens on port 9) for the Leads table and the charts.
+  const lead = await request(server.port, 'POST', '/api/intake/leads', sampleLead(), { authorization: `Bearer ${provider.token}` });
+  assert.ok(lead.status < 300, lead.text);
 
   for (const size of SIZES) {
     await page.setViewportSize(size);

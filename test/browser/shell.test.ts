@@ -40,6 +40,16 @@ test('a session survives reloads and reaches new tabs; sign-out in one tab ends 
   await second.getByTestId('operator-name').waitFor();
   assert.equal(pathOf(second), SHARED);
 
+  // A wrong password on the sign-in page of a tab holding the session is just a wrong password:
+  // it does not end the session (nor, through it, every tab's).
+  await second.goto(`${base}/login`);
+  await second.getByLabel('Email').fill(ADMIN.email);
+  await second.getByLabel('Password').fill('not-the-password');
+  await second.getByRole('button', { name: 'Sign in' }).click();
+  await second.getByTestId('form-error').waitFor();
+  await second.goto(`${base}${SHARED}`);
+  await second.getByTestId('operator-name').waitFor();
+
   // Signing out in the new tab ends the session on the server and in the first tab too.
   const token = await page.evaluate<string | null>("sessionStorage.getItem('leadgate.session')");
   await second.getByRole('button', { name: 'Sign out' }).click();

@@ -24,10 +24,16 @@ export function setExpiredHandler(fn: () => void) {
   onExpired = fn;
 }
 
+/**
+ * Sign-in and setup go without the session: a wrong password there answers 401, which must not
+ * read as "this session is gone" and sign out every tab sharing it.
+ */
+const WITHOUT_SESSION = new Set(['/api/auth/login', '/api/setup']);
+
 const auth: Middleware = {
   onRequest({ request }) {
     const token = session.token();
-    if (token) request.headers.set('Authorization', `Bearer ${token}`);
+    if (token && !WITHOUT_SESSION.has(new URL(request.url).pathname)) request.headers.set('Authorization', `Bearer ${token}`);
     return request;
   },
   onResponse({ request, response }) {
