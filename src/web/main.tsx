@@ -1,5 +1,5 @@
 import '@mantine/core/styles.css';
-import { Badge, createTheme, MantineProvider, type CSSVariablesResolver } from '@mantine/core';
+import { Badge, createTheme, MantineProvider, Table, type CSSVariablesResolver } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -22,6 +22,9 @@ const theme = createTheme({
   components: {
     // A badge is a status or a scope: shown whole, never cut to "AC…" by a narrow table column.
     Badge: Badge.extend({ styles: { root: { minWidth: 'max-content' } } }),
+    // A table wider than the screen (on a phone) scrolls sideways in its box; the box takes focus
+    // so that the arrow keys scroll it too, not only a mouse or a finger.
+    TableScrollContainer: Table.ScrollContainer.extend({ defaultProps: { scrollAreaProps: { viewportProps: { tabIndex: 0 } } } }),
   },
 });
 
