@@ -1,10 +1,9 @@
 // The dashboard session token: where it lives and how the tabs of one browser share it.
 //
 // It lives in sessionStorage, not localStorage, so it is gone once the browser's last tab of the
-// dashboard closes. A tab opened by hand (a shared link, a new
-// tab) starts with an empty sessionStorage, so it asks the open tabs of the same origin over a
-// BroadcastChannel (same-origin only, never seen by other sites) and keeps the answer in its own
-// sessionStorage. Ending a session (sign-out, or a 401 saying it is gone) tells every tab holding
+// dashboard closes. A tab opened by hand (a shared link, a new tab) starts with an empty
+// sessionStorage, so it asks the open tabs of the same origin over a BroadcastChannel
+// (same-origin only, never seen by other sites) and keeps the answer in its own sessionStorage. Ending a session (sign-out, or a 401 saying it is gone) tells every tab holding
 // the same token to drop it too.
 
 const TOKEN_KEY = 'leadgate.session';
