@@ -1,9 +1,10 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect, type ReactNode } from 'react';
-import { Navigate, Route, Routes, useNavigate } from 'react-router-dom';
-import { session, setExpiredHandler } from './api/client';
+import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
+import { Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
+import { borrowSession, notice, session, setEndedElsewhereHandler, setExpiredHandler } from './api/client';
 import { Layout } from './Layout';
 import { Loading } from './Loading';
+import { loginPath } from './returnTo';
 
 // One chunk per screen: the login page does not download the settings screens.
 const Login = lazy(() => import('./screens/Login'));
@@ -30,17 +31,43 @@ const Profile = lazy(() => import('./screens/profile/Profile'));
 const Licence = lazy(() => import('./screens/licence/Licence'));
 const Hosting = lazy(() => import('./screens/hosting/Hosting'));
 
+/**
+ * The signed-in pages. A tab without a session first asks the browser's other tabs for theirs
+ * (a new tab, a shared link); without one it goes to sign in, remembering the page it was asked for.
+ */
 function RequireSession({ children }: { children: ReactNode }) {
-  return session.token() ? children : <Navigate to="/login" replace />;
+  const location = useLocation();
+  const token = session.token();
+  const [asked, setAsked] = useState(false);
+  useEffect(() => {
+    if (token) return;
+    let wanted = true;
+    void borrowSession().then((borrowed) => {
+      if (!wanted) return;
+      if (borrowed) session.set(borrowed);
+      setAsked(true);
+    });
+    return () => {
+      wanted = false;
+    };
+  }, [token]);
+  if (token) return children;
+  return asked ? <Navigate to={loginPath(location)} replace /> : <Loading />;
 }
 
 export function App() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   useEffect(() => {
-    setExpiredHandler(() => {
+    // Back to sign in, and after it to the page the operator was on.
+    const toLogin = () => {
       queryClient.clear();
-      navigate('/login', { replace: true });
+      navigate(loginPath(window.location), { replace: true });
+    };
+    setExpiredHandler(toLogin);
+    setEndedElsewhereHandler(() => {
+      notice.set('Your session has ended in another tab. Please sign in again.');
+      toLogin();
     });
   }, [navigate, queryClient]);
 

@@ -43,3 +43,12 @@ export const SECTIONS: { title: string | null; links: NavItem[] }[] = [
 /** The links an operator with these permissions may open. */
 export const visible = (links: NavItem[], permissions: string[], admin = false) =>
   links.filter((l) => (!l.permission || permissions.includes(l.permission)) && (!l.adminOnly || admin));
+
+/** A link is active on its own page and on the pages under it (`/flows/123` lights "Flows"). */
+export const isActive = (to: string, path: string) => path === to || (to !== '/' && path.startsWith(`${to}/`));
+
+/** The browser tab's title for a page: its menu entry's label (an editor takes its list's), "· Leadgate". */
+export function pageTitle(path: string): string {
+  const link = SECTIONS.flatMap((s) => s.links).find((l) => isActive(l.to, path));
+  return link ? `${link.label} · Leadgate` : 'Leadgate';
+}

@@ -1,19 +1,15 @@
 // The only way the dashboard talks to the server: openapi-fetch typed with the generated schema,
 // so calling an operation the server does not publish fails type-checking.
 import createClient, { type Middleware } from 'openapi-fetch';
+import { loginPath } from '../returnTo';
 import type { components, paths } from './schema';
+import { session } from './session';
 
 export type Problem = components['schemas']['Problem'];
 
-const TOKEN_KEY = 'leadgate.session';
-const NOTICE_KEY = 'leadgate.notice';
+export { borrowSession, session, setEndedElsewhereHandler } from './session';
 
-// sessionStorage: the session ends with the tab, and other tabs do not share it.
-export const session = {
-  token: (): string | null => sessionStorage.getItem(TOKEN_KEY),
-  set: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),
-  clear: () => sessionStorage.removeItem(TOKEN_KEY),
-};
+const NOTICE_KEY = 'leadgate.notice';
 
 /** A message for the login screen (e.g. "your session ended"), kept until the next sign-in. */
 export const notice = {
@@ -22,22 +18,29 @@ export const notice = {
   clear: () => sessionStorage.removeItem(NOTICE_KEY),
 };
 
-let onExpired: () => void = () => window.location.assign('/login');
+let onExpired: () => void = () => window.location.assign(loginPath(window.location));
 /** The app replaces the full-page fallback with a router navigation. */
 export function setExpiredHandler(fn: () => void) {
   onExpired = fn;
 }
 
+/**
+ * Sign-in and setup go without the session: a wrong password there answers 401, which must not
+ * read as "this session is gone" and sign out every tab sharing it.
+ */
+const WITHOUT_SESSION = new Set(['/api/auth/login', '/api/setup']);
+
 const auth: Middleware = {
   onRequest({ request }) {
     const token = session.token();
-    if (token) request.headers.set('Authorization', `Bearer ${token}`);
+    if (token && !WITHOUT_SESSION.has(new URL(request.url).pathname)) request.headers.set('Authorization', `Bearer ${token}`);
     return request;
   },
   onResponse({ request, response }) {
     // A 401 to a request that carried a session means the session is gone (expired, logged out
-    // elsewhere); a 401 to the login form itself is just a wrong password.
-    if (response.status === 401 && request.headers.has('Authorization')) {
+    // elsewhere); a 401 to the login form itself is just a wrong password, and one to a token
+    // this tab has since replaced (signed in again meanwhile) says nothing about the current one.
+    if (response.status === 401 && request.headers.get('Authorization') === `Bearer ${session.token()}`) {
       session.clear();
       notice.set('Your session has ended. Please sign in again.');
       onExpired();

@@ -1,13 +1,18 @@
 import { Alert, Anchor, Button, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { useDocumentTitle } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { Navigate, useNavigate } from 'react-router-dom';
+import { Navigate, useNavigate, useSearchParams } from 'react-router-dom';
 import { api, must, notice, problemText, session, type Problem } from '../api/client';
 import { Loading } from '../Loading';
+import { returnTarget } from '../returnTo';
 import { AuthCard } from './AuthCard';
 
 export default function Login() {
   const navigate = useNavigate();
+  // The page that sent the operator here (`?next=`), checked to be a path on this site.
+  const [params] = useSearchParams();
+  useDocumentTitle('Sign in · Leadgate');
   const setup = useQuery({ queryKey: ['setup'], queryFn: async () => must(await api.GET('/api/setup')) });
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -34,7 +39,7 @@ export default function Login() {
       const data = must(r);
       session.set(data.token);
       notice.clear();
-      navigate('/', { replace: true });
+      navigate(returnTarget(params.get('next')), { replace: true });
     } catch (err) {
       setError(problemText(err));
     } finally {

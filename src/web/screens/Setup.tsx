@@ -1,4 +1,5 @@
 import { Button, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { useDocumentTitle } from '@mantine/hooks';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Navigate, useNavigate } from 'react-router-dom';
@@ -10,6 +11,7 @@ import { AuthCard } from './AuthCard';
 export default function Setup() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
+  useDocumentTitle('Set up · Leadgate');
   const setup = useQuery({ queryKey: ['setup'], queryFn: async () => must(await api.GET('/api/setup')) });
   const [form, setForm] = useState({ name: '', email: '', password: '' });
   const [error, setError] = useState<string | null>(null);
