@@ -6,7 +6,7 @@
 //                            [--seconds 10] [--reuse] [--export-minutes 20] [--postgres-url postgres://…]
 //
 // Per engine: the demo data (scripts/demo-data.ts, in the same place bench/run.ts keeps it, so
-// --reuse shares it), the real server (src/server/main.ts, EXPORT_CONCURRENCY = --exports) in
+// --reuse shares it), the real server (built, dist/server/main.js, EXPORT_CONCURRENCY = --exports) in
 // its own process, then two phases with the same clients:
 //   idle     --seconds of intake and search alone;
 //   exports  --exports full exports at once, each read as fast as the client can, while intake

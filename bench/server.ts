@@ -1,7 +1,8 @@
-// A Leadgate server process for the benchmarks: started from src/ on a database URL, with the
-// request rate limits off (a benchmark is one client sending far more than an operator would),
-// and waited for until /api/health answers.
-import { spawn, type ChildProcess } from 'node:child_process';
+// A Leadgate server process for the benchmarks: the built server (dist/, as production runs it;
+// built first when src/ is newer) on a database URL, with the request rate limits off (a
+// benchmark is one client sending far more than an operator would), and waited for until
+// /api/health answers.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -20,8 +21,9 @@ export async function freePort(): Promise<number> {
 }
 
 export async function startServer(url: string, env: Record<string, string> = {}): Promise<{ base: string; child: ChildProcess }> {
+  execFileSync(process.execPath, ['scripts/build-if-needed.mjs'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+  const child = spawn(process.execPath, ['dist/server/main.js'], {
     cwd: ROOT,
     env: {
       ...process.env,
