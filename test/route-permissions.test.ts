@@ -40,10 +40,9 @@ const expectedPermission = (r: RouteInfo) => {
 
 /**
  * Backups are for the built-in admin role only (contract rule 17), on top of hosting:view/edit:
- * an operator holding the permission passes the guard and is then refused by the route's own
- * admins-only check, which says so.
+ * an operator holding the permission is refused by the guard's admins-only check, which says so.
  */
-const adminOnly = (r: RouteInfo) => r.url.startsWith('/api/hosting/backups');
+const adminOnly = (r: RouteInfo) => !!r.access.adminOnly;
 
 interface Fixtures {
   [module: string]: string;
@@ -133,5 +132,32 @@ forEachDatabase('every route with exactly its declared permission', (engine) => 
     assert.equal(checked.exact, routes.length);
     assert.equal(checked.exactKey, routes.filter((r) => !r.access.sessionOnly).length);
     assert.ok(checked.exactKey > 30, JSON.stringify(checked));
+  });
+});
+
+forEachDatabase('admin-only routes', (engine) => {
+  test('declared on exactly the backups and the licence; refused to an operator holding every permission, open to the admin', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const routes = ta.app.routeTable.filter((r) => !r.hidden && r.access.adminOnly);
+    const declared = routes.map((r) => `${r.method} ${r.url}`).sort();
+    const expected = ta.app.routeTable
+      .filter((r) => !r.hidden && (r.url.startsWith('/api/hosting/backups') || r.url.startsWith('/api/licence')))
+      .map((r) => `${r.method} ${r.url}`)
+      .sort();
+    assert.ok(expected.length >= 6, expected.join(', '));
+    assert.deepEqual(declared, expected, 'every backup and licence route, and nothing else, is admins-only');
+    assert.ok(routes.every((r) => r.access.sessionOnly), 'admins-only routes are for sessions only');
+
+    const everything = await newOperator(ta, [...ALL_PERMISSIONS]);
+    for (const r of routes) {
+      const url = r.url.replace(/:[A-Za-z_]+/g, 'x1');
+      const send = (token: string) => call(ta.app, token, { method: r.method as 'GET', url, ...(WRITES.has(r.method) && r.method !== 'DELETE' ? { payload: {} } : {}) });
+      const refused = await send(everything.token);
+      assert.equal(refused.statusCode, 403, `${r.method} ${url}: ${describe(refused)}`);
+      assert.equal(refused.json().code, 'forbidden');
+      assert.match(refused.json().detail, /admins only/i);
+      const admin = await send(ta.ownerToken);
+      assert.ok(admin.statusCode !== 401 && admin.statusCode !== 403 && admin.statusCode < 500, `${r.method} ${url} as the admin: ${describe(admin)}`);
+    }
   });
 });

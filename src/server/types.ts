@@ -36,6 +36,11 @@ export interface RouteAccess {
   public?: boolean;
   /** Dashboard sessions only: API keys get 403 session_required. */
   sessionOnly?: boolean;
+  /**
+   * The built-in admin role only, on top of the rest (sessionOnly required): any other operator
+   * gets 403 forbidden, whatever permissions their role holds (API-CONTRACT rule 17: backups, licence).
+   */
+  adminOnly?: boolean;
   /** Any valid credential, session or key (e.g. whoami). */
   authenticated?: boolean;
   /** Not subject to the account IP allow-list (intake, postbacks, health). */

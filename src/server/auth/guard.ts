@@ -88,6 +88,9 @@ export function installAuth(app: App) {
         if (needed && !principal.rolePermissions.has(needed)) {
           throw new HttpProblem(403, 'forbidden', `Your role does not have the permission ${needed}.`);
         }
+        if (access.adminOnly && !principal.isAdmin) {
+          throw new HttpProblem(403, 'forbidden', 'Admins only: this endpoint is for the built-in admin role, whatever permissions another role holds.');
+        }
       }
     }
     (req as Granted)[GRANTED] = access[ROUTE_KEY];

@@ -48,6 +48,7 @@ function accessSentence(a: RouteAccess): string {
   if (a.permission) parts.push(`Access: needs the \`${a.permission}\` permission (key scope and role).`);
   if (a.authenticated) parts.push('Access: any valid session or API key.');
   if (a.sessionOnly) parts.push('Dashboard sessions only: API keys get 403 `session_required`.');
+  if (a.adminOnly) parts.push('Admins only (the built-in admin role): any other operator gets 403 `forbidden`, whatever permissions their role holds.');
   return parts.join(' ');
 }
 
@@ -81,6 +82,8 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
       for (const method of methods) table.push({ method, url: route.url, hidden: true, access });
       return;
     }
+    // Admin powers come only from a session signed in with a password, never from a key.
+    if (access.adminOnly && !access.sessionOnly) throw new Error(`${where} is adminOnly: it must be sessionOnly too`);
     if ((access.intake || access.postback) && !access.allowlistExempt) {
       throw new Error(`${where}: machine-token routes must be allowlistExempt (providers and partners are not on the account allow-list)`);
     }
@@ -120,6 +123,7 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
     else if (access.permission) schema['x-permission'] = access.permission;
     else if (access.authenticated) schema['x-permission'] = 'authenticated';
     if (access.sessionOnly) schema['x-session-only'] = true;
+    if (access.adminOnly) schema['x-admin-only'] = true;
     schema.description = [schema.description, accessSentence(access)].filter(Boolean).join('\n\n');
     for (const method of methods) table.push({ method, url: route.url, hidden: false, access });
   });

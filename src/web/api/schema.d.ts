@@ -416,9 +416,9 @@ export interface paths {
         };
         /**
          * The SQLite backups on this server, newest first
-         * @description Admins only (the built-in admin role), from a dashboard session: other operators get 403 `forbidden` whatever their permissions, because a backup holds the whole database (every lead unmasked, partner credentials, two-factor secrets).
+         * @description Admins only because a backup holds the whole database (every lead unmasked, partner credentials, two-factor secrets).
          *
-         *     Access: needs the `hosting:view` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
+         *     Access: needs the `hosting:view` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`. Admins only (the built-in admin role): any other operator gets 403 `forbidden`, whatever permissions their role holds.
          */
         get: operations["listBackups"];
         put?: never;
@@ -426,9 +426,9 @@ export interface paths {
          * Back up the SQLite database now
          * @description A consistent copy of the whole database at one instant (VACUUM INTO on a read-only connection, off the event loop), made while intake goes on. One at a time: 409 while another is being made. PostgreSQL: 409 with how to back up.
          *
-         *     Admins only (the built-in admin role), from a dashboard session: other operators get 403 `forbidden` whatever their permissions, because a backup holds the whole database (every lead unmasked, partner credentials, two-factor secrets).
+         *     Admins only because a backup holds the whole database (every lead unmasked, partner credentials, two-factor secrets).
          *
-         *     Access: needs the `hosting:edit` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
+         *     Access: needs the `hosting:edit` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`. Admins only (the built-in admin role): any other operator gets 403 `forbidden`, whatever permissions their role holds.
          */
         post: operations["createBackup"];
         delete?: never;
@@ -448,18 +448,18 @@ export interface paths {
          * Download one backup
          * @description The SQLite database file, as an attachment. Anyone holding it holds every lead: keep it safe.
          *
-         *     Admins only (the built-in admin role), from a dashboard session: other operators get 403 `forbidden` whatever their permissions, because a backup holds the whole database (every lead unmasked, partner credentials, two-factor secrets).
+         *     Admins only because a backup holds the whole database (every lead unmasked, partner credentials, two-factor secrets).
          *
-         *     Access: needs the `hosting:view` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
+         *     Access: needs the `hosting:view` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`. Admins only (the built-in admin role): any other operator gets 403 `forbidden`, whatever permissions their role holds.
          */
         get: operations["downloadBackup"];
         put?: never;
         post?: never;
         /**
          * Delete one backup
-         * @description Admins only (the built-in admin role), from a dashboard session: other operators get 403 `forbidden` whatever their permissions, because a backup holds the whole database (every lead unmasked, partner credentials, two-factor secrets).
+         * @description Admins only because a backup holds the whole database (every lead unmasked, partner credentials, two-factor secrets).
          *
-         *     Access: needs the `hosting:edit` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
+         *     Access: needs the `hosting:edit` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`. Admins only (the built-in admin role): any other operator gets 403 `forbidden`, whatever permissions their role holds.
          */
         delete: operations["deleteBackup"];
         options?: never;
@@ -608,24 +608,22 @@ export interface paths {
         };
         /**
          * The installation id and the licence in force
-         * @description Admins only: other operators get 403 `forbidden`.
-         *
-         *     Dashboard sessions only: API keys get 403 `session_required`.
+         * @description Dashboard sessions only: API keys get 403 `session_required`. Admins only (the built-in admin role): any other operator gets 403 `forbidden`, whatever permissions their role holds.
          */
         get: operations["getLicence"];
         /**
          * Install a licence key
-         * @description Verified offline against the vendor public key built into the release. Whitespace in the key is ignored. A refused key leaves the licence in force unchanged. Admins only: other operators get 403 `forbidden`.
+         * @description Verified offline against the vendor public key built into the release. Whitespace in the key is ignored. A refused key leaves the licence in force unchanged.
          *
-         *     Dashboard sessions only: API keys get 403 `session_required`.
+         *     Dashboard sessions only: API keys get 403 `session_required`. Admins only (the built-in admin role): any other operator gets 403 `forbidden`, whatever permissions their role holds.
          */
         put: operations["installLicence"];
         post?: never;
         /**
          * Remove the licence: back to the community plan
-         * @description Admins only: other operators get 403 `forbidden`.
+         * @description The licence in force is removed; the installation runs on the community plan.
          *
-         *     Dashboard sessions only: API keys get 403 `session_required`.
+         *     Dashboard sessions only: API keys get 403 `session_required`. Admins only (the built-in admin role): any other operator gets 403 `forbidden`, whatever permissions their role holds.
          */
         delete: operations["removeLicence"];
         options?: never;

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import { Type } from 'typebox';
-import type { FastifyRequest } from 'fastify';
-import { conflict, HttpProblem } from '../../http/errors.js';
+import { conflict } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
-import { principalOf, type App } from '../../types.js';
+import type { App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { backupDir, backupPath, listBackups, makeBackup } from './backups.js';
 import { normalisePublicBaseUrl, readPublicBaseUrl, writePublicBaseUrl } from './public-url.js';
@@ -16,16 +15,7 @@ const tags = ['Hosting'];
 // A backup is the whole database: every lead unmasked, partner credentials, password hashes and
 // two-factor secrets. hosting:view / hosting:edit open the panel; the backups in it are for the
 // built-in admin role only (API-CONTRACT rule 17), and always from a session (sessionOnly).
-const ADMIN_ONLY =
-  'Admins only (the built-in admin role), from a dashboard session: other operators get 403 `forbidden` whatever ' +
-  'their permissions, because a backup holds the whole database (every lead unmasked, partner credentials, two-factor secrets).';
-
-/** Route-level onRequest: runs after the guard's (session, hosting:view/edit), before anything is read. */
-async function adminsOnly(req: FastifyRequest) {
-  if (!principalOf(req).isAdmin) {
-    throw new HttpProblem(403, 'forbidden', 'Backups are for admins only: a backup holds the whole database, every lead, partner credentials and two-factor secrets.');
-  }
-}
+const ADMIN_ONLY = 'Admins only because a backup holds the whole database (every lead unmasked, partner credentials, two-factor secrets).';
 
 export default async function hostingRoutes(app: App) {
   const dataDir = app.config.dataDir;
@@ -75,8 +65,7 @@ export default async function hostingRoutes(app: App) {
   app.get(
     '/api/hosting/backups',
     {
-      config: { sessionOnly: true, permission: 'hosting:view' },
-      onRequest: adminsOnly,
+      config: { sessionOnly: true, permission: 'hosting:view', adminOnly: true },
       schema: {
         operationId: 'listBackups',
         tags,
@@ -99,8 +88,7 @@ export default async function hostingRoutes(app: App) {
   app.post(
     '/api/hosting/backups',
     {
-      config: { sessionOnly: true, permission: 'hosting:edit' },
-      onRequest: adminsOnly,
+      config: { sessionOnly: true, permission: 'hosting:edit', adminOnly: true },
       schema: {
         operationId: 'createBackup',
         tags,
@@ -122,8 +110,7 @@ export default async function hostingRoutes(app: App) {
   app.get(
     '/api/hosting/backups/:name',
     {
-      config: { sessionOnly: true, permission: 'hosting:view' },
-      onRequest: adminsOnly,
+      config: { sessionOnly: true, permission: 'hosting:view', adminOnly: true },
       schema: {
         operationId: 'downloadBackup',
         tags,
@@ -155,8 +142,7 @@ export default async function hostingRoutes(app: App) {
   app.delete(
     '/api/hosting/backups/:name',
     {
-      config: { sessionOnly: true, permission: 'hosting:edit' },
-      onRequest: adminsOnly,
+      config: { sessionOnly: true, permission: 'hosting:edit', adminOnly: true },
       schema: {
         operationId: 'deleteBackup',
         tags,

@@ -1,8 +1,7 @@
 // The licence panel (contract §1.9: session-only; admins only). Nothing in the product is
 // limited by the licence: without one the community plan is in force.
 import { Type } from 'typebox';
-import { HttpProblem } from '../../http/errors.js';
-import { principalOf, type App } from '../../types.js';
+import type { App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { MAX_KEY_LENGTH } from './format.js';
 import { fingerprint, licenceView, removeLicence, saveLicence, installationId, verifyForInstall } from './service.js';
@@ -38,23 +37,16 @@ const REFUSALS = {
   content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
 };
 
-const ADMIN_ONLY = 'Admins only: other operators get 403 `forbidden`.';
-
-function requireAdmin(req: Parameters<typeof principalOf>[0]) {
-  if (!principalOf(req).isAdmin) throw new HttpProblem(403, 'forbidden', 'Only admins can see or change the licence.');
-}
-
 export default async function licenceRoutes(app: App) {
   const view = () => licenceView(app.db, app.config.licencePublicKey);
 
   app.get(
     '/api/licence',
     {
-      config: { sessionOnly: true },
-      schema: { operationId: 'getLicence', tags: ['Licence'], summary: 'The installation id and the licence in force', description: ADMIN_ONLY, response: { 200: Licence } },
+      config: { sessionOnly: true, adminOnly: true },
+      schema: { operationId: 'getLicence', tags: ['Licence'], summary: 'The installation id and the licence in force', response: { 200: Licence } },
     },
     async (req) => {
-      requireAdmin(req);
       return view();
     },
   );
@@ -62,12 +54,12 @@ export default async function licenceRoutes(app: App) {
   app.put(
     '/api/licence',
     {
-      config: { sessionOnly: true },
+      config: { sessionOnly: true, adminOnly: true },
       schema: {
         operationId: 'installLicence',
         tags: ['Licence'],
         summary: 'Install a licence key',
-        description: `Verified offline against the vendor public key built into the release. Whitespace in the key is ignored. A refused key leaves the licence in force unchanged. ${ADMIN_ONLY}`,
+        description: `Verified offline against the vendor public key built into the release. Whitespace in the key is ignored. A refused key leaves the licence in force unchanged.`,
         body: Type.Object(
           { key: Type.String({ minLength: 1, maxLength: MAX_KEY_LENGTH, description: 'LG1.<payload>.<signature>' }) },
           { additionalProperties: false },
@@ -76,7 +68,6 @@ export default async function licenceRoutes(app: App) {
       },
     },
     async (req) => {
-      requireAdmin(req);
       const p = verifyForInstall(req.body.key, app.config.licencePublicKey, await installationId(app.db));
       await app.db.transaction().execute(async (tx) => {
         await saveLicence(tx, req.body.key);
@@ -94,17 +85,16 @@ export default async function licenceRoutes(app: App) {
   app.delete(
     '/api/licence',
     {
-      config: { sessionOnly: true },
+      config: { sessionOnly: true, adminOnly: true },
       schema: {
         operationId: 'removeLicence',
         tags: ['Licence'],
         summary: 'Remove the licence: back to the community plan',
-        description: ADMIN_ONLY,
+        description: 'The licence in force is removed; the installation runs on the community plan.',
         response: { 200: Licence },
       },
     },
     async (req) => {
-      requireAdmin(req);
       await app.db.transaction().execute(async (tx) => {
         if (await removeLicence(tx)) await audit(tx, req, { action: 'licence.removed', target_type: 'licence' });
       });
