@@ -1,5 +1,5 @@
 import '@mantine/core/styles.css';
-import { Badge, createTheme, MantineProvider, Table, type CSSVariablesResolver } from '@mantine/core';
+import { Badge, createTheme, Drawer, MantineProvider, Modal, Table, type CSSVariablesResolver } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -25,6 +25,9 @@ const theme = createTheme({
     // A table wider than the screen (on a phone) scrolls sideways in its box; the box takes focus
     // so that the arrow keys scroll it too, not only a mouse or a finger.
     TableScrollContainer: Table.ScrollContainer.extend({ defaultProps: { scrollAreaProps: { viewportProps: { tabIndex: 0 } } } }),
+    // The × of a dialog or a drawer is an icon: a screen reader needs its name.
+    Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
+    Drawer: Drawer.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
   },
 });
 

@@ -13,14 +13,21 @@ interface Page<T> {
 /**
  * A keyset-paged list, a page at a time as "Load more" asks (the API's {data, next_cursor}).
  * `keepPrevious`: while filters change, the table stays in place instead of flashing a spinner.
+ * `refetch`: live refresh (LiveRefresh.tsx's liveQueryOptions); every loaded page is fetched again.
  */
-export function usePagedList<T>(queryKey: unknown[], fetchPage: (cursor: string | undefined) => Promise<Page<T>>, keepPrevious = false) {
+export function usePagedList<T>(
+  queryKey: unknown[],
+  fetchPage: (cursor: string | undefined) => Promise<Page<T>>,
+  keepPrevious = false,
+  refetch: { refetchInterval?: number | false; refetchIntervalInBackground?: boolean } = {},
+) {
   return useInfiniteQuery({
     queryKey,
     initialPageParam: undefined as string | undefined,
     queryFn: ({ pageParam }) => fetchPage(pageParam),
     getNextPageParam: (page) => page.next_cursor ?? undefined,
     ...(keepPrevious ? { placeholderData: keepPreviousData } : {}),
+    ...refetch,
   });
 }
 

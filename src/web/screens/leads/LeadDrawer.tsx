@@ -1,8 +1,11 @@
 import { Alert, Anchor, Badge, Button, CopyButton, Drawer, Group, Stack, Table, Text, Timeline, Title } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { api, must, problemText } from '../../api/client';
 import { Loading } from '../../Loading';
+import { useWhoami } from '../../whoami';
 import type { Attempt, LeadDetail } from './filters';
+import { RedeliverModal } from './RedeliverModal';
 
 export const STATUS_COLOR: Record<string, string> = {
   new: 'gray',
@@ -67,16 +70,47 @@ export function LeadDrawer({ leadId, onClose }: { leadId: string | null; onClose
   );
 }
 
+/** Redeliver, for a rejected or failed lead and an operator who may edit leads. */
+function RedeliverButton({ lead }: { lead: LeadDetail }) {
+  const whoami = useWhoami();
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const can = (lead.status === 'rejected' || lead.status === 'failed') && !!whoami.data?.permissions.includes('leads:edit');
+  // The dialog stays while open: its results show after the lead (refreshed) is no longer redeliverable.
+  if (!can && !open) return null;
+  return (
+    <>
+      {can && (
+        <Button size="xs" variant="light" onClick={() => setOpen(true)}>
+          Redeliver
+        </Button>
+      )}
+      <RedeliverModal
+        leadIds={[lead.id]}
+        opened={open}
+        onClose={() => setOpen(false)}
+        onDone={() => {
+          void queryClient.invalidateQueries({ queryKey: ['lead', lead.id] });
+          void queryClient.invalidateQueries({ queryKey: ['leads'] });
+        }}
+      />
+    </>
+  );
+}
+
 function LeadBody({ lead }: { lead: LeadDetail }) {
   return (
     <Stack data-testid="lead-drawer">
-      <Group>
-        <Badge color={STATUS_COLOR[lead.status]} data-testid="lead-status">
-          {lead.status}
-        </Badge>
-        <Text fw={500}>
-          {lead.first_name} {lead.last_name}
-        </Text>
+      <Group justify="space-between">
+        <Group>
+          <Badge color={STATUS_COLOR[lead.status]} data-testid="lead-status">
+            {lead.status}
+          </Badge>
+          <Text fw={500}>
+            {lead.first_name} {lead.last_name}
+          </Text>
+        </Group>
+        <RedeliverButton lead={lead} />
       </Group>
       <Stack gap={4}>
         <Text size="sm" fw={500}>

@@ -8,6 +8,7 @@ import { LeadDrawer, STATUS_COLOR } from './LeadDrawer';
 import { LeadFilters } from './LeadFilters';
 import { saveBlob } from '../../ui/download';
 import { usePagedList } from '../../ui/ListPage';
+import { liveQueryOptions, LiveStatus, useLivePause } from '../../ui/LiveRefresh';
 
 const PAGE = 50;
 
@@ -21,7 +22,13 @@ export default function Leads() {
   const [exporting, setExporting] = useState(false);
   const [exportError, setExportError] = useState<string | null>(null);
 
-  const leads = usePagedList(['leads', search], async (cursor) => must(await api.GET('/api/leads/search', { params: { query: { ...filters, limit: PAGE, cursor } } })));
+  const [paused, setPaused] = useLivePause('leads');
+  const leads = usePagedList(
+    ['leads', search],
+    async (cursor) => must(await api.GET('/api/leads/search', { params: { query: { ...filters, limit: PAGE, cursor } } })),
+    true,
+    liveQueryOptions(paused),
+  );
   const rows = leads.data?.pages.flatMap((p) => p.data) ?? [];
   const shown = COLUMNS.filter((c) => columns.includes(c.key));
 
@@ -59,6 +66,7 @@ export default function Leads() {
       <Group justify="space-between">
         <Title order={2}>Leads</Title>
         <Group>
+          <LiveStatus updatedAt={leads.dataUpdatedAt} fetching={leads.isFetching && !leads.isFetchingNextPage} paused={paused} onPausedChange={setPaused} onRefresh={() => void leads.refetch()} />
           <Menu closeOnItemClick={false} position="bottom-end">
             <Menu.Target>
               <Button variant="default">Columns</Button>

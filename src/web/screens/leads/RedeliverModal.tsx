@@ -1,6 +1,7 @@
-import { Alert, Button, Group, List, Modal, Stack, Text } from '@mantine/core';
-import { useMutation } from '@tanstack/react-query';
-import { api, problemText } from '../../api/client';
+import { Alert, Button, Group, List, Modal, Radio, Select, Stack, Text } from '@mantine/core';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, must, problemText } from '../../api/client';
 
 interface Props {
   /** The leads to send again (rejected or failed ones; others are refused by the API, per lead). */
@@ -11,57 +12,133 @@ interface Props {
   onDone: () => void;
 }
 
+type Target = 'own' | 'flow' | 'partner';
+
 interface Outcome {
   id: string;
   ok: boolean;
   text: string;
 }
 
-/** Confirm, then send each lead through its own flow again, and say what became of each. */
+/** The records a redelivery can go to (the first 500, archived ones excluded by the API). */
+function useTargets(path: '/api/flows' | '/api/partners', enabled: boolean) {
+  const list = useQuery({
+    queryKey: ['options', path],
+    enabled,
+    queryFn: async () => must(await api.GET(path, { params: { query: { limit: 500 } } })),
+  });
+  return (list.data?.data ?? []).map((r) => ({ value: r.id, label: r.status === 'paused' ? `${r.name} (paused)` : r.name }));
+}
+
+/** What became of one lead, in words. */
+function describe(lead: { status: string; partner_name: string | null; reason: string | null }): string {
+  if (lead.status === 'delivered') return `delivered to ${lead.partner_name ?? 'a partner'}`;
+  if (lead.status === 'pending') return 'being delivered (waiting for working hours or a partner)';
+  return `${lead.status}${lead.reason ? `: ${lead.reason}` : ''}`;
+}
+
+/**
+ * Confirm, then send each lead again: through its own flow (the default), another flow, or to one
+ * partner (one attempt); then say what became of each. Every redelivery is audited by the API.
+ */
 export function RedeliverModal({ leadIds, opened, onClose, onDone }: Props) {
+  const [target, setTarget] = useState<Target>('own');
+  const [choice, setChoice] = useState<string | null>(null);
+  const [missing, setMissing] = useState<string | null>(null);
+  const flows = useTargets('/api/flows', opened && target === 'flow');
+  const partners = useTargets('/api/partners', opened && target === 'partner');
+
   const run = useMutation({
     mutationFn: async (): Promise<Outcome[]> => {
+      const body = target === 'flow' ? { flow_id: choice! } : target === 'partner' ? { partner_id: choice! } : {};
       const out: Outcome[] = [];
       for (const id of leadIds) {
-        const res = await api.POST('/api/leads/{id}/redeliver', { params: { path: { id } }, body: {} });
-        out.push(res.error === undefined && res.data ? { id, ok: true, text: res.data.status } : { id, ok: false, text: problemText(res.error) });
+        const res = await api.POST('/api/leads/{id}/redeliver', { params: { path: { id } }, body });
+        out.push(res.error === undefined && res.data ? { id, ok: res.data.status !== 'failed' && res.data.status !== 'rejected', text: describe(res.data) } : { id, ok: false, text: `not sent: ${problemText(res.error)}` });
       }
       return out;
     },
     onSettled: onDone,
   });
+
   function close() {
     run.reset();
+    setTarget('own');
+    setChoice(null);
+    setMissing(null);
     onClose();
   }
+
+  function confirm() {
+    if (target !== 'own' && !choice) {
+      setMissing(target === 'flow' ? 'Choose the flow to send through.' : 'Choose the partner to send to.');
+      return;
+    }
+    run.mutate();
+  }
+
   const n = leadIds.length;
+  const picker = target === 'own' ? null : (
+    <Select
+      label={target === 'flow' ? 'Flow' : 'Partner'}
+      data={target === 'flow' ? flows : partners}
+      value={choice}
+      onChange={(v) => {
+        setChoice(v);
+        setMissing(null);
+      }}
+      error={missing}
+      searchable
+      required
+      data-testid="redeliver-choice"
+    />
+  );
   return (
     <Modal opened={opened} onClose={close} title={n === 1 ? 'Redeliver lead' : `Redeliver ${n} leads`}>
       <Stack>
-        <Text size="sm">
-          {n === 1 ? 'The lead goes' : 'Each lead goes'} through its own flow again, as a new lead would. Only rejected or failed leads can be
-          redelivered; every redelivery is recorded in the audit log.
-        </Text>
+        {run.data ? (
+          <List size="sm" data-testid="redeliver-results">
+            {run.data.map((o) => (
+              <List.Item key={o.id} c={o.ok ? undefined : 'red.9'} data-testid="redeliver-result" data-lead-id={o.id}>
+                {n === 1 ? o.text : `${o.id}: ${o.text}`}
+              </List.Item>
+            ))}
+          </List>
+        ) : (
+          <>
+            <Text size="sm">
+              Only rejected or failed leads can be redelivered; each goes out as a new lead would (caps, working hours) and is recorded in the
+              audit log.
+            </Text>
+            <Radio.Group
+              label="Send to"
+              value={target}
+              onChange={(v) => {
+                setTarget(v as Target);
+                setChoice(null);
+                setMissing(null);
+              }}
+            >
+              <Stack gap="xs" mt={4}>
+                <Radio value="own" label={n === 1 ? 'Its own flow' : 'Each lead’s own flow'} />
+                <Radio value="flow" label="Another flow" />
+                <Radio value="partner" label="One partner (one attempt)" />
+              </Stack>
+            </Radio.Group>
+            {picker}
+          </>
+        )}
         {run.isError && (
           <Alert color="red" role="alert">
             {problemText(run.error)}
           </Alert>
         )}
-        {run.data && (
-          <List size="sm" data-testid="redeliver-results">
-            {run.data.map((o) => (
-              <List.Item key={o.id} c={o.ok ? undefined : 'red.9'}>
-                {o.id}: {o.text}
-              </List.Item>
-            ))}
-          </List>
-        )}
         <Group justify="flex-end">
           <Button variant="default" onClick={close}>
-            {run.data ? 'Close' : 'Cancel'}
+            {run.data ? 'Done' : 'Cancel'}
           </Button>
           {!run.data && (
-            <Button loading={run.isPending} onClick={() => run.mutate()} data-testid="redeliver-confirm">
+            <Button loading={run.isPending} onClick={confirm} data-testid="redeliver-confirm">
               Redeliver
             </Button>
           )}

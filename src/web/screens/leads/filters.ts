@@ -59,16 +59,23 @@ export function parseFilters(params: URLSearchParams): FilterQuery {
 export function filtersToParams(f: FilterQuery): URLSearchParams {
   const p = new URLSearchParams();
   if (f.date_type && f.date_type !== 'registration') p.set('date_type', f.date_type);
-  for (const key of TEXT_KEYS) if (f[key]) p.set(key, f[key] as string);
+  for (const key of TEXT_KEYS) {
+    const v = (f[key] as string | undefined)?.trim();
+    if (v) p.set(key, v);
+  }
   for (const s of f.status ?? []) p.append('status', s);
   for (const c of f.country ?? []) p.append('country', c);
   if (f.is_ftd !== undefined) p.set('is_ftd', String(f.is_ftd));
   return p;
 }
 
+/**
+ * The draft with one text filter set as typed: spaces stay while the operator types ("Ada "
+ * on the way to "Ada Lovelace"); they are trimmed when the filters are applied (filtersToParams).
+ */
 export function setText(f: FilterQuery, key: TextKey, value: string | null): FilterQuery {
   const next = { ...f };
-  if (value && value.trim()) next[key] = value.trim();
+  if (value && value.trim()) next[key] = value;
   else delete next[key];
   return next;
 }

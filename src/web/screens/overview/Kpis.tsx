@@ -18,10 +18,11 @@ const KPIS: { key: keyof Summary['totals']; label: string; format: (s: Summary) 
 export const todayIn = (timeZone: string) => new Intl.DateTimeFormat('en-CA', { timeZone }).format(new Date());
 
 /** One row of KPI cards for a period: `id` names it in test ids (kpi-<id>-<measure>). */
-export function KpiRow({ id, title, query }: { id: string; title: string; query: { date_from?: string; date_to?: string } }) {
+export function KpiRow({ id, title, query, live }: { id: string; title: string; query: { date_from?: string; date_to?: string }; live?: { refetchInterval: number | false } }) {
   const summary = useQuery({
     queryKey: ['analytics-summary', query],
     queryFn: async () => must(await api.GET('/api/analytics/summary', { params: { query } })),
+    ...live,
   });
   return (
     <Stack gap="xs">

@@ -1,5 +1,5 @@
 import { Anchor, Card, Group, List, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
+import { useIsFetching, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
 import { api, must } from '../../api/client';
 import { Loading } from '../../Loading';
@@ -9,18 +9,24 @@ import { formatCount, type Dimension } from '../analytics/report';
 import { LEADS_AND_FTDS, ReportChart } from '../analytics/ReportChart';
 import { KpiRow, todayIn } from './Kpis';
 import { SECTIONS, visible } from '../../nav';
+import { liveQueryOptions, LiveStatus, useLivePause } from '../../ui/LiveRefresh';
+
+/** The queries of this screen (KPIs and reports), refreshed together. */
+const isOverviewQuery = (key: readonly unknown[]) => key[0] === 'analytics-summary' || key[0] === 'analytics-report';
+type Live = ReturnType<typeof liveQueryOptions>;
 
 /** The report of the last 30 days (the API's default range) grouped by one dimension. */
-function useReport(groupBy: Dimension) {
+function useReport(groupBy: Dimension, live: Live) {
   return useQuery({
     queryKey: ['analytics-report', `group_by=${groupBy}`],
     queryFn: async () => must(await api.GET('/api/analytics/report', { params: { query: { group_by: groupBy } } })),
+    ...live,
   });
 }
 
 /** The five partners or providers with the most leads; leads that never got one are not a "top" entry. */
-function TopList({ title, groupBy, testId }: { title: string; groupBy: 'partner' | 'traffic_provider'; testId: string }) {
-  const report = useReport(groupBy);
+function TopList({ title, groupBy, testId, live }: { title: string; groupBy: 'partner' | 'traffic_provider'; testId: string; live: Live }) {
+  const report = useReport(groupBy, live);
   const rows = (report.data?.rows ?? []).filter((r) => r.key !== null).slice(0, 5);
   return (
     <Card withBorder>
@@ -61,19 +67,32 @@ function TopList({ title, groupBy, testId }: { title: string; groupBy: 'partner'
 
 function Dashboard({ timezone }: { timezone: string }) {
   const today = todayIn(timezone);
-  const days = useReport('day');
+  const [paused, setPaused] = useLivePause('overview');
+  const live = liveQueryOptions(paused);
+  const days = useReport('day', live);
   const empty = days.data?.totals.leads === 0;
+  const queryClient = useQueryClient();
+  const fetching = useIsFetching({ predicate: (q) => isOverviewQuery(q.queryKey) }) > 0;
 
   return (
     <Stack>
       <Group justify="space-between">
         <Title order={2}>Overview</Title>
-        <Anchor component={Link} to="/analytics" size="sm">
-          Open analytics →
-        </Anchor>
+        <Group>
+          <LiveStatus
+            updatedAt={days.dataUpdatedAt}
+            fetching={fetching}
+            paused={paused}
+            onPausedChange={setPaused}
+            onRefresh={() => void queryClient.refetchQueries({ predicate: (q) => isOverviewQuery(q.queryKey), type: 'active' })}
+          />
+          <Anchor component={Link} to="/analytics" size="sm">
+            Open analytics →
+          </Anchor>
+        </Group>
       </Group>
-      <KpiRow id="today" title="Today" query={{ date_from: today, date_to: today }} />
-      <KpiRow id="30d" title="Last 30 days" query={{}} />
+      <KpiRow id="today" title="Today" query={{ date_from: today, date_to: today }} live={live} />
+      <KpiRow id="30d" title="Last 30 days" query={{}} live={live} />
       {days.isError && <ErrorAlert error={days.error} />}
       {days.isPending ? (
         <Loading />
@@ -94,8 +113,8 @@ function Dashboard({ timezone }: { timezone: string }) {
             <ReportChart rows={days.data.rows} groupBy="day" series={LEADS_AND_FTDS} h={260} />
           </Card>
           <SimpleGrid cols={{ base: 1, md: 2 }}>
-            <TopList title="Top partners" groupBy="partner" testId="top-partners" />
-            <TopList title="Top traffic providers" groupBy="traffic_provider" testId="top-providers" />
+            <TopList title="Top partners" groupBy="partner" testId="top-partners" live={live} />
+            <TopList title="Top traffic providers" groupBy="traffic_provider" testId="top-providers" live={live} />
           </SimpleGrid>
         </>
       ) : null}
