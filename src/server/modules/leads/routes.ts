@@ -76,8 +76,8 @@ export default async function leadsRoutes(app: App) {
         description:
           `Every lead the same filters as searchLeads select (no row limit), as one CSV file (UTF-8, RFC 4180, a header row, ` +
           `the columns of Lead in order; CRLF line ends). ${FILTERS} The file is streamed while it is read, so any size is fine. ` +
-          `Text cells starting with = + - @ (or a tab or CR) get a leading single quote so spreadsheets do not run them as formulas; ` +
-          `phone numbers therefore read '+49…. ${MASKING} Each export is recorded in the audit log (lead.exported, with its filters). ` +
+          `Text cells starting with = + - @ (or a tab or CR) get a leading single quote so spreadsheets do not run them as formulas, ` +
+          `except phone-like cells (a +, then only digits, spaces, ( ) . / - and the mask's *), which can only be arithmetic and are written as they are (+49…). ${MASKING} Each export is recorded in the audit log (lead.exported, with its filters). ` +
           `Exports run beside the API, never in its way; at most EXPORT_CONCURRENCY (default 2) run at once per server instance, ` +
           `and one more is refused with 429 rate_limited and Retry-After.`,
         querystring: ExportQuery,
