@@ -50,10 +50,21 @@ test('an operator makes an API key, sees its secret once, uses it and revokes it
   await row.getByRole('button', { name: 'Revoke' }).click();
   await screenshot(page, 'api-key-revoke');
   await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
-  await row.getByTestId('key-status').filter({ hasText: 'revoked' }).waitFor();
   await page.getByRole('dialog').waitFor({ state: 'detached' });
+  // Revoked keys are hidden by default; the switch says how many and shows them.
+  await row.waitFor({ state: 'detached' });
+  await page.getByTestId('keys-empty').filter({ hasText: 'Every key here is revoked.' }).waitFor();
+  // (Mantine hides the switch's input under its track: the label is what a person clicks.)
+  await page.getByText('Show revoked keys (1)').click();
+  await row.getByTestId('key-status').filter({ hasText: 'revoked' }).waitFor();
   assert.equal(await row.getByRole('button', { name: 'Revoke' }).count(), 0, 'a revoked key offers no Revoke button');
   await screenshot(page, 'api-keys-revoked');
+  // The choice is remembered in this browser.
+  await page.reload();
+  await row.getByTestId('key-status').filter({ hasText: 'revoked' }).waitFor();
+  assert.equal(await page.getByRole('switch', { name: 'Show revoked keys (1)' }).isChecked(), true);
+  await page.getByText('Show revoked keys (1)').click();
+  await row.waitFor({ state: 'detached' });
 
   const refused = await apiGet(server, '/api/auth/whoami', secret);
   assert.equal(refused.status, 401, refused.text);
@@ -84,6 +95,8 @@ test("an admin sees every operator's keys with their owner and revokes one; othe
   await screenshot(page, 'api-keys-everyone');
   await row.getByRole('button', { name: 'Revoke' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+  await row.waitFor({ state: 'detached' }); // revoked: hidden until "Show revoked keys"
+  await page.getByText('Show revoked keys (1)').click();
   await row.getByTestId('key-status').filter({ hasText: 'revoked' }).waitFor();
   assert.equal((await apiGet(server, '/api/auth/whoami', kimKey.secret)).status, 401, "Kim's key stopped working");
 
@@ -94,6 +107,8 @@ test("an admin sees every operator's keys with their owner and revokes one; othe
   await kimBrowser.page.getByLabel('Password').fill(other.password);
   await kimBrowser.page.getByRole('button', { name: 'Sign in' }).click();
   await kimBrowser.page.getByRole('link', { name: 'API keys' }).click();
+  // Her one key was revoked by the admin: hidden, counted by the switch, shown by it.
+  await kimBrowser.page.getByText('Show revoked keys (1)').click();
   await kimBrowser.page.getByTestId('key-row').filter({ hasText: "Kim's CRM sync" }).waitFor();
   await kimBrowser.page.getByTestId('operator-email').waitFor(); // whoami has answered
   assert.equal(await kimBrowser.page.getByText("Every operator's keys").count(), 0);

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Group, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, SegmentedControl, Stack, Switch, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must, problemText } from '../api/client';
@@ -10,6 +10,29 @@ import { RevokeKeyModal } from './RevokeKeyModal';
 import { usePagedList } from '../ui/ListPage';
 
 const STATUS_COLOR = { active: 'green', expired: 'gray', revoked: 'red' } as const;
+const SHOW_REVOKED_KEY = 'leadgate.api-keys.show-revoked';
+
+/** Whether revoked keys are listed (off by default: they are history), remembered in this browser. */
+function useShowRevoked(): [boolean, (v: boolean) => void] {
+  const [show, setShow] = useState(() => {
+    try {
+      return localStorage.getItem(SHOW_REVOKED_KEY) === '1';
+    } catch {
+      return false;
+    }
+  });
+  return [
+    show,
+    (v) => {
+      setShow(v);
+      try {
+        localStorage.setItem(SHOW_REVOKED_KEY, v ? '1' : '0');
+      } catch {
+        // storage refused: the choice holds for this page only
+      }
+    },
+  ];
+}
 
 export default function ApiKeys() {
   const whoami = useWhoami();
@@ -25,7 +48,10 @@ export default function ApiKeys() {
   // A key's scopes must be held by the operator's role: with none held, no key can be made.
   const held = whoami.data?.permissions ?? [];
   const owners = useOwners(all);
-  const rows = keys.data?.pages.flatMap((p) => p.data) ?? [];
+  const [showRevoked, setShowRevoked] = useShowRevoked();
+  const loaded = keys.data?.pages.flatMap((p) => p.data) ?? [];
+  const revokedCount = loaded.filter((k) => k.status === 'revoked').length;
+  const rows = showRevoked ? loaded : loaded.filter((k) => k.status !== 'revoked');
 
   return (
     <Stack>
@@ -50,6 +76,14 @@ export default function ApiKeys() {
           w="fit-content"
         />
       )}
+      {revokedCount > 0 && (
+        <Switch
+          label={`Show revoked keys (${revokedCount})`}
+          checked={showRevoked}
+          onChange={(e) => setShowRevoked(e.currentTarget.checked)}
+          data-testid="show-revoked"
+        />
+      )}
       {whoami.data && held.length === 0 && <Alert color="yellow">Your role holds no permissions, so you cannot make API keys.</Alert>}
       {keys.isError && (
         <Alert color="red" role="alert">
@@ -59,7 +93,13 @@ export default function ApiKeys() {
       {keys.isPending ? (
         <Loading />
       ) : rows.length === 0 && !keys.isError ? (
-        <Text data-testid="keys-empty">{all ? 'No operator has API keys yet.' : 'You have no API keys yet. Make one with “New key”.'}</Text>
+        <Text data-testid="keys-empty">
+          {revokedCount > 0
+            ? 'Every key here is revoked.'
+            : all
+              ? 'No operator has API keys yet.'
+              : 'You have no API keys yet. Make one with “New key”.'}
+        </Text>
       ) : (
         <Table.ScrollContainer minWidth={960}>
           <Table striped data-testid="keys-table">
