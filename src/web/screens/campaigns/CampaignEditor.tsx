@@ -1,4 +1,4 @@
-import { Alert, Group, NumberInput, SegmentedControl, Select, Stack, TagsInput, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Code, CopyButton, Group, NumberInput, Paper, SegmentedControl, Select, Stack, TagsInput, Text, TextInput } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router-dom';
 import { api, must, problemText } from '../../api/client';
@@ -116,6 +116,7 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
         {archived && <Alert color="gray">This campaign is archived: it is kept for its leads and cannot be changed.</Alert>}
         {whoami.data && !mayEdit && <Alert color="yellow">You can view campaigns but not change them.</Alert>}
       </EditorHeader>
+      {campaign && <IntakeId campaign={campaign} />}
       {providers.isError && <Alert color="red">Traffic providers could not be loaded: {problemText(providers.error)}</Alert>}
       {flows.isError && <Alert color="red">Flows could not be loaded: {problemText(flows.error)}</Alert>}
       <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
@@ -179,5 +180,34 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
         </Stack>
       </fieldset>
     </Stack>
+  );
+}
+
+/** What the traffic provider sends to post leads into this campaign. */
+function IntakeId({ campaign }: { campaign: Campaign }) {
+  return (
+    <Paper withBorder p="sm" maw={640}>
+      <Stack gap={4}>
+        <Text size="sm" fw={500}>
+          Campaign id for the traffic provider
+        </Text>
+        <Group gap="xs" wrap="nowrap">
+          <Code data-testid="campaign-id" style={{ overflowWrap: 'anywhere' }}>
+            {campaign.id}
+          </Code>
+          <CopyButton value={campaign.id}>
+            {({ copied, copy }) => (
+              <Button size="xs" variant="light" onClick={copy} color={copied ? 'teal' : undefined}>
+                {copied ? 'Copied' : 'Copy'}
+              </Button>
+            )}
+          </CopyButton>
+        </Group>
+        <Text size="xs" c="dimmed">
+          {campaign.traffic_provider_name ?? 'The traffic provider'} sends it as <Code>campaign_id</Code> in each lead it posts to{' '}
+          <Code>POST /api/intake/leads</Code>, with its intake token. It may leave it out only while it has exactly one active campaign.
+        </Text>
+      </Stack>
+    </Paper>
   );
 }
