@@ -115,9 +115,16 @@ test('Leads: search with spaces, live refresh and pause, redeliver from the draw
   const audit = await api.send('GET', '/api/audit-log?action=lead.redelivered');
   assert.equal(audit.status, 200, audit.text);
   assert.equal(audit.json().data.length, 1);
+  // …where the screen names who did it and to which lead, not their ids.
+  await page.keyboard.press('Escape');
+  await page.goto(`http://127.0.0.1:${server.port}/audit?action=lead.redelivered`);
+  await page.getByTestId('audit-target').first().waitFor();
+  assert.equal(await page.getByTestId('audit-target').first().innerText(), 'Lead Ada Lovelace');
+  assert.equal(await page.getByTestId('audit-target').first().getAttribute('title'), `lead ${ada}`);
+  assert.equal(await page.getByTestId('audit-actor').first().innerText(), 'Owner');
+  await screenshotsAtEverySize(page, 'audit-names');
 
   // Overview: the same live status; a refresh moves its time on.
-  await page.keyboard.press('Escape');
   await page.getByRole('link', { name: 'Overview' }).click();
   await page.getByTestId('live-status').waitFor();
   await waitUntil('the Overview loaded', async () => (await updatedAt(page)) > 0);

@@ -2127,6 +2127,8 @@ export interface operations {
                             action: string;
                             actor_email: string | null;
                             actor_id: string | null;
+                            /** @description The operator's name now; null for the system, an anonymous caller or a deleted operator */
+                            actor_name: string | null;
                             /** Format: date-time */
                             at: string;
                             details: {
@@ -2135,6 +2137,8 @@ export interface operations {
                             id: string;
                             ip: string | null;
                             target_id: string | null;
+                            /** @description The target's name now (a backup: its file name); for a record deleted since, the name the entry recorded, if any. A lead's name only for callers holding `leads:view`. */
+                            target_name: string | null;
                             target_type: string | null;
                             via: "session" | "api_key" | "system" | "anonymous";
                         }[];

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { insertLeads, insertTrafficProvider } from '../../../../test/fixtures.js';
+import { newId, nowIso } from '../../db/ids.js';
 import { buildTestApp, call, expectProblem, forEachDatabase, newApiKey, newOperator, OWNER, type TestApp } from '../../../../test/helpers.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -15,6 +17,8 @@ interface Entry {
   action: string;
   target_type: string | null;
   target_id: string | null;
+  actor_name?: string | null;
+  target_name?: string | null;
   details: Record<string, unknown>;
 }
 
@@ -73,6 +77,34 @@ const allIdsInDb = async (ta: TestApp, action?: string) => {
 };
 
 forEachDatabase('audit log', (engine) => {
+  test('entries name who acted and what they acted on, also after it was deleted; a lead\'s name only with leads:view', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const post = async (url: string, payload: unknown) => {
+      const res = await call(ta.app, ta.ownerToken, { method: 'POST', url, payload });
+      assert.equal(res.statusCode, 201, res.body);
+      return res.json();
+    };
+    const role = await post('/api/roles', { name: 'Night shift', permissions: ['leads:view'] });
+    const kim = await post('/api/operators', { email: 'kim@example.test', name: 'Kim', password: 'kim-password-123', role_id: role.id });
+    const provider = await post('/api/traffic-providers', { name: 'Affiliate One' });
+    assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${kim.id}` })).statusCode, 204);
+    assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${role.id}` })).statusCode, 204);
+    const [lead] = await insertLeads(ta.db, [{ traffic_provider_id: await insertTrafficProvider(ta.db), first_name: 'Ada', last_name: 'Lovelace' }]);
+    await ta.db.insertInto('audit_log').values({ id: newId(), at: nowIso(), actor_id: null, actor_email: null, via: 'system', ip: null, action: 'lead.redelivered', target_type: 'lead', target_id: lead, details: '{}' }).execute();
+
+    const byAction = async (action: string, token?: string) => (await entries(ta, `&action=${action}`, token))[0];
+    const created = await byAction('traffic_provider.created');
+    assert.deepEqual([created.actor_name, created.target_name, created.target_id], [OWNER.name, 'Affiliate One', provider.id]);
+    assert.equal((await byAction('role.deleted')).target_name, 'Night shift', 'a deleted role keeps the name its entry recorded');
+    assert.equal((await byAction('operator.deleted')).target_name, 'kim@example.test', 'a deleted operator keeps the email its entry recorded');
+    assert.equal((await byAction('role.created')).target_name, 'Night shift', 'gone since, named from the entry');
+    assert.equal((await byAction('lead.redelivered')).target_name, 'Ada Lovelace');
+
+    const auditor = await newOperator(ta, ['audit:view']);
+    assert.equal((await byAction('lead.redelivered', auditor.token)).target_name, null, 'audit:view alone does not show lead names');
+    assert.equal((await byAction('traffic_provider.created', auditor.token)).target_name, 'Affiliate One');
+  });
+
   test('role and operator changes are recorded with actor, via, ip and time', async (t) => {
     const ta = await buildTestApp(t, engine);
     const owner = { id: ta.ownerId, email: OWNER.email };

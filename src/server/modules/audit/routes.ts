@@ -4,6 +4,7 @@ import { principalOf, type App } from '../../types.js';
 import { AUDIT_ACTIONS, type AuditAction } from './actions.js';
 import { invalid } from '../../http/errors.js';
 import { maskLeadContacts } from './contacts.js';
+import { withNames } from './names.js';
 
 const AuditEntry = Type.Object(
   {
@@ -11,11 +12,16 @@ const AuditEntry = Type.Object(
     at: Type.String({ format: 'date-time' }),
     actor_id: Type.Union([Type.String(), Type.Null()]),
     actor_email: Type.Union([Type.String(), Type.Null()]),
+    actor_name: Type.Union([Type.String(), Type.Null()], { description: "The operator's name now; null for the system, an anonymous caller or a deleted operator" }),
     via: Type.Union([Type.Literal('session'), Type.Literal('api_key'), Type.Literal('system'), Type.Literal('anonymous')]),
     ip: Type.Union([Type.String(), Type.Null()]),
     action: Type.String({ description: 'e.g. auth.login, auth.login_failed, api_key.created, role.updated' }),
     target_type: Type.Union([Type.String(), Type.Null()]),
     target_id: Type.Union([Type.String(), Type.Null()]),
+    target_name: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The target's name now (a backup: its file name); for a record deleted since, the name the entry recorded, if any. A lead's name only for callers holding `leads:view`.",
+    }),
     details: Type.Object({}, { additionalProperties: true }),
   },
   { title: 'AuditEntry' },
@@ -52,9 +58,14 @@ export default async function auditRoutes(app: App) {
       if (actor_id) q = q.where('actor_id', '=', actor_id);
       const rows = await q.execute();
       const page = pageOf(rows, limit, (r) => ({ id: r.id }));
-      const data = page.data.map((r) => ({ ...r, details: JSON.parse(r.details) as Record<string, unknown> }));
+      const permissions = principalOf(req).permissions;
+      const data = await withNames(
+        app.db,
+        page.data.map((r) => ({ ...r, details: JSON.parse(r.details) as Record<string, unknown> })),
+        permissions.has('leads:view'),
+      );
       // Rule 16: without leads:contacts, no lead's email or phone in any detail either.
-      return { ...page, data: principalOf(req).permissions.has('leads:contacts') ? data : await maskLeadContacts(app.db, data) };
+      return { ...page, data: permissions.has('leads:contacts') ? data : await maskLeadContacts(app.db, data) };
     },
   );
 

@@ -17,7 +17,42 @@ const VIA: Record<Entry['via'], { label: string; color: string }> = {
   anonymous: { label: 'not signed in', color: 'orange' },
 };
 
-const who = (e: Entry) => e.actor_email ?? e.actor_id ?? (e.via === 'system' ? 'Leadgate' : '—');
+const who = (e: Entry) => e.actor_name || e.actor_email || e.actor_id || (e.via === 'system' ? 'Leadgate' : '—');
+
+/** The kinds of record an entry is about, as the menu names them. */
+const KIND: Record<string, string> = {
+  operator: 'Operator',
+  partner: 'Partner',
+  flow: 'Flow',
+  campaign: 'Campaign',
+  traffic_provider: 'Traffic provider',
+  role: 'Role',
+  api_key: 'API key',
+  lead: 'Lead',
+  backup: 'Backup',
+  session: 'Session',
+  licence: 'Licence',
+};
+
+/** "Partner Taker Ltd", with the ids in the tooltip; the id itself when there is no name. */
+function Target({ e }: { e: Entry }) {
+  if (!e.target_type) return <>—</>;
+  const kind = KIND[e.target_type] ?? e.target_type;
+  return (
+    <Text size="sm" title={e.target_id ? `${e.target_type} ${e.target_id}` : undefined} data-testid="audit-target">
+      {kind}{' '}
+      {e.target_name ? (
+        <Text span fw={500} inherit>
+          {e.target_name}
+        </Text>
+      ) : (
+        <Text span ff="monospace" inherit>
+          {e.target_id ?? ''}
+        </Text>
+      )}
+    </Text>
+  );
+}
 
 /** /audit: security events, newest first; the filters live in the URL so a view can be shared. */
 export default function AuditLog() {
@@ -79,7 +114,9 @@ export default function AuditLog() {
                       <Table.Td style={{ whiteSpace: 'nowrap' }}>{new Date(e.at).toLocaleString()}</Table.Td>
                       <Table.Td>
                         <Group gap={6} wrap="nowrap">
-                          <Text size="sm">{who(e)}</Text>
+                          <Text size="sm" title={[e.actor_email, e.actor_id].filter(Boolean).join(' · ') || undefined} data-testid="audit-actor">
+                            {who(e)}
+                          </Text>
                           <Badge size="xs" variant="light" color={VIA[e.via].color}>
                             {VIA[e.via].label}
                           </Badge>
@@ -89,9 +126,7 @@ export default function AuditLog() {
                         <Code data-testid="audit-action">{e.action}</Code>
                       </Table.Td>
                       <Table.Td>
-                        <Text size="sm" ff="monospace">
-                          {e.target_type ? `${e.target_type} ${e.target_id ?? ''}` : '—'}
-                        </Text>
+                        <Target e={e} />
                       </Table.Td>
                       <Table.Td>
                         <Text size="sm" ff="monospace">
