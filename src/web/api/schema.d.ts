@@ -5440,12 +5440,14 @@ export interface operations {
                 date_from?: string;
                 /** @description Up to this day, inclusive (YYYY-MM-DD, in `timezone`), or up to this instant, exclusive (ISO 8601 date-time with Z or an offset) */
                 date_to?: string;
-                /** @description Which date the range applies to and the rows are sorted by (newest first): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out. */
+                /** @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out. */
                 date_type?: "registration" | "delivered" | "ftd" | "status_updated";
                 /** @description Only leads of this flow (id) */
                 flow_id?: string;
                 /** @description true: only leads with an FTD; false: only leads without */
                 is_ftd?: boolean;
+                /** @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index. */
+                order?: "desc" | "asc";
                 /** @description Only leads of this partner (id) */
                 partner_id?: string;
                 /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` an email or phone never matches, so a search cannot confirm a contact the answers mask. */
@@ -5558,7 +5560,7 @@ export interface operations {
                 date_from?: string;
                 /** @description Up to this day, inclusive (YYYY-MM-DD, in `timezone`), or up to this instant, exclusive (ISO 8601 date-time with Z or an offset) */
                 date_to?: string;
-                /** @description Which date the range applies to and the rows are sorted by (newest first): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out. */
+                /** @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out. */
                 date_type?: "registration" | "delivered" | "ftd" | "status_updated";
                 /** @description Only leads of this flow (id) */
                 flow_id?: string;
@@ -5566,6 +5568,8 @@ export interface operations {
                 is_ftd?: boolean;
                 /** @description Page size (1–500, default 50) */
                 limit?: number;
+                /** @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index. */
+                order?: "desc" | "asc";
                 /** @description Only leads of this partner (id) */
                 partner_id?: string;
                 /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` an email or phone never matches, so a search cannot confirm a contact the answers mask. */
@@ -5660,6 +5664,13 @@ export interface operations {
                         }[];
                         /** @description Pass as cursor= for the next page; null on the last page */
                         next_cursor: string | null;
+                        /** @description On the first page (no cursor) only; null on later pages */
+                        total: {
+                            /** @description Leads matching the filters, counted up to 10,000 */
+                            count: number;
+                            /** @description false when there are more than 10,000 (count is then the cap) */
+                            exact: boolean;
+                        } | null;
                     };
                 };
             };

@@ -79,7 +79,7 @@ const allIdsInDb = async (ta: TestApp, action?: string) => {
 forEachDatabase('audit log', (engine) => {
   test('entries name who acted and what they acted on, also after it was deleted; a lead\'s name only with leads:view', async (t) => {
     const ta = await buildTestApp(t, engine);
-    const post = async (url: string, payload: unknown) => {
+    const post = async (url: string, payload: Record<string, unknown>) => {
       const res = await call(ta.app, ta.ownerToken, { method: 'POST', url, payload });
       assert.equal(res.statusCode, 201, res.body);
       return res.json();

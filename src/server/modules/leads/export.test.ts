@@ -113,7 +113,7 @@ forEachDatabase('Leads export (CSV)', (engine) => {
       [ta.ownerId, 'api_key', false],
       [ta.ownerId, 'api_key', true],
     ]);
-    assert.deepEqual(JSON.parse(exports[5].details).filters, { date_type: 'registration', status: ['delivered,new'], country: ['de'] });
+    assert.deepEqual(JSON.parse(exports[5].details).filters, { date_type: 'registration', order: 'desc', status: ['delivered,new'], country: ['de'] });
   });
 
   test('the export takes the search filters and selects the same leads in the same order', async (t) => {

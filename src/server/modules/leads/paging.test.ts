@@ -11,7 +11,7 @@ const at = (minutes: number) => new Date(Date.UTC(2026, 9, 1, 10) + minutes * 60
 async function page(ta: TestApp, qs: string) {
   const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/leads/search?${qs}` });
   assert.equal(res.statusCode, 200, res.body);
-  return res.json() as { data: { id: string }[]; next_cursor: string | null };
+  return res.json() as { data: { id: string }[]; next_cursor: string | null; total: { count: number; exact: boolean } | null };
 }
 
 /** Follows next_cursor to the end, calling `between` after each page; every id seen, in order. */
@@ -96,4 +96,42 @@ forEachDatabase('Leads search paging', (engine) => {
     const before = new Set([...rows.map((r) => r.id), ...arrived]);
     assert.deepEqual(updated.seen.filter((id) => before.has(id)), newest(now.filter((r) => before.has(r.id)), 'status_updated_at'));
   });
+
+  test('order=asc walks oldest first, every lead once, under each date type; a cursor keeps its order', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await insertLeadWorld(ta.db);
+    const rows = Array.from({ length: 23 }, (_, i) =>
+      leadRow({ traffic_provider_id: w.providerA, created_at: i >= 5 && i < 11 ? at(5) : at(i), status_updated_at: at(i % 4), status: i % 3 ? 'delivered' : 'new' }),
+    );
+    await ta.db.insertInto('leads').values(rows).execute();
+    const oldest = (key: 'created_at' | 'status_updated_at') => newest(rows, key).reverse();
+
+    assert.deepEqual((await walk(ta, 'limit=4&order=asc')).seen, oldest('created_at'));
+    assert.deepEqual((await walk(ta, 'limit=3&order=asc&date_type=status_updated')).seen, oldest('status_updated_at'));
+    assert.deepEqual((await walk(ta, 'limit=2&order=asc&status=delivered')).seen, newest(rows.filter((r) => r.status === 'delivered'), 'created_at').reverse());
+    assert.deepEqual((await walk(ta, 'limit=5&order=desc')).seen, newest(rows, 'created_at'), 'desc is the default order, spelled out');
+
+    // A cursor continues only the order it was made for.
+    const first = await page(ta, 'limit=4&order=asc');
+    const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/leads/search?limit=4&order=desc&cursor=${first.next_cursor}` });
+    assert.equal(res.statusCode, 400, res.body);
+    assert.equal(res.json().errors[0].field, 'cursor');
+    const bad = await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/leads/search?order=newest' });
+    assert.equal(bad.statusCode, 400, bad.body);
+    assert.equal(bad.json().errors[0].field, 'order');
+  });
+
+  test('the first page counts the matches, exactly up to 10,000 and "more" beyond; later pages do not count', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await insertLeadWorld(ta.db);
+    await insertLeads(ta.db, Array.from({ length: 10_001 }, (_, i) => ({ traffic_provider_id: i < 7 ? w.providerB : w.providerA, created_at: at(i % 500) })));
+    const all = await page(ta, 'limit=5');
+    assert.deepEqual(all.total, { count: 10_000, exact: false });
+    const few = await page(ta, `limit=5&traffic_provider_id=${w.providerB}`);
+    assert.deepEqual(few.total, { count: 7, exact: true });
+    assert.equal((await page(ta, `limit=5&traffic_provider_id=${w.providerB}&cursor=${few.next_cursor}`)).total, null);
+    const none = await page(ta, 'status=failed');
+    assert.deepEqual([none.data.length, none.total], [0, { count: 0, exact: true }]);
+  });
 });
+

@@ -87,10 +87,13 @@ function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number
   if (f.from !== null) q = q.where(col, '>=', f.from);
   if (f.to !== null) q = q.where(col, '<', f.to);
   if (f.dateType !== 'registration') q = q.where(col, 'is not', null);
+  const asc = f.order === 'asc';
   if (after) {
     // The plain bound lets both planners start the index scan at the cursor; the row value
     // comparison settles ties on the date by id.
-    q = q.where(col, '<=', after.d).where((eb) => eb(eb.refTuple(col, 'leads.id'), '<', eb.tuple(after.d, after.id)));
+    q = asc
+      ? q.where(col, '>=', after.d).where((eb) => eb(eb.refTuple(col, 'leads.id'), '>', eb.tuple(after.d, after.id)))
+      : q.where(col, '<=', after.d).where((eb) => eb(eb.refTuple(col, 'leads.id'), '<', eb.tuple(after.d, after.id)));
   }
   // The (column, created_at, id) indexes only serve the registration order. Sorted by another
   // date, SQLite (no statistics) would still pick one for an equality filter and then sort all
@@ -119,7 +122,8 @@ function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number
   }
   const text = f.q;
   if (text) q = q.where((eb) => textCondition(eb, text, mode));
-  return q.orderBy(col, 'desc').orderBy('leads.id', 'desc').limit(limit);
+  const dir = asc ? 'asc' : 'desc';
+  return q.orderBy(col, dir).orderBy('leads.id', dir).limit(limit);
 }
 
 /** A lead row with the names of what it refers to (null when that record is gone). */
@@ -150,7 +154,20 @@ export async function findLeads(db: DB, f: LeadFilter, after: SortKey | null, li
   const mode = f.q ? await nameMode(db, f.q) : 'index';
   const rows = (await withNames(db, selectLeads(db, f, after, limit, mode)).execute()) as LeadRow[];
   // The outer select may return the joined rows in any order: restore the page order.
-  return rows.sort((a, b) => (a[col]! < b[col]! ? 1 : a[col]! > b[col]! ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  const sign = f.order === 'asc' ? -1 : 1;
+  return rows.sort((a, b) => sign * (a[col]! < b[col]! ? 1 : a[col]! > b[col]! ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+}
+
+/**
+ * How many leads match, counted up to `cap` + 1 by the same bounded index walk as a page (so a
+ * count costs at most `cap` rows read, whatever the table's size).
+ */
+export async function countLeads(db: DB, f: LeadFilter, cap: number): Promise<{ count: number; exact: boolean }> {
+  const mode = f.q ? await nameMode(db, f.q) : 'index';
+  const inner = selectLeads(db, f, null, cap + 1, mode).clearSelect().select(sql<number>`1`.as('one'));
+  const row = await db.selectFrom(inner.as('m')).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  const n = Number(row.n);
+  return n > cap ? { count: cap, exact: false } : { count: n, exact: true };
 }
 
 export const sortKeyOf = (f: LeadFilter, row: LeadRow): SortKey => ({ d: row[DATE_COLUMNS[f.dateType]]!, id: row.id });

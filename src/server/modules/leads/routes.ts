@@ -2,14 +2,14 @@ import { Type } from 'typebox';
 import { HttpProblem, notFound } from '../../http/errors.js';
 import { IdParams } from '../../http/common-schemas.js';
 import { problems } from '../../http/openapi.js';
-import { decodeCursor, Page, pageOf } from '../../http/pagination.js';
+import { decodeCursor, pageOf } from '../../http/pagination.js';
 import { principalOf, type App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { exportFileName } from './export.js';
 import { Exporter, exporters } from './exporter.js';
-import { findLeads, leadDetail, sortKeyOf, toLead } from './queries.js';
+import { countLeads, findLeads, leadDetail, sortKeyOf, toLead } from './queries.js';
 import { registerRedeliver } from './redeliver.js';
-import { ExportQuery, Lead, LeadDetail, SearchQuery } from './schemas.js';
+import { ExportQuery, LeadDetail, LeadPage, SearchQuery, TOTAL_CAP } from './schemas.js';
 import { canSeeContacts, leadFilter } from './search.js';
 
 const MASKING =
@@ -44,7 +44,7 @@ export default async function leadsRoutes(app: App) {
           `${FILTERS} Pages follow a keyset cursor: leads registered while you page never repeat or shift rows between pages. ` +
           `Every row carries \`autologin_url\` (null when no partner returned one). ${MASKING}`,
         querystring: SearchQuery,
-        response: { 200: Page(Lead, 'LeadPage') },
+        response: { 200: LeadPage },
       },
     },
     async (req) => {
@@ -52,16 +52,20 @@ export default async function leadsRoutes(app: App) {
       const { limit, cursor, ...params } = req.query;
       const filter = leadFilter(params, p);
       const after = decodeCursor(cursor, ['t', 'd', 'id']);
-      // A cursor continues the ordering it came from; under another date_type it would skip rows.
-      if (after && after.t !== filter.dateType) {
-        throw new HttpProblem(400, 'validation_failed', 'cursor belongs to a search with another date_type.', [
-          { field: 'cursor', message: `was made for date_type=${after.t}; start again without it` },
+      // A cursor continues the ordering it came from; under another date_type or order it would skip rows.
+      const order = (after as Record<string, string | undefined> | null)?.o ?? 'desc'; // cursors made before `order` existed were newest first
+      if (after && (after.t !== filter.dateType || order !== filter.order)) {
+        throw new HttpProblem(400, 'validation_failed', 'cursor belongs to a search with another date_type or order.', [
+          { field: 'cursor', message: `was made for date_type=${after.t}, order=${order}; start again without it` },
         ]);
       }
-      const rows = await findLeads(app.db, filter, after ? { d: after.d, id: after.id } : null, limit + 1);
-      const page = pageOf(rows, limit, (r) => ({ t: filter.dateType, ...sortKeyOf(filter, r) }));
+      const [rows, total] = await Promise.all([
+        findLeads(app.db, filter, after ? { d: after.d, id: after.id } : null, limit + 1),
+        after ? null : countLeads(app.db, filter, TOTAL_CAP),
+      ]);
+      const page = pageOf(rows, limit, (r) => ({ t: filter.dateType, o: filter.order, ...sortKeyOf(filter, r) }));
       const contacts = canSeeContacts(p);
-      return { data: page.data.map((r) => toLead(r, contacts)), next_cursor: page.next_cursor };
+      return { data: page.data.map((r) => toLead(r, contacts)), next_cursor: page.next_cursor, total };
     },
   );
 

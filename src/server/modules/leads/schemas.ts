@@ -89,8 +89,14 @@ export const LeadFilterQuery = {
     enum: [...DATE_TYPES],
     default: 'registration',
     description:
-      'Which date the range applies to and the rows are sorted by (newest first): registration (created_at), delivered (delivered_at), ' +
+      'Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ' +
       'ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out.',
+  }),
+  order: Type.Unsafe<'desc' | 'asc'>({
+    type: 'string',
+    enum: ['desc', 'asc'],
+    default: 'desc',
+    description: 'desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index.',
   }),
   date_from: Type.Optional(
     Type.String({ maxLength: 40, description: 'From this day (YYYY-MM-DD, in `timezone`) or this instant (ISO 8601 date-time with Z or an offset), inclusive' }),
@@ -132,4 +138,29 @@ export const LeadFilterQuery = {
 export const SearchQuery = Type.Object({ ...PageQuery, ...LeadFilterQuery }, { additionalProperties: false });
 export const ExportQuery = Type.Object({ ...LeadFilterQuery }, { additionalProperties: false });
 
+/** How far the search counts its matches (a bounded walk of the same index as the page). */
+export const TOTAL_CAP = 10_000;
+
 export const CSV_COLUMNS = Object.keys(Lead.properties) as (keyof typeof Lead.properties)[];
+
+/** The search's page, with a bounded count of what matches. */
+export const LeadPage = Type.Object(
+  {
+    data: Type.Array(Lead),
+    next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor= for the next page; null on the last page' }),
+    total: Type.Union(
+      [
+        Type.Object(
+          {
+            count: Type.Integer({ description: `Leads matching the filters, counted up to ${TOTAL_CAP.toLocaleString('en-US')}` }),
+            exact: Type.Boolean({ description: `false when there are more than ${TOTAL_CAP.toLocaleString('en-US')} (count is then the cap)` }),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      { description: 'On the first page (no cursor) only; null on later pages' },
+    ),
+  },
+  { title: 'LeadPage' },
+);

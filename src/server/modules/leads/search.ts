@@ -31,6 +31,8 @@ export interface TextMatch {
 
 export interface LeadFilter {
   dateType: DateType;
+  /** desc: newest first (the default); asc: oldest first. */
+  order: 'desc' | 'asc';
   from: string | null; // inclusive, ISO UTC
   to: string | null; // exclusive, ISO UTC
   status: LeadStatus[];
@@ -47,6 +49,7 @@ export interface LeadFilter {
 
 export interface SearchParams {
   date_type: DateType;
+  order?: 'desc' | 'asc';
   date_from?: string;
   date_to?: string;
   timezone?: string;
@@ -154,6 +157,7 @@ export function leadFilter(params: SearchParams, principal: Principal): LeadFilt
   const q = params.q?.trim();
   return {
     dateType: params.date_type,
+    order: params.order ?? 'desc',
     from: from === null ? null : isoText(from),
     to: to === null ? null : isoText(to),
     status: status as LeadStatus[],
