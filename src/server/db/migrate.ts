@@ -7,6 +7,7 @@ import * as leadNameSearch from './migrations/20261122T020000Z_lead_name_search.
 import * as distribution from './migrations/20261122T030000Z_distribution.js';
 import * as duplicateLookup from './migrations/20261122T040000Z_duplicate_lookup.js';
 import * as twoFactor from './migrations/20261122T050000Z_two_factor.js';
+import * as saleStatusValues from './migrations/20261125T000000Z_sale_status_values.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -22,6 +23,7 @@ const migrations: [string, Migration][] = [
   ['20261122T030000Z_distribution', distribution],
   ['20261122T040000Z_duplicate_lookup', duplicateLookup],
   ['20261122T050000Z_two_factor', twoFactor],
+  ['20261125T000000Z_sale_status_values', saleStatusValues],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

@@ -273,6 +273,26 @@ forEachDatabase('Leads search and detail', (engine) => {
     assert.deepEqual(await ids(ta, 'q=john.doe%40example.com', fullKey.secret), []);
   });
 
+  test('sale statuses in use: distinct, sorted, contacts masked without leads:contacts', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await insertLeadWorld(ta.db);
+    const lead = (sale_status: string | null) => ({ traffic_provider_id: w.providerA, sale_status });
+    await insertLeads(ta.db, [lead('No answer'), lead('FTD'), lead('No answer'), lead(null), lead('Call back ada@example.com')]);
+    const res = await get(ta, '/api/leads/sale-statuses');
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json(), { data: ['Call back ada@example.com', 'FTD', 'No answer'], complete: true });
+    const viewer = await newOperator(ta, ['leads:view']);
+    const masked = (await get(ta, '/api/leads/sale-statuses', viewer.token)).json();
+    assert.equal(masked.data.length, 3);
+    assert.ok(!masked.data.some((v: string) => v.includes('ada@example.com')), JSON.stringify(masked));
+    assert.deepEqual(masked.data.slice(1), ['FTD', 'No answer']);
+    await insertLeads(ta.db, Array.from({ length: 500 }, (_, i) => lead(`S${String(i).padStart(3, '0')}`)));
+    const many = (await get(ta, '/api/leads/sale-statuses')).json();
+    assert.equal(many.data.length, 500);
+    assert.equal(many.complete, false);
+    assert.equal(many.data[0], 'Call back ada@example.com');
+  });
+
   test('the detail lists the delivery attempts in order, with partner names; unknown ids are 404', async (t) => {
     const ta = await buildTestApp(t, engine);
     const w = await insertLeadWorld(ta.db);

@@ -170,6 +170,21 @@ export async function countLeads(db: DB, f: LeadFilter, cap: number): Promise<{ 
   return n > cap ? { count: cap, exact: false } : { count: n, exact: true };
 }
 
+/**
+ * The distinct sale statuses in use, sorted, at most `limit`: a loose index scan (one seek per
+ * value on leads_sale_status), so the cost follows the number of values, not of leads.
+ */
+export async function saleStatusesInUse(db: DB, limit: number): Promise<string[]> {
+  const { rows } = await sql<{ v: string | null }>`
+    with recursive s(v) as (
+      select min(sale_status) from leads
+      union all
+      select (select min(sale_status) from leads where sale_status > s.v) from s where s.v is not null
+    )
+    select v from s where v is not null limit ${limit}`.execute(db);
+  return rows.map((r) => r.v!);
+}
+
 export const sortKeyOf = (f: LeadFilter, row: LeadRow): SortKey => ({ d: row[DATE_COLUMNS[f.dateType]]!, id: row.id });
 
 export async function findLead(db: DB, id: string): Promise<LeadRow | undefined> {

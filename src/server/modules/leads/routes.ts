@@ -7,10 +7,14 @@ import { principalOf, type App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { exportFileName } from './export.js';
 import { Exporter, exporters } from './exporter.js';
-import { countLeads, findLeads, leadDetail, sortKeyOf, toLead } from './queries.js';
+import { countLeads, findLeads, leadDetail, saleStatusesInUse, sortKeyOf, toLead } from './queries.js';
 import { registerRedeliver } from './redeliver.js';
 import { ExportQuery, LeadDetail, LeadPage, SearchQuery, TOTAL_CAP } from './schemas.js';
 import { canSeeContacts, leadFilter } from './search.js';
+import { maskContactLike } from './mask.js';
+
+/** How many sale statuses the picker lists at most. */
+const SALE_STATUS_LIMIT = 500;
 
 const MASKING =
   'Email and phone are masked (e.g. "j***@example.com", "+49******67") unless the caller holds `leads:contacts` ' +
@@ -126,6 +130,28 @@ export default async function leadsRoutes(app: App) {
         .header('cache-control', 'no-store')
         // The schema types the body as the CSV text; a stream of that text is what goes out.
         .send(stream as unknown as string);
+    },
+  );
+
+  app.get(
+    '/api/leads/sale-statuses',
+    {
+      config: { permission: 'leads:view' },
+      schema: {
+        operationId: 'listSaleStatuses',
+        tags: ['Leads'],
+        summary: 'The sale statuses partners have reported, for the Leads filter',
+        description:
+          `The distinct sale statuses on leads, sorted, at most ${SALE_STATUS_LIMIT} (one index seek per value). ` +
+          'A partner may quote a lead\'s contacts in its sale status: without `leads:contacts` anything shaped like an email or a phone is masked.',
+        response: { 200: Type.Object({ data: Type.Array(Type.String()), complete: Type.Boolean({ description: `false when there are more than ${SALE_STATUS_LIMIT}` }) }, { title: 'SaleStatuses' }) },
+      },
+    },
+    async (req) => {
+      const rows = await saleStatusesInUse(app.db, SALE_STATUS_LIMIT + 1);
+      const values = rows.slice(0, SALE_STATUS_LIMIT);
+      const shown = canSeeContacts(principalOf(req)) ? values : [...new Set(values.map(maskContactLike))];
+      return { data: shown, complete: rows.length <= SALE_STATUS_LIMIT };
     },
   );
 
