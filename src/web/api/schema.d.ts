@@ -5466,6 +5466,8 @@ export interface operations {
                 date_type?: "registration" | "delivered" | "ftd" | "status_updated";
                 /** @description Only leads of this flow (id) */
                 flow_id?: string;
+                /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
+                id?: string[];
                 /** @description true: only leads with an FTD; false: only leads without */
                 is_ftd?: boolean;
                 /** @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index. */
@@ -5658,6 +5660,8 @@ export interface operations {
                 date_type?: "registration" | "delivered" | "ftd" | "status_updated";
                 /** @description Only leads of this flow (id) */
                 flow_id?: string;
+                /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
+                id?: string[];
                 /** @description true: only leads with an FTD; false: only leads without */
                 is_ftd?: boolean;
                 /** @description Page size (1–500, default 50) */

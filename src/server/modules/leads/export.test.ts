@@ -139,6 +139,7 @@ forEachDatabase('Leads export (CSV)', (engine) => {
       'date_type=delivered',
       `date_type=ftd&traffic_provider_id=${w.providerB}`,
       'q=nobody',
+      'order=asc&status=rejected',
     ];
     const counts = new Set<number>();
     for (const qs of filters) {
@@ -147,6 +148,10 @@ forEachDatabase('Leads export (CSV)', (engine) => {
       assert.deepEqual((await csv(ta, qs)).records.map((r) => r.id), expected, qs);
       counts.add(expected.length);
     }
+    // A selection: the leads picked by id, whatever page they were on.
+    const all = (await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/leads/search?limit=500' })).json().data.map((r: { id: string }) => r.id);
+    const picked = [all[1], all[17], all[39]];
+    assert.deepEqual((await csv(ta, `id=${picked.join(',')}`)).records.map((r) => r.id), picked);
     assert.ok(counts.size >= 6, 'the filters select different sets');
     assert.ok(counts.has(0) && counts.has(40));
   });

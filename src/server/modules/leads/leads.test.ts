@@ -97,6 +97,8 @@ forEachDatabase('Leads search and detail', (engine) => {
       ['sub_id4=four', (x) => x.sub_id4 === 'four'],
       ['sub_id5=five-0', (x) => x.sub_id5 === 'five-0'],
       [`q=${r(4).id}`, (x) => x.id === r(4).id],
+      [`id=${r(3).id},${r(5).id.toUpperCase()}&id=${r(8).id}`, (x) => [r(3).id, r(5).id, r(8).id].includes(x.id)],
+      [`id=${r(3).id},${r(6).id}&country=${r(3).country}`, (x) => x.id === r(3).id],
       ['q=zel', (x) => x.first_name === 'Zelda'],
       ['q=quart1', (x) => /^Quart1/.test(x.last_name!)],
       ['q=%20QUART2%20', (x) => /^Quart2/.test(x.last_name!)],
@@ -363,6 +365,8 @@ forEachDatabase('Leads search and detail', (engine) => {
       ['q=', ['q']],
       ['colour=red', ['colour']],
       ['cursor=not-a-cursor', ['cursor']],
+      ['id=42', ['id']],
+      [`id=${Array.from({ length: 201 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`).join(',')}`, ['id']],
       ['status=bad&country=bad&date_from=bad&timezone=bad', ['country', 'date_from', 'status', 'timezone']],
     ];
     for (const [qs, expected] of cases) assert.deepEqual(await fields(`/api/leads/search?${qs}`), expected, qs);

@@ -116,6 +116,7 @@ function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number
     else q = q.where(sql<string>`coalesce(${sql.ref('leads.ftd_at')}, '')`, f.is_ftd ? '<>' : '=', '');
   }
   if (f.sale_status !== undefined) q = q.where('leads.sale_status', '=', f.sale_status);
+  if (f.ids.length) q = q.where('leads.id', 'in', f.ids);
   for (const k of SUB_IDS) {
     const v = f.subIds[k];
     if (v !== undefined) q = q.where(`leads.${k}`, '=', v);

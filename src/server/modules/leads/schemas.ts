@@ -1,6 +1,6 @@
 import { Type, type TSchema } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { DATE_TYPES, LEAD_STATUSES, type DateType } from './search.js';
+import { DATE_TYPES, LEAD_STATUSES, MAX_IDS, type DateType } from './search.js';
 
 const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
 const NullableText = Nullable(Type.String());
@@ -126,6 +126,12 @@ export const LeadFilterQuery = {
         'Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers ' +
         'holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` an ' +
         'email or phone never matches, so a search cannot confirm a contact the answers mask.',
+    }),
+  ),
+  id: Type.Optional(
+    Type.Array(Type.String({ maxLength: 8000 }), {
+      maxItems: MAX_IDS,
+      description: `Only these leads: up to ${MAX_IDS} lead ids, repeated or separated with commas (the dashboard exports a selection this way)`,
     }),
   ),
   sub_id1: SubIdParam(1),

@@ -17,6 +17,9 @@ export const DATE_COLUMNS = {
   status_updated: 'status_updated_at',
 } as const satisfies Record<DateType, string>;
 
+/** How many lead ids the id filter takes at most (200 ids keep the URL under 8 KB). */
+export const MAX_IDS = 200;
+
 export const SUB_IDS = ['sub_id1', 'sub_id2', 'sub_id3', 'sub_id4', 'sub_id5'] as const;
 export type SubId = (typeof SUB_IDS)[number];
 
@@ -43,6 +46,8 @@ export interface LeadFilter {
   flow_id?: string;
   is_ftd?: boolean;
   sale_status?: string;
+  /** Only these leads (lower-case UUIDs); empty: no id filter. */
+  ids: string[];
   subIds: Partial<Record<SubId, string>>;
   q: TextMatch | null;
 }
@@ -61,6 +66,7 @@ export interface SearchParams {
   flow_id?: string;
   is_ftd?: boolean;
   sale_status?: string;
+  id?: string[];
   q?: string;
   sub_id1?: string;
   sub_id2?: string;
@@ -150,6 +156,11 @@ export function leadFilter(params: SearchParams, principal: Principal): LeadFilt
   if (badCountry.length) errors.push({ field: 'country', message: `must be ISO 3166-1 alpha-2 codes (e.g. DE); not ${quoted(badCountry)}` });
   else if (country.length > 250) errors.push({ field: 'country', message: 'lists too many values' });
 
+  const ids = splitMulti(params.id).map((v) => v.toLowerCase());
+  const badIds = ids.filter((v) => !UUID.test(v));
+  if (badIds.length) errors.push({ field: 'id', message: `must be lead ids (UUIDs); not ${quoted(badIds)}` });
+  else if (ids.length > MAX_IDS) errors.push({ field: 'id', message: `lists ${ids.length} lead ids; at most ${MAX_IDS}` });
+
   if (errors.length) invalid(errors);
 
   const subIds: LeadFilter['subIds'] = {};
@@ -168,6 +179,7 @@ export function leadFilter(params: SearchParams, principal: Principal): LeadFilt
     flow_id: params.flow_id,
     is_ftd: params.is_ftd,
     sale_status: params.sale_status,
+    ids,
     subIds,
     q: q ? textMatch(q, canSeeContacts(principal)) : null,
   };
