@@ -93,6 +93,22 @@ export async function screenshot(page: Page, name: string) {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
+/** The three sizes issue 13 asks screens to be tried at: a phone, a small laptop, a desktop. */
+export const SIZES = [
+  { name: 'phone', width: 390, height: 844 },
+  { name: 'laptop', width: 1024, height: 700 },
+  { name: 'desktop', width: 1440, height: 900 },
+];
+
+/** Screenshots of the page at each of SIZES (`name-phone.png` …), then back to the desktop size. */
+export async function screenshotsAtEverySize(page: Page, name: string) {
+  for (const s of SIZES) {
+    await page.setViewportSize({ width: s.width, height: s.height });
+    await screenshot(page, `${name}-${s.name}`);
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
+
 /** GET with a Bearer token straight at the server, outside the browser. */
 export const apiGet = (child: Child, urlPath: string, token: string) =>
   request(child.port, 'GET', urlPath, undefined, { authorization: `Bearer ${token}` });

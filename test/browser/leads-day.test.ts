@@ -5,21 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { accepting, defaultIntegration, rejecting, startPartner } from '../partner-server.js';
-import { assertAccessible, chromiumAvailable, openBrowser, screenshot, signIn, startServerAndClient, waitUntil } from './harness.js';
-
-const SIZES = [
-  { name: 'phone', width: 390, height: 844 },
-  { name: 'laptop', width: 1024, height: 700 },
-  { name: 'desktop', width: 1440, height: 900 },
-];
-
-async function screenshotsAtEverySize(page: Page, name: string) {
-  for (const s of SIZES) {
-    await page.setViewportSize({ width: s.width, height: s.height });
-    await screenshot(page, `${name}-${s.name}`);
-  }
-  await page.setViewportSize({ width: 1440, height: 900 });
-}
+import { assertAccessible, chromiumAvailable, openBrowser, screenshotsAtEverySize, signIn, startServerAndClient, waitUntil } from './harness.js';
 
 const updatedAt = async (page: Page) => Number(await page.getByTestId('live-updated').getAttribute('data-updated-at'));
 

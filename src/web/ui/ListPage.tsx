@@ -15,9 +15,9 @@ interface Page<T> {
  * `keepPrevious`: while filters change, the table stays in place instead of flashing a spinner.
  * `refetch`: live refresh (LiveRefresh.tsx's liveQueryOptions); every loaded page is fetched again.
  */
-export function usePagedList<T>(
+export function usePagedList<P extends Page<unknown>>(
   queryKey: unknown[],
-  fetchPage: (cursor: string | undefined) => Promise<Page<T>>,
+  fetchPage: (cursor: string | undefined) => Promise<P>,
   keepPrevious = false,
   refetch: { refetchInterval?: number | false; refetchIntervalInBackground?: boolean } = {},
 ) {

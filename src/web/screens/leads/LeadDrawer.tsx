@@ -86,7 +86,7 @@ function RedeliverButton({ lead }: { lead: LeadDetail }) {
         </Button>
       )}
       <RedeliverModal
-        leadIds={[lead.id]}
+        leads={[{ id: lead.id, name: `${lead.first_name} ${lead.last_name}` }]}
         opened={open}
         onClose={() => setOpen(false)}
         onDone={() => {

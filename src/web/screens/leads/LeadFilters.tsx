@@ -1,8 +1,10 @@
-import { Button, Group, MultiSelect, Select, SimpleGrid, TextInput } from '@mantine/core';
+import { Autocomplete, Button, Collapse, Group, MultiSelect, Select, SimpleGrid, TextInput, useMantineTheme } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, must } from '../../api/client';
-import { DATE_TYPES, setText, STATUSES, type DateType, type FilterQuery } from './filters';
+import { useWhoami } from '../../whoami';
+import { countActive, countMore, DATE_TYPES, setText, STATUSES, type DateType, type FilterQuery } from './filters';
 import { CountriesInput } from '../../ui/inputs';
 
 // The id filters offer the records' names; the first page (500) is enough to pick from, and a
@@ -15,20 +17,43 @@ function useOptions(path: '/api/partners' | '/api/traffic-providers' | '/api/cam
   return (list.data?.data ?? []).map((r) => ({ value: r.id, label: r.name }));
 }
 
+/** The sale statuses partners have reported, for the picker (fetched when the picker is shown). */
+function useSaleStatuses(enabled: boolean) {
+  const list = useQuery({
+    queryKey: ['options', 'sale-statuses'],
+    enabled,
+    queryFn: async () => must(await api.GET('/api/leads/sale-statuses')),
+  });
+  return list.data?.data ?? [];
+}
+
 const FTD = [
   { value: 'true', label: 'FTD: yes' },
   { value: 'false', label: 'FTD: no' },
 ];
 
-/** The filter form: edits a draft, and the table follows only when the operator applies it. */
+const MORE_KEY = 'leadgate.leads.more-filters';
+
+/**
+ * The filter form: edits a draft, and the table follows only when the operator applies it. The
+ * filters used most come first, in one row on a wide screen; the rest fold under "More filters",
+ * whose button counts the ones set there, so a hidden filter is never forgotten.
+ */
 export function LeadFilters({ value, onApply }: { value: FilterQuery; onApply: (f: FilterQuery) => void }) {
   const [draft, setDraft] = useState<FilterQuery>(value);
   // The URL is the truth: back/forward or a reset replaces what the form shows.
   useEffect(() => setDraft(value), [value]);
+  const phone = !useMediaQuery(`(min-width: ${useMantineTheme().breakpoints.sm})`, true, { getInitialValueInEffect: false });
+  // Open or folded is remembered in this browser, for the phone and the wide layout apart.
+  const moreKey = phone ? `${MORE_KEY}.phone` : MORE_KEY;
+  const [more, setMore] = useState(() => localStorage.getItem(moreKey) === 'open');
+  useEffect(() => setMore(localStorage.getItem(moreKey) === 'open'), [moreKey]);
   const partners = useOptions('/api/partners');
   const providers = useOptions('/api/traffic-providers');
   const campaigns = useOptions('/api/campaigns');
   const flows = useOptions('/api/flows');
+  const saleStatuses = useSaleStatuses(more);
+  const contacts = !!useWhoami().data?.permissions.includes('leads:contacts');
 
   const text = (key: Parameters<typeof setText>[1], label: string, extra: { placeholder?: string; type?: string } = {}) => (
     <TextInput
@@ -47,41 +72,83 @@ export function LeadFilters({ value, onApply }: { value: FilterQuery; onApply: (
     onApply(draft);
   }
 
+  function toggleMore() {
+    localStorage.setItem(moreKey, more ? 'closed' : 'open');
+    setMore(!more);
+  }
+
+  const search = (
+    <div style={{ gridColumn: 'span 2' }}>
+      {text('q', 'Search', {
+        // Says exactly what the API matches: whole contacts only, and only for those who see them.
+        placeholder: contacts ? 'Lead id, name, or whole email / phone' : 'Lead id or name',
+      })}
+    </div>
+  );
+  const common = (
+    <>
+      {text('date_from', 'From', { type: 'date' })}
+      {text('date_to', 'To', { type: 'date' })}
+      <MultiSelect label="Status" data={[...STATUSES]} value={draft.status ?? []} onChange={(v) => setDraft({ ...draft, status: v.length ? v : undefined })} clearable />
+      <CountriesInput placeholder="DE, AT" value={draft.country} onChange={(country) => setDraft({ ...draft, country })} />
+      {pick('partner_id', 'Partner', partners)}
+      {pick('traffic_provider_id', 'Traffic provider', providers)}
+    </>
+  );
+  const rest = (
+    <>
+      <Select
+        label="Date type"
+        data={DATE_TYPES}
+        value={draft.date_type ?? 'registration'}
+        onChange={(v) => setDraft({ ...draft, date_type: (v ?? 'registration') as DateType })}
+        allowDeselect={false}
+      />
+      {pick('campaign_id', 'Campaign', campaigns)}
+      {pick('flow_id', 'Flow', flows)}
+      <Select
+        label="FTD"
+        data={FTD}
+        value={draft.is_ftd === undefined ? null : String(draft.is_ftd)}
+        onChange={(v) => setDraft({ ...draft, is_ftd: v === null ? undefined : v === 'true' })}
+        clearable
+      />
+      <Autocomplete
+        label="Sale status"
+        placeholder="As the partner reports it"
+        data={saleStatuses}
+        value={draft.sale_status ?? ''}
+        onChange={(v) => setDraft(setText(draft, 'sale_status', v))}
+        limit={50}
+      />
+      {([1, 2, 3, 4, 5] as const).map((n) => (
+        <span key={n}>{text(`sub_id${n}`, `Sub ID ${n}`)}</span>
+      ))}
+    </>
+  );
+  // On a phone only Search stays out; every other filter folds, and the button counts those set.
+  const hidden = phone ? countActive(value) - (value.q ? 1 : 0) : countMore(value);
+  const cols = { base: 2, sm: 4, lg: 8 };
   return (
     <form onSubmit={submit} aria-label="Lead filters">
-      <SimpleGrid cols={{ base: 2, md: 4, lg: 6 }} spacing="sm" verticalSpacing="xs">
-        <Select
-          label="Date type"
-          data={DATE_TYPES}
-          value={draft.date_type ?? 'registration'}
-          onChange={(v) => setDraft({ ...draft, date_type: (v ?? 'registration') as DateType })}
-          allowDeselect={false}
-        />
-        {text('date_from', 'From', { type: 'date' })}
-        {text('date_to', 'To', { type: 'date' })}
-        <MultiSelect label="Status" data={[...STATUSES]} value={draft.status ?? []} onChange={(v) => setDraft({ ...draft, status: v.length ? v : undefined })} clearable />
-        <CountriesInput placeholder="DE, AT" value={draft.country} onChange={(country) => setDraft({ ...draft, country })} />
-        <Select
-          label="FTD"
-          data={FTD}
-          value={draft.is_ftd === undefined ? null : String(draft.is_ftd)}
-          onChange={(v) => setDraft({ ...draft, is_ftd: v === null ? undefined : v === 'true' })}
-          clearable
-        />
-        {pick('partner_id', 'Partner', partners)}
-        {pick('traffic_provider_id', 'Traffic provider', providers)}
-        {pick('campaign_id', 'Campaign', campaigns)}
-        {pick('flow_id', 'Flow', flows)}
-        {text('sale_status', 'Sale status')}
-        {text('q', 'Search', { placeholder: 'Id, name, email, phone' })}
-        {([1, 2, 3, 4, 5] as const).map((n) => (
-          <span key={n}>{text(`sub_id${n}`, `Sub ID ${n}`)}</span>
-        ))}
+      <SimpleGrid cols={cols} spacing="sm" verticalSpacing="xs">
+        {search}
+        {!phone && common}
       </SimpleGrid>
-      <Group mt="sm">
+      <Collapse in={more}>
+        <SimpleGrid cols={cols} spacing="sm" verticalSpacing="xs" mt="xs" data-testid="more-filters">
+          {phone && common}
+          {rest}
+        </SimpleGrid>
+      </Collapse>
+      <Group mt="sm" gap="sm">
         <Button type="submit">Apply filters</Button>
-        <Button variant="default" onClick={() => onApply({})}>
+        <Button variant="default" onClick={() => onApply(value.order ? { order: value.order } : {})}>
           Reset
+        </Button>
+        <Button variant="subtle" onClick={toggleMore} aria-expanded={more} data-testid="more-filters-toggle">
+          {phone ? (more ? 'Hide filters' : 'Filters') : more ? 'Fewer filters' : 'More filters'}
+          {hidden > 0 ? ` (${hidden})` : ''}
         </Button>
       </Group>
     </form>

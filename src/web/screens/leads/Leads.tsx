@@ -1,16 +1,24 @@
-import { Alert, Badge, Button, Checkbox, Group, Menu, Stack, Table, Text, Title } from '@mantine/core';
-import { useMemo, useState } from 'react';
+import { Alert, Button, Checkbox, Group, Menu, Stack, Text, Title } from '@mantine/core';
+import { useEffect, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { api, must, problemText } from '../../api/client';
 import { Loading } from '../../Loading';
-import { COLUMNS, countActive, filtersToParams, loadColumns, parseFilters, saveColumns, type FilterQuery } from './filters';
-import { LeadDrawer, STATUS_COLOR } from './LeadDrawer';
-import { LeadFilters } from './LeadFilters';
-import { saveBlob } from '../../ui/download';
 import { usePagedList } from '../../ui/ListPage';
 import { liveQueryOptions, LiveStatus, useLivePause } from '../../ui/LiveRefresh';
+import { downloadLeads } from './exportCsv';
+import { COLUMNS, countActive, DATE_TYPES, filtersToParams, loadColumns, parseFilters, saveColumns, sortBy, type DateType, type FilterQuery, type Lead } from './filters';
+import { LeadDrawer } from './LeadDrawer';
+import { LeadFilters } from './LeadFilters';
+import { LeadsBulk } from './LeadsBulk';
+import { LeadsTable } from './LeadsTable';
 
 const PAGE = 50;
+
+/** "1,234 leads", or "10,000+ leads" when the count stopped at its cap. */
+function totalText(total: { count: number; exact: boolean }) {
+  const n = total.count.toLocaleString();
+  return total.exact ? `${n} ${total.count === 1 ? 'lead' : 'leads'}` : `${n}+ leads`;
+}
 
 export default function Leads() {
   const [params, setParams] = useSearchParams();
@@ -21,6 +29,9 @@ export default function Leads() {
   const [openLead, setOpenLead] = useState<string | null>(null);
   const [exporting, setExporting] = useState(false);
   const [exportError, setExportError] = useState<string | null>(null);
+  const [selected, setSelected] = useState<ReadonlyMap<string, Lead>>(new Map());
+  // A selection belongs to the rows it was made on: new filters start a new one.
+  useEffect(() => setSelected(new Map()), [search]);
 
   const [paused, setPaused] = useLivePause('leads');
   const leads = usePagedList(
@@ -30,7 +41,24 @@ export default function Leads() {
     liveQueryOptions(paused),
   );
   const rows = leads.data?.pages.flatMap((p) => p.data) ?? [];
+  const total = leads.data?.pages[0]?.total ?? null;
   const shown = COLUMNS.filter((c) => columns.includes(c.key));
+  const dateType: DateType = filters.date_type ?? 'registration';
+
+  // The selected leads as last loaded (a refresh shows a redelivered lead's new status).
+  const current = useMemo(() => {
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return new Map([...selected].map(([id, l]) => [id, byId.get(id) ?? l]));
+  }, [rows, selected]);
+
+  function select(leads: Lead[], on: boolean) {
+    const next = new Map(selected);
+    for (const l of leads) {
+      if (on) next.set(l.id, l);
+      else next.delete(l.id);
+    }
+    setSelected(next);
+  }
 
   function apply(f: FilterQuery) {
     setParams(filtersToParams(f));
@@ -44,16 +72,11 @@ export default function Leads() {
     saveColumns(next);
   }
 
-  // The export needs the session's Bearer token, so a plain link cannot fetch it: the client
-  // fetches the file and hands the browser a blob to save.
   async function exportCsv() {
     setExporting(true);
     setExportError(null);
     try {
-      const res = await api.GET('/api/leads/export', { params: { query: filters }, parseAs: 'blob' });
-      if (res.error !== undefined || !res.data) throw new Error(problemText(res.error));
-      const name = /filename="?([^";]+)"?/.exec(res.response.headers.get('content-disposition') ?? '')?.[1] ?? 'leads.csv';
-      saveBlob(res.data as Blob, name);
+      await downloadLeads(filters);
     } catch (err) {
       setExportError(problemText(err));
     } finally {
@@ -62,9 +85,16 @@ export default function Leads() {
   }
 
   return (
-    <Stack>
+    <Stack gap="sm">
       <Group justify="space-between">
-        <Title order={2}>Leads</Title>
+        <Group gap="sm" align="baseline">
+          <Title order={2}>Leads</Title>
+          {total && (
+            <Text c="dimmed" data-testid="leads-total" title={total.exact ? undefined : 'Counted up to 10,000'}>
+              {totalText(total)}
+            </Text>
+          )}
+        </Group>
         <Group>
           <LiveStatus updatedAt={leads.dataUpdatedAt} fetching={leads.isFetching && !leads.isFetchingNextPage} paused={paused} onPausedChange={setPaused} onRefresh={() => void leads.refetch()} />
           <Menu closeOnItemClick={false} position="bottom-end">
@@ -93,6 +123,11 @@ export default function Leads() {
         </Group>
       </Group>
       <LeadFilters value={filters} onApply={apply} />
+      {dateType !== 'registration' && (
+        <Text size="sm" c="dimmed" data-testid="date-type-note">
+          By {DATE_TYPES.find((d) => d.value === dateType)!.label.toLowerCase()} date: leads without one are left out.
+        </Text>
+      )}
       {exportError && (
         <Alert color="red" role="alert" withCloseButton onClose={() => setExportError(null)}>
           {exportError}
@@ -103,39 +138,21 @@ export default function Leads() {
           {problemText(leads.error)}
         </Alert>
       )}
+      <LeadsBulk selected={current} onClear={() => setSelected(new Map())} onChanged={() => void leads.refetch()} />
       {leads.isPending ? (
         <Loading />
       ) : rows.length === 0 && !leads.isError ? (
         <Text data-testid="leads-empty">{countActive(filters) ? 'No leads match these filters.' : 'No leads yet.'}</Text>
       ) : (
-        <Table.ScrollContainer minWidth={960}>
-          <Table striped highlightOnHover data-testid="leads-table">
-            <Table.Thead>
-              <Table.Tr>
-                {shown.map((c) => (
-                  <Table.Th key={c.key}>{c.label}</Table.Th>
-                ))}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((lead) => (
-                <Table.Tr key={lead.id} data-testid="lead-row" data-lead-id={lead.id} style={{ cursor: 'pointer' }} onClick={() => setOpenLead(lead.id)}>
-                  {shown.map((c) => (
-                    <Table.Td key={c.key}>
-                      {c.key === 'status' ? (
-                        <Badge color={STATUS_COLOR[lead.status]} data-testid="lead-row-status">
-                          {lead.status}
-                        </Badge>
-                      ) : (
-                        c.render(lead)
-                      )}
-                    </Table.Td>
-                  ))}
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <LeadsTable
+          rows={rows}
+          columns={shown}
+          sort={{ dateType, order: filters.order ?? 'desc' }}
+          onSort={(d) => apply(sortBy(filters, d))}
+          selected={selected}
+          onSelect={select}
+          onOpen={setOpenLead}
+        />
       )}
       {leads.hasNextPage && (
         <Button variant="default" onClick={() => leads.fetchNextPage()} loading={leads.isFetchingNextPage}>

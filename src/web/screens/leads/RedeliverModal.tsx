@@ -5,7 +5,9 @@ import { api, must, problemText } from '../../api/client';
 
 interface Props {
   /** The leads to send again (rejected or failed ones; others are refused by the API, per lead). */
-  leadIds: string[];
+  leads: { id: string; name: string }[];
+  /** Selected leads left out because they are neither rejected nor failed (said in the dialog). */
+  skipped?: number;
   opened: boolean;
   onClose: () => void;
   /** Called after a run, whatever each lead's outcome: the caller refreshes what it shows. */
@@ -16,6 +18,7 @@ type Target = 'own' | 'flow' | 'partner';
 
 interface Outcome {
   id: string;
+  name: string;
   ok: boolean;
   text: string;
 }
@@ -41,10 +44,11 @@ function describe(lead: { status: string; partner_name: string | null; reason: s
  * Confirm, then send each lead again: through its own flow (the default), another flow, or to one
  * partner (one attempt); then say what became of each. Every redelivery is audited by the API.
  */
-export function RedeliverModal({ leadIds, opened, onClose, onDone }: Props) {
+export function RedeliverModal({ leads, skipped = 0, opened, onClose, onDone }: Props) {
   const [target, setTarget] = useState<Target>('own');
   const [choice, setChoice] = useState<string | null>(null);
   const [missing, setMissing] = useState<string | null>(null);
+  const [sent, setSent] = useState(0);
   const flows = useTargets('/api/flows', opened && target === 'flow');
   const partners = useTargets('/api/partners', opened && target === 'partner');
 
@@ -52,9 +56,17 @@ export function RedeliverModal({ leadIds, opened, onClose, onDone }: Props) {
     mutationFn: async (): Promise<Outcome[]> => {
       const body = target === 'flow' ? { flow_id: choice! } : target === 'partner' ? { partner_id: choice! } : {};
       const out: Outcome[] = [];
-      for (const id of leadIds) {
+      setSent(0);
+      // One at a time, in the order shown: each goes out as a new lead would, and the count shows
+      // how far a long run has got.
+      for (const { id, name } of leads) {
         const res = await api.POST('/api/leads/{id}/redeliver', { params: { path: { id } }, body });
-        out.push(res.error === undefined && res.data ? { id, ok: res.data.status !== 'failed' && res.data.status !== 'rejected', text: describe(res.data) } : { id, ok: false, text: `not sent: ${problemText(res.error)}` });
+        out.push(
+          res.error === undefined && res.data
+            ? { id, name, ok: res.data.status !== 'failed' && res.data.status !== 'rejected', text: describe(res.data) }
+            : { id, name, ok: false, text: `not sent: ${problemText(res.error)}` },
+        );
+        setSent(out.length);
       }
       return out;
     },
@@ -77,7 +89,7 @@ export function RedeliverModal({ leadIds, opened, onClose, onDone }: Props) {
     run.mutate();
   }
 
-  const n = leadIds.length;
+  const n = leads.length;
   const picker = target === 'own' ? null : (
     <Select
       label={target === 'flow' ? 'Flow' : 'Partner'}
@@ -100,12 +112,17 @@ export function RedeliverModal({ leadIds, opened, onClose, onDone }: Props) {
           <List size="sm" data-testid="redeliver-results">
             {run.data.map((o) => (
               <List.Item key={o.id} c={o.ok ? undefined : 'red.9'} data-testid="redeliver-result" data-lead-id={o.id}>
-                {n === 1 ? o.text : `${o.id}: ${o.text}`}
+                {n === 1 ? o.text : `${o.name}: ${o.text}`}
               </List.Item>
             ))}
           </List>
         ) : (
           <>
+            {skipped > 0 && (
+              <Text size="sm" data-testid="redeliver-skipped">
+                {skipped === 1 ? '1 selected lead is' : `${skipped} selected leads are`} neither rejected nor failed and will not be sent.
+              </Text>
+            )}
             <Text size="sm">
               Only rejected or failed leads can be redelivered; each goes out as a new lead would (caps, working hours) and is recorded in the
               audit log.
@@ -141,6 +158,11 @@ export function RedeliverModal({ leadIds, opened, onClose, onDone }: Props) {
             <Button loading={run.isPending} onClick={confirm} data-testid="redeliver-confirm">
               Redeliver
             </Button>
+          )}
+          {run.isPending && n > 1 && (
+            <Text size="sm" role="status" data-testid="redeliver-progress">
+              Sent {sent} of {n}
+            </Text>
           )}
         </Group>
       </Stack>

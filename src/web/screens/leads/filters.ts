@@ -52,6 +52,7 @@ export function parseFilters(params: URLSearchParams): FilterQuery {
   if (country.length) out.country = country;
   const ftd = params.get('is_ftd');
   if (ftd === 'true' || ftd === 'false') out.is_ftd = ftd === 'true';
+  if (params.get('order') === 'asc') out.order = 'asc';
   return out;
 }
 
@@ -66,7 +67,26 @@ export function filtersToParams(f: FilterQuery): URLSearchParams {
   for (const s of f.status ?? []) p.append('status', s);
   for (const c of f.country ?? []) p.append('country', c);
   if (f.is_ftd !== undefined) p.set('is_ftd', String(f.is_ftd));
+  if (f.order === 'asc') p.set('order', 'asc');
   return p;
+}
+
+/** The filters behind "More filters": how many of them are set (the sort order is not a filter). */
+export function countMore(f: FilterQuery): number {
+  const more = [f.date_type && f.date_type !== 'registration', f.campaign_id, f.flow_id, f.is_ftd !== undefined, f.sale_status];
+  return more.filter(Boolean).length + ([1, 2, 3, 4, 5] as const).filter((n) => f[`sub_id${n}`]).length;
+}
+
+/** The date columns the table sorts by: clicking one sorts (and dates the From/To range) by it. */
+export const SORT_BY: Record<string, DateType> = { created_at: 'registration', delivered_at: 'delivered', ftd: 'ftd' };
+
+/** The filters after a click on a date column's header: that date, newest first; again: reversed. */
+export function sortBy(f: FilterQuery, dateType: DateType): FilterQuery {
+  const current = f.date_type ?? 'registration';
+  const next: FilterQuery = { ...f, date_type: dateType };
+  if (current === dateType && f.order !== 'asc') next.order = 'asc';
+  else delete next.order;
+  return next;
 }
 
 /**
@@ -80,7 +100,8 @@ export function setText(f: FilterQuery, key: TextKey, value: string | null): Fil
   return next;
 }
 
-export const countActive = (f: FilterQuery) => Array.from(filtersToParams(f).keys()).length;
+/** How many filters are set (the sort order is not one). */
+export const countActive = (f: FilterQuery) => Array.from(filtersToParams(f).keys()).filter((k) => k !== 'order').length;
 
 // ---- columns ----
 

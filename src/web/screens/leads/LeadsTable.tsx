@@ -1,0 +1,127 @@
+import { Badge, Checkbox, Table, UnstyledButton } from '@mantine/core';
+import type { KeyboardEvent } from 'react';
+import { SORT_BY, type Column, type DateType, type Lead } from './filters';
+import { STATUS_COLOR } from './LeadDrawer';
+
+interface Props {
+  rows: Lead[];
+  columns: Column[];
+  /** The date the rows are sorted by, and which way. */
+  sort: { dateType: DateType; order: 'desc' | 'asc' };
+  onSort: (dateType: DateType) => void;
+  selected: ReadonlyMap<string, Lead>;
+  onSelect: (leads: Lead[], on: boolean) => void;
+  onOpen: (id: string) => void;
+}
+
+// One line per lead: long values end in an ellipsis, the whole value in the cell's tooltip.
+const CELL = { whiteSpace: 'nowrap', maxWidth: 240, overflow: 'hidden', textOverflow: 'ellipsis' } as const;
+
+/** Arrow keys move between rows; Enter or Space opens the focused one (Space on a checkbox ticks it). */
+function onRowKey(e: KeyboardEvent<HTMLTableRowElement>, open: () => void) {
+  const row = e.currentTarget;
+  const go = (to: Element | null | undefined) => {
+    if (to instanceof HTMLElement) {
+      e.preventDefault();
+      to.focus();
+    }
+  };
+  if (e.key === 'ArrowDown') go(row.nextElementSibling);
+  else if (e.key === 'ArrowUp') go(row.previousElementSibling);
+  else if (e.key === 'Home') go(row.parentElement?.firstElementChild);
+  else if (e.key === 'End') go(row.parentElement?.lastElementChild);
+  else if ((e.key === 'Enter' || e.key === ' ') && e.target === row) {
+    e.preventDefault();
+    open();
+  }
+}
+
+function SortHeader({ column, dateType, sort, onSort }: { column: Column; dateType: DateType; sort: Props['sort']; onSort: Props['onSort'] }) {
+  const active = sort.dateType === dateType;
+  const arrow = active ? (sort.order === 'asc' ? '▲' : '▼') : '↕';
+  const next = active && sort.order === 'desc' ? 'oldest first' : 'newest first';
+  return (
+    <Table.Th aria-sort={active ? (sort.order === 'asc' ? 'ascending' : 'descending') : undefined} style={{ whiteSpace: 'nowrap' }}>
+      <UnstyledButton onClick={() => onSort(dateType)} title={`Sort by ${column.label.toLowerCase()} date, ${next}`} fw={700} fz="sm" data-testid={`sort-${column.key}`}>
+        {column.label}{' '}
+        <span aria-hidden style={{ opacity: active ? 1 : 0.45 }}>
+          {arrow}
+        </span>
+      </UnstyledButton>
+    </Table.Th>
+  );
+}
+
+/** The leads as a compact table: sortable date columns, a selection, and rows reachable by keyboard. */
+export function LeadsTable({ rows, columns, sort, onSort, selected, onSelect, onOpen }: Props) {
+  const picked = rows.filter((r) => selected.has(r.id)).length;
+  return (
+    <Table.ScrollContainer minWidth={960}>
+      <Table striped highlightOnHover data-testid="leads-table">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th w={36}>
+              <Checkbox
+                aria-label="Select all leads shown"
+                checked={picked > 0 && picked === rows.length}
+                indeterminate={picked > 0 && picked < rows.length}
+                onChange={(e) => onSelect(rows, e.currentTarget.checked)}
+                data-testid="select-all"
+              />
+            </Table.Th>
+            {columns.map((c) =>
+              SORT_BY[c.key] ? (
+                <SortHeader key={c.key} column={c} dateType={SORT_BY[c.key]} sort={sort} onSort={onSort} />
+              ) : (
+                <Table.Th key={c.key} style={{ whiteSpace: 'nowrap' }}>
+                  {c.label}
+                </Table.Th>
+              ),
+            )}
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.map((lead) => {
+            const name = `${lead.first_name} ${lead.last_name}`;
+            return (
+              <Table.Tr
+                key={lead.id}
+                data-testid="lead-row"
+                data-lead-id={lead.id}
+                tabIndex={0}
+                aria-label={`Lead ${name}, ${lead.status}`}
+                style={{ cursor: 'pointer' }}
+                onClick={() => onOpen(lead.id)}
+                onKeyDown={(e) => onRowKey(e, () => onOpen(lead.id))}
+              >
+                {/* The checkbox's cell takes the click, so ticking never opens the lead. */}
+                <Table.Td onClick={(e) => e.stopPropagation()}>
+                  <Checkbox
+                    aria-label={`Select ${name}`}
+                    checked={selected.has(lead.id)}
+                    onChange={(e) => onSelect([lead], e.currentTarget.checked)}
+                    data-testid="lead-select"
+                  />
+                </Table.Td>
+                {columns.map((c) => {
+                  const text = c.render(lead);
+                  return (
+                    <Table.Td key={c.key} style={CELL} title={text}>
+                      {c.key === 'status' ? (
+                        <Badge color={STATUS_COLOR[lead.status]} data-testid="lead-row-status">
+                          {lead.status}
+                        </Badge>
+                      ) : (
+                        text
+                      )}
+                    </Table.Td>
+                  );
+                })}
+              </Table.Tr>
+            );
+          })}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}

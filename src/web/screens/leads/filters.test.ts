@@ -1,0 +1,31 @@
+// The Leads screen's URL ⇄ filter mapping, sorting by a date column, and the folded-filter count.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { countActive, countMore, filtersToParams, parseFilters, sortBy } from './filters';
+
+test('the sort order round-trips through the URL, only when it is not the default', () => {
+  assert.deepEqual(parseFilters(new URLSearchParams('order=asc&date_type=ftd')), { order: 'asc', date_type: 'ftd' });
+  assert.deepEqual(parseFilters(new URLSearchParams('order=sideways')), {});
+  assert.equal(filtersToParams({ order: 'desc', country: ['DE'] }).toString(), 'country=DE');
+  assert.equal(filtersToParams({ order: 'asc' }).toString(), 'order=asc');
+});
+
+test('a date header sorts by its date newest first; a second click reverses, a third restores', () => {
+  const byDelivery = sortBy({ status: ['delivered'] }, 'delivered');
+  assert.deepEqual(byDelivery, { status: ['delivered'], date_type: 'delivered' });
+  const reversed = sortBy(byDelivery, 'delivered');
+  assert.equal(reversed.order, 'asc');
+  assert.equal(sortBy(reversed, 'delivered').order, undefined);
+  // Another column starts newest first again.
+  assert.deepEqual(sortBy(reversed, 'registration'), { status: ['delivered'], date_type: 'registration' });
+  // Registration is the default: its first click reverses.
+  assert.equal(sortBy({}, 'registration').order, 'asc');
+});
+
+test('the order is not a filter; the folded filters are counted', () => {
+  assert.equal(countActive({ order: 'asc' }), 0);
+  assert.equal(countActive({ order: 'asc', country: ['DE', 'AT'], q: 'Ada' }), 3);
+  assert.equal(countMore({ country: ['DE'], q: 'Ada', partner_id: 'p' }), 0);
+  assert.equal(countMore({ date_type: 'ftd', sale_status: 'FTD', sub_id3: 'x', is_ftd: false, flow_id: 'f' }), 5);
+  assert.equal(countMore({ date_type: 'registration' }), 0);
+});
