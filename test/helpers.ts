@@ -200,3 +200,36 @@ export async function getJson(ta: TestApp, url: string, token = ta.ownerToken) {
   if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
   return res.json();
 }
+
+/** RFC 4180, strictly: a quote inside an unquoted cell or a stray character after a closing quote throws. */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let i = 0;
+  for (;;) {
+    let cell = '';
+    if (text[i] === '"') {
+      i++;
+      for (;;) {
+        if (i >= text.length) throw new Error('unterminated quote');
+        if (text[i] === '"' && text[i + 1] === '"') (cell += '"'), (i += 2);
+        else if (text[i] === '"') break;
+        else cell += text[i++];
+      }
+      i++;
+    } else {
+      while (i < text.length && text[i] !== ',' && text[i] !== '\r') {
+        if (text[i] === '"' || text[i] === '\n') throw new Error(`bad character at ${i}`);
+        cell += text[i++];
+      }
+    }
+    row.push(cell);
+    if (text[i] === ',') i++;
+    else if (text.startsWith('\r\n', i)) {
+      rows.push(row);
+      row = [];
+      i += 2;
+      if (i === text.length) return rows;
+    } else throw new Error(`expected , or CRLF at ${i}: ${JSON.stringify(text.slice(i, i + 20))}`);
+  }
+}

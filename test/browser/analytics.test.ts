@@ -4,6 +4,7 @@
 // rows, with an invalid choice answered by the API's own message.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -136,6 +137,45 @@ test('the Overview shows the API’s KPIs and top lists; Analytics groups by cou
   await page.getByRole('button', { name: `Expand ${first.label}` }).click();
   const children = await page.getByTestId('report-child-row').evaluateAll((trs) => trs.map((tr) => tr.querySelector('td')!.textContent));
   assert.deepEqual(children, first.children.map((c: { label: string }) => c.label));
+
+  // The CSV is the report on screen: its groups, each with its inner groups, then the total.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('report-csv').click()]);
+  const csv = readFileSync((await download.path())!, 'utf8').trim().split('\r\n');
+  assert.match(download.suggestedFilename(), /^report-country-partner-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv$/);
+  assert.equal(csv[0].split(',').slice(0, 4).join(','), 'country,country_key,partner,partner_key');
+  const childCount = nested.rows.reduce((n: number, r: { children: unknown[] }) => n + r.children.length, 0);
+  assert.equal(csv.length, 1 + nested.rows.length + childCount + 1);
+  assert.match(csv[csv.length - 1], /^Total,/);
+
+  // The date boxes show the range the report covers (the last 30 days by default), not placeholders.
+  const dayOf = (ms: number) => new Intl.DateTimeFormat('en-CA', { timeZone: whoami.operator.timezone }).format(new Date(ms));
+  assert.equal(await page.getByLabel('From', { exact: true }).inputValue(), dayOf(Date.parse(nested.from)));
+  assert.equal(await page.getByLabel('To', { exact: true }).inputValue(), today);
+  assert.equal(await page.getByRole('button', { name: 'Last 30 days' }).getAttribute('aria-pressed'), 'true');
+
+  // A preset applies at once, in the operator's days; the chart of days by country draws a line per country.
+  await page.goto(`http://127.0.0.1:${server.port}/analytics?group_by=day&then_by=country`);
+  await page.getByRole('button', { name: 'Last 7 days' }).click();
+  await page.waitForURL(/date_from=/);
+  const url = new URL(page.url());
+  assert.equal(url.searchParams.get('date_to'), today);
+  assert.equal(url.searchParams.get('date_from'), dayOf(Date.parse(`${today}T12:00:00Z`) - 6 * 86_400_000));
+  await waitUntil('the preset marked', async () => (await page.getByRole('button', { name: 'Last 7 days' }).getAttribute('aria-pressed')) === 'true');
+  const week = await get(`/api/analytics/report?group_by=day&${url.searchParams}`);
+  assert.equal(week.rows.length, 7);
+  const chart = page.locator('[data-testid="report-chart"][data-breakdown="country"]');
+  await chart.waitFor();
+  const biggest = new Map<string, number>();
+  for (const r of week.rows) for (const c of r.children) biggest.set(c.label, (biggest.get(c.label) ?? 0) + c.leads);
+  const top = [...biggest].sort((a, b) => b[1] - a[1])[0][0];
+  assert.ok((await chart.innerText()).includes(top), `the legend names ${top}`);
+  await screenshot(page, 'analytics-day-country');
+
+  // By day alone: FTDs on their own axis at the right, so they do not lie flat under the leads.
+  await page.goto(`http://127.0.0.1:${server.port}/analytics`);
+  await page.getByTestId('report-chart').waitFor();
+  assert.equal(await page.locator('[data-testid="report-chart"] .recharts-yAxis').count(), 2);
+  await screenshot(page, 'analytics-ftd-axis');
 
   // An operator whose role has no analytics: a welcome with what they can open, no broken screen.
   const role = await api.create('/api/roles', { name: 'Lead desk', permissions: ['leads:view'] });

@@ -23,6 +23,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/analytics/report/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a report as CSV
+         * @description The report getAnalyticsReport answers for the same query, as one CSV file (UTF-8, RFC 4180, CRLF line ends): a header row, then one row per group and, with then_by, one row per inner group after its group, then a Total row. Columns: the grouping (label, then key: the day, country code or entity id) for group_by and then_by, the measures, currency. Text cells that a spreadsheet would run as a formula get a leading single quote. The range is date_from … date_to in `timezone` (default: the operator's own), at most 366 days; days, weeks (ISO, Monday to Sunday) and months are calendar periods of that time zone, exact across DST changes. Amounts are decimal numbers in `currency`; conversion_rate = ftds / delivered.
+         *
+         *     Access: needs the `analytics:view` permission (key scope and role).
+         */
+        get: operations["exportAnalyticsReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/analytics/summary": {
         parameters: {
             query?: never;
@@ -1449,6 +1471,108 @@ export interface operations {
                             revenue: number;
                         };
                     };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportAnalyticsReport: {
+        parameters: {
+            query?: {
+                /** @description Only leads of these campaigns (repeat the parameter for several) */
+                campaign_id?: string[];
+                /** @description Only leads from these countries (repeat the parameter for several) */
+                country?: string[];
+                /** @description Start, inclusive; default: 29 days before date_to (30 days in all). A day (YYYY-MM-DD, in `timezone`) or an ISO 8601 date-time with Z or an offset. */
+                date_from?: string;
+                /** @description End: a day counts through its last instant, a date-time is exclusive; default: today. At most 366 days after date_from. A day (YYYY-MM-DD, in `timezone`) or an ISO 8601 date-time with Z or an offset. */
+                date_to?: string;
+                /** @description registration: every measure counts on the day the lead registered (leads.created_at). ftd: FTDs, and the revenue of leads that made one, count on the day of the first deposit (leads.ftd_at); leads, statuses, cost and the revenue of leads without an FTD (e.g. paid per lead) stay on the registration day. */
+                date_type?: "registration" | "ftd";
+                /** @description Only leads of these flows (repeat the parameter for several) */
+                flow_id?: string[];
+                /** @description First level: day (the default), week (ISO, from Monday), month, or an entity */
+                group_by?: "day" | "week" | "month" | "partner" | "traffic_provider" | "campaign" | "flow" | "country";
+                /** @description Only leads of these partners (repeat the parameter for several) */
+                partner_id?: string[];
+                /** @description Second level inside each group, different from group_by */
+                then_by?: "day" | "week" | "month" | "partner" | "traffic_provider" | "campaign" | "flow" | "country";
+                /** @description IANA time zone of days, weeks and months, e.g. Europe/Berlin; default: the operator's own */
+                timezone?: string;
+                /** @description Only leads of these traffic providers (repeat the parameter for several) */
+                traffic_provider_id?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, sent as an attachment */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             /** @description validation_failed: the input is malformed; `errors` names each bad field */

@@ -14,7 +14,7 @@ import {
   type LeadInput,
   assertAnalyticsGroups,
 } from '../../../../test/fixtures.js';
-import { buildTestApp, call, getJson, expectProblem, forEachDatabase, newApiKey, newOperator } from '../../../../test/helpers.js';
+import { buildTestApp, call, getJson, expectProblem, forEachDatabase, newApiKey, newOperator, parseCsv } from '../../../../test/helpers.js';
 
 
 const MARCH_BERLIN = 'date_from=2026-03-01&date_to=2026-03-31&timezone=Europe/Berlin';
@@ -136,6 +136,39 @@ forEachDatabase('Analytics', (engine) => {
     const dayRows = rows.filter((r) => r.created_at!.startsWith('2026-03-02'));
     assert.equal(one.rows.length, 1);
     assert.deepEqual(one.rows[0].children.map((c: any) => c.key).sort(), [...new Set(dayRows.map((r) => r.country))].sort());
+  });
+
+  test('a report as CSV: the same groups, inner groups after their group, the totals; formula-like names guarded', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await insertAnalyticsWorld(ta.db);
+    await ta.db.updateTable('partners').set({ name: '=HYPERLINK("x")' }).where('id', '=', w.p1).execute();
+    await insertLeads(ta.db, analyticsDataset(w));
+    for (const qs of [`group_by=partner&${MARCH_BERLIN}`, `group_by=day&then_by=partner&${MARCH_BERLIN}`]) {
+      const body = await getJson(ta, `/api/analytics/report?${qs}`);
+      const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/analytics/report/export?${qs}` });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.match(String(res.headers['content-type']), /^text\/csv/);
+      assert.equal(res.headers['content-disposition'], `attachment; filename="report-${body.then_by ? `${body.group_by}-${body.then_by}` : body.group_by}-2026-03-01-to-2026-03-31.csv"`);
+      const [header, ...lines] = parseCsv(res.body);
+      const measures = ['leads', 'delivered', 'rejected', 'duplicates', 'failed', 'ftds', 'conversion_rate', 'revenue', 'cost', 'profit'];
+      const levels = body.then_by ? [body.group_by, body.then_by] : [body.group_by];
+      assert.deepEqual(header, [...levels.flatMap((d: string) => [d, `${d}_key`]), ...measures, 'currency']);
+      const guard = (label: string) => (label.startsWith('=') ? `'${label}` : label);
+      const expected: string[][] = [];
+      const blank = body.then_by ? ['', ''] : [];
+      const m = (g: Record<string, number>) => [...measures.map((k) => String(g[k])), 'USD'];
+      for (const row of body.rows) {
+        expected.push([guard(row.label), row.key ?? '', ...blank, ...m(row)]);
+        for (const c of row.children ?? []) expected.push([guard(row.label), row.key ?? '', guard(c.label), c.key ?? '', ...m(c)]);
+      }
+      expected.push(['Total', '', ...blank, ...m(body.totals)]);
+      assert.deepEqual(lines, expected, qs);
+      assert.ok(lines.some((l) => l.includes(`'=HYPERLINK("x")`)), 'the formula-like partner name is guarded');
+    }
+    // Same validation and access as the report.
+    expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/analytics/report/export?group_by=colour' }), 400, 'validation_failed');
+    const noRole = await newOperator(ta, ['leads:view']);
+    expectProblem(await call(ta.app, noRole.token, { method: 'GET', url: '/api/analytics/report/export' }), 403, 'forbidden');
   });
 
   test('filters narrow every measure: partner, traffic provider, campaign, flow, country (several values)', async (t) => {

@@ -2,7 +2,7 @@
 // filters as search, and streaming in keyset chunks as the reader takes them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildTestApp, call, forEachDatabase, newApiKey, newOperator, type TestApp } from '../../../../test/helpers.js';
+import { buildTestApp, call, forEachDatabase, newApiKey, newOperator, parseCsv, type TestApp } from '../../../../test/helpers.js';
 import { insertLeads, insertLeadWorld, leadRow, type LeadInput } from '../../../../test/fixtures.js';
 import { nowIso } from '../../db/ids.js';
 import { exportStream } from './export.js';
@@ -17,39 +17,6 @@ const HEADER = [
   'flow_id', 'flow_name', 'partner_id', 'partner_name', 'status', 'reason', 'partner_lead_id', 'sale_status', 'autologin_url',
   'delivered_at', 'ftd_at', 'is_ftd', 'status_updated_at', 'payout', 'revenue',
 ];
-
-/** RFC 4180, strictly: a quote inside an unquoted cell or a stray character after a closing quote throws. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let i = 0;
-  for (;;) {
-    let cell = '';
-    if (text[i] === '"') {
-      i++;
-      for (;;) {
-        if (i >= text.length) throw new Error('unterminated quote');
-        if (text[i] === '"' && text[i + 1] === '"') (cell += '"'), (i += 2);
-        else if (text[i] === '"') break;
-        else cell += text[i++];
-      }
-      i++;
-    } else {
-      while (i < text.length && text[i] !== ',' && text[i] !== '\r') {
-        if (text[i] === '"' || text[i] === '\n') throw new Error(`bad character at ${i}`);
-        cell += text[i++];
-      }
-    }
-    row.push(cell);
-    if (text[i] === ',') i++;
-    else if (text.startsWith('\r\n', i)) {
-      rows.push(row);
-      row = [];
-      i += 2;
-      if (i === text.length) return rows;
-    } else throw new Error(`expected , or CRLF at ${i}: ${JSON.stringify(text.slice(i, i + 20))}`);
-  }
-}
 
 async function csv(ta: TestApp, qs = '', token = ta.ownerToken) {
   const res = await call(ta.app, token, { method: 'GET', url: `/api/leads/export${qs ? `?${qs}` : ''}` });

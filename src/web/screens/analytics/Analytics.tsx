@@ -1,12 +1,13 @@
-import { Card, Stack, Text, Title } from '@mantine/core';
+import { Alert, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import { api, must } from '../../api/client';
+import { api, must, problemText } from '../../api/client';
+import { saveAnswer } from '../../ui/download';
 import { Loading } from '../../Loading';
 import { ErrorAlert } from '../../ui/EditorPage';
 import { useWhoami } from '../../whoami';
-import { formToParams, parseForm, type ReportForm } from './report';
+import { formToParams, parseForm, dayIn, type ReportForm } from './report';
 import { ReportChart } from './ReportChart';
 import { ReportPickers } from './ReportPickers';
 import { ReportTable } from './ReportTable';
@@ -29,15 +30,41 @@ export default function Analytics() {
     placeholderData: keepPreviousData,
   });
 
+  const [downloading, setDownloading] = useState(false);
+  const [downloadError, setDownloadError] = useState<string | null>(null);
+  async function downloadCsv() {
+    setDownloading(true);
+    setDownloadError(null);
+    try {
+      saveAnswer(await api.GET('/api/analytics/report/export', { params: { query: form }, parseAs: 'blob' }), 'report.csv');
+    } catch (err) {
+      setDownloadError(problemText(err));
+    } finally {
+      setDownloading(false);
+    }
+  }
+
   if (whoami.isPending) return <Loading />;
   if (whoami.isError) return <ErrorAlert error={whoami.error} />;
   if (!allowed) return <Text data-testid="analytics-forbidden">Your role does not include analytics (analytics:view).</Text>;
 
   const data = report.isError ? undefined : report.data;
+  const timeZone = data?.timezone ?? whoami.data?.operator.timezone ?? 'UTC';
+  const covered = data ? { date_from: dayIn(data.timezone, new Date(data.from)), date_to: dayIn(data.timezone, new Date(Date.parse(data.to) - 1)) } : null;
   return (
     <Stack>
-      <Title order={2}>Analytics</Title>
-      <ReportPickers value={form} onApply={(f: ReportForm) => setParams(formToParams(f))} />
+      <Group justify="space-between">
+        <Title order={2}>Analytics</Title>
+        <Button variant="default" onClick={downloadCsv} loading={downloading} disabled={!data} data-testid="report-csv">
+          Download CSV
+        </Button>
+      </Group>
+      <ReportPickers value={form} onApply={(f: ReportForm) => setParams(formToParams(f))} covered={covered} timeZone={timeZone} />
+      {downloadError && (
+        <Alert color="red" role="alert" withCloseButton onClose={() => setDownloadError(null)}>
+          {downloadError}
+        </Alert>
+      )}
       {report.isError && <ErrorAlert error={report.error} />}
       {report.isPending ? (
         <Loading />
@@ -52,7 +79,7 @@ export default function Analytics() {
           ) : (
             <>
               <Card withBorder>
-                <ReportChart rows={data.rows} groupBy={data.group_by} />
+                <ReportChart rows={data.rows} groupBy={data.group_by} thenBy={data.then_by} />
               </Card>
               <ReportTable key={search} report={data} />
             </>

@@ -1,6 +1,6 @@
 import { Button, Group, Select, SimpleGrid, TextInput } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
-import { DATE_TYPES, DIMENSIONS, type DateType, type Dimension, type ReportForm } from './report';
+import { DATE_TYPES, DIMENSIONS, PRESETS, presetRange, dayIn, type DateType, type Dimension, type ReportForm } from './report';
 import { CountriesInput } from '../../ui/inputs';
 
 /**
@@ -8,10 +8,28 @@ import { CountriesInput } from '../../ui/inputs';
  * Nothing is checked here: the API's own messages (a range too long, the same grouping twice)
  * come back readably, so the screen cannot disagree with the server.
  */
-export function ReportPickers({ value, onApply }: { value: ReportForm; onApply: (f: ReportForm) => void }) {
+interface Props {
+  value: ReportForm;
+  onApply: (f: ReportForm) => void;
+  /** The days the report on screen covers: shown in the date boxes the URL leaves empty (the default range). */
+  covered: { date_from: string; date_to: string } | null;
+  /** The operator's time zone, whose "today" the presets start from. */
+  timeZone: string;
+}
+
+export function ReportPickers({ value, onApply, covered, timeZone }: Props) {
   const [draft, setDraft] = useState<ReportForm>(value);
-  // The URL is the truth: back/forward or a reset replaces what the form shows.
-  useEffect(() => setDraft(value), [value]);
+  // The URL is the truth: back/forward or a reset replaces what the form shows; dates it leaves
+  // out show the range the report actually covers, never an empty box.
+  useEffect(
+    () => setDraft({ ...value, date_from: value.date_from ?? covered?.date_from, date_to: value.date_to ?? covered?.date_to }),
+    [value, covered?.date_from, covered?.date_to],
+  );
+  const today = dayIn(timeZone);
+  const active = PRESETS.find((p) => {
+    const r = presetRange(p.value, today);
+    return covered && r.date_from === covered.date_from && r.date_to === covered.date_to;
+  })?.value;
 
   function submit(e: FormEvent) {
     e.preventDefault();
@@ -28,6 +46,19 @@ export function ReportPickers({ value, onApply }: { value: ReportForm; onApply: 
 
   return (
     <form onSubmit={submit} aria-label="Report options">
+      <Group gap={6} mb="xs" role="group" aria-label="Date range presets">
+        {PRESETS.map((p) => (
+          <Button
+            key={p.value}
+            size="compact-sm"
+            variant={active === p.value ? 'filled' : 'default'}
+            aria-pressed={active === p.value}
+            onClick={() => onApply({ ...value, ...presetRange(p.value, today) })}
+          >
+            {p.label}
+          </Button>
+        ))}
+      </Group>
       <SimpleGrid cols={{ base: 2, md: 3, lg: 6 }} spacing="sm" verticalSpacing="xs">
         {date('date_from', 'From')}
         {date('date_to', 'To')}

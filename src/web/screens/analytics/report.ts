@@ -63,6 +63,41 @@ export function formToParams(f: ReportForm): URLSearchParams {
   return p;
 }
 
+// ---- date presets ----
+
+export type Preset = 'today' | 'yesterday' | 'last7' | 'last30' | 'this_month' | 'last_month';
+export const PRESETS: { value: Preset; label: string }[] = [
+  { value: 'today', label: 'Today' },
+  { value: 'yesterday', label: 'Yesterday' },
+  { value: 'last7', label: 'Last 7 days' },
+  { value: 'last30', label: 'Last 30 days' },
+  { value: 'this_month', label: 'This month' },
+  { value: 'last_month', label: 'Last month' },
+];
+
+/** The date (YYYY-MM-DD) of an instant (default: now) in a time zone. */
+export const dayIn = (timeZone: string, now = new Date()) => new Intl.DateTimeFormat('en-CA', { timeZone }).format(now);
+
+/** A preset's first and last day, both inclusive, from today's date in the operator's zone. */
+export function presetRange(preset: Preset, today: string): { date_from: string; date_to: string } {
+  const [y, m, d] = today.split('-').map(Number);
+  const day = (yy: number, mm: number, dd: number) => new Date(Date.UTC(yy, mm - 1, dd)).toISOString().slice(0, 10);
+  switch (preset) {
+    case 'today':
+      return { date_from: today, date_to: today };
+    case 'yesterday':
+      return { date_from: day(y, m, d - 1), date_to: day(y, m, d - 1) };
+    case 'last7':
+      return { date_from: day(y, m, d - 6), date_to: today };
+    case 'last30':
+      return { date_from: day(y, m, d - 29), date_to: today };
+    case 'this_month':
+      return { date_from: day(y, m, 1), date_to: today };
+    case 'last_month':
+      return { date_from: day(y, m - 1, 1), date_to: day(y, m, 0) };
+  }
+}
+
 // ---- measures ----
 
 const counts = new Intl.NumberFormat();
@@ -101,3 +136,56 @@ export const MEASURES: MeasureColumn[] = [
   money('cost', 'Cost'),
   money('profit', 'Profit'),
 ];
+
+// ---- chart ----
+
+export interface ChartSeries {
+  name: string;
+  label: string;
+  color: string;
+  yAxisId?: string;
+}
+
+export type ChartMeasure = 'leads' | 'delivered' | 'ftds';
+export const CHART_MEASURES: { value: ChartMeasure; label: string }[] = [
+  { value: 'leads', label: 'Leads' },
+  { value: 'delivered', label: 'Delivered' },
+  { value: 'ftds', label: 'FTDs' },
+];
+
+/** A period × entity chart draws one line per entity: the biggest ones, the rest as "Others". */
+const MAX_LINES = 6;
+const LINE_COLORS = ['blue.6', 'teal.6', 'orange.6', 'grape.6', 'red.6', 'lime.7', 'gray.6'];
+
+/**
+ * Each period's inner groups as lines: the MAX_LINES groups biggest over the whole range, and the
+ * rest summed as "Others", so every period's lines add up to its total.
+ */
+export function breakdown(rows: Row[], measure: ChartMeasure) {
+  const totals = new Map<string, { label: string; total: number }>();
+  for (const r of rows) {
+    for (const c of r.children ?? []) {
+      const k = c.key ?? '';
+      const t = totals.get(k) ?? { label: c.label, total: 0 };
+      t.total += c[measure];
+      totals.set(k, t);
+    }
+  }
+  const ranked = [...totals].sort((a, b) => b[1].total - a[1].total);
+  const shown = ranked.length > MAX_LINES + 1 ? ranked.slice(0, MAX_LINES) : ranked;
+  const others = ranked.length > shown.length;
+  const series: ChartSeries[] = shown.map(([, t], i) => ({ name: `g${i}`, label: t.label, color: LINE_COLORS[i] }));
+  if (others) series.push({ name: 'others', label: `Others (${ranked.length - shown.length})`, color: LINE_COLORS[MAX_LINES] });
+  const data = rows.map((r) => {
+    const point: Record<string, string | number> = { label: r.label };
+    shown.forEach((_, i) => (point[`g${i}`] = 0));
+    if (others) point.others = 0;
+    for (const c of r.children ?? []) {
+      const i = shown.findIndex(([k]) => k === (c.key ?? ''));
+      const name = i >= 0 ? `g${i}` : 'others';
+      point[name] = (point[name] as number) + c[measure];
+    }
+    return point;
+  });
+  return { data, series };
+}

@@ -1,6 +1,6 @@
-import { api, problemText } from '../../api/client';
+import { api } from '../../api/client';
 import type { paths } from '../../api/schema';
-import { saveBlob } from '../../ui/download';
+import { saveAnswer } from '../../ui/download';
 
 type ExportQuery = NonNullable<paths['/api/leads/export']['get']['parameters']['query']>;
 
@@ -10,8 +10,5 @@ type ExportQuery = NonNullable<paths['/api/leads/export']['get']['parameters']['
  * Throws with the API's message.
  */
 export async function downloadLeads(query: ExportQuery): Promise<void> {
-  const res = await api.GET('/api/leads/export', { params: { query }, parseAs: 'blob' });
-  if (res.error !== undefined || !res.data) throw new Error(problemText(res.error));
-  const name = /filename="?([^";]+)"?/.exec(res.response.headers.get('content-disposition') ?? '')?.[1] ?? 'leads.csv';
-  saveBlob(res.data as Blob, name);
+  saveAnswer(await api.GET('/api/leads/export', { params: { query }, parseAs: 'blob' }), 'leads.csv');
 }
