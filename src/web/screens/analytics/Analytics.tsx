@@ -1,6 +1,6 @@
 import { Alert, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { api, must, problemText } from '../../api/client';
 import { saveAnswer } from '../../ui/download';
@@ -30,19 +30,9 @@ export default function Analytics() {
     placeholderData: keepPreviousData,
   });
 
-  const [downloading, setDownloading] = useState(false);
-  const [downloadError, setDownloadError] = useState<string | null>(null);
-  async function downloadCsv() {
-    setDownloading(true);
-    setDownloadError(null);
-    try {
-      saveAnswer(await api.GET('/api/analytics/report/export', { params: { query: form }, parseAs: 'blob' }), 'report.csv');
-    } catch (err) {
-      setDownloadError(problemText(err));
-    } finally {
-      setDownloading(false);
-    }
-  }
+  const downloadCsv = useMutation({
+    mutationFn: async () => saveAnswer(await api.GET('/api/analytics/report/export', { params: { query: form }, parseAs: 'blob' }), 'report.csv'),
+  });
 
   if (whoami.isPending) return <Loading />;
   if (whoami.isError) return <ErrorAlert error={whoami.error} />;
@@ -55,14 +45,14 @@ export default function Analytics() {
     <Stack>
       <Group justify="space-between">
         <Title order={2}>Analytics</Title>
-        <Button variant="default" onClick={downloadCsv} loading={downloading} disabled={!data} data-testid="report-csv">
+        <Button variant="default" onClick={() => downloadCsv.mutate()} loading={downloadCsv.isPending} disabled={!data} data-testid="report-csv">
           Download CSV
         </Button>
       </Group>
       <ReportPickers value={form} onApply={(f: ReportForm) => setParams(formToParams(f))} covered={covered} timeZone={timeZone} />
-      {downloadError && (
-        <Alert color="red" role="alert" withCloseButton onClose={() => setDownloadError(null)}>
-          {downloadError}
+      {downloadCsv.isError && (
+        <Alert color="red" role="alert" withCloseButton onClose={() => downloadCsv.reset()}>
+          {problemText(downloadCsv.error)}
         </Alert>
       )}
       {report.isError && <ErrorAlert error={report.error} />}

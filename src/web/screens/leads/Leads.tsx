@@ -1,4 +1,5 @@
 import { Alert, Button, Checkbox, Group, Menu, Stack, Text, Title } from '@mantine/core';
+import { useMutation } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { api, must, problemText } from '../../api/client';
@@ -27,8 +28,8 @@ export default function Leads() {
   const filters = useMemo(() => parseFilters(new URLSearchParams(search)), [search]);
   const [columns, setColumns] = useState(loadColumns);
   const [openLead, setOpenLead] = useState<string | null>(null);
-  const [exporting, setExporting] = useState(false);
-  const [exportError, setExportError] = useState<string | null>(null);
+  // Like Export selected (LeadsBulk): one mutation holds the download's progress and refusal.
+  const exportCsv = useMutation({ mutationFn: () => downloadLeads(filters) });
   const [selected, setSelected] = useState<ReadonlyMap<string, Lead>>(new Map());
   // A selection belongs to the rows it was made on: new filters start a new one.
   useEffect(() => setSelected(new Map()), [search]);
@@ -72,18 +73,6 @@ export default function Leads() {
     saveColumns(next);
   }
 
-  async function exportCsv() {
-    setExporting(true);
-    setExportError(null);
-    try {
-      await downloadLeads(filters);
-    } catch (err) {
-      setExportError(problemText(err));
-    } finally {
-      setExporting(false);
-    }
-  }
-
   return (
     <Stack gap="sm">
       <Group justify="space-between">
@@ -117,7 +106,7 @@ export default function Leads() {
               ))}
             </Menu.Dropdown>
           </Menu>
-          <Button variant="default" onClick={exportCsv} loading={exporting}>
+          <Button variant="default" onClick={() => exportCsv.mutate()} loading={exportCsv.isPending}>
             Export CSV
           </Button>
         </Group>
@@ -128,9 +117,9 @@ export default function Leads() {
           By {DATE_TYPES.find((d) => d.value === dateType)!.label.toLowerCase()} date: leads without one are left out.
         </Text>
       )}
-      {exportError && (
-        <Alert color="red" role="alert" withCloseButton onClose={() => setExportError(null)}>
-          {exportError}
+      {exportCsv.isError && (
+        <Alert color="red" role="alert" withCloseButton onClose={() => exportCsv.reset()}>
+          {problemText(exportCsv.error)}
         </Alert>
       )}
       {leads.isError && (
