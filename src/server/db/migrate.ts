@@ -8,6 +8,7 @@ import * as distribution from './migrations/20261122T030000Z_distribution.js';
 import * as duplicateLookup from './migrations/20261122T040000Z_duplicate_lookup.js';
 import * as twoFactor from './migrations/20261122T050000Z_two_factor.js';
 import * as saleStatusValues from './migrations/20261125T000000Z_sale_status_values.js';
+import * as attemptReports from './migrations/20261125T010000Z_attempt_reports.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -24,6 +25,7 @@ const migrations: [string, Migration][] = [
   ['20261122T040000Z_duplicate_lookup', duplicateLookup],
   ['20261122T050000Z_two_factor', twoFactor],
   ['20261125T000000Z_sale_status_values', saleStatusValues],
+  ['20261125T010000Z_attempt_reports', attemptReports],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

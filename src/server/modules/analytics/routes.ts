@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { principalOf, type App } from '../../types.js';
 import { reportCsv, reportFileName } from './csv.js';
+import { PartnerPerformance, partnerPerformance, partnerPerformanceCsv, partnerPerformanceFileName, PartnerPerformanceQuery } from './partners.js';
 import { Report, ReportQuery, Summary, SummaryQuery } from './schemas.js';
 import { report, summary } from './service.js';
 
@@ -71,6 +72,57 @@ export default async function analyticsRoutes(app: App) {
         .header('content-disposition', `attachment; filename="${reportFileName(r)}"`)
         .header('cache-control', 'no-store')
         .send(reportCsv(r));
+    },
+  );
+
+  const PARTNER_RULES =
+    'Counted from delivery attempts by the time of the call (requested_at): a lead refused by one partner and taken by the next counts for both. ' +
+    'The range is date_from … date_to in `timezone` (default: the operator\'s own), at most 366 days. Filters on provider, campaign, flow and country apply to the attempted leads.';
+
+  app.get(
+    '/api/analytics/partners',
+    {
+      config: { permission: 'analytics:view' },
+      schema: {
+        operationId: 'getPartnerPerformance',
+        tags: ['Analytics'],
+        summary: 'Partner performance: attempts, acceptance rate, answer time, top refusal reasons',
+        description: `Per partner: finished calls, accepted, rejected, failed (timeouts, errors), acceptance_rate = accepted / attempts, the mean answer time and the most frequent refusal reasons; with then_by=traffic_provider, the provider × partner grid. ${PARTNER_RULES}`,
+        querystring: PartnerPerformanceQuery,
+        response: { 200: PartnerPerformance },
+      },
+    },
+    async (req) => partnerPerformance(app.db, req.query, principalOf(req).operator.timezone),
+  );
+
+  app.get(
+    '/api/analytics/partners/export',
+    {
+      config: { permission: 'analytics:view' },
+      schema: {
+        operationId: 'exportPartnerPerformance',
+        tags: ['Analytics'],
+        summary: 'Download partner performance as CSV',
+        description:
+          'What getPartnerPerformance answers for the same query, as one CSV file (UTF-8, RFC 4180, CRLF line ends): a header row, one row per partner ' +
+          '(its top reasons joined by "; "), with then_by its groups after it, then a Total row. Text cells that a spreadsheet would run as a formula get a leading single quote. ' +
+          PARTNER_RULES,
+        querystring: PartnerPerformanceQuery,
+        response: {
+          200: {
+            description: 'The CSV file, sent as an attachment',
+            content: { 'text/csv': { schema: Type.String({ description: 'CSV: a header row, the partners, a Total row' }) } },
+          },
+        },
+      },
+    },
+    async (req, reply) => {
+      const r = await partnerPerformance(app.db, req.query, principalOf(req).operator.timezone);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${partnerPerformanceFileName(r)}"`)
+        .header('cache-control', 'no-store')
+        .send(partnerPerformanceCsv(r));
     },
   );
 }

@@ -144,7 +144,7 @@ function periodLabel(dim: Dimension, day: DayNumber): string {
 }
 
 let regionNames: Intl.DisplayNames | null = null;
-function countryName(code: string): string {
+export function countryName(code: string): string {
   try {
     regionNames ??= new Intl.DisplayNames(['en'], { type: 'region' });
     return regionNames.of(code) ?? code;

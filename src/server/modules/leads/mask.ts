@@ -235,3 +235,12 @@ export function maskContactLike(text: string): string {
       return PLUS_AT_START.test(m) ? maskPhone(`+${digits}`) : maskPhone(digits);
     });
 }
+
+/**
+ * For text that many leads share (a partner's refusal reasons summed up in a report): every
+ * email-shaped word becomes {email} and every number of 6 digits or more {number}, so "email
+ * a@b.c exists" and "email d@e.f exists" are one reason, and no lead's contact shows.
+ */
+export function contactPlaceholders(text: string): string {
+  return text.replace(ANY_EMAIL, '{email}').replace(ANY_PHONE, '{number}');
+}

@@ -1,0 +1,216 @@
+// Partner performance: what each partner did with the leads offered to it, counted from delivery
+// attempts (a lead refused by partner A and taken by partner B counts for both), by the time of
+// the call. The leads report cannot say this: a rejected lead has no partner of its own.
+import { sql, type SelectQueryBuilder } from 'kysely';
+import { Type, type Static } from 'typebox';
+import type { DB } from '../../db/database.js';
+import { csvCell } from '../../http/csv.js';
+import { contactPlaceholders } from '../leads/mask.js';
+import { entityNames } from './queries.js';
+import { resolveRange } from './range.js';
+import { AnalyticsQuery } from './schemas.js';
+import { countryName } from './service.js';
+
+const InnerSchema = (description?: string) =>
+  Type.Union([Type.Literal('traffic_provider'), Type.Literal('campaign'), Type.Literal('flow'), Type.Literal('country')], description ? { description } : {});
+const INNER_COLUMN = { traffic_provider: 'traffic_provider_id', campaign: 'campaign_id', flow: 'flow_id', country: 'country' } as const;
+const INNER_NONE = { traffic_provider: 'No traffic provider', campaign: 'No campaign', flow: 'No flow', country: 'Unknown country' } as const;
+const TOP_REASONS = 5;
+
+const { date_type: _dateType, ...rangeAndFilters } = AnalyticsQuery;
+export const PartnerPerformanceQuery = Type.Object(
+  {
+    ...rangeAndFilters,
+    then_by: Type.Optional(InnerSchema("Split each partner by the leads' traffic provider (the provider × partner grid), campaign, flow or country")),
+  },
+  { additionalProperties: false },
+);
+export type PartnerPerformanceQueryT = Static<typeof PartnerPerformanceQuery>;
+
+const Count = (description: string) => Type.Integer({ minimum: 0, description });
+const measureFields = {
+  attempts: Count('Calls to the partner that finished (in-flight calls are left out)'),
+  accepted: Count('Calls the partner accepted'),
+  rejected: Count('Calls the partner answered with a refusal'),
+  failed: Count('Calls that timed out or failed (no usable answer)'),
+  acceptance_rate: Type.Number({ minimum: 0, maximum: 1, description: 'accepted / attempts (0 without attempts); a ratio, not a percentage' }),
+  average_answer_ms: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Mean time from the call to the complete answer, in ms; null without timed calls' }),
+};
+const Reason = Type.Object(
+  {
+    reason: Type.String({ description: 'The refusal or failure as recorded, with email addresses shown as {email} and numbers of 6 digits or more as {number}' }),
+    attempts: Count('Calls that ended with this reason'),
+  },
+  { title: 'PartnerRefusalReason' },
+);
+const groupFields = {
+  key: Type.Union([Type.String(), Type.Null()], { description: 'Partner id; in children the provider, campaign or flow id or the country code (null: leads without one)' }),
+  label: Type.String({ description: 'Name of the partner, provider, campaign or flow; the country name' }),
+  ...measureFields,
+};
+export const PartnerPerformance = Type.Object(
+  {
+    from: Type.String({ format: 'date-time', description: 'Start of the range (inclusive), UTC' }),
+    to: Type.String({ format: 'date-time', description: 'End of the range (exclusive), UTC' }),
+    timezone: Type.String(),
+    then_by: Type.Union([InnerSchema(), Type.Null()], { description: 'As requested' }),
+    totals: Type.Object(measureFields, { title: 'PartnerPerformanceMeasures' }),
+    rows: Type.Array(
+      Type.Object(
+        {
+          ...groupFields,
+          top_reasons: Type.Array(Reason, { description: `Up to ${TOP_REASONS} most frequent refusal and failure reasons, most first` }),
+          children: Type.Optional(Type.Array(Type.Object(groupFields, { title: 'PartnerPerformanceGroup' }), { description: 'The then_by groups inside this partner, most attempts first' })),
+        },
+        { title: 'PartnerPerformanceRow' },
+      ),
+      { description: 'One row per partner called in the range, most attempts first' },
+    ),
+  },
+  { title: 'PartnerPerformance' },
+);
+type Result = Static<typeof PartnerPerformance>;
+
+interface Acc {
+  attempts: number;
+  accepted: number;
+  rejected: number;
+  failed: number;
+  durationSum: number;
+  timed: number;
+}
+const zero = (): Acc => ({ attempts: 0, accepted: 0, rejected: 0, failed: 0, durationSum: 0, timed: 0 });
+const num = (v: unknown) => Number(v ?? 0);
+
+function addTo(acc: Acc, r: Record<string, unknown>) {
+  acc.attempts += num(r.attempts);
+  acc.accepted += num(r.accepted);
+  acc.rejected += num(r.rejected);
+  acc.failed += num(r.failed);
+  acc.durationSum += num(r.duration_sum);
+  acc.timed += num(r.timed);
+}
+
+const measures = (a: Acc) => ({
+  attempts: a.attempts,
+  accepted: a.accepted,
+  rejected: a.rejected,
+  failed: a.failed,
+  acceptance_rate: a.attempts ? a.accepted / a.attempts : 0,
+  average_answer_ms: a.timed ? Math.round(a.durationSum / a.timed) : null,
+});
+
+export async function partnerPerformance(db: DB, q: PartnerPerformanceQueryT, operatorTz: string): Promise<Result> {
+  const range = resolveRange(q, operatorTz);
+  const needsLead = q.then_by !== undefined || !!(q.traffic_provider_id || q.campaign_id || q.flow_id || q.country);
+  const base = () => {
+    let b: SelectQueryBuilder<any, any, any> = db
+      .selectFrom('lead_attempts as a')
+      .where('a.requested_at', '>=', new Date(range.fromMs).toISOString())
+      .where('a.requested_at', '<', new Date(range.toMs).toISOString());
+    if (needsLead) b = b.innerJoin('leads as l', 'l.id', 'a.lead_id');
+    if (q.partner_id) b = b.where('a.partner_id', 'in', q.partner_id);
+    for (const [param, column] of [['traffic_provider_id', 'traffic_provider_id'], ['campaign_id', 'campaign_id'], ['flow_id', 'flow_id'], ['country', 'country']] as const) {
+      if (q[param]) b = b.where(`l.${column}`, 'in', q[param]!);
+    }
+    return b;
+  };
+  const inner = q.then_by ? sql.ref(`l.${INNER_COLUMN[q.then_by]}`) : null;
+
+  let counts = base()
+    .where('a.outcome', '!=', 'in_flight')
+    .select([
+      'a.partner_id as p',
+      sql<number>`count(*)`.as('attempts'),
+      sql<number>`sum(case when a.outcome = 'accepted' then 1 else 0 end)`.as('accepted'),
+      sql<number>`sum(case when a.outcome = 'rejected' then 1 else 0 end)`.as('rejected'),
+      sql<number>`sum(case when a.outcome in ('timeout', 'error') then 1 else 0 end)`.as('failed'),
+      sql<number>`sum(a.duration_ms)`.as('duration_sum'),
+      sql<number>`count(a.duration_ms)`.as('timed'),
+    ])
+    .groupBy('a.partner_id');
+  if (inner) counts = counts.select(inner.as('e')).groupBy(inner);
+  const reasons = await base()
+    .where('a.outcome', 'in', ['rejected', 'timeout', 'error'])
+    .select(['a.partner_id as p', 'a.reason', 'a.outcome', sql<number>`count(*)`.as('n')])
+    .groupBy(['a.partner_id', 'a.reason', 'a.outcome'])
+    .execute();
+
+  const totals = zero();
+  const partners = new Map<string, { acc: Acc; children: Map<string | null, Acc>; reasons: Map<string, number> }>();
+  const partnerOf = (id: string) => {
+    let p = partners.get(id);
+    if (!p) partners.set(id, (p = { acc: zero(), children: new Map(), reasons: new Map() }));
+    return p;
+  };
+  for (const r of (await counts.execute()) as Record<string, unknown>[]) {
+    const p = partnerOf(String(r.p));
+    addTo(totals, r);
+    addTo(p.acc, r);
+    if (inner) {
+      const key = r.e === null || r.e === undefined ? null : String(r.e);
+      let c = p.children.get(key);
+      if (!c) p.children.set(key, (c = zero()));
+      addTo(c, r);
+    }
+  }
+  for (const r of reasons as Record<string, unknown>[]) {
+    const p = partnerOf(String(r.p));
+    const text = contactPlaceholders(String(r.reason ?? (r.outcome === 'timeout' ? 'no answer in time' : 'call failed')));
+    p.reasons.set(text, (p.reasons.get(text) ?? 0) + num(r.n));
+  }
+
+  const partnerNames = await entityNames(db, 'partner_id', [...partners.keys()]);
+  const innerKeys = new Set<string>();
+  for (const p of partners.values()) for (const k of p.children.keys()) if (k !== null) innerKeys.add(k);
+  const innerNames = q.then_by && q.then_by !== 'country' ? await entityNames(db, INNER_COLUMN[q.then_by], [...innerKeys]) : null;
+  const innerLabel = (key: string | null) =>
+    key === null ? INNER_NONE[q.then_by!] : q.then_by === 'country' ? countryName(key) : (innerNames!.get(key) ?? key);
+  const byAttempts = <T extends { attempts: number; label: string }>(a: T, b: T) => b.attempts - a.attempts || a.label.localeCompare(b.label);
+
+  const rows = [...partners]
+    .map(([id, p]) => ({
+      key: id,
+      label: partnerNames.get(id) ?? id,
+      ...measures(p.acc),
+      top_reasons: [...p.reasons]
+        .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+        .slice(0, TOP_REASONS)
+        .map(([reason, attempts]) => ({ reason, attempts })),
+      ...(inner ? { children: [...p.children].map(([key, acc]) => ({ key, label: innerLabel(key), ...measures(acc) })).sort(byAttempts) } : {}),
+    }))
+    // A partner with only in-flight calls has nothing to show yet.
+    .filter((r) => r.attempts > 0)
+    .sort(byAttempts);
+
+  return {
+    from: new Date(range.fromMs).toISOString(),
+    to: new Date(range.toMs).toISOString(),
+    timezone: range.tz,
+    then_by: q.then_by ?? null,
+    totals: measures(totals),
+    rows,
+  };
+}
+
+const MEASURE_COLUMNS = ['attempts', 'accepted', 'rejected', 'failed', 'acceptance_rate', 'average_answer_ms'] as const;
+
+/** One line per partner (with its top reasons), its then_by groups after it, then the totals. */
+export function partnerPerformanceCsv(r: Result): string {
+  const levels = r.then_by ? ['partner', 'partner_key', r.then_by, `${r.then_by}_key`] : ['partner', 'partner_key'];
+  const blank = r.then_by ? [null, null] : [];
+  const line = (cells: unknown[]) => cells.map(csvCell).join(',') + '\r\n';
+  const values = (m: Result['totals']) => MEASURE_COLUMNS.map((k) => m[k]);
+  let out = line([...levels, ...MEASURE_COLUMNS, 'top_reasons']);
+  for (const row of r.rows) {
+    out += line([row.label, row.key, ...blank, ...values(row), row.top_reasons.map((x) => `${x.reason} (${x.attempts})`).join('; ')]);
+    for (const c of row.children ?? []) out += line([row.label, row.key, c.label, c.key, ...values(c), null]);
+  }
+  out += line(['Total', null, ...blank, ...values(r.totals), null]);
+  return out;
+}
+
+export function partnerPerformanceFileName(r: Result): string {
+  const day = (ms: number) => new Intl.DateTimeFormat('en-CA', { timeZone: r.timezone }).format(new Date(ms));
+  return `partners${r.then_by ? `-${r.then_by}` : ''}-${day(Date.parse(r.from))}-to-${day(Date.parse(r.to) - 1)}.csv`;
+}
