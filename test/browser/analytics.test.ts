@@ -177,6 +177,31 @@ test('the Overview shows the API’s KPIs and top lists; Analytics groups by cou
   assert.equal(await page.locator('[data-testid="report-chart"] .recharts-yAxis').count(), 2);
   await screenshot(page, 'analytics-ftd-axis');
 
+  // Partner performance: per partner from the attempts, and the provider × partner grid, as the API counts them.
+  await page.getByTestId('analytics-view').getByText('Partner performance', { exact: true }).click();
+  await page.waitForURL(/view=partners/);
+  const perf = await get('/api/analytics/partners?then_by=traffic_provider');
+  assert.ok(perf.rows.length >= 2 && perf.totals.rejected > 0, 'demo data has partners that refuse leads');
+  const perfRows = page.getByTestId('partners-row');
+  await waitUntil('the partner rows', async () => (await perfRows.count()) === perf.rows.length);
+  for (const [i, r] of perf.rows.entries()) {
+    const cells = await perfRows.nth(i).locator('td').allInnerTexts();
+    assert.equal(cells[0], r.label);
+    assert.equal(cells[1], r.attempts.toLocaleString(locale));
+    assert.equal(cells[5], new Intl.NumberFormat(locale, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(r.acceptance_rate));
+    if (r.top_reasons.length) assert.ok(cells[7].includes(r.top_reasons[0].reason), `${r.label}: ${cells[7]}`);
+  }
+  // The Date type and grouping pickers are the leads report's: gone here.
+  assert.equal(await page.getByLabel('Group by').count(), 0);
+  const cell = perf.rows[0].children[0];
+  const gridCell = page.locator(`[data-testid="grid-row"][data-key="${cell.key}"] td[data-partner="${perf.rows[0].key}"]`);
+  assert.match(await gridCell.innerText(), new RegExp(`${cell.accepted.toLocaleString(locale)}/${cell.attempts.toLocaleString(locale)}`));
+  await screenshot(page, 'analytics-partners');
+  const [partnerCsv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('report-csv').click()]);
+  assert.match(partnerCsv.suggestedFilename(), /^partners-traffic_provider-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv$/);
+  const partnerLines = readFileSync((await partnerCsv.path())!, 'utf8').trim().split('\r\n');
+  assert.equal(partnerLines.length, 2 + perf.rows.length + perf.rows.reduce((n: number, r: { children: unknown[] }) => n + r.children.length, 0));
+
   // An operator whose role has no analytics: a welcome with what they can open, no broken screen.
   const role = await api.create('/api/roles', { name: 'Lead desk', permissions: ['leads:view'] });
   const desk = { email: 'desk@example.test', password: 'desk-password-123' };

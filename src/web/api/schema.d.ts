@@ -1716,7 +1716,7 @@ export interface operations {
                                 failed: number;
                                 /** @description First deposits */
                                 ftds: number;
-                                /** @description Day YYYY-MM-DD, ISO week YYYY-Www, month YYYY-MM, country code, or the entity id; null: leads without one (e.g. never routed to a partner) */
+                                /** @description Day YYYY-MM-DD, ISO week YYYY-Www, month YYYY-MM, country code, or the entity id; null: leads without one (partner: leads no partner took, labelled "Not taken by a partner"; their refusals are in getPartnerPerformance) */
                                 key: string | null;
                                 /** @description For display: the name of the partner, provider, campaign or flow; the country name; the period */
                                 label: string;
@@ -1741,7 +1741,7 @@ export interface operations {
                             failed: number;
                             /** @description First deposits */
                             ftds: number;
-                            /** @description Day YYYY-MM-DD, ISO week YYYY-Www, month YYYY-MM, country code, or the entity id; null: leads without one (e.g. never routed to a partner) */
+                            /** @description Day YYYY-MM-DD, ISO week YYYY-Www, month YYYY-MM, country code, or the entity id; null: leads without one (partner: leads no partner took, labelled "Not taken by a partner"; their refusals are in getPartnerPerformance) */
                             key: string | null;
                             /** @description For display: the name of the partner, provider, campaign or flow; the country name; the period */
                             label: string;

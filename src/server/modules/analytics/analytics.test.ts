@@ -93,7 +93,7 @@ forEachDatabase('Analytics', (engine) => {
       } else if (dim === 'month') {
         assert.deepEqual(body.rows.map((r: any) => [r.key, r.label]), [['2026-03', 'March 2026']]);
       } else {
-        for (const r of body.rows) assert.equal(r.label, r.key === null ? { partner: 'No partner', campaign: 'No campaign', flow: 'No flow' }[dim] : names[r.key], `${dim} label`);
+        for (const r of body.rows) assert.equal(r.label, r.key === null ? { partner: 'Not taken by a partner', campaign: 'No campaign', flow: 'No flow' }[dim] : names[r.key], `${dim} label`);
         // Most leads first.
         for (let i = 1; i < body.rows.length; i++) assert.ok(body.rows[i - 1].leads >= body.rows[i].leads, `${dim}: order`);
         if (['partner', 'campaign', 'flow'].includes(dim)) assert.ok(body.rows.some((r: any) => r.key === null), `${dim}: a group for leads without one`);

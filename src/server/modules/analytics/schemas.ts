@@ -94,7 +94,7 @@ export const Summary = Type.Object({ ...RangeFields, totals: Measures }, { title
 
 const groupFields = {
   key: Type.Union([Type.String(), Type.Null()], {
-    description: 'Day YYYY-MM-DD, ISO week YYYY-Www, month YYYY-MM, country code, or the entity id; null: leads without one (e.g. never routed to a partner)',
+    description: 'Day YYYY-MM-DD, ISO week YYYY-Www, month YYYY-MM, country code, or the entity id; null: leads without one (partner: leads no partner took, labelled "Not taken by a partner"; their refusals are in getPartnerPerformance)',
   }),
   label: Type.String({ description: 'For display: the name of the partner, provider, campaign or flow; the country name; the period' }),
   ...measureFields,

@@ -18,7 +18,7 @@ const ENTITY_COLUMN: Record<Exclude<Dimension, 'day' | 'week' | 'month'>, Entity
 };
 
 const NONE_LABEL: Record<EntityColumn, string> = {
-  partner_id: 'No partner',
+  partner_id: 'Not taken by a partner',
   traffic_provider_id: 'No traffic provider',
   campaign_id: 'No campaign',
   flow_id: 'No flow',

@@ -1,4 +1,4 @@
-import { Alert, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
+import { Alert, Button, Card, Group, SegmentedControl, Stack, Text, Title } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { useSearchParams } from 'react-router-dom';
@@ -8,70 +8,103 @@ import { Loading } from '../../Loading';
 import { ErrorAlert } from '../../ui/EditorPage';
 import { useWhoami } from '../../whoami';
 import { formToParams, parseForm, dayIn, type ReportForm } from './report';
+import { PartnerReport, partnerQuery } from './PartnerReport';
 import { ReportChart } from './ReportChart';
 import { ReportPickers } from './ReportPickers';
 import { ReportTable } from './ReportTable';
 
 const day = (iso: string, timeZone: string) => new Date(iso).toLocaleDateString(undefined, { timeZone, dateStyle: 'medium' });
+type View = 'leads' | 'partners';
 
+/** Two reports over the same dates: leads by period or entity, and partner performance from attempts. */
 export default function Analytics() {
   const [params, setParams] = useSearchParams();
   // Memoised on the query string: the form resets its draft whenever this object changes.
   const search = params.toString();
   const form = useMemo(() => parseForm(new URLSearchParams(search)), [search]);
+  const view: View = params.get('view') === 'partners' ? 'partners' : 'leads';
   const whoami = useWhoami();
   const allowed = whoami.data?.permissions.includes('analytics:view') ?? false;
+  const apply = (f: ReportForm, nextView: View = view) => {
+    const p = formToParams(f);
+    if (nextView === 'partners') p.set('view', 'partners');
+    setParams(p);
+  };
 
+  // The old answer stays on screen while the next loads, instead of a spinner flash.
   const report = useQuery({
-    queryKey: ['analytics-report', search],
-    enabled: allowed,
+    queryKey: ['analytics-report', form],
+    enabled: allowed && view === 'leads',
     queryFn: async () => must(await api.GET('/api/analytics/report', { params: { query: form } })),
-    // The old report stays on screen while the next loads, instead of a spinner flash.
     placeholderData: keepPreviousData,
   });
-
+  const perfQuery = partnerQuery(form);
+  const perf = useQuery({
+    queryKey: ['analytics-partners', perfQuery],
+    enabled: allowed && view === 'partners',
+    queryFn: async () => must(await api.GET('/api/analytics/partners', { params: { query: perfQuery } })),
+    placeholderData: keepPreviousData,
+  });
   const downloadCsv = useMutation({
-    mutationFn: async () => saveAnswer(await api.GET('/api/analytics/report/export', { params: { query: form }, parseAs: 'blob' }), 'report.csv'),
+    mutationFn: async () =>
+      view === 'leads'
+        ? saveAnswer(await api.GET('/api/analytics/report/export', { params: { query: form }, parseAs: 'blob' }), 'report.csv')
+        : saveAnswer(await api.GET('/api/analytics/partners/export', { params: { query: perfQuery }, parseAs: 'blob' }), 'partners.csv'),
   });
 
   if (whoami.isPending) return <Loading />;
   if (whoami.isError) return <ErrorAlert error={whoami.error} />;
   if (!allowed) return <Text data-testid="analytics-forbidden">Your role does not include analytics (analytics:view).</Text>;
 
-  const data = report.isError ? undefined : report.data;
+  const current = view === 'leads' ? report : perf;
+  const data = current.isError ? undefined : current.data;
   const timeZone = data?.timezone ?? whoami.data?.operator.timezone ?? 'UTC';
   const covered = data ? { date_from: dayIn(data.timezone, new Date(data.from)), date_to: dayIn(data.timezone, new Date(Date.parse(data.to) - 1)) } : null;
+  const range = data && `${day(data.from, data.timezone)} – ${day(new Date(Date.parse(data.to) - 1).toISOString(), data.timezone)} (${data.timezone})`;
   return (
     <Stack>
       <Group justify="space-between">
         <Title order={2}>Analytics</Title>
-        <Button variant="default" onClick={() => downloadCsv.mutate()} loading={downloadCsv.isPending} disabled={!data} data-testid="report-csv">
-          Download CSV
-        </Button>
+        <Group>
+          <SegmentedControl
+            data={[
+              { value: 'leads', label: 'Leads report' },
+              { value: 'partners', label: 'Partner performance' },
+            ]}
+            value={view}
+            onChange={(v) => apply(form, v as View)}
+            aria-label="Report"
+            data-testid="analytics-view"
+          />
+          <Button variant="default" onClick={() => downloadCsv.mutate()} loading={downloadCsv.isPending} disabled={!data} data-testid="report-csv">
+            Download CSV
+          </Button>
+        </Group>
       </Group>
-      <ReportPickers value={form} onApply={(f: ReportForm) => setParams(formToParams(f))} covered={covered} timeZone={timeZone} />
+      <ReportPickers value={form} onApply={(f) => apply(f)} covered={covered} timeZone={timeZone} partners={view === 'partners'} />
       {downloadCsv.isError && (
         <Alert color="red" role="alert" withCloseButton onClose={() => downloadCsv.reset()}>
           {problemText(downloadCsv.error)}
         </Alert>
       )}
-      {report.isError && <ErrorAlert error={report.error} />}
-      {report.isPending ? (
+      {current.isError && <ErrorAlert error={current.error} />}
+      {current.isPending ? (
         <Loading />
-      ) : data ? (
+      ) : view === 'partners' ? (
+        perf.data && !perf.isError && <PartnerReport data={perf.data} range={range!} />
+      ) : report.data && !report.isError ? (
         <>
           <Text size="sm" c="dimmed" data-testid="report-range">
-            {day(data.from, data.timezone)} – {day(new Date(Date.parse(data.to) - 1).toISOString(), data.timezone)} ({data.timezone}), by{' '}
-            {data.date_type === 'ftd' ? 'FTD date' : 'registration date'}, amounts in {data.currency}
+            {range}, by {report.data.date_type === 'ftd' ? 'FTD date' : 'registration date'}, amounts in {report.data.currency}
           </Text>
-          {data.totals.leads === 0 ? (
+          {report.data.totals.leads === 0 ? (
             <Text data-testid="report-empty">No leads in this range{form.country ? ' from these countries' : ''}.</Text>
           ) : (
             <>
               <Card withBorder>
-                <ReportChart rows={data.rows} groupBy={data.group_by} thenBy={data.then_by} />
+                <ReportChart rows={report.data.rows} groupBy={report.data.group_by} thenBy={report.data.then_by} />
               </Card>
-              <ReportTable key={search} report={data} />
+              <ReportTable key={search} report={report.data} />
             </>
           )}
         </>

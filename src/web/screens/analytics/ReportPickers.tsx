@@ -15,9 +15,11 @@ interface Props {
   covered: { date_from: string; date_to: string } | null;
   /** The operator's time zone, whose "today" the presets start from. */
   timeZone: string;
+  /** Partner performance: dates and countries only (attempts count by the time of the call). */
+  partners?: boolean;
 }
 
-export function ReportPickers({ value, onApply, covered, timeZone }: Props) {
+export function ReportPickers({ value, onApply, covered, timeZone, partners = false }: Props) {
   const [draft, setDraft] = useState<ReportForm>(value);
   // The URL is the truth: back/forward or a reset replaces what the form shows; dates it leaves
   // out show the range the report actually covers, never an empty box.
@@ -62,33 +64,37 @@ export function ReportPickers({ value, onApply, covered, timeZone }: Props) {
       <SimpleGrid cols={{ base: 2, md: 3, lg: 6 }} spacing="sm" verticalSpacing="xs">
         {date('date_from', 'From')}
         {date('date_to', 'To')}
-        <Select
-          label="Date type"
-          data={DATE_TYPES}
-          value={draft.date_type ?? 'registration'}
-          onChange={(v) => setDraft({ ...draft, date_type: (v ?? 'registration') as DateType })}
-          allowDeselect={false}
-        />
-        <Select
-          label="Group by"
-          data={DIMENSIONS}
-          value={draft.group_by ?? 'day'}
-          onChange={(v) => setDraft({ ...draft, group_by: (v ?? 'day') as Dimension })}
-          allowDeselect={false}
-        />
-        <Select
-          label="Then by"
-          placeholder="Nothing"
-          data={DIMENSIONS}
-          value={draft.then_by ?? null}
-          onChange={(v) => setDraft({ ...draft, then_by: (v ?? undefined) as Dimension | undefined })}
-          clearable
-        />
+        {!partners && (
+          <>
+            <Select
+              label="Date type"
+              data={DATE_TYPES}
+              value={draft.date_type ?? 'registration'}
+              onChange={(v) => setDraft({ ...draft, date_type: (v ?? 'registration') as DateType })}
+              allowDeselect={false}
+            />
+            <Select
+              label="Group by"
+              data={DIMENSIONS}
+              value={draft.group_by ?? 'day'}
+              onChange={(v) => setDraft({ ...draft, group_by: (v ?? 'day') as Dimension })}
+              allowDeselect={false}
+            />
+            <Select
+              label="Then by"
+              placeholder="Nothing"
+              data={DIMENSIONS}
+              value={draft.then_by ?? null}
+              onChange={(v) => setDraft({ ...draft, then_by: (v ?? undefined) as Dimension | undefined })}
+              clearable
+            />
+          </>
+        )}
         <CountriesInput placeholder="All, or DE, AT" value={draft.country} onChange={(country) => setDraft({ ...draft, country })} />
       </SimpleGrid>
       <Group mt="sm">
         <Button type="submit">Show report</Button>
-        <Button variant="default" onClick={() => onApply({ group_by: 'day' })}>
+        <Button variant="default" onClick={() => onApply(partners ? {} : { group_by: 'day' })}>
           Reset
         </Button>
       </Group>
