@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { DB } from './db/database.js';
 import type { Permission } from './auth/permissions.js';
+import type { FieldError } from './http/errors.js';
 
 export interface PrincipalOperator {
   id: string;
@@ -54,7 +55,14 @@ export interface RouteAccess {
 }
 
 declare module 'fastify' {
-  interface FastifyContextConfig extends RouteAccess {}
+  interface FastifyContextConfig extends RouteAccess {
+    /**
+     * The route's checks beyond its body schema (names that exist, rules across fields), run as
+     * well when the schema refused the body, so that one 400 names every bad field at once. The
+     * body is then unchecked: test each value's type before using it.
+     */
+    moreChecks?: (body: unknown, req: FastifyRequest) => Promise<FieldError[]> | FieldError[];
+  }
   interface FastifyRequest {
     principal: Principal | null;
     trafficProvider: import('./auth/machine-tokens.js').IntakeProvider | null;

@@ -22,3 +22,15 @@ export const isCountryCode = (code: string) => COUNTRY_CODES.has(code);
 
 /** Codes often sent in place of the ISO one, with the code meant. */
 export const COUNTRY_MIXUPS: Readonly<Record<string, string>> = { UK: 'GB', EL: 'GR' };
+
+/**
+ * What is wrong with a country code, in words that say what to send instead (null: nothing).
+ * Upper case is the caller's to apply where it accepts lower case (intake does; schemas do not).
+ */
+export function countryProblem(code: string): string | null {
+  if (isCountryCode(code)) return null;
+  const meant = COUNTRY_MIXUPS[code.toUpperCase()];
+  if (meant) return `"${code}" is not an ISO 3166-1 alpha-2 code; use ${meant}`;
+  if (isCountryCode(code.toUpperCase())) return `"${code}" must be upper case: ${code.toUpperCase()}`;
+  return 'is not an assigned ISO 3166-1 alpha-2 country code (e.g. DE, GB, US)';
+}

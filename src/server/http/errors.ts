@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { RETRY_AFTER_S, unavailableReason } from '../db/unavailable.js';
+import { countryProblem } from './countries.js';
 
 export type ProblemCode =
   | 'unauthorized'
@@ -111,6 +112,9 @@ interface AjvError {
   keyword: string;
   params: Record<string, unknown>;
   message?: string;
+  /** With Ajv's verbose option: the value and the (sub)schema that refused it. */
+  data?: unknown;
+  parentSchema?: { format?: string };
 }
 
 // Ajv's "must NOT have fewer than 10 characters" reads as a shout in a form; these say the same
@@ -148,8 +152,8 @@ function fieldErrors(errors: AjvError[], context: string): FieldError[] {
       message = `must be ${JSON.stringify(e.params.allowedValue)}`;
     } else if (e.keyword === 'pattern' && e.params.pattern === '\\S') {
       message = 'must not be blank'; // names: spaces only
-    } else if (e.keyword === 'format' && e.params.format === 'country') {
-      message = 'is not an assigned ISO 3166-1 alpha-2 country code (e.g. DE, GB, US)';
+    } else if (e.parentSchema?.format === 'country' && (e.keyword === 'format' || e.keyword === 'pattern')) {
+      message = (typeof e.data === 'string' && countryProblem(e.data)) || 'is not an assigned ISO 3166-1 alpha-2 country code (e.g. DE, GB, US)';
     } else if (e.keyword in PLAIN_LIMITS) {
       message = PLAIN_LIMITS[e.keyword](Number(e.params.limit));
     }
@@ -229,12 +233,35 @@ export function frameworkErrorHandler(err: FastifyError, req: FastifyRequest, re
   return sendProblem(reply, problem ?? new HttpProblem(500, 'internal_error', 'An unexpected error occurred; it has been logged.'));
 }
 
+/**
+ * A body its schema refused, with the route's other checks (config.moreChecks) added, so the
+ * caller learns every bad field in one answer instead of one round per kind of check. A field
+ * the schema already named keeps the schema's message; a check that trips over the unchecked
+ * body adds nothing rather than turning the 400 into a 500.
+ */
+async function withMoreChecks(problem: HttpProblem, req: FastifyRequest): Promise<HttpProblem> {
+  const more = req.routeOptions.config.moreChecks;
+  if (!more || problem.code !== 'validation_failed') return problem;
+  let extra: FieldError[];
+  try {
+    extra = await more(req.body, req);
+  } catch (err) {
+    req.log.debug({ err }, 'moreChecks on a refused body failed');
+    return problem;
+  }
+  const named = new Set((problem.errors ?? []).map((e) => e.field));
+  const errors = [...(problem.errors ?? []), ...extra.filter((e) => !named.has(e.field))];
+  if (errors.length === problem.errors?.length) return problem;
+  return new HttpProblem(400, 'validation_failed', `Invalid body: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, errors);
+}
+
 /** Answers a request no route matched (the dashboard's files), or returns undefined: a 404 problem. */
 export type NotFoundFallback = (req: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
 
 export function installErrorHandlers(app: FastifyInstance, fallback?: NotFoundFallback) {
-  app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    const problem = toProblem(err);
+  app.setErrorHandler(async (err: FastifyError & { validation?: unknown; validationContext?: string }, req: FastifyRequest, reply: FastifyReply) => {
+    let problem = toProblem(err);
+    if (problem && err.validation && err.validationContext === 'body') problem = await withMoreChecks(problem, req);
     // An outage is not a bug, but the operator must see it: one line per refused request.
     if (problem?.code === 'unavailable' && !(err instanceof HttpProblem)) req.log.warn({ reason: unavailableReason(err) }, 'database unavailable: answered 503');
     if (problem) return sendProblem(reply, problem);

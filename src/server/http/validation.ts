@@ -11,6 +11,7 @@ const common: Options = {
   useDefaults: true,
   strict: false,
   keywords: ['x-example'],
+  verbose: true, // errors carry the value and schema, so a message can quote it ("UK": use GB)
 };
 
 // Bodies are JSON and must carry the right types; query strings, path parameters and headers

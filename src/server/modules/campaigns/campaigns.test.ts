@@ -104,11 +104,13 @@ forEachDatabase('Campaigns', (engine) => {
     assert.deepEqual(fieldsOf(await patch(ta, c.id, { name: 'changed', traffic_provider_id: oldProvider, flow_id: 'nope' })), ['flow_id', 'traffic_provider_id']);
     assert.deepEqual(fieldsOf(await patch(ta, c.id, { payout: { model: 'cpa', amount: 0.001 } })), ['payout.amount']);
     assert.deepEqual(fieldsOf(await patch(ta, c.id, { countries: ['DEU'] })), ['countries[0]']);
-    // Well-formed but unassigned (UK is GB; XX is user-assigned): refused with the intake's list.
-    const unassigned = await patch(ta, c.id, { countries: ['DE', 'UK', 'XX'] });
+    // Well-formed but unassigned (UK is GB; XX is user-assigned): refused with the intake's words,
+    // saying what to send instead where that is known; lower case is named as such.
+    const unassigned = await patch(ta, c.id, { countries: ['DE', 'UK', 'XX', 'at'] });
     assert.deepEqual(unassigned.json().errors, [
-      { field: 'countries[1]', message: 'is not an assigned ISO 3166-1 alpha-2 country code (e.g. DE, GB, US)' },
+      { field: 'countries[1]', message: '"UK" is not an ISO 3166-1 alpha-2 code; use GB' },
       { field: 'countries[2]', message: 'is not an assigned ISO 3166-1 alpha-2 country code (e.g. DE, GB, US)' },
+      { field: 'countries[3]', message: '"at" must be upper case: AT' },
     ]);
     assert.deepEqual(await stored(ta, c.id), before);
     assert.equal((await auditOf(ta, 'campaign.updated', c.id)).length, 0);

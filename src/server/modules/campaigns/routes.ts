@@ -9,7 +9,7 @@ import type { App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { campaignHasLeads, campaignsWithNames, findCampaign, findCampaignRow, toCampaign } from './queries.js';
 import { Campaign, CampaignListQuery, CreateCampaign, UpdateCampaign } from './schemas.js';
-import { checkReferences, storedPayout } from './service.js';
+import { checkReferences, referenceErrors, storedPayout } from './service.js';
 
 const tags = ['Campaigns'];
 
@@ -67,7 +67,7 @@ export default async function campaignsRoutes(app: App) {
   app.post(
     '/api/campaigns',
     {
-      config: { permission: 'campaigns:edit' },
+      config: { permission: 'campaigns:edit', moreChecks: (body) => referenceErrors(app.db, (body ?? {}) as object) },
       schema: {
         operationId: 'createCampaign',
         tags,
@@ -113,7 +113,7 @@ export default async function campaignsRoutes(app: App) {
   app.patch(
     '/api/campaigns/:id',
     {
-      config: { permission: 'campaigns:edit' },
+      config: { permission: 'campaigns:edit', moreChecks: async (body, req) => referenceErrors(app.db, (body ?? {}) as object, await findCampaignRow(app.db, (req.params as { id: string }).id)) },
       schema: {
         operationId: 'updateCampaign',
         tags,

@@ -28,15 +28,29 @@ export async function checkReferences(
   refs: { traffic_provider_id?: string; flow_id?: string | null; payout?: { amount: number } },
   current?: { traffic_provider_id: string; flow_id: string | null },
 ) {
+  const errors = await referenceErrors(db, refs, current);
+  if (errors.length) invalid(errors);
+}
+
+/**
+ * The same checks as errors, on a body that may not have passed its schema (route config
+ * moreChecks): a value of the wrong type is skipped, the schema names it.
+ */
+export async function referenceErrors(
+  db: Kysely<Database>,
+  refs: { traffic_provider_id?: unknown; flow_id?: unknown; payout?: unknown },
+  current?: { traffic_provider_id: string; flow_id: string | null },
+): Promise<FieldError[]> {
   const errors: FieldError[] = [];
-  if (refs.payout && toCents(refs.payout.amount) === null) errors.push({ field: 'payout.amount', message: 'must have at most 2 decimals (cents)' });
-  const check = async (field: 'traffic_provider_id' | 'flow_id', table: 'traffic_providers' | 'flows', id: string | null | undefined, what: string) => {
-    if (id === undefined || id === null || id === current?.[field]) return;
+  const amount = (refs.payout as { amount?: unknown } | null | undefined)?.amount;
+  if (typeof amount === 'number' && toCents(amount) === null) errors.push({ field: 'payout.amount', message: 'must have at most 2 decimals (cents)' });
+  const check = async (field: 'traffic_provider_id' | 'flow_id', table: 'traffic_providers' | 'flows', id: unknown, what: string) => {
+    if (typeof id !== 'string' || id === current?.[field]) return;
     const row = await referenced(db, table, id);
     if (!row) errors.push({ field, message: `no ${what} with that id` });
     else if (row.archived_at) errors.push({ field, message: `the ${what} is archived` });
   };
   await check('traffic_provider_id', 'traffic_providers', refs.traffic_provider_id, 'traffic provider');
   await check('flow_id', 'flows', refs.flow_id, 'flow');
-  if (errors.length) invalid(errors);
+  return errors;
 }

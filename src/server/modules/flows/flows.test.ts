@@ -170,7 +170,7 @@ forEachDatabase('Flows', (engine) => {
     assert.equal((await auditOf(ta, 'flow.updated', flow.id)).length, lists.length);
   });
 
-  test('400 names each bad field: schema rules first, then time zones, repeats and partner references', async (t) => {
+  test('400 names each bad field in one answer: schema rules, time zones, repeats and partner references', async (t) => {
     const ta = await buildTestApp(t, engine);
     const [a, b, archived] = [await insertPartner(ta.db), await insertPartner(ta.db), await insertPartner(ta.db)];
     await archivePartner(ta, archived);
@@ -197,17 +197,20 @@ forEachDatabase('Flows', (engine) => {
       'targets[0].priority',
       'targets[1].weight',
       'targets[2].countries[0]',
+      'targets[2].partner_id', // a repeat of targets[0]'s partner: found in the same answer
       'targets[2].priority',
       'targets[3].countries[0]',
       'targets[3].daily_cap',
+      'targets[3].partner_id',
       'targets[4].extra',
+      'targets[4].partner_id',
       'targets[4].schedule.from',
       'targets[4].weight',
       'targets[5].partner_id',
       'targets[5].priority',
     ]);
     const tooMany = Array.from({ length: 51 }, () => ({ partner_id: a, priority: 1 }));
-    assert.deepEqual(fieldsOf(await post(ta, { name: 'x', targets: tooMany })), ['targets']);
+    assert.ok(fieldsOf(await post(ta, { name: 'x', targets: tooMany })).includes('targets'));
     assert.deepEqual(fieldsOf(await post(ta, { targets: [] })), ['name']);
 
     // Rules the schema cannot express, all in one answer.

@@ -9,7 +9,7 @@ import type { App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { findFlow, findFlowRow, flowColumns, flowIsReferenced, liveCampaignsOf, targetsOf, withTargets } from './queries.js';
 import { CreateFlow, Flow, FlowListQuery, UpdateFlow } from './schemas.js';
-import { checkTargets, replaceTargets, targetSummary } from './service.js';
+import { checkTargets, currentPartners, replaceTargets, targetErrors, targetSummary } from './service.js';
 
 const tags = ['Flows'];
 
@@ -62,7 +62,7 @@ export default async function flowsRoutes(app: App) {
   app.post(
     '/api/flows',
     {
-      config: { permission: 'flows:edit' },
+      config: { permission: 'flows:edit', moreChecks: (body) => targetErrors(app.db, (body as { targets?: unknown } | null)?.targets) },
       schema: {
         operationId: 'createFlow',
         tags,
@@ -99,7 +99,7 @@ export default async function flowsRoutes(app: App) {
   app.patch(
     '/api/flows/:id',
     {
-      config: { permission: 'flows:edit' },
+      config: { permission: 'flows:edit', moreChecks: async (body, req) => targetErrors(app.db, (body as { targets?: unknown } | null)?.targets, await currentPartners(app.db, (req.params as { id: string }).id)) },
       schema: {
         operationId: 'updateFlow',
         tags,

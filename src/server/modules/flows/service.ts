@@ -3,7 +3,7 @@ import { newId } from '../../db/ids.js';
 import type { Database } from '../../db/tables.js';
 import { invalid, type FieldError } from '../../http/errors.js';
 import { isTimezone } from '../operators/service.js';
-import { partnersById } from './queries.js';
+import { partnersById, targetsOf } from './queries.js';
 import type { FlowTargetInputT } from './schemas.js';
 
 /**
@@ -12,24 +12,39 @@ import type { FlowTargetInputT } from './schemas.js';
  * flow already routes to stays allowed as it is (archiving is refused only as a new reference).
  */
 export async function checkTargets(db: Kysely<Database>, targets: FlowTargetInputT[], current: Set<string> = new Set()) {
+  const errors = await targetErrors(db, targets, current);
+  if (errors.length) invalid(errors);
+}
+
+/**
+ * The same checks as errors, on targets that may not have passed their schema (route config
+ * moreChecks): a target or schedule of the wrong shape is skipped, the schema names it.
+ */
+export async function targetErrors(db: Kysely<Database>, targets: unknown, current: Set<string> = new Set()): Promise<FieldError[]> {
   const errors: FieldError[] = [];
+  if (!Array.isArray(targets)) return errors;
   const seen = new Map<string, number>();
+  const partnerOf = (t: unknown) => (t !== null && typeof t === 'object' && typeof (t as { partner_id?: unknown }).partner_id === 'string' ? (t as { partner_id: string }).partner_id : null);
   targets.forEach((t, i) => {
-    if (t.schedule && !isTimezone(t.schedule.timezone)) {
-      errors.push({ field: `targets[${i}].schedule.timezone`, message: `"${t.schedule.timezone}" is not an IANA time zone (e.g. Europe/Berlin)` });
+    const tz = (t as { schedule?: { timezone?: unknown } } | null)?.schedule?.timezone;
+    if (typeof tz === 'string' && !isTimezone(tz)) {
+      errors.push({ field: `targets[${i}].schedule.timezone`, message: `"${tz}" is not an IANA time zone (e.g. Europe/Berlin)` });
     }
-    const first = seen.get(t.partner_id);
+    const id = partnerOf(t);
+    if (id === null) return;
+    const first = seen.get(id);
     if (first !== undefined) errors.push({ field: `targets[${i}].partner_id`, message: `repeats the partner of targets[${first}]; a partner appears once per flow` });
-    else seen.set(t.partner_id, i);
+    else seen.set(id, i);
   });
   const partners = await partnersById(db, [...seen.keys()]);
   targets.forEach((t, i) => {
-    if (seen.get(t.partner_id) !== i) return;
-    const p = partners.get(t.partner_id);
+    const id = partnerOf(t);
+    if (id === null || seen.get(id) !== i) return;
+    const p = partners.get(id);
     if (!p) errors.push({ field: `targets[${i}].partner_id`, message: 'no partner with that id' });
     else if (p.archived_at && !current.has(p.id)) errors.push({ field: `targets[${i}].partner_id`, message: 'the partner is archived' });
   });
-  if (errors.length) invalid(errors);
+  return errors;
 }
 
 /**
@@ -63,3 +78,8 @@ export async function replaceTargets(db: Kysely<Database>, flowId: string, targe
 /** What the audit log keeps of a target list: enough to see who got which share. */
 export const targetSummary = (targets: { partner_id: string; priority: number; weight?: number; daily_cap?: number | null }[]) =>
   targets.map((t) => ({ partner_id: t.partner_id, priority: t.priority, weight: t.weight ?? 100, daily_cap: t.daily_cap ?? null }));
+
+/** The partners a flow routes to now (none for a flow that does not exist). */
+export async function currentPartners(db: Kysely<Database>, flowId: string): Promise<Set<string>> {
+  return new Set((await targetsOf(db, [flowId])).map((t) => t.partner_id));
+}

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import net from 'node:net';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import type { LeadFields } from '../../db/tables.js';
-import { COUNTRY_MIXUPS, isCountryCode } from '../../http/countries.js';
+import { countryProblem } from '../../http/countries.js';
 import { toProblem, type FieldError } from '../../http/errors.js';
 import { IDEMPOTENCY_KEY_PATTERN } from './schemas.js';
 
@@ -38,14 +38,6 @@ function emailProblem(email: string): string | null {
     labels.every((l) => LABEL_RE.test(l)) &&
     !/^\d+$/.test(labels[labels.length - 1]);
   return ok ? null : 'is not a valid email address';
-}
-
-function countryProblem(country: string): string | null {
-  if (isCountryCode(country)) return null;
-  const meant = COUNTRY_MIXUPS[country];
-  return meant
-    ? `is not an ISO 3166-1 alpha-2 code; use ${meant}`
-    : 'is not an assigned ISO 3166-1 alpha-2 country code (e.g. DE, GB, US)';
 }
 
 /** E.164, or an error message; null when the number cannot be judged (a national number without a valid country). */

@@ -305,3 +305,42 @@ forEachDatabase('Partners', (engine) => {
     assert.deepEqual(fields(await get(ta, '/api/partners?sort=name')), ['sort']);
   });
 });
+
+forEachDatabase('Partners: every error in one answer', (engine) => {
+  test('a body its schema refuses still gets the URL, header, template, time zone and cap checks: one 400 names every bad field', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const body = {
+      name: '',
+      countries: ['UK'],
+      daily_cap: 10,
+      total_cap: 5,
+      working_hours: { timezone: 'Mars/Olympus', days: [1], from: '09:00', to: '18:00' },
+      integration: { url: 'http://10.1.2.3/leads', headers: { 'Content-Length': '1', 'bad name': 'x' }, body_template: { email: '{{lead.mail}}' }, timeout_ms: -5 },
+    };
+    const first = expectProblem(await create(ta, body), 400, 'validation_failed');
+    const byField = new Map(first.errors!.map((e) => [e.field, e.message]));
+    assert.deepEqual([...byField.keys()].sort(), [
+      'countries[0]',
+      'integration.body_template.email',
+      'integration.headers.Content-Length',
+      'integration.headers.bad name',
+      'integration.timeout_ms',
+      'integration.url',
+      'name',
+      'total_cap',
+      'working_hours.timezone',
+    ]);
+    assert.equal(byField.get('countries[0]'), '"UK" is not an ISO 3166-1 alpha-2 code; use GB');
+    // The same on PATCH, and nothing stored by either.
+    const ok = await create(ta, { name: 'Fine', integration: INTEGRATION });
+    assert.equal(ok.statusCode, 201, ok.body);
+    const p = expectProblem(await patch(ta, ok.json().id, { ...body, name: 'x'.repeat(500) }), 400, 'validation_failed');
+    assert.ok(p.errors!.some((e) => e.field === 'name') && p.errors!.some((e) => e.field === 'integration.url') && p.errors!.some((e) => e.field === 'total_cap'));
+    assert.equal((await get(ta, '/api/partners')).json().data.length, 1);
+    assert.equal((await get(ta, `/api/partners/${ok.json().id}`)).json().name, 'Fine');
+    // A body of the wrong shape altogether: the schema's errors, no crash in the extra checks.
+    for (const odd of [[], { integration: [] }, { integration: { url: 5, headers: 'x', body_template: null } }, { working_hours: 'x', daily_cap: 'x' }]) {
+      expectProblem(await create(ta, odd as object), 400, 'validation_failed');
+    }
+  });
+});

@@ -11,7 +11,7 @@ import { audit } from '../audit/service.js';
 import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
 import { findPartner, listPartners, liveFlowsUsing, partnerReferenced, storedIntegration, toPartner } from './queries.js';
 import { CreatePartner, Partner, PartnerListQuery, PartnerWithToken, UpdatePartner } from './schemas.js';
-import { checkPartnerRules, integrationForAudit, resolveIntegration } from './service.js';
+import { checkPartnerRules, integrationForAudit, partnerBodyChecks, resolveIntegration } from './service.js';
 import testPartnerRoute from './test-lead.js';
 
 const TAGS = ['Partners'];
@@ -54,7 +54,7 @@ export default async function partnersRoutes(app: App) {
   app.post(
     '/api/partners',
     {
-      config: { permission: 'partners:edit' },
+      config: { permission: 'partners:edit', moreChecks: (body) => partnerBodyChecks(body, app.config.partnerAllowedNetworks) },
       schema: {
         operationId: 'createPartner',
         tags: TAGS,
@@ -109,7 +109,7 @@ export default async function partnersRoutes(app: App) {
   app.patch(
     '/api/partners/:id',
     {
-      config: { permission: 'partners:edit' },
+      config: { permission: 'partners:edit', moreChecks: (body) => partnerBodyChecks(body, app.config.partnerAllowedNetworks) },
       schema: {
         operationId: 'updatePartner',
         tags: TAGS,

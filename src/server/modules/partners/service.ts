@@ -81,6 +81,46 @@ function checkTemplate(value: unknown, path: string, depth: number, errors: Fiel
   else for (const [k, v] of Object.entries(value)) checkTemplate(v, childPath(path, k), depth + 1, errors);
 }
 
+/** What is wrong with a header name (seen: the lower-case names before it, added to); null: nothing. */
+function headerNameProblem(name: string, seen: Set<string>): string | null {
+  if (!HEADER_NAME.test(name)) return 'is not a valid header name (letters, digits and !#$%&\'*+-.^_`|~)';
+  if (CLIENT_OWNED_HEADERS.has(name.toLowerCase())) return 'is set by the HTTP client itself (from the URL and body) and cannot be configured';
+  if (seen.has(name.toLowerCase())) return 'repeats a header name (names are case-insensitive)';
+  seen.add(name.toLowerCase());
+  return null;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The checks below (URL, header names, template placeholders, time zone, caps) on a body its
+ * schema refused, for the same 400 (route config moreChecks): whatever has the right type is
+ * checked, the rest is the schema's to name. Header values are left to the full check (a masked
+ * value needs the stored partner).
+ */
+export function partnerBodyChecks(body: unknown, allowedNetworks: readonly string[]): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!isObject(body)) return errors;
+  const wh = body.working_hours;
+  const cap = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null);
+  checkPartnerRules(
+    { working_hours: isObject(wh) && typeof wh.timezone === 'string' ? { timezone: wh.timezone } : null, daily_cap: cap(body.daily_cap), total_cap: cap(body.total_cap) },
+    errors,
+  );
+  const i = body.integration;
+  if (!isObject(i)) return errors;
+  if (typeof i.url === 'string') checkUrl(i.url, allowedNetworks, errors);
+  if (isObject(i.headers)) {
+    const seen = new Set<string>();
+    for (const name of Object.keys(i.headers)) {
+      const problem = headerNameProblem(name, seen);
+      if (problem) errors.push({ field: `integration.headers.${name}`, message: problem });
+    }
+  }
+  if (i.body_template !== undefined) checkTemplate(i.body_template, 'integration.body_template', 1, errors);
+  return errors;
+}
+
 /**
  * Validates an integration beyond its schema and resolves masked header values against the
  * stored ones (`previous`, on PATCH and test-send) while the destination's origin is unchanged.
@@ -99,19 +139,11 @@ export function resolveIntegration(
   const seen = new Set<string>();
   for (const [name, raw] of Object.entries((input.headers ?? {}) as Record<string, string>)) {
     const field = `integration.headers.${name}`;
-    if (!HEADER_NAME.test(name)) {
-      errors.push({ field, message: 'is not a valid header name (letters, digits and !#$%&\'*+-.^_`|~)' });
+    const nameProblem = headerNameProblem(name, seen);
+    if (nameProblem) {
+      errors.push({ field, message: nameProblem });
       continue;
     }
-    if (CLIENT_OWNED_HEADERS.has(name.toLowerCase())) {
-      errors.push({ field, message: 'is set by the HTTP client itself (from the URL and body) and cannot be configured' });
-      continue;
-    }
-    if (seen.has(name.toLowerCase())) {
-      errors.push({ field, message: 'repeats a header name (names are case-insensitive)' });
-      continue;
-    }
-    seen.add(name.toLowerCase());
     const storedName = Object.keys(previous?.headers ?? {}).find((k) => k.toLowerCase() === name.toLowerCase());
     const stored = storedName === undefined ? undefined : previous!.headers[storedName];
     if (stored !== undefined && raw === maskHeaderValue(stored)) {

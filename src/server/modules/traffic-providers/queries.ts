@@ -40,6 +40,18 @@ export async function listTrafficProviders(
   return { ...page, data: page.data.map(toTrafficProvider) };
 }
 
+/** The allow-list check on a body that may not have passed its schema (route config moreChecks). */
+export function allowedIpErrors(body: unknown): FieldError[] {
+  const errors: FieldError[] = [];
+  const list = (body as { allowed_ips?: unknown } | null)?.allowed_ips;
+  if (Array.isArray(list)) {
+    list.forEach((entry, i) => {
+      if (typeof entry === 'string' && !parseCidr(entry)) errors.push({ field: `allowed_ips[${i}]`, message: `"${entry}" is not an IP address or CIDR` });
+    });
+  }
+  return errors;
+}
+
 /** Canonical, de-duplicated CIDRs; one error per entry that is not an address or CIDR. */
 export function normaliseAllowedIps(entries: string[], errors: FieldError[]): string[] {
   const out: string[] = [];

@@ -12,6 +12,7 @@ import {
   findTrafficProvider,
   listTrafficProviders,
   liveCampaignsUsing,
+  allowedIpErrors,
   normaliseAllowedIps,
   providerReferenced,
   toTrafficProvider,
@@ -60,7 +61,7 @@ export default async function trafficProvidersRoutes(app: App) {
   app.post(
     '/api/traffic-providers',
     {
-      config: { permission: 'traffic_providers:edit' },
+      config: { permission: 'traffic_providers:edit', moreChecks: (body) => allowedIpErrors(body) },
       schema: {
         operationId: 'createTrafficProvider',
         tags: TAGS,
@@ -106,7 +107,7 @@ export default async function trafficProvidersRoutes(app: App) {
   app.patch(
     '/api/traffic-providers/:id',
     {
-      config: { permission: 'traffic_providers:edit' },
+      config: { permission: 'traffic_providers:edit', moreChecks: (body) => allowedIpErrors(body) },
       schema: {
         operationId: 'updateTrafficProvider',
         tags: TAGS,
