@@ -45,7 +45,7 @@ test('an operator edits a flow: API validation shown at the field, then targets 
   const describedBy = (await weight.getAttribute('aria-describedby')) ?? '';
   const fieldMessage = await page.locator(`[id="${describedBy.split(' ').find((d) => d.endsWith('-error'))}"]`).innerText();
   assert.equal(fieldMessage.trim(), apiError.message);
-  assert.match(await page.getByTestId('flow-errors').innerText(), new RegExp(`Target 1 weight: ${escape(apiError.message)}`));
+  assert.match(await page.getByTestId('flow-errors').innerText(), new RegExp(`Target 1, weight: ${escape(apiError.message)}`));
   await screenshot(page, 'flow-editor-error');
 
   // Fixed, plus the second partner at priority 2.

@@ -21,14 +21,19 @@ test('an operator creates a partner, sees its postback URL once and sends it a t
   await page.getByRole('button', { name: 'New partner' }).click();
   await page.waitForURL('**/partners/new');
 
-  await page.getByLabel('Name', { exact: true }).fill('Acme Broker');
+  // Name left empty, a total cap under the daily cap, "UK" for a country: every error comes back at once.
   await page.getByLabel('Daily cap').fill('50');
+  await page.getByLabel('Total cap').fill('10');
+  const countries = page.getByRole('textbox', { name: 'Countries' });
+  await countries.fill('UK');
+  await countries.press('Enter');
   const url = page.getByLabel('URL', { exact: true });
   await url.fill('ftp://nowhere.example/leads');
   await page.getByRole('button', { name: 'Add header' }).click();
   await page.getByLabel('Header 1 name').fill('X-Api-Key');
   await page.getByLabel('Header 1 value').fill(SECRET);
-  await page.getByLabel('Body template (JSON)').fill('{"email": "{{lead.email}}", "name": "{{lead.first_name}}"}');
+  const template = page.getByLabel('Body template (JSON)');
+  await template.fill('{"email": "{{lead.email}}", '); // not JSON: the browser's finding joins the API's
   await page.getByLabel('Success path').fill('success');
   await page.getByLabel('Lead id path').fill('data.id');
   await page.getByLabel('Autologin path').fill('data.autologin_url');
@@ -46,9 +51,26 @@ test('an operator creates a partner, sees its postback URL once and sends it a t
   const describedBy = (await url.getAttribute('aria-describedby')) ?? '';
   const fieldMessage = await page.locator(`[id="${describedBy.split(' ').find((d) => d.endsWith('-error'))}"]`).innerText();
   assert.equal(fieldMessage.trim(), apiError.message);
+  // One save shows them all, in the labels' words, never the API's field names.
+  const summary = await page.getByTestId('partner-errors').innerText();
+  for (const line of ['Body template: is not valid JSON', `URL: ${apiError.message}`, 'Name: must not be empty', 'Total cap: must be at least the daily cap (50)', 'Countries, item 1: "UK" is not an ISO 3166-1 alpha-2 code; use GB']) {
+    assert.ok(summary.includes(line), `${line} in ${summary}`);
+  }
+  assert.doesNotMatch(summary, /integration\.|countries\[|total_cap|daily_cap/);
+  await screenshot(page, 'partner-editor-errors');
+  // Each message goes as its field is fixed; the others stay until theirs are.
+  await url.fill(partnerApi.url);
+  assert.equal(await url.getAttribute('aria-invalid'), 'false');
+  assert.equal(await page.getByLabel('Name', { exact: true }).getAttribute('aria-invalid'), 'true');
+  assert.doesNotMatch(await page.getByTestId('partner-errors').innerText(), /URL:/);
+  await page.getByLabel('Name', { exact: true }).fill('Acme Broker');
+  await page.getByLabel('Total cap').fill('');
+  await countries.press('Backspace'); // removes the UK tag
+  await template.fill('{"email": "{{lead.email}}", "name": "{{lead.first_name}}"}');
+
+  assert.equal(await page.getByTestId('partner-errors').locator('li').count(), 0, 'every message cleared by its fix');
 
   // Fixed: created, and the postback URL is shown once.
-  await url.fill(partnerApi.url);
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByTestId('postback-url').waitFor();
   const postbackUrl = await page.getByTestId('postback-url-value').innerText();

@@ -1,18 +1,20 @@
 import { useState } from 'react';
 import { useLocation } from 'react-router-dom';
 import { problemText, type Problem } from '../api/client';
+import { noErrors, type FieldErrors } from './fields';
 import { useUnsavedGuard } from './useUnsavedGuard';
 
 /**
  * The state every editor has: the form, the API's field errors and refusal, "Saved", "saving…",
  * and the unsaved-changes guard. `submit` runs one save: the API call, then either the refusal
- * mapped onto the fields, or `onSaved` with the stored item.
+ * mapped onto the fields, or `onSaved` with the stored item. An edit clears the messages of the
+ * inputs it changes: `inputsOf` names them for a form key (default: the key itself).
  */
-export function useEditorForm<F, E>(initial: () => F, noErrors: E) {
+export function useEditorForm<F>(initial: () => F, inputsOf: (key: string) => string[] = (k) => [k]) {
   const location = useLocation();
   const guard = useUnsavedGuard();
   const [form, setForm] = useState<F>(initial);
-  const [errors, setErrors] = useState<E>(noErrors);
+  const [errors, setErrors] = useState<FieldErrors>(noErrors);
   const [problem, setProblem] = useState<string | null>(null);
   // Set by the navigation that follows creating an item, so "Saved" survives the route change.
   const [saved, setSaved] = useState<boolean>(Boolean((location.state as { saved?: boolean } | null)?.saved));
@@ -23,10 +25,11 @@ export function useEditorForm<F, E>(initial: () => F, noErrors: E) {
     guard.markDirty();
     setSaved(false);
     setForm((f) => ({ ...f, ...patch }));
+    setErrors((e) => e.without(Object.keys(patch).flatMap(inputsOf)));
   };
 
   /** A refusal found before asking the API (e.g. a template that is not JSON). */
-  const refuse = (fieldErrors: E, text: string) => {
+  const refuse = (fieldErrors: FieldErrors, text: string) => {
     setSaved(false);
     setErrors(fieldErrors);
     setProblem(text);
@@ -34,7 +37,7 @@ export function useEditorForm<F, E>(initial: () => F, noErrors: E) {
 
   async function submit<T>(
     send: () => Promise<{ data?: T; error?: unknown }>,
-    refused: (p: Problem) => { errors: E; problem: string },
+    refused: (p: Problem) => { errors: FieldErrors; problem: string },
     onSaved: (data: T) => void | Promise<void>,
   ) {
     setSaving(true);
@@ -62,5 +65,10 @@ export function useEditorForm<F, E>(initial: () => F, noErrors: E) {
     setSaved(true);
   };
 
-  return { form, set, errors, setErrors, problem, saved, saving, guard, submit, refuse, savedAs };
+  return { form, set, errors, setErrors, problem, saved, saving, guard, submit, savedAs };
+}
+
+/** The alert text for a refused save: a pointer to the fields, or the problem itself. */
+export function refusal(p: Problem, what: string): string {
+  return p.errors?.length ? `The ${what} was not saved. Please correct the fields marked below.` : problemText(p);
 }

@@ -181,6 +181,6 @@ export function checkPartnerRules(
     errors.push({ field: 'working_hours.timezone', message: `"${p.working_hours.timezone}" is not an IANA time zone (e.g. Europe/Berlin)` });
   }
   if (p.daily_cap !== null && p.total_cap !== null && p.total_cap < p.daily_cap) {
-    errors.push({ field: 'total_cap', message: `must be at least daily_cap (${p.daily_cap})` });
+    errors.push({ field: 'total_cap', message: `must be at least the daily cap (${p.daily_cap})` });
   }
 }

@@ -7,9 +7,9 @@ import { DeleteButton } from '../../ui/DeleteButton';
 import { EditorPage } from '../../ui/EditorPage';
 import { allOptions, type Option } from '../../ui/options';
 import { StatusControl } from '../../ui/StatusControl';
-import { useEditorForm } from '../../ui/useEditorForm';
+import { useEditorForm, refusal } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
-import { fieldErrors, noErrors, refusal } from '../../ui/fields';
+import { fieldErrors } from '../../ui/fields';
 import { EditorHeader } from '../../ui/EditorHeader';
 
 type Campaign = paths['/api/campaigns/{id}']['get']['responses'][200]['content']['application/json'];
@@ -53,7 +53,7 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
   const whoami = useWhoami();
   const providers = useQuery({ queryKey: ['traffic-providers', 'all'], queryFn: () => allOptions('/api/traffic-providers') });
   const flows = useQuery({ queryKey: ['flows', 'all'], queryFn: () => allOptions('/api/flows') });
-  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() => formOf(campaign), noErrors);
+  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() => formOf(campaign), (k) => (k === 'model' || k === 'amount' ? ['payout', `payout.${k}`] : [k]));
 
   const archived = Boolean(campaign?.archived_at);
   const mayEdit = whoami.data?.permissions.includes('campaigns:edit') ?? false;
@@ -72,7 +72,16 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
     return submit(
       () => (campaign ? api.PATCH('/api/campaigns/{id}', { params: { path: { id: campaign.id } }, body }) : api.POST('/api/campaigns', { body })),
       (p) => ({
-        errors: fieldErrors(p.errors, ['name', 'status', 'traffic_provider_id', 'flow_id', 'countries', 'payout.model', 'payout.amount', 'payout']),
+        errors: fieldErrors(p.errors, {
+          name: 'Name',
+          status: 'Status',
+          traffic_provider_id: 'Traffic provider',
+          flow_id: 'Flow',
+          countries: 'Countries',
+          'payout.model': 'Payout model',
+          'payout.amount': 'Payout (USD)',
+          payout: 'Payout',
+        }),
         problem: refusal(p, 'campaign'),
       }),
       async (stored) => {

@@ -6,10 +6,9 @@ import { StatusControl } from '../../ui/StatusControl';
 import { DeleteButton } from '../../ui/DeleteButton';
 import { EditorPage } from '../../ui/EditorPage';
 import { allOptions } from '../../ui/options';
-import { useEditorForm } from '../../ui/useEditorForm';
-import { refusal } from '../../ui/fields';
+import { useEditorForm, refusal } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
-import { bodyOf, fieldErrors, formOf, newTarget, noErrors, type Flow } from './form';
+import { bodyOf, fieldErrors, formOf, newTarget, type Flow, type TargetRow } from './form';
 import { TargetsTable } from './TargetsTable';
 import { EditorHeader } from '../../ui/EditorHeader';
 
@@ -31,7 +30,13 @@ function FlowEditorForm({ flow }: { flow: Flow | null }) {
   const queryClient = useQueryClient();
   const whoami = useWhoami();
   const partners = useQuery({ queryKey: ['partners', 'all'], queryFn: () => allOptions('/api/partners') });
-  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() => formOf(flow), noErrors);
+  const { form, set, errors, setErrors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() => formOf(flow));
+  // An edit of a target clears the messages on that target's row (rows are replaced when edited).
+  const setTargets = (targets: TargetRow[]) => {
+    const before = new Set(form.targets);
+    set({ targets });
+    setErrors((e) => e.without(targets.filter((r) => !before.has(r)).map((r) => `${r.key}.*`)));
+  };
 
   const archived = Boolean(flow?.archived_at);
   const canEdit = (whoami.data?.permissions.includes('flows:edit') ?? false) && !archived;
@@ -102,9 +107,9 @@ function FlowEditorForm({ flow }: { flow: Flow | null }) {
           <Text size="sm" c="dimmed">
             Tried in priority order (lower first); targets with the same priority share leads by weight. Empty countries or schedule: the partner's own.
           </Text>
-          <TargetsTable rows={form.targets} partners={partners.data ?? []} errors={errors} onChange={(targets) => set({ targets })} />
+          <TargetsTable rows={form.targets} partners={partners.data ?? []} errors={errors} onChange={setTargets} />
           <Group>
-            <Button variant="default" onClick={() => set({ targets: [...form.targets, newTarget(nextPriority)] })}>
+            <Button variant="default" onClick={() => setTargets([...form.targets, newTarget(nextPriority)])}>
               Add target
             </Button>
           </Group>

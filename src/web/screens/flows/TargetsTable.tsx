@@ -1,6 +1,7 @@
 import { ActionIcon, Checkbox, Group, NumberInput, Select, Switch, Table, TagsInput, Text, TextInput } from '@mantine/core';
 import { Fragment } from 'react';
-import { WEEKDAYS, type FieldErrors, type TargetRow } from './form';
+import type { FieldErrors } from '../../ui/fields';
+import { WEEKDAYS, type TargetRow } from './form';
 
 interface Props {
   rows: TargetRow[];

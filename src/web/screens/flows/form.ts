@@ -2,6 +2,7 @@
 // operator typed (number or ''), and nothing is checked here: the API's validation messages are
 // the single source of truth, shown next to the field they name.
 import type { paths } from '../../api/schema';
+import { fieldWords, partMessage, partWords, shownErrors, type FieldErrors } from '../../ui/fields';
 
 export type Flow = paths['/api/flows/{id}']['get']['responses'][200]['content']['application/json'];
 type FlowPatch = NonNullable<paths['/api/flows/{id}']['patch']['requestBody']>['content']['application/json'];
@@ -98,32 +99,39 @@ export function bodyOf(form: FlowForm) {
   };
 }
 
-export interface FieldErrors {
-  /** Message for a form field: 'name', or `${row.key}.weight`, `${row.key}.schedule`… */
-  at: (path: string) => string | undefined;
-  /** Every message, labelled for the summary. */
-  summary: string[];
-}
-
-export const noErrors: FieldErrors = { at: () => undefined, summary: [] };
+const TARGET_PARTS: Record<string, string> = {
+  partner_id: 'partner',
+  priority: 'priority',
+  weight: 'weight',
+  daily_cap: 'daily cap',
+  countries: 'countries',
+  schedule: 'own schedule',
+};
+const SCHEDULE_PARTS: Record<string, string> = { timezone: 'time zone', days: 'days', from: 'open from', to: 'open until' };
+const FLOW_LABELS: Record<string, string> = { name: 'Name', status: 'Status', max_attempts: 'Max attempts', targets: 'Targets' };
 
 /**
  * Maps the API's `errors[]` (field like `targets[1].schedule.days`) onto the rows as they were
- * sent: keys, not indexes, so a message stays on its row if the operator reorders afterwards.
+ * sent: keys, not indexes, so a message stays on its row if the operator reorders afterwards;
+ * labelled as the screen says it ("Target 2, own schedule, open from").
  */
 export function fieldErrors(errors: { field: string; message: string }[], sent: TargetRow[]): FieldErrors {
-  const byPath = new Map<string, string>();
-  const summary: string[] = [];
-  for (const e of errors) {
-    const m = /^targets\[(\d+)\](?:\.(\w+))?/.exec(e.field);
-    const row = m ? sent[Number(m[1])] : undefined;
-    // A nested field (schedule.from, countries[2]) is shown at its input group.
-    const path = row ? `${row.key}.${m![2] ?? 'row'}` : e.field;
-    // …and names the part that is wrong: "from must match pattern …".
-    const rest = m ? e.field.slice(m[0].length).replace(/^\./, '') : '';
-    if (!byPath.has(path)) byPath.set(path, rest ? `${rest} ${e.message}` : e.message);
-    const label = e.field.replace(/^targets\[(\d+)\]\.?/, (_, i: string) => `Target ${Number(i) + 1} `).trim();
-    summary.push(`${label}: ${e.message}`);
-  }
-  return { at: (p) => byPath.get(p), summary };
+  return shownErrors(
+    errors.map((e) => {
+      const m = /^targets\[(\d+)\](?:\.(\w+))?/.exec(e.field);
+      const row = m ? sent[Number(m[1])] : undefined;
+      if (!m || !row) {
+        const top = e.field.replace(/[.[].*$/, '');
+        const part = partWords(e.field.slice(top.length));
+        const label = FLOW_LABELS[top] ?? fieldWords(top);
+        return { input: top, label: part ? `${label}, ${part}` : label, atInput: partMessage(part, e.message), message: e.message };
+      }
+      // A nested field (schedule.from, countries[2]) is shown at its input group, naming the part.
+      const input = `${row.key}.${m[2] ?? 'row'}`;
+      const rest = e.field.slice(m[0].length).replace(/^\./, '');
+      const restWords = m[2] === 'schedule' ? (SCHEDULE_PARTS[rest] ?? partWords(rest)) : partWords(rest);
+      const label = [`Target ${Number(m[1]) + 1}`, m[2] ? (TARGET_PARTS[m[2]] ?? m[2]) : '', restWords].filter(Boolean).join(', ');
+      return { input, label, atInput: partMessage(restWords, e.message), message: e.message };
+    }),
+  );
 }

@@ -6,8 +6,8 @@ import type { paths } from '../../api/schema';
 import { TwoFactorReset } from './TwoFactorReset';
 import { DeleteButton } from '../../ui/DeleteButton';
 import { EditorPage } from '../../ui/EditorPage';
-import { fieldErrors, noErrors, refusal } from '../../ui/fields';
-import { useEditorForm } from '../../ui/useEditorForm';
+import { fieldErrors } from '../../ui/fields';
+import { useEditorForm, refusal } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
 import { TimezoneSelect } from '../../ui/inputs';
 import { EditorHeader } from '../../ui/EditorHeader';
@@ -60,7 +60,6 @@ function OperatorForm({ operator }: { operator: Operator | null }) {
       password: '',
       current_password: '',
     }),
-    noErrors,
   );
 
   const canEdit = held.has('operators:edit');
@@ -83,7 +82,15 @@ function OperatorForm({ operator }: { operator: Operator | null }) {
             })
           : api.POST('/api/operators', { body: { ...rest, password } }),
       (p) => ({
-        errors: fieldErrors(p.errors, ['name', 'email', 'role_id', 'timezone', 'status', 'password', 'current_password']),
+        errors: fieldErrors(p.errors, {
+          name: 'Name',
+          email: 'Email',
+          role_id: 'Role',
+          timezone: 'Time zone',
+          status: 'Status',
+          password: operator ? 'New password' : 'Initial password',
+          current_password: 'Your current password',
+        }),
         problem: refusal(p, 'operator'),
       }),
       async (stored) => {

@@ -1,5 +1,6 @@
 import { ActionIcon, Button, Group, NumberInput, Select, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
-import type { FieldErrors, HeaderRow, Method, PartnerForm } from './form';
+import type { FieldErrors } from '../../ui/fields';
+import type { HeaderRow, Method, PartnerForm } from './form';
 import { newHeader } from './form';
 
 interface Props {

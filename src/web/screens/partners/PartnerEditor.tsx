@@ -7,10 +7,10 @@ import { api, must } from '../../api/client';
 import { DeleteButton } from '../../ui/DeleteButton';
 import { EditorPage } from '../../ui/EditorPage';
 import { StatusControl } from '../../ui/StatusControl';
-import { useEditorForm } from '../../ui/useEditorForm';
-import { refusal } from '../../ui/fields';
+import { useEditorForm, refusal } from '../../ui/useEditorForm';
+import { noErrors, type FieldErrors } from '../../ui/fields';
 import { useWhoami } from '../../whoami';
-import { bodyOf, fieldErrors, formOf, fromLocal, localErrors, noErrors, type FieldErrors, type Partner, type PartnerForm } from './form';
+import { bodyOf, fieldErrors, formOf, inputsOf, localErrors, withLocal, type Partner, type PartnerForm } from './form';
 import { IntegrationFields } from './IntegrationFields';
 import { PostbackUrl, RotatePostbackToken } from './PostbackToken';
 import { TestLeadPanel } from './TestLeadPanel';
@@ -38,7 +38,7 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
   const location = useLocation();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
-  const { form, set, errors, setErrors, problem, saved, saving, guard, submit, refuse, savedAs } = useEditorForm<PartnerForm, FieldErrors>(() => formOf(partner), noErrors);
+  const { form, set, errors, setErrors, problem, saved, saving, guard, submit, savedAs } = useEditorForm<PartnerForm>(() => formOf(partner), inputsOf);
   // Handed over by the navigation that follows creating the partner; kept in memory only and
   // dropped from the history entry at once, so a reload or "back" does not show it again.
   const [created] = useState<Created | null>(() => (location.state as { created?: Created } | null)?.created ?? null);
@@ -54,13 +54,14 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
   const canEdit = (whoami.data?.permissions.includes('partners:edit') ?? false) && !archived;
 
   function save() {
+    // What the browser finds (a template that is not JSON, two headers of one name) and what the
+    // API finds come back together: the save is sent either way, and refused while either has any.
     const local = localErrors(form);
-    if (local.size) return refuse(fromLocal(local), 'The partner was not saved. Please correct the fields marked below.');
     const sent = form.headers;
     const body = bodyOf(form);
     return submit(
       () => (partner ? api.PATCH('/api/partners/{id}', { params: { path: { id: partner.id } }, body }) : api.POST('/api/partners', { body })),
-      (p) => ({ errors: fieldErrors(p.errors ?? [], sent), problem: refusal(p, 'partner') }),
+      (p) => ({ errors: withLocal(local, fieldErrors(p.errors ?? [], sent)), problem: refusal(p, 'partner') }),
       async (stored) => {
         queryClient.setQueryData(['partner', stored.id], stored);
         await queryClient.invalidateQueries({ queryKey: ['partners'] });

@@ -1,7 +1,8 @@
 import { Alert, Badge, Button, Code, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { api, problemText, type Problem } from '../../api/client';
-import { fieldErrors, fromLocal, integrationOf, localErrors, type FieldErrors, type PartnerForm, type TestResult } from './form';
+import type { FieldErrors } from '../../ui/fields';
+import { fieldErrors, integrationOf, localErrors, withLocal, type PartnerForm, type TestResult } from './form';
 
 interface Props {
   partnerId: string;
@@ -23,18 +24,14 @@ export function TestLeadPanel({ partnerId, form, onErrors }: Props) {
   async function send() {
     setResult(null);
     setProblem(null);
+    // As on Save: the browser's findings and the API's come back together (the API refuses while the browser has any).
     const local = localErrors(form);
-    if (local.size) {
-      onErrors(fromLocal(local));
-      setProblem('Not sent: please correct the integration fields marked above.');
-      return;
-    }
     setSending(true);
     try {
       const r = await api.POST('/api/partners/{id}/test', { params: { path: { id: partnerId } }, body: { integration: integrationOf(form) } });
       if (r.error) {
         const p = r.error as Problem;
-        onErrors(p.errors?.length ? fieldErrors(p.errors, form.headers) : null);
+        onErrors(p.errors?.length ? withLocal(local, fieldErrors(p.errors, form.headers)) : null);
         setProblem(p.errors?.length ? 'Not sent: please correct the integration fields marked above.' : problemText(p));
         return;
       }

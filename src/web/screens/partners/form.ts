@@ -3,6 +3,7 @@
 // cannot make: the body template must parse as JSON, and header rows must have distinct names
 // (an object cannot carry two headers of one name, so one would silently be lost).
 import type { paths } from '../../api/schema';
+import { fieldWords, partMessage, partWords, shownErrors, type FieldErrors } from '../../ui/fields';
 import { WEEKDAYS } from '../flows/form';
 
 export type Partner = paths['/api/partners/{id}']['get']['responses'][200]['content']['application/json'];
@@ -90,13 +91,20 @@ export function localErrors(form: PartnerForm): Map<string, string> {
   return out;
 }
 
-/** The integration as the API takes it; call only when localErrors() is empty. */
+/**
+ * Sent in place of the template while localErrors() finds something: not an object, so the API
+ * refuses the save for sure (a header row lost to a duplicate name is never stored) while it
+ * still checks, and names, everything else in the same answer (withLocal shows both).
+ */
+const NOT_SENT = 'not sent: the editor found errors' as unknown as Record<string, never>;
+
+/** The integration as the API takes it. */
 export function integrationOf(form: PartnerForm): IntegrationBody {
   return {
     method: form.method,
     url: form.url,
     headers: Object.fromEntries(form.headers.map((h) => [h.name.trim(), h.value])),
-    body_template: JSON.parse(form.body) as Record<string, never>,
+    body_template: localErrors(form).size ? NOT_SENT : (JSON.parse(form.body) as Record<string, never>),
     success_path: form.success_path,
     lead_id_path: form.lead_id_path,
     autologin_path: form.autologin_path,
@@ -116,35 +124,77 @@ export function bodyOf(form: PartnerForm) {
   };
 }
 
-export interface FieldErrors {
-  /** Message for a form field: 'name', 'integration.url', `header:${row.key}`… */
-  at: (path: string) => string | undefined;
-  summary: string[];
-}
+/** What each input is called on screen, by the API field it shows. */
+const LABELS: Record<string, string> = {
+  name: 'Name',
+  status: 'Status',
+  countries: 'Countries',
+  daily_cap: 'Daily cap',
+  total_cap: 'Total cap',
+  working_hours: 'Working hours',
+  'working_hours.timezone': 'Time zone',
+  'working_hours.days': 'Days',
+  'working_hours.from': 'From',
+  'working_hours.to': 'To',
+  integration: 'Integration',
+  'integration.method': 'Method',
+  'integration.url': 'URL',
+  'integration.timeout_ms': 'Timeout (ms)',
+  'integration.headers': 'Headers',
+  'integration.body_template': 'Body template',
+  'integration.success_path': 'Success path',
+  'integration.lead_id_path': 'Lead id path',
+  'integration.autologin_path': 'Autologin path',
+};
+const INPUTS = Object.keys(LABELS).sort((a, b) => b.length - a.length);
 
-export const noErrors: FieldErrors = { at: () => undefined, summary: [] };
+/** The inputs a form key's edit clears the messages of. */
+export function inputsOf(key: string): string[] {
+  if (key === 'headers') return ['integration.headers', 'header:*'];
+  if (key === 'body') return ['integration.body_template'];
+  if (key === 'hasHours') return ['working_hours', 'working_hours.timezone', 'working_hours.days', 'working_hours.from', 'working_hours.to'];
+  if (key === 'timezone' || key === 'days' || key === 'from' || key === 'to') return [`working_hours.${key}`, 'working_hours'];
+  if (key in LABELS) return [key];
+  return [`integration.${key}`];
+}
 
 /** Field errors made here, shown like the API's. */
 export function fromLocal(local: Map<string, string>): FieldErrors {
-  return { at: (p) => local.get(p), summary: [...local.values()].map((m) => `Integration: ${m}`) };
+  return shownErrors(
+    [...local].map(([input, message]) => ({
+      input,
+      label: input.startsWith('header:') ? 'Headers' : (LABELS[input] ?? input),
+      atInput: message,
+      message,
+    })),
+  );
+}
+
+/** The editor's own findings and the API's answer to the rest, as one list (the API's word on the template is about NOT_SENT). */
+export function withLocal(local: Map<string, string>, api: FieldErrors): FieldErrors {
+  return shownErrors([...fromLocal(local).list, ...api.list.filter((e) => !(local.has(e.input) || (local.size && e.input === 'integration.body_template')))]);
 }
 
 /**
  * Maps the API's `errors[]` onto the inputs: `integration.headers.X` onto the row named X as sent,
  * anything inside the body template (`integration.body_template.a.b`) onto the template textarea
- * naming the part, and an indexed field (`countries[2]`, `working_hours.days[0]`) onto its input.
+ * naming the part, and an indexed field (`countries[2]`, `working_hours.days[0]`) onto its input;
+ * each labelled as on screen ("Header X-Api-Key", "Body template, a, b", "Countries, item 3").
  */
 export function fieldErrors(errors: { field: string; message: string }[], sent: HeaderRow[]): FieldErrors {
-  const byPath = new Map<string, string>();
-  const put = (p: string, m: string) => !byPath.has(p) && byPath.set(p, m);
-  for (const e of errors) {
-    const header = /^integration\.headers\.(.+)$/.exec(e.field);
-    const row = header && sent.find((h) => h.name.trim() === header[1]);
-    if (row) put(`header:${row.key}`, e.message);
-    else if (e.field.startsWith('integration.body_template.')) put('integration.body_template', `${e.field.slice(26)} ${e.message}`);
-    else put(e.field.replace(/\[\d+\].*$/, ''), e.message);
-  }
-  return { at: (p) => byPath.get(p), summary: errors.map((e) => `${e.field}: ${e.message}`) };
+  return shownErrors(
+    errors.map((e) => {
+      const header = /^integration\.headers\.(.+)$/.exec(e.field);
+      const row = header && sent.find((h) => h.name.trim() === header[1]);
+      if (row) return { input: `header:${row.key}`, label: `Header ${header![1]}`, atInput: e.message, message: e.message };
+      const input = INPUTS.find((i) => e.field === i || e.field.startsWith(`${i}[`) || e.field.startsWith(`${i}.`));
+      if (!input) return { input: e.field, label: fieldWords(e.field), atInput: e.message, message: e.message };
+      const rest = e.field.slice(input.length);
+      // Inside the template the keys are the partner's: shown as written, not turned into words.
+      const part = input === 'integration.body_template' ? rest.replace(/^\./, '') : partWords(rest);
+      return { input, label: part ? `${LABELS[input]}, ${part}` : LABELS[input], atInput: partMessage(part, e.message), message: e.message };
+    }),
+  );
 }
 
 /** "Mon–Fri 09:00–18:00 (Europe/Berlin)", or "Always" without working hours. */

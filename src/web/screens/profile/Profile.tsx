@@ -5,7 +5,8 @@ import { api, must, problemText, type Problem } from '../../api/client';
 import type { paths } from '../../api/schema';
 import { Loading } from '../../Loading';
 import { ErrorAlert } from '../../ui/EditorPage';
-import { fieldErrors, noErrors, refusal } from '../../ui/fields';
+import { fieldErrors, noErrors } from '../../ui/fields';
+import { refusal } from '../../ui/useEditorForm';
 import { useUnsavedGuard } from '../../ui/useUnsavedGuard';
 import { TimezoneSelect } from '../../ui/inputs';
 import { Sessions } from './Sessions';
@@ -63,7 +64,7 @@ function DetailsForm({ profile }: { profile: ProfileData }) {
       const r = await api.PATCH('/api/profile', { body: emailChanged ? { ...rest, email: email.trim(), current_password } : rest });
       if (r.error) {
         const p = r.error as Problem;
-        setErrors(fieldErrors(p.errors, ['name', 'timezone', 'email', 'current_password']));
+        setErrors(fieldErrors(p.errors, { name: 'Name', timezone: 'Time zone', email: 'Email', current_password: 'Current password' }));
         setProblem(refusal(p, 'profile'));
         return;
       }
@@ -139,7 +140,7 @@ function PasswordForm() {
       const r = await api.POST('/api/profile/password', { body: form });
       if (r.error) {
         const p = r.error as Problem;
-        setErrors(fieldErrors(p.errors, ['current_password', 'new_password']));
+        setErrors(fieldErrors(p.errors, { current_password: 'Current password', new_password: 'New password' }));
         setProblem(refusal(p, 'password'));
         return;
       }

@@ -8,9 +8,9 @@ import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { DeleteButton } from '../../ui/DeleteButton';
 import { EditorPage } from '../../ui/EditorPage';
 import { StatusControl } from '../../ui/StatusControl';
-import { useEditorForm } from '../../ui/useEditorForm';
+import { useEditorForm, refusal } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
-import { fieldErrors, noErrors, refusal } from '../../ui/fields';
+import { fieldErrors } from '../../ui/fields';
 import { TokenModal, type ShownToken } from './TokenModal';
 import { EditorHeader } from '../../ui/EditorHeader';
 
@@ -56,7 +56,7 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
-  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() => formOf(provider), noErrors);
+  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() => formOf(provider), (k) => [k === 'ips' ? 'allowed_ips' : k === 'name' || k === 'status' ? k : `duplicate_policy.${k}`]);
   const [confirmRotate, setConfirmRotate] = useState(false);
 
   const archived = Boolean(provider?.archived_at);
@@ -74,8 +74,17 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
     return submit(
       () => (provider ? api.PATCH('/api/traffic-providers/{id}', { params: { path: { id: provider.id } }, body }) : api.POST('/api/traffic-providers', { body })),
       (p) => ({
-        errors: fieldErrors(p.errors, ['name', 'status', 'allowed_ips', 'duplicate_policy.fields', 'duplicate_policy.window_hours', 'duplicate_policy.scope'], (input, rest) =>
-          input === 'allowed_ips' ? rest.replace(/^\[(\d+)\]/, (_, i: string) => `Line ${Number(i) + 1}`) : rest,
+        errors: fieldErrors(
+          p.errors,
+          {
+            name: 'Name',
+            status: 'Status',
+            allowed_ips: 'Allowed IPs',
+            'duplicate_policy.fields': 'Duplicate fields',
+            'duplicate_policy.window_hours': 'Window (hours)',
+            'duplicate_policy.scope': 'Duplicate scope',
+          },
+          { allowed_ips: 'line' },
         ),
         problem: refusal(p, 'traffic provider'),
       }),

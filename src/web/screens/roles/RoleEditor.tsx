@@ -6,8 +6,8 @@ import type { paths } from '../../api/schema';
 import { Loading } from '../../Loading';
 import { DeleteButton } from '../../ui/DeleteButton';
 import { EditorPage, ErrorAlert } from '../../ui/EditorPage';
-import { fieldErrors, noErrors, refusal } from '../../ui/fields';
-import { useEditorForm } from '../../ui/useEditorForm';
+import { fieldErrors } from '../../ui/fields';
+import { useEditorForm, refusal } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
 import { PermissionGrid } from './PermissionGrid';
 import { EditorHeader } from '../../ui/EditorHeader';
@@ -36,7 +36,6 @@ function RoleForm({ role }: { role: Role | null }) {
   const catalog = useQuery({ queryKey: ['permissions'], queryFn: async () => must(await api.GET('/api/permissions')) });
   const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(
     () => ({ name: role?.name ?? '', description: role?.description ?? '', permissions: role?.permissions ?? [] }),
-    noErrors,
   );
 
   const held = new Set(whoami.data?.permissions ?? []);
@@ -50,7 +49,7 @@ function RoleForm({ role }: { role: Role | null }) {
     const body = { ...form, permissions: form.permissions as Permission[] };
     return submit(
       () => (role ? api.PATCH('/api/roles/{id}', { params: { path: { id: role.id } }, body }) : api.POST('/api/roles', { body })),
-      (p) => ({ errors: fieldErrors(p.errors, ['name', 'description', 'permissions']), problem: refusal(p, 'role') }),
+      (p) => ({ errors: fieldErrors(p.errors, { name: 'Name', description: 'Description', permissions: 'Permissions' }), problem: refusal(p, 'role') }),
       async (stored) => {
         queryClient.setQueryData(['role', stored.id], stored);
         await queryClient.invalidateQueries({ queryKey: ['roles'] });
