@@ -890,11 +890,53 @@ export interface paths {
         put?: never;
         /**
          * Send a test lead to a partner
-         * @description Sends a sample lead once, exactly as a delivery would (real traffic: the partner may register it), and answers 200 with what was sent and answered and how a delivery would read it, whatever the outcome. Stores nothing. Works on a paused partner; an archived one answers 409. `integration` tests an unsaved integration instead of the saved one. A destination the outbound guard refuses (loopback, private, link-local… outside PARTNER_ALLOWED_NETWORKS) is not called: outcome `error` with the reason.
+         * @description Sends a sample lead once, exactly as a delivery would (real traffic: the partner may register it), and answers 200 with what was sent and answered and how a delivery would read it, whatever the outcome. Stores nothing. `lead` replaces fields of the sample lead (see getPartnerSampleLead). A destination the outbound guard refuses (loopback, private, link-local… outside PARTNER_ALLOWED_NETWORKS) is not called: outcome `error` with the reason. Works on a paused partner; an archived one answers 409. `integration` tests an unsaved integration instead of the saved one.
          *
          *     Access: needs the `partners:edit` permission (key scope and role).
          */
         post: operations["testPartner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partners/sample-lead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sample lead a test sends, and the placeholders a template may use
+         * @description Access: needs the `partners:view` permission (key scope and role).
+         */
+        get: operations["getPartnerSampleLead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partners/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test lead with an integration not saved yet
+         * @description For a partner being created: the integration comes with the request (no header value can be kept masked: nothing is stored). Sends a sample lead once, exactly as a delivery would (real traffic: the partner may register it), and answers 200 with what was sent and answered and how a delivery would read it, whatever the outcome. Stores nothing. `lead` replaces fields of the sample lead (see getPartnerSampleLead). A destination the outbound guard refuses (loopback, private, link-local… outside PARTNER_ALLOWED_NETWORKS) is not called: outcome `error` with the reason.
+         *
+         *     Access: needs the `partners:edit` permission (key scope and role).
+         */
+        post: operations["testUnsavedPartner"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8576,6 +8618,298 @@ export interface operations {
             };
             /** @description conflict: the request clashes with the current state */
             409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPartnerSampleLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What a test sends unless the request overrides it (the id is new on every test) */
+                        lead: {
+                            country: string | null;
+                            email: string | null;
+                            first_name: string | null;
+                            funnel: string | null;
+                            ip: string | null;
+                            language: string | null;
+                            last_name: string | null;
+                            phone: string | null;
+                            sub_id1: string | null;
+                            sub_id2: string | null;
+                            sub_id3: string | null;
+                            sub_id4: string | null;
+                            sub_id5: string | null;
+                        };
+                        /** @description Every lead field a template may name, in order */
+                        placeholders: {
+                            /** @description The sample lead's value */
+                            example: string | null;
+                            field: string;
+                            /** @description As written in a body template or URL, e.g. {{lead.email}} */
+                            placeholder: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    testUnsavedPartner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * PartnerIntegrationInput
+                     * @description The integration to test, as the partner editor holds it before the first save
+                     */
+                    integration: {
+                        /**
+                         * @description Dot path to the autologin URL in the answer; empty: none
+                         * @default
+                         */
+                        autologin_path?: string;
+                        /**
+                         * @description The JSON body sent to the partner. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5.
+                         * @default {}
+                         */
+                        body_template?: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * @description Request headers (name → value). Values are write-only. On PATCH, a value sent back exactly as answers show it (masked) keeps the stored value of that header while the URL's scheme, host and port stay the same (a masked value for a new destination is refused); any other value replaces it.
+                         * @default {}
+                         */
+                        headers?: {
+                            [key: string]: string;
+                        };
+                        /**
+                         * @description Dot path to the partner's own lead id in the answer; empty: none
+                         * @default
+                         */
+                        lead_id_path?: string;
+                        /** @default POST */
+                        method?: "POST" | "GET" | "PUT";
+                        /**
+                         * @description Dot path to a truthy value in the answer that means "accepted"; empty: any 2xx is accepted
+                         * @default
+                         */
+                        success_path?: string;
+                        /**
+                         * Format: int32
+                         * @description Request timeout (100–60000 ms)
+                         * @default 5000
+                         */
+                        timeout_ms?: number;
+                        /** @description http or https URL of the partner's lead API. Shown in full to readers: put secrets in headers. */
+                        url: string;
+                    };
+                    /** @description Fields replacing those of the built-in sample lead (first_name: "Test", last_name: "Lead", email: "test.lead@example.com", phone: "+4915112345678", country: "DE", ip: "203.0.113.10", language: "de", funnel: "test", sub_id1: null, sub_id2: null, sub_id3: null, sub_id4: null, sub_id5: null). The lead id ({{lead.id}}) is a new id on every test. */
+                    lead?: {
+                        country?: string;
+                        email?: string;
+                        first_name?: string;
+                        funnel?: string | null;
+                        ip?: string;
+                        language?: string | null;
+                        last_name?: string;
+                        phone?: string;
+                        sub_id1?: string | null;
+                        sub_id2?: string | null;
+                        sub_id3?: string | null;
+                        sub_id4?: string | null;
+                        sub_id5?: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Found at autologin_path */
+                        autologin_url: string | null;
+                        duration_ms: number;
+                        /** @description What a delivery would have concluded from this answer */
+                        outcome: "accepted" | "rejected" | "timeout" | "error";
+                        /** @description Found at lead_id_path */
+                        partner_lead_id: string | null;
+                        /** @description Why it is not accepted; null when accepted */
+                        reason: string | null;
+                        request: {
+                            /** @description The JSON body sent; null for GET (the template went into the query string) */
+                            body: string | null;
+                            /** @description As sent; the integration's header values masked */
+                            headers: {
+                                [key: string]: string;
+                            };
+                            method: string;
+                            url: string;
+                        };
+                        /** @description null when no answer came (timeout, connection error) */
+                        response: {
+                            /** @description The first 64 KiB of the answer */
+                            body: string;
+                            /** @description The partner's answer headers */
+                            headers: {
+                                [key: string]: string;
+                            };
+                            status: number;
+                            /** @description The answer was not read in full (over 1 MiB, or cut off by the timeout) */
+                            truncated: boolean;
+                        } | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];

@@ -152,3 +152,56 @@ forEachDatabase('Send a test lead to a partner', (engine) => {
     assert.equal(partner.received.length, 1);
   });
 });
+
+forEachDatabase('Test before the first save; the sample lead and placeholders', (engine) => {
+  test('POST /api/partners/test sends the unsaved integration with an edited lead, stores nothing, and names every bad field at once', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const partner = await startPartner(t, accepting());
+    const before = await counts(ta);
+    const res = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/partners/test',
+      payload: { integration: defaultIntegration(partner.url), lead: { first_name: 'Grace', country: 'FR' } },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().outcome, 'accepted');
+    assert.equal(partner.received[0].json.firstName, 'Grace');
+    assert.equal(partner.received[0].json.country, 'FR');
+    assert.equal(res.json().request.headers['X-Api-Key'], '••••3456', 'the secret typed in is masked in the answer');
+    assert.deepEqual(await counts(ta), before);
+
+    // A masked value cannot be kept: nothing is stored to keep.
+    const masked = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/partners/test',
+      payload: { integration: { ...defaultIntegration(partner.url), headers: { 'X-Api-Key': '••••3456' } } },
+    });
+    assert.deepEqual(expectProblem(masked, 400, 'validation_failed').errors!.map((e) => e.field), ['integration.headers.X-Api-Key']);
+    // Schema faults and the URL check in one answer.
+    const bad = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/partners/test',
+      payload: { integration: { ...defaultIntegration('http://10.0.0.9/x'), timeout_ms: 5 }, lead: { nickname: 'x' } },
+    });
+    const fields = expectProblem(bad, 400, 'validation_failed').errors!.map((e) => e.field).sort();
+    assert.deepEqual(fields, ['integration.timeout_ms', 'integration.url', 'lead.nickname']);
+    expectProblem(await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/partners/test', payload: {} }), 400, 'validation_failed');
+    assert.equal(partner.received.length, 1);
+  });
+
+  test('GET /api/partners/sample-lead: the lead a test sends and every placeholder with its example', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const viewer = await newOperator(ta, ['partners:view']);
+    const body = (await call(ta.app, viewer.token, { method: 'GET', url: '/api/partners/sample-lead' })).json();
+    assert.equal(body.lead.email, 'test.lead@example.com');
+    assert.deepEqual(
+      body.placeholders.map((p: { placeholder: string }) => p.placeholder),
+      ['id', 'first_name', 'last_name', 'email', 'phone', 'country', 'ip', 'language', 'funnel', 'sub_id1', 'sub_id2', 'sub_id3', 'sub_id4', 'sub_id5'].map((f) => `{{lead.${f}}}`),
+    );
+    assert.equal(body.placeholders.find((p: { field: string }) => p.field === 'email').example, body.lead.email);
+    // Each placeholder is one a template may use: a partner saved with all of them is accepted.
+    const template = Object.fromEntries(body.placeholders.map((p: { field: string; placeholder: string }) => [p.field, p.placeholder]));
+    const saved = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/partners', payload: { name: 'All', integration: { ...defaultIntegration('https://broker.example/x'), body_template: template } } });
+    assert.equal(saved.statusCode, 201, saved.body);
+  });
+});

@@ -6,8 +6,8 @@ import { problems } from '../../http/openapi.js';
 import type { LeadForPartner } from '../../distribution/partner-client.js';
 import type { App } from '../../types.js';
 import { findPartner, storedIntegration } from './queries.js';
-import { IntegrationInput } from './schemas.js';
-import { maskHeaderValue, resolveIntegration } from './service.js';
+import { IntegrationInput, LEAD_TEMPLATE_FIELDS, type StoredIntegration } from './schemas.js';
+import { maskHeaderValue, partnerBodyChecks, resolveIntegration } from './service.js';
 
 // "Send test lead": offers a sample lead to a partner once, as a delivery would, and shows what
 // was sent and answered, so an operator can check an integration (saved or not yet) before real
@@ -104,21 +104,106 @@ const TestPartnerResult = Type.Object(
   { title: 'PartnerTestResult' },
 );
 
+const TestUnsavedBody = Type.Object(
+  {
+    lead: Type.Optional(TestLeadOverrides),
+    integration: { ...IntegrationInput, description: 'The integration to test, as the partner editor holds it before the first save' },
+  },
+  { additionalProperties: false },
+);
+
+const SampleLead = Type.Object(
+  {
+    lead: Type.Object(
+      Object.fromEntries(Object.keys(SAMPLE_LEAD).map((k) => [k, NullableText])),
+      { description: 'What a test sends unless the request overrides it (the id is new on every test)' },
+    ),
+    placeholders: Type.Array(
+      Type.Object({
+        placeholder: Type.String({ description: 'As written in a body template or URL, e.g. {{lead.email}}' }),
+        field: Type.String(),
+        example: Type.Union([Type.String(), Type.Null()], { description: "The sample lead's value" }),
+      }),
+      { description: 'Every lead field a template may name, in order' },
+    ),
+  },
+  { title: 'PartnerSampleLead' },
+);
+
+const TEST_RULES =
+  'Sends a sample lead once, exactly as a delivery would (real traffic: the partner may register it), ' +
+  'and answers 200 with what was sent and answered and how a delivery would read it, whatever the ' +
+  'outcome. Stores nothing. `lead` replaces fields of the sample lead (see getPartnerSampleLead). A destination the outbound guard refuses (loopback, ' +
+  'private, link-local… outside PARTNER_ALLOWED_NETWORKS) is not called: outcome `error` with the reason.';
+
 export default async function testPartnerRoute(app: App) {
+  /** One test call: the integration given, the sample lead with the overrides; header values masked in the answer. */
+  async function sendTest(integration: StoredIntegration, overrides: Partial<LeadForPartner> | undefined) {
+    const lead: LeadForPartner = { ...SAMPLE_LEAD, ...overrides, id: newId() };
+    // No transaction is open here: the partner call may take up to timeout_ms.
+    const result = await app.delivery.deps.client.call(integration, lead);
+    // Mask what the integration set (its values may be API keys); what the client adds itself
+    // (content-type) is no secret.
+    const secret = new Set(Object.keys(integration.headers));
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(result.request.headers)) headers[name] = secret.has(name) ? maskHeaderValue(value) : value;
+    return { ...result, request: { ...result.request, headers } };
+  }
+  const more = (body: unknown) => partnerBodyChecks(body, app.config.partnerAllowedNetworks);
+
+  app.get(
+    '/api/partners/sample-lead',
+    {
+      config: { permission: 'partners:view' },
+      schema: {
+        operationId: 'getPartnerSampleLead',
+        tags: ['Partners'],
+        summary: 'The sample lead a test sends, and the placeholders a template may use',
+        response: { 200: SampleLead },
+      },
+    },
+    async () => ({
+      lead: SAMPLE_LEAD,
+      placeholders: LEAD_TEMPLATE_FIELDS.map((field) => ({
+        placeholder: `{{lead.${field}}}`,
+        field,
+        example: field === 'id' ? 'a new id on every lead' : (SAMPLE_LEAD[field as keyof typeof SAMPLE_LEAD] ?? null),
+      })),
+    }),
+  );
+
+  app.post(
+    '/api/partners/test',
+    {
+      config: { permission: 'partners:edit', moreChecks: more },
+      schema: {
+        operationId: 'testUnsavedPartner',
+        tags: ['Partners'],
+        summary: 'Send a test lead with an integration not saved yet',
+        description: `For a partner being created: the integration comes with the request (no header value can be kept masked: nothing is stored). ${TEST_RULES}`,
+        body: TestUnsavedBody,
+        response: { 200: TestPartnerResult, ...problems(400) },
+      },
+    },
+    async (req) => {
+      const errors: FieldError[] = [];
+      const integration = resolveIntegration(req.body.integration, null, errors, app.config.partnerAllowedNetworks);
+      if (errors.length) invalid(errors);
+      return sendTest(integration, req.body.lead);
+    },
+  );
+
   app.post(
     '/api/partners/:id/test',
     {
-      config: { permission: 'partners:edit' },
+      config: { permission: 'partners:edit', moreChecks: more },
       schema: {
         operationId: 'testPartner',
         tags: ['Partners'],
         summary: 'Send a test lead to a partner',
         description:
-          'Sends a sample lead once, exactly as a delivery would (real traffic: the partner may register it), ' +
-          'and answers 200 with what was sent and answered and how a delivery would read it, whatever the ' +
-          'outcome. Stores nothing. Works on a paused partner; an archived one answers 409. `integration` tests ' +
-          'an unsaved integration instead of the saved one. A destination the outbound guard refuses (loopback, ' +
-          'private, link-local… outside PARTNER_ALLOWED_NETWORKS) is not called: outcome `error` with the reason.',
+          `${TEST_RULES} Works on a paused partner; an archived one answers 409. \`integration\` tests ` +
+          'an unsaved integration instead of the saved one.',
         params: IdParams,
         body: TestPartnerBody,
         response: { 200: TestPartnerResult, ...problems(400, 404, 409) },
@@ -138,15 +223,7 @@ export default async function testPartnerRoute(app: App) {
         integration = resolveIntegration(req.body.integration, saved, errors, app.config.partnerAllowedNetworks);
         if (errors.length) invalid(errors);
       }
-      const lead: LeadForPartner = { ...SAMPLE_LEAD, ...req.body.lead, id: newId() };
-      // No transaction is open here: the partner call may take up to timeout_ms.
-      const result = await app.delivery.deps.client.call(integration, lead);
-      // Mask what the integration set (its values may be API keys); what the client adds itself
-      // (content-type) is no secret.
-      const secret = new Set(Object.keys(integration.headers));
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(result.request.headers)) headers[name] = secret.has(name) ? maskHeaderValue(value) : value;
-      return { ...result, request: { ...result.request, headers } };
+      return sendTest(integration, req.body.lead);
     },
   );
 }
