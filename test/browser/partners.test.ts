@@ -68,13 +68,32 @@ test('an operator creates a partner, sees its postback URL once and sends it a t
   await countries.press('Backspace'); // removes the UK tag
   await template.fill('{"email": "{{lead.email}}", "name": "{{lead.first_name}}"}');
 
-  assert.equal(await page.getByTestId('partner-errors').locator('li').count(), 0, 'every message cleared by its fix');
+  assert.equal(await page.getByTestId('partner-errors').count(), 0, 'every message cleared by its fix, and the refusal with them');
+
+  // Every placeholder a template may use is listed, from the API.
+  assert.equal(await page.getByTestId('template-placeholders').locator('code').count(), 14);
+  assert.match(await page.getByTestId('template-placeholders').innerText(), /\{\{lead\.sub_id5\}\}/);
+
+  // Before the first save, a test lead the operator edited goes out with the integration as typed.
+  await page.getByRole('button', { name: 'Edit test lead' }).click();
+  const leadFields = page.getByTestId('test-lead-fields');
+  await leadFields.getByLabel('First name').fill('Grace');
+  await leadFields.getByLabel('Sub ID 1').fill('click-42');
+  await page.getByRole('button', { name: 'Send test lead' }).click();
+  await page.getByTestId('test-lead-result').waitFor();
+  assert.equal(partnerApi.received.length, 1);
+  assert.equal(partnerApi.received[0].json.name, 'Grace');
+  assert.equal(partnerApi.received[0].headers['x-api-key'], SECRET);
+  assert.match(await page.getByTestId('test-lead-request').innerText(), /"name":"Grace"/);
+  await screenshot(page, 'partner-test-before-save');
 
   // Fixed: created, and the postback URL is shown once.
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByTestId('postback-url').waitFor();
   const postbackUrl = await page.getByTestId('postback-url-value').innerText();
   assert.match(postbackUrl, new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/api/postback/lgp_`));
+  // No public base URL is set: the link is on this loopback address, and the screen says a partner cannot reach it.
+  assert.match(await page.getByTestId('local-link-note').innerText(), /cannot reach from the internet/);
   assert.match(page.url(), /\/partners\/[0-9a-f-]{36}$/);
   const id = page.url().split('/').pop()!;
   // The header value comes back masked, and the UI says what that means.
@@ -93,9 +112,9 @@ test('an operator creates a partner, sees its postback URL once and sends it a t
   await page.getByRole('button', { name: 'Send test lead' }).click();
   await page.getByTestId('test-lead-result').waitFor();
   assert.equal((await page.getByTestId('test-lead-outcome').innerText()).toLowerCase(), 'accepted');
-  assert.equal(partnerApi.received.length, 1);
-  assert.equal(partnerApi.received[0].headers['x-api-key'], SECRET);
-  assert.equal(partnerApi.received[0].json.email, 'test.lead@example.com');
+  assert.equal(partnerApi.received.length, 2);
+  assert.equal(partnerApi.received[1].headers['x-api-key'], SECRET);
+  assert.equal(partnerApi.received[1].json.email, 'test.lead@example.com');
   const sent = await page.getByTestId('test-lead-request').innerText();
   assert.match(sent, new RegExp(`^POST ${partnerApi.url.replace(/[.]/g, '\\.')}`));
   assert.match(sent, /••••cdef/);

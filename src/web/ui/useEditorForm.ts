@@ -16,6 +16,8 @@ export function useEditorForm<F>(initial: () => F, inputsOf: (key: string) => st
   const [form, setForm] = useState<F>(initial);
   const [errors, setErrors] = useState<FieldErrors>(noErrors);
   const [problem, setProblem] = useState<string | null>(null);
+  // A refusal that was about fields goes once every one of them has been edited.
+  const [aboutFields, setAboutFields] = useState(false);
   // Set by the navigation that follows creating an item, so "Saved" survives the route change.
   const [saved, setSaved] = useState<boolean>(Boolean((location.state as { saved?: boolean } | null)?.saved));
   const [saving, setSaving] = useState(false);
@@ -33,6 +35,7 @@ export function useEditorForm<F>(initial: () => F, inputsOf: (key: string) => st
     setSaved(false);
     setErrors(fieldErrors);
     setProblem(text);
+    setAboutFields(fieldErrors.list.length > 0);
   };
 
   async function submit<T>(
@@ -53,6 +56,7 @@ export function useEditorForm<F>(initial: () => F, inputsOf: (key: string) => st
       guard.markClean();
       await onSaved(r.data as T);
     } catch (e) {
+      setAboutFields(false);
       setProblem(problemText(e));
     } finally {
       setSaving(false);
@@ -65,7 +69,8 @@ export function useEditorForm<F>(initial: () => F, inputsOf: (key: string) => st
     setSaved(true);
   };
 
-  return { form, set, errors, setErrors, problem, saved, saving, guard, submit, savedAs };
+  const shownProblem = aboutFields && errors.list.length === 0 ? null : problem;
+  return { form, set, errors, setErrors, problem: shownProblem, saved, saving, guard, submit, savedAs };
 }
 
 /** The alert text for a refused save: a pointer to the fields, or the problem itself. */

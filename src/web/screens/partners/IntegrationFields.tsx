@@ -2,6 +2,7 @@ import { ActionIcon, Button, Group, NumberInput, Select, Stack, Text, Textarea, 
 import type { FieldErrors } from '../../ui/fields';
 import type { HeaderRow, Method, PartnerForm } from './form';
 import { newHeader } from './form';
+import { Placeholders } from './Placeholders';
 
 interface Props {
   form: PartnerForm;
@@ -81,6 +82,7 @@ export function IntegrationFields({ form, errors, set }: Props) {
         maxRows={16}
         styles={{ input: { fontFamily: 'monospace' } }}
       />
+      <Placeholders />
       <Group align="flex-start" grow>
         <TextInput label="Success path" description={`${PATH_HINT} (any 2xx accepts)`} value={form.success_path} onChange={(e) => set({ success_path: e.currentTarget.value })} error={at('success_path')} />
         <TextInput label="Lead id path" description={PATH_HINT} value={form.lead_id_path} onChange={(e) => set({ lead_id_path: e.currentTarget.value })} error={at('lead_id_path')} />

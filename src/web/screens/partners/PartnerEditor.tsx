@@ -1,4 +1,4 @@
-import { Alert, Checkbox, Group, NumberInput, Stack, Switch, TagsInput, Text, TextInput } from '@mantine/core';
+import { Alert, Checkbox, Group, NumberInput, Stack, Switch, TagsInput, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
@@ -125,11 +125,7 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
           <IntegrationFields form={form} errors={errors} set={set} />
         </Stack>
       </fieldset>
-      {partner && canEdit ? (
-        <TestLeadPanel partnerId={partner.id} form={form} onErrors={(e) => setErrors(e ?? noErrors)} />
-      ) : (
-        !partner && <Text size="sm" c="dimmed">Save the partner to send it a test lead.</Text>
-      )}
+      {canEdit && <TestLeadPanel partnerId={partner?.id ?? null} form={form} onErrors={(e) => setErrors(e ?? noErrors)} />}
     </Stack>
   );
 }

@@ -2,6 +2,7 @@ import { Alert, Button, Code, CopyButton, Group, Stack, Text } from '@mantine/co
 import { useState } from 'react';
 import { api, must } from '../../api/client';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { LocalLinkNote } from '../../ui/LocalLinkNote';
 import type { Partner } from './form';
 
 /** The postback URL with the secret token: in the create answer only, so shown here just once. */
@@ -14,6 +15,7 @@ export function PostbackUrl({ path }: { path: string }) {
         <Text size="sm">
           Give this URL to the partner for conversions. It holds a secret token and will not be shown again; copy it now. If it is lost, use “Rotate postback token” to get a new one (the old URL stops working).
         </Text>
+        <LocalLinkNote link={path} who="the partner" />
         <Group>
           <Code data-testid="postback-url-value">{url}</Code>
           <CopyButton value={url}>

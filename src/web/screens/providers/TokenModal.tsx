@@ -1,4 +1,5 @@
 import { Alert, Button, Code, CopyButton, Group, Modal, Stack, Text } from '@mantine/core';
+import { LocalLinkNote } from '../../ui/LocalLinkNote';
 
 export interface ShownToken {
   name: string;
@@ -38,6 +39,7 @@ export function TokenModal({ shown, onClose }: { shown: ShownToken | null; onClo
             </CopyButton>
           </Group>
           <Text size="sm">The provider posts each lead like this:</Text>
+          <LocalLinkNote link={shown.intakeUrl} who="the provider" />
           <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
             {curl}
           </Code>

@@ -1,0 +1,27 @@
+import { Alert, Anchor, Text } from '@mantine/core';
+import { Link } from 'react-router-dom';
+
+/** Loopback, private and link-local hosts, and bare names: places a partner or provider on the internet cannot reach. */
+const UNREACHABLE = /^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|169\.254\.|\[::1\]|\[f[cd]|\[fe80:|[^.]+$)/i;
+
+/**
+ * Said beside a link the API built without a public base URL (it answered a path, not a URL):
+ * the link uses the address this dashboard is open on, which the other side may not reach.
+ * `link`: what the API answered.
+ */
+export function LocalLinkNote({ link, who }: { link: string; who: string }) {
+  if (/^https?:\/\//.test(link)) return null;
+  const unreachable = UNREACHABLE.test(window.location.hostname);
+  return (
+    <Alert color={unreachable ? 'red' : 'yellow'} data-testid="local-link-note" title="No public base URL is set">
+      <Text size="sm">
+        This link is built on the address you opened the dashboard with ({window.location.origin})
+        {unreachable ? `, which ${who} cannot reach from the internet` : ''}. Set the public base URL under{' '}
+        <Anchor component={Link} to="/hosting">
+          Hosting
+        </Anchor>{' '}
+        first, then rotate the token to get a link on it.
+      </Text>
+    </Alert>
+  );
+}
