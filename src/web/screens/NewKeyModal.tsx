@@ -1,9 +1,10 @@
-import { Alert, Button, Checkbox, Code, CopyButton, Group, List, Modal, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Checkbox, Code, Group, List, Modal, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, must, problemText } from '../api/client';
 import type { paths } from '../api/schema';
 import { endOfDay, type ApiKeyCreated } from './keys';
+import { CopyValueButton } from '../ui/CopyValueButton';
 
 type Scope = paths['/api/api-keys']['post']['requestBody']['content']['application/json']['scopes'][number];
 
@@ -54,13 +55,7 @@ export function NewKeyModal({ opened, onClose, held }: { opened: boolean; onClos
             {created.secret}
           </Code>
           <Group justify="flex-end">
-            <CopyButton value={created.secret}>
-              {({ copied, copy }) => (
-                <Button variant="light" onClick={copy}>
-                  {copied ? 'Copied' : 'Copy'}
-                </Button>
-              )}
-            </CopyButton>
+            <CopyValueButton value={created.secret} />
             <Button onClick={close}>Done</Button>
           </Group>
         </Stack>

@@ -1,5 +1,6 @@
 import { Button, Group, Text } from '@mantine/core';
 import { useState } from 'react';
+import { LIVE_INTERVAL_MS } from './liveInterval';
 
 /**
  * Live numbers on a screen (Leads, Overview): its queries refetch every LIVE_INTERVAL_MS while the
@@ -7,7 +8,7 @@ import { useState } from 'react';
  * the pause is remembered per screen in this browser. One refresh is one request per query on
  * the screen, so an open tab costs a few requests a minute.
  */
-export const LIVE_INTERVAL_MS = 30_000;
+export { LIVE_INTERVAL_MS };
 
 const storageKey = (screen: string) => `leadgate.live-paused.${screen}`;
 

@@ -1,4 +1,4 @@
-import { Alert, Button, Code, CopyButton, Group, NumberInput, Paper, SegmentedControl, Select, Stack, TagsInput, Text, TextInput } from '@mantine/core';
+import { Alert, Code, Group, NumberInput, Paper, SegmentedControl, Select, Stack, TagsInput, Text, TextInput } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router-dom';
 import { api, must, problemText } from '../../api/client';
@@ -11,6 +11,7 @@ import { useEditorForm, refusal } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
 import { fieldErrors } from '../../ui/fields';
 import { EditorHeader } from '../../ui/EditorHeader';
+import { CopyValueButton } from '../../ui/CopyValueButton';
 
 type Campaign = paths['/api/campaigns/{id}']['get']['responses'][200]['content']['application/json'];
 
@@ -204,13 +205,7 @@ function IntakeId({ campaign }: { campaign: Campaign }) {
           <Code data-testid="campaign-id" style={{ overflowWrap: 'anywhere' }}>
             {campaign.id}
           </Code>
-          <CopyButton value={campaign.id}>
-            {({ copied, copy }) => (
-              <Button size="xs" variant="light" onClick={copy} color={copied ? 'teal' : undefined}>
-                {copied ? 'Copied' : 'Copy'}
-              </Button>
-            )}
-          </CopyButton>
+          <CopyValueButton value={campaign.id} size="xs" />
         </Group>
         <Text size="xs" c="dimmed">
           {campaign.traffic_provider_name ?? 'The traffic provider'} sends it as <Code>campaign_id</Code> in each lead it posts to{' '}

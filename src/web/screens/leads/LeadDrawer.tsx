@@ -1,4 +1,4 @@
-import { Alert, Anchor, Badge, Button, CopyButton, Drawer, Group, Stack, Table, Text, Timeline, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Drawer, Group, Stack, Table, Text, Timeline, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must, problemText } from '../../api/client';
@@ -6,6 +6,7 @@ import { Loading } from '../../Loading';
 import { useWhoami } from '../../whoami';
 import type { Attempt, LeadDetail } from './filters';
 import { RedeliverModal } from './RedeliverModal';
+import { CopyValueButton } from '../../ui/CopyValueButton';
 
 export const STATUS_COLOR: Record<string, string> = {
   new: 'gray',
@@ -121,13 +122,7 @@ function LeadBody({ lead }: { lead: LeadDetail }) {
             <Anchor href={lead.autologin_url} target="_blank" rel="noreferrer noopener" size="sm" style={{ wordBreak: 'break-all' }} data-testid="lead-autologin">
               {lead.autologin_url}
             </Anchor>
-            <CopyButton value={lead.autologin_url}>
-              {({ copied, copy }) => (
-                <Button size="xs" variant="light" onClick={copy} color={copied ? 'teal' : undefined}>
-                  {copied ? 'Copied' : 'Copy'}
-                </Button>
-              )}
-            </CopyButton>
+            <CopyValueButton value={lead.autologin_url} size="xs" />
           </Group>
         ) : (
           <Text size="sm" c="dimmed">

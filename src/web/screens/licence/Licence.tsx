@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Code, CopyButton, Group, Stack, Table, Text, Textarea, Title } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, Stack, Table, Text, Textarea, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, must, problemText, type Problem } from '../../api/client';
@@ -6,6 +6,7 @@ import type { paths } from '../../api/schema';
 import { Loading } from '../../Loading';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { ErrorAlert } from '../../ui/EditorPage';
+import { CopyValueButton } from '../../ui/CopyValueButton';
 
 type LicenceData = paths['/api/licence']['get']['responses'][200]['content']['application/json'];
 
@@ -49,13 +50,7 @@ function InForce({ data }: { data: LicenceData }) {
       <Group gap="xs">
         <Text fw={500}>Installation id</Text>
         <Code data-testid="installation-id">{data.installation_id}</Code>
-        <CopyButton value={data.installation_id}>
-          {({ copied, copy }) => (
-            <Button size="compact-xs" variant="default" onClick={copy}>
-              {copied ? 'Copied' : 'Copy'}
-            </Button>
-          )}
-        </CopyButton>
+        <CopyValueButton value={data.installation_id} size="compact-xs" variant="default" />
       </Group>
       <Text size="sm" c="dimmed">
         Give this id to the vendor to get a licence bound to this installation.

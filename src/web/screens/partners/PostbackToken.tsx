@@ -1,9 +1,10 @@
-import { Alert, Button, Code, CopyButton, Group, Stack, Text } from '@mantine/core';
+import { Alert, Button, Code, Group, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { api, must } from '../../api/client';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { LocalLinkNote } from '../../ui/LocalLinkNote';
 import type { Partner } from './form';
+import { CopyValueButton } from '../../ui/CopyValueButton';
 
 /** The postback URL with the secret token: in the create answer only, so shown here just once. */
 export function PostbackUrl({ path }: { path: string }) {
@@ -18,13 +19,7 @@ export function PostbackUrl({ path }: { path: string }) {
         <LocalLinkNote link={path} who="the partner" />
         <Group>
           <Code data-testid="postback-url-value">{url}</Code>
-          <CopyButton value={url}>
-            {({ copied, copy }) => (
-              <Button variant="light" size="xs" onClick={copy}>
-                {copied ? 'Copied' : 'Copy'}
-              </Button>
-            )}
-          </CopyButton>
+          <CopyValueButton value={url} size="xs" />
         </Group>
       </Stack>
     </Alert>

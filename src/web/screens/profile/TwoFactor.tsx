@@ -1,8 +1,9 @@
-import { Alert, Badge, Button, Code, CopyButton, Group, Image, List, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, Image, List, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, problemText, type Problem } from '../../api/client';
 import type { paths } from '../../api/schema';
+import { CopyValueButton } from '../../ui/CopyValueButton';
 
 type Status = paths['/api/profile']['get']['responses'][200]['content']['application/json']['two_factor'];
 type Enrolment = paths['/api/profile/2fa/enrol']['post']['responses'][200]['content']['application/json'];
@@ -97,13 +98,7 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
         <Image src={enrolment.qr} alt="QR code for your authenticator app" w={180} h={180} data-testid="totp-qr" />
         <Group gap="xs">
           <Code data-testid="totp-secret">{enrolment.secret}</Code>
-          <CopyButton value={enrolment.secret}>
-            {({ copied, copy }) => (
-              <Button size="compact-xs" variant="subtle" onClick={copy}>
-                {copied ? 'Copied' : 'Copy'}
-              </Button>
-            )}
-          </CopyButton>
+          <CopyValueButton value={enrolment.secret} size="compact-xs" variant="subtle" />
         </Group>
         <Text size="sm">2. Enter the code the app shows to confirm.</Text>
         <TextInput
@@ -150,13 +145,7 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
         ))}
       </List>
       <Group>
-        <CopyButton value={text}>
-          {({ copied, copy }) => (
-            <Button variant="default" onClick={copy}>
-              {copied ? 'Copied' : 'Copy'}
-            </Button>
-          )}
-        </CopyButton>
+        <CopyValueButton value={text} variant="default" />
         <Button variant="default" onClick={download}>
           Download
         </Button>

@@ -1,5 +1,6 @@
-import { Alert, Button, Code, CopyButton, Group, Modal, Stack, Text } from '@mantine/core';
+import { Alert, Button, Code, Group, Modal, Stack, Text } from '@mantine/core';
 import { LocalLinkNote } from '../../ui/LocalLinkNote';
+import { CopyValueButton } from '../../ui/CopyValueButton';
 
 export interface ShownToken {
   name: string;
@@ -30,13 +31,7 @@ export function TokenModal({ shown, onClose }: { shown: ShownToken | null; onClo
             {shown.token}
           </Code>
           <Group justify="flex-end">
-            <CopyButton value={shown.token}>
-              {({ copied, copy }) => (
-                <Button variant="light" onClick={copy}>
-                  {copied ? 'Copied' : 'Copy'}
-                </Button>
-              )}
-            </CopyButton>
+            <CopyValueButton value={shown.token} />
           </Group>
           <Text size="sm">The provider posts each lead like this:</Text>
           <LocalLinkNote link={shown.intakeUrl} who="the provider" />
