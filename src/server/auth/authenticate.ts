@@ -3,6 +3,7 @@ import type { DB } from '../db/database.js';
 import { nowIso } from '../db/ids.js';
 import { HttpProblem } from '../http/errors.js';
 import type { Principal, PrincipalOperator } from '../types.js';
+import type { AuthCache } from './cache.js';
 import { parseToken, secretMatches, type ParsedToken } from './credentials.js';
 import { ALL_PERMISSIONS, isPermission, type Permission } from './permissions.js';
 
@@ -63,24 +64,30 @@ export function parseBearer(authorization: string | undefined): ParsedToken {
 }
 
 /**
- * A well-formed token → principal. Every check reads the database, so a revoke, a role change
- * or a disabled operator takes effect on the next request on every instance.
+ * A well-formed token → principal. The rows come from the auth cache (auth/cache.ts), which a
+ * revoke, a role change or a disabled operator empties by trigger on every instance, so each
+ * takes effect on the next request there; every check below runs on every request.
  */
 export async function authenticate(
   db: DB,
   parsed: ParsedToken,
   limits: Pick<Config, 'sessionIdleMinutes' | 'sessionMaxHours'>,
+  cache: AuthCache,
+  generation: string,
 ): Promise<Principal> {
   const now = Date.now();
 
   if (parsed.kind === 'lgs_') {
-    const row = await db
-      .selectFrom('sessions')
-      .innerJoin('operators', 'operators.id', 'sessions.operator_id')
-      .innerJoin('roles', 'roles.id', 'operators.role_id')
-      .select([...operatorColumns, 'sessions.secret_hash', 'sessions.last_seen_at', 'sessions.created_at'])
-      .where('sessions.id', '=', parsed.id)
-      .executeTakeFirst();
+    const key = `session:${parsed.id}`;
+    const row = await cache.row(key, generation, () =>
+      db
+        .selectFrom('sessions')
+        .innerJoin('operators', 'operators.id', 'sessions.operator_id')
+        .innerJoin('roles', 'roles.id', 'operators.role_id')
+        .select([...operatorColumns, 'sessions.secret_hash', 'sessions.last_seen_at', 'sessions.created_at'])
+        .where('sessions.id', '=', parsed.id)
+        .executeTakeFirst(),
+    );
     if (!row || !secretMatches(parsed.secret, row.secret_hash)) throw unauthorized('The session is not valid.');
     if (now - Date.parse(row.last_seen_at) > limits.sessionIdleMinutes * 60_000) {
       await db.deleteFrom('sessions').where('id', '=', parsed.id).execute();
@@ -94,6 +101,7 @@ export async function authenticate(
     }
     if (row.status !== 'active') throw unauthorized('The operator is disabled.');
     if (stale(row.last_seen_at, now, LAST_USED_GRANULARITY_MS)) {
+      // The stamp moves the generation (by trigger), so every instance reads the row anew.
       await db.updateTable('sessions').set({ last_seen_at: nowIso() }).where('id', '=', parsed.id).execute();
     }
     const perms = rolePermissions(row);
@@ -109,13 +117,16 @@ export async function authenticate(
     };
   }
 
-  const row = await db
-    .selectFrom('api_keys')
-    .innerJoin('operators', 'operators.id', 'api_keys.operator_id')
-    .innerJoin('roles', 'roles.id', 'operators.role_id')
-    .select([...operatorColumns, 'api_keys.secret_hash', 'api_keys.scopes', 'api_keys.expires_at', 'api_keys.revoked_at', 'api_keys.last_used_at'])
-    .where('api_keys.id', '=', parsed.id)
-    .executeTakeFirst();
+  const key = `key:${parsed.id}`;
+  const row = await cache.row(key, generation, () =>
+    db
+      .selectFrom('api_keys')
+      .innerJoin('operators', 'operators.id', 'api_keys.operator_id')
+      .innerJoin('roles', 'roles.id', 'operators.role_id')
+      .select([...operatorColumns, 'api_keys.secret_hash', 'api_keys.scopes', 'api_keys.expires_at', 'api_keys.revoked_at', 'api_keys.last_used_at'])
+      .where('api_keys.id', '=', parsed.id)
+      .executeTakeFirst(),
+  );
   if (!row || !secretMatches(parsed.secret, row.secret_hash)) throw unauthorized('The API key is not valid.');
   if (row.revoked_at) throw unauthorized('The API key has been revoked.');
   if (row.expires_at && Date.parse(row.expires_at) <= now) throw unauthorized('The API key has expired.');

@@ -3,6 +3,7 @@ import { HttpProblem } from '../http/errors.js';
 import { refusedTargetReason } from '../http/request-target.js';
 import type { App, RouteAccess } from '../types.js';
 import { authenticate, parseBearer } from './authenticate.js';
+import { authCacheOf } from './cache.js';
 import { IpAllowList, normalizeIp, readAllowList } from './ip-allowlist.js';
 import { authenticatePostback, authenticateProvider } from './machine-tokens.js';
 import { checkMetricsToken } from './metrics-token.js';
@@ -39,8 +40,10 @@ export function installAuth(app: App) {
   app.decorateRequest('trafficProvider', null);
   app.decorateRequest('postbackPartner', null);
 
-  async function assertAllowed(req: FastifyRequest) {
-    const list = new IpAllowList(await readAllowList(app.db));
+  const cache = authCacheOf(app.db);
+
+  async function assertAllowed(req: FastifyRequest, generation: string) {
+    const list = new IpAllowList(await cache.allowed(generation, () => readAllowList(app.db)));
     if (!list.allows(clientIp(req))) {
       throw new HttpProblem(403, 'ip_not_allowed', `Requests from ${clientIp(req)} are not allowed by the account's IP allow-list.`);
     }
@@ -54,7 +57,7 @@ export function installAuth(app: App) {
     // /api, else a dashboard file, which holds no data). A blocked address learns nothing about
     // which API paths exist either.
     if (!req.routeOptions.url) {
-      if (underApi(req.url)) await assertAllowed(req);
+      if (underApi(req.url)) await assertAllowed(req, await cache.sync(app.db));
       return;
     }
     const access = req.routeOptions.config as Keyed;
@@ -72,9 +75,11 @@ export function installAuth(app: App) {
     } else {
       // A missing or malformed credential is refused before anything touches the database.
       const token = access.public ? null : parseBearer(req.headers.authorization);
-      if (!access.allowlistExempt) await assertAllowed(req);
+      // One small read per request: whether anything that narrows access changed (auth/cache.ts).
+      const generation = token || !access.allowlistExempt ? await cache.sync(app.db) : '';
+      if (!access.allowlistExempt) await assertAllowed(req, generation);
       if (token) {
-        const principal = await authenticate(app.db, token, app.config);
+        const principal = await authenticate(app.db, token, app.config, cache, generation);
         req.principal = principal;
         if (access.sessionOnly && principal.via !== 'session') {
           throw new HttpProblem(403, 'session_required', 'This endpoint is for dashboard sessions only; API keys cannot use it.');

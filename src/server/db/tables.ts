@@ -78,6 +78,12 @@ export interface LoginFailuresTable {
   email: string;
 }
 
+/** One row (id 1): bumped by trigger on every change that can narrow access (auth/cache.ts). */
+export interface AuthStateTable {
+  id: number;
+  generation: number | string; // bigint: PostgreSQL answers it as text
+}
+
 export interface SettingsTable {
   key: string;
   value: string; // JSON
@@ -225,6 +231,7 @@ export interface Database {
   audit_log: AuditLogTable;
   login_failures: LoginFailuresTable;
   settings: SettingsTable;
+  auth_state: AuthStateTable;
   partners: PartnersTable;
   traffic_providers: TrafficProvidersTable;
   flows: FlowsTable;
