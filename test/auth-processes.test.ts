@@ -6,17 +6,12 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { describe } from 'node:test';
 import { POSTGRES_URL, postgresOnly } from './helpers.js';
-import { ADMIN, freshPostgresDatabase, ServerClient, spawnServer, waitUntilUp, type Child } from './processes.js';
+import { ADMIN, ServerClient, sharedPostgresEnv, spawnServer, waitUntilUp, type Child } from './processes.js';
 
 describe('auth across three server processes [postgres]', () => {
   postgresOnly('revoking a key, disabling an operator and changing the allow-list hold on the next request on every process', async (t) => {
     const children: Child[] = [];
-    const env = {
-      LEADGATE_ADMIN_EMAIL: ADMIN.email,
-      LEADGATE_ADMIN_PASSWORD: ADMIN.password,
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: await freshPostgresDatabase(t, POSTGRES_URL, children),
-    };
+    const env = await sharedPostgresEnv(t, POSTGRES_URL, children);
     const servers: Child[] = [];
     for (let i = 0; i < 3; i++) {
       const s = await spawnServer(t, env);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 import { POSTGRES_URL, postgresOnly } from './helpers.js';
 import { accepting, defaultIntegration, startPartner } from './partner-server.js';
-import { ADMIN, freshPostgresDatabase, ServerClient, spawnServer, waitUntilUp, type Child } from './processes.js';
+import { ServerClient, sharedPostgresEnv, spawnServer, waitUntilUp, type Child } from './processes.js';
 
 const LEADS = 50;
 const CAP = 10;
@@ -13,12 +13,7 @@ const CAP = 10;
 describe('caps across two server processes [postgres]', () => {
   postgresOnly(`50 concurrent leads, 2 processes, daily cap ${CAP}: exactly ${CAP} delivered`, async (t) => {
     const children: Child[] = [];
-    const env = {
-      LEADGATE_ADMIN_EMAIL: ADMIN.email,
-      LEADGATE_ADMIN_PASSWORD: ADMIN.password,
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: await freshPostgresDatabase(t, POSTGRES_URL, children),
-    };
+    const env = await sharedPostgresEnv(t, POSTGRES_URL, children);
     const partner = await startPartner(t, accepting(20));
     const a = await spawnServer(t, env);
     children.push(a);

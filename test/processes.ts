@@ -158,6 +158,16 @@ export function waitFor(cond: () => boolean, what: string, ms = 10_000): Promise
 }
 
 /** A fresh PostgreSQL database for server processes; dropped (after the servers stop) when the test ends. */
+/** The environment of server processes sharing one fresh PostgreSQL database, with the admin account made at start. */
+export async function sharedPostgresEnv(t: TestContext, adminUrl: string, children: Child[]): Promise<Record<string, string>> {
+  return {
+    LEADGATE_ADMIN_EMAIL: ADMIN.email,
+    LEADGATE_ADMIN_PASSWORD: ADMIN.password,
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: await freshPostgresDatabase(t, adminUrl, children),
+  };
+}
+
 export async function freshPostgresDatabase(t: TestContext, adminUrl: string, children: Child[]): Promise<string> {
   const { default: pg } = await import('pg');
   const name = `leadgate_p_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
