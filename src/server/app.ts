@@ -103,7 +103,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   app.decorate('routeTable', routeTable);
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandlers(app, await installSpa(app, opts.webDir));
-  await installSecurityHeaders(app); // first onRequest hook: every answer carries the headers
+  installSecurityHeaders(app); // first onRequest hook: every answer carries the headers
   // close() waits for every socket to end, and Node keeps a keep-alive socket open after the
   // answer to a request that was in flight when close() began (until keepAliveTimeout, 72 s):
   // a SIGTERM behind a keep-alive proxy would hang, then be forced. Tell those clients to hang up.

@@ -8,18 +8,20 @@
 //
 // Only rows that were found are kept (an unknown token is read again each time), at most
 // MAX_ENTRIES of them, and a row read while the generation moved on is not kept.
+import { rawOnce } from '../db/compiled.js';
 import type { DB } from '../db/database.js';
 
 const MAX_ENTRIES = 10_000;
+const readGeneration = rawOnce<{ generation: string | number }>('select generation from auth_state where id = 1');
 
 export class AuthCache {
   private generation: string | null = null;
   private rows = new Map<string, unknown>();
-  private allowList: string[] | null = null;
+  private allowList: unknown = null;
 
   /** Reads the generation; when it moved, forgets everything. Returns the generation now. */
   async sync(db: DB): Promise<string> {
-    const row = await db.selectFrom('auth_state').select('generation').where('id', '=', 1).executeTakeFirst();
+    const [row] = await readGeneration(db);
     const g = String(row?.generation ?? 'none');
     if (g !== this.generation) {
       this.rows.clear();
@@ -44,8 +46,9 @@ export class AuthCache {
     this.rows.set(key, row);
   }
 
-  async allowed(seen: string, load: () => Promise<string[]>): Promise<string[]> {
-    if (seen === this.generation && this.allowList) return this.allowList;
+  /** The account allow-list as `load` builds it, kept like a row. */
+  async allowed<T>(seen: string, load: () => Promise<T>): Promise<T> {
+    if (seen === this.generation && this.allowList) return this.allowList as T;
     const list = await load();
     if (seen === this.generation) this.allowList = list;
     return list;

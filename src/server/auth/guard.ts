@@ -40,10 +40,11 @@ export function installAuth(app: App) {
   app.decorateRequest('trafficProvider', null);
   app.decorateRequest('postbackPartner', null);
 
-  const cache = authCacheOf(app.db);
+  // Looked up when a request needs it (a test app may have no database: public routes only).
+  const cache = () => authCacheOf(app.db);
 
   async function assertAllowed(req: FastifyRequest, generation: string) {
-    const list = new IpAllowList(await cache.allowed(generation, () => readAllowList(app.db)));
+    const list = await cache().allowed(generation, async () => new IpAllowList(await readAllowList(app.db)));
     if (!list.allows(clientIp(req))) {
       throw new HttpProblem(403, 'ip_not_allowed', `Requests from ${clientIp(req)} are not allowed by the account's IP allow-list.`);
     }
@@ -57,7 +58,7 @@ export function installAuth(app: App) {
     // /api, else a dashboard file, which holds no data). A blocked address learns nothing about
     // which API paths exist either.
     if (!req.routeOptions.url) {
-      if (underApi(req.url)) await assertAllowed(req, await cache.sync(app.db));
+      if (underApi(req.url)) await assertAllowed(req, await cache().sync(app.db));
       return;
     }
     const access = req.routeOptions.config as Keyed;
@@ -76,10 +77,10 @@ export function installAuth(app: App) {
       // A missing or malformed credential is refused before anything touches the database.
       const token = access.public ? null : parseBearer(req.headers.authorization);
       // One small read per request: whether anything that narrows access changed (auth/cache.ts).
-      const generation = token || !access.allowlistExempt ? await cache.sync(app.db) : '';
+      const generation = token || !access.allowlistExempt ? await cache().sync(app.db) : '';
       if (!access.allowlistExempt) await assertAllowed(req, generation);
       if (token) {
-        const principal = await authenticate(app.db, token, app.config, cache, generation);
+        const principal = await authenticate(app.db, token, app.config, cache(), generation);
         req.principal = principal;
         if (access.sessionOnly && principal.via !== 'session') {
           throw new HttpProblem(403, 'session_required', 'This endpoint is for dashboard sessions only; API keys cannot use it.');

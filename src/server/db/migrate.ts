@@ -10,6 +10,7 @@ import * as twoFactor from './migrations/20261122T050000Z_two_factor.js';
 import * as saleStatusValues from './migrations/20261125T000000Z_sale_status_values.js';
 import * as attemptReports from './migrations/20261125T010000Z_attempt_reports.js';
 import * as authGeneration from './migrations/20261125T020000Z_auth_generation.js';
+import * as attemptsInOrder from './migrations/20261125T030000Z_attempts_in_order.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -28,6 +29,7 @@ const migrations: [string, Migration][] = [
   ['20261125T000000Z_sale_status_values', saleStatusValues],
   ['20261125T010000Z_attempt_reports', attemptReports],
   ['20261125T020000Z_auth_generation', authGeneration],
+  ['20261125T030000Z_attempts_in_order', attemptsInOrder],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

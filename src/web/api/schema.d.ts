@@ -3161,6 +3161,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** Format: date-time */
                             archived_at: string | null;
                             /** @description Empty: every country */
                             countries: string[];
@@ -3304,6 +3305,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** Format: date-time */
                         archived_at: string | null;
                         /** @description Empty: every country */
                         countries: string[];
@@ -3445,6 +3447,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** Format: date-time */
                         archived_at: string | null;
                         /** @description Empty: every country */
                         countries: string[];
@@ -3714,6 +3717,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** Format: date-time */
                         archived_at: string | null;
                         /** @description Empty: every country */
                         countries: string[];
@@ -3877,6 +3881,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** Format: date-time */
                             archived_at: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -4047,6 +4052,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** Format: date-time */
                         archived_at: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -4191,6 +4197,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** Format: date-time */
                         archived_at: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -4489,6 +4496,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** Format: date-time */
                         archived_at: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -5609,12 +5617,14 @@ export interface operations {
                          * @description Registration time
                          */
                         created_at: string;
+                        /** Format: date-time */
                         delivered_at: string | null;
                         /** @description Masked (e.g. "j***@example.com") unless the caller holds `leads:contacts` */
                         email: string;
                         first_name: string;
                         flow_id: string | null;
                         flow_name: string | null;
+                        /** Format: date-time */
                         ftd_at: string | null;
                         funnel: string | null;
                         id: string;
@@ -5784,12 +5794,14 @@ export interface operations {
                          * @description Registration time
                          */
                         created_at: string;
+                        /** Format: date-time */
                         delivered_at: string | null;
                         /** @description Masked (e.g. "j***@example.com") unless the caller holds `leads:contacts` */
                         email: string;
                         first_name: string;
                         flow_id: string | null;
                         flow_name: string | null;
+                        /** Format: date-time */
                         ftd_at: string | null;
                         funnel: string | null;
                         id: string;
@@ -6198,12 +6210,14 @@ export interface operations {
                              * @description Registration time
                              */
                             created_at: string;
+                            /** Format: date-time */
                             delivered_at: string | null;
                             /** @description Masked (e.g. "j***@example.com") unless the caller holds `leads:contacts` */
                             email: string;
                             first_name: string;
                             flow_id: string | null;
                             flow_name: string | null;
+                            /** Format: date-time */
                             ftd_at: string | null;
                             funnel: string | null;
                             id: string;
@@ -7403,7 +7417,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            /** @description Set when deleted while leads still refer to it */
+                            /**
+                             * Format: date-time
+                             * @description Set when deleted while leads still refer to it
+                             */
                             archived_at: string | null;
                             /** @description ISO alpha-2 codes accepted; empty: every country */
                             countries: string[];
@@ -7617,7 +7634,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Set when deleted while leads still refer to it */
+                        /**
+                         * Format: date-time
+                         * @description Set when deleted while leads still refer to it
+                         */
                         archived_at: string | null;
                         /** @description ISO alpha-2 codes accepted; empty: every country */
                         countries: string[];
@@ -7776,7 +7796,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Set when deleted while leads still refer to it */
+                        /**
+                         * Format: date-time
+                         * @description Set when deleted while leads still refer to it
+                         */
                         archived_at: string | null;
                         /** @description ISO alpha-2 codes accepted; empty: every country */
                         countries: string[];
@@ -8113,7 +8136,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Set when deleted while leads still refer to it */
+                        /**
+                         * Format: date-time
+                         * @description Set when deleted while leads still refer to it
+                         */
                         archived_at: string | null;
                         /** @description ISO alpha-2 codes accepted; empty: every country */
                         countries: string[];
@@ -8290,7 +8316,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Set when deleted while leads still refer to it */
+                        /**
+                         * Format: date-time
+                         * @description Set when deleted while leads still refer to it
+                         */
                         archived_at: string | null;
                         /** @description ISO alpha-2 codes accepted; empty: every country */
                         countries: string[];
@@ -11543,7 +11572,10 @@ export interface operations {
                         data: {
                             /** @description Canonical CIDRs; empty: any address */
                             allowed_ips: string[];
-                            /** @description Set when deleted while leads or campaigns still refer to it */
+                            /**
+                             * Format: date-time
+                             * @description Set when deleted while leads or campaigns still refer to it
+                             */
                             archived_at: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -11688,7 +11720,10 @@ export interface operations {
                     "application/json": {
                         /** @description Canonical CIDRs; empty: any address */
                         allowed_ips: string[];
-                        /** @description Set when deleted while leads or campaigns still refer to it */
+                        /**
+                         * Format: date-time
+                         * @description Set when deleted while leads or campaigns still refer to it
+                         */
                         archived_at: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -11821,7 +11856,10 @@ export interface operations {
                     "application/json": {
                         /** @description Canonical CIDRs; empty: any address */
                         allowed_ips: string[];
-                        /** @description Set when deleted while leads or campaigns still refer to it */
+                        /**
+                         * Format: date-time
+                         * @description Set when deleted while leads or campaigns still refer to it
+                         */
                         archived_at: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -12087,7 +12125,10 @@ export interface operations {
                     "application/json": {
                         /** @description Canonical CIDRs; empty: any address */
                         allowed_ips: string[];
-                        /** @description Set when deleted while leads or campaigns still refer to it */
+                        /**
+                         * Format: date-time
+                         * @description Set when deleted while leads or campaigns still refer to it
+                         */
                         archived_at: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -12238,7 +12279,10 @@ export interface operations {
                     "application/json": {
                         /** @description Canonical CIDRs; empty: any address */
                         allowed_ips: string[];
-                        /** @description Set when deleted while leads or campaigns still refer to it */
+                        /**
+                         * Format: date-time
+                         * @description Set when deleted while leads or campaigns still refer to it
+                         */
                         archived_at: string | null;
                         /** Format: date-time */
                         created_at: string;

@@ -1,4 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import { compiledOnce } from '../../db/compiled.js';
 import { isPostgres } from '../../db/database.js';
 import type { Database, LeadsTable } from '../../db/tables.js';
 import { contactMasker, maskEmail, maskPhone, type Masker } from './mask.js';
@@ -136,18 +137,19 @@ export type LeadRow = Selectable<LeadsTable> & {
 };
 
 /** Joins the names onto already-limited rows, so the joins never steer the index choice. */
-function withNames(db: DB, inner: ReturnType<typeof selectLeads> | ReturnType<typeof byId>) {
-  return db
-    .selectFrom(inner.as('l'))
-    .leftJoin('traffic_providers as tp', 'tp.id', 'l.traffic_provider_id')
-    .leftJoin('campaigns as c', 'c.id', 'l.campaign_id')
-    .leftJoin('flows as fl', 'fl.id', 'l.flow_id')
-    .leftJoin('partners as p', 'p.id', 'l.partner_id')
-    .selectAll('l')
-    .select(['tp.name as traffic_provider_name', 'c.name as campaign_name', 'fl.name as flow_name', 'p.name as partner_name']);
-}
+// The names operators gave the lead's provider, campaign, flow and partner, as scalar subqueries:
+// on SQLite a chain of left joins costs three times as much for the same rows (measured on one
+// lead: 67 µs against 21 µs).
+const names = (eb: ExpressionBuilder<Database & { l: LeadsTable }, 'l'>) => [
+  eb.selectFrom('traffic_providers as tp').select('tp.name').whereRef('tp.id', '=', 'l.traffic_provider_id').as('traffic_provider_name'),
+  eb.selectFrom('campaigns as c').select('c.name').whereRef('c.id', '=', 'l.campaign_id').as('campaign_name'),
+  eb.selectFrom('flows as fl').select('fl.name').whereRef('fl.id', '=', 'l.flow_id').as('flow_name'),
+  eb.selectFrom('partners as p').select('p.name').whereRef('p.id', '=', 'l.partner_id').as('partner_name'),
+];
 
-const byId = (db: DB, id: string) => db.selectFrom('leads').selectAll('leads').where('leads.id', '=', id);
+function withNames(db: DB, inner: ReturnType<typeof selectLeads>) {
+  return db.selectFrom(inner.as('l')).selectAll('l').select(names);
+}
 
 /** Up to `limit` leads after the cursor, in page order. */
 export async function findLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number): Promise<LeadRow[]> {
@@ -188,18 +190,21 @@ export async function saleStatusesInUse(db: DB, limit: number): Promise<string[]
 
 export const sortKeyOf = (f: LeadFilter, row: LeadRow): SortKey => ({ d: row[DATE_COLUMNS[f.dateType]]!, id: row.id });
 
+// The lead page's two reads, built once (db/compiled.ts): GET /api/leads/{id} is the API's
+// hottest read for scripts.
+const leadById = compiledOnce((db: DB, id: string) => db.selectFrom('leads as l').selectAll('l').select(names).where('l.id', '=', id));
+
 export async function findLead(db: DB, id: string): Promise<LeadRow | undefined> {
-  return (await withNames(db, byId(db, id)).executeTakeFirst()) as LeadRow | undefined;
+  return (await leadById(db, id))[0] as LeadRow | undefined;
 }
 
-export function findAttempts(db: DB, leadId: string) {
-  return db
+export const findAttempts = compiledOnce((db: DB, leadId: string) =>
+  db
     .selectFrom('lead_attempts as a')
-    .leftJoin('partners as p', 'p.id', 'a.partner_id')
-    .select([
+    .select((eb) => [
       'a.attempt_no',
       'a.partner_id',
-      'p.name as partner_name',
+      eb.selectFrom('partners as p').select('p.name').whereRef('p.id', '=', 'a.partner_id').as('partner_name'),
       'a.requested_at',
       'a.duration_ms',
       'a.http_status',
@@ -210,9 +215,8 @@ export function findAttempts(db: DB, leadId: string) {
     .where('a.lead_id', '=', leadId)
     .orderBy('a.attempt_no')
     .orderBy('a.requested_at')
-    .orderBy('a.id')
-    .execute();
-}
+    .orderBy('a.id'),
+);
 
 const money = (cents: number) => Number(cents) / 100;
 

@@ -1,8 +1,8 @@
-import { Type, type TSchema } from 'typebox';
+import { Type } from 'typebox';
+import { Nullable } from '../../http/common-schemas.js';
 import { PageQuery } from '../../http/pagination.js';
 import { DATE_TYPES, LEAD_STATUSES, MAX_IDS, type DateType } from './search.js';
 
-const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
 const NullableText = Nullable(Type.String());
 const Instant = Type.String({ format: 'date-time' });
 const NullableInstant = Nullable(Instant);
