@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildTestApp, forEachDatabase } from '../../../test/helpers.js';
+import { compiledOnce, rawOnce } from './compiled.js';
+import type { DB } from './database.js';
+
+// Roles as the rows to read, picked by their description.
+const rolesNamed = compiledOnce((db: DB, description: string, limit: number) =>
+  db.selectFrom('roles').select(['id', 'description']).where('description', '=', description).where('builtin', '>=', 0).orderBy('id').limit(limit),
+);
+
+forEachDatabase('queries compiled once', (engine) => {
+  test('each call binds its own arguments, constants stay, and each database keeps its own statement', async (t) => {
+    const a = await buildTestApp(t, engine);
+    const b = await buildTestApp(t, engine);
+    const at = '2026-01-01T00:00:00.000Z';
+    const role = (id: string, description: string) => ({ id, name: id, description, builtin: 0, permissions: '[]', created_at: at, updated_at: at });
+    await a.db.insertInto('roles').values([role('r-x1', 'X'), role('r-x2', 'X'), role('r-y1', 'Y')]).execute();
+    assert.deepEqual(await rolesNamed(a.db, 'X', 5), [{ id: 'r-x1', description: 'X' }, { id: 'r-x2', description: 'X' }]);
+    assert.deepEqual(await rolesNamed(a.db, 'X', 1), [{ id: 'r-x1', description: 'X' }], 'the second argument is the limit, not the first');
+    assert.deepEqual(await rolesNamed(a.db, 'Y', 5), [{ id: 'r-y1', description: 'Y' }]);
+    assert.deepEqual(await rolesNamed(b.db, 'X', 5), [], 'another database: its own rows');
+    assert.deepEqual((await rawOnce<{ one: number }>('select 1 as one')(a.db)).map((r) => Number(r.one)), [1]);
+  });
+
+  test('a query that binds an argument twice, or not at all, is refused when first built', async (t) => {
+    const { db } = await buildTestApp(t, engine);
+    const twice = compiledOnce((d: DB, name: string) => d.selectFrom('roles').select('id').where('name', '=', name).where('id', '=', name));
+    await assert.rejects(twice(db, 'X'), /each of the 1 arguments must be bound exactly once/);
+    const unused = compiledOnce((d: DB, _name: string) => d.selectFrom('roles').select('id'));
+    await assert.rejects(unused(db, 'X'), /each of the 1 arguments must be bound exactly once/);
+  });
+});
