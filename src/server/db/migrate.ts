@@ -11,6 +11,7 @@ import * as saleStatusValues from './migrations/20261125T000000Z_sale_status_val
 import * as attemptReports from './migrations/20261125T010000Z_attempt_reports.js';
 import * as authGeneration from './migrations/20261125T020000Z_auth_generation.js';
 import * as attemptsInOrder from './migrations/20261125T030000Z_attempts_in_order.js';
+import * as countryStatusLeads from './migrations/20261125T040000Z_country_status_leads.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -30,6 +31,7 @@ const migrations: [string, Migration][] = [
   ['20261125T010000Z_attempt_reports', attemptReports],
   ['20261125T020000Z_auth_generation', authGeneration],
   ['20261125T030000Z_attempts_in_order', attemptsInOrder],
+  ['20261125T040000Z_country_status_leads', countryStatusLeads],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

@@ -63,10 +63,9 @@ export default async function leadsRoutes(app: App) {
           { field: 'cursor', message: `was made for date_type=${after.t}, order=${order}; start again without it` },
         ]);
       }
-      const [rows, total] = await Promise.all([
-        findLeads(app.db, filter, after ? { d: after.d, id: after.id } : null, limit + 1),
-        after ? null : countLeads(app.db, filter, TOTAL_CAP),
-      ]);
+      const rows = await findLeads(app.db, filter, after ? { d: after.d, id: after.id } : null, limit + 1);
+      // A first page that holds every match is its own count; only a longer result is counted.
+      const total = after ? null : rows.length <= limit ? { count: rows.length, exact: true } : await countLeads(app.db, filter, TOTAL_CAP);
       const page = pageOf(rows, limit, (r) => ({ t: filter.dateType, o: filter.order, ...sortKeyOf(filter, r) }));
       const contacts = canSeeContacts(p);
       return { data: page.data.map((r) => toLead(r, contacts)), next_cursor: page.next_cursor, total };
