@@ -30,12 +30,20 @@ function formatter(tz: string): Intl.DateTimeFormat {
 
 /** The zone's canonical name ("europe/berlin" → "Europe/Berlin"), or null when it is not one. */
 export function canonicalTimeZone(tz: string): string | null {
-  try {
-    return formatter(tz).resolvedOptions().timeZone;
-  } catch {
-    return null;
+  // resolvedOptions() builds a whole options object (a tenth of a millisecond): once per name.
+  let name = canonical.get(tz);
+  if (name === undefined) {
+    try {
+      name = formatter(tz).resolvedOptions().timeZone;
+    } catch {
+      name = null;
+    }
+    if (canonical.size >= 1000) canonical.clear();
+    canonical.set(tz, name);
   }
+  return name;
 }
+const canonical = new Map<string, string | null>();
 
 /** The wall-clock time in `tz` at instant `ms`, as if it were UTC (whole seconds). */
 function wallClock(tz: string, ms: number): number {

@@ -6180,6 +6180,8 @@ export interface operations {
                 sub_id5?: string;
                 /** @description IANA time zone the dates are days in (e.g. Europe/Berlin); default: the operator's own */
                 timezone?: string;
+                /** @description true: the first page also counts the matches (up to 10,000; see `total`). Off by default: the count can cost more than the page, and a script paging through leads does not need it */
+                total?: boolean;
                 /** @description Only leads of this traffic provider (id) */
                 traffic_provider_id?: string;
             };
@@ -6256,7 +6258,7 @@ export interface operations {
                         }[];
                         /** @description Pass as cursor= for the next page; null on the last page */
                         next_cursor: string | null;
-                        /** @description On the first page (no cursor) only; null on later pages */
+                        /** @description On the first page (no cursor) when asked for with total=true; else null */
                         total: {
                             /** @description Leads matching the filters, counted up to 10,000 */
                             count: number;

@@ -121,17 +121,25 @@ forEachDatabase('Leads search paging', (engine) => {
     assert.equal(bad.json().errors[0].field, 'order');
   });
 
-  test('the first page counts the matches, exactly up to 10,000 and "more" beyond; later pages do not count', async (t) => {
-    const ta = await buildTestApp(t, engine);
+  test('total=true: the first page counts the matches, exactly up to 10,000 and "more" beyond; later pages and plain searches do not count', async (t) => {
+    const statements: string[] = [];
+    const ta = await buildTestApp(t, engine, { onQuery: (sql) => statements.push(sql) });
     const w = await insertLeadWorld(ta.db);
     await insertLeads(ta.db, Array.from({ length: 10_001 }, (_, i) => ({ traffic_provider_id: i < 7 ? w.providerB : w.providerA, created_at: at(i % 500) })));
-    const all = await page(ta, 'limit=5');
+    const all = await page(ta, 'limit=5&total=true');
     assert.deepEqual(all.total, { count: 10_000, exact: false });
-    const few = await page(ta, `limit=5&traffic_provider_id=${w.providerB}`);
+    const few = await page(ta, `limit=5&total=true&traffic_provider_id=${w.providerB}`);
     assert.deepEqual(few.total, { count: 7, exact: true });
-    assert.equal((await page(ta, `limit=5&traffic_provider_id=${w.providerB}&cursor=${few.next_cursor}`)).total, null);
-    const none = await page(ta, 'status=failed');
+    assert.equal((await page(ta, `limit=5&total=true&traffic_provider_id=${w.providerB}&cursor=${few.next_cursor}`)).total, null);
+    const none = await page(ta, 'status=failed&total=true');
     assert.deepEqual([none.data.length, none.total], [0, { count: 0, exact: true }]);
+
+    const counts = () => statements.filter((s) => /^select count\(\*\)/i.test(s)).length;
+    const before = counts();
+    assert.equal((await page(ta, 'limit=5')).total, null, 'not asked for: not counted');
+    const whole = await page(ta, `limit=50&total=true&traffic_provider_id=${w.providerB}`);
+    assert.deepEqual([whole.data.length, whole.total], [7, { count: 7, exact: true }]);
+    assert.equal(counts(), before, 'no count statement: none asked for, and a first page holding every match is its own count');
   });
 });
 

@@ -53,7 +53,7 @@ export default async function leadsRoutes(app: App) {
     },
     async (req) => {
       const p = principalOf(req);
-      const { limit, cursor, ...params } = req.query;
+      const { limit, cursor, total: counted, ...params } = req.query;
       const filter = leadFilter(params, p);
       const after = decodeCursor(cursor, ['t', 'd', 'id']);
       // A cursor continues the ordering it came from; under another date_type or order it would skip rows.
@@ -65,7 +65,7 @@ export default async function leadsRoutes(app: App) {
       }
       const rows = await findLeads(app.db, filter, after ? { d: after.d, id: after.id } : null, limit + 1);
       // A first page that holds every match is its own count; only a longer result is counted.
-      const total = after ? null : rows.length <= limit ? { count: rows.length, exact: true } : await countLeads(app.db, filter, TOTAL_CAP);
+      const total = after || !counted ? null : rows.length <= limit ? { count: rows.length, exact: true } : await countLeads(app.db, filter, TOTAL_CAP);
       const page = pageOf(rows, limit, (r) => ({ t: filter.dateType, o: filter.order, ...sortKeyOf(filter, r) }));
       const contacts = canSeeContacts(p);
       return { data: page.data.map((r) => toLead(r, contacts)), next_cursor: page.next_cursor, total };

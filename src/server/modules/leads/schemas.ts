@@ -141,7 +141,19 @@ export const LeadFilterQuery = {
   sub_id5: SubIdParam(5),
 };
 
-export const SearchQuery = Type.Object({ ...PageQuery, ...LeadFilterQuery }, { additionalProperties: false });
+export const SearchQuery = Type.Object(
+  {
+    ...PageQuery,
+    total: Type.Boolean({
+      default: false,
+      description:
+        'true: the first page also counts the matches (up to 10,000; see `total`). Off by default: the count can cost more than the ' +
+        'page, and a script paging through leads does not need it',
+    }),
+    ...LeadFilterQuery,
+  },
+  { additionalProperties: false },
+);
 export const ExportQuery = Type.Object({ ...LeadFilterQuery }, { additionalProperties: false });
 
 /** How far the search counts its matches (a bounded walk of the same index as the page). */
@@ -165,7 +177,7 @@ export const LeadPage = Type.Object(
         ),
         Type.Null(),
       ],
-      { description: 'On the first page (no cursor) only; null on later pages' },
+      { description: 'On the first page (no cursor) when asked for with total=true; else null' },
     ),
   },
   { title: 'LeadPage' },

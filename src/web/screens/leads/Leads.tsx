@@ -37,7 +37,7 @@ export default function Leads() {
   const [paused, setPaused] = useLivePause('leads');
   const leads = usePagedList(
     ['leads', search],
-    async (cursor) => must(await api.GET('/api/leads/search', { params: { query: { ...filters, limit: PAGE, cursor } } })),
+    async (cursor) => must(await api.GET('/api/leads/search', { params: { query: { ...filters, limit: PAGE, cursor, total: !cursor } } })),
     true,
     liveQueryOptions(paused),
   );
