@@ -1,4 +1,5 @@
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
+import { isPostgres } from '../db/database.js';
 import { newId, nowIso } from '../db/ids.js';
 import { writeTransaction } from '../db/write-batch.js';
 import type { Database, PartnersTable } from '../db/tables.js';
@@ -153,20 +154,30 @@ type Started = { kind: 'started'; attemptId: string; lease: string } | { kind: '
 
 /** One transaction: the caps, the attempt as in_flight, the lease past the call's timeout. */
 async function startAttempt(db: Db, lead: LeadRow, c: Candidate, attemptNo: number, lease: string | null, newFlowId: string | null): Promise<Started> {
+  const needed = Date.now() + c.integration.timeout_ms + LEASE_MARGIN_MS;
+  // A lease that still runs past this call's deadline needs no push, and proves ownership by
+  // itself: the sweep only takes leads whose lease has run out. (Intake's first lease usually
+  // covers the first call: one write less per lead.)
+  const covered = lease !== null && !newFlowId && Date.parse(lease) > needed;
+  const inFlight = () => ({
+    id: newId(), lead_id: lead.id, partner_id: c.partner.id, attempt_no: attemptNo, requested_at: nowIso(),
+    duration_ms: null, http_status: null, outcome: 'in_flight' as const, reason: null, response_excerpt: null,
+  });
+  // PostgreSQL, no cap to reserve and nothing to push: the insert alone, one round trip instead
+  // of three (SQLite shares its commits between leads instead: write-batch.ts).
+  if (covered && !c.slots.length && isPostgres(db)) {
+    const attempt = inFlight();
+    await db.insertInto('lead_attempts').values(attempt).execute();
+    return { kind: 'started', attemptId: attempt.id, lease: lease! };
+  }
   try {
     return await writeTransaction(db, async (trx): Promise<Started> => {
       const full = await reserve(trx, c.slots);
       if (full) return { kind: 'full', slot: full };
-      const attemptId = newId();
-      await trx
-        .insertInto('lead_attempts')
-        .values({ id: attemptId, lead_id: lead.id, partner_id: c.partner.id, attempt_no: attemptNo, requested_at: nowIso(), duration_ms: null, http_status: null, outcome: 'in_flight', reason: null, response_excerpt: null })
-        .execute();
-      const needed = Date.now() + c.integration.timeout_ms + LEASE_MARGIN_MS;
-      // A lease that still runs past this call's deadline needs no push, and proves ownership by
-      // itself: the sweep only takes leads whose lease has run out. (Intake's first lease
-      // usually covers the first call: one write less per lead.)
-      if (lease !== null && !newFlowId && Date.parse(lease) > needed) return { kind: 'started', attemptId, lease };
+      const attempt = inFlight();
+      await trx.insertInto('lead_attempts').values(attempt).execute();
+      const attemptId = attempt.id;
+      if (covered) return { kind: 'started', attemptId, lease: lease! };
       const next = new Date(needed).toISOString();
       // flow_id is set before the first call, so a resumed delivery keeps the flow it began with.
       const res = await trx
@@ -188,47 +199,87 @@ function leadForPartner(l: LeadRow): LeadForPartner {
   return { id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5 };
 }
 
+const attemptAnswer = (call: PartnerCall) => ({
+  duration_ms: Math.round(call.duration_ms),
+  http_status: call.response?.status ?? null,
+  outcome: call.outcome,
+  reason: call.reason,
+  response_excerpt: call.response ? call.response.body.slice(0, EXCERPT_CHARS) : null,
+});
+
+function deliveredLead(c: Candidate, call: PartnerCall, costCents: number | null) {
+  const now = nowIso();
+  return {
+    status: 'delivered' as const,
+    partner_id: c.partner.id,
+    partner_lead_id: call.partner_lead_id,
+    autologin_url: call.autologin_url,
+    delivered_at: now,
+    status_updated_at: now,
+    reason: null,
+    lease_until: null,
+    ...(costCents === null ? {} : { cost_cents: costCents }),
+  };
+}
+
 /**
- * One transaction: the partner's answer on the attempt; accepted → the lead delivered; else the
- * caps given back. false when the lead is no longer ours (the sweep took it over meanwhile).
+ * The partner's answer on the attempt; accepted → the lead delivered; else the caps given back;
+ * all or nothing. false when the lead is no longer ours (the sweep took it over meanwhile).
  */
 async function finishAttempt(db: Db, lead: LeadRow, c: Candidate, attemptId: string, lease: string, call: PartnerCall, costCents: number | null): Promise<boolean> {
+  if (isPostgres(db)) return finishInOneStatement(db, lead, c, attemptId, lease, call, costCents);
   return writeTransaction(db, async (trx) => {
-    const attempt = await trx
-      .updateTable('lead_attempts')
-      .set({
-        duration_ms: Math.round(call.duration_ms),
-        http_status: call.response?.status ?? null,
-        outcome: call.outcome,
-        reason: call.reason,
-        response_excerpt: call.response ? call.response.body.slice(0, EXCERPT_CHARS) : null,
-      })
-      .where('id', '=', attemptId)
-      .where('outcome', '=', 'in_flight')
-      .executeTakeFirst();
+    const attempt = await trx.updateTable('lead_attempts').set(attemptAnswer(call)).where('id', '=', attemptId).where('outcome', '=', 'in_flight').executeTakeFirst();
     if (Number(attempt.numUpdatedRows) === 0) return false;
     if (call.outcome !== 'accepted') {
       await release(trx, c.slots);
       return true;
     }
-    const now = nowIso();
-    const res = await trx
-      .updateTable('leads')
-      .set({
-        status: 'delivered',
-        partner_id: c.partner.id,
-        partner_lead_id: call.partner_lead_id,
-        autologin_url: call.autologin_url,
-        delivered_at: now,
-        status_updated_at: now,
-        reason: null,
-        lease_until: null,
-        ...(costCents === null ? {} : { cost_cents: costCents }),
-      })
-      .where(owned(lead.id, lease))
-      .executeTakeFirst();
+    const res = await trx.updateTable('leads').set(deliveredLead(c, call, costCents)).where(owned(lead.id, lease)).executeTakeFirst();
     return Number(res.numUpdatedRows) > 0;
   });
+}
+
+/**
+ * finishAttempt on PostgreSQL: one statement, so one round trip instead of four (begin, two
+ * updates, commit), atomic as a statement is. The lead and the caps change only where the
+ * attempt did (`exists (select from a)`), as in the transaction SQLite runs (there statements
+ * are cheap and commits are shared: write-batch.ts).
+ */
+async function finishInOneStatement(db: Db, lead: LeadRow, c: Candidate, attemptId: string, lease: string, call: PartnerCall, costCents: number | null): Promise<boolean> {
+  const accepted = call.outcome === 'accepted';
+  const q = db
+    .with('a', (d) => d.updateTable('lead_attempts').set(attemptAnswer(call)).where('id', '=', attemptId).where('outcome', '=', 'in_flight').returning('lead_attempts.id'))
+    .with('l', (d) =>
+      d
+        .updateTable('leads')
+        .set(deliveredLead(c, call, costCents))
+        .where(owned(lead.id, lease))
+        .where((eb) => eb.and([eb.val(accepted), eb.exists(eb.selectFrom('a').select('a.id'))]))
+        .returning('leads.id'),
+    )
+    .with('r', (d) =>
+      d
+        .updateTable('cap_counters')
+        .set({ used: sql`used - 1` })
+        .where((eb) =>
+          eb.and([
+            eb.val(!accepted && c.slots.length > 0),
+            eb.or(c.slots.length ? c.slots.map((s) => eb.and([eb('scope', '=', s.scope), eb('period', '=', s.period)])) : [eb.val(false)]),
+            eb('used', '>', 0),
+            eb.exists(eb.selectFrom('a').select('a.id')),
+          ]),
+        )
+        .returning('cap_counters.scope'),
+    )
+    .selectNoFrom((eb) => [
+      eb.selectFrom('a').select((e) => e.fn.countAll<string>().as('n')).as('attempt'),
+      eb.selectFrom('l').select((e) => e.fn.countAll<string>().as('n')).as('lead'),
+      eb.selectFrom('r').select((e) => e.fn.countAll<string>().as('n')).as('released'),
+    ]);
+  const row = await q.executeTakeFirstOrThrow();
+  if (Number(row.attempt) === 0) return false;
+  return accepted ? Number(row.lead) > 0 : true;
 }
 
 function rejectionReason(tried: string[], skipped: string[], notTried: number, maxAttempts: number): string {
