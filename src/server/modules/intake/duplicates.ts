@@ -50,8 +50,13 @@ export async function findDuplicate(
   providerId: string,
   now: Date,
 ): Promise<{ leadId: string; field: Field } | null> {
+  return duplicateOf(await duplicateQuery(db, policy, lead, providerId, now).executeTakeFirst(), policy, lead);
+}
+
+/** findDuplicate's query: at most one row, the earlier lead's id and email. */
+export function duplicateQuery(db: Kysely<Database>, policy: StoredDuplicatePolicy, lead: NormalizedLead, providerId: string, now: Date) {
   const since = new Date(now.getTime() - policy.window_hours * 3_600_000).toISOString();
-  const fields = (['email', 'phone'] as const).filter((f) => policy.fields.includes(f));
+  const fields = checkedFields(policy);
   let q = db
     .selectFrom('leads')
     .select(['id', 'email'])
@@ -59,7 +64,13 @@ export async function findDuplicate(
     .where('status', '<>', 'duplicate')
     .where('created_at', '>=', since);
   if (policy.scope === 'provider') q = q.where(sql<string>`${sql.ref('traffic_provider_id')} || ''`, '=', providerId);
-  const row = await q.orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+  return q.orderBy('created_at').orderBy('id').limit(1);
+}
+
+const checkedFields = (policy: StoredDuplicatePolicy) => (['email', 'phone'] as const).filter((f) => policy.fields.includes(f));
+
+/** duplicateQuery's row → the earlier lead and the field named (email when both match), or null. */
+export function duplicateOf(row: { id: string; email: string } | null | undefined, policy: StoredDuplicatePolicy, lead: NormalizedLead): { leadId: string; field: Field } | null {
   if (!row) return null;
-  return { leadId: row.id, field: fields.includes('email') && row.email === lead.email ? 'email' : 'phone' };
+  return { leadId: row.id, field: checkedFields(policy).includes('email') && row.email === lead.email ? 'email' : 'phone' };
 }

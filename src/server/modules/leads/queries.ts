@@ -1,7 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
-import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
-import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
 import { compiledOnce } from '../../db/compiled.js';
+import { fromJson, jsonArrayFrom } from '../../db/json.js';
 import { isPostgres } from '../../db/database.js';
 import type { Database, LeadAttemptsTable, LeadsTable } from '../../db/tables.js';
 import { contactMasker, maskEmail, maskPhone, type Masker } from './mask.js';
@@ -216,7 +215,7 @@ const leadWithAttempts = compiledOnce((db: DB, id: string) =>
           'a.response_excerpt',
         ])
         .whereRef('a.lead_id', '=', 'l.id');
-      return (isPostgres(db) ? pgJsonArrayFrom(attempts) : sqliteJsonArrayFrom(attempts)).as('attempts');
+      return jsonArrayFrom(db, attempts).as('attempts');
     })
     .where('l.id', '=', id),
 );
@@ -227,9 +226,8 @@ type AttemptRow = Omit<Selectable<LeadAttemptsTable>, 'lead_id'> & { partner_nam
 export async function findLead(db: DB, id: string): Promise<(LeadRow & { attempts: Omit<AttemptRow, 'id'>[] }) | undefined> {
   const [row] = await leadWithAttempts(db, id);
   if (!row) return undefined;
-  // SQLite answers the array as JSON text, PostgreSQL as parsed JSON; neither promises the
-  // subquery's order inside an aggregate, so it is put in order here.
-  const attempts = (typeof row.attempts === 'string' ? JSON.parse(row.attempts) : row.attempts) as AttemptRow[];
+  // In order here: an aggregate does not promise its subquery's order (db/json.ts).
+  const attempts = fromJson(row.attempts) as AttemptRow[];
   attempts.sort((a, b) => a.attempt_no - b.attempt_no || cmp(a.requested_at, b.requested_at) || cmp(a.id, b.id));
   return { ...(row as LeadRow), attempts: attempts.map(({ id: _, ...a }) => a) };
 }
