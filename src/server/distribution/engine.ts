@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import { isPostgres } from '../db/database.js';
+import { fromJson, jsonArrayFrom, jsonObjectFrom } from '../db/json.js';
 import { newId, nowIso } from '../db/ids.js';
 import { writeTransaction } from '../db/write-batch.js';
 import type { Database, PartnersTable } from '../db/tables.js';
@@ -60,16 +61,31 @@ interface Route {
   candidates: Candidate[];
 }
 
-/** The lead with what routing needs from its campaign and its last attempt number (one query: this is the hot path). */
-function loadLead(db: Db, id: string) {
+/**
+ * The lead with what routing needs, in one statement (this is the hot path): its campaign, its
+ * last attempt number, and the flow it goes through (`flowOverride`, else the lead's own, else
+ * its campaign's) with that flow's targets and their partners, as JSON (db/json.ts).
+ */
+function loadLead(db: Db, id: string, flowOverride: string | null = null) {
+  const routeFlow = sql<string | null>`coalesce(${flowOverride}, ${sql.ref('leads.flow_id')}, ${sql.ref('campaigns.flow_id')})`;
   return db
     .selectFrom('leads')
     .leftJoin('campaigns', 'campaigns.id', 'leads.campaign_id')
     .select(LEAD_COLUMNS)
     .select(['campaigns.name as campaign_name', 'campaigns.flow_id as campaign_flow_id', 'campaigns.payout'])
-    .select((eb) =>
+    .select((eb) => [
       eb.selectFrom('lead_attempts').select((a) => a.fn.max('lead_attempts.attempt_no').as('n')).whereRef('lead_attempts.lead_id', '=', 'leads.id').as('last_attempt'),
-    )
+      jsonObjectFrom(db, eb.selectFrom('flows').select(['flows.name', 'flows.status', 'flows.max_attempts', 'flows.archived_at']).where('flows.id', '=', routeFlow)).as('flow'),
+      jsonArrayFrom(
+        db,
+        eb
+          .selectFrom('flow_targets as t')
+          .innerJoin('partners', 'partners.id', 't.partner_id')
+          .select(PARTNER_COLUMNS)
+          .select(['t.id as target_id', 't.position', 't.priority', 't.weight', 't.daily_cap as target_daily_cap', 't.countries as target_countries', 't.schedule'])
+          .where('t.flow_id', '=', routeFlow),
+      ).as('targets'),
+    ])
     .where('leads.id', '=', id)
     .executeTakeFirst();
 }
@@ -121,24 +137,13 @@ async function resolveRoute(db: Db, lead: LeadRow, override: RouteOverride): Pro
   }
   const flowId = override.flowId ?? lead.flow_id ?? lead.campaign_flow_id;
   if (!flowId) return lead.campaign_name === null ? 'The lead has no campaign and no flow' : `Campaign ${lead.campaign_name} has no flow`;
-  const rows = await db
-    .selectFrom('flow_targets as t')
-    .innerJoin('flows', 'flows.id', 't.flow_id')
-    .innerJoin('partners', 'partners.id', 't.partner_id')
-    .select(PARTNER_COLUMNS)
-    .select(['t.id as target_id', 't.priority', 't.weight', 't.daily_cap as target_daily_cap', 't.countries as target_countries', 't.schedule'])
-    .select(['flows.name as flow_name', 'flows.status as flow_status', 'flows.max_attempts', 'flows.archived_at as flow_archived_at'])
-    .where('t.flow_id', '=', flowId)
-    .orderBy('t.position')
-    .execute();
-  // The flow comes with its targets; a flow without targets needs a query of its own.
-  const flow = rows[0]
-    ? { name: rows[0].flow_name, status: rows[0].flow_status, max_attempts: rows[0].max_attempts, archived_at: rows[0].flow_archived_at }
-    : await db.selectFrom('flows').select(['name', 'status', 'max_attempts', 'archived_at']).where('id', '=', flowId).executeTakeFirst();
+  // Read with the lead (loadLead), for this very flow.
+  const flow = fromJson(lead.flow);
   if (!flow) return `Flow ${flowId} does not exist`;
   if (flow.archived_at) return `Flow ${flow.name} is deleted`;
   if (flow.status !== 'active') return `Flow ${flow.name} is paused`;
-  const candidates = rows.map((r) =>
+  const targets = fromJson(lead.targets).sort((a, b) => a.position - b.position);
+  const candidates = targets.map((r) =>
     candidate(r, { id: r.target_id, priority: r.priority, weight: r.weight, daily_cap: r.target_daily_cap, countries: r.target_countries, schedule: r.schedule }),
   );
   return { flowId, maxAttempts: Number(flow.max_attempts), candidates };
@@ -311,7 +316,7 @@ async function reject(db: Db, lead: LeadRow, lease: string | null, reason: strin
  */
 export async function deliverLead(deps: DeliveryDeps, leadId: string, override: RouteOverride = {}): Promise<DeliveryOutcome> {
   const { db } = deps;
-  const lead = await loadLead(db, leadId);
+  const lead = await loadLead(db, leadId, override.flowId ?? null);
   if (!lead) throw new Error(`deliverLead: no lead ${leadId}`);
   if (lead.status !== 'pending') return outcomeOf(lead);
   let lease = lead.lease_until;
