@@ -62,11 +62,41 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): DB
   // Nor a checked-out one (the pool listens only to idle clients): a server shutting down sends
   // 57P01 to every connection, also to one a transaction holds between two statements. Its next
   // query then fails ("not queryable": 503 unavailable) and the pool discards it on release.
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    prepareWrites(client);
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
   trackWrites(db, tracker.state);
   registerObservers(db, observers);
   return db;
+}
+
+// PostgreSQL parses and plans every unnamed statement anew, and lead intake and delivery send
+// the same few writes lead after lead. A write seen twice gets a name, and each connection then
+// prepares it once (pg keeps the names per connection). Reads stay unnamed: a generic plan can
+// suit one filter and not another. At most NAMED_MAX names, so bulk inserts of varying size
+// cannot fill the backends' memory with statements used once.
+const NAMED_MAX = 200;
+const WRITE = /^(insert|update|delete|with "\w+" as \((insert|update|delete)|select pg_advisory_xact_lock)\b/i;
+const seen = new Map<string, number>();
+const names = new Map<string, string>();
+function prepareWrites(client: pg.PoolClient) {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (text: unknown, values?: unknown, ...rest: unknown[]) => {
+    if (typeof text === 'string' && Array.isArray(values) && !rest.length && WRITE.test(text)) {
+      let name = names.get(text);
+      if (!name && names.size < NAMED_MAX) {
+        const n = (seen.get(text) ?? 0) + 1;
+        if (n >= 2) {
+          seen.delete(text);
+          names.set(text, (name = `leadgate_${names.size}`));
+        } else if (seen.size < 10_000) seen.set(text, n);
+      }
+      if (name) return query({ name, text, values });
+    }
+    return query(text, values, ...rest);
+  };
 }
 
 // Kysely prepares every statement anew; on SQLite, preparing costs as much as running a typical
