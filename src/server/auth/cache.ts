@@ -9,10 +9,10 @@
 // Only rows that were found are kept (an unknown token is read again each time), at most
 // MAX_ENTRIES of them, and a row read while the generation moved on is not kept.
 import { rawOnce } from '../db/compiled.js';
-import type { DB } from '../db/database.js';
+import { PREPARED, type DB } from '../db/database.js';
 
 const MAX_ENTRIES = 10_000;
-const readGeneration = rawOnce<{ generation: string | number }>('select generation from auth_state where id = 1');
+const readGeneration = rawOnce<{ generation: string | number }>(`select generation from auth_state where id = 1 ${PREPARED}`);
 
 export class AuthCache {
   private generation: string | null = null;

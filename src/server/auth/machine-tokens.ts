@@ -1,4 +1,5 @@
-import type { DB } from '../db/database.js';
+import { sql } from 'kysely';
+import { PREPARED, type DB } from '../db/database.js';
 import { HttpProblem } from '../http/errors.js';
 import { parseToken, secretMatches } from './credentials.js';
 import { IpAllowList } from './ip-allowlist.js';
@@ -34,6 +35,7 @@ export async function authenticateProvider(db: DB, authorization: string | undef
     .selectFrom('traffic_providers')
     .select(['id', 'name', 'status', 'token_hash', 'allowed_ips', 'duplicate_policy', 'archived_at'])
     .where('token_id', '=', parsed.id)
+    .modifyEnd(sql.raw(PREPARED))
     .executeTakeFirst();
   if (!row || !secretMatches(parsed.secret, row.token_hash) || row.archived_at) throw unauthorized('The intake token is not valid.');
   if (row.status !== 'active') throw new HttpProblem(403, 'provider_paused', `The traffic provider "${row.name}" is paused; its leads are not accepted.`);

@@ -7,12 +7,12 @@ import type { DB } from './database.js';
 // marker in place of each argument, and run with the arguments put where the markers were.
 //
 // Only for queries whose shape does not depend on the arguments: each argument must land in
-// exactly one bound parameter (no `in` lists, no branches on the values).
+// bound parameters (one or several), whole (no `in` lists, no branches on the values).
 
 type Built = { query: CompiledQuery; slots: number[] };
 
 /** `build(db, ...args)`, compiled once per database; returns its rows for new arguments. */
-export function compiledOnce<A extends (string | number)[], R>(build: (db: DB, ...args: A) => Compilable<R>) {
+export function compiledOnce<A extends (string | number | null)[], R>(build: (db: DB, ...args: A) => Compilable<R>) {
   const cache = new WeakMap<DB, Built>();
   return async (db: DB, ...args: A): Promise<R[]> => {
     let built = cache.get(db);
@@ -20,10 +20,8 @@ export function compiledOnce<A extends (string | number)[], R>(build: (db: DB, .
       const markers = args.map((_, i) => `\u0000compiled-argument-${i}\u0000`);
       const query = build(db, ...(markers as A)).compile();
       const slots = query.parameters.map((p) => markers.indexOf(p as string));
-      const used = slots.filter((s) => s >= 0).sort();
-      if (used.length !== args.length || used.some((s, i) => s !== i)) {
-        throw new Error(`compiledOnce: each of the ${args.length} arguments must be bound exactly once (${query.sql})`);
-      }
+      const unbound = markers.findIndex((_, i) => !slots.includes(i));
+      if (unbound >= 0) throw new Error(`compiledOnce: argument ${unbound + 1} of ${args.length} is not bound in ${query.sql}`);
       cache.set(db, (built = { query, slots }));
     }
     const { query, slots } = built;

@@ -73,18 +73,21 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): DB
 }
 
 // PostgreSQL parses and plans every unnamed statement anew, and lead intake and delivery send
-// the same few writes lead after lead. A write seen twice gets a name, and each connection then
-// prepares it once (pg keeps the names per connection). Reads stay unnamed: a generic plan can
-// suit one filter and not another. At most NAMED_MAX names, so bulk inserts of varying size
-// cannot fill the backends' memory with statements used once.
+// the same few statements lead after lead. A write seen twice gets a name, and each connection
+// then prepares it once (pg keeps the names per connection); so does a read marked with
+// PREPARED (point reads by key, whose plan never depends on the values). Other reads stay
+// unnamed: a generic plan can suit one filter and not another. At most NAMED_MAX names, so bulk
+// inserts of varying size cannot fill the backends' memory with statements used once.
 const NAMED_MAX = 200;
 const WRITE = /^(insert|update|delete|with "\w+" as \((insert|update|delete)|select pg_advisory_xact_lock)\b/i;
+/** Appended to a read that may be prepared on PostgreSQL (a comment: SQLite ignores it). */
+export const PREPARED = '/* prepared */';
 const seen = new Map<string, number>();
 const names = new Map<string, string>();
 function prepareWrites(client: pg.PoolClient) {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as { query: unknown }).query = (text: unknown, values?: unknown, ...rest: unknown[]) => {
-    if (typeof text === 'string' && Array.isArray(values) && !rest.length && WRITE.test(text)) {
+    if (typeof text === 'string' && Array.isArray(values) && !rest.length && (WRITE.test(text) || text.endsWith(PREPARED))) {
       let name = names.get(text);
       if (!name && names.size < NAMED_MAX) {
         const n = (seen.get(text) ?? 0) + 1;

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { buildTestApp, postgresOnly } from '../../../test/helpers.js';
+import { PREPARED } from './database.js';
 
-// PostgreSQL: a write sent twice is prepared once per connection (database.ts, prepareWrites);
-// reads stay unnamed, each planned for its own values.
-postgresOnly('PostgreSQL: writes seen twice become prepared statements of the connection; reads do not', async (t) => {
+// PostgreSQL: a write sent twice is prepared once per connection (database.ts, prepareWrites),
+// and so is a read marked PREPARED; other reads stay unnamed, each planned for its own values.
+postgresOnly('PostgreSQL: writes and marked reads seen twice become prepared statements of the connection; other reads do not', async (t) => {
   const { db } = await buildTestApp(t, 'postgres');
   await db.connection().execute(async (conn) => {
     const prepared = async () =>
@@ -13,9 +14,11 @@ postgresOnly('PostgreSQL: writes seen twice become prepared statements of the co
     for (const value of ['a', 'b', 'c']) {
       await conn.updateTable('settings').set({ value }).where('key', '=', 'prepared-test').execute();
       await conn.selectFrom('settings').select('value').where('key', '=', 'prepared-test-read').execute();
+      await conn.selectFrom('settings').select('updated_at').where('key', '=', value).modifyEnd(sql.raw(PREPARED)).execute();
     }
-    const after = (await prepared()).filter((s) => !before.includes(s));
-    assert.equal(after.length, 1, after.join('\n'));
-    assert.match(after[0], /^update "settings"/);
+    const after = (await prepared()).filter((s) => !before.includes(s)).sort();
+    assert.equal(after.length, 2, after.join('\n'));
+    assert.match(after[0], /^select "updated_at" from "settings" .*\/\* prepared \*\/$/);
+    assert.match(after[1], /^update "settings"/);
   });
 });

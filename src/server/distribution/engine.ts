@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
-import { isPostgres } from '../db/database.js';
+import { isPostgres, PREPARED } from '../db/database.js';
+import { compiledOnce } from '../db/compiled.js';
 import { fromJson, jsonArrayFrom, jsonObjectFrom } from '../db/json.js';
 import { newId, nowIso } from '../db/ids.js';
 import { writeTransaction } from '../db/write-batch.js';
@@ -66,7 +67,9 @@ interface Route {
  * last attempt number, and the flow it goes through (`flowOverride`, else the lead's own, else
  * its campaign's) with that flow's targets and their partners, as JSON (db/json.ts).
  */
-function loadLead(db: Db, id: string, flowOverride: string | null = null) {
+const loadLead = (db: Db, id: string, flowOverride: string | null = null) => leadForRouting(db, id, flowOverride).then((rows) => rows[0]);
+
+const leadForRouting = compiledOnce((db: Db, id: string, flowOverride: string | null) => {
   const routeFlow = sql<string | null>`coalesce(${flowOverride}, ${sql.ref('leads.flow_id')}, ${sql.ref('campaigns.flow_id')})`;
   return db
     .selectFrom('leads')
@@ -87,8 +90,8 @@ function loadLead(db: Db, id: string, flowOverride: string | null = null) {
       ).as('targets'),
     ])
     .where('leads.id', '=', id)
-    .executeTakeFirst();
-}
+    .modifyEnd(sql.raw(PREPARED));
+});
 
 const outcomeOf = (l: { status: DeliveryOutcome['status']; autologin_url: string | null; reason: string | null }): DeliveryOutcome => ({
   status: l.status,

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { IntakeProvider } from '../../auth/machine-tokens.js';
-import { isPostgres } from '../../db/database.js';
+import { isPostgres, PREPARED } from '../../db/database.js';
 import { fromJson, jsonArrayFrom, jsonObjectFrom } from '../../db/json.js';
 import { newId } from '../../db/ids.js';
 import { writeTransaction } from '../../db/write-batch.js';
@@ -127,6 +127,7 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
         jsonArrayFrom(tx, campaignQuery(tx, provider.id, campaignId, true)).as('campaigns'),
         (policy ? jsonObjectFrom(tx, duplicateQuery(tx, policy, lead, provider.id, now)) : sql<null>`null`).as('duplicate'),
       ])
+      .modifyEnd(sql.raw(PREPARED))
       .executeTakeFirstOrThrow();
     if (key !== null) {
       const earlier = fromJson(read.earlier);

@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { compiledOnce } from '../../db/compiled.js';
 import { fromJson, jsonArrayFrom } from '../../db/json.js';
-import { isPostgres } from '../../db/database.js';
+import { isPostgres, PREPARED } from '../../db/database.js';
 import type { Database, LeadAttemptsTable, LeadsTable } from '../../db/tables.js';
 import { contactMasker, maskEmail, maskPhone, type Masker } from './mask.js';
 import { DATE_COLUMNS, SUB_IDS, type LeadFilter, type TextMatch } from './search.js';
@@ -217,7 +217,8 @@ const leadWithAttempts = compiledOnce((db: DB, id: string) =>
         .whereRef('a.lead_id', '=', 'l.id');
       return jsonArrayFrom(db, attempts).as('attempts');
     })
-    .where('l.id', '=', id),
+    .where('l.id', '=', id)
+    .modifyEnd(sql.raw(PREPARED)),
 );
 
 type AttemptRow = Omit<Selectable<LeadAttemptsTable>, 'lead_id'> & { partner_name: string | null };
