@@ -11,7 +11,9 @@
 // See bench/README.md.
 //
 //   npm run bench:intake -- [--engines sqlite,postgres] [--seconds 20] [--rates 250,500]
-//                           [--postgres-url postgres://postgres@127.0.0.1:55432/postgres]
+//                           [--processes 1,2,3] [--postgres-url postgres://postgres@127.0.0.1:55432/postgres]
+// --processes: on PostgreSQL, also with that many server processes on the one database, the load
+// spread over them evenly (round-robin); SQLite is measured with one.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -35,6 +37,7 @@ const { values: args } = parseArgs({
     rates: { type: 'string', default: '250,500' },
     connections: { type: 'string', default: '64' },
     delays: { type: 'string', default: '0,50' },
+    processes: { type: 'string', default: '1' },
     'log-level': { type: 'string', default: 'info' },
     'postgres-url': { type: 'string', default: process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:55432/postgres' },
   },
@@ -44,6 +47,7 @@ const RATES = args.rates!.split(',').filter(Boolean).map((r) => Math.min(5000, M
 const CONNECTIONS = Math.min(256, Math.max(1, Number(args.connections)));
 const DELAYS = args.delays!.split(',').map(Number);
 const ENGINES = args.engines!.split(',').map((e) => e.trim());
+const PROCESSES = args.processes!.split(',').map((n) => Math.min(8, Math.max(1, Number(n))));
 for (const e of ENGINES) if (e !== 'sqlite' && e !== 'postgres') throw new Error(`unknown engine ${e}`);
 
 const log = (...a: unknown[]) => console.error('[bench:intake]', ...a);
@@ -157,7 +161,27 @@ interface Run {
   statuses: Record<string, number>;
 }
 
-function cannon(base: string, token: string, tag: string, opts: { connections: number; seconds: number; rate?: number }): Promise<Run> {
+/** autocannon against every server at once, the connections shared out; their counts summed, the worst p50/p99 kept. */
+async function cannon(bases: string[], token: string, tag: string, opts: { connections: number; seconds: number }): Promise<Run> {
+  const connections = Math.max(1, Math.round(opts.connections / bases.length));
+  const runs = await Promise.all(bases.map((base, i) => cannonOne(base, token, `${tag}p${i}`, { ...opts, connections })));
+  const statuses: Record<string, number> = {};
+  for (const r of runs) for (const [k, v] of Object.entries(r.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
+  const sum = (f: (r: Run) => number) => runs.reduce((a, r) => a + f(r), 0);
+  return {
+    from: Math.min(...runs.map((r) => r.from)),
+    to: Math.max(...runs.map((r) => r.to)),
+    requests: sum((r) => r.requests),
+    perSecond: sum((r) => r.perSecond),
+    clientP50: Math.max(...runs.map((r) => r.clientP50)),
+    clientP99: Math.max(...runs.map((r) => r.clientP99)),
+    errors: sum((r) => r.errors),
+    non2xx: sum((r) => r.non2xx),
+    statuses,
+  };
+}
+
+function cannonOne(base: string, token: string, tag: string, opts: { connections: number; seconds: number }): Promise<Run> {
   const statuses: Record<string, number> = {};
   const from = Date.now();
   return new Promise((resolve, reject) => {
@@ -166,7 +190,6 @@ function cannon(base: string, token: string, tag: string, opts: { connections: n
         url: `${base}/api/intake/leads`,
         connections: opts.connections,
         duration: opts.seconds,
-        ...(opts.rate ? { overallRate: opts.rate } : {}),
         requests: [
           {
             method: 'POST',
@@ -203,8 +226,8 @@ function cannon(base: string, token: string, tag: string, opts: { connections: n
  * rate limit sends each second's quota in a burst at the start of the second, which measures
  * bursts, not a steady rate). Latency per request: sent → answer read.
  */
-async function paced(base: string, token: string, tag: string, rate: number, seconds: number): Promise<Run> {
-  const pool = new Pool(base, { connections: 128, pipelining: 1 });
+async function paced(bases: string[], token: string, tag: string, rate: number, seconds: number): Promise<Run> {
+  const pools = bases.map((base) => new Pool(base, { connections: Math.ceil(128 / bases.length), pipelining: 1 }));
   const statuses: Record<string, number> = {};
   const latencies: number[] = [];
   let errors = 0;
@@ -219,7 +242,7 @@ async function paced(base: string, token: string, tag: string, rate: number, sec
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
     const sent = performance.now();
     inFlight.push(
-      pool
+      pools[i % pools.length]
         .request({ method: 'POST', path: '/api/intake/leads', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: leadBody(tag) })
         .then(async (res) => {
           const text = await res.body.text();
@@ -235,7 +258,7 @@ async function paced(base: string, token: string, tag: string, rate: number, sec
     );
   }
   await Promise.all(inFlight);
-  await pool.close();
+  await Promise.all(pools.map((p) => p.close()));
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? NaN;
   return { from, to: Date.now(), requests: total, perSecond: total / seconds, clientP50: at(0.5), clientP99: at(0.99), errors, non2xx, statuses };
@@ -248,9 +271,9 @@ function cpuMs(pid: number): number {
 }
 
 /** Nearest-rank percentiles of the server's own responseTime (ms) for 201 answers in [from, to]. */
-function serverLatency(logFile: string, from: number, to: number) {
+function serverLatency(logFiles: string[], from: number, to: number) {
   const times: number[] = [];
-  for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+  for (const line of logFiles.flatMap((f) => readFileSync(f, 'utf8').split('\n'))) {
     if (!line.includes('"responseTime"')) continue;
     const entry = JSON.parse(line) as { time: number; res?: { statusCode?: number }; responseTime: number };
     if (entry.time >= from && entry.time <= to && entry.res?.statusCode === 201) times.push(entry.responseTime);
@@ -264,49 +287,64 @@ const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
 async function benchEngine(engine: string) {
   const out: string[] = [];
-  for (const delay of DELAYS) {
-    const dbUrl = await databaseUrl(engine);
-    const partner = await startPartner(delay);
-    const logFile = path.join(WORK, `server-${engine}-${delay}.log`);
-    const server = await startServer(dbUrl, logFile);
-    try {
-      const token = (await json(server.base, 'POST', '/api/auth/login', OWNER)).token;
-      const p = await json(server.base, 'POST', '/api/partners', { name: 'Bench partner', integration: {
-        url: partner.url, headers: { 'X-Api-Key': 'bench-key-123456' },
-        body_template: { first: '{{lead.first_name}}', last: '{{lead.last_name}}', email: '{{lead.email}}', phone: '{{lead.phone}}', country: '{{lead.country}}', ip: '{{lead.ip}}', click: '{{lead.id}}' },
-        success_path: 'success', lead_id_path: 'data.id', autologin_path: 'data.autologin_url', timeout_ms: 5000,
-      } }, token);
-      const flow = await json(server.base, 'POST', '/api/flows', { name: 'Bench flow', targets: [{ partner_id: p.id, priority: 1 }] }, token);
-      const provider = await json(server.base, 'POST', '/api/traffic-providers', { name: 'Bench provider' }, token);
-      await json(server.base, 'POST', '/api/campaigns', { name: 'Bench campaign', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } }, token);
+  for (const processes of engine === 'postgres' ? PROCESSES : [1]) {
+    for (const delay of DELAYS) out.push(...(await benchSetup(engine, processes, delay)));
+  }
+  return out;
+}
 
-      log(`${engine}, partner ${delay} ms: warm-up`);
-      await cannon(server.base, provider.token, `w${delay}`, { connections: 8, seconds: 3 });
-      // Latency at steady rates below saturation, then the most the server takes.
-      const phases: [string, number | null][] = [...RATES.map((rate): [string, number] => [`${rate}/s`, rate]), ['max', null]];
-      for (const [name, rate] of phases) {
-        log(`${engine}, partner ${delay} ms: ${name}, ${SECONDS} s${rate ? '' : `, ${CONNECTIONS} connections`}`);
-        const cpuBefore = cpuMs(server.child.pid!);
-        const run = rate
-          ? await paced(server.base, provider.token, `${name}-${delay}`, rate, SECONDS)
-          : await cannon(server.base, provider.token, `${name}-${delay}`, { connections: CONNECTIONS, seconds: SECONDS });
-        const cpuPerLead = (cpuMs(server.child.pid!) - cpuBefore) / run.requests;
-        await new Promise((r) => setTimeout(r, 300)); // the log lines of the last answers
-        const own = serverLatency(logFile, run.from, run.to);
-        const delivered = run.statuses.delivered ?? 0;
-        const row = [
-          engine, `${delay} ms`, name, run.perSecond.toFixed(0), `${delivered}/${run.requests}`,
-          fmt(own.p50), fmt(own.p99), fmt(Math.max(0, own.p99 - delay)), fmt(run.clientP50), fmt(run.clientP99), `${cpuPerLead.toFixed(2)} ms`,
-          `${run.errors} / ${run.non2xx}`,
-        ];
-        out.push(`| ${row.join(' | ')} |`);
-        log(out.at(-1), JSON.stringify(run.statuses));
-      }
-    } finally {
-      server.child.kill('SIGTERM');
-      partner.child.kill('SIGTERM');
-      await new Promise((r) => server.child.once('exit', r));
+/** One database, one partner, `processes` servers on them: warm-up, the steady rates, then max. */
+async function benchSetup(engine: string, processes: number, delay: number) {
+  const out: string[] = [];
+  const dbUrl = await databaseUrl(engine);
+  const partner = await startPartner(delay);
+  const logFiles: string[] = [];
+  const servers: { base: string; child: ChildProcess }[] = [];
+  try {
+    // One after another: the first migrates the new database, the others find it migrated.
+    for (let i = 0; i < processes; i++) {
+      logFiles.push(path.join(WORK, `server-${engine}-${delay}-${i}.log`));
+      servers.push(await startServer(dbUrl, logFiles[i]));
     }
+    const bases = servers.map((sv) => sv.base);
+    const base = bases[0];
+    const token = (await json(base, 'POST', '/api/auth/login', OWNER)).token;
+    const p = await json(base, 'POST', '/api/partners', { name: 'Bench partner', integration: {
+      url: partner.url, headers: { 'X-Api-Key': 'bench-key-123456' },
+      body_template: { first: '{{lead.first_name}}', last: '{{lead.last_name}}', email: '{{lead.email}}', phone: '{{lead.phone}}', country: '{{lead.country}}', ip: '{{lead.ip}}', click: '{{lead.id}}' },
+      success_path: 'success', lead_id_path: 'data.id', autologin_path: 'data.autologin_url', timeout_ms: 5000,
+    } }, token);
+    const flow = await json(base, 'POST', '/api/flows', { name: 'Bench flow', targets: [{ partner_id: p.id, priority: 1 }] }, token);
+    const provider = await json(base, 'POST', '/api/traffic-providers', { name: 'Bench provider' }, token);
+    await json(base, 'POST', '/api/campaigns', { name: 'Bench campaign', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } }, token);
+
+    const what = `${engine}, ${processes} process${processes > 1 ? 'es' : ''}, partner ${delay} ms`;
+    log(`${what}: warm-up`);
+    await cannon(bases, provider.token, `w${delay}`, { connections: 8, seconds: 3 });
+    const cpu = () => servers.reduce((a, sv) => a + cpuMs(sv.child.pid!), 0);
+    // Latency at steady rates below saturation, then the most the servers take.
+    const phases: [string, number | null][] = [...RATES.map((rate): [string, number] => [`${rate}/s`, rate]), ['max', null]];
+    for (const [name, rate] of phases) {
+      log(`${what}: ${name}, ${SECONDS} s${rate ? '' : `, ${CONNECTIONS} connections`}`);
+      const cpuBefore = cpu();
+      const tag = `${name}-${delay}-${processes}`;
+      const run = rate ? await paced(bases, provider.token, tag, rate, SECONDS) : await cannon(bases, provider.token, tag, { connections: CONNECTIONS, seconds: SECONDS });
+      const cpuPerLead = (cpu() - cpuBefore) / run.requests;
+      await new Promise((r) => setTimeout(r, 300)); // the log lines of the last answers
+      const own = serverLatency(logFiles, run.from, run.to);
+      const delivered = run.statuses.delivered ?? 0;
+      const row = [
+        engine, String(processes), `${delay} ms`, name, run.perSecond.toFixed(0), `${delivered}/${run.requests}`,
+        fmt(own.p50), fmt(own.p99), fmt(Math.max(0, own.p99 - delay)), fmt(run.clientP50), fmt(run.clientP99), `${cpuPerLead.toFixed(2)} ms`,
+        `${run.errors} / ${run.non2xx}`,
+      ];
+      out.push(`| ${row.join(' | ')} |`);
+      log(out.at(-1), JSON.stringify(run.statuses));
+    }
+  } finally {
+    for (const sv of servers) sv.child.kill('SIGTERM');
+    partner.child.kill('SIGTERM');
+    await Promise.all(servers.map((sv) => new Promise((r) => (sv.child.exitCode !== null ? r(null) : sv.child.once('exit', r)))));
   }
   return out;
 }
@@ -314,6 +352,6 @@ async function benchEngine(engine: string) {
 const lines: string[] = [];
 for (const engine of ENGINES) lines.push(...(await benchEngine(engine)));
 console.log(`\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, LOG_LEVEL=${args['log-level']}`);
-console.log('| engine | partner | load | leads/s | delivered | server p50 | server p99 | added p99 | client p50 | client p99 | server CPU per lead | errors / non-2xx |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| engine | processes | partner | load | leads/s | delivered | server p50 | server p99 | added p99 | client p50 | client p99 | server CPU per lead | errors / non-2xx |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const l of lines) console.log(l);

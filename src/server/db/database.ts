@@ -87,9 +87,9 @@ const names = new Map<string, string>();
 function prepareWrites(client: pg.PoolClient) {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as { query: unknown }).query = (text: unknown, values?: unknown, ...rest: unknown[]) => {
-    if (typeof text === 'string' && Array.isArray(values) && !rest.length && (WRITE.test(text) || text.endsWith(PREPARED))) {
+    if (typeof text === 'string' && Array.isArray(values) && !rest.length) {
       let name = names.get(text);
-      if (!name && names.size < NAMED_MAX) {
+      if (!name && names.size < NAMED_MAX && (WRITE.test(text) || text.endsWith(PREPARED))) {
         const n = (seen.get(text) ?? 0) + 1;
         if (n >= 2) {
           seen.delete(text);
