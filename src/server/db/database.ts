@@ -76,9 +76,12 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): DB
 // the same few statements lead after lead. A write seen twice gets a name, and each connection
 // then prepares it once (pg keeps the names per connection); so does a read marked with
 // PREPARED (point reads by key, whose plan never depends on the values). Other reads stay
-// unnamed: a generic plan can suit one filter and not another. At most NAMED_MAX names, so bulk
-// inserts of varying size cannot fill the backends' memory with statements used once.
+// unnamed: a generic plan can suit one filter and not another. At most NAMED_MAX names, and
+// none for bulk statements, so inserts of varying size cannot fill the backends' memory (or
+// this process's) with statements used once.
 const NAMED_MAX = 200;
+/** Longer texts are bulk statements (many rows at once): never named, nor remembered. */
+const MAX_TEXT = 4000;
 const WRITE = /^(insert|update|delete|with "\w+" as \((insert|update|delete)|select pg_advisory_xact_lock)\b/i;
 /** Appended to a read that may be prepared on PostgreSQL (a comment: SQLite ignores it). */
 export const PREPARED = '/* prepared */';
@@ -89,7 +92,7 @@ function prepareWrites(client: pg.PoolClient) {
   (client as { query: unknown }).query = (text: unknown, values?: unknown, ...rest: unknown[]) => {
     if (typeof text === 'string' && Array.isArray(values) && !rest.length) {
       let name = names.get(text);
-      if (!name && names.size < NAMED_MAX && (WRITE.test(text) || text.endsWith(PREPARED))) {
+      if (!name && names.size < NAMED_MAX && text.length <= MAX_TEXT && (WRITE.test(text) || text.endsWith(PREPARED))) {
         const n = (seen.get(text) ?? 0) + 1;
         if (n >= 2) {
           seen.delete(text);
