@@ -42,8 +42,16 @@ export function startCheckpointer(file: string, everyMs: number, onError: (messa
   });
   worker.on('message', (m: { error?: string }) => m.error && onError(m.error));
   worker.on('error', (err) => onError(err.message));
-  worker.unref(); // never keeps the process alive
+  worker.unref(); // never keeps the process alive while it runs
   return {
-    stop: () => worker.postMessage('stop'),
+    // Once stopped, the process waits for its last checkpoint (milliseconds): a process that
+    // exits meanwhile terminates the worker inside SQLite, and when that checkpoint fails (its
+    // disk full, its file gone) better-sqlite3 aborts the whole process making the error
+    // ("FATAL ERROR: v8::ToLocalChecked Empty MaybeLocal", seen once in CI after the full-disk
+    // tests).
+    stop: () => {
+      worker.ref();
+      worker.postMessage('stop');
+    },
   };
 }
