@@ -3,7 +3,8 @@ import { Center, Loader } from '@mantine/core';
 export function Loading() {
   return (
     <Center h={200}>
-      <Loader aria-label="Loading" />
+      {/* A span may not carry a name by itself (axe: aria-prohibited-attr): as a status it may. */}
+      <Loader role="status" aria-label="Loading" />
     </Center>
   );
 }
