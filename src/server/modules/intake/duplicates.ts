@@ -41,19 +41,9 @@ export async function lockAll(tx: Kysely<Database>, names: string[]) {
  * email when both match. One query: a range of leads_email_created and/or leads_phone_created
  * (SQLite and PostgreSQL both read an OR of two indexed equalities as two index ranges). The
  * provider is compared as an expression (`|| ''`) so no engine is tempted to walk the
- * provider's index (every lead of the provider in the window) instead.
+ * provider's index (every lead of the provider in the window) instead. At most one row, the
+ * earlier lead's id and email; duplicateOf reads it.
  */
-export async function findDuplicate(
-  db: Kysely<Database>,
-  policy: StoredDuplicatePolicy,
-  lead: NormalizedLead,
-  providerId: string,
-  now: Date,
-): Promise<{ leadId: string; field: Field } | null> {
-  return duplicateOf(await duplicateQuery(db, policy, lead, providerId, now).executeTakeFirst(), policy, lead);
-}
-
-/** findDuplicate's query: at most one row, the earlier lead's id and email. */
 export function duplicateQuery(db: Kysely<Database>, policy: StoredDuplicatePolicy, lead: NormalizedLead, providerId: string, now: Date) {
   const since = new Date(now.getTime() - policy.window_hours * 3_600_000).toISOString();
   const fields = checkedFields(policy);
