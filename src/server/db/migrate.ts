@@ -12,6 +12,7 @@ import * as attemptReports from './migrations/20261125T010000Z_attempt_reports.j
 import * as authGeneration from './migrations/20261125T020000Z_auth_generation.js';
 import * as attemptsInOrder from './migrations/20261125T030000Z_attempts_in_order.js';
 import * as countryStatusLeads from './migrations/20261125T040000Z_country_status_leads.js';
+import * as countryRollup from './migrations/20261125T050000Z_country_rollup.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -32,6 +33,7 @@ const migrations: [string, Migration][] = [
   ['20261125T020000Z_auth_generation', authGeneration],
   ['20261125T030000Z_attempts_in_order', attemptsInOrder],
   ['20261125T040000Z_country_status_leads', countryStatusLeads],
+  ['20261125T050000Z_country_rollup', countryRollup],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

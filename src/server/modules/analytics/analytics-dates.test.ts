@@ -153,6 +153,22 @@ forEachDatabase('Analytics: days, FTD dates and changes', (engine) => {
       sumBy([...fresh.values()]),
     );
     assert.equal(rollup.length, fresh.size, 'one rollup row per hour and combination');
+
+    // And the (hour, country) rollup, row by row, every measure.
+    const measuresOf = (r: LeadInput) => [1, +(r.status === 'delivered'), +(r.status === 'rejected'), +(r.status === 'duplicate'), +(r.status === 'failed'), +!!r.ftd_at, r.cost_cents ?? 0, r.revenue_cents ?? 0, r.ftd_at ? 0 : (r.revenue_cents ?? 0)];
+    const byCountry = new Map<string, number[]>();
+    for (const r of now) {
+      const k = `${r.created_at!.slice(0, 13)}|${r.country}`;
+      byCountry.set(k, (byCountry.get(k) ?? [0, 0, 0, 0, 0, 0, 0, 0, 0]).map((x, i) => x + measuresOf(r)[i]));
+    }
+    const countryRows = await (ta.db as any).selectFrom('lead_country_stats_hourly').selectAll().where('n_leads', '!=', 0).execute();
+    const stored = new Map<string, number[]>(
+      countryRows.map((r: any) => [
+        `${r.hour}|${r.country}`,
+        [r.n_leads, r.n_delivered, r.n_rejected, r.n_duplicate, r.n_failed, r.n_ftd, r.cost_cents, r.revenue_cents, r.revenue_no_ftd_cents].map(Number),
+      ]),
+    );
+    assert.deepEqual(Object.fromEntries([...stored].sort()), Object.fromEntries([...byCountry].sort()));
   });
 
   test("defaults: the operator's own time zone and the last 30 days up to today", async (t) => {

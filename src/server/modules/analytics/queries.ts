@@ -3,7 +3,7 @@
 //  - the leads table itself, for the pieces of a range that do not cover a whole hour.
 // Time buckets are cut from ISO text with substr(), which both engines evaluate alike; local
 // days are made from them in TypeScript (service.ts), so the SQL needs no time zone support.
-import { sql, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../db/database.js';
 
 export type EntityColumn = 'partner_id' | 'traffic_provider_id' | 'campaign_id' | 'flow_id' | 'country';
@@ -37,8 +37,11 @@ export interface RollupSpec extends Common {
   toMs: number;
   /** Hours (their start, ms) inside the range to leave out: read from leads instead. */
   skipHours: number[];
-  /** Group by hour (true) or sum the whole range (false). */
-  byHour: boolean;
+  /**
+   * Where local days start (ms, ascending, one more than there are days; DayGrid.starts): the
+   * hours are summed per day in SQL, each row's bucket being its day's start. Null: the whole range.
+   */
+  dayStarts: number[] | null;
 }
 
 export interface RawSpec extends Common {
@@ -99,37 +102,60 @@ function toRows(rows: Record<string, unknown>[], entities: EntityColumn[], bucke
   }));
 }
 
+/**
+ * The rollup a read needs: by (hour, country) alone when it groups and filters by nothing else
+ * (a seventh of the rows at scale: migration 20261125T050000Z_country_rollup), else the full one.
+ */
+function rollupTable(spec: RollupSpec): string {
+  if (spec.column === 'ftd_at') return 'lead_ftd_stats_hourly';
+  const otherFilter = Object.entries(spec.filters).some(([column, values]) => column !== 'country' && values?.length);
+  return !otherFilter && spec.entities.every((c) => c === 'country') ? 'lead_country_stats_hourly' : 'lead_stats_hourly';
+}
+
 const KEY_ORDER: EntityColumn[] = ['country', 'partner_id', 'campaign_id', 'traffic_provider_id', 'flow_id'];
+
+/** Each whole hour of [fromMs, toMs) but the skipped ones, with the index of the day holding it. */
+function dayOfEachHour(fromMs: number, toMs: number, skip: Set<number>, dayStarts: number[]): [hour: number, day: number][] {
+  const out: [number, number][] = [];
+  let day = 0;
+  for (let h = fromMs; h < toMs; h += HOUR_BUCKET) {
+    while (day + 1 < dayStarts.length && dayStarts[day + 1] <= h) day++;
+    if (!skip.has(h)) out.push([h, day]);
+  }
+  return out;
+}
 
 export async function aggregateRollup(db: DB, spec: RollupSpec): Promise<AggregateRow[]> {
   const volume = spec.column === 'created_at';
-  // The rollup tables are analytics' own: not part of the application's table types.
-  let q: SelectQueryBuilder<any, any, any> = (db as unknown as Kysely<any>)
-    .selectFrom(volume ? 'lead_stats_hourly' : 'lead_ftd_stats_hourly')
-    .where('hour', '>=', hourText(spec.fromMs))
-    .where('hour', '<', hourText(spec.toMs));
-  if (spec.skipHours.length) q = q.where('hour', 'not in', spec.skipHours.map(hourText));
-  if (spec.byHour) q = q.select('hour as b0');
-  q = q.select(spec.entities.map((c, i) => sql.ref(c).as(`e${i}`)));
-  q = volume
-    ? q.select([
-        sql<number>`sum(n_leads)`.as('leads'),
-        sql<number>`sum(n_delivered)`.as('delivered'),
-        sql<number>`sum(n_rejected)`.as('rejected'),
-        sql<number>`sum(n_duplicate)`.as('duplicates'),
-        sql<number>`sum(n_failed)`.as('failed'),
-        sql<number>`sum(n_ftd)`.as('ftds'),
-        sql<number>`sum(cost_cents)`.as('cost'),
-        (spec.revenueWithoutFtd ? sql<number>`sum(revenue_no_ftd_cents)` : sql<number>`sum(revenue_cents)`).as('revenue'),
-      ])
-    : q.select([sql<number>`sum(n_ftd)`.as('ftds'), sql<number>`sum(revenue_cents)`.as('revenue')]);
-  q = applyFilters(q, spec.filters);
+  // The range stays in WHERE with days too: PostgreSQL then reads a short range by index.
+  const where: RawBuilder<unknown>[] = [sql`r.hour >= ${hourText(spec.fromMs)}`, sql`r.hour < ${hourText(spec.toMs)}`];
+  if (spec.skipHours.length && !spec.dayStarts) where.push(sql`r.hour not in (${sql.join(spec.skipHours.map(hourText))})`);
+  for (const [column, values] of Object.entries(spec.filters) as [EntityColumn, string[] | undefined][]) {
+    if (values?.length) where.push(sql`${sql.ref(`r.${column}`)} in (${sql.join(values)})`);
+  }
+  const measures = volume
+    ? sql`sum(r.n_leads) as leads, sum(r.n_delivered) as delivered, sum(r.n_rejected) as rejected, sum(r.n_duplicate) as duplicates, sum(r.n_failed) as failed, sum(r.n_ftd) as ftds, sum(r.cost_cents) as cost, ${sql.raw(spec.revenueWithoutFtd ? 'sum(r.revenue_no_ftd_cents)' : 'sum(r.revenue_cents)')} as revenue`
+    : sql`sum(r.n_ftd) as ftds, sum(r.revenue_cents) as revenue`;
+  const selections = [...spec.entities.map((c, i) => sql`${sql.ref(`r.${c}`)} as ${sql.ref(`e${i}`)}`), measures];
   // In the rollup's key order, so SQLite can group along its primary key without sorting.
-  const groups = [...(spec.byHour ? ['hour'] : []), ...[...spec.entities].sort((a, b) => KEY_ORDER.indexOf(a) - KEY_ORDER.indexOf(b))];
-  if (groups.length) q = q.groupBy(groups);
-  const rows = (await q.execute()) as Record<string, unknown>[];
+  const groups = [...spec.entities].sort((a, b) => KEY_ORDER.indexOf(a) - KEY_ORDER.indexOf(b)).map((c) => sql.ref(`r.${c}`));
+  const table = sql.table(rollupTable(spec));
+  let statement: RawBuilder<unknown>;
+  if (spec.dayStarts) {
+    // Local days folded in SQL, so a few thousand (day, entity) rows cross into Node instead of
+    // tens of thousands of (hour, entity) rows: each hour read is joined to its day by equality,
+    // which both engines plan well (a range join made PostgreSQL compare every pair).
+    const hours = dayOfEachHour(spec.fromMs, spec.toMs, new Set(spec.skipHours), spec.dayStarts);
+    if (!hours.length) return [];
+    const d = sql.join(hours.map(([hour, b]) => sql`(${hourText(hour)}, ${sql.lit(b)})`));
+    statement = sql`with d (hour, b) as (values ${d}) select d.b as b0, ${sql.join(selections)} from d join ${table} r on r.hour = d.hour where ${sql.join(where, sql` and `)} group by ${sql.join([sql`d.b`, ...groups])}`;
+  } else {
+    statement = sql`select ${sql.join(selections)} from ${table} r where ${sql.join(where, sql` and `)}${groups.length ? sql` group by ${sql.join(groups)}` : sql``}`;
+  }
+  const rows = (await statement.execute(db)).rows as Record<string, unknown>[];
+  const grouped = spec.dayStarts !== null || groups.length > 0;
   // Without grouping, SQL answers one row even over nothing.
-  return toRows(groups.length ? rows : rows.filter((r) => r.leads !== null || r.ftds !== null), spec.entities, (r) => (spec.byHour ? bucketStart(String(r.b0), null) : null));
+  return toRows(grouped ? rows : rows.filter((r) => r.leads !== null || r.ftds !== null), spec.entities, (r) => (spec.dayStarts ? spec.dayStarts[num(r.b0)] : null));
 }
 
 function bucketSelections(column: DateColumn, bucketMs: number | null): RawBuilder<unknown>[] {

@@ -101,7 +101,7 @@ async function collect(db: DB, range: Range, q: SummaryQueryT, entities: EntityC
       const common = { column, filters: filtersOf(q), entities, revenueWithoutFtd: ftd && column === 'created_at' };
       const part = !ftd ? 'all' : column === 'created_at' ? 'volume' : 'ftd';
       const rows = [
-        ...(plan.rollup ? await aggregateRollup(conn, { ...common, ...plan.rollup, byHour: grid !== null }) : []),
+        ...(plan.rollup ? await aggregateRollup(conn, { ...common, ...plan.rollup, dayStarts: grid?.starts ?? null }) : []),
         ...(plan.raw.length ? await aggregateRaw(conn, { ...common, segments: plan.raw, bucketMs: grid?.bucketMs ?? null }) : []),
       ];
       for (const row of rows) out.push({ row, part });
