@@ -7,7 +7,7 @@ import { buildTestApp, postgresOnly } from './helpers.js';
 import { makeWorld, postLead, sampleLead } from './distribution-world.js';
 
 /** What the hot path may send today; lower it as round trips go. */
-const MAX_ROUND_TRIPS = 10;
+const MAX_ROUND_TRIPS = 6;
 
 postgresOnly('a delivered lead costs at most MAX_ROUND_TRIPS round trips to PostgreSQL', async (t) => {
   const statements: string[] = [];

@@ -1,15 +1,11 @@
-import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
-import { isPostgres, PREPARED } from '../db/database.js';
-import { compiledOnce } from '../db/compiled.js';
-import { fromJson, jsonArrayFrom, jsonObjectFrom } from '../db/json.js';
+import { sql, type ExpressionBuilder, type Insertable, type Kysely } from 'kysely';
+import { isPostgres } from '../db/database.js';
 import { newId, nowIso } from '../db/ids.js';
 import { writeTransaction } from '../db/write-batch.js';
-import type { Database, PartnersTable } from '../db/tables.js';
-import type { StoredIntegration } from '../modules/partners/schemas.js';
-import { capSlots, firstFull, readUsage, release, reserve, type CapSlot } from './caps.js';
-import { refusal, type Schedule } from './eligibility.js';
-import { tryOrder } from './order.js';
+import type { Database, LeadAttemptsTable } from '../db/tables.js';
+import { release, reserve, type CapSlot } from './caps.js';
 import type { LeadForPartner, PartnerCall } from './partner-client.js';
+import { loadLead, plan, type Candidate, type LeadRow, type Plan, type RouteOverride } from './route.js';
 import type { DeliveryDeps, DeliveryOutcome } from './runner.js';
 
 // The routing engine: one pending lead → a partner, or a reason why none took it.
@@ -21,77 +17,14 @@ import type { DeliveryDeps, DeliveryOutcome } from './runner.js';
 //
 // Transactions stay short and never span a partner call: one to reserve caps and record the
 // attempt as in_flight, the call, one to record the answer (and deliver, or give the caps back).
-
-export interface RouteOverride {
-  /** Route through this flow instead of the lead's own (redeliver). */
-  flowId?: string;
-  /** Offer the lead to this one partner only (redeliver). */
-  partnerId?: string;
-  /** Resuming after a crash: skip partners this lead was already offered to. */
-  resume?: boolean;
-}
+// A new lead's first attempt with no cap to reserve is recorded by intake, with the lead
+// (firstAttempt): its delivery starts at the call.
 
 const EXCERPT_CHARS = 2000;
 /** Lease beyond a partner call's timeout: time to record its answer. */
 const LEASE_MARGIN_MS = 5000;
 
-const LEAD_COLUMNS = [
-  'leads.id', 'leads.first_name', 'leads.last_name', 'leads.email', 'leads.phone', 'leads.country', 'leads.ip',
-  'leads.language', 'leads.funnel', 'leads.sub_id1', 'leads.sub_id2', 'leads.sub_id3', 'leads.sub_id4', 'leads.sub_id5',
-  'leads.status', 'leads.reason', 'leads.autologin_url', 'leads.campaign_id', 'leads.flow_id', 'leads.lease_until',
-] as const;
-
 type Db = Kysely<Database>;
-type LeadRow = NonNullable<Awaited<ReturnType<typeof loadLead>>>;
-
-interface Candidate {
-  name: string;
-  priority: number;
-  weight: number;
-  partner: { id: string; status: 'active' | 'paused'; archived_at: string | null; countries: string[]; working_hours: Schedule | null; daily_cap: number | null; total_cap: number | null };
-  target: { id: string; daily_cap: number | null; countries: string[]; schedule: Schedule | null } | null;
-  integration: StoredIntegration;
-  slots: CapSlot[];
-}
-
-interface Route {
-  /** The flow used (null: one partner chosen directly). */
-  flowId: string | null;
-  maxAttempts: number;
-  /** In the flow's order. */
-  candidates: Candidate[];
-}
-
-/**
- * The lead with what routing needs, in one statement (this is the hot path): its campaign, its
- * last attempt number, and the flow it goes through (`flowOverride`, else the lead's own, else
- * its campaign's) with that flow's targets and their partners, as JSON (db/json.ts).
- */
-const loadLead = (db: Db, id: string, flowOverride: string | null = null) => leadForRouting(db, id, flowOverride).then((rows) => rows[0]);
-
-const leadForRouting = compiledOnce((db: Db, id: string, flowOverride: string | null) => {
-  const routeFlow = sql<string | null>`coalesce(${flowOverride}, ${sql.ref('leads.flow_id')}, ${sql.ref('campaigns.flow_id')})`;
-  return db
-    .selectFrom('leads')
-    .leftJoin('campaigns', 'campaigns.id', 'leads.campaign_id')
-    .select(LEAD_COLUMNS)
-    .select(['campaigns.name as campaign_name', 'campaigns.flow_id as campaign_flow_id', 'campaigns.payout'])
-    .select((eb) => [
-      eb.selectFrom('lead_attempts').select((a) => a.fn.max('lead_attempts.attempt_no').as('n')).whereRef('lead_attempts.lead_id', '=', 'leads.id').as('last_attempt'),
-      jsonObjectFrom(db, eb.selectFrom('flows').select(['flows.name', 'flows.status', 'flows.max_attempts', 'flows.archived_at']).where('flows.id', '=', routeFlow)).as('flow'),
-      jsonArrayFrom(
-        db,
-        eb
-          .selectFrom('flow_targets as t')
-          .innerJoin('partners', 'partners.id', 't.partner_id')
-          .select(PARTNER_COLUMNS)
-          .select(['t.id as target_id', 't.position', 't.priority', 't.weight', 't.daily_cap as target_daily_cap', 't.countries as target_countries', 't.schedule'])
-          .where('t.flow_id', '=', routeFlow),
-      ).as('targets'),
-    ])
-    .where('leads.id', '=', id)
-    .modifyEnd(sql.raw(PREPARED));
-});
 
 const outcomeOf = (l: { status: DeliveryOutcome['status']; autologin_url: string | null; reason: string | null }): DeliveryOutcome => ({
   status: l.status,
@@ -104,54 +37,6 @@ async function current(db: Db, id: string): Promise<DeliveryOutcome> {
   return outcomeOf((await loadLead(db, id))!);
 }
 
-const PARTNER_COLUMNS = [
-  'partners.id', 'partners.name', 'partners.status', 'partners.archived_at', 'partners.countries',
-  'partners.working_hours', 'partners.daily_cap', 'partners.total_cap', 'partners.integration',
-] as const;
-
-type PartnerRow = Pick<Selectable<PartnersTable>, 'id' | 'name' | 'status' | 'archived_at' | 'countries' | 'working_hours' | 'daily_cap' | 'total_cap' | 'integration'>;
-
-function candidate(p: PartnerRow, t: { id: string; priority: number; weight: number; daily_cap: number | null; countries: string; schedule: string | null } | null): Candidate {
-  return {
-    name: p.name,
-    priority: t?.priority ?? 1,
-    weight: t?.weight ?? 1,
-    partner: {
-      id: p.id,
-      status: p.status,
-      archived_at: p.archived_at,
-      countries: JSON.parse(p.countries),
-      working_hours: p.working_hours ? JSON.parse(p.working_hours) : null,
-      daily_cap: p.daily_cap,
-      total_cap: p.total_cap,
-    },
-    target: t && { id: t.id, daily_cap: t.daily_cap, countries: JSON.parse(t.countries), schedule: t.schedule ? JSON.parse(t.schedule) : null },
-    integration: JSON.parse(p.integration),
-    slots: [],
-  };
-}
-
-/** The flow (or partner) to route through, or why the lead cannot be routed at all. */
-async function resolveRoute(db: Db, lead: LeadRow, override: RouteOverride): Promise<Route | string> {
-  if (override.partnerId) {
-    const p = await db.selectFrom('partners').select(PARTNER_COLUMNS).where('id', '=', override.partnerId).executeTakeFirst();
-    if (!p) return `Partner ${override.partnerId} does not exist`;
-    return { flowId: null, maxAttempts: 1, candidates: [candidate(p, null)] };
-  }
-  const flowId = override.flowId ?? lead.flow_id ?? lead.campaign_flow_id;
-  if (!flowId) return lead.campaign_name === null ? 'The lead has no campaign and no flow' : `Campaign ${lead.campaign_name} has no flow`;
-  // Read with the lead (loadLead), for this very flow.
-  const flow = fromJson(lead.flow);
-  if (!flow) return `Flow ${flowId} does not exist`;
-  if (flow.archived_at) return `Flow ${flow.name} is deleted`;
-  if (flow.status !== 'active') return `Flow ${flow.name} is paused`;
-  const targets = fromJson(lead.targets).sort((a, b) => a.position - b.position);
-  const candidates = targets.map((r) =>
-    candidate(r, { id: r.target_id, priority: r.priority, weight: r.weight, daily_cap: r.target_daily_cap, countries: r.target_countries, schedule: r.schedule }),
-  );
-  return { flowId, maxAttempts: Number(flow.max_attempts), candidates };
-}
-
 /** The lead row, still pending and still ours (the lease is the fencing token). */
 const owned = (leadId: string, lease: string | null) => (eb: ExpressionBuilder<Database, 'leads'>) =>
   eb.and([eb('id', '=', leadId), eb('status', '=', 'pending'), lease === null ? eb('lease_until', 'is', null) : eb('lease_until', '=', lease)]);
@@ -160,6 +45,21 @@ class LeaseLost extends Error {}
 
 type Started = { kind: 'started'; attemptId: string; lease: string } | { kind: 'full'; slot: CapSlot } | { kind: 'lost' };
 
+const inFlightAttempt = (leadId: string, c: Candidate, attemptNo: number): Insertable<LeadAttemptsTable> & { id: string } => ({
+  id: newId(), lead_id: leadId, partner_id: c.partner.id, attempt_no: attemptNo, requested_at: nowIso(),
+  duration_ms: null, http_status: null, outcome: 'in_flight', reason: null, response_excerpt: null,
+});
+
+/** How long the lead must stay leased for a call to candidate `c` from `now`, and its answer recorded. */
+export const callLease = (c: Candidate, now: number) => now + c.integration.timeout_ms + LEASE_MARGIN_MS;
+
+/**
+ * A new lead's first attempt (in_flight, to the plan's first candidate), for intake to store with
+ * the lead: the plan has no cap to reserve (route.ts, planAtIntake), and intake leases the lead
+ * past the call's deadline (callLease).
+ */
+export const firstAttempt = (plan: Plan) => inFlightAttempt(plan.lead.id, plan.order[0], 1);
+
 /** One transaction: the caps, the attempt as in_flight, the lease past the call's timeout. */
 async function startAttempt(db: Db, lead: LeadRow, c: Candidate, attemptNo: number, lease: string | null, newFlowId: string | null): Promise<Started> {
   const needed = Date.now() + c.integration.timeout_ms + LEASE_MARGIN_MS;
@@ -167,10 +67,7 @@ async function startAttempt(db: Db, lead: LeadRow, c: Candidate, attemptNo: numb
   // itself: the sweep only takes leads whose lease has run out. (Intake's first lease usually
   // covers the first call: one write less per lead.)
   const covered = lease !== null && !newFlowId && Date.parse(lease) > needed;
-  const inFlight = () => ({
-    id: newId(), lead_id: lead.id, partner_id: c.partner.id, attempt_no: attemptNo, requested_at: nowIso(),
-    duration_ms: null, http_status: null, outcome: 'in_flight' as const, reason: null, response_excerpt: null,
-  });
+  const inFlight = () => inFlightAttempt(lead.id, c, attemptNo);
   // PostgreSQL, no cap to reserve and nothing to push: the insert alone, one round trip instead
   // of three (SQLite shares its commits between leads instead: write-batch.ts).
   if (covered && !c.slots.length && isPostgres(db)) {
@@ -322,62 +219,50 @@ export async function deliverLead(deps: DeliveryDeps, leadId: string, override: 
   const lead = await loadLead(db, leadId, override.flowId ?? null);
   if (!lead) throw new Error(`deliverLead: no lead ${leadId}`);
   if (lead.status !== 'pending') return outcomeOf(lead);
+  const planned = await plan(db, lead, override);
+  if ('reject' in planned) return reject(db, lead, lead.lease_until, planned.reject, null);
+  return offer(deps, planned, null);
+}
+
+/** Delivers a lead intake stored with its plan's first attempt (`attemptId`) recorded, leased until `lease`. */
+export const deliverStarted = (deps: DeliveryDeps, planned: Plan, attemptId: string, lease: string) => offer(deps, planned, { attemptId, lease });
+
+/** Offers the lead to the plan's candidates in turn; the first one's attempt may be started already. */
+async function offer(deps: DeliveryDeps, p: Plan, started: { attemptId: string; lease: string } | null): Promise<DeliveryOutcome> {
+  const { db } = deps;
+  const { lead, route } = p;
   let lease = lead.lease_until;
-
-  const route = await resolveRoute(db, lead, override);
-  if (typeof route === 'string') return reject(db, lead, lease, route, null);
-  const payout = lead.payout === null ? null : (JSON.parse(lead.payout) as { model: 'cpl' | 'cpa'; amount_cents: number });
-  const costCents = payout?.model === 'cpl' ? payout.amount_cents : null;
-
-  let attemptNo = Number(lead.last_attempt ?? 0);
-  // A resumed delivery continues the interrupted one: partners offered are skipped, and their
-  // calls count toward max_attempts.
-  const prior = override.resume ? await db.selectFrom('lead_attempts').select('partner_id').where('lead_id', '=', lead.id).execute() : [];
-  const offered = new Set(prior.map((a) => a.partner_id));
-  let calls = prior.length;
-
-  const now = Date.now();
-  const skipped: string[] = [];
-  const eligible: Candidate[] = [];
-  for (const c of route.candidates) {
-    const why = offered.has(c.partner.id) ? 'already offered before an interruption' : refusal(c, lead.country, now);
-    if (why) {
-      skipped.push(`${c.name} (${why})`);
-      continue;
-    }
-    c.slots = capSlots(c, now);
-    eligible.push(c);
-  }
-  const usage = await readUsage(db, eligible.flatMap((c) => c.slots));
-  const open = eligible.filter((c) => {
-    const full = firstFull(c.slots, usage);
-    if (full) skipped.push(`${c.name} (${full.full})`);
-    return !full;
-  });
-
+  let { attemptNo, calls } = p;
+  const skipped = [...p.skipped];
   const tried: string[] = [];
   let notTried = 0;
-  for (const c of tryOrder(open)) {
+  for (const c of p.order) {
     if (calls >= route.maxAttempts) {
       notTried++;
       continue;
     }
-    // Only a change of flow_id is written: an update of it touches the analytics rollup rows.
-    const newFlowId = route.flowId !== null && route.flowId !== lead.flow_id ? route.flowId : null;
-    const started = await startAttempt(db, lead, c, attemptNo + 1, lease, newFlowId);
-    if (started.kind === 'lost') return current(db, lead.id);
-    if (started.kind === 'full') {
-      // Filled up by concurrent leads since the read above: skipped, not an attempt.
-      skipped.push(`${c.name} (${started.slot.full})`);
-      continue;
+    let attemptId: string;
+    if (started) {
+      [attemptId, lease] = [started.attemptId, started.lease];
+      started = null;
+    } else {
+      // Only a change of flow_id is written: an update of it touches the analytics rollup rows.
+      const newFlowId = route.flowId !== null && route.flowId !== lead.flow_id ? route.flowId : null;
+      const s = await startAttempt(db, lead, c, attemptNo + 1, lease, newFlowId);
+      if (s.kind === 'lost') return current(db, lead.id);
+      if (s.kind === 'full') {
+        // Filled up by concurrent leads since the plan read the caps: skipped, not an attempt.
+        skipped.push(`${c.name} (${s.slot.full})`);
+        continue;
+      }
+      [attemptId, lease] = [s.attemptId, s.lease];
     }
     attemptNo++;
     calls++;
-    lease = started.lease;
     lead.flow_id = route.flowId ?? lead.flow_id;
     const call = await deps.client.call(c.integration, leadForPartner(lead));
     deps.onPartnerCall?.({ id: c.partner.id, name: c.name }, call);
-    if (!(await finishAttempt(db, lead, c, started.attemptId, lease, call, costCents))) {
+    if (!(await finishAttempt(db, lead, c, attemptId, lease!, call, p.costCents))) {
       deps.log.warn({ leadId: lead.id }, 'delivery taken over by the recovery sweep; stopping');
       return current(db, lead.id);
     }

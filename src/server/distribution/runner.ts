@@ -2,9 +2,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { DB } from '../db/database.js';
 import type { LeadStatus } from '../db/tables.js';
 import type { App } from '../types.js';
-import { deliverLead, type RouteOverride } from './engine.js';
+import { deliverLead, deliverStarted } from './engine.js';
 import { createPartnerClient, type PartnerCall, type PartnerClient } from './partner-client.js';
 import { recoverStale } from './recovery.js';
+import type { Plan, RouteOverride } from './route.js';
 
 export interface DeliveryDeps {
   db: DB;
@@ -37,7 +38,15 @@ export class DeliveryRunner {
 
   /** Delivers a `pending` lead the caller owns (see engine.ts). Never rejects for partner errors. */
   run(leadId: string, override: RouteOverride = {}): Promise<DeliveryOutcome> {
-    const p = deliverLead(this.deps, leadId, override);
+    return this.track(leadId, deliverLead(this.deps, leadId, override));
+  }
+
+  /** Delivers a lead intake stored with its first attempt started (engine.ts, firstAttempt). */
+  runStarted(planned: Plan, attemptId: string, lease: string): Promise<DeliveryOutcome> {
+    return this.track(planned.lead.id, deliverStarted(this.deps, planned, attemptId, lease));
+  }
+
+  private track(leadId: string, p: Promise<DeliveryOutcome>): Promise<DeliveryOutcome> {
     this.inFlight.add(p);
     const done = () => this.inFlight.delete(p);
     p.then(done, (err) => {

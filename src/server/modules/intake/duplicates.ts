@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../../db/database.js';
+import { writeTransaction } from '../../db/write-batch.js';
 import type { Database } from '../../db/tables.js';
 import type { StoredDuplicatePolicy } from '../traffic-providers/schemas.js';
 import type { NormalizedLead } from './validate.js';
@@ -25,15 +27,36 @@ export function lockNames(policy: StoredDuplicatePolicy | null, lead: Normalized
 }
 
 /**
- * Holds the names until the transaction ends. PostgreSQL: transaction-scoped advisory locks,
- * all in one statement (one round trip), taken in the given order (PostgreSQL evaluates a
- * volatile function of the select list in the ORDER BY's order). SQLite needs none: Kysely runs
- * one transaction at a time on its single connection, so intake transactions never overlap.
+ * Runs `work` in a transaction holding the names until it ends. SQLite needs no locks: Kysely
+ * runs one transaction at a time on its single connection, so intake transactions never overlap
+ * (and write-batch.ts groups their commits).
+ *
+ * PostgreSQL: transaction-scoped advisory locks, taken in the order given, sent with the
+ * transaction's BEGIN as one simple query: one round trip for both. The lock keys are numbers
+ * computed here (the first 8 bytes of the name's SHA-256), so the query text holds no value from
+ * the request. (Until 2026-11-25 PostgreSQL hashed the names itself: during a rolling upgrade
+ * from before then, an old and a new process do not wait for each other.)
  */
-export async function lockAll(tx: Kysely<Database>, names: string[]) {
-  if (!isPostgres(tx) || !names.length) return;
-  await sql`select pg_advisory_xact_lock(hashtextextended(t.name, 0)) from unnest(${names}::text[]) with ordinality as t(name, i) order by t.i`.execute(tx);
+export async function lockedTransaction<T>(db: Kysely<Database>, names: string[], work: (tx: Kysely<Database>) => Promise<T>): Promise<T> {
+  if (!isPostgres(db) || !names.length) return writeTransaction(db, work);
+  const locks = names.map((n) => `select pg_advisory_xact_lock(${lockKey(n)})`).join('; ');
+  return db.connection().execute(async (conn) => {
+    let result: T;
+    try {
+      await sql.raw(`begin; ${locks}`).execute(conn);
+      result = await work(conn);
+    } catch (err) {
+      // What failed is what the caller needs to hear, not a failed rollback after it.
+      await sql`rollback`.execute(conn).catch(() => undefined);
+      throw err;
+    }
+    await sql`commit`.execute(conn);
+    return result;
+  });
 }
+
+/** A signed 64-bit advisory lock key for a name. */
+export const lockKey = (name: string): bigint => createHash('sha256').update(name).digest().readBigInt64BE(0);
 
 /**
  * The earliest lead within the window (not itself a duplicate; this provider's only, when the

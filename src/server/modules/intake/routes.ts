@@ -2,7 +2,7 @@ import { invalid, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import type { App } from '../../types.js';
 import { IntakeAnswer, IntakeHeaders, IntakeLead } from './schemas.js';
-import { answerOf, currentAnswer, IDEMPOTENCY_TTL_MS, purgeIdempotencyKeys, resolveCampaign, storeLead } from './service.js';
+import { answerOf, currentAnswer, IDEMPOTENCY_TTL_MS, purgeIdempotencyKeys, resolveCampaign, storeLead, type Started } from './service.js';
 import { readIntake } from './validate.js';
 
 const DESCRIPTION =
@@ -33,13 +33,14 @@ export default async function intakeRoutes(app: App) {
   app.addHook('onClose', async () => clearInterval(purgeTimer));
 
   /** The delivery's outcome, or `pending` when it takes longer than INTAKE_WAIT_MS (it goes on: the runner tracks it). */
-  async function deliver(leadId: string): Promise<IntakeAnswer> {
+  async function deliver(leadId: string, started: Started | null): Promise<IntakeAnswer> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<null>((resolve) => {
       timer = setTimeout(resolve, app.config.intakeWaitMs, null);
     });
     try {
-      const outcome = await Promise.race([app.delivery.run(leadId), late]);
+      const delivery = started ? app.delivery.runStarted(started.plan, started.attemptId, started.lease) : app.delivery.run(leadId);
+      const outcome = await Promise.race([delivery, late]);
       return outcome ? answerOf(leadId, outcome) : answerOf(leadId, { status: 'pending', autologin_url: null, reason: null });
     } catch {
       // A bug in delivery (the runner logs it). The lead is stored and leased; the recovery sweep
@@ -85,7 +86,7 @@ export default async function intakeRoutes(app: App) {
       const stored = await storeLead(app.db, provider, read.input);
       let answer: IntakeAnswer;
       if (stored.replay) answer = await currentAnswer(app.db, stored.leadId);
-      else if (stored.status === 'pending') answer = await deliver(stored.leadId);
+      else if (stored.status === 'pending') answer = await deliver(stored.leadId, stored.started);
       else answer = answerOf(stored.leadId, { status: stored.status, autologin_url: null, reason: stored.reason });
       if (!stored.replay) app.metrics.leadReceived(answer.status); // a replayed Idempotency-Key is no new lead
       return reply.status(201).send(answer);

@@ -1,12 +1,13 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Kysely } from 'kysely';
 import type { IntakeProvider } from '../../auth/machine-tokens.js';
 import { isPostgres, PREPARED } from '../../db/database.js';
 import { fromJson, jsonArrayFrom, jsonObjectFrom } from '../../db/json.js';
 import { newId } from '../../db/ids.js';
-import { writeTransaction } from '../../db/write-batch.js';
-import type { Database, LeadStatus } from '../../db/tables.js';
+import type { Database, IntakeRequestsTable, LeadAttemptsTable, LeadStatus, LeadsTable } from '../../db/tables.js';
+import { callLease, firstAttempt } from '../../distribution/engine.js';
+import { planAtIntake, routeOf, type LeadRow, type Plan } from '../../distribution/route.js';
 import { conflict, invalid, type FieldError } from '../../http/errors.js';
-import { activePolicy, duplicateOf, duplicateQuery, lockAll, lockNames } from './duplicates.js';
+import { activePolicy, duplicateOf, duplicateQuery, lockedTransaction, lockNames } from './duplicates.js';
 import type { IntakeAnswer } from './schemas.js';
 import { requestHash, type IntakeInput } from './validate.js';
 
@@ -95,20 +96,29 @@ function pickCampaign(rows: CampaignRef[], campaignId: string | null): CampaignR
   };
 }
 
-export type Stored = { replay: true; leadId: string } | { replay: false; leadId: string; status: LeadStatus; reason: string | null };
+/** A new lead's delivery, its first attempt stored with the lead (distribution/engine.ts, firstAttempt). */
+export interface Started {
+  plan: Plan;
+  attemptId: string;
+  lease: string;
+}
+
+export type Stored =
+  | { replay: true; leadId: string }
+  | { replay: false; leadId: string; status: LeadStatus; reason: string | null; started: Started | null };
 
 /**
  * Stores the lead in one short transaction, before any partner is called: serialized on its
  * duplicate-checked values and Idempotency-Key (duplicates.ts), it answers a retry with the
  * first lead, finds duplicates, applies the campaign's own rules, and inserts the lead (pending:
- * leased to this process for delivery) with its Idempotency-Key.
+ * leased to this process for delivery) with its Idempotency-Key, and with its first delivery
+ * attempt when that needs no cap (`started`: the delivery goes on from the partner call).
  */
 export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, input: IntakeInput): Promise<Stored> {
   const { lead, campaignId, idempotencyKey: key } = input;
   const policy = activePolicy(provider.duplicate_policy);
   const hash = requestHash(input);
-  return writeTransaction(db, async (tx): Promise<Stored> => {
-    await lockAll(tx, lockNames(policy, lead, provider.id, key));
+  return lockedTransaction(db, lockNames(policy, lead, provider.id, key), async (tx): Promise<Stored> => {
     // After the wait: a lead stored while this one waited is the earlier one. What the intake
     // checks (an earlier request with this Idempotency-Key, the campaign, an earlier lead with
     // the same contacts) is read in one statement: one round trip on PostgreSQL.
@@ -124,7 +134,11 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
             .where('traffic_provider_id', '=', provider.id)
             .where('idempotency_key', '=', key ?? ''),
         ).as('earlier'),
-        jsonArrayFrom(tx, campaignQuery(tx, provider.id, campaignId, true)).as('campaigns'),
+        // With each its name, payout and flow (targets, partners): what the new lead's delivery needs.
+        jsonArrayFrom(
+          tx,
+          campaignQuery(tx, provider.id, campaignId, true).select((eb) => ['name', 'payout', ...routeOf(tx, eb, eb.ref('campaigns.flow_id'))]),
+        ).as('campaigns'),
         (policy ? jsonObjectFrom(tx, duplicateQuery(tx, policy, lead, provider.id, now)) : sql<null>`null`).as('duplicate'),
       ])
       .modifyEnd(sql.raw(PREPARED))
@@ -141,7 +155,7 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
     }
     const campaign = pickCampaign(fromJson(read.campaigns), campaignId);
     if ('field' in campaign) invalid([campaign]);
-    const c = campaign as CampaignRef;
+    const c = campaign as CampaignRef & Pick<LeadRow, 'payout' | 'flow' | 'targets'> & { name: string };
 
     const duplicate = policy ? duplicateOf(fromJson(read.duplicate), policy, lead) : null;
     const countries = JSON.parse(c.countries) as string[];
@@ -152,34 +166,62 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
     else if (countries.length && !countries.includes(lead.country)) [status, reason] = ['rejected', notInCountries(lead.country)];
 
     const id = newId();
-    await tx
-      .insertInto('leads')
-      .values({
-        id,
-        created_at: at,
-        ...lead,
-        traffic_provider_id: provider.id,
-        campaign_id: c.id,
-        flow_id: c.flow_id,
-        partner_id: null,
-        status,
-        reason,
-        partner_lead_id: null,
-        sale_status: null,
-        autologin_url: null,
-        delivered_at: null,
-        ftd_at: null,
-        status_updated_at: at,
-        cost_cents: 0,
-        revenue_cents: 0,
-        lease_until: status === 'pending' ? new Date(now.getTime() + FIRST_LEASE_MS).toISOString() : null,
-      })
-      .execute();
-    if (key !== null) {
-      await tx.insertInto('intake_requests').values({ traffic_provider_id: provider.id, idempotency_key: key, request_hash: hash, lead_id: id, created_at: at }).execute();
+    const row = {
+      id,
+      created_at: at,
+      ...lead,
+      traffic_provider_id: provider.id,
+      campaign_id: c.id,
+      flow_id: c.flow_id,
+      partner_id: null,
+      status,
+      reason,
+      partner_lead_id: null,
+      sale_status: null,
+      autologin_url: null,
+      delivered_at: null,
+      ftd_at: null,
+      status_updated_at: at,
+      cost_cents: 0,
+      revenue_cents: 0,
+      lease_until: null as string | null,
+    };
+    // A delivery that needs nothing more from the database starts here: its first attempt is
+    // stored with the lead, and the lease covers that call.
+    const plan = status === 'pending' ? planAtIntake({ ...row, campaign_name: c.name, campaign_flow_id: c.flow_id, payout: c.payout, last_attempt: null, flow: c.flow, targets: c.targets }, now.getTime()) : null;
+    const attempt = plan && firstAttempt(plan);
+    if (status === 'pending') {
+      row.lease_until = new Date(Math.max(now.getTime() + FIRST_LEASE_MS, plan ? callLease(plan.order[0], now.getTime()) : 0)).toISOString();
+      if (plan) plan.lead.lease_until = row.lease_until;
     }
-    return { replay: false, leadId: id, status, reason };
+    const referring: Referring[] = [];
+    if (key !== null) referring.push(['intake_requests', { traffic_provider_id: provider.id, idempotency_key: key, request_hash: hash, lead_id: id, created_at: at }]);
+    if (attempt) referring.push(['lead_attempts', attempt]);
+    if (isPostgres(tx)) await insertInOneStatement(tx, row, referring);
+    else {
+      await tx.insertInto('leads').values(row).execute();
+      for (const [table, values] of referring) await (tx as unknown as Kysely<any>).insertInto(table).values(values).execute();
+    }
+    return { replay: false, leadId: id, status, reason, started: plan && { plan, attemptId: attempt!.id, lease: row.lease_until! } };
   });
+}
+
+type Referring = ['intake_requests', Insertable<IntakeRequestsTable>] | ['lead_attempts', Insertable<LeadAttemptsTable>];
+
+/**
+ * PostgreSQL: the lead, its Idempotency-Key and its first attempt in one statement (one round
+ * trip); the rows referring to the lead take its id from the lead's insert.
+ */
+async function insertInOneStatement(tx: Kysely<Database>, row: Insertable<LeadsTable>, referring: Referring[]) {
+  const db = tx as unknown as Kysely<any>; // the CTE's types do not follow a list built at run time
+  if (!referring.length) return db.insertInto('leads').values(row).execute();
+  const leadId = (eb: ExpressionBuilder<any, any>) => eb.selectFrom('l').select('l.id');
+  let q = db.with('l', (w) => w.insertInto('leads').values(row).returning('id'));
+  referring.slice(0, -1).forEach(([table, values], i) => {
+    q = q.with(`r${i}`, (w) => w.insertInto(table).values({ ...values, lead_id: leadId })) as unknown as typeof q;
+  });
+  const [table, values] = referring[referring.length - 1];
+  return q.insertInto(table).values({ ...values, lead_id: leadId }).execute();
 }
 
 /** Forgets Idempotency-Keys recorded before `before` (ISO time); returns how many. */

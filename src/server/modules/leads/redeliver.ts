@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { RouteOverride } from '../../distribution/engine.js';
+import type { RouteOverride } from '../../distribution/route.js';
 import { IdParams } from '../../http/common-schemas.js';
 import { HttpProblem, conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';

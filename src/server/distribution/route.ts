@@ -1,0 +1,210 @@
+import { sql, type ExpressionBuilder, type Expression, type Kysely, type Selectable } from 'kysely';
+import { PREPARED } from '../db/database.js';
+import { compiledOnce } from '../db/compiled.js';
+import { fromJson, jsonArrayFrom, jsonObjectFrom } from '../db/json.js';
+import type { Database, PartnersTable } from '../db/tables.js';
+import type { StoredIntegration } from '../modules/partners/schemas.js';
+import { capSlots, firstFull, readUsage, type CapSlot } from './caps.js';
+import { refusal, type Schedule } from './eligibility.js';
+import { tryOrder } from './order.js';
+
+// Where a lead may go: the lead with its route read in one statement, the flow's candidates, and
+// the plan of a delivery (who is eligible, in which order). engine.ts runs the plan.
+
+type Db = Kysely<Database>;
+
+export interface RouteOverride {
+  /** Route through this flow instead of the lead's own (redeliver). */
+  flowId?: string;
+  /** Offer the lead to this one partner only (redeliver). */
+  partnerId?: string;
+  /** Resuming after a crash: skip partners this lead was already offered to. */
+  resume?: boolean;
+}
+
+export const LEAD_COLUMNS = [
+  'leads.id', 'leads.first_name', 'leads.last_name', 'leads.email', 'leads.phone', 'leads.country', 'leads.ip',
+  'leads.language', 'leads.funnel', 'leads.sub_id1', 'leads.sub_id2', 'leads.sub_id3', 'leads.sub_id4', 'leads.sub_id5',
+  'leads.status', 'leads.reason', 'leads.autologin_url', 'leads.campaign_id', 'leads.flow_id', 'leads.lease_until',
+] as const;
+
+const PARTNER_COLUMNS = [
+  'partners.id', 'partners.name', 'partners.status', 'partners.archived_at', 'partners.countries',
+  'partners.working_hours', 'partners.daily_cap', 'partners.total_cap', 'partners.integration',
+] as const;
+
+type PartnerRow = Pick<Selectable<PartnersTable>, 'id' | 'name' | 'status' | 'archived_at' | 'countries' | 'working_hours' | 'daily_cap' | 'total_cap' | 'integration'>;
+
+export interface Candidate {
+  name: string;
+  priority: number;
+  weight: number;
+  partner: { id: string; status: 'active' | 'paused'; archived_at: string | null; countries: string[]; working_hours: Schedule | null; daily_cap: number | null; total_cap: number | null };
+  target: { id: string; daily_cap: number | null; countries: string[]; schedule: Schedule | null } | null;
+  integration: StoredIntegration;
+  slots: CapSlot[];
+}
+
+export interface Route {
+  /** The flow used (null: one partner chosen directly). */
+  flowId: string | null;
+  maxAttempts: number;
+  /** In the flow's order. */
+  candidates: Candidate[];
+}
+
+/**
+ * A flow's row and its targets with their partners, as JSON (db/json.ts): what routing reads
+ * with the lead (leadForRouting), and intake with the campaign (so a new lead's delivery reads
+ * nothing more).
+ */
+export function routeOf<DB, TB extends keyof DB>(db: Db, eb: ExpressionBuilder<DB, TB>, flowId: Expression<string | null>) {
+  const e = eb as unknown as ExpressionBuilder<Database, never>;
+  return [
+    jsonObjectFrom(db, e.selectFrom('flows').select(['flows.name', 'flows.status', 'flows.max_attempts', 'flows.archived_at']).where('flows.id', '=', flowId)).as('flow'),
+    jsonArrayFrom(
+      db,
+      e
+        .selectFrom('flow_targets as t')
+        .innerJoin('partners', 'partners.id', 't.partner_id')
+        .select(PARTNER_COLUMNS)
+        .select(['t.id as target_id', 't.position', 't.priority', 't.weight', 't.daily_cap as target_daily_cap', 't.countries as target_countries', 't.schedule'])
+        .where('t.flow_id', '=', flowId),
+    ).as('targets'),
+  ] as const;
+}
+
+/**
+ * The lead with what routing needs, in one statement (this is the hot path): its campaign, its
+ * last attempt number, and the flow it goes through (`flowOverride`, else the lead's own, else
+ * its campaign's) with that flow's targets and their partners.
+ */
+const leadForRouting = compiledOnce((db: Db, id: string, flowOverride: string | null) => {
+  const routeFlow = sql<string | null>`coalesce(${flowOverride}, ${sql.ref('leads.flow_id')}, ${sql.ref('campaigns.flow_id')})`;
+  return db
+    .selectFrom('leads')
+    .leftJoin('campaigns', 'campaigns.id', 'leads.campaign_id')
+    .select(LEAD_COLUMNS)
+    .select(['campaigns.name as campaign_name', 'campaigns.flow_id as campaign_flow_id', 'campaigns.payout'])
+    .select((eb) => [
+      eb.selectFrom('lead_attempts').select((a) => a.fn.max('lead_attempts.attempt_no').as('n')).whereRef('lead_attempts.lead_id', '=', 'leads.id').as('last_attempt'),
+      ...routeOf(db, eb, routeFlow),
+    ])
+    .where('leads.id', '=', id)
+    .modifyEnd(sql.raw(PREPARED));
+});
+
+export const loadLead = (db: Db, id: string, flowOverride: string | null = null) => leadForRouting(db, id, flowOverride).then((rows) => rows[0]);
+
+export type LeadRow = NonNullable<Awaited<ReturnType<typeof loadLead>>>;
+
+function candidate(p: PartnerRow, t: { id: string; priority: number; weight: number; daily_cap: number | null; countries: string; schedule: string | null } | null): Candidate {
+  return {
+    name: p.name,
+    priority: t?.priority ?? 1,
+    weight: t?.weight ?? 1,
+    partner: {
+      id: p.id,
+      status: p.status,
+      archived_at: p.archived_at,
+      countries: JSON.parse(p.countries),
+      working_hours: p.working_hours ? JSON.parse(p.working_hours) : null,
+      daily_cap: p.daily_cap,
+      total_cap: p.total_cap,
+    },
+    target: t && { id: t.id, daily_cap: t.daily_cap, countries: JSON.parse(t.countries), schedule: t.schedule ? JSON.parse(t.schedule) : null },
+    integration: JSON.parse(p.integration),
+    slots: [],
+  };
+}
+
+/** The lead's flow, read with it, as a route; or why the lead cannot be routed at all. */
+function flowRoute(lead: LeadRow, flowId: string | null): Route | string {
+  if (!flowId) return lead.campaign_name === null ? 'The lead has no campaign and no flow' : `Campaign ${lead.campaign_name} has no flow`;
+  const flow = fromJson(lead.flow);
+  if (!flow) return `Flow ${flowId} does not exist`;
+  if (flow.archived_at) return `Flow ${flow.name} is deleted`;
+  if (flow.status !== 'active') return `Flow ${flow.name} is paused`;
+  const targets = fromJson(lead.targets).sort((a, b) => a.position - b.position);
+  const candidates = targets.map((r) =>
+    candidate(r, { id: r.target_id, priority: r.priority, weight: r.weight, daily_cap: r.target_daily_cap, countries: r.target_countries, schedule: r.schedule }),
+  );
+  return { flowId, maxAttempts: Number(flow.max_attempts), candidates };
+}
+
+/** The flow (or partner) to route through, or why the lead cannot be routed at all. */
+async function resolveRoute(db: Db, lead: LeadRow, override: RouteOverride): Promise<Route | string> {
+  if (override.partnerId) {
+    const p = await db.selectFrom('partners').select(PARTNER_COLUMNS).where('id', '=', override.partnerId).executeTakeFirst();
+    if (!p) return `Partner ${override.partnerId} does not exist`;
+    return { flowId: null, maxAttempts: 1, candidates: [candidate(p, null)] };
+  }
+  return flowRoute(lead, override.flowId ?? lead.flow_id ?? lead.campaign_flow_id);
+}
+
+/** A delivery decided: engine.ts offers the lead to `order` one after another. */
+export interface Plan {
+  lead: LeadRow;
+  route: Route;
+  /** What a delivered lead costs (CPL payout), or null. */
+  costCents: number | null;
+  /** The lead's last attempt number so far. */
+  attemptNo: number;
+  /** Calls already made (a resumed delivery), counted against the flow's max_attempts. */
+  calls: number;
+  /** Partners passed over, with why. */
+  skipped: string[];
+  order: Candidate[];
+}
+
+function costOf(lead: LeadRow): number | null {
+  const payout = lead.payout === null ? null : (JSON.parse(lead.payout) as { model: 'cpl' | 'cpa'; amount_cents: number });
+  return payout?.model === 'cpl' ? payout.amount_cents : null;
+}
+
+/** Candidates that may take the lead now, caps aside (their cap slots filled in), and the others with why. */
+function eligibility(lead: LeadRow, route: Route, offered: Set<string>, now: number) {
+  const skipped: string[] = [];
+  const eligible: Candidate[] = [];
+  for (const c of route.candidates) {
+    const why = offered.has(c.partner.id) ? 'already offered before an interruption' : refusal(c, lead.country, now);
+    if (why) {
+      skipped.push(`${c.name} (${why})`);
+      continue;
+    }
+    c.slots = capSlots(c, now);
+    eligible.push(c);
+  }
+  return { eligible, skipped };
+}
+
+/** The delivery's plan: the route, who is eligible and not capped out, in the order to try. */
+export async function plan(db: Db, lead: LeadRow, override: RouteOverride): Promise<Plan | { reject: string }> {
+  const route = await resolveRoute(db, lead, override);
+  if (typeof route === 'string') return { reject: route };
+  // A resumed delivery continues the interrupted one: partners offered are skipped, and their
+  // calls count toward max_attempts.
+  const prior = override.resume ? await db.selectFrom('lead_attempts').select('partner_id').where('lead_id', '=', lead.id).execute() : [];
+  const { eligible, skipped } = eligibility(lead, route, new Set(prior.map((a) => a.partner_id)), Date.now());
+  const usage = await readUsage(db, eligible.flatMap((c) => c.slots));
+  const open = eligible.filter((c) => {
+    const full = firstFull(c.slots, usage);
+    if (full) skipped.push(`${c.name} (${full.full})`);
+    return !full;
+  });
+  return { lead, route, costCents: costOf(lead), attemptNo: Number(lead.last_attempt ?? 0), calls: prior.length, skipped, order: tryOrder(open) };
+}
+
+/**
+ * A new lead's plan made at intake, from what intake read (the lead is not stored yet): only
+ * when it needs nothing more from the database (a route that resolves, and no cap among the
+ * eligible partners), else null and the delivery plans as usual. Then intake stores the lead
+ * with its first attempt already recorded (engine.ts, firstAttempt).
+ */
+export function planAtIntake(lead: LeadRow, now: number): Plan | null {
+  const route = flowRoute(lead, lead.flow_id);
+  if (typeof route === 'string' || route.maxAttempts < 1) return null;
+  const { eligible, skipped } = eligibility(lead, route, new Set(), now);
+  if (!eligible.length || eligible.some((c) => c.slots.length)) return null;
+  return { lead, route, costCents: costOf(lead), attemptNo: 0, calls: 0, skipped, order: tryOrder(eligible) };
+}
