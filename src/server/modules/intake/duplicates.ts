@@ -27,31 +27,36 @@ export function lockNames(policy: StoredDuplicatePolicy | null, lead: Normalized
 }
 
 /**
- * Runs `work` in a transaction holding the names until it ends. SQLite needs no locks: Kysely
- * runs one transaction at a time on its single connection, so intake transactions never overlap
- * (and write-batch.ts groups their commits).
+ * Runs an intake's `work` holding the names, so two intakes sharing a name run one after the
+ * other and the second sees what the first stored.
  *
- * PostgreSQL: transaction-scoped advisory locks, taken in the order given, sent with the
- * transaction's BEGIN as one simple query: one round trip for both. The lock keys are numbers
- * computed here (the first 8 bytes of the name's SHA-256), so the query text holds no value from
- * the request. (Until 2026-11-25 PostgreSQL hashed the names itself: during a rolling upgrade
- * from before then, an old and a new process do not wait for each other.)
+ * SQLite: one transaction. Kysely runs one transaction at a time on SQLite's single connection,
+ * so intake transactions never overlap and need no locks (and write-batch.ts groups their
+ * commits).
+ *
+ * PostgreSQL: session advisory locks on one connection, taken in the order given in one query,
+ * and released once `work` is done; `work`'s statements each commit on their own, so every
+ * write it makes must be one statement (storeLead's lead, key and first attempt are). No
+ * transaction spans a round trip to this process: a lead's insert touches the analytics rollup
+ * rows every concurrent intake touches (the current hour's), and a transaction would hold their
+ * row locks until its COMMIT came back, with every other intake queued behind it (measured:
+ * bench/RESULTS.md). The lock keys are numbers computed here (the first 8 bytes of the name's
+ * SHA-256), so the query text holds no value from the request. (Until 2026-11-25 the locks were
+ * transaction-scoped and PostgreSQL hashed the names: an old and a new process do not wait for
+ * each other during a rolling upgrade.)
  */
-export async function lockedTransaction<T>(db: Kysely<Database>, names: string[], work: (tx: Kysely<Database>) => Promise<T>): Promise<T> {
-  if (!isPostgres(db) || !names.length) return writeTransaction(db, work);
-  const locks = names.map((n) => `select pg_advisory_xact_lock(${lockKey(n)})`).join('; ');
+export async function serialized<T>(db: Kysely<Database>, names: string[], work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  if (!isPostgres(db)) return writeTransaction(db, work);
+  if (!names.length) return work(db);
   return db.connection().execute(async (conn) => {
-    let result: T;
     try {
-      await sql.raw(`begin; ${locks}`).execute(conn);
-      result = await work(conn);
-    } catch (err) {
-      // What failed is what the caller needs to hear, not a failed rollback after it.
-      await sql`rollback`.execute(conn).catch(() => undefined);
-      throw err;
+      await sql.raw(names.map((n) => `select pg_advisory_lock(${lockKey(n)})`).join('; ')).execute(conn);
+      return await work(conn);
+    } finally {
+      // The connection goes back to the pool: it must hold nothing. (If it is broken instead,
+      // PostgreSQL releases the locks with its session.)
+      await sql`select pg_advisory_unlock_all()`.execute(conn);
     }
-    await sql`commit`.execute(conn);
-    return result;
   });
 }
 

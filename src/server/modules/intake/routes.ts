@@ -58,7 +58,7 @@ export default async function intakeRoutes(app: App) {
     const sent = isRecord(body) ? body.campaign_id : undefined;
     const checkable = isRecord(body) && (sent === undefined || sent === null || typeof sent === 'string');
     if (!checkable || errors.some((e) => e.field === 'campaign_id')) return errors;
-    const campaign = await resolveCampaign(app.db, providerId, typeof sent === 'string' ? sent : null, false);
+    const campaign = await resolveCampaign(app.db, providerId, typeof sent === 'string' ? sent : null);
     return 'field' in campaign ? [...errors, campaign] : errors;
   }
 

@@ -7,7 +7,7 @@ import type { Database, IntakeRequestsTable, LeadAttemptsTable, LeadStatus, Lead
 import { callLease, firstAttempt } from '../../distribution/engine.js';
 import { planAtIntake, routeOf, type LeadRow, type Plan } from '../../distribution/route.js';
 import { conflict, invalid, type FieldError } from '../../http/errors.js';
-import { activePolicy, duplicateOf, duplicateQuery, lockedTransaction, lockNames } from './duplicates.js';
+import { activePolicy, duplicateOf, duplicateQuery, lockNames, serialized } from './duplicates.js';
 import type { IntakeAnswer } from './schemas.js';
 import { requestHash, type IntakeInput } from './validate.js';
 
@@ -61,26 +61,21 @@ interface CampaignRef {
 
 /**
  * The campaign a lead goes to: the one named (this provider's, not archived), or else the
- * provider's only active one. Share-locked on PostgreSQL when `lock`, so it cannot be deleted
- * before the lead referring to it commits.
+ * provider's only active one. (Deleted between this read and the lead's insert, which only a
+ * campaign without leads can be: the insert's foreign key answers 409, and the provider's retry
+ * is told the campaign is gone.)
  */
-export async function resolveCampaign(
-  db: Kysely<Database>,
-  providerId: string,
-  campaignId: string | null,
-  lock: boolean,
-): Promise<CampaignRef | FieldError> {
-  return pickCampaign(await campaignQuery(db, providerId, campaignId, lock).execute(), campaignId);
+export async function resolveCampaign(db: Kysely<Database>, providerId: string, campaignId: string | null): Promise<CampaignRef | FieldError> {
+  return pickCampaign(await campaignQuery(db, providerId, campaignId).execute(), campaignId);
 }
 
-function campaignQuery(db: Kysely<Database>, providerId: string, campaignId: string | null, lock: boolean) {
+function campaignQuery(db: Kysely<Database>, providerId: string, campaignId: string | null) {
   let q = db
     .selectFrom('campaigns')
     .select(['id', 'status', 'flow_id', 'countries'])
     .where('traffic_provider_id', '=', providerId)
     .where('archived_at', 'is', null);
   q = campaignId !== null ? q.where('id', '=', campaignId) : q.where('status', '=', 'active');
-  if (lock && isPostgres(db)) q = q.forShare();
   return q.orderBy('id');
 }
 
@@ -108,17 +103,18 @@ export type Stored =
   | { replay: false; leadId: string; status: LeadStatus; reason: string | null; started: Started | null };
 
 /**
- * Stores the lead in one short transaction, before any partner is called: serialized on its
- * duplicate-checked values and Idempotency-Key (duplicates.ts), it answers a retry with the
- * first lead, finds duplicates, applies the campaign's own rules, and inserts the lead (pending:
- * leased to this process for delivery) with its Idempotency-Key, and with its first delivery
- * attempt when that needs no cap (`started`: the delivery goes on from the partner call).
+ * Stores the lead before any partner is called: serialized on its duplicate-checked values and
+ * Idempotency-Key (duplicates.ts), it answers a retry with the first lead, finds duplicates,
+ * applies the campaign's own rules, and inserts the lead (pending: leased to this process for
+ * delivery) with its Idempotency-Key, and with its first delivery attempt when that needs no
+ * cap (`started`: the delivery goes on from the partner call). The insert is one statement on
+ * PostgreSQL (all or nothing without a transaction: duplicates.ts, serialized).
  */
 export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, input: IntakeInput): Promise<Stored> {
   const { lead, campaignId, idempotencyKey: key } = input;
   const policy = activePolicy(provider.duplicate_policy);
   const hash = requestHash(input);
-  return lockedTransaction(db, lockNames(policy, lead, provider.id, key), async (tx): Promise<Stored> => {
+  return serialized(db, lockNames(policy, lead, provider.id, key), async (tx): Promise<Stored> => {
     // After the wait: a lead stored while this one waited is the earlier one. What the intake
     // checks (an earlier request with this Idempotency-Key, the campaign, an earlier lead with
     // the same contacts) is read in one statement: one round trip on PostgreSQL.
@@ -137,7 +133,7 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
         // With each its name, payout and flow (targets, partners): what the new lead's delivery needs.
         jsonArrayFrom(
           tx,
-          campaignQuery(tx, provider.id, campaignId, true).select((eb) => ['name', 'payout', ...routeOf(tx, eb, eb.ref('campaigns.flow_id'))]),
+          campaignQuery(tx, provider.id, campaignId).select((eb) => ['name', 'payout', ...routeOf(tx, eb, eb.ref('campaigns.flow_id'))]),
         ).as('campaigns'),
         (policy ? jsonObjectFrom(tx, duplicateQuery(tx, policy, lead, provider.id, now)) : sql<null>`null`).as('duplicate'),
       ])
