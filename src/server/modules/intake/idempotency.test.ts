@@ -98,4 +98,19 @@ forEachDatabase('Lead intake: Idempotency-Key', (engine) => {
     assert.deepEqual((await ta.db.selectFrom('intake_requests').select('idempotency_key').execute()).map((r) => r.idempotency_key), ['fresh']);
     assert.equal(await count(ta, 'leads'), 3, 'purging keys keeps the leads');
   });
+
+  test('a refused request (409 inside the serialized part) leaves no lock behind: the next one with its key answers at once', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await makeWorld(t, ta, [{}]);
+    const lead = sampleLead();
+    const first = (await postLead(ta, w.token, lead, key('held'))).json();
+    expectProblem(await postLead(ta, w.token, sampleLead(), key('held')), 409, 'conflict');
+    // A lock left held would make this wait forever (the test would time out).
+    const retry = await postLead(ta, w.token, lead, key('held'));
+    assert.equal(retry.json().id, first.id);
+    if (engine === 'postgres') {
+      const held = await ta.db.selectFrom('pg_locks' as any).select((e) => e.fn.countAll().as('n')).where('locktype', '=', 'advisory').executeTakeFirstOrThrow();
+      assert.equal(Number(held.n), 0, 'no advisory lock is held once the requests are answered');
+    }
+  });
 });
