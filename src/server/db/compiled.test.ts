@@ -23,6 +23,20 @@ forEachDatabase('queries compiled once', (engine) => {
     assert.deepEqual((await rawOnce<{ one: number }>('select 1 as one')(a.db)).map((r) => Number(r.one)), [1]);
   });
 
+  test("a transaction and a pinned connection use their database's statement, compiled once", async (t) => {
+    const { db } = await buildTestApp(t, engine);
+    let builds = 0;
+    const counted = compiledOnce((d: DB, name: string) => {
+      builds++;
+      return d.selectFrom('roles').select('name').where('name', '=', name);
+    });
+    const admin = await db.selectFrom('roles').select('name').executeTakeFirstOrThrow();
+    assert.deepEqual(await counted(db, admin.name), [admin]);
+    assert.deepEqual(await db.transaction().execute((tx) => counted(tx, admin.name)), [admin]);
+    assert.deepEqual(await db.connection().execute((conn) => counted(conn, admin.name)), [admin]);
+    assert.equal(builds, 1);
+  });
+
   test('an argument bound twice lands in both places; one not bound at all is refused when first built', async (t) => {
     const { db } = await buildTestApp(t, engine);
     const twice = compiledOnce((d: DB, v: string) => d.selectFrom('roles').select('id').where((eb) => eb.or([eb('name', '=', v), eb('id', '=', v)])));

@@ -11,18 +11,23 @@ import type { DB } from './database.js';
 
 type Built = { query: CompiledQuery; slots: number[] };
 
-/** `build(db, ...args)`, compiled once per database; returns its rows for new arguments. */
+/**
+ * `build(db, ...args)`, compiled once per database; returns its rows for new arguments. A
+ * database's transactions and pinned connections share its compiled statement: the cache is
+ * keyed by the adapter they share (the SQL depends on the dialect alone).
+ */
 export function compiledOnce<A extends (string | number | null)[], R>(build: (db: DB, ...args: A) => Compilable<R>) {
-  const cache = new WeakMap<DB, Built>();
+  const cache = new WeakMap<object, Built>();
   return async (db: DB, ...args: A): Promise<R[]> => {
-    let built = cache.get(db);
+    const dialect = db.getExecutor().adapter;
+    let built = cache.get(dialect);
     if (!built) {
       const markers = args.map((_, i) => `\u0000compiled-argument-${i}\u0000`);
       const query = build(db, ...(markers as A)).compile();
       const slots = query.parameters.map((p) => markers.indexOf(p as string));
       const unbound = markers.findIndex((_, i) => !slots.includes(i));
       if (unbound >= 0) throw new Error(`compiledOnce: argument ${unbound + 1} of ${args.length} is not bound in ${query.sql}`);
-      cache.set(db, (built = { query, slots }));
+      cache.set(dialect, (built = { query, slots }));
     }
     const { query, slots } = built;
     const parameters = slots.map((s, i) => (s >= 0 ? args[s] : query.parameters[i]));

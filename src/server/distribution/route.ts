@@ -1,5 +1,5 @@
-import { sql, type ExpressionBuilder, type Expression, type Kysely, type Selectable } from 'kysely';
-import { PREPARED } from '../db/database.js';
+import { sql, type ExpressionBuilder, type Expression, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { isPostgres, PREPARED } from '../db/database.js';
 import { compiledOnce } from '../db/compiled.js';
 import { fromJson, jsonArrayFrom, jsonObjectFrom } from '../db/json.js';
 import type { Database, PartnersTable } from '../db/tables.js';
@@ -60,16 +60,21 @@ export interface Route {
  */
 export function routeOf<DB, TB extends keyof DB>(db: Db, eb: ExpressionBuilder<DB, TB>, flowId: Expression<string | null>) {
   const e = eb as unknown as ExpressionBuilder<Database, never>;
+  // SQLite: json() keeps the value JSON when it is nested in another JSON object (intake's
+  // campaigns), instead of a string to be parsed again.
+  const nestable = <T>(value: RawBuilder<T>) => (isPostgres(db) ? value : sql<T>`json(${value})`);
   return [
-    jsonObjectFrom(db, e.selectFrom('flows').select(['flows.name', 'flows.status', 'flows.max_attempts', 'flows.archived_at']).where('flows.id', '=', flowId)).as('flow'),
-    jsonArrayFrom(
-      db,
-      e
-        .selectFrom('flow_targets as t')
-        .innerJoin('partners', 'partners.id', 't.partner_id')
-        .select(PARTNER_COLUMNS)
-        .select(['t.id as target_id', 't.position', 't.priority', 't.weight', 't.daily_cap as target_daily_cap', 't.countries as target_countries', 't.schedule'])
-        .where('t.flow_id', '=', flowId),
+    nestable(jsonObjectFrom(db, e.selectFrom('flows').select(['flows.name', 'flows.status', 'flows.max_attempts', 'flows.archived_at']).where('flows.id', '=', flowId))).as('flow'),
+    nestable(
+      jsonArrayFrom(
+        db,
+        e
+          .selectFrom('flow_targets as t')
+          .innerJoin('partners', 'partners.id', 't.partner_id')
+          .select(PARTNER_COLUMNS)
+          .select(['t.id as target_id', 't.position', 't.priority', 't.weight', 't.daily_cap as target_daily_cap', 't.countries as target_countries', 't.schedule'])
+          .where('t.flow_id', '=', flowId),
+      ),
     ).as('targets'),
   ] as const;
 }

@@ -70,10 +70,9 @@ export const lockKey = (name: string): bigint => createHash('sha256').update(nam
  * (SQLite and PostgreSQL both read an OR of two indexed equalities as two index ranges). The
  * provider is compared as an expression (`|| ''`) so no engine is tempted to walk the
  * provider's index (every lead of the provider in the window) instead. At most one row, the
- * earlier lead's id and email; duplicateOf reads it.
+ * earlier lead's id and email; duplicateOf reads it. `since`: the window's start (windowStart).
  */
-export function duplicateQuery(db: Kysely<Database>, policy: StoredDuplicatePolicy, lead: NormalizedLead, providerId: string, now: Date) {
-  const since = new Date(now.getTime() - policy.window_hours * 3_600_000).toISOString();
+export function duplicateQuery(db: Kysely<Database>, policy: StoredDuplicatePolicy, lead: Pick<NormalizedLead, 'email' | 'phone'>, providerId: string, since: string) {
   const fields = checkedFields(policy);
   let q = db
     .selectFrom('leads')
@@ -85,7 +84,10 @@ export function duplicateQuery(db: Kysely<Database>, policy: StoredDuplicatePoli
   return q.orderBy('created_at').orderBy('id').limit(1);
 }
 
-const checkedFields = (policy: StoredDuplicatePolicy) => (['email', 'phone'] as const).filter((f) => policy.fields.includes(f));
+/** Where the policy's window starts, for a lead received at `now`. */
+export const windowStart = (policy: StoredDuplicatePolicy, now: Date) => new Date(now.getTime() - policy.window_hours * 3_600_000).toISOString();
+
+export const checkedFields = (policy: StoredDuplicatePolicy) => (['email', 'phone'] as const).filter((f) => policy.fields.includes(f));
 
 /** duplicateQuery's row → the earlier lead and the field named (email when both match), or null. */
 export function duplicateOf(row: { id: string; email: string } | null | undefined, policy: StoredDuplicatePolicy, lead: NormalizedLead): { leadId: string; field: Field } | null {

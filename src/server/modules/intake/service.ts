@@ -1,15 +1,17 @@
-import { sql, type ExpressionBuilder, type Insertable, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type InferResult, type Insertable, type Kysely } from 'kysely';
 import type { IntakeProvider } from '../../auth/machine-tokens.js';
-import { isPostgres, PREPARED } from '../../db/database.js';
+import { compiledOnce } from '../../db/compiled.js';
+import { isPostgres, PREPARED, type DB } from '../../db/database.js';
 import { fromJson, jsonArrayFrom, jsonObjectFrom } from '../../db/json.js';
 import { newId } from '../../db/ids.js';
 import type { Database, IntakeRequestsTable, LeadAttemptsTable, LeadStatus, LeadsTable } from '../../db/tables.js';
 import { callLease, firstAttempt } from '../../distribution/engine.js';
 import { planAtIntake, routeOf, type LeadRow, type Plan } from '../../distribution/route.js';
 import { conflict, invalid, type FieldError } from '../../http/errors.js';
-import { activePolicy, duplicateOf, duplicateQuery, lockNames, serialized } from './duplicates.js';
+import { activePolicy, checkedFields, duplicateOf, duplicateQuery, lockNames, serialized, windowStart } from './duplicates.js';
 import type { IntakeAnswer } from './schemas.js';
-import { requestHash, type IntakeInput } from './validate.js';
+import { requestHash, type IntakeInput, type NormalizedLead } from './validate.js';
+import type { StoredDuplicatePolicy } from '../traffic-providers/schemas.js';
 
 /** How long an Idempotency-Key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -103,6 +105,41 @@ export type Stored =
   | { replay: false; leadId: string; status: LeadStatus; reason: string | null; started: Started | null };
 
 /**
+ * What an intake checks, in one statement (one round trip on PostgreSQL): an earlier request
+ * with this Idempotency-Key, the campaign (with its name, payout and flow: its targets and their
+ * partners, what the new lead's delivery needs), and an earlier lead with the same contacts.
+ * Compiled once per shape (db/compiled.ts): whether a campaign is named, and the duplicate
+ * checks the provider's policy makes. Arguments: provider, key ('' for none), the campaign when
+ * named, email, phone, the window's start.
+ */
+function buildIntakeRead(db: DB, named: boolean, policy: StoredDuplicatePolicy | null, args: string[]) {
+  const [providerId, key, ...rest] = args;
+  const campaignId = named ? rest.shift()! : null;
+  const contacts = Object.fromEntries((policy ? checkedFields(policy) : []).map((f) => [f, rest.shift()!])) as { email: string; phone: string };
+  return db
+    .selectNoFrom(() => [
+      jsonObjectFrom(
+        db,
+        db.selectFrom('intake_requests').select(['request_hash', 'lead_id', 'created_at']).where('traffic_provider_id', '=', providerId).where('idempotency_key', '=', key),
+      ).as('earlier'),
+      jsonArrayFrom(db, campaignQuery(db, providerId, campaignId).select((eb) => ['name', 'payout', ...routeOf(db, eb, eb.ref('campaigns.flow_id'))])).as('campaigns'),
+      (policy ? jsonObjectFrom(db, duplicateQuery(db, policy, contacts, providerId, rest.shift()!)) : sql<null>`null`).as('duplicate'),
+    ])
+    .modifyEnd(sql.raw(PREPARED));
+}
+
+const intakeReads = new Map<string, (db: DB, ...args: string[]) => Promise<InferResult<ReturnType<typeof buildIntakeRead>>>>();
+
+/** The intake's read for this shape, and the arguments it binds. */
+function intakeRead(provider: string, key: string | null, campaignId: string | null, policy: StoredDuplicatePolicy | null, lead: NormalizedLead, now: Date) {
+  const args = [provider, key ?? '', ...(campaignId !== null ? [campaignId] : []), ...(policy ? [...checkedFields(policy).map((f) => lead[f]), windowStart(policy, now)] : [])];
+  const shape = JSON.stringify([campaignId !== null, policy && checkedFields(policy), policy?.scope]);
+  let read = intakeReads.get(shape);
+  if (!read) intakeReads.set(shape, (read = compiledOnce((db: DB, ...a: string[]) => buildIntakeRead(db, campaignId !== null, policy, a))));
+  return (db: DB) => read(db, ...args);
+}
+
+/**
  * Stores the lead before any partner is called: serialized on its duplicate-checked values and
  * Idempotency-Key (duplicates.ts), it answers a retry with the first lead, finds duplicates,
  * applies the campaign's own rules, and inserts the lead (pending: leased to this process for
@@ -115,30 +152,10 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
   const policy = activePolicy(provider.duplicate_policy);
   const hash = requestHash(input);
   return serialized(db, lockNames(policy, lead, provider.id, key), async (tx): Promise<Stored> => {
-    // After the wait: a lead stored while this one waited is the earlier one. What the intake
-    // checks (an earlier request with this Idempotency-Key, the campaign, an earlier lead with
-    // the same contacts) is read in one statement: one round trip on PostgreSQL.
+    // After the wait: a lead stored while this one waited is the earlier one.
     const now = new Date();
     const at = now.toISOString();
-    const read = await tx
-      .selectNoFrom(() => [
-        jsonObjectFrom(
-          tx,
-          tx
-            .selectFrom('intake_requests')
-            .select(['request_hash', 'lead_id', 'created_at'])
-            .where('traffic_provider_id', '=', provider.id)
-            .where('idempotency_key', '=', key ?? ''),
-        ).as('earlier'),
-        // With each its name, payout and flow (targets, partners): what the new lead's delivery needs.
-        jsonArrayFrom(
-          tx,
-          campaignQuery(tx, provider.id, campaignId).select((eb) => ['name', 'payout', ...routeOf(tx, eb, eb.ref('campaigns.flow_id'))]),
-        ).as('campaigns'),
-        (policy ? jsonObjectFrom(tx, duplicateQuery(tx, policy, lead, provider.id, now)) : sql<null>`null`).as('duplicate'),
-      ])
-      .modifyEnd(sql.raw(PREPARED))
-      .executeTakeFirstOrThrow();
+    const [read] = await intakeRead(provider.id, key, campaignId, policy, lead, now)(tx);
     if (key !== null) {
       const earlier = fromJson(read.earlier);
       if (earlier && earlier.created_at >= new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString()) {
