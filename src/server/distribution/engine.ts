@@ -163,6 +163,7 @@ async function finishInOneStatement(db: Db, lead: LeadRow, c: Candidate, attempt
         .where((eb) => eb.and([eb.val(accepted), eb.exists(eb.selectFrom('a').select('a.id'))]))
         .returning('leads.id'),
     )
+    // Nothing reads r: PostgreSQL runs every data-modifying CTE to completion all the same.
     .with('r', (d) =>
       d
         .updateTable('cap_counters')
@@ -180,7 +181,6 @@ async function finishInOneStatement(db: Db, lead: LeadRow, c: Candidate, attempt
     .selectNoFrom((eb) => [
       eb.selectFrom('a').select((e) => e.fn.countAll<string>().as('n')).as('attempt'),
       eb.selectFrom('l').select((e) => e.fn.countAll<string>().as('n')).as('lead'),
-      eb.selectFrom('r').select((e) => e.fn.countAll<string>().as('n')).as('released'),
     ]);
   const row = await q.executeTakeFirstOrThrow();
   if (Number(row.attempt) === 0) return false;
