@@ -82,7 +82,7 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): DB
 const NAMED_MAX = 200;
 /** Longer texts are bulk statements (many rows at once): never named, nor remembered. */
 const MAX_TEXT = 4000;
-const WRITE = /^(insert|update|delete|with "\w+" as \((insert|update|delete)|select pg_advisory_xact_lock)\b/i;
+const WRITE = /^(insert|update|delete|with "\w+" as \((insert|update|delete))\b/i;
 /** Appended to a read that may be prepared on PostgreSQL (a comment: SQLite ignores it). */
 export const PREPARED = '/* prepared */';
 const seen = new Map<string, number>();

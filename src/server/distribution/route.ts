@@ -22,7 +22,7 @@ export interface RouteOverride {
   resume?: boolean;
 }
 
-export const LEAD_COLUMNS = [
+const LEAD_COLUMNS = [
   'leads.id', 'leads.first_name', 'leads.last_name', 'leads.email', 'leads.phone', 'leads.country', 'leads.ip',
   'leads.language', 'leads.funnel', 'leads.sub_id1', 'leads.sub_id2', 'leads.sub_id3', 'leads.sub_id4', 'leads.sub_id5',
   'leads.status', 'leads.reason', 'leads.autologin_url', 'leads.campaign_id', 'leads.flow_id', 'leads.lease_until',

@@ -52,32 +52,33 @@ const VOLUME_TABLES: [table: string, key: string[]][] = [
   ['lead_country_stats_hourly', COUNTRY_KEY],
 ];
 
+/** Lead row `r`'s FTD (if it has one) added to or taken from the FTD rollup, by its FTD hour. */
+const ftdContribution = (r: string, sign: 1 | -1) =>
+  upsert('lead_ftd_stats_hourly', FULL_KEY, FTD, [...FULL_KEY.map((k) => keyValue(r, k, 'ftd_at')), `${sign}`, `${sign} * ${r}.revenue_cents`], `${r}.ftd_at is not null`);
+
 /** Adds (1) or takes away (-1) lead row `r` (NEW or OLD) in every rollup. */
 function contribution(r: string, sign: 1 | -1): string[] {
   const out = VOLUME_TABLES.map(([table, key]) =>
     upsert(table, key, VOLUME, [...key.map((k) => keyValue(r, k, 'created_at')), ...volumeOf(r).map((v) => `${sign} * ${v}`)], '1 = 1'),
   );
-  const ftdKey = FULL_KEY.map((k) => keyValue(r, k, 'ftd_at'));
-  out.push(upsert('lead_ftd_stats_hourly', FULL_KEY, FTD, [...ftdKey, `${sign}`, `${sign} * ${r}.revenue_cents`], `${r}.ftd_at is not null`));
+  out.push(ftdContribution(r, sign));
   return out;
 }
 
 /** An update: the difference alone where the lead stays in the same row, else out of the old and into the new. */
 function change(): string[] {
   const out: string[] = [];
+  const newVolume = volumeOf('new');
+  const oldVolume = volumeOf('old');
   for (const [table, key] of VOLUME_TABLES) {
-    const same = key.map((k) => `${keyValue('old', k, 'created_at')} = ${keyValue('new', k, 'created_at')}`).join(' and ');
-    const newVolume = volumeOf('new');
-    const oldVolume = volumeOf('old');
-    out.push(upsert(table, key, VOLUME, [...key.map((k) => keyValue('new', k, 'created_at')), ...newVolume.map((v, i) => `${v} - ${oldVolume[i]}`)], same));
-    out.push(upsert(table, key, VOLUME, [...key.map((k) => keyValue('old', k, 'created_at')), ...oldVolume.map((v) => `-1 * ${v}`)], `not (${same})`));
-    out.push(upsert(table, key, VOLUME, [...key.map((k) => keyValue('new', k, 'created_at')), ...newVolume], `not (${same})`));
+    const [oldKey, newKey] = [key.map((k) => keyValue('old', k, 'created_at')), key.map((k) => keyValue('new', k, 'created_at'))];
+    const same = oldKey.map((v, i) => `${v} = ${newKey[i]}`).join(' and ');
+    out.push(upsert(table, key, VOLUME, [...newKey, ...newVolume.map((v, i) => `${v} - ${oldVolume[i]}`)], same));
+    out.push(upsert(table, key, VOLUME, [...oldKey, ...oldVolume.map((v) => `-1 * ${v}`)], `not (${same})`));
+    out.push(upsert(table, key, VOLUME, [...newKey, ...newVolume], `not (${same})`));
   }
   // FTDs are rare: out and in.
-  for (const [r, sign] of [['old', -1], ['new', 1]] as const) {
-    const ftdKey = FULL_KEY.map((k) => keyValue(r, k, 'ftd_at'));
-    out.push(upsert('lead_ftd_stats_hourly', FULL_KEY, FTD, [...ftdKey, `${sign}`, `${sign} * ${r}.revenue_cents`], `${r}.ftd_at is not null`));
-  }
+  out.push(ftdContribution('old', -1), ftdContribution('new', 1));
   return out;
 }
 
