@@ -85,7 +85,7 @@ export async function buildTestApp(t: TestContext, engine: Engine, opts: TestApp
   // The recovery sweep is off unless a test asks for it: fixtures write pending leads directly.
   // Test partners listen on loopback, which the outbound guard refuses unless allowed on purpose.
   // Request rate limits are off unless a test sets them (tests send thousands of requests from one address).
-  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'info', DELIVERY_RECOVERY_INTERVAL_MS: '0', PARTNER_ALLOWED_NETWORKS: TEST_PARTNER_NETWORKS, RATE_LIMIT_PER_KEY: '0', RATE_LIMIT_PER_IP: '0', ...opts.env });
+  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'info', DELIVERY_RECOVERY_INTERVAL_MS: '0', EVENT_DISPATCH_INTERVAL_MS: '0', PARTNER_ALLOWED_NETWORKS: TEST_PARTNER_NETWORKS, RATE_LIMIT_PER_KEY: '0', RATE_LIMIT_PER_IP: '0', ...opts.env });
   let schema: string | undefined;
   if (engine === 'postgres') {
     schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;

@@ -328,6 +328,18 @@ forEachDatabase('OpenAPI document', (engine) => {
     ).json();
     const [pbLead] = await insertLeads(ta.db, [{ traffic_provider_id: await insertTrafficProvider(ta.db), status: 'delivered', partner_id: pbPartner.id }]);
     const urls: Record<string, string> = { '/api/postback/{token}': `${pbPartner.postback_url}?lead_id=${pbLead}&sale_status=Doc&ftd=1&revenue=1` };
+    // A webhook with a delivery (an event it subscribes to), and a notification.
+    const hook = (
+      await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/webhooks', payload: { name: 'Doc hook', url: 'https://hooks.example/in/abcdef', event_types: ['partner.cap_full'] } })
+    ).json();
+    await ta.db
+      .insertInto('events')
+      .values({ type: 'partner.cap_full', occurred_at: new Date().toISOString(), lead_id: null, partner_id: pbPartner.id, traffic_provider_id: null, campaign_id: null, data: '{"cap_kind":"daily","period":"2026-11-26","used":5,"cap":5,"flow_id":null}', dedupe_key: null })
+      .execute();
+    const delivery = await ta.db.selectFrom('event_deliveries').select('id').executeTakeFirstOrThrow();
+    ids['/api/webhooks/{id}'] = hook.id;
+    urls['/api/webhooks/{id}/deliveries'] = `/api/webhooks/${hook.id}/deliveries`;
+    urls['/api/webhooks/{id}/deliveries/{deliveryId}'] = `/api/webhooks/${hook.id}/deliveries/${delivery.id}`;
     // A backup to list and download (SQLite only: on PostgreSQL the backup routes answer 409, tested in modules/hosting).
     if (engine === 'sqlite') {
       urls['/api/hosting/backups/{name}'] = `/api/hosting/backups/${(await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/hosting/backups' })).json().name}`;

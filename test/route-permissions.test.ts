@@ -31,6 +31,7 @@ const MODULE_OF_PATH: [prefix: string, module: string][] = [
   ['/api/leads', 'leads'],
   ['/api/analytics', 'analytics'],
   ['/api/hosting', 'hosting'],
+  ['/api/webhooks', 'webhooks'],
 ];
 
 const expectedPermission = (r: RouteInfo) => {

@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { DB } from './db/database.js';
 import { installAuth } from './auth/guard.js';
 import { installDistribution } from './distribution/runner.js';
+import { installEvents } from './events/install.js';
 import { frameworkErrorHandler, HttpProblem, installErrorHandlers } from './http/errors.js';
 import { installOpenApi, installRouteRules, type RouteInfo } from './http/openapi.js';
 import { loggedUrl } from './http/log-redaction.js';
@@ -35,6 +36,8 @@ import analyticsRoutes from './modules/analytics/routes.js';
 import intakeRoutes from './modules/intake/routes.js';
 import postbackRoutes from './modules/postbacks/routes.js';
 import licenceRoutes from './modules/licence/routes.js';
+import notificationRoutes from './modules/notifications/routes.js';
+import webhookRoutes from './modules/webhooks/routes.js';
 import hostingRoutes from './modules/hosting/routes.js';
 
 export interface BuildOptions {
@@ -123,6 +126,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await installOpenApi(app, VERSION);
   const metrics = installMetrics(app); // before the routes: its onResponse hook times them all
   installDistribution(app, { onPartnerCall: metrics.partnerCall });
+  installEvents(app);
 
   await app.register(healthRoutes, { version: VERSION });
   await app.register(metricsRoutes);
@@ -144,6 +148,8 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(postbackRoutes);
   await app.register(licenceRoutes);
   await app.register(hostingRoutes);
+  await app.register(webhookRoutes);
+  await app.register(notificationRoutes);
 
   await app.ready();
   return app;

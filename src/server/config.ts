@@ -24,6 +24,8 @@ export interface Config {
   intakeWaitMs: number;
   /** How often pending leads whose owner died are looked for (0: never; tests). */
   recoveryIntervalMs: number;
+  /** How often each process looks for events to send (webhooks, postbacks); 0: never (tests dispatch by hand). */
+  dispatchIntervalMs: number;
   /** Verifies licence keys: LICENCE_PUBLIC_KEY, else the key built into the release. */
   licencePublicKey: KeyObject;
   /** The git commit this build was made from (LEADGATE_BUILD_COMMIT, set by whoever builds), or null. */
@@ -122,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const intakeWaitMs = integer(env, 'INTAKE_WAIT_MS', 25_000, 0, 600_000, problems);
   const recoveryIntervalMs = integer(env, 'DELIVERY_RECOVERY_INTERVAL_MS', 5_000, 0, 3_600_000, problems);
+  const dispatchIntervalMs = integer(env, 'EVENT_DISPATCH_INTERVAL_MS', 1_000, 0, 3_600_000, problems);
 
   let licencePublicKey = parsePublicKey(BUILT_IN_PUBLIC_KEY);
   if (env.LICENCE_PUBLIC_KEY) {
@@ -155,7 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   if (problems.length) throw new ConfigError(problems);
   return {
-    host, port, dataDir, database, admin, trustProxy, sessionIdleMinutes, logLevel, bodyLimitBytes, intakeWaitMs, recoveryIntervalMs, licencePublicKey,
+    host, port, dataDir, database, admin, trustProxy, sessionIdleMinutes, logLevel, bodyLimitBytes, intakeWaitMs, recoveryIntervalMs, dispatchIntervalMs, licencePublicKey,
     buildCommit, partnerAllowedNetworks, sessionMaxHours, rateLimitPerKey, rateLimitPerIp, exportConcurrency, metricsToken,
   };
 }

@@ -15,6 +15,7 @@ export const MODULES = {
   settings: { label: 'Security settings', actions: ['view', 'edit'] },
   // Server facts, the public base URL and SQLite backups (session only).
   hosting: { label: 'Hosting', actions: ['view', 'edit'] },
+  webhooks: { label: 'Webhooks', actions: ['view', 'edit'] },
 } as const satisfies Record<string, { label: string; actions: readonly string[] }>;
 
 export type Module = keyof typeof MODULES;

@@ -13,6 +13,7 @@ import * as authGeneration from './migrations/20261125T020000Z_auth_generation.j
 import * as attemptsInOrder from './migrations/20261125T030000Z_attempts_in_order.js';
 import * as countryStatusLeads from './migrations/20261125T040000Z_country_status_leads.js';
 import * as countryRollup from './migrations/20261125T050000Z_country_rollup.js';
+import * as eventOutbox from './migrations/20261126T000000Z_event_outbox.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -34,6 +35,7 @@ const migrations: [string, Migration][] = [
   ['20261125T030000Z_attempts_in_order', attemptsInOrder],
   ['20261125T040000Z_country_status_leads', countryStatusLeads],
   ['20261125T050000Z_country_rollup', countryRollup],
+  ['20261126T000000Z_event_outbox', eventOutbox],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

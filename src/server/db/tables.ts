@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 // Timestamps are ISO 8601 UTC strings ("2026-11-21T10:00:00.000Z") on both engines: they sort
 // as text, compare as text and need no per-engine conversion. JSON columns are text.
@@ -222,6 +222,74 @@ export interface IntakeRequestsTable {
   lead_id: string;
   created_at: string;
 }
+/** The outbox (migration 20261126T000000Z_event_outbox). ids are integers (bigint strings from pg). */
+export interface EventsTable {
+  id: Generated<number | string>;
+  type: string;
+  occurred_at: string;
+  lead_id: string | null;
+  partner_id: string | null;
+  traffic_provider_id: string | null;
+  campaign_id: string | null;
+  data: string; // JSON
+  dedupe_key: string | null;
+}
+export type DestinationKind = 'webhook' | 'postback';
+export interface EventSubscriptionsTable {
+  event_type: string;
+  destination_kind: DestinationKind;
+  destination_id: string;
+  traffic_provider_id: string | null;
+  campaign_id: string | null;
+}
+export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'cancelled';
+export interface EventDeliveriesTable {
+  id: Generated<number | string>;
+  event_id: number | string;
+  destination_kind: DestinationKind;
+  destination_id: string;
+  lead_id: string | null;
+  state: DeliveryState;
+  attempts: number;
+  created_at: string;
+  next_attempt_at: string;
+  /** A pending delivery not sent by then is given up (failed). */
+  expires_at: string;
+  lease_until: string | null;
+  lease_token: string | null;
+  last_attempt_at: string | null;
+  last_status: number | null;
+  last_error: string | null;
+}
+export interface EventDeliveryTriesTable {
+  id: Generated<number | string>;
+  delivery_id: number | string;
+  attempted_at: string;
+  duration_ms: number;
+  http_status: number | null;
+  ok: boolean | number;
+  error: string | null;
+  response_excerpt: string | null;
+}
+export interface WebhooksTable {
+  id: string;
+  name: string;
+  url: string;
+  format: 'json' | 'slack' | 'telegram';
+  telegram_chat_id: string | null;
+  event_types: string; // JSON array
+  /** whsec_…: used to sign, so kept (never shown after creation or rotation). */
+  secret: string;
+  status: 'active' | 'disabled';
+  disabled_reason: string | null;
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export interface NotificationReadsTable {
+  operator_id: string;
+  last_read_event_id: number | string;
+}
 export interface Database {
   roles: RolesTable;
   operators: OperatorsTable;
@@ -241,6 +309,12 @@ export interface Database {
   lead_attempts: LeadAttemptsTable;
   cap_counters: CapCountersTable;
   intake_requests: IntakeRequestsTable;
+  events: EventsTable;
+  event_subscriptions: EventSubscriptionsTable;
+  event_deliveries: EventDeliveriesTable;
+  event_delivery_tries: EventDeliveryTriesTable;
+  webhooks: WebhooksTable;
+  notification_reads: NotificationReadsTable;
 }
 
 export type Role = Selectable<RolesTable>;

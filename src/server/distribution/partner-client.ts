@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
-import { request, type Agent } from 'undici';
+import type { Agent } from 'undici';
 import type { StoredIntegration } from '../modules/partners/schemas.js';
 import type { LeadFields } from '../db/tables.js';
-import { createOutboundAgent, DestinationRefusedError } from './outbound.js';
+import { describeError, exchange, type OutboundRequest, type RawAnswer } from './exchange.js';
+import { createOutboundAgent } from './outbound.js';
 import { compilePath, renderUrl, renderValue } from './template.js';
 
 // The HTTP client that offers leads to partners. One keep-alive connection pool per client
@@ -15,13 +16,7 @@ import { compilePath, renderUrl, renderValue } from './template.js';
 /** The lead fields a partner request can carry ({{lead.<field>}}). */
 export type LeadForPartner = LeadFields & { id: string };
 
-export interface PartnerRequest {
-  method: string;
-  url: string;
-  /** As sent (values in full: never log this). */
-  headers: Record<string, string>;
-  body: string | null;
-}
+export type PartnerRequest = OutboundRequest;
 
 export interface PartnerCall {
   request: PartnerRequest;
@@ -100,13 +95,6 @@ export function createPartnerClient({ allowedNetworks }: PartnerClientOptions): 
   };
 }
 
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  raw: Buffer;
-  truncated: boolean;
-}
-
 type Outcome = Pick<PartnerCall, 'response' | 'outcome' | 'reason'> & Partial<Pick<PartnerCall, 'partner_lead_id' | 'autologin_url'>>;
 
 async function callPartner(agent: Agent, integration: StoredIntegration, lead: LeadForPartner): Promise<PartnerCall> {
@@ -119,7 +107,7 @@ async function callPartner(agent: Agent, integration: StoredIntegration, lead: L
     req = { method: integration.method, url: integration.url, headers: {}, body: null };
     return finish(req, started, { response: null, outcome: 'error', reason: `request could not be built: ${describeError(err)}` });
   }
-  const { outcome, answer } = await exchange(agent, req, integration.timeout_ms);
+  const { outcome, answer } = await send(agent, req, integration.timeout_ms);
   return finish(req, started, outcome ?? interpret(integration, answer!));
 }
 
@@ -127,63 +115,16 @@ function finish(request: PartnerRequest, started: number, o: Outcome): PartnerCa
   return { request, duration_ms: Math.round(performance.now() - started), partner_lead_id: null, autologin_url: null, ...o };
 }
 
-/** Sends the request and reads the answer; `outcome` is set when there is no complete answer to interpret. */
-async function exchange(agent: Agent, req: PartnerRequest, timeoutMs: number): Promise<{ outcome?: Outcome; answer?: Answer }> {
-  // One deadline for the whole exchange (connect, headers, body), not per phase: a partner
-  // trickling its answer byte by byte is as late as one that never answers.
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeoutMs);
-  let answer: Answer | null = null;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    const res = await request(req.url, {
-      dispatcher: agent,
-      method: req.method as 'POST' | 'GET' | 'PUT',
-      headers: req.headers,
-      body: req.body,
-      signal: controller.signal,
-    });
-    answer = { status: res.statusCode, headers: flattenHeaders(res.headers), raw: EMPTY, truncated: false };
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      if (size + chunk.length > MAX_ANSWER_BYTES) {
-        chunks.push(chunk.subarray(0, MAX_ANSWER_BYTES - size));
-        size = MAX_ANSWER_BYTES;
-        answer.truncated = true;
-        break; // leaving the loop destroys the body (and that connection)
-      }
-      chunks.push(chunk);
-      size += chunk.length;
-    }
-    answer.raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
-    return { answer };
-  } catch (err) {
-    if (!answer) {
-      return { outcome: { response: null, outcome: timedOut ? 'timeout' : 'error', reason: timedOut ? `no answer within ${timeoutMs} ms` : describeError(err) } };
-    }
-    // The status and headers came, the body did not finish: show what arrived.
-    answer.raw = Buffer.concat(chunks, size);
-    answer.truncated = true;
-    return {
-      outcome: {
-        response: showAnswer(answer),
-        outcome: timedOut ? 'timeout' : 'error',
-        reason: timedOut ? `answer not complete within ${timeoutMs} ms (HTTP ${answer.status})` : `answer broke off: ${describeError(err)}`,
-      },
-    };
-  } finally {
-    clearTimeout(timer);
-  }
+/** Sends the request; `outcome` is set when there is no complete answer to interpret. */
+async function send(agent: Agent, req: PartnerRequest, timeoutMs: number): Promise<{ outcome?: Outcome; answer?: RawAnswer }> {
+  const res = await exchange(agent, req, { timeoutMs, maxBytes: MAX_ANSWER_BYTES, peer: 'the partner' });
+  if (!res.failure) return { answer: res.answer };
+  const { answer, failure } = res;
+  return { outcome: { response: answer && showAnswer(answer), outcome: failure.timedOut ? 'timeout' : 'error', reason: failure.reason } };
 }
 
-const EMPTY = Buffer.alloc(0);
-
 /** Accepted, or rejected with the reason, from a complete (or 1 MiB-capped) answer. */
-function interpret(integration: StoredIntegration, answer: Answer): Outcome {
+function interpret(integration: StoredIntegration, answer: RawAnswer): Outcome {
   const text = answer.raw.toString('utf8');
   const response = showAnswer(answer, text);
   const reject = (reason: string, extra: Partial<Outcome> = {}): Outcome => ({ response, outcome: 'rejected', reason, ...extra });
@@ -224,17 +165,11 @@ function interpret(integration: StoredIntegration, answer: Answer): Outcome {
   return { response, outcome: 'accepted', reason: null, partner_lead_id, autologin_url };
 }
 
-function showAnswer(answer: Answer, text?: string): NonNullable<PartnerCall['response']> {
+function showAnswer(answer: RawAnswer, text?: string): NonNullable<PartnerCall['response']> {
   const { raw } = answer;
   // A cut inside a multi-byte character: StringDecoder holds back the partial bytes.
   const body = raw.length <= SHOWN_ANSWER_BYTES ? (text ?? raw.toString('utf8')) : new StringDecoder('utf8').write(raw.subarray(0, SHOWN_ANSWER_BYTES));
   return { status: answer.status, headers: answer.headers, body, truncated: answer.truncated };
-}
-
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
 }
 
 const FALSY_WORDS = new Set(['0', 'false', 'no', 'error', 'fail', 'failed']);
@@ -277,30 +212,3 @@ const excerpt = (text: string, max = 200) => {
   const t = text.trim();
   return t === '' ? '(empty answer)' : t.length > max ? `${t.slice(0, max)}…` : t;
 };
-
-const ERROR_WORDS: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset by the partner',
-  EPIPE: 'connection closed by the partner while sending',
-  UND_ERR_SOCKET: 'connection closed by the partner',
-  ENOTFOUND: 'host name not found',
-  EAI_AGAIN: 'host name lookup failed (DNS)',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  CERT_HAS_EXPIRED: 'TLS certificate has expired',
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'TLS certificate is self-signed',
-  SELF_SIGNED_CERT_IN_CHAIN: 'TLS certificate chain is self-signed',
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS certificate cannot be verified',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate is not valid for this host name',
-  UND_ERR_INVALID_ARG: 'request refused by the HTTP client',
-};
-
-/** "connection refused (ECONNREFUSED)": the words an operator needs, then the code to search for. */
-function describeError(err: unknown): string {
-  if (err instanceof DestinationRefusedError) return err.message; // already in an operator's words
-  const e = err as { code?: string; message?: string; cause?: { code?: string } } | null;
-  const code = e?.code ?? e?.cause?.code;
-  if (code && ERROR_WORDS[code]) return code === 'UND_ERR_INVALID_ARG' ? `${ERROR_WORDS[code]}: ${e?.message} (${code})` : `${ERROR_WORDS[code]} (${code})`;
-  const message = e?.message || String(err);
-  return code ? `${message} (${code})` : message;
-}

@@ -48,6 +48,11 @@ export const AUDIT_ACTIONS = [
   'lead.exported',
   'lead.postback',
   'lead.redelivered',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'webhook.delivery_retried',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -1,0 +1,182 @@
+import { sql, PostgresAdapter, type Kysely } from 'kysely';
+
+// The event outbox (issue 15). An event is written by a trigger in the same statement as the
+// change it tells of, so every writer is covered on both engines, including PostgreSQL's
+// single-statement intake and answer, and a change that rolls back takes its event with it:
+//
+// - leads: received (insert), delivered / rejected (and duplicate) / failed (status), FTD
+//   (ftd_at set), sale status changed. A lead event is written only when some subscription
+//   wants it, so an installation with no webhook or postback pays one index probe per change;
+// - cap_counters: a partner's cap (daily or total, or a flow target's daily cap) nearly full
+//   (90 %) and full, once per cap and period (events.dedupe_key);
+// - application code (events/emit.ts) for what no row change tells: a webhook disabled, …
+//
+// A trigger on events fans each event out to its destinations (event_subscriptions) as
+// event_deliveries rows, in the same transaction. Dispatchers (events/dispatcher.ts) claim
+// deliveries with leases, in order per lead and destination.
+
+const ALERT_NOW = { sqlite: `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`, postgres: `to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` };
+const DAY_LATER = {
+  sqlite: `strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+1 day')`,
+  postgres: `to_char((clock_timestamp() + interval '1 day') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+};
+
+type Engine = 'sqlite' | 'postgres';
+
+/** The lead's state an event carries: no contacts, nothing a partner's answer said. */
+function leadSnapshot(engine: Engine, previousSaleStatus: string): string {
+  const fields: [string, string][] = [
+    ['status', 'new.status'],
+    ['sale_status', 'new.sale_status'],
+    ['previous_sale_status', previousSaleStatus],
+    ['ftd_at', 'new.ftd_at'],
+    ['country', 'new.country'],
+    ['traffic_provider_id', 'new.traffic_provider_id'],
+    ['campaign_id', 'new.campaign_id'],
+    ['flow_id', 'new.flow_id'],
+    ['partner_id', 'new.partner_id'],
+    ...[1, 2, 3, 4, 5].map((i): [string, string] => [`sub_id${i}`, `new.sub_id${i}`]),
+    ['cost_cents', 'new.cost_cents'],
+    ['revenue_cents', 'new.revenue_cents'],
+    ['created_at', 'new.created_at'],
+    ['delivered_at', 'new.delivered_at'],
+  ];
+  const args = fields.map(([k, v]) => `'${k}', ${v}`).join(', ');
+  return engine === 'postgres' ? `json_build_object(${args})::text` : `json_object(${args})`;
+}
+
+const wanted = (type: string) =>
+  `exists (select 1 from event_subscriptions s where s.event_type = '${type}' ` +
+  `and (s.traffic_provider_id is null or s.traffic_provider_id = new.traffic_provider_id) and (s.campaign_id is null or s.campaign_id = new.campaign_id))`;
+
+/** One lead event, written when `cond` holds and someone subscribes to it. */
+function leadEvent(engine: Engine, type: string, occurredAt: string, cond: string, previousSaleStatus = 'null'): string {
+  return (
+    `insert into events (type, occurred_at, lead_id, partner_id, traffic_provider_id, campaign_id, data) ` +
+    `select '${type}', ${occurredAt}, new.id, new.partner_id, new.traffic_provider_id, new.campaign_id, ${leadSnapshot(engine, previousSaleStatus)} ` +
+    `where ${cond} and ${wanted(type)}`
+  );
+}
+
+const STATUS_EVENTS: [status: string, type: string][] = [
+  ['delivered', 'lead.delivered'],
+  ['rejected', 'lead.rejected'],
+  ['duplicate', 'lead.rejected'],
+  ['failed', 'lead.failed'],
+];
+
+function leadInsertBody(engine: Engine): string[] {
+  return [
+    leadEvent(engine, 'lead.received', 'new.created_at', '1 = 1'),
+    // Intake may store a lead already decided (a duplicate, or refused by its flow).
+    ...STATUS_EVENTS.map(([status, type]) => leadEvent(engine, type, 'new.status_updated_at', `new.status = '${status}'`)),
+  ];
+}
+
+function leadUpdateBody(engine: Engine): string[] {
+  const differs = (c: string) => (engine === 'postgres' ? `old.${c} is distinct from new.${c}` : `old.${c} is not new.${c}`);
+  return [
+    ...STATUS_EVENTS.map(([status, type]) => leadEvent(engine, type, 'new.status_updated_at', `new.status = '${status}' and ${differs('status')}`, 'old.sale_status')),
+    leadEvent(engine, 'lead.ftd', ALERT_NOW[engine], 'new.ftd_at is not null and old.ftd_at is null', 'old.sale_status'),
+    leadEvent(engine, 'lead.sale_status_changed', ALERT_NOW[engine], differs('sale_status'), 'old.sale_status'),
+  ];
+}
+
+/** Cap alerts: the reservation that reaches 90 % of a cap, and the one that fills it; once per cap and period. */
+function capBody(engine: Engine): string[] {
+  const json = engine === 'postgres' ? 'json_build_object' : 'json_object';
+  const concat = (...parts: string[]) => parts.join(' || ');
+  const caps =
+    `select p.id as partner_id, cast(null as text) as flow_id, case when new.period = 'total' then p.total_cap else p.daily_cap end as cap, ` +
+    `case when new.period = 'total' then 'total' else 'daily' end as kind from partners p where new.scope like 'partner:%' and p.id = substr(new.scope, 9) ` +
+    `union all select t.partner_id, t.flow_id, t.daily_cap, 'flow_daily' from flow_targets t where new.scope like 'target:%' and t.id = substr(new.scope, 8)`;
+  const near = '(c.cap * 9 + 9) / 10'; // 90 %, rounded up, in integers on both engines
+  const type = `case when new.used >= c.cap then 'partner.cap_full' else 'partner.cap_nearly_full' end`;
+  const data = `${json}('cap_kind', c.kind, 'flow_id', c.flow_id, 'period', new.period, 'used', new.used, 'cap', c.cap)${engine === 'postgres' ? '::text' : ''}`;
+  return [
+    `insert into events (type, occurred_at, partner_id, data, dedupe_key) ` +
+      `select ${type}, ${ALERT_NOW[engine]}, c.partner_id, ${data}, ${concat(type, `':'`, 'new.scope', `':'`, 'new.period')} ` +
+      `from (${caps}) c where c.cap is not null and c.cap > 0 and ((new.used >= c.cap and old.used < c.cap) or (new.used >= ${near} and old.used < ${near} and new.used < c.cap)) ` +
+      `on conflict do nothing`,
+  ];
+}
+
+/** Fans a new event out to every destination subscribed to it. */
+function fanOutBody(engine: Engine): string[] {
+  return [
+    `insert into event_deliveries (event_id, destination_kind, destination_id, lead_id, state, attempts, created_at, next_attempt_at, expires_at) ` +
+      `select new.id, s.destination_kind, s.destination_id, new.lead_id, 'pending', 0, ${ALERT_NOW[engine]}, ${ALERT_NOW[engine]}, ${DAY_LATER[engine]} ` +
+      `from event_subscriptions s where s.event_type = new.type ` +
+      `and (s.traffic_provider_id is null or s.traffic_provider_id = new.traffic_provider_id) and (s.campaign_id is null or s.campaign_id = new.campaign_id)`,
+  ];
+}
+
+export async function up(db: Kysely<any>): Promise<void> {
+  const engine: Engine = db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+  const serial = engine === 'postgres' ? 'bigint generated always as identity primary key' : 'integer primary key autoincrement';
+  const ref = engine === 'postgres' ? 'bigint' : 'integer';
+  const run = (q: string) => sql.raw(q).execute(db);
+
+  await run(
+    `create table events (id ${serial}, type text not null, occurred_at text not null, lead_id text, partner_id text, ` +
+      `traffic_provider_id text, campaign_id text, data text not null, dedupe_key text)`,
+  );
+  await run(`create unique index events_dedupe on events (dedupe_key)`);
+  await run(`create index events_type on events (type, id)`);
+  await run(`create index events_occurred on events (occurred_at)`);
+
+  await run(
+    `create table event_subscriptions (event_type text not null, destination_kind text not null, destination_id text not null, ` +
+      `traffic_provider_id text, campaign_id text, primary key (event_type, destination_kind, destination_id))`,
+  );
+  await run(`create index event_subscriptions_destination on event_subscriptions (destination_kind, destination_id)`);
+
+  await run(
+    `create table event_deliveries (id ${serial}, event_id ${ref} not null references events (id) on delete cascade, ` +
+      `destination_kind text not null, destination_id text not null, lead_id text, state text not null, attempts integer not null, ` +
+      `created_at text not null, next_attempt_at text not null, expires_at text not null, lease_until text, lease_token text, ` +
+      `last_attempt_at text, last_status integer, last_error text)`,
+  );
+  await run(`create index event_deliveries_due on event_deliveries (next_attempt_at) where state = 'pending'`);
+  await run(`create index event_deliveries_in_order on event_deliveries (destination_kind, destination_id, lead_id, id) where state = 'pending'`);
+  await run(`create index event_deliveries_log on event_deliveries (destination_kind, destination_id, id)`);
+  await run(`create index event_deliveries_event on event_deliveries (event_id)`);
+
+  await run(
+    `create table event_delivery_tries (id ${serial}, delivery_id ${ref} not null references event_deliveries (id) on delete cascade, ` +
+      `attempted_at text not null, duration_ms integer not null, http_status integer, ok ${engine === 'postgres' ? 'boolean' : 'integer'} not null, ` +
+      `error text, response_excerpt text)`,
+  );
+  await run(`create index event_delivery_tries_delivery on event_delivery_tries (delivery_id, id)`);
+
+  await run(
+    `create table webhooks (id text primary key, name text not null, url text not null, format text not null, telegram_chat_id text, ` +
+      `event_types text not null, secret text not null, status text not null, disabled_reason text, failing_since text, ` +
+      `created_at text not null, updated_at text not null)`,
+  );
+
+  await run(`create table notification_reads (operator_id text primary key references operators (id) on delete cascade, last_read_event_id ${ref} not null)`);
+
+  const triggers: [name: string, table: string, event: string, when: string | null, body: string[]][] = [
+    ['leads_events_insert', 'leads', 'insert', null, leadInsertBody(engine)],
+    [
+      'leads_events_update',
+      'leads',
+      'update of status, ftd_at, sale_status',
+      engine === 'postgres'
+        ? '(old.status, old.ftd_at, old.sale_status) is distinct from (new.status, new.ftd_at, new.sale_status)'
+        : 'old.status is not new.status or old.ftd_at is not new.ftd_at or old.sale_status is not new.sale_status',
+      leadUpdateBody(engine),
+    ],
+    ['cap_counters_events', 'cap_counters', 'update of used', 'new.used > old.used', capBody(engine)],
+    ['events_fan_out', 'events', 'insert', null, fanOutBody(engine)],
+  ];
+  for (const [name, table, event, when, body] of triggers) {
+    if (engine === 'postgres') {
+      await run(`create function ${name}() returns trigger language plpgsql as $$ begin ${body.join('; ')}; return null; end $$`);
+      await run(`create trigger ${name} after ${event} on ${table} for each row ${when ? `when (${when}) ` : ''}execute function ${name}()`);
+    } else {
+      await run(`create trigger ${name} after ${event} on ${table} for each row ${when ? `when ${when} ` : ''}begin ${body.join('; ')}; end`);
+    }
+  }
+}

@@ -1,0 +1,30 @@
+import type { Permission } from '../auth/permissions.js';
+
+// The events Leadgate tells of (the outbox: migration 20261126T000000Z_event_outbox). Webhooks
+// subscribe to them by name; the alerts among them are the dashboard's notifications, each
+// shown to operators who may see what it is about.
+
+interface EventTypeInfo {
+  description: string;
+  /** Shown in the notification list (and counted as unread). */
+  alert: boolean;
+  /** What an operator must hold to see it as a notification, or to subscribe a webhook to it. */
+  permission: Permission;
+}
+
+export const EVENT_TYPES = {
+  'lead.received': { description: 'A traffic provider posted a lead', alert: false, permission: 'leads:view' },
+  'lead.delivered': { description: 'A partner accepted a lead', alert: false, permission: 'leads:view' },
+  'lead.rejected': { description: 'A lead was rejected: by every partner tried, by its flow, or as a duplicate', alert: false, permission: 'leads:view' },
+  'lead.failed': { description: 'A lead could not be delivered (no answer, an error, or delivery interrupted)', alert: false, permission: 'leads:view' },
+  'lead.ftd': { description: "A lead's first deposit (FTD) was recorded", alert: false, permission: 'leads:view' },
+  'lead.sale_status_changed': { description: "A lead's sale status changed", alert: false, permission: 'leads:view' },
+  'partner.cap_nearly_full': { description: "A partner's cap reached 90 % (once per cap and day, or for the total cap)", alert: true, permission: 'partners:view' },
+  'partner.cap_full': { description: "A partner's cap is full (once per cap and day, or for the total cap)", alert: true, permission: 'partners:view' },
+  'webhook.disabled': { description: 'A webhook was disabled after failing for days', alert: true, permission: 'webhooks:view' },
+} as const satisfies Record<string, EventTypeInfo>;
+
+export type EventType = keyof typeof EVENT_TYPES;
+export const ALL_EVENT_TYPES = Object.keys(EVENT_TYPES) as EventType[];
+export const ALERT_TYPES = ALL_EVENT_TYPES.filter((t) => EVENT_TYPES[t].alert);
+export const isEventType = (t: string): t is EventType => Object.hasOwn(EVENT_TYPES, t);

@@ -1,0 +1,252 @@
+import { Type } from 'typebox';
+import { newId, nowIso } from '../../db/ids.js';
+import { IdParams } from '../../http/common-schemas.js';
+import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
+import { problems } from '../../http/openapi.js';
+import { decodeCursor, Page, pageOf } from '../../http/pagination.js';
+import type { App } from '../../types.js';
+import { checkDestinationUrl } from '../../distribution/outbound.js';
+import { audit } from '../audit/service.js';
+import { CreateWebhook, DeliveryListQuery, DeliveryParams, UpdateWebhook, Webhook, WebhookDelivery, WebhookDeliveryDetail, WebhookWithSecret } from './schemas.js';
+import { cancelPending, namesOf, newSecret, renderBody, syncSubscriptions, toWebhook, urlProblem } from './service.js';
+import { findDelivery, listDeliveries, toDelivery } from './queries.js';
+
+const TAGS = ['Webhooks'];
+
+export default async function webhookRoutes(app: App) {
+  const find = async (id: string) => (await app.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst()) ?? notFound('webhook');
+
+  /** URL and chat id checks beyond the schema, named by field. */
+  const check = (b: { url?: string; format?: string; telegram_chat_id?: string | null }, format: string, chatId: string | null) => {
+    const errors: FieldError[] = [];
+    if (b.url !== undefined) {
+      const problem = urlProblem(b.url) ?? checkDestinationUrl(b.url, app.config.partnerAllowedNetworks)?.message ?? null;
+      if (problem) errors.push({ field: 'url', message: problem });
+    }
+    if (format === 'telegram' && !chatId) errors.push({ field: 'telegram_chat_id', message: 'is required for the telegram format' });
+    if (format !== 'telegram' && chatId) errors.push({ field: 'telegram_chat_id', message: 'is only for the telegram format' });
+    if (errors.length) invalid(errors);
+  };
+
+  app.get(
+    '/api/webhooks',
+    {
+      config: { permission: 'webhooks:view' },
+      schema: { operationId: 'listWebhooks', tags: TAGS, summary: 'Webhooks', description: 'Oldest first. Never shows a signing secret.', response: { 200: Page(Webhook, 'WebhookPage') } },
+    },
+    async () => ({ data: (await app.db.selectFrom('webhooks').selectAll().orderBy('created_at').orderBy('id').execute()).map(toWebhook), next_cursor: null }),
+  );
+
+  app.get(
+    '/api/webhooks/:id',
+    {
+      config: { permission: 'webhooks:view' },
+      schema: { operationId: 'getWebhook', tags: TAGS, summary: 'One webhook', params: IdParams, response: { 200: Webhook, ...problems(404) } },
+    },
+    async (req) => toWebhook(await find(req.params.id)),
+  );
+
+  app.post(
+    '/api/webhooks',
+    {
+      config: { permission: 'webhooks:edit' },
+      schema: {
+        operationId: 'createWebhook',
+        tags: TAGS,
+        summary: 'Create a webhook',
+        description:
+          'Events of the chosen types are POSTed to the URL, at least once, in order per lead, retried with exponential backoff for 24 hours. ' +
+          'Each request carries webhook-id (the same on every try), webhook-timestamp and webhook-signature (Standard Webhooks). ' +
+          'The answer carries the signing secret once.',
+        body: CreateWebhook,
+        response: { 201: WebhookWithSecret },
+      },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      const format = b.format ?? 'json';
+      check(b, format, b.telegram_chat_id ?? null);
+      const now = nowIso();
+      const row = {
+        id: newId(),
+        name: b.name.trim(),
+        url: b.url,
+        format,
+        telegram_chat_id: b.telegram_chat_id ?? null,
+        event_types: JSON.stringify(b.event_types),
+        secret: newSecret(),
+        status: 'active' as const,
+        disabled_reason: null,
+        failing_since: null,
+        created_at: now,
+        updated_at: now,
+      };
+      await app.db.transaction().execute(async (tx) => {
+        await tx.insertInto('webhooks').values(row).execute();
+        await syncSubscriptions(tx, row);
+        await audit(tx, req, { action: 'webhook.created', target_type: 'webhook', target_id: row.id, details: { name: row.name, url: toWebhook(row).url, format, event_types: b.event_types } });
+      });
+      return reply.status(201).send({ ...toWebhook(row), secret: row.secret });
+    },
+  );
+
+  app.patch(
+    '/api/webhooks/:id',
+    {
+      config: { permission: 'webhooks:edit' },
+      schema: {
+        operationId: 'updateWebhook',
+        tags: TAGS,
+        summary: 'Change a webhook',
+        description: 'Changes only the fields sent. Disabling cancels its pending deliveries; enabling again clears failing_since.',
+        params: IdParams,
+        body: UpdateWebhook,
+        response: { 200: Webhook, ...problems(404) },
+      },
+    },
+    async (req) => {
+      const b = req.body;
+      return app.db.transaction().execute(async (tx) => {
+        const current = (await tx.selectFrom('webhooks').selectAll().where('id', '=', req.params.id).executeTakeFirst()) ?? notFound('webhook');
+        const format = b.format ?? current.format;
+        const chatId = b.telegram_chat_id !== undefined ? b.telegram_chat_id : format === 'telegram' ? current.telegram_chat_id : null;
+        check(b, format, chatId);
+        const reactivated = b.status === 'active' && current.status !== 'active';
+        const patch = {
+          ...(b.name !== undefined && { name: b.name.trim() }),
+          ...(b.url !== undefined && { url: b.url }),
+          format,
+          telegram_chat_id: chatId,
+          ...(b.event_types && { event_types: JSON.stringify(b.event_types) }),
+          ...(b.status && { status: b.status }),
+          ...(b.status && { disabled_reason: null }),
+          ...(reactivated && { failing_since: null }),
+          updated_at: nowIso(),
+        };
+        const row = { ...current, ...patch };
+        await tx.updateTable('webhooks').set(patch).where('id', '=', current.id).execute();
+        await syncSubscriptions(tx, row);
+        if (row.status !== 'active' && current.status === 'active') await cancelPending(tx, current.id, 'the webhook was disabled');
+        const { url: _url, ...changed } = b;
+        await audit(tx, req, { action: 'webhook.updated', target_type: 'webhook', target_id: current.id, details: { ...changed, ...(b.url !== undefined && { url: toWebhook(row).url }) } });
+        return toWebhook(row);
+      });
+    },
+  );
+
+  app.delete(
+    '/api/webhooks/:id',
+    {
+      config: { permission: 'webhooks:edit' },
+      schema: { operationId: 'deleteWebhook', tags: TAGS, summary: 'Delete a webhook', description: 'Its pending deliveries are cancelled; its delivery log goes with it.', params: IdParams, response: { 204: Type.Null(), ...problems(404) } },
+    },
+    async (req, reply) => {
+      await app.db.transaction().execute(async (tx) => {
+        const current = (await tx.selectFrom('webhooks').selectAll().where('id', '=', req.params.id).executeTakeFirst()) ?? notFound('webhook');
+        await tx.deleteFrom('event_subscriptions').where('destination_kind', '=', 'webhook').where('destination_id', '=', current.id).execute();
+        await tx.deleteFrom('event_deliveries').where('destination_kind', '=', 'webhook').where('destination_id', '=', current.id).execute();
+        await tx.deleteFrom('webhooks').where('id', '=', current.id).execute();
+        await audit(tx, req, { action: 'webhook.deleted', target_type: 'webhook', target_id: current.id, details: { name: current.name } });
+      });
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/api/webhooks/:id/rotate-secret',
+    {
+      config: { permission: 'webhooks:edit' },
+      schema: {
+        operationId: 'rotateWebhookSecret',
+        tags: TAGS,
+        summary: 'New signing secret',
+        description: 'The old secret stops signing at once (tries already in flight may still carry its signature). The answer carries the new secret once.',
+        params: IdParams,
+        response: { 200: WebhookWithSecret, ...problems(404) },
+      },
+    },
+    async (req) => {
+      const current = await find(req.params.id);
+      const row = { ...current, secret: newSecret(), updated_at: nowIso() };
+      await app.db.transaction().execute(async (tx) => {
+        await tx.updateTable('webhooks').set({ secret: row.secret, updated_at: row.updated_at }).where('id', '=', current.id).execute();
+        await audit(tx, req, { action: 'webhook.secret_rotated', target_type: 'webhook', target_id: current.id, details: { name: current.name } });
+      });
+      return { ...toWebhook(row), secret: row.secret };
+    },
+  );
+
+  app.get(
+    '/api/webhooks/:id/deliveries',
+    {
+      config: { permission: 'webhooks:view' },
+      schema: {
+        operationId: 'listWebhookDeliveries',
+        tags: TAGS,
+        summary: "A webhook's delivery log",
+        description: `Newest first; kept ${30} days.`,
+        params: IdParams,
+        querystring: DeliveryListQuery,
+        response: { 200: Page(WebhookDelivery, 'WebhookDeliveryPage'), ...problems(404) },
+      },
+    },
+    async (req) => {
+      await find(req.params.id);
+      const after = decodeCursor(req.query.cursor, ['id'] as const);
+      const rows = await listDeliveries(app.db, req.params.id, { state: req.query.state, beforeId: after?.id, limit: req.query.limit });
+      return pageOf(rows.map(toDelivery), req.query.limit, (d) => ({ id: d.id }));
+    },
+  );
+
+  app.get(
+    '/api/webhooks/:id/deliveries/:deliveryId',
+    {
+      config: { permission: 'webhooks:view' },
+      schema: {
+        operationId: 'getWebhookDelivery',
+        tags: TAGS,
+        summary: 'One delivery, with the answer of each try',
+        params: DeliveryParams,
+        response: { 200: WebhookDeliveryDetail, ...problems(404) },
+      },
+    },
+    async (req) => {
+      const hook = await find(req.params.id);
+      const found = (await findDelivery(app.db, hook.id, req.params.deliveryId)) ?? notFound('delivery');
+      const body = renderBody(hook.format, hook.telegram_chat_id, found.event, hook.format === 'json' ? { partner: null, campaign: null, provider: null } : await namesOf(app.db, found.event));
+      return { ...toDelivery(found.row), payload: body, tries: found.tries };
+    },
+  );
+
+  app.post(
+    '/api/webhooks/:id/deliveries/:deliveryId/retry',
+    {
+      config: { permission: 'webhooks:edit' },
+      schema: {
+        operationId: 'retryWebhookDelivery',
+        tags: TAGS,
+        summary: 'Send a delivery again',
+        description: 'A failed or cancelled delivery (or a delivered one, to send it once more) is sent again now, then retried for another 24 hours. The webhook must be active (409 otherwise).',
+        params: DeliveryParams,
+        response: { 200: WebhookDelivery, ...problems(404, 409) },
+      },
+    },
+    async (req) => {
+      const hook = await find(req.params.id);
+      if (hook.status !== 'active') conflict('This webhook is disabled: enable it before retrying a delivery.');
+      const now = Date.now();
+      await app.db
+        .updateTable('event_deliveries')
+        .set({ state: 'pending', next_attempt_at: new Date(now).toISOString(), expires_at: new Date(now + 86400_000).toISOString(), last_error: null })
+        .where('id', '=', req.params.deliveryId)
+        .where('destination_kind', '=', 'webhook')
+        .where('destination_id', '=', hook.id)
+        // One being sent right now is left to its try.
+        .where((eb) => eb.or([eb('state', '!=', 'pending'), eb('lease_until', 'is', null), eb('lease_until', '<', new Date(now).toISOString())]))
+        .execute();
+      const found = (await findDelivery(app.db, hook.id, req.params.deliveryId)) ?? notFound('delivery');
+      await audit(app.db, req, { action: 'webhook.delivery_retried', target_type: 'webhook', target_id: hook.id, details: { delivery_id: found.row.id, event_type: found.event.type } });
+      return toDelivery(found.row);
+    },
+  );
+}

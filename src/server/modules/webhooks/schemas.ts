@@ -1,0 +1,122 @@
+import { Type, type Static } from 'typebox';
+import { Nullable, NullableTimestamp, ResourceName, Timestamp } from '../../http/common-schemas.js';
+import { PageQuery } from '../../http/pagination.js';
+import { ALL_EVENT_TYPES, EVENT_TYPES, type EventType } from '../../events/types.js';
+
+export const EventTypeName = Type.Unsafe<EventType>({
+  type: 'string',
+  enum: [...ALL_EVENT_TYPES],
+  description: ALL_EVENT_TYPES.map((t) => `${t}: ${EVENT_TYPES[t].description}`).join('; '),
+});
+
+const Format = Type.Union([Type.Literal('json'), Type.Literal('slack'), Type.Literal('telegram')], {
+  description:
+    'json: the event as JSON ({type, timestamp, data}); slack: {"text"} for a Slack-compatible incoming webhook; ' +
+    'telegram: {"chat_id", "text"} for the Telegram Bot API sendMessage (URL https://api.telegram.org/bot<token>/sendMessage). ' +
+    'Every format is signed the same way.',
+});
+
+const EventTypes = Type.Array(EventTypeName, { minItems: 1, maxItems: ALL_EVENT_TYPES.length, uniqueItems: true, description: 'The events sent to this webhook' });
+const Url = Type.String({
+  minLength: 1,
+  maxLength: 2000,
+  description: 'http or https URL the events are POSTed to. Write-only past its origin: answers show the origin and a mask (the path may hold a token, as Slack and Telegram URLs do).',
+});
+const ChatId = Type.String({ minLength: 1, maxLength: 100, pattern: '^(-?[0-9]+|@[A-Za-z0-9_]{5,64})$', description: 'Telegram chat: a numeric id or @channelname (telegram format only)' });
+
+const webhookFields = {
+  id: Type.String(),
+  name: Type.String(),
+  url: Type.String({ description: 'The origin, then "/••••" and the last 4 characters when the URL has a path or query' }),
+  format: Format,
+  telegram_chat_id: Nullable(Type.String()),
+  event_types: Type.Array(EventTypeName),
+  status: Type.Union([Type.Literal('active'), Type.Literal('disabled')], { description: 'disabled: nothing is sent (set by an operator, or after failing for days)' }),
+  disabled_reason: Nullable(Type.String({ description: 'Why Leadgate disabled it; null when active or disabled by an operator' })),
+  failing_since: { ...NullableTimestamp, description: 'When its deliveries started failing without a success since; null when the last try succeeded' },
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+export const Webhook = Type.Object(webhookFields, { title: 'Webhook' });
+export type Webhook = Static<typeof Webhook>;
+
+export const WebhookWithSecret = Type.Object(
+  {
+    ...webhookFields,
+    secret: Type.String({
+      description: 'The signing secret (whsec_ + base64 of 32 random bytes). Shown only in this answer; rotate it to get a new one. Verify per the Standard Webhooks convention.',
+    }),
+  },
+  { title: 'WebhookWithSecret' },
+);
+
+export const CreateWebhook = Type.Object(
+  {
+    name: ResourceName,
+    url: Url,
+    format: Type.Optional({ ...Format, default: 'json' }),
+    telegram_chat_id: Type.Optional(ChatId),
+    event_types: EventTypes,
+  },
+  { additionalProperties: false, title: 'CreateWebhook' },
+);
+export type CreateWebhook = Static<typeof CreateWebhook>;
+
+export const UpdateWebhook = Type.Object(
+  {
+    name: Type.Optional(ResourceName),
+    url: Type.Optional({ ...Url, description: 'A new URL; leave it out to keep the stored one' }),
+    format: Type.Optional(Format),
+    telegram_chat_id: Type.Optional(Type.Union([ChatId, Type.Null()])),
+    event_types: Type.Optional(EventTypes),
+    status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('disabled')], { description: 'active again clears failing_since and disabled_reason' })),
+  },
+  { additionalProperties: false, minProperties: 1, title: 'UpdateWebhook' },
+);
+export type UpdateWebhook = Static<typeof UpdateWebhook>;
+
+const DeliveryState = Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('cancelled')], {
+  description: 'pending: to be sent (next_attempt_at); delivered: answered 2xx; failed: given up 24 h after it was made (retry to send again); cancelled: the webhook was disabled',
+});
+
+const deliveryFields = {
+  id: Type.String(),
+  event_id: Type.String({ description: 'Also the webhook-id header: the same on every try' }),
+  event_type: EventTypeName,
+  occurred_at: Timestamp,
+  lead_id: Nullable(Type.String()),
+  state: DeliveryState,
+  attempts: Type.Integer({ format: 'int32', description: 'Tries so far' }),
+  next_attempt_at: { ...NullableTimestamp, description: 'When it is tried next; null unless pending' },
+  last_attempt_at: NullableTimestamp,
+  last_status: Nullable(Type.Integer({ format: 'int32', description: 'HTTP status of the last try; null when no answer came' })),
+  last_error: Nullable(Type.String()),
+};
+export const WebhookDelivery = Type.Object(deliveryFields, { title: 'WebhookDelivery' });
+export type WebhookDelivery = Static<typeof WebhookDelivery>;
+
+export const DeliveryTry = Type.Object(
+  {
+    attempted_at: Timestamp,
+    duration_ms: Type.Integer({ format: 'int32' }),
+    http_status: Nullable(Type.Integer({ format: 'int32' })),
+    ok: Type.Boolean(),
+    error: Nullable(Type.String()),
+    response_excerpt: Nullable(Type.String({ description: 'The start of the answer (up to 2 KiB)' })),
+  },
+  { title: 'WebhookDeliveryTry' },
+);
+export const WebhookDeliveryDetail = Type.Object(
+  { ...deliveryFields, payload: Type.String({ description: 'The body sent (the same on every try)' }), tries: Type.Array(DeliveryTry, { description: 'Oldest first' }) },
+  { title: 'WebhookDeliveryDetail' },
+);
+
+export const DeliveryListQuery = Type.Object(
+  { ...PageQuery, state: Type.Optional(DeliveryState) },
+  { additionalProperties: false },
+);
+export const DeliveryParams = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 100 }), deliveryId: Type.String({ minLength: 1, maxLength: 20, pattern: '^[0-9]+$' }) },
+  { additionalProperties: false },
+);

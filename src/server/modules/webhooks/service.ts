@@ -1,0 +1,130 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database, WebhooksTable } from '../../db/tables.js';
+import { isEventType, type EventType } from '../../events/types.js';
+import type { StoredEvent } from '../../events/dispatcher.js';
+import type { Webhook } from './schemas.js';
+
+// Webhooks: what is stored, how it is shown (the URL masked past its origin, the secret never),
+// how a payload is signed (Standard Webhooks) and rendered for a chat.
+
+const MASK = '••••';
+
+/** The signing secret: whsec_ + base64 of 32 random bytes (the Standard Webhooks form). */
+export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+/**
+ * The webhook-signature header: "v1," + base64 HMAC-SHA256 of "<id>.<timestamp>.<body>", keyed
+ * with the secret's bytes (the base64 after "whsec_"), as the Standard Webhooks libraries verify.
+ */
+export function sign(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+/** "https://hooks.example.com/••••c3Po": the origin, and a mask when there is more. */
+export function maskUrl(url: string): string {
+  const u = new URL(url);
+  const rest = url.slice(u.origin.length);
+  return rest === '' || rest === '/' ? u.origin : `${u.origin}/${MASK}${rest.length > 8 ? rest.slice(-4) : ''}`;
+}
+
+/** URL errors beyond the schema: http(s), a host, and not a mask sent back. */
+export function urlProblem(url: string): string | null {
+  if (url.includes(MASK) || url.includes(encodeURI(MASK))) return 'is a masked URL: send the full URL, or leave url out to keep the stored one';
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return 'is not a URL';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'must be an http or https URL';
+  if (u.username || u.password) return 'must not carry a user name or password (put them in the path or use the signature)';
+  return null;
+}
+
+export function toWebhook(row: WebhooksTable): Webhook {
+  return {
+    id: row.id,
+    name: row.name,
+    url: maskUrl(row.url),
+    format: row.format,
+    telegram_chat_id: row.telegram_chat_id,
+    event_types: (JSON.parse(row.event_types) as string[]).filter(isEventType),
+    status: row.status,
+    disabled_reason: row.disabled_reason,
+    failing_since: row.failing_since,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** The webhook's rows in event_subscriptions: one per event type while active, none otherwise. */
+export async function syncSubscriptions(db: Kysely<Database>, row: Pick<WebhooksTable, 'id' | 'status' | 'event_types'>) {
+  await db.deleteFrom('event_subscriptions').where('destination_kind', '=', 'webhook').where('destination_id', '=', row.id).execute();
+  if (row.status !== 'active') return;
+  const types = (JSON.parse(row.event_types) as string[]).filter(isEventType);
+  if (!types.length) return;
+  await db
+    .insertInto('event_subscriptions')
+    .values(types.map((t) => ({ event_type: t, destination_kind: 'webhook' as const, destination_id: row.id, traffic_provider_id: null, campaign_id: null })))
+    .execute();
+}
+
+/** Ends the webhook's pending deliveries (it was disabled or deleted). */
+export async function cancelPending(db: Kysely<Database>, id: string, reason: string) {
+  await db
+    .updateTable('event_deliveries')
+    .set({ state: 'cancelled', last_error: reason, lease_until: null, lease_token: null })
+    .where('destination_kind', '=', 'webhook')
+    .where('destination_id', '=', id)
+    .where('state', '=', 'pending')
+    .execute();
+}
+
+/** The JSON body: {type, timestamp, data}, data holding the event's ids and what it carries. */
+export function eventBody(event: StoredEvent): Record<string, unknown> {
+  const ids = { event_id: event.id, lead_id: event.lead_id, partner_id: event.partner_id, traffic_provider_id: event.traffic_provider_id, campaign_id: event.campaign_id };
+  return { type: event.type, timestamp: event.occurred_at, data: { ...ids, ...event.data } };
+}
+
+export interface Names {
+  partner: string | null;
+  campaign: string | null;
+  provider: string | null;
+}
+
+/** One line for a chat. */
+export function describeEvent(event: StoredEvent, names: Names): string {
+  const d = event.data as Record<string, string | number | null>;
+  const lead = `Lead ${event.lead_id ?? ''}`;
+  const where = [d.country, names.campaign && `campaign ${names.campaign}`, names.provider && `from ${names.provider}`].filter(Boolean).join(', ');
+  const leadLine = (what: string) => `${lead} ${what}${where ? ` (${where})` : ''}`;
+  const capName = d.cap_kind === 'total' ? 'total cap' : d.cap_kind === 'flow_daily' ? 'daily cap in a flow' : 'daily cap';
+  const texts: Record<EventType, () => string> = {
+    'lead.received': () => leadLine('received'),
+    'lead.delivered': () => leadLine(`delivered${names.partner ? ` to ${names.partner}` : ''}`),
+    'lead.rejected': () => leadLine(d.status === 'duplicate' ? 'rejected as a duplicate' : 'rejected'),
+    'lead.failed': () => leadLine('failed'),
+    'lead.ftd': () => leadLine(`converted: FTD${names.partner ? ` at ${names.partner}` : ''}`),
+    'lead.sale_status_changed': () => leadLine(`sale status ${d.previous_sale_status ?? '(none)'} → ${d.sale_status ?? '(none)'}`),
+    'partner.cap_nearly_full': () => `${names.partner ?? 'A partner'}: ${capName} at ${d.used} of ${d.cap} (90 %)`,
+    'partner.cap_full': () => `${names.partner ?? 'A partner'}: ${capName} full (${d.used} of ${d.cap})`,
+    'webhook.disabled': () => `Webhook ${d.name ?? ''} disabled: ${d.reason ?? ''}`,
+  };
+  return `[Leadgate] ${texts[event.type]()}`;
+}
+
+/** The body a webhook of this format is sent for the event. */
+export function renderBody(format: WebhooksTable['format'], chatId: string | null, event: StoredEvent, names: Names): string {
+  if (format === 'json') return JSON.stringify(eventBody(event));
+  const text = describeEvent(event, names);
+  return JSON.stringify(format === 'slack' ? { text } : { chat_id: chatId, text });
+}
+
+export async function namesOf(db: Kysely<Database>, event: StoredEvent): Promise<Names> {
+  const one = async (table: 'partners' | 'campaigns' | 'traffic_providers', id: string | null) =>
+    id ? ((await db.selectFrom(table).select('name').where('id', '=', id).executeTakeFirst())?.name ?? null) : null;
+  const [partner, campaign, provider] = await Promise.all([one('partners', event.partner_id), one('campaigns', event.campaign_id), one('traffic_providers', event.traffic_provider_id)]);
+  return { partner, campaign, provider };
+}
