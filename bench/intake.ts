@@ -11,9 +11,14 @@
 // See bench/README.md.
 //
 //   npm run bench:intake -- [--engines sqlite,postgres] [--seconds 20] [--rates 250,500]
-//                           [--processes 1,2,3] [--postgres-url postgres://postgres@127.0.0.1:55432/postgres]
+//                           [--processes 1,2,3] [--outbox none,subscribed,webhooks]
+//                           [--postgres-url postgres://postgres@127.0.0.1:55432/postgres]
 // --processes: on PostgreSQL, also with that many server processes on the one database, the load
 // spread over them evenly (round-robin); SQLite is measured with one.
+// --outbox webhooks: two webhooks subscribed to every lead event (answered by the bench partner
+// process), so every lead writes its events and four deliveries, and the server sends them while
+// it takes leads; subscribed: the same, with dispatch off (what writing the outbox costs intake);
+// none: no subscription (the outbox's cost is then one index probe per change).
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -38,6 +43,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '64' },
     delays: { type: 'string', default: '0,50' },
     processes: { type: 'string', default: '1' },
+    outbox: { type: 'string', default: 'none' },
     'log-level': { type: 'string', default: 'info' },
     'postgres-url': { type: 'string', default: process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:55432/postgres' },
   },
@@ -48,6 +54,8 @@ const CONNECTIONS = Math.min(256, Math.max(1, Number(args.connections)));
 const DELAYS = args.delays!.split(',').map(Number);
 const ENGINES = args.engines!.split(',').map((e) => e.trim());
 const PROCESSES = args.processes!.split(',').map((n) => Math.min(8, Math.max(1, Number(n))));
+const OUTBOX = args.outbox!.split(',').map((o) => o.trim());
+for (const o of OUTBOX) if (!['none', 'webhooks', 'subscribed'].includes(o)) throw new Error(`unknown --outbox ${o}: none, subscribed or webhooks`);
 for (const e of ENGINES) if (e !== 'sqlite' && e !== 'postgres') throw new Error(`unknown engine ${e}`);
 
 const log = (...a: unknown[]) => console.error('[bench:intake]', ...a);
@@ -100,7 +108,7 @@ async function databaseUrl(engine: string): Promise<string> {
   return url.toString();
 }
 
-async function startServer(dbUrl: string, logFile: string): Promise<{ base: string; child: ChildProcess }> {
+async function startServer(dbUrl: string, logFile: string, extraEnv: Record<string, string> = {}): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
   // BENCH_PROFILE=dir: write a CPU profile of the server (for finding where the time goes).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
@@ -119,6 +127,7 @@ async function startServer(dbUrl: string, logFile: string): Promise<{ base: stri
       PARTNER_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128',
       RATE_LIMIT_PER_KEY: '0',
       RATE_LIMIT_PER_IP: '0',
+      ...extraEnv,
     },
     // Its request log is where the server's own latency comes from (responseTime per request).
     stdio: ['ignore', openSync(logFile, 'w'), 'inherit'],
@@ -288,13 +297,13 @@ const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 async function benchEngine(engine: string) {
   const out: string[] = [];
   for (const processes of engine === 'postgres' ? PROCESSES : [1]) {
-    for (const delay of DELAYS) out.push(...(await benchSetup(engine, processes, delay)));
+    for (const delay of DELAYS) for (const outbox of OUTBOX) out.push(...(await benchSetup(engine, processes, delay, outbox)));
   }
   return out;
 }
 
 /** One database, one partner, `processes` servers on them: warm-up, the steady rates, then max. */
-async function benchSetup(engine: string, processes: number, delay: number) {
+async function benchSetup(engine: string, processes: number, delay: number, outbox: string) {
   const out: string[] = [];
   const dbUrl = await databaseUrl(engine);
   const partner = await startPartner(delay);
@@ -304,7 +313,8 @@ async function benchSetup(engine: string, processes: number, delay: number) {
     // One after another: the first migrates the new database, the others find it migrated.
     for (let i = 0; i < processes; i++) {
       logFiles.push(path.join(WORK, `server-${engine}-${delay}-${i}.log`));
-      servers.push(await startServer(dbUrl, logFiles[i]));
+      // 'subscribed': the events and deliveries are written, never sent (the write cost alone).
+      servers.push(await startServer(dbUrl, logFiles[i], outbox === 'subscribed' ? { EVENT_DISPATCH_INTERVAL_MS: '0' } : {}));
     }
     const bases = servers.map((sv) => sv.base);
     const base = bases[0];
@@ -317,8 +327,12 @@ async function benchSetup(engine: string, processes: number, delay: number) {
     const flow = await json(base, 'POST', '/api/flows', { name: 'Bench flow', targets: [{ partner_id: p.id, priority: 1 }] }, token);
     const provider = await json(base, 'POST', '/api/traffic-providers', { name: 'Bench provider' }, token);
     await json(base, 'POST', '/api/campaigns', { name: 'Bench campaign', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } }, token);
+    if (outbox !== 'none') {
+      const types = ['lead.received', 'lead.delivered', 'lead.rejected', 'lead.failed', 'lead.ftd', 'lead.sale_status_changed'];
+      for (const name of ['Bench hook A', 'Bench hook B']) await json(base, 'POST', '/api/webhooks', { name, url: `${new URL(partner.url).origin}/hook`, event_types: types }, token);
+    }
 
-    const what = `${engine}, ${processes} process${processes > 1 ? 'es' : ''}, partner ${delay} ms`;
+    const what = `${engine}, ${processes} process${processes > 1 ? 'es' : ''}, partner ${delay} ms, outbox ${outbox}`;
     log(`${what}: warm-up`);
     await cannon(bases, provider.token, `w${delay}`, { connections: 8, seconds: 3 });
     const cpu = () => servers.reduce((a, sv) => a + cpuMs(sv.child.pid!), 0);
@@ -334,7 +348,7 @@ async function benchSetup(engine: string, processes: number, delay: number) {
       const own = serverLatency(logFiles, run.from, run.to);
       const delivered = run.statuses.delivered ?? 0;
       const row = [
-        engine, String(processes), `${delay} ms`, name, run.perSecond.toFixed(0), `${delivered}/${run.requests}`,
+        engine, String(processes), `${delay} ms`, outbox, name, run.perSecond.toFixed(0), `${delivered}/${run.requests}`,
         fmt(own.p50), fmt(own.p99), fmt(Math.max(0, own.p99 - delay)), fmt(run.clientP50), fmt(run.clientP99), `${cpuPerLead.toFixed(2)} ms`,
         `${run.errors} / ${run.non2xx}`,
       ];
@@ -352,6 +366,6 @@ async function benchSetup(engine: string, processes: number, delay: number) {
 const lines: string[] = [];
 for (const engine of ENGINES) lines.push(...(await benchEngine(engine)));
 console.log(`\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, LOG_LEVEL=${args['log-level']}`);
-console.log('| engine | processes | partner | load | leads/s | delivered | server p50 | server p99 | added p99 | client p50 | client p99 | server CPU per lead | errors / non-2xx |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| engine | processes | partner | outbox | load | leads/s | delivered | server p50 | server p99 | added p99 | client p50 | client p99 | server CPU per lead | errors / non-2xx |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const l of lines) console.log(l);

@@ -336,7 +336,21 @@ forEachDatabase('OpenAPI document', (engine) => {
       .insertInto('events')
       .values({ type: 'partner.cap_full', occurred_at: new Date().toISOString(), lead_id: null, partner_id: pbPartner.id, traffic_provider_id: null, campaign_id: null, data: '{"cap_kind":"daily","period":"2026-11-26","used":5,"cap":5,"flow_id":null}', dedupe_key: null })
       .execute();
-    const delivery = await ta.db.selectFrom('event_deliveries').select('id').executeTakeFirstOrThrow();
+    // A provider with a postback, and a delivery of it.
+    const pbProvider = (await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/traffic-providers', payload: { name: 'Postback provider' } })).json();
+    const put = await call(ta.app, ta.ownerToken, {
+      method: 'PUT',
+      url: `/api/traffic-providers/${pbProvider.id}/postbacks`,
+      payload: { postbacks: [{ event_type: 'lead.received', campaign_id: null, url: 'https://tracker.example/pb?click={sub_id1}' }] },
+    });
+    assert.equal(put.statusCode, 200, put.body);
+    await insertLeads(ta.db, [{ traffic_provider_id: pbProvider.id }]);
+    await ta.app.events.fanOut();
+    const delivery = await ta.db.selectFrom('event_deliveries').select('id').where('destination_kind', '=', 'webhook').executeTakeFirstOrThrow();
+    const pbDelivery = await ta.db.selectFrom('event_deliveries').select('id').where('destination_kind', '=', 'postback').executeTakeFirstOrThrow();
+    urls['/api/traffic-providers/{id}/postbacks'] = `/api/traffic-providers/${pbProvider.id}/postbacks`;
+    urls['/api/traffic-providers/{id}/postbacks/deliveries'] = `/api/traffic-providers/${pbProvider.id}/postbacks/deliveries`;
+    urls['/api/traffic-providers/{id}/postbacks/deliveries/{deliveryId}'] = `/api/traffic-providers/${pbProvider.id}/postbacks/deliveries/${pbDelivery.id}`;
     ids['/api/webhooks/{id}'] = hook.id;
     urls['/api/webhooks/{id}/deliveries'] = `/api/webhooks/${hook.id}/deliveries`;
     urls['/api/webhooks/{id}/deliveries/{deliveryId}'] = `/api/webhooks/${hook.id}/deliveries/${delivery.id}`;

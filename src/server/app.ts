@@ -38,6 +38,7 @@ import postbackRoutes from './modules/postbacks/routes.js';
 import licenceRoutes from './modules/licence/routes.js';
 import notificationRoutes from './modules/notifications/routes.js';
 import webhookRoutes from './modules/webhooks/routes.js';
+import providerPostbackRoutes from './modules/provider-postbacks/routes.js';
 import hostingRoutes from './modules/hosting/routes.js';
 
 export interface BuildOptions {
@@ -149,6 +150,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(licenceRoutes);
   await app.register(hostingRoutes);
   await app.register(webhookRoutes);
+  await app.register(providerPostbackRoutes);
   await app.register(notificationRoutes);
 
   await app.ready();

@@ -233,6 +233,8 @@ export interface EventsTable {
   campaign_id: string | null;
   data: string; // JSON
   dedupe_key: string | null;
+  /** 0 until a dispatcher has made its deliveries. */
+  fanned: Generated<number>;
 }
 export type DestinationKind = 'webhook' | 'postback';
 export interface EventSubscriptionsTable {
@@ -286,6 +288,15 @@ export interface WebhooksTable {
   created_at: string;
   updated_at: string;
 }
+export interface ProviderPostbacksTable {
+  id: string;
+  traffic_provider_id: string;
+  /** null: every campaign of the provider without its own postback for this event. */
+  campaign_id: string | null;
+  event_type: string;
+  url: string;
+  created_at: string;
+}
 export interface NotificationReadsTable {
   operator_id: string;
   last_read_event_id: number | string;
@@ -315,6 +326,7 @@ export interface Database {
   event_delivery_tries: EventDeliveryTriesTable;
   webhooks: WebhooksTable;
   notification_reads: NotificationReadsTable;
+  provider_postbacks: ProviderPostbacksTable;
 }
 
 export type Role = Selectable<RolesTable>;

@@ -1,5 +1,6 @@
 import type { App } from '../types.js';
 import { createOutboundAgent } from '../distribution/outbound.js';
+import { postbackDestination } from '../modules/provider-postbacks/destination.js';
 import { webhookDestination } from '../modules/webhooks/destination.js';
 import { EventDispatcher } from './dispatcher.js';
 
@@ -15,6 +16,7 @@ export function installEvents(app: App) {
   const agent = createOutboundAgent({ allowedNetworks: app.config.partnerAllowedNetworks, keepAliveTimeout: 10_000, connections: 16, pipelining: 1 });
   const dispatcher = new EventDispatcher(app.db, app.log);
   dispatcher.register('webhook', webhookDestination(app.db, agent, app.log));
+  dispatcher.register('postback', postbackDestination(app.db, agent));
   app.decorate('events', dispatcher);
   app.addHook('onReady', async () => dispatcher.start(app.config.dispatchIntervalMs));
   app.addHook('onClose', async () => {

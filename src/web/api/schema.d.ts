@@ -1407,6 +1407,118 @@ export interface paths {
         patch: operations["updateTrafficProvider"];
         trace?: never;
     };
+    "/api/traffic-providers/{id}/postbacks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A traffic provider's postbacks
+         * @description Access: needs the `traffic_providers:view` permission (key scope and role).
+         */
+        get: operations["getProviderPostbacks"];
+        /**
+         * Set a traffic provider's postbacks
+         * @description Replaces them all. Each lead event of the provider's leads then calls its URL (GET), at least once, in order per lead, retried for 24 hours. A campaign's own postback replaces the provider-wide one for that event. Macros carry only what the provider may know of its own leads.
+         *
+         *     Access: needs the `traffic_providers:edit` permission (key scope and role).
+         */
+        put: operations["putProviderPostbacks"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/traffic-providers/{id}/postbacks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Provider postbacks: delivery log
+         * @description Newest first; kept 30 days.
+         *
+         *     Access: needs the `traffic_providers:view` permission (key scope and role).
+         */
+        get: operations["listProviderPostbackDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/traffic-providers/{id}/postbacks/deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Provider postbacks: one delivery, with the answer of each try
+         * @description Access: needs the `traffic_providers:view` permission (key scope and role).
+         */
+        get: operations["getProviderPostbackDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/traffic-providers/{id}/postbacks/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Provider postbacks: send a delivery again
+         * @description A failed or cancelled delivery (or a delivered one, to send it once more) is sent again now, then retried for another 24 hours. One being sent right now is left to its try. 409 while the destination is disabled.
+         *
+         *     Access: needs the `traffic_providers:edit` permission (key scope and role).
+         */
+        post: operations["retryProviderPostbackDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/traffic-providers/{id}/postbacks/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test postback
+         * @description Calls the postback the provider has for this event (and campaign) once, now, with the macros filled from one of its leads or a sample lead, and answers what happened. Nothing is stored.
+         *
+         *     Access: needs the `traffic_providers:edit` permission (key scope and role).
+         */
+        post: operations["testProviderPostback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/traffic-providers/{id}/rotate-token": {
         parameters: {
             query?: never;
@@ -1497,7 +1609,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A webhook's delivery log
+         * Webhook: delivery log
          * @description Newest first; kept 30 days.
          *
          *     Access: needs the `webhooks:view` permission (key scope and role).
@@ -1519,7 +1631,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One delivery, with the answer of each try
+         * Webhook: one delivery, with the answer of each try
          * @description Access: needs the `webhooks:view` permission (key scope and role).
          */
         get: operations["getWebhookDelivery"];
@@ -1541,8 +1653,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a delivery again
-         * @description A failed or cancelled delivery (or a delivered one, to send it once more) is sent again now, then retried for another 24 hours. The webhook must be active (409 otherwise).
+         * Webhook: send a delivery again
+         * @description A failed or cancelled delivery (or a delivered one, to send it once more) is sent again now, then retried for another 24 hours. One being sent right now is left to its try. 409 while the destination is disabled.
          *
          *     Access: needs the `webhooks:edit` permission (key scope and role).
          */
@@ -12673,6 +12785,846 @@ export interface operations {
             };
         };
     };
+    getProviderPostbacks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        postbacks: {
+                            /** @description One of the provider's campaigns; null: every campaign without its own postback for this event */
+                            campaign_id: string | null;
+                            /**
+                             * @description The lead event that sends this postback
+                             * @enum {string}
+                             */
+                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed";
+                            /** @description http(s) URL, called with GET. Macros (URL-encoded when filled): {lead_id}, {sub_id1}, {sub_id2}, {sub_id3}, {sub_id4}, {sub_id5}, {status}, {sale_status}, {payout}, {country}, {campaign_id}, {ftd_at}, {event}. Shown in full to readers. */
+                            url: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putProviderPostbacks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Replaces every postback of the provider; at most one per event and campaign */
+                    postbacks: {
+                        /** @description One of the provider's campaigns; null: every campaign without its own postback for this event */
+                        campaign_id: string | null;
+                        /**
+                         * @description The lead event that sends this postback
+                         * @enum {string}
+                         */
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed";
+                        /** @description http(s) URL, called with GET. Macros (URL-encoded when filled): {lead_id}, {sub_id1}, {sub_id2}, {sub_id3}, {sub_id4}, {sub_id5}, {status}, {sale_status}, {payout}, {country}, {campaign_id}, {ftd_at}, {event}. Shown in full to readers. */
+                        url: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        postbacks: {
+                            /** @description One of the provider's campaigns; null: every campaign without its own postback for this event */
+                            campaign_id: string | null;
+                            /**
+                             * @description The lead event that sends this postback
+                             * @enum {string}
+                             */
+                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed";
+                            /** @description http(s) URL, called with GET. Macros (URL-encoded when filled): {lead_id}, {sub_id1}, {sub_id2}, {sub_id3}, {sub_id4}, {sub_id5}, {status}, {sale_status}, {payout}, {country}, {campaign_id}, {ftd_at}, {event}. Shown in full to readers. */
+                            url: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listProviderPostbackDeliveries: {
+        parameters: {
+            query?: {
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+                /** @description Page size (1–500, default 50) */
+                limit?: number;
+                /** @description pending: to be sent (next_attempt_at); delivered: answered 2xx; failed: given up 24 h after it was made (retry to send again); cancelled: the destination was disabled or removed */
+                state?: "pending" | "delivered" | "failed" | "cancelled";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: int32
+                             * @description Tries so far
+                             */
+                            attempts: number;
+                            /** @description The event's id (a webhook's webhook-id header): the same on every try */
+                            event_id: string;
+                            /**
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); webhook.disabled: A webhook was disabled after failing for days
+                             * @enum {string}
+                             */
+                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "webhook.disabled";
+                            id: string;
+                            /** Format: date-time */
+                            last_attempt_at: string | null;
+                            last_error: string | null;
+                            /**
+                             * Format: int32
+                             * @description HTTP status of the last try; null when no answer came
+                             */
+                            last_status: number | null;
+                            lead_id: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When it is tried next; null unless pending
+                             */
+                            next_attempt_at: string | null;
+                            /** Format: date-time */
+                            occurred_at: string;
+                            /** @description pending: to be sent (next_attempt_at); delivered: answered 2xx; failed: given up 24 h after it was made (retry to send again); cancelled: the destination was disabled or removed */
+                            state: "pending" | "delivered" | "failed" | "cancelled";
+                        }[];
+                        /** @description Pass as cursor= for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProviderPostbackDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deliveryId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: int32
+                         * @description Tries so far
+                         */
+                        attempts: number;
+                        /** @description The event's id (a webhook's webhook-id header): the same on every try */
+                        event_id: string;
+                        /**
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); webhook.disabled: A webhook was disabled after failing for days
+                         * @enum {string}
+                         */
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "webhook.disabled";
+                        id: string;
+                        /** Format: date-time */
+                        last_attempt_at: string | null;
+                        last_error: string | null;
+                        /**
+                         * Format: int32
+                         * @description HTTP status of the last try; null when no answer came
+                         */
+                        last_status: number | null;
+                        lead_id: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When it is tried next; null unless pending
+                         */
+                        next_attempt_at: string | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                        /** @description What is sent: a webhook's body, a postback's URL (as it would be sent now) */
+                        payload: string;
+                        /** @description pending: to be sent (next_attempt_at); delivered: answered 2xx; failed: given up 24 h after it was made (retry to send again); cancelled: the destination was disabled or removed */
+                        state: "pending" | "delivered" | "failed" | "cancelled";
+                        /** @description Oldest first */
+                        tries: {
+                            /** Format: date-time */
+                            attempted_at: string;
+                            /** Format: int32 */
+                            duration_ms: number;
+                            error: string | null;
+                            /** Format: int32 */
+                            http_status: number | null;
+                            ok: boolean;
+                            /** @description The start of the answer (up to 2 KiB) */
+                            response_excerpt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    retryProviderPostbackDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deliveryId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: int32
+                         * @description Tries so far
+                         */
+                        attempts: number;
+                        /** @description The event's id (a webhook's webhook-id header): the same on every try */
+                        event_id: string;
+                        /**
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); webhook.disabled: A webhook was disabled after failing for days
+                         * @enum {string}
+                         */
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "webhook.disabled";
+                        id: string;
+                        /** Format: date-time */
+                        last_attempt_at: string | null;
+                        last_error: string | null;
+                        /**
+                         * Format: int32
+                         * @description HTTP status of the last try; null when no answer came
+                         */
+                        last_status: number | null;
+                        lead_id: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When it is tried next; null unless pending
+                         */
+                        next_attempt_at: string | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                        /** @description pending: to be sent (next_attempt_at); delivered: answered 2xx; failed: given up 24 h after it was made (retry to send again); cancelled: the destination was disabled or removed */
+                        state: "pending" | "delivered" | "failed" | "cancelled";
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    testProviderPostback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    campaign_id?: string | null;
+                    /**
+                     * @description The lead event that sends this postback
+                     * @enum {string}
+                     */
+                    event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed";
+                    /** @description One of the provider's leads to fill the macros from; default: a sample lead */
+                    lead_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: int32 */
+                        duration_ms: number;
+                        error: string | null;
+                        /** Format: int32 */
+                        http_status: number | null;
+                        /** @description The tracker answered 2xx */
+                        ok: boolean;
+                        response_excerpt: string | null;
+                        /** @description The URL called (GET) */
+                        url: string;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     rotateTrafficProviderToken: {
         parameters: {
             query?: never;
@@ -13453,7 +14405,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Page size (1–500, default 50) */
                 limit?: number;
-                /** @description pending: to be sent (next_attempt_at); delivered: answered 2xx; failed: given up 24 h after it was made (retry to send again); cancelled: the webhook was disabled */
+                /** @description pending: to be sent (next_attempt_at); delivered: answered 2xx; failed: given up 24 h after it was made (retry to send again); cancelled: the destination was disabled or removed */
                 state?: "pending" | "delivered" | "failed" | "cancelled";
             };
             header?: never;
@@ -13479,7 +14431,7 @@ export interface operations {
                              * @description Tries so far
                              */
                             attempts: number;
-                            /** @description Also the webhook-id header: the same on every try */
+                            /** @description The event's id (a webhook's webhook-id header): the same on every try */
                             event_id: string;
                             /**
                              * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); webhook.disabled: A webhook was disabled after failing for days
@@ -13503,7 +14455,7 @@ export interface operations {
                             next_attempt_at: string | null;
                             /** Format: date-time */
                             occurred_at: string;
-                            /** @description pending: to be sent (next_attempt_at); delivered: answered 2xx; failed: given up 24 h after it was made (retry to send again); cancelled: the webhook was disabled */
+                            /** @description pending: to be sent (next_attempt_at); delivered: answered 2xx; failed: given up 24 h after it was made (retry to send again); cancelled: the destination was disabled or removed */
                             state: "pending" | "delivered" | "failed" | "cancelled";
                         }[];
                         /** @description Pass as cursor= for the next page; null on the last page */
@@ -13607,7 +14559,7 @@ export interface operations {
                          * @description Tries so far
                          */
                         attempts: number;
-                        /** @description Also the webhook-id header: the same on every try */
+                        /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
                          * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); webhook.disabled: A webhook was disabled after failing for days
@@ -13631,9 +14583,9 @@ export interface operations {
                         next_attempt_at: string | null;
                         /** Format: date-time */
                         occurred_at: string;
-                        /** @description The body sent (the same on every try) */
+                        /** @description What is sent: a webhook's body, a postback's URL (as it would be sent now) */
                         payload: string;
-                        /** @description pending: to be sent (next_attempt_at); delivered: answered 2xx; failed: given up 24 h after it was made (retry to send again); cancelled: the webhook was disabled */
+                        /** @description pending: to be sent (next_attempt_at); delivered: answered 2xx; failed: given up 24 h after it was made (retry to send again); cancelled: the destination was disabled or removed */
                         state: "pending" | "delivered" | "failed" | "cancelled";
                         /** @description Oldest first */
                         tries: {
@@ -13747,7 +14699,7 @@ export interface operations {
                          * @description Tries so far
                          */
                         attempts: number;
-                        /** @description Also the webhook-id header: the same on every try */
+                        /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
                          * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); webhook.disabled: A webhook was disabled after failing for days
@@ -13771,7 +14723,7 @@ export interface operations {
                         next_attempt_at: string | null;
                         /** Format: date-time */
                         occurred_at: string;
-                        /** @description pending: to be sent (next_attempt_at); delivered: answered 2xx; failed: given up 24 h after it was made (retry to send again); cancelled: the webhook was disabled */
+                        /** @description pending: to be sent (next_attempt_at); delivered: answered 2xx; failed: given up 24 h after it was made (retry to send again); cancelled: the destination was disabled or removed */
                         state: "pending" | "delivered" | "failed" | "cancelled";
                     };
                 };

@@ -11,16 +11,13 @@ import { sql, PostgresAdapter, type Kysely } from 'kysely';
 //   (90 %) and full, once per cap and period (events.dedupe_key);
 // - application code (events/emit.ts) for what no row change tells: a webhook disabled, …
 //
-// A trigger on events fans each event out to its destinations (event_subscriptions) as
-// event_deliveries rows, in the same transaction. Dispatchers (events/dispatcher.ts) claim
-// deliveries with leases, in order per lead and destination.
+// Dispatchers (events/dispatcher.ts) fan events out to their destinations (event_subscriptions:
+// webhooks, traffic providers' postbacks) as event_deliveries rows, many events per transaction,
+// then claim deliveries with leases, in order per lead and destination. Fanning out in the
+// trigger cost every lead's intake 80 % more on SQLite (bench/RESULTS.md); a trigger now writes
+// the event alone.
 
 const ALERT_NOW = { sqlite: `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`, postgres: `to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` };
-const DAY_LATER = {
-  sqlite: `strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+1 day')`,
-  postgres: `to_char((clock_timestamp() + interval '1 day') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
-};
-
 type Engine = 'sqlite' | 'postgres';
 
 /** The lead's state an event carries: no contacts, nothing a partner's answer said. */
@@ -101,46 +98,40 @@ function capBody(engine: Engine): string[] {
   ];
 }
 
-/** Fans a new event out to every destination subscribed to it. */
-function fanOutBody(engine: Engine): string[] {
-  return [
-    `insert into event_deliveries (event_id, destination_kind, destination_id, lead_id, state, attempts, created_at, next_attempt_at, expires_at) ` +
-      `select new.id, s.destination_kind, s.destination_id, new.lead_id, 'pending', 0, ${ALERT_NOW[engine]}, ${ALERT_NOW[engine]}, ${DAY_LATER[engine]} ` +
-      `from event_subscriptions s where s.event_type = new.type ` +
-      `and (s.traffic_provider_id is null or s.traffic_provider_id = new.traffic_provider_id) and (s.campaign_id is null or s.campaign_id = new.campaign_id)`,
-  ];
-}
-
 export async function up(db: Kysely<any>): Promise<void> {
   const engine: Engine = db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
   const serial = engine === 'postgres' ? 'bigint generated always as identity primary key' : 'integer primary key autoincrement';
   const ref = engine === 'postgres' ? 'bigint' : 'integer';
   const run = (q: string) => sql.raw(q).execute(db);
 
+  // As few indexes as will do: every lead event pays for each (bench/RESULTS.md, "Event outbox").
+  // fanned: 0 until a dispatcher has made its deliveries. Alerts (no lead) are the notifications.
   await run(
     `create table events (id ${serial}, type text not null, occurred_at text not null, lead_id text, partner_id text, ` +
-      `traffic_provider_id text, campaign_id text, data text not null, dedupe_key text)`,
+      `traffic_provider_id text, campaign_id text, data text not null, dedupe_key text, fanned integer not null default 0)`,
   );
-  await run(`create unique index events_dedupe on events (dedupe_key)`);
-  await run(`create index events_type on events (type, id)`);
-  await run(`create index events_occurred on events (occurred_at)`);
+  await run(`create unique index events_dedupe on events (dedupe_key) where dedupe_key is not null`);
+  await run(`create index events_unfanned on events (id) where fanned = 0`);
+  await run(`create index events_alerts on events (type, id) where lead_id is null`);
 
+  // One row per destination and event type, or per campaign when a destination wants only
+  // some campaigns' events (a provider's campaign postbacks): never two rows that match one event.
   await run(
     `create table event_subscriptions (event_type text not null, destination_kind text not null, destination_id text not null, ` +
-      `traffic_provider_id text, campaign_id text, primary key (event_type, destination_kind, destination_id))`,
+      `traffic_provider_id text, campaign_id text)`,
   );
+  await run(`create unique index event_subscriptions_key on event_subscriptions (event_type, destination_kind, destination_id, campaign_id)`);
   await run(`create index event_subscriptions_destination on event_subscriptions (destination_kind, destination_id)`);
 
   await run(
-    `create table event_deliveries (id ${serial}, event_id ${ref} not null references events (id) on delete cascade, ` +
+    `create table event_deliveries (id ${serial}, event_id ${ref} not null, ` +
       `destination_kind text not null, destination_id text not null, lead_id text, state text not null, attempts integer not null, ` +
       `created_at text not null, next_attempt_at text not null, expires_at text not null, lease_until text, lease_token text, ` +
       `last_attempt_at text, last_status integer, last_error text)`,
   );
   await run(`create index event_deliveries_due on event_deliveries (next_attempt_at) where state = 'pending'`);
-  await run(`create index event_deliveries_in_order on event_deliveries (destination_kind, destination_id, lead_id, id) where state = 'pending'`);
+  await run(`create index event_deliveries_in_order on event_deliveries (destination_kind, destination_id, lead_id, event_id) where state = 'pending'`);
   await run(`create index event_deliveries_log on event_deliveries (destination_kind, destination_id, id)`);
-  await run(`create index event_deliveries_event on event_deliveries (event_id)`);
 
   await run(
     `create table event_delivery_tries (id ${serial}, delivery_id ${ref} not null references event_deliveries (id) on delete cascade, ` +
@@ -154,6 +145,14 @@ export async function up(db: Kysely<any>): Promise<void> {
       `event_types text not null, secret text not null, status text not null, disabled_reason text, failing_since text, ` +
       `created_at text not null, updated_at text not null)`,
   );
+
+  // A traffic provider's postbacks (S2S, GET): a URL template per lead event, for all its
+  // campaigns (campaign_id null) or one (which then replaces the provider-wide one).
+  await run(
+    `create table provider_postbacks (id text primary key, traffic_provider_id text not null references traffic_providers (id) on delete cascade, ` +
+      `campaign_id text references campaigns (id) on delete cascade, event_type text not null, url text not null, created_at text not null)`,
+  );
+  await run(`create index provider_postbacks_provider on provider_postbacks (traffic_provider_id, event_type)`);
 
   await run(`create table notification_reads (operator_id text primary key references operators (id) on delete cascade, last_read_event_id ${ref} not null)`);
 
@@ -169,7 +168,6 @@ export async function up(db: Kysely<any>): Promise<void> {
       leadUpdateBody(engine),
     ],
     ['cap_counters_events', 'cap_counters', 'update of used', 'new.used > old.used', capBody(engine)],
-    ['events_fan_out', 'events', 'insert', null, fanOutBody(engine)],
   ];
   for (const [name, table, event, when, body] of triggers) {
     if (engine === 'postgres') {

@@ -45,6 +45,8 @@ export const AUDIT_ACTIONS = [
   'traffic_provider.archived',
   'traffic_provider.deleted',
   'traffic_provider.token_rotated',
+  'traffic_provider.postbacks_updated',
+  'traffic_provider.postback_retried',
   'lead.exported',
   'lead.postback',
   'lead.redelivered',

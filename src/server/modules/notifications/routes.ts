@@ -4,11 +4,12 @@ import { decodeCursor, encodeCursor, PageQuery } from '../../http/pagination.js'
 import type { DB } from '../../db/database.js';
 import { ALERT_TYPES, EVENT_TYPES, type EventType } from '../../events/types.js';
 import { principalOf, type App } from '../../types.js';
-import { EventTypeName } from '../webhooks/schemas.js';
+import { EventTypeName } from '../../events/schemas.js';
 import { describeEvent, namesOf } from '../webhooks/service.js';
 
 // The dashboard's notifications: the alert events (caps, partners, webhooks), each shown to
 // operators whose role (or key) may see what it is about, with an unread count kept per operator.
+// Alerts are the events without a lead (the events_alerts index).
 
 const TAGS = ['Notifications'];
 
@@ -65,7 +66,7 @@ export default async function notificationRoutes(app: App) {
       if (!types.length) return { data: [], next_cursor: null, unread_count: 0 };
       const read = await lastRead(app.db, principal.operator.id);
       const after = decodeCursor(req.query.cursor, ['id'] as const);
-      let q = app.db.selectFrom('events').selectAll().where('type', 'in', types);
+      let q = app.db.selectFrom('events').selectAll().where('lead_id', 'is', null).where('type', 'in', types);
       if (req.query.unread_only) q = q.where('id', '>', read);
       if (after) q = q.where('id', '<', /^[0-9]{1,18}$/.test(after.id) ? Number(after.id) : 0);
       const rows = await q.orderBy('id', 'desc').limit(req.query.limit + 1).execute();
@@ -78,7 +79,7 @@ export default async function notificationRoutes(app: App) {
         }),
       );
       const unread = await app.db
-        .selectFrom((eb) => eb.selectFrom('events').select('id').where('type', 'in', types).where('id', '>', read).limit(UNREAD_COUNT_LIMIT).as('u'))
+        .selectFrom((eb) => eb.selectFrom('events').select('id').where('lead_id', 'is', null).where('type', 'in', types).where('id', '>', read).limit(UNREAD_COUNT_LIMIT).as('u'))
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .executeTakeFirstOrThrow();
       return { data, next_cursor: more ? encodeCursor({ id: String(page.at(-1)!.id) }) : null, unread_count: Number(unread.n) };
@@ -111,7 +112,7 @@ export default async function notificationRoutes(app: App) {
       const types = visibleTypes(principal.permissions);
       if (!types.length) return { unread_count: 0 };
       const left = await app.db
-        .selectFrom((eb) => eb.selectFrom('events').select('id').where('type', 'in', types).where('id', '>', read).limit(UNREAD_COUNT_LIMIT).as('u'))
+        .selectFrom((eb) => eb.selectFrom('events').select('id').where('lead_id', 'is', null).where('type', 'in', types).where('id', '>', read).limit(UNREAD_COUNT_LIMIT).as('u'))
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .executeTakeFirstOrThrow();
       return { unread_count: Number(left.n) };

@@ -1,15 +1,15 @@
 import { Type } from 'typebox';
 import { newId, nowIso } from '../../db/ids.js';
 import { IdParams } from '../../http/common-schemas.js';
-import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
+import { invalid, notFound, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
-import { decodeCursor, Page, pageOf } from '../../http/pagination.js';
+import { Page } from '../../http/pagination.js';
 import type { App } from '../../types.js';
 import { checkDestinationUrl } from '../../distribution/outbound.js';
 import { audit } from '../audit/service.js';
-import { CreateWebhook, DeliveryListQuery, DeliveryParams, UpdateWebhook, Webhook, WebhookDelivery, WebhookDeliveryDetail, WebhookWithSecret } from './schemas.js';
+import { CreateWebhook, UpdateWebhook, Webhook, WebhookWithSecret } from './schemas.js';
 import { cancelPending, namesOf, newSecret, renderBody, syncSubscriptions, toWebhook, urlProblem } from './service.js';
-import { findDelivery, listDeliveries, toDelivery } from './queries.js';
+import { deliveryLogRoutes } from '../../events/delivery-routes.js';
 
 const TAGS = ['Webhooks'];
 
@@ -176,77 +176,22 @@ export default async function webhookRoutes(app: App) {
     },
   );
 
-  app.get(
-    '/api/webhooks/:id/deliveries',
-    {
-      config: { permission: 'webhooks:view' },
-      schema: {
-        operationId: 'listWebhookDeliveries',
-        tags: TAGS,
-        summary: "A webhook's delivery log",
-        description: `Newest first; kept ${30} days.`,
-        params: IdParams,
-        querystring: DeliveryListQuery,
-        response: { 200: Page(WebhookDelivery, 'WebhookDeliveryPage'), ...problems(404) },
-      },
+  deliveryLogRoutes(app, {
+    kind: 'webhook',
+    base: '/api/webhooks/:id',
+    tags: TAGS,
+    what: 'Webhook',
+    operation: 'Webhook',
+    view: 'webhooks:view',
+    edit: 'webhooks:edit',
+    retryAction: 'webhook.delivery_retried',
+    find: async (id) => {
+      const hook = await find(id);
+      return { id: hook.id, active: hook.status === 'active' };
     },
-    async (req) => {
-      await find(req.params.id);
-      const after = decodeCursor(req.query.cursor, ['id'] as const);
-      const rows = await listDeliveries(app.db, req.params.id, { state: req.query.state, beforeId: after?.id, limit: req.query.limit });
-      return pageOf(rows.map(toDelivery), req.query.limit, (d) => ({ id: d.id }));
+    payload: async (id, event) => {
+      const hook = await find(id);
+      return renderBody(hook.format, hook.telegram_chat_id, event, hook.format === 'json' ? { partner: null, campaign: null, provider: null } : await namesOf(app.db, event));
     },
-  );
-
-  app.get(
-    '/api/webhooks/:id/deliveries/:deliveryId',
-    {
-      config: { permission: 'webhooks:view' },
-      schema: {
-        operationId: 'getWebhookDelivery',
-        tags: TAGS,
-        summary: 'One delivery, with the answer of each try',
-        params: DeliveryParams,
-        response: { 200: WebhookDeliveryDetail, ...problems(404) },
-      },
-    },
-    async (req) => {
-      const hook = await find(req.params.id);
-      const found = (await findDelivery(app.db, hook.id, req.params.deliveryId)) ?? notFound('delivery');
-      const body = renderBody(hook.format, hook.telegram_chat_id, found.event, hook.format === 'json' ? { partner: null, campaign: null, provider: null } : await namesOf(app.db, found.event));
-      return { ...toDelivery(found.row), payload: body, tries: found.tries };
-    },
-  );
-
-  app.post(
-    '/api/webhooks/:id/deliveries/:deliveryId/retry',
-    {
-      config: { permission: 'webhooks:edit' },
-      schema: {
-        operationId: 'retryWebhookDelivery',
-        tags: TAGS,
-        summary: 'Send a delivery again',
-        description: 'A failed or cancelled delivery (or a delivered one, to send it once more) is sent again now, then retried for another 24 hours. The webhook must be active (409 otherwise).',
-        params: DeliveryParams,
-        response: { 200: WebhookDelivery, ...problems(404, 409) },
-      },
-    },
-    async (req) => {
-      const hook = await find(req.params.id);
-      if (hook.status !== 'active') conflict('This webhook is disabled: enable it before retrying a delivery.');
-      const now = Date.now();
-      await app.db
-        .updateTable('event_deliveries')
-        .set({ state: 'pending', next_attempt_at: new Date(now).toISOString(), expires_at: new Date(now + 86400_000).toISOString(), last_error: null })
-        .where('id', '=', req.params.deliveryId)
-        .where('destination_kind', '=', 'webhook')
-        .where('destination_id', '=', hook.id)
-        // One being sent right now is left to its try.
-        .where((eb) => eb.or([eb('state', '!=', 'pending'), eb('lease_until', 'is', null), eb('lease_until', '<', new Date(now).toISOString())]))
-        .execute();
-      const found = (await findDelivery(app.db, hook.id, req.params.deliveryId)) ?? notFound('delivery');
-      await audit(app.db, req, { action: 'webhook.delivery_retried', target_type: 'webhook', target_id: hook.id, details: { delivery_id: found.row.id, event_type: found.event.type } });
-      return toDelivery(found.row);
-    },
-  );
+  });
 }

@@ -1,13 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, NullableTimestamp, ResourceName, Timestamp } from '../../http/common-schemas.js';
-import { PageQuery } from '../../http/pagination.js';
-import { ALL_EVENT_TYPES, EVENT_TYPES, type EventType } from '../../events/types.js';
-
-export const EventTypeName = Type.Unsafe<EventType>({
-  type: 'string',
-  enum: [...ALL_EVENT_TYPES],
-  description: ALL_EVENT_TYPES.map((t) => `${t}: ${EVENT_TYPES[t].description}`).join('; '),
-});
+import { ALL_EVENT_TYPES } from '../../events/types.js';
+import { EventTypeName } from '../../events/schemas.js';
 
 const Format = Type.Union([Type.Literal('json'), Type.Literal('slack'), Type.Literal('telegram')], {
   description:
@@ -76,47 +70,3 @@ export const UpdateWebhook = Type.Object(
 );
 export type UpdateWebhook = Static<typeof UpdateWebhook>;
 
-const DeliveryState = Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('cancelled')], {
-  description: 'pending: to be sent (next_attempt_at); delivered: answered 2xx; failed: given up 24 h after it was made (retry to send again); cancelled: the webhook was disabled',
-});
-
-const deliveryFields = {
-  id: Type.String(),
-  event_id: Type.String({ description: 'Also the webhook-id header: the same on every try' }),
-  event_type: EventTypeName,
-  occurred_at: Timestamp,
-  lead_id: Nullable(Type.String()),
-  state: DeliveryState,
-  attempts: Type.Integer({ format: 'int32', description: 'Tries so far' }),
-  next_attempt_at: { ...NullableTimestamp, description: 'When it is tried next; null unless pending' },
-  last_attempt_at: NullableTimestamp,
-  last_status: Nullable(Type.Integer({ format: 'int32', description: 'HTTP status of the last try; null when no answer came' })),
-  last_error: Nullable(Type.String()),
-};
-export const WebhookDelivery = Type.Object(deliveryFields, { title: 'WebhookDelivery' });
-export type WebhookDelivery = Static<typeof WebhookDelivery>;
-
-export const DeliveryTry = Type.Object(
-  {
-    attempted_at: Timestamp,
-    duration_ms: Type.Integer({ format: 'int32' }),
-    http_status: Nullable(Type.Integer({ format: 'int32' })),
-    ok: Type.Boolean(),
-    error: Nullable(Type.String()),
-    response_excerpt: Nullable(Type.String({ description: 'The start of the answer (up to 2 KiB)' })),
-  },
-  { title: 'WebhookDeliveryTry' },
-);
-export const WebhookDeliveryDetail = Type.Object(
-  { ...deliveryFields, payload: Type.String({ description: 'The body sent (the same on every try)' }), tries: Type.Array(DeliveryTry, { description: 'Oldest first' }) },
-  { title: 'WebhookDeliveryDetail' },
-);
-
-export const DeliveryListQuery = Type.Object(
-  { ...PageQuery, state: Type.Optional(DeliveryState) },
-  { additionalProperties: false },
-);
-export const DeliveryParams = Type.Object(
-  { id: Type.String({ minLength: 1, maxLength: 100 }), deliveryId: Type.String({ minLength: 1, maxLength: 20, pattern: '^[0-9]+$' }) },
-  { additionalProperties: false },
-);

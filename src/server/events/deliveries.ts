@@ -1,8 +1,10 @@
 import type { Kysely } from 'kysely';
-import type { Database, DeliveryState } from '../../db/tables.js';
-import type { StoredEvent } from '../../events/dispatcher.js';
-import type { EventType } from '../../events/types.js';
-import type { WebhookDelivery } from './schemas.js';
+import type { Database, DeliveryState, DestinationKind } from '../db/tables.js';
+import type { StoredEvent } from './dispatcher.js';
+import type { EventType } from './types.js';
+import type { EventDelivery } from './schemas.js';
+
+// A destination's delivery log: its deliveries newest first, and one with its tries.
 
 interface DeliveryRow {
   id: number | string;
@@ -32,7 +34,7 @@ const deliveryColumns = [
   'd.last_error',
 ] as const;
 
-export function toDelivery(r: DeliveryRow): WebhookDelivery {
+export function toDelivery(r: DeliveryRow): EventDelivery {
   return {
     id: String(r.id),
     event_id: `evt_${r.event_id}`,
@@ -49,13 +51,13 @@ export function toDelivery(r: DeliveryRow): WebhookDelivery {
 }
 
 /** Newest first, before `beforeId` (the cursor), limit + 1 rows. */
-export async function listDeliveries(db: Kysely<Database>, webhookId: string, q: { state?: DeliveryState; beforeId?: string; limit: number }) {
+export async function listDeliveries(db: Kysely<Database>, kind: DestinationKind, destinationId: string, q: { state?: DeliveryState; beforeId?: string; limit: number }) {
   let query = db
     .selectFrom('event_deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')
     .select(deliveryColumns)
-    .where('d.destination_kind', '=', 'webhook')
-    .where('d.destination_id', '=', webhookId);
+    .where('d.destination_kind', '=', kind)
+    .where('d.destination_id', '=', destinationId);
   if (q.state) query = query.where('d.state', '=', q.state);
   if (q.beforeId !== undefined) {
     if (!/^[0-9]{1,18}$/.test(q.beforeId)) return [];
@@ -64,13 +66,13 @@ export async function listDeliveries(db: Kysely<Database>, webhookId: string, q:
   return query.orderBy('d.id', 'desc').limit(q.limit + 1).execute();
 }
 
-export async function findDelivery(db: Kysely<Database>, webhookId: string, deliveryId: string) {
+export async function findDelivery(db: Kysely<Database>, kind: DestinationKind, destinationId: string, deliveryId: string) {
   const row = await db
     .selectFrom('event_deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')
     .select([...deliveryColumns, 'e.partner_id', 'e.traffic_provider_id', 'e.campaign_id', 'e.data'])
-    .where('d.destination_kind', '=', 'webhook')
-    .where('d.destination_id', '=', webhookId)
+    .where('d.destination_kind', '=', kind)
+    .where('d.destination_id', '=', destinationId)
     .where('d.id', '=', Number(deliveryId))
     .executeTakeFirst();
   if (!row) return null;

@@ -1,0 +1,112 @@
+import { Type } from 'typebox';
+import type { Permission } from '../auth/permissions.js';
+import type { DestinationKind } from '../db/tables.js';
+import { conflict, notFound } from '../http/errors.js';
+import { problems } from '../http/openapi.js';
+import { decodeCursor, Page, pageOf } from '../http/pagination.js';
+import type { App } from '../types.js';
+import { audit } from '../modules/audit/service.js';
+import type { AuditAction } from '../modules/audit/actions.js';
+import { findDelivery, listDeliveries, toDelivery } from './deliveries.js';
+import type { StoredEvent } from './dispatcher.js';
+import { DeliveryListQuery, EventDelivery, EventDeliveryDetail } from './schemas.js';
+import { RETENTION_DAYS } from './dispatcher.js';
+
+// A destination's delivery log, as three routes under its own path: the list, one delivery with
+// each try's answer, and a manual retry. Webhooks and traffic providers' postbacks use it.
+
+export interface DeliveryLogOptions {
+  kind: DestinationKind;
+  /** '/api/webhooks/:id' */
+  base: string;
+  tags: string[];
+  what: string;
+  operation: string;
+  view: Permission;
+  edit: Permission;
+  retryAction: AuditAction;
+  /** The destination (404 when there is none) and whether it sends. */
+  find(id: string): Promise<{ id: string; active: boolean }>;
+  /** What would be sent for the event now. */
+  payload(destinationId: string, event: StoredEvent): Promise<string>;
+}
+
+const DeliveryParams = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 100 }), deliveryId: Type.String({ minLength: 1, maxLength: 18, pattern: '^[0-9]+$' }) },
+  { additionalProperties: false },
+);
+const IdOnly = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
+
+export function deliveryLogRoutes(app: App, o: DeliveryLogOptions) {
+  app.get(
+    `${o.base}/deliveries`,
+    {
+      config: { permission: o.view },
+      schema: {
+        operationId: `list${o.operation}Deliveries`,
+        tags: o.tags,
+        summary: `${o.what}: delivery log`,
+        description: `Newest first; kept ${RETENTION_DAYS} days.`,
+        params: IdOnly,
+        querystring: DeliveryListQuery,
+        response: { 200: Page(EventDelivery, `${o.operation}DeliveryPage`), ...problems(404) },
+      },
+    },
+    async (req) => {
+      const dest = await o.find(req.params.id);
+      const after = decodeCursor(req.query.cursor, ['id'] as const);
+      const rows = await listDeliveries(app.db, o.kind, dest.id, { state: req.query.state, beforeId: after?.id, limit: req.query.limit });
+      return pageOf(rows.map(toDelivery), req.query.limit, (d) => ({ id: d.id }));
+    },
+  );
+
+  app.get(
+    `${o.base}/deliveries/:deliveryId`,
+    {
+      config: { permission: o.view },
+      schema: {
+        operationId: `get${o.operation}Delivery`,
+        tags: o.tags,
+        summary: `${o.what}: one delivery, with the answer of each try`,
+        params: DeliveryParams,
+        response: { 200: EventDeliveryDetail, ...problems(404) },
+      },
+    },
+    async (req) => {
+      const dest = await o.find(req.params.id);
+      const found = (await findDelivery(app.db, o.kind, dest.id, req.params.deliveryId)) ?? notFound('delivery');
+      return { ...toDelivery(found.row), payload: await o.payload(dest.id, found.event), tries: found.tries };
+    },
+  );
+
+  app.post(
+    `${o.base}/deliveries/:deliveryId/retry`,
+    {
+      config: { permission: o.edit },
+      schema: {
+        operationId: `retry${o.operation}Delivery`,
+        tags: o.tags,
+        summary: `${o.what}: send a delivery again`,
+        description:
+          'A failed or cancelled delivery (or a delivered one, to send it once more) is sent again now, then retried for another 24 hours. ' +
+          'One being sent right now is left to its try. 409 while the destination is disabled.',
+        params: DeliveryParams,
+        response: { 200: EventDelivery, ...problems(404, 409) },
+      },
+    },
+    async (req) => {
+      const dest = await o.find(req.params.id);
+      if (!dest.active) conflict(`This ${o.what.toLowerCase()} is disabled: enable it before retrying a delivery.`);
+      const now = Date.now();
+      const found = (await findDelivery(app.db, o.kind, dest.id, req.params.deliveryId)) ?? notFound('delivery');
+      await app.db
+        .updateTable('event_deliveries')
+        .set({ state: 'pending', next_attempt_at: new Date(now).toISOString(), expires_at: new Date(now + 86400_000).toISOString(), last_error: null })
+        .where('id', '=', Number(req.params.deliveryId))
+        .where((eb) => eb.or([eb('state', '!=', 'pending'), eb('lease_until', 'is', null), eb('lease_until', '<', new Date(now).toISOString())]))
+        .execute();
+      await audit(app.db, req, { action: o.retryAction, target_type: o.kind, target_id: dest.id, details: { delivery_id: found.row.id, event_type: found.event.type } });
+      return toDelivery((await findDelivery(app.db, o.kind, dest.id, req.params.deliveryId))!.row);
+    },
+  );
+}

@@ -1,0 +1,22 @@
+import type { Agent } from 'undici';
+import type { DB } from '../../db/database.js';
+import type { Destination } from '../../events/dispatcher.js';
+import { sendHttp } from '../../events/send-http.js';
+import { renderPostbackUrl, templateFor } from './service.js';
+
+// Sends a lead event to its traffic provider's tracker: GET the postback URL for the event (the
+// lead's campaign's own, else the provider-wide one), macros filled from the event.
+export function postbackDestination(db: DB, agent: Agent): Destination {
+  return {
+    async prepare(providerIds) {
+      const rows = await db.selectFrom('provider_postbacks').select(['traffic_provider_id', 'campaign_id', 'event_type', 'url']).where('traffic_provider_id', 'in', providerIds).execute();
+      return {
+        async send(event, delivery) {
+          const template = templateFor(rows, delivery.destination_id, event.type, event.campaign_id);
+          if (!template) return { cancel: 'the traffic provider has no postback for this event any more' };
+          return sendHttp(agent, { method: 'GET', url: renderPostbackUrl(template, event), headers: { 'user-agent': 'Leadgate-Postback' }, body: null }, "the provider's tracker");
+        },
+      };
+    },
+  };
+}
