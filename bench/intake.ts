@@ -15,8 +15,9 @@
 //                           [--postgres-url postgres://postgres@127.0.0.1:55432/postgres]
 // --processes: on PostgreSQL, also with that many server processes on the one database, the load
 // spread over them evenly (round-robin); SQLite is measured with one.
-// --outbox webhooks: two webhooks subscribed to every lead event (answered by the bench partner
-// process), so every lead writes its events and four deliveries, and the server sends them while
+// --outbox webhooks: two webhooks and the provider's postbacks subscribed to every lead event
+// (answered by the bench partner process), so every lead writes two events and six deliveries,
+// and the server sends them while
 // it takes leads; subscribed: the same, with dispatch off (what writing the outbox costs intake);
 // none: no subscription (the outbox's cost is then one index probe per change).
 import { fork, spawn, type ChildProcess } from 'node:child_process';
@@ -330,6 +331,8 @@ async function benchSetup(engine: string, processes: number, delay: number, outb
     if (outbox !== 'none') {
       const types = ['lead.received', 'lead.delivered', 'lead.rejected', 'lead.failed', 'lead.ftd', 'lead.sale_status_changed'];
       for (const name of ['Bench hook A', 'Bench hook B']) await json(base, 'POST', '/api/webhooks', { name, url: `${new URL(partner.url).origin}/hook`, event_types: types }, token);
+      const postbacks = types.map((event_type) => ({ event_type, campaign_id: null, url: `${new URL(partner.url).origin}/pb?click={sub_id1}&status={status}&payout={payout}` }));
+      await json(base, 'PUT', `/api/traffic-providers/${provider.id}/postbacks`, { postbacks }, token);
     }
 
     const what = `${engine}, ${processes} process${processes > 1 ? 'es' : ''}, partner ${delay} ms, outbox ${outbox}`;
@@ -354,6 +357,17 @@ async function benchSetup(engine: string, processes: number, delay: number, outb
       ];
       out.push(`| ${row.join(' | ')} |`);
       log(out.at(-1), JSON.stringify(run.statuses));
+    }
+    if (outbox === 'webhooks') {
+      // How long the servers take to send what the load left waiting.
+      const started = Date.now();
+      const hooks = (await json(base, 'GET', '/api/webhooks', undefined, token)).data as { id: string }[];
+      const waiting = async () => {
+        for (const h of hooks) if ((await json(base, 'GET', `/api/webhooks/${h.id}/deliveries?state=pending&limit=1`, undefined, token)).data.length) return true;
+        return (await json(base, 'GET', `/api/traffic-providers/${provider.id}/postbacks/deliveries?state=pending&limit=1`, undefined, token)).data.length > 0;
+      };
+      while ((await waiting()) && Date.now() - started < 300_000) await new Promise((r) => setTimeout(r, 500));
+      log(`${what}: every delivery sent ${((Date.now() - started) / 1000).toFixed(1)} s after the load ended`);
     }
   } finally {
     for (const sv of servers) sv.child.kill('SIGTERM');

@@ -39,6 +39,7 @@ import licenceRoutes from './modules/licence/routes.js';
 import notificationRoutes from './modules/notifications/routes.js';
 import webhookRoutes from './modules/webhooks/routes.js';
 import providerPostbackRoutes from './modules/provider-postbacks/routes.js';
+import statusPullRoutes from './modules/status-pull/routes.js';
 import hostingRoutes from './modules/hosting/routes.js';
 
 export interface BuildOptions {
@@ -151,6 +152,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(hostingRoutes);
   await app.register(webhookRoutes);
   await app.register(providerPostbackRoutes);
+  await app.register(statusPullRoutes);
   await app.register(notificationRoutes);
 
   await app.ready();

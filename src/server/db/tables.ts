@@ -297,6 +297,30 @@ export interface ProviderPostbacksTable {
   url: string;
   created_at: string;
 }
+export type ConversionSource = 'postback' | 'pull' | 'operator';
+export interface LeadStatusHistoryTable {
+  id: Generated<number | string>;
+  lead_id: string;
+  at: string;
+  source: ConversionSource;
+  sale_status: string | null;
+  previous_sale_status: string | null;
+  /** Set on the change that recorded the lead's FTD. */
+  ftd_at: string | null;
+}
+export interface PartnerStatusPullsTable {
+  partner_id: string;
+  config: string; // JSON (modules/status-pull/schemas.ts)
+  next_run_at: string;
+  lease_until: string | null;
+  last_run_at: string | null;
+  last_ok_at: string | null;
+  last_error: string | null;
+  /** Leads the last run changed. */
+  last_updated: number;
+  consecutive_failures: number;
+  updated_at: string;
+}
 export interface NotificationReadsTable {
   operator_id: string;
   last_read_event_id: number | string;
@@ -327,6 +351,8 @@ export interface Database {
   webhooks: WebhooksTable;
   notification_reads: NotificationReadsTable;
   provider_postbacks: ProviderPostbacksTable;
+  lead_status_history: LeadStatusHistoryTable;
+  partner_status_pulls: PartnerStatusPullsTable;
 }
 
 export type Role = Selectable<RolesTable>;

@@ -2,15 +2,20 @@ import type { App } from '../types.js';
 import { createOutboundAgent } from '../distribution/outbound.js';
 import { postbackDestination } from '../modules/provider-postbacks/destination.js';
 import { webhookDestination } from '../modules/webhooks/destination.js';
+import { StatusPuller } from '../modules/status-pull/runner.js';
 import { EventDispatcher } from './dispatcher.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     events: EventDispatcher;
+    statusPull: StatusPuller;
   }
 }
 
-/** app.events: dispatches the outbox every EVENT_DISPATCH_INTERVAL_MS once the app is ready; drained on close. */
+/**
+ * app.events: dispatches the outbox every EVENT_DISPATCH_INTERVAL_MS once the app is ready;
+ * app.statusPull: runs partners' status pulls when due. Both drained on close.
+ */
 export function installEvents(app: App) {
   // Its own connection pool, through the same outbound guard as partner delivery.
   const agent = createOutboundAgent({ allowedNetworks: app.config.partnerAllowedNetworks, keepAliveTimeout: 10_000, connections: 16, pipelining: 1 });
@@ -18,9 +23,15 @@ export function installEvents(app: App) {
   dispatcher.register('webhook', webhookDestination(app.db, agent, app.log));
   dispatcher.register('postback', postbackDestination(app.db, agent));
   app.decorate('events', dispatcher);
-  app.addHook('onReady', async () => dispatcher.start(app.config.dispatchIntervalMs));
+  // Partners' status pulls share the pool; they run on schedule when dispatch does.
+  const puller = new StatusPuller(app.db, agent, app.log);
+  app.decorate('statusPull', puller);
+  app.addHook('onReady', async () => {
+    dispatcher.start(app.config.dispatchIntervalMs);
+    puller.start(app.config.dispatchIntervalMs > 0);
+  });
   app.addHook('onClose', async () => {
-    await dispatcher.close();
+    await Promise.all([dispatcher.close(), puller.close()]);
     await agent.close();
   });
 }

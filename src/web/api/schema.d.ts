@@ -923,6 +923,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/partners/{id}/status-pull": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A partner's status pull and its health
+         * @description 404 when the partner has none.
+         *
+         *     Access: needs the `partners:view` permission (key scope and role).
+         */
+        get: operations["getStatusPull"];
+        /**
+         * Set a partner's status pull
+         * @description Asks the partner's API for its leads' statuses every interval_minutes over the last lookback_hours, and applies them as a postback would: the sale status when it differs, the FTD once per lead (the first reported wins), the source recorded as pull. The first run is due at once.
+         *
+         *     Access: needs the `partners:edit` permission (key scope and role).
+         */
+        put: operations["putStatusPull"];
+        post?: never;
+        /**
+         * Remove a partner's status pull
+         * @description Access: needs the `partners:edit` permission (key scope and role).
+         */
+        delete: operations["deleteStatusPull"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partners/{id}/status-pull/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pull now
+         * @description Runs the pull at once. dry_run (the default) calls the partner and shows the requests, their answers and what would change, changing nothing; dry_run=false applies the changes and counts as the scheduled run.
+         *
+         *     Access: needs the `partners:edit` permission (key scope and role).
+         */
+        post: operations["runStatusPull"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/partners/{id}/test": {
         parameters: {
             query?: never;
@@ -5952,6 +6006,17 @@ export interface operations {
                         sale_status: string | null;
                         /** @enum {string} */
                         status: "new" | "pending" | "delivered" | "rejected" | "duplicate" | "failed";
+                        /** @description Every sale-status change and the FTD, oldest first, with where each came from */
+                        status_history: {
+                            /** Format: date-time */
+                            at: string;
+                            /** @description Set on the change that recorded the FTD */
+                            ftd_at: string | null;
+                            previous_sale_status: string | null;
+                            sale_status: string | null;
+                            /** @description postback: the partner's postback; pull: the partner's status API; operator: changed in Leadgate */
+                            source: "postback" | "pull" | "operator";
+                        }[];
                         /** Format: date-time */
                         status_updated_at: string;
                         sub_id1: string | null;
@@ -6129,6 +6194,17 @@ export interface operations {
                         sale_status: string | null;
                         /** @enum {string} */
                         status: "new" | "pending" | "delivered" | "rejected" | "duplicate" | "failed";
+                        /** @description Every sale-status change and the FTD, oldest first, with where each came from */
+                        status_history: {
+                            /** Format: date-time */
+                            at: string;
+                            /** @description Set on the change that recorded the FTD */
+                            ftd_at: string | null;
+                            previous_sale_status: string | null;
+                            sale_status: string | null;
+                            /** @description postback: the partner's postback; pull: the partner's status API; operator: changed in Leadgate */
+                            source: "postback" | "pull" | "operator";
+                        }[];
                         /** Format: date-time */
                         status_updated_at: string;
                         sub_id1: string | null;
@@ -7029,10 +7105,10 @@ export interface operations {
                             text: string;
                             traffic_provider_id: string | null;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.pull_failed: A partner's status pull failed 3 times in a row; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "webhook.disabled";
+                            type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled";
                             unread: boolean;
                         }[];
                         next_cursor: string | null;
@@ -8951,6 +9027,793 @@ export interface operations {
             };
             /** @description conflict: the request clashes with the current state */
             409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getStatusPull: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** StatusPullConfig */
+                        config: {
+                            /** @description POST only: a JSON body; string values may hold the same placeholders */
+                            body_template: {
+                                [key: string]: unknown;
+                            } | null;
+                            /**
+                             * @description How {{from}} and {{to}} are written: iso (2026-11-26T10:00:00Z), date (2026-11-26, UTC), unix (seconds)
+                             * @default iso
+                             */
+                            date_format: "iso" | "date" | "unix";
+                            /**
+                             * @description false: kept, not run on schedule (Pull now still works)
+                             * @default true
+                             */
+                            enabled: boolean;
+                            /** @description Dot path in each item to the FTD: a flag (true, 1, "yes") or a date-time (the FTD time) (empty: not read) */
+                            ftd_path: string;
+                            /** @description Write-only, as the send integration's: answers show values masked; a masked value keeps the stored one while the URL keeps its scheme, host and port */
+                            headers: {
+                                [key: string]: string;
+                            };
+                            /**
+                             * Format: int32
+                             * @description How often it runs (at least every minute)
+                             */
+                            interval_minutes: number;
+                            /** @description Dot path in each item to the partner's lead id (the partner_lead_id it answered at delivery) */
+                            lead_id_path: string;
+                            /** @description Dot path in the answer (e.g. data.items), empty: the answer itself */
+                            list_path: string;
+                            /**
+                             * Format: int32
+                             * @description The window each run asks about: from now minus this, to now
+                             */
+                            lookback_hours: number;
+                            /** @default GET */
+                            method: "GET" | "POST";
+                            /** @description none: one request per run; page: {{page}} counts up until a short or empty page */
+                            paging: {
+                                /** @enum {string} */
+                                type: "none";
+                            } | {
+                                /**
+                                 * Format: int32
+                                 * @default 1
+                                 */
+                                first_page: number;
+                                /**
+                                 * Format: int32
+                                 * @description At most this many requests per run
+                                 * @default 20
+                                 */
+                                max_pages: number;
+                                /**
+                                 * Format: int32
+                                 * @description A page with fewer items is the last
+                                 * @default 100
+                                 */
+                                page_size: number;
+                                /** @enum {string} */
+                                type: "page";
+                            };
+                            /** @description Dot path in each item to the revenue (a number or decimal text, in USD) (empty: not read) */
+                            revenue_path: string;
+                            /** @description The partner's status words (matched ignoring case and spaces around) → Leadgate's sale status and FTD; a word not listed becomes the sale status as it is */
+                            status_map: {
+                                [key: string]: {
+                                    /**
+                                     * @description This word means the lead deposited (FTD)
+                                     * @default false
+                                     */
+                                    ftd: boolean;
+                                    /** @description Leadgate's sale status for this word */
+                                    sale_status: string;
+                                };
+                            };
+                            /** @description Dot path in each item to the status word (empty: not read) */
+                            status_path: string;
+                            /**
+                             * Format: int32
+                             * @description Per request
+                             * @default 10000
+                             */
+                            timeout_ms: number;
+                            /** @description http(s) URL; {{from}}, {{to}} (the window, in date_format), {{page}} and {{page_size}} are filled in (URL-encoded) on each request */
+                            url: string;
+                        };
+                        /** StatusPullHealth */
+                        health: {
+                            /** Format: int32 */
+                            consecutive_failures: number;
+                            last_error: string | null;
+                            /** Format: date-time */
+                            last_ok_at: string | null;
+                            /** Format: date-time */
+                            last_run_at: string | null;
+                            /**
+                             * Format: int32
+                             * @description Leads the last run changed
+                             */
+                            last_updated: number;
+                            /** Format: date-time */
+                            next_run_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putStatusPull: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description POST only: a JSON body; string values may hold the same placeholders */
+                    body_template?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /**
+                     * @description How {{from}} and {{to}} are written: iso (2026-11-26T10:00:00Z), date (2026-11-26, UTC), unix (seconds)
+                     * @default iso
+                     */
+                    date_format?: "iso" | "date" | "unix";
+                    /**
+                     * @description false: kept, not run on schedule (Pull now still works)
+                     * @default true
+                     */
+                    enabled?: boolean;
+                    /** @description Dot path in each item to the FTD: a flag (true, 1, "yes") or a date-time (the FTD time) (empty: not read) */
+                    ftd_path?: string;
+                    /** @description Write-only, as the send integration's: answers show values masked; a masked value keeps the stored one while the URL keeps its scheme, host and port */
+                    headers?: {
+                        [key: string]: string;
+                    };
+                    /**
+                     * Format: int32
+                     * @description How often it runs (at least every minute)
+                     */
+                    interval_minutes: number;
+                    /** @description Dot path in each item to the partner's lead id (the partner_lead_id it answered at delivery) */
+                    lead_id_path: string;
+                    /** @description Dot path in the answer (e.g. data.items), empty: the answer itself */
+                    list_path?: string;
+                    /**
+                     * Format: int32
+                     * @description The window each run asks about: from now minus this, to now
+                     */
+                    lookback_hours: number;
+                    /** @default GET */
+                    method?: "GET" | "POST";
+                    /** @description none: one request per run; page: {{page}} counts up until a short or empty page */
+                    paging?: {
+                        /** @enum {string} */
+                        type: "none";
+                    } | {
+                        /**
+                         * Format: int32
+                         * @default 1
+                         */
+                        first_page: number;
+                        /**
+                         * Format: int32
+                         * @description At most this many requests per run
+                         * @default 20
+                         */
+                        max_pages: number;
+                        /**
+                         * Format: int32
+                         * @description A page with fewer items is the last
+                         * @default 100
+                         */
+                        page_size: number;
+                        /** @enum {string} */
+                        type: "page";
+                    };
+                    /** @description Dot path in each item to the revenue (a number or decimal text, in USD) (empty: not read) */
+                    revenue_path?: string;
+                    /** @description The partner's status words (matched ignoring case and spaces around) → Leadgate's sale status and FTD; a word not listed becomes the sale status as it is */
+                    status_map?: {
+                        [key: string]: {
+                            /**
+                             * @description This word means the lead deposited (FTD)
+                             * @default false
+                             */
+                            ftd?: boolean;
+                            /** @description Leadgate's sale status for this word */
+                            sale_status: string;
+                        };
+                    };
+                    /** @description Dot path in each item to the status word (empty: not read) */
+                    status_path?: string;
+                    /**
+                     * Format: int32
+                     * @description Per request
+                     * @default 10000
+                     */
+                    timeout_ms?: number;
+                    /** @description http(s) URL; {{from}}, {{to}} (the window, in date_format), {{page}} and {{page_size}} are filled in (URL-encoded) on each request */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** StatusPullConfig */
+                        config: {
+                            /** @description POST only: a JSON body; string values may hold the same placeholders */
+                            body_template: {
+                                [key: string]: unknown;
+                            } | null;
+                            /**
+                             * @description How {{from}} and {{to}} are written: iso (2026-11-26T10:00:00Z), date (2026-11-26, UTC), unix (seconds)
+                             * @default iso
+                             */
+                            date_format: "iso" | "date" | "unix";
+                            /**
+                             * @description false: kept, not run on schedule (Pull now still works)
+                             * @default true
+                             */
+                            enabled: boolean;
+                            /** @description Dot path in each item to the FTD: a flag (true, 1, "yes") or a date-time (the FTD time) (empty: not read) */
+                            ftd_path: string;
+                            /** @description Write-only, as the send integration's: answers show values masked; a masked value keeps the stored one while the URL keeps its scheme, host and port */
+                            headers: {
+                                [key: string]: string;
+                            };
+                            /**
+                             * Format: int32
+                             * @description How often it runs (at least every minute)
+                             */
+                            interval_minutes: number;
+                            /** @description Dot path in each item to the partner's lead id (the partner_lead_id it answered at delivery) */
+                            lead_id_path: string;
+                            /** @description Dot path in the answer (e.g. data.items), empty: the answer itself */
+                            list_path: string;
+                            /**
+                             * Format: int32
+                             * @description The window each run asks about: from now minus this, to now
+                             */
+                            lookback_hours: number;
+                            /** @default GET */
+                            method: "GET" | "POST";
+                            /** @description none: one request per run; page: {{page}} counts up until a short or empty page */
+                            paging: {
+                                /** @enum {string} */
+                                type: "none";
+                            } | {
+                                /**
+                                 * Format: int32
+                                 * @default 1
+                                 */
+                                first_page: number;
+                                /**
+                                 * Format: int32
+                                 * @description At most this many requests per run
+                                 * @default 20
+                                 */
+                                max_pages: number;
+                                /**
+                                 * Format: int32
+                                 * @description A page with fewer items is the last
+                                 * @default 100
+                                 */
+                                page_size: number;
+                                /** @enum {string} */
+                                type: "page";
+                            };
+                            /** @description Dot path in each item to the revenue (a number or decimal text, in USD) (empty: not read) */
+                            revenue_path: string;
+                            /** @description The partner's status words (matched ignoring case and spaces around) → Leadgate's sale status and FTD; a word not listed becomes the sale status as it is */
+                            status_map: {
+                                [key: string]: {
+                                    /**
+                                     * @description This word means the lead deposited (FTD)
+                                     * @default false
+                                     */
+                                    ftd: boolean;
+                                    /** @description Leadgate's sale status for this word */
+                                    sale_status: string;
+                                };
+                            };
+                            /** @description Dot path in each item to the status word (empty: not read) */
+                            status_path: string;
+                            /**
+                             * Format: int32
+                             * @description Per request
+                             * @default 10000
+                             */
+                            timeout_ms: number;
+                            /** @description http(s) URL; {{from}}, {{to}} (the window, in date_format), {{page}} and {{page_size}} are filled in (URL-encoded) on each request */
+                            url: string;
+                        };
+                        /** StatusPullHealth */
+                        health: {
+                            /** Format: int32 */
+                            consecutive_failures: number;
+                            last_error: string | null;
+                            /** Format: date-time */
+                            last_ok_at: string | null;
+                            /** Format: date-time */
+                            last_run_at: string | null;
+                            /**
+                             * Format: int32
+                             * @description Leads the last run changed
+                             */
+                            last_updated: number;
+                            /** Format: date-time */
+                            next_run_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteStatusPull: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    runStatusPull: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default true */
+                    dry_run: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What changed (or, in a dry run, would change) */
+                        changes: {
+                            /** @description This run records the FTD */
+                            ftd: boolean;
+                            lead_id: string;
+                            notes: string[];
+                            partner_lead_id: string;
+                            sale_status: {
+                                from: string | null;
+                                to: string | null;
+                            };
+                            status_word: string | null;
+                        }[];
+                        dry_run: boolean;
+                        error: string | null;
+                        /** Format: int32 */
+                        items_read: number;
+                        ok: boolean;
+                        /** @description Headers are not shown (they carry secrets) */
+                        requests: {
+                            error: string | null;
+                            /** Format: int32 */
+                            http_status: number | null;
+                            /** Format: int32 */
+                            items: number;
+                            method: string;
+                            /** @description The start of the answer (up to 2 KiB) */
+                            response_excerpt: string | null;
+                            url: string;
+                        }[];
+                        /** Format: int32 */
+                        unchanged: number;
+                        /** @description Partner lead ids no lead delivered to this partner carries (up to 50) */
+                        unmatched: string[];
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -13079,10 +13942,10 @@ export interface operations {
                             /** @description The event's id (a webhook's webhook-id header): the same on every try */
                             event_id: string;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.pull_failed: A partner's status pull failed 3 times in a row; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "webhook.disabled";
+                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled";
                             id: string;
                             /** Format: date-time */
                             last_attempt_at: string | null;
@@ -13207,10 +14070,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.pull_failed: A partner's status pull failed 3 times in a row; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -13347,10 +14210,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.pull_failed: A partner's status pull failed 3 times in a row; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -13806,7 +14669,7 @@ export interface operations {
                             created_at: string;
                             /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                             disabled_reason: string | null;
-                            event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "webhook.disabled")[];
+                            event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled")[];
                             /**
                              * Format: date-time
                              * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -13888,7 +14751,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The events sent to this webhook */
-                    event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "webhook.disabled")[];
+                    event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled")[];
                     /**
                      * @description json: the event as JSON ({type, timestamp, data}); slack: {"text"} for a Slack-compatible incoming webhook; telegram: {"chat_id", "text"} for the Telegram Bot API sendMessage (URL https://api.telegram.org/bot<token>/sendMessage). Every format is signed the same way.
                      * @default json
@@ -13917,7 +14780,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -14044,7 +14907,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -14259,7 +15122,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The events sent to this webhook */
-                    event_types?: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "webhook.disabled")[];
+                    event_types?: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled")[];
                     /** @description json: the event as JSON ({type, timestamp, data}); slack: {"text"} for a Slack-compatible incoming webhook; telegram: {"chat_id", "text"} for the Telegram Bot API sendMessage (URL https://api.telegram.org/bot<token>/sendMessage). Every format is signed the same way. */
                     format?: "json" | "slack" | "telegram";
                     /** @description Shown in lists; need not be unique */
@@ -14286,7 +15149,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -14434,10 +15297,10 @@ export interface operations {
                             /** @description The event's id (a webhook's webhook-id header): the same on every try */
                             event_id: string;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.pull_failed: A partner's status pull failed 3 times in a row; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "webhook.disabled";
+                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled";
                             id: string;
                             /** Format: date-time */
                             last_attempt_at: string | null;
@@ -14562,10 +15425,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.pull_failed: A partner's status pull failed 3 times in a row; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -14702,10 +15565,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.pull_failed: A partner's status pull failed 3 times in a row; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -14855,7 +15718,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded

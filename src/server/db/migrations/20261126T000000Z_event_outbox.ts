@@ -154,6 +154,21 @@ export async function up(db: Kysely<any>): Promise<void> {
   );
   await run(`create index provider_postbacks_provider on provider_postbacks (traffic_provider_id, event_type)`);
 
+  // Every sale-status change and FTD of a lead, with where it came from.
+  await run(
+    `create table lead_status_history (id ${serial}, lead_id text not null references leads (id) on delete cascade, at text not null, ` +
+      `source text not null, sale_status text, previous_sale_status text, ftd_at text)`,
+  );
+  await run(`create index lead_status_history_lead on lead_status_history (lead_id, id)`);
+
+  // A partner's status pull: its configuration (as data, like the send integration) and its
+  // schedule and health. One process runs a partner's pull at a time (lease_until).
+  await run(
+    `create table partner_status_pulls (partner_id text primary key references partners (id) on delete cascade, config text not null, ` +
+      `next_run_at text not null, lease_until text, last_run_at text, last_ok_at text, last_error text, last_updated integer not null default 0, ` +
+      `consecutive_failures integer not null default 0, updated_at text not null)`,
+  );
+
   await run(`create table notification_reads (operator_id text primary key references operators (id) on delete cascade, last_read_event_id ${ref} not null)`);
 
   const triggers: [name: string, table: string, event: string, when: string | null, body: string[]][] = [

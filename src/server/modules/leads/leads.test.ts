@@ -47,12 +47,13 @@ forEachDatabase('Leads search and detail', (engine) => {
       assert.equal(bare[k], null, k);
     }
     assert.deepEqual([bare.status, bare.reason, bare.is_ftd, bare.payout, bare.revenue], ['rejected', 'no partner', false, 0, 0]);
-    // The detail is the same record plus its attempts.
+    // The detail is the same record plus its attempts and its status history.
     const detail = await get(ta, `/api/leads/${fullId}`);
     assert.equal(detail.statusCode, 200);
-    const { attempts, ...rest } = detail.json();
+    const { attempts, status_history, ...rest } = detail.json();
     assert.deepEqual(rest, data[0]);
     assert.deepEqual(attempts, []);
+    assert.deepEqual(status_history, [], 'its FTD was written directly, not reported');
   });
 
   test('every filter: the rows that should match do, the others do not', async (t) => {

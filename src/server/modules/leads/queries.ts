@@ -2,7 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selecta
 import { compiledOnce } from '../../db/compiled.js';
 import { fromJson, jsonArrayFrom } from '../../db/json.js';
 import { isPostgres, PREPARED } from '../../db/database.js';
-import type { Database, LeadAttemptsTable, LeadsTable } from '../../db/tables.js';
+import type { Database, LeadAttemptsTable, LeadsTable, LeadStatusHistoryTable } from '../../db/tables.js';
 import { contactMasker, maskEmail, maskPhone, type Masker } from './mask.js';
 import { DATE_COLUMNS, SUB_IDS, type LeadFilter, type TextMatch } from './search.js';
 
@@ -217,20 +217,27 @@ const leadWithAttempts = compiledOnce((db: DB, id: string) =>
         .whereRef('a.lead_id', '=', 'l.id');
       return jsonArrayFrom(db, attempts).as('attempts');
     })
+    .select((eb) =>
+      jsonArrayFrom(db, eb.selectFrom('lead_status_history as h').select(['h.id', 'h.at', 'h.source', 'h.sale_status', 'h.previous_sale_status', 'h.ftd_at']).whereRef('h.lead_id', '=', 'l.id')).as('status_history'),
+    )
     .where('l.id', '=', id)
     .modifyEnd(sql.raw(PREPARED)),
 );
 
 type AttemptRow = Omit<Selectable<LeadAttemptsTable>, 'lead_id'> & { partner_name: string | null };
 
-/** A lead with its names and its attempts in order (attempt, time, id), or undefined. */
-export async function findLead(db: DB, id: string): Promise<(LeadRow & { attempts: Omit<AttemptRow, 'id'>[] }) | undefined> {
+type HistoryRow = Omit<Selectable<LeadStatusHistoryTable>, 'lead_id'>;
+
+/** A lead with its names, its attempts in order (attempt, time, id) and its status history (oldest first), or undefined. */
+export async function findLead(db: DB, id: string): Promise<(LeadRow & { attempts: Omit<AttemptRow, 'id'>[]; status_history: Omit<HistoryRow, 'id'>[] }) | undefined> {
   const [row] = await leadWithAttempts(db, id);
   if (!row) return undefined;
   // In order here: an aggregate does not promise its subquery's order (db/json.ts).
   const attempts = fromJson(row.attempts) as AttemptRow[];
   attempts.sort((a, b) => a.attempt_no - b.attempt_no || cmp(a.requested_at, b.requested_at) || cmp(a.id, b.id));
-  return { ...(row as LeadRow), attempts: attempts.map(({ id: _, ...a }) => a) };
+  const history = fromJson(row.status_history) as HistoryRow[];
+  history.sort((a, b) => Number(a.id) - Number(b.id));
+  return { ...(row as LeadRow), attempts: attempts.map(({ id: _, ...a }) => a), status_history: history.map(({ id: _, ...h }) => h) };
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -308,10 +315,11 @@ export type LeadView = ReturnType<typeof toLead>;
 export async function leadDetail(db: DB, id: string, contacts: boolean) {
   const row = await findLead(db, id);
   if (!row) return null;
-  const { attempts } = row;
+  const { attempts, status_history } = row;
   const mask = contacts ? null : contactMasker(row);
   return {
     ...toLead(row, contacts, mask),
+    status_history,
     // The reason and the excerpt quote the partner's answer, which may echo the contacts back.
     attempts: attempts.map((a) => {
       const attempt = { ...a, partner_name: a.partner_name ?? null };

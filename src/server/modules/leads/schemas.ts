@@ -73,8 +73,23 @@ export const LeadAttempt = Type.Object(
   { title: 'LeadAttempt' },
 );
 
+export const LeadStatusChange = Type.Object(
+  {
+    at: Type.String({ format: 'date-time' }),
+    source: Type.Union([Type.Literal('postback'), Type.Literal('pull'), Type.Literal('operator')], { description: "postback: the partner's postback; pull: the partner's status API; operator: changed in Leadgate" }),
+    sale_status: Type.Union([Type.String(), Type.Null()]),
+    previous_sale_status: Type.Union([Type.String(), Type.Null()]),
+    ftd_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Set on the change that recorded the FTD' }),
+  },
+  { title: 'LeadStatusChange' },
+);
+
 export const LeadDetail = Type.Object(
-  { ...Lead.properties, attempts: Type.Array(LeadAttempt, { description: 'Delivery attempts, first to last' }) },
+  {
+    ...Lead.properties,
+    attempts: Type.Array(LeadAttempt, { description: 'Delivery attempts, first to last' }),
+    status_history: Type.Array(LeadStatusChange, { description: 'Every sale-status change and the FTD, oldest first, with where each came from' }),
+  },
   { title: 'LeadDetail' },
 );
 

@@ -23,7 +23,7 @@ export const maskHeaders = (headers: Record<string, string>) =>
 /** For audit details: which headers are set, never their values. */
 export const integrationForAudit = (i: StoredIntegration) => ({ ...i, headers: Object.keys(i.headers) });
 
-function checkUrl(url: string, allowedNetworks: readonly string[], errors: FieldError[]) {
+export function checkUrl(url: string, allowedNetworks: readonly string[], errors: FieldError[], field = 'integration.url') {
   let parsed: URL | null = null;
   try {
     parsed = new URL(url);
@@ -31,23 +31,23 @@ function checkUrl(url: string, allowedNetworks: readonly string[], errors: Field
     // reported below
   }
   if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname) {
-    errors.push({ field: 'integration.url', message: 'must be an absolute http or https URL' });
+    errors.push({ field, message: 'must be an absolute http or https URL' });
     return;
   }
   // A lead's data fills the path and query, never the host: else a traffic provider's lead
   // (sub_id1 = "attacker.example") would choose where every lead of that partner is sent.
   if (parsed.hostname.includes('%7B%7B') || parsed.hostname.includes('{{')) {
-    errors.push({ field: 'integration.url', message: 'placeholders may fill the path and query only, not the host' });
+    errors.push({ field, message: 'placeholders may fill the path and query only, not the host' });
     return;
   }
   // Addresses written literally are refused now, with the field named; host names are checked
   // by the outbound guard when a call connects (what they resolve to can change).
   const refusal = checkDestinationUrl(url, allowedNetworks);
-  if (refusal) errors.push({ field: 'integration.url', message: refusal.message });
+  if (refusal) errors.push({ field, message: refusal.message });
 }
 
 /** scheme://host:port, normalised (case, default port, numeric spellings); null when not an http(s) URL. */
-function originOf(url: string): string | null {
+export function originOf(url: string): string | null {
   try {
     const origin = new URL(url).origin;
     return origin === 'null' ? null : origin;
@@ -135,29 +135,7 @@ export function resolveIntegration(
   checkUrl(input.url, allowedNetworks, errors);
   const origin = originOf(input.url);
   const sameDestination = previous !== null && origin !== null && origin === originOf(previous.url);
-  const headers: Record<string, string> = Object.create(null); // a header named __proto__ stays a header
-  const seen = new Set<string>();
-  for (const [name, raw] of Object.entries((input.headers ?? {}) as Record<string, string>)) {
-    const field = `integration.headers.${name}`;
-    const nameProblem = headerNameProblem(name, seen);
-    if (nameProblem) {
-      errors.push({ field, message: nameProblem });
-      continue;
-    }
-    const storedName = Object.keys(previous?.headers ?? {}).find((k) => k.toLowerCase() === name.toLowerCase());
-    const stored = storedName === undefined ? undefined : previous!.headers[storedName];
-    if (stored !== undefined && raw === maskHeaderValue(stored)) {
-      if (sameDestination) headers[name] = stored;
-      else errors.push({ field, message: 're-enter this secret: the destination changed (scheme, host or port)' });
-    } else if (!HEADER_VALUE.test(raw)) {
-      errors.push({
-        field,
-        message: raw.includes('•')
-          ? 'is a masked value but this header has no stored value to keep; send the real value'
-          : 'holds a character a header value cannot carry (line breaks, control or non-Latin-1 characters)',
-      });
-    } else headers[name] = raw;
-  }
+  const headers = resolveSecretHeaders((input.headers ?? {}) as Record<string, string>, previous?.headers ?? {}, sameDestination, 'integration.headers', errors);
   const body_template = (input.body_template ?? {}) as Record<string, unknown>;
   checkTemplate(body_template, 'integration.body_template', 1, errors);
   return {
@@ -170,6 +148,43 @@ export function resolveIntegration(
     autologin_path: input.autologin_path ?? '',
     timeout_ms: input.timeout_ms ?? 5000,
   };
+}
+
+/**
+ * Header values as sent, a masked one standing for the stored value of that header while the
+ * destination is the same (else an error asking for it again). Errors are named `<prefix>.<header>`.
+ */
+export function resolveSecretHeaders(
+  input: Record<string, string>,
+  previous: Record<string, string>,
+  sameDestination: boolean,
+  prefix: string,
+  errors: FieldError[],
+): Record<string, string> {
+  const headers: Record<string, string> = Object.create(null); // a header named __proto__ stays a header
+  const seen = new Set<string>();
+  for (const [name, raw] of Object.entries(input)) {
+    const field = `${prefix}.${name}`;
+    const nameProblem = headerNameProblem(name, seen);
+    if (nameProblem) {
+      errors.push({ field, message: nameProblem });
+      continue;
+    }
+    const storedName = Object.keys(previous).find((k) => k.toLowerCase() === name.toLowerCase());
+    const stored = storedName === undefined ? undefined : previous[storedName];
+    if (stored !== undefined && raw === maskHeaderValue(stored)) {
+      if (sameDestination) headers[name] = stored;
+      else errors.push({ field, message: 're-enter this secret: the destination changed (scheme, host or port)' });
+    } else if (!HEADER_VALUE.test(raw)) {
+      errors.push({
+        field,
+        message: raw.includes('•')
+          ? 'is a masked value but this header has no stored value to keep; send the real value'
+          : 'holds a character a header value cannot carry (line breaks, control or non-Latin-1 characters)',
+      });
+    } else headers[name] = raw;
+  }
+  return headers;
 }
 
 /** Checks shared by create and update, on the values the partner would end up with. */

@@ -43,6 +43,21 @@ const postbackAudits = (ta: TestApp) => ta.db.selectFrom('audit_log').selectAll(
 const badFields = (res: Awaited<ReturnType<typeof get>>) => expectProblem(res, 400, 'validation_failed').errors!.map((e) => e.field).sort();
 
 forEachDatabase('Postbacks', (engine) => {
+  test("each sale-status change and the FTD go into the lead's status history with source postback; repeats add nothing", async (t) => {
+    const { ta, a, lead } = await setup(t, engine);
+    await get(ta, a.postbackToken, `lead_id=${lead}&sale_status=Interested`);
+    await get(ta, a.postbackToken, `lead_id=${lead}&sale_status=Interested`);
+    await get(ta, a.postbackToken, `lead_id=${lead}&sale_status=Deposited&ftd=1&ftd_at=2026-11-20T09:00:00Z`);
+    const history = (await getJson(ta, `/api/leads/${lead}`)).status_history;
+    assert.deepEqual(
+      history.map((h: any) => [h.source, h.previous_sale_status, h.sale_status, h.ftd_at]),
+      [
+        ['postback', null, 'Interested', null],
+        ['postback', 'Interested', 'Deposited', '2026-11-20T09:00:00.000Z'],
+      ],
+    );
+  });
+
   test('GET by lead_id sets the sale status, audited with the partner as the actor; unknown parameters are ignored', async (t) => {
     const { ta, a, lead } = await setup(t, engine);
     const res = await get(ta, a.postbackToken, `lead_id=${lead}&sale_status=Interested&click_id=xyz&payout=12`);

@@ -7,6 +7,7 @@ import { audit } from '../audit/service.js';
 import { MAX_PAYOUT } from '../campaigns/schemas.js';
 import { toCents } from '../campaigns/service.js';
 import { parseBound } from '../leads/dates.js';
+import { applyConversion, CONVERSION_LEAD_COLUMNS, payoutCents, type Applied } from '../conversions/apply.js';
 
 /** What a postback reports, checked and normalised (absent = not reported). */
 export interface Postback {
@@ -99,7 +100,7 @@ const notFound = (): never => {
   throw new HttpProblem(404, 'not_found', 'No lead delivered to this partner matches that lead_id or partner_lead_id.');
 };
 
-const LEAD_COLUMNS = ['id', 'campaign_id', 'sale_status', 'ftd_at', 'revenue_cents', 'cost_cents'] as const;
+const LEAD_COLUMNS = CONVERSION_LEAD_COLUMNS;
 
 /**
  * The lead a postback is about: delivered, and to this partner (else 404, whether or not it
@@ -138,23 +139,6 @@ async function lockLead(tx: DB, partnerId: string, ref: Postback['ref']) {
   return notFound();
 }
 
-/** What the campaign pays its traffic provider per lead delivered (cpl), when it does. */
-async function cplPayoutCents(tx: DB, campaignId: string | null): Promise<number | null> {
-  if (!campaignId) return null;
-  const c = await tx.selectFrom('campaigns').select('payout').where('id', '=', campaignId).executeTakeFirst();
-  const payout = c ? (JSON.parse(c.payout) as { model: 'cpl' | 'cpa'; amount_cents: number }) : null;
-  return payout?.model === 'cpl' ? payout.amount_cents : null;
-}
-
-/** What the campaign pays its traffic provider per FTD, when it pays per FTD (cpa). */
-async function cpaPayoutCents(tx: DB, campaignId: string | null): Promise<number | null> {
-  if (!campaignId) return null;
-  const c = await tx.selectFrom('campaigns').select('payout').where('id', '=', campaignId).executeTakeFirst();
-  if (!c) return null;
-  const payout = JSON.parse(c.payout) as { model: 'cpl' | 'cpa'; amount_cents: number };
-  return payout.model === 'cpa' ? payout.amount_cents : null;
-}
-
 /**
  * Applies a postback in one transaction. Repeats change nothing: the sale status is only
  * written when it differs, and the first FTD reported wins (later ones only add a note).
@@ -163,55 +147,16 @@ async function cpaPayoutCents(tx: DB, campaignId: string | null): Promise<number
 export async function applyPostback(db: DB, req: FastifyRequest, partner: PostbackPartner, p: Postback): Promise<PostbackResult> {
   return db.transaction().execute(async (tx) => {
     const lead = await lockLead(tx, partner.id, p.ref);
-    const notes: string[] = [];
-    const patch: {
-      status?: 'delivered';
-      partner_id?: string;
-      delivered_at?: string;
-      reason?: null;
-      sale_status?: string;
-      ftd_at?: string;
-      revenue_cents?: number;
-      cost_cents?: number;
-      status_updated_at?: string;
-    } = {};
-    const changes: Record<string, unknown> = {};
-
+    const base: Applied = { changed: false, patch: {}, changes: {}, notes: [] };
     if (lead.recovered) {
-      Object.assign(patch, { status: 'delivered', partner_id: partner.id, delivered_at: nowIso(), reason: null });
-      changes.status = { from: 'failed', to: 'delivered' };
-      const cost = await cplPayoutCents(tx, lead.campaign_id);
-      if (cost !== null) patch.cost_cents = cost;
-      notes.push('The delivery of this lead to you was interrupted on our side; your postback shows you registered it, so it is now recorded as delivered to you.');
+      Object.assign(base.patch, { status: 'delivered', partner_id: partner.id, delivered_at: nowIso(), reason: null });
+      base.changes.status = { from: 'failed', to: 'delivered' };
+      const cost = await payoutCents(tx, lead.campaign_id, 'cpl');
+      if (cost !== null) base.patch.cost_cents = cost;
+      base.notes.push('The delivery of this lead to you was interrupted on our side; your postback shows you registered it, so it is now recorded as delivered to you.');
     }
-
-    if (p.sale_status !== undefined && p.sale_status !== lead.sale_status) {
-      patch.sale_status = p.sale_status;
-      changes.sale_status = { from: lead.sale_status, to: p.sale_status };
-    }
-    if (p.ftd === true && lead.ftd_at === null) {
-      patch.ftd_at = p.ftd_at ?? nowIso();
-      changes.ftd_at = patch.ftd_at;
-      if (p.revenue_cents !== undefined) {
-        patch.revenue_cents = p.revenue_cents;
-        changes.revenue = { from: Number(lead.revenue_cents) / 100, to: p.revenue_cents / 100 };
-      }
-      const cost = await cpaPayoutCents(tx, lead.campaign_id);
-      if (cost !== null) {
-        patch.cost_cents = cost;
-        changes.cost = { from: Number(lead.cost_cents) / 100, to: cost / 100 };
-      }
-    } else if (p.ftd === true) {
-      notes.push(`An FTD is already recorded for this lead (at ${lead.ftd_at}); the first one reported wins, so ftd, ftd_at and revenue change nothing.`);
-    } else {
-      if (p.ftd === false && lead.ftd_at !== null) notes.push('An FTD already recorded is not withdrawn by ftd=false.');
-      if (p.ftd_at !== undefined || p.revenue_cents !== undefined) notes.push('ftd_at and revenue are recorded only with ftd=true; ignored.');
-    }
-
-    const changed = Object.keys(patch).length > 0;
+    const { changed, patch, changes, notes } = await applyConversion(tx, lead, p, 'postback', base);
     if (changed) {
-      patch.status_updated_at = nowIso();
-      await tx.updateTable('leads').set(patch).where('id', '=', lead.id).execute();
       await audit(tx, req, {
         action: 'lead.postback',
         target_type: 'lead',

@@ -110,6 +110,7 @@ export function describeEvent(event: StoredEvent, names: Names): string {
     'lead.sale_status_changed': () => leadLine(`sale status ${d.previous_sale_status ?? '(none)'} → ${d.sale_status ?? '(none)'}`),
     'partner.cap_nearly_full': () => `${names.partner ?? 'A partner'}: ${capName} at ${d.used} of ${d.cap} (90 %)`,
     'partner.cap_full': () => `${names.partner ?? 'A partner'}: ${capName} full (${d.used} of ${d.cap})`,
+    'partner.pull_failed': () => `${names.partner ?? 'A partner'}: status pull failed ${d.failures} times in a row (${d.error ?? 'unknown error'})`,
     'webhook.disabled': () => `Webhook ${d.name ?? ''} disabled: ${d.reason ?? ''}`,
   };
   return `[Leadgate] ${texts[event.type]()}`;

@@ -1,0 +1,97 @@
+import type { DB } from '../../db/database.js';
+import { nowIso } from '../../db/ids.js';
+import type { ConversionSource } from '../../db/tables.js';
+
+// What a partner reports about a lead after delivery (a sale status, an FTD with its revenue),
+// applied the same way whichever way it came: a postback, a status pull, an operator. The sale
+// status is written only when it differs; the first FTD reported wins, once per lead, and a
+// campaign paying per FTD (cpa) records its payout then. Each change goes into the lead's status
+// history with its source. The caller holds the lead (PostgreSQL: FOR UPDATE) in its transaction.
+
+export interface Conversion {
+  sale_status?: string;
+  ftd?: boolean;
+  /** ISO UTC; default: now. */
+  ftd_at?: string;
+  revenue_cents?: number;
+}
+
+export interface LeadForConversion {
+  id: string;
+  campaign_id: string | null;
+  sale_status: string | null;
+  ftd_at: string | null;
+  revenue_cents: number | string;
+  cost_cents: number | string;
+}
+
+export const CONVERSION_LEAD_COLUMNS = ['id', 'campaign_id', 'sale_status', 'ftd_at', 'revenue_cents', 'cost_cents'] as const;
+
+export type LeadPatch = Partial<{
+  status: 'delivered';
+  partner_id: string;
+  delivered_at: string;
+  reason: null;
+  sale_status: string;
+  ftd_at: string;
+  revenue_cents: number;
+  cost_cents: number;
+  status_updated_at: string;
+}>;
+
+export interface Applied {
+  changed: boolean;
+  patch: LeadPatch;
+  /** For the audit log: what changed, from and to. */
+  changes: Record<string, unknown>;
+  /** What was reported but not applied, in words for the partner or operator. */
+  notes: string[];
+}
+
+/** The campaign's payout, in cents, when it pays per `model`. */
+export async function payoutCents(tx: DB, campaignId: string | null, model: 'cpl' | 'cpa'): Promise<number | null> {
+  if (!campaignId) return null;
+  const c = await tx.selectFrom('campaigns').select('payout').where('id', '=', campaignId).executeTakeFirst();
+  const payout = c ? (JSON.parse(c.payout) as { model: 'cpl' | 'cpa'; amount_cents: number }) : null;
+  return payout?.model === model ? payout.amount_cents : null;
+}
+
+/** Applies `c` to `lead` (with `base`, changes already decided by the caller), writes the lead and its history. */
+export async function applyConversion(tx: DB, lead: LeadForConversion, c: Conversion, source: ConversionSource, base: Applied = { changed: false, patch: {}, changes: {}, notes: [] }): Promise<Applied> {
+  const { patch, changes, notes } = base;
+  if (c.sale_status !== undefined && c.sale_status !== lead.sale_status) {
+    patch.sale_status = c.sale_status;
+    changes.sale_status = { from: lead.sale_status, to: c.sale_status };
+  }
+  if (c.ftd === true && lead.ftd_at === null) {
+    patch.ftd_at = c.ftd_at ?? nowIso();
+    changes.ftd_at = patch.ftd_at;
+    if (c.revenue_cents !== undefined) {
+      patch.revenue_cents = c.revenue_cents;
+      changes.revenue = { from: Number(lead.revenue_cents) / 100, to: c.revenue_cents / 100 };
+    }
+    const cost = await payoutCents(tx, lead.campaign_id, 'cpa');
+    if (cost !== null) {
+      patch.cost_cents = cost;
+      changes.cost = { from: Number(lead.cost_cents) / 100, to: cost / 100 };
+    }
+  } else if (c.ftd === true) {
+    notes.push(`An FTD is already recorded for this lead (at ${lead.ftd_at}); the first one reported wins, so ftd, ftd_at and revenue change nothing.`);
+  } else {
+    if (c.ftd === false && lead.ftd_at !== null) notes.push('An FTD already recorded is not withdrawn by ftd=false.');
+    if (c.ftd_at !== undefined || c.revenue_cents !== undefined) notes.push('ftd_at and revenue are recorded only with ftd=true; ignored.');
+  }
+  const changed = Object.keys(patch).length > 0;
+  if (changed) {
+    const now = nowIso();
+    patch.status_updated_at = now;
+    await tx.updateTable('leads').set(patch).where('id', '=', lead.id).execute();
+    if (patch.sale_status !== undefined || patch.ftd_at !== undefined) {
+      await tx
+        .insertInto('lead_status_history')
+        .values({ lead_id: lead.id, at: now, source, sale_status: patch.sale_status ?? lead.sale_status, previous_sale_status: lead.sale_status, ftd_at: patch.ftd_at ?? null })
+        .execute();
+    }
+  }
+  return { changed, patch, changes, notes };
+}

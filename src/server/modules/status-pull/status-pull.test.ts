@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildTestApp, call, expectProblem, forEachDatabase, getJson, type TestApp } from '../../../../test/helpers.js';
+import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
+import { json, startPartner, type ReceivedRequest } from '../../../../test/partner-server.js';
+
+/** A partner's status API on loopback: the leads in `statuses`, `pageSize` a page, answering ?page=N from 1. */
+async function statusApi(t: Parameters<typeof startPartner>[0], statuses: Map<string, { status: string; ftd?: string | null; amount?: number }>, pageSize = 2) {
+  return startPartner(t, (req: ReceivedRequest, res) => {
+    if (req.headers['x-api-key'] !== 'pull-secret-123456') return json(res, 401, { error: 'bad key' });
+    const page = Number(new URL(req.url, 'http://x').searchParams.get('page') ?? '1');
+    const all = [...statuses].map(([id, s]) => ({ lead: { ref: id }, state: s.status, deposit: s.ftd ?? null, amount: s.amount ?? null }));
+    json(res, 200, { result: { rows: all.slice((page - 1) * pageSize, page * pageSize) } });
+  });
+}
+
+const pullConfig = (url: string, over: Record<string, unknown> = {}) => ({
+  url: `${url}?from={{from}}&to={{to}}&page={{page}}&size={{page_size}}`,
+  headers: { 'X-Api-Key': 'pull-secret-123456' },
+  list_path: 'result.rows',
+  lead_id_path: 'lead.ref',
+  status_path: 'state',
+  ftd_path: 'deposit',
+  revenue_path: 'amount',
+  paging: { type: 'page', first_page: 1, page_size: 2, max_pages: 10 },
+  interval_minutes: 5,
+  lookback_hours: 48,
+  status_map: { 'No Answer': { sale_status: 'No answer' }, Depositor: { sale_status: 'Deposited', ftd: true } },
+  ...over,
+});
+
+async function deliveredLeads(ta: TestApp, token: string, n: number) {
+  const out: { id: string; partnerLeadId: string }[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await postLead(ta, token, sampleLead());
+    assert.equal(res.json().status, 'delivered');
+    const row = await ta.db.selectFrom('leads').select('partner_lead_id').where('id', '=', res.json().id).executeTakeFirstOrThrow();
+    out.push({ id: res.json().id, partnerLeadId: row.partner_lead_id! });
+  }
+  return out;
+}
+
+forEachDatabase('status pull', (engine) => {
+  test('a scheduled pull reads every page, maps the status words, records the FTD once with its source, and shows its health', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await makeWorld(t, ta, [{}], { campaign: { payout: { model: 'cpa', amount: 30 } } });
+    const leads = await deliveredLeads(ta, w.token, 3);
+    const statuses = new Map([
+      [leads[0].partnerLeadId, { status: ' no answer ' }],
+      [leads[1].partnerLeadId, { status: 'Depositor', ftd: '2026-11-20T10:00:00Z', amount: 250.5 }],
+      [leads[2].partnerLeadId, { status: 'Callback' }],
+      ['UNKNOWN-1', { status: 'Depositor' }],
+    ]);
+    const api = await statusApi(t, statuses);
+    const put = await call(ta.app, ta.ownerToken, { method: 'PUT', url: `/api/partners/${w.partners[0].id}/status-pull`, payload: pullConfig(api.url) });
+    assert.equal(put.statusCode, 200, put.body);
+    assert.equal(put.json().config.headers['X-Api-Key'], '••••3456', 'headers are write-only');
+
+    assert.equal(await ta.app.statusPull.runDue(), 1);
+    assert.equal(api.received.length, 3, 'two full pages of 2, then an empty third that ends it');
+    const first = new URL(api.received[0].url, 'http://x').searchParams;
+    assert.equal(first.get('page'), '1');
+    assert.equal(first.get('size'), '2');
+    assert.ok(Date.parse(first.get('to')!) - Date.parse(first.get('from')!) === 48 * 3600_000, 'the look-back window');
+
+    const row = (id: string) => ta.db.selectFrom('leads').select(['sale_status', 'ftd_at', 'revenue_cents', 'cost_cents']).where('id', '=', id).executeTakeFirstOrThrow();
+    assert.equal((await row(leads[0].id)).sale_status, 'No answer');
+    const ftd = await row(leads[1].id);
+    assert.deepEqual([ftd.sale_status, ftd.ftd_at, Number(ftd.revenue_cents), Number(ftd.cost_cents)], ['Deposited', '2026-11-20T10:00:00.000Z', 25050, 3000]);
+    assert.equal((await row(leads[2].id)).sale_status, 'Callback', 'an unmapped word is the sale status as it is');
+
+    const lead = await getJson(ta, `/api/leads/${leads[1].id}`);
+    assert.deepEqual(lead.status_history.map((h: any) => [h.source, h.sale_status, h.ftd_at]), [['pull', 'Deposited', '2026-11-20T10:00:00.000Z']]);
+    const health = (await getJson(ta, `/api/partners/${w.partners[0].id}/status-pull`)).health;
+    assert.equal(health.last_updated, 3);
+    assert.equal(health.last_error, null);
+    assert.ok(Date.parse(health.next_run_at) > Date.now() + 4 * 60_000, 'next run in 5 minutes');
+    assert.equal(await ta.app.statusPull.runDue(), 0, 'not due again yet');
+
+    // A later postback FTD changes nothing: the first reported wins.
+    const pb = await ta.app.inject({ method: 'GET', url: `/api/postback/${w.partners[0].postbackToken}?lead_id=${leads[1].id}&ftd=1&revenue=999` });
+    assert.equal(pb.json().changed, false);
+    assert.equal(Number((await row(leads[1].id)).revenue_cents), 25050);
+  });
+
+  test('Pull now, dry run: shows the requests, the answers and what would change, and changes nothing', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await makeWorld(t, ta, [{}]);
+    const [lead] = await deliveredLeads(ta, w.token, 1);
+    const api = await statusApi(t, new Map([[lead.partnerLeadId, { status: 'Depositor' }]]));
+    await call(ta.app, ta.ownerToken, { method: 'PUT', url: `/api/partners/${w.partners[0].id}/status-pull`, payload: pullConfig(api.url) });
+    const dry = await call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/partners/${w.partners[0].id}/status-pull/run`, payload: {} });
+    assert.equal(dry.statusCode, 200, dry.body);
+    const run = dry.json();
+    assert.equal(run.dry_run, true);
+    assert.equal(run.requests[0].http_status, 200);
+    assert.match(run.requests[0].response_excerpt, /Depositor/);
+    assert.ok(!JSON.stringify(run).includes('pull-secret-123456'), 'no header value shown');
+    assert.deepEqual(run.changes.map((c: any) => [c.lead_id, c.sale_status.to, c.ftd]), [[lead.id, 'Deposited', true]]);
+    const after = await ta.db.selectFrom('leads').select(['sale_status', 'ftd_at']).where('id', '=', lead.id).executeTakeFirstOrThrow();
+    assert.deepEqual(after, { sale_status: null, ftd_at: null }, 'a dry run changes nothing');
+    assert.equal((await ta.db.selectFrom('lead_status_history').selectAll().execute()).length, 0);
+    assert.equal((await getJson(ta, `/api/partners/${w.partners[0].id}/status-pull`)).health.last_run_at, null);
+  });
+
+  test('a failing pull says why, and the third failure in a row raises a notification', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await makeWorld(t, ta, [{}]);
+    const api = await statusApi(t, new Map());
+    await call(ta.app, ta.ownerToken, { method: 'PUT', url: `/api/partners/${w.partners[0].id}/status-pull`, payload: pullConfig(api.url, { headers: { 'X-Api-Key': 'wrong-key-0000' } }) });
+    for (let i = 0; i < 3; i++) {
+      await ta.db.updateTable('partner_status_pulls').set({ next_run_at: '2000-01-01T00:00:00.000Z' }).execute();
+      await ta.app.statusPull.runDue();
+    }
+    const health = (await getJson(ta, `/api/partners/${w.partners[0].id}/status-pull`)).health;
+    assert.equal(health.last_error, 'HTTP 401');
+    assert.equal(health.consecutive_failures, 3);
+    const notes = await getJson(ta, '/api/notifications');
+    assert.deepEqual(notes.data.map((n: any) => n.type), ['partner.pull_failed']);
+    assert.match(notes.data[0].text, /status pull failed 3 times in a row \(HTTP 401\)/);
+  });
+
+  test('bad configurations are named by field; a masked header needs the same destination', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await makeWorld(t, ta, [{}]);
+    const url = `/api/partners/${w.partners[0].id}/status-pull`;
+    const bad = await call(ta.app, ta.ownerToken, {
+      method: 'PUT',
+      url,
+      payload: { ...pullConfig('http://10.0.0.5/statuses'), interval_minutes: 0, status_path: '', ftd_path: '', status_map: { Won: { sale_status: 'Won' }, ' won ': { sale_status: 'X' } } },
+    });
+    const fields = expectProblem(bad, 400, 'validation_failed').errors!.map((e) => e.field);
+    assert.ok(fields.includes('interval_minutes'), JSON.stringify(fields));
+    const ok = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: pullConfig('https://broker.example/api/statuses') });
+    assert.equal(ok.statusCode, 200, ok.body);
+    const masked = ok.json().config.headers;
+    const moved = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: pullConfig('https://evil.example/steal', { headers: masked }) });
+    assert.match(expectProblem(moved, 400, 'validation_failed').errors![0].message, /re-enter this secret/);
+    const kept = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: pullConfig('https://broker.example/api/v2/statuses', { headers: masked }) });
+    assert.equal(kept.statusCode, 200, kept.body);
+    const stored = JSON.parse((await ta.db.selectFrom('partner_status_pulls').select('config').executeTakeFirstOrThrow()).config);
+    assert.equal(stored.headers['X-Api-Key'], 'pull-secret-123456');
+    assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url })).statusCode, 204);
+    expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url }), 404, 'not_found');
+  });
+});
