@@ -348,6 +348,13 @@ forEachDatabase('OpenAPI document', (engine) => {
     await ta.app.events.fanOut();
     const delivery = await ta.db.selectFrom('event_deliveries').select('id').where('destination_kind', '=', 'webhook').executeTakeFirstOrThrow();
     const pbDelivery = await ta.db.selectFrom('event_deliveries').select('id').where('destination_kind', '=', 'postback').executeTakeFirstOrThrow();
+    const pulled = await call(ta.app, ta.ownerToken, {
+      method: 'PUT',
+      url: `/api/partners/${pbPartner.id}/status-pull`,
+      payload: { url: 'https://p.example/statuses?from={{from}}', request_headers: { 'X-Key': 'secret-value-9876' }, lead_id_path: 'id', status_path: 'status', interval_minutes: 5, lookback_hours: 24 },
+    });
+    assert.equal(pulled.statusCode, 200, pulled.body);
+    urls['/api/partners/{id}/status-pull'] = `/api/partners/${pbPartner.id}/status-pull`;
     urls['/api/traffic-providers/{id}/postbacks'] = `/api/traffic-providers/${pbProvider.id}/postbacks`;
     urls['/api/traffic-providers/{id}/postbacks/deliveries'] = `/api/traffic-providers/${pbProvider.id}/postbacks/deliveries`;
     urls['/api/traffic-providers/{id}/postbacks/deliveries/{deliveryId}'] = `/api/traffic-providers/${pbProvider.id}/postbacks/deliveries/${pbDelivery.id}`;

@@ -30,6 +30,8 @@ const AuditLog = lazy(() => import('./screens/audit/AuditLog'));
 const Profile = lazy(() => import('./screens/profile/Profile'));
 const Licence = lazy(() => import('./screens/licence/Licence'));
 const Hosting = lazy(() => import('./screens/hosting/Hosting'));
+const WebhookList = lazy(() => import('./screens/webhooks/WebhookList'));
+const WebhookEditor = lazy(() => import('./screens/webhooks/WebhookEditor'));
 
 /**
  * The signed-in pages. A tab without a session first asks the browser's other tabs for theirs
@@ -102,6 +104,8 @@ export function App() {
           <Route path="/settings/security" element={<Security />} />
           <Route path="/settings/licence" element={<Licence />} />
           <Route path="/settings/hosting" element={<Hosting />} />
+          <Route path="/settings/webhooks" element={<WebhookList />} />
+          <Route path="/settings/webhooks/:id" element={<WebhookEditor />} />
           <Route path="/audit" element={<AuditLog />} />
           <Route path="/profile" element={<Profile />} />
         </Route>

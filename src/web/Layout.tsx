@@ -6,6 +6,7 @@ import { Link, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { api, session } from './api/client';
 import { Loading } from './Loading';
 import { isActive, pageTitle, SECTIONS, visible } from './nav';
+import { NotificationBell } from './screens/notifications/NotificationBell';
 import { useWhoami } from './whoami';
 
 export function Layout() {
@@ -60,6 +61,7 @@ export function Layout() {
                 </Text>
               </>
             )}
+            {whoami.data && <NotificationBell />}
             <Button variant="default" size="xs" onClick={signOut} loading={signingOut} style={{ flexShrink: 0 }}>
               Sign out
             </Button>

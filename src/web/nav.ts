@@ -33,6 +33,7 @@ export const SECTIONS: { title: string | null; links: NavItem[] }[] = [
       { to: '/settings/roles', label: 'Roles', permission: 'roles:view' },
       { to: '/settings/security', label: 'Security', permission: 'settings:view' },
       { to: '/settings/hosting', label: 'Hosting', permission: 'hosting:view' },
+      { to: '/settings/webhooks', label: 'Webhooks', permission: 'webhooks:view' },
       { to: '/audit', label: 'Audit log', permission: 'audit:view' },
       { to: '/settings/licence', label: 'Licence', adminOnly: true },
       { to: '/profile', label: 'Profile' },

@@ -69,7 +69,8 @@ export type SendResult =
 
 /** A kind of destination (webhooks, postbacks): reads a round's destinations once, then sends. */
 export interface Destination {
-  prepare(ids: string[]): Promise<Prepared>;
+  /** `events`: those of the round's deliveries to this kind. */
+  prepare(ids: string[], events: StoredEvent[]): Promise<Prepared>;
 }
 export interface Prepared {
   send(event: StoredEvent, delivery: ClaimedDelivery): Promise<SendResult>;
@@ -159,8 +160,10 @@ export class EventDispatcher {
     const prepared = new Map<DestinationKind, Prepared | null>();
     for (const kind of new Set(claimed.map((d) => d.destination_kind))) {
       const destination = this.destinations.get(kind);
-      const ids = [...new Set(claimed.filter((d) => d.destination_kind === kind).map((d) => d.destination_id))];
-      prepared.set(kind, destination ? await destination.prepare(ids) : null);
+      const mine = claimed.filter((d) => d.destination_kind === kind);
+      const ids = [...new Set(mine.map((d) => d.destination_id))];
+      const theirEvents = [...new Set(mine.map((d) => d.event_id))].flatMap((id) => events.get(id) ?? []);
+      prepared.set(kind, destination ? await destination.prepare(ids, theirEvents) : null);
     }
     const results: [ClaimedDelivery, SendResult][] = [];
     const queue = [...claimed];

@@ -9122,10 +9122,6 @@ export interface operations {
                             enabled: boolean;
                             /** @description Dot path in each item to the FTD: a flag (true, 1, "yes") or a date-time (the FTD time) (empty: not read) */
                             ftd_path: string;
-                            /** @description Write-only, as the send integration's: answers show values masked; a masked value keeps the stored one while the URL keeps its scheme, host and port */
-                            headers: {
-                                [key: string]: string;
-                            };
                             /**
                              * Format: int32
                              * @description How often it runs (at least every minute)
@@ -9166,6 +9162,10 @@ export interface operations {
                                 page_size: number;
                                 /** @enum {string} */
                                 type: "page";
+                            };
+                            /** @description Write-only, as the send integration's: answers show values masked; a masked value keeps the stored one while the URL keeps its scheme, host and port */
+                            request_headers: {
+                                [key: string]: string;
                             };
                             /** @description Dot path in each item to the revenue (a number or decimal text, in USD) (empty: not read) */
                             revenue_path: string;
@@ -9310,10 +9310,6 @@ export interface operations {
                     enabled?: boolean;
                     /** @description Dot path in each item to the FTD: a flag (true, 1, "yes") or a date-time (the FTD time) (empty: not read) */
                     ftd_path?: string;
-                    /** @description Write-only, as the send integration's: answers show values masked; a masked value keeps the stored one while the URL keeps its scheme, host and port */
-                    headers?: {
-                        [key: string]: string;
-                    };
                     /**
                      * Format: int32
                      * @description How often it runs (at least every minute)
@@ -9354,6 +9350,10 @@ export interface operations {
                         page_size: number;
                         /** @enum {string} */
                         type: "page";
+                    };
+                    /** @description Write-only, as the send integration's: answers show values masked; a masked value keeps the stored one while the URL keeps its scheme, host and port */
+                    request_headers?: {
+                        [key: string]: string;
                     };
                     /** @description Dot path in each item to the revenue (a number or decimal text, in USD) (empty: not read) */
                     revenue_path?: string;
@@ -9410,10 +9410,6 @@ export interface operations {
                             enabled: boolean;
                             /** @description Dot path in each item to the FTD: a flag (true, 1, "yes") or a date-time (the FTD time) (empty: not read) */
                             ftd_path: string;
-                            /** @description Write-only, as the send integration's: answers show values masked; a masked value keeps the stored one while the URL keeps its scheme, host and port */
-                            headers: {
-                                [key: string]: string;
-                            };
                             /**
                              * Format: int32
                              * @description How often it runs (at least every minute)
@@ -9454,6 +9450,10 @@ export interface operations {
                                 page_size: number;
                                 /** @enum {string} */
                                 type: "page";
+                            };
+                            /** @description Write-only, as the send integration's: answers show values masked; a masked value keeps the stored one while the URL keeps its scheme, host and port */
+                            request_headers: {
+                                [key: string]: string;
                             };
                             /** @description Dot path in each item to the revenue (a number or decimal text, in USD) (empty: not read) */
                             revenue_path: string;

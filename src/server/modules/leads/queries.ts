@@ -319,7 +319,8 @@ export async function leadDetail(db: DB, id: string, contacts: boolean) {
   const mask = contacts ? null : contactMasker(row);
   return {
     ...toLead(row, contacts, mask),
-    status_history,
+    // A sale status is the partner's text: it may quote the contacts too.
+    status_history: mask ? status_history.map((h) => maskFields(h, mask)) : status_history,
     // The reason and the excerpt quote the partner's answer, which may echo the contacts back.
     attempts: attempts.map((a) => {
       const attempt = { ...a, partner_name: a.partner_name ?? null };

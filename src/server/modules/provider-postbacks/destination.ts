@@ -9,6 +9,7 @@ import { renderPostbackUrl, templateFor } from './service.js';
 export function postbackDestination(db: DB, agent: Agent): Destination {
   return {
     async prepare(providerIds) {
+      // A provider's own lead: its contacts are the provider's to know; no masking here.
       const rows = await db.selectFrom('provider_postbacks').select(['traffic_provider_id', 'campaign_id', 'event_type', 'url']).where('traffic_provider_id', 'in', providerIds).execute();
       return {
         async send(event, delivery) {

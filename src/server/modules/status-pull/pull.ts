@@ -51,7 +51,7 @@ export function buildPullRequest(c: StoredStatusPull, vars: Record<'from' | 'to'
     if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, render(x)]));
     return v;
   };
-  const headers: Record<string, string> = { ...c.headers };
+  const headers: Record<string, string> = { ...c.request_headers };
   let body: string | null = null;
   if (c.method === 'POST') {
     body = JSON.stringify(render(c.body_template ?? {}));

@@ -18,7 +18,7 @@ export default async function statusPullRoutes(app: App) {
   const shown = (row: NonNullable<Awaited<ReturnType<typeof stored>>>) => {
     const config = JSON.parse(row.config) as StoredStatusPull;
     return {
-      config: { ...config, headers: maskHeaders(config.headers) },
+      config: { ...config, request_headers: maskHeaders(config.request_headers) },
       health: {
         last_run_at: row.last_run_at,
         last_ok_at: row.last_ok_at,
@@ -73,7 +73,7 @@ export default async function statusPullRoutes(app: App) {
       const errors: FieldError[] = [];
       checkUrl(b.url, app.config.partnerAllowedNetworks, errors, 'url');
       const origin = originOf(b.url);
-      const headers = resolveSecretHeaders(b.headers ?? {}, before?.headers ?? {}, before !== null && origin !== null && origin === originOf(before.url), 'headers', errors);
+      const headers = resolveSecretHeaders(b.request_headers ?? {}, before?.request_headers ?? {}, before !== null && origin !== null && origin === originOf(before.url), 'request_headers', errors);
       const method = b.method ?? 'GET';
       if (method === 'GET' && b.body_template) errors.push({ field: 'body_template', message: 'is sent with POST only' });
       const words = new Set<string>();
@@ -87,7 +87,7 @@ export default async function statusPullRoutes(app: App) {
       const config: StoredStatusPull = {
         method,
         url: b.url,
-        headers,
+        request_headers: headers,
         body_template: method === 'POST' ? (b.body_template ?? null) : null,
         date_format: b.date_format ?? 'iso',
         list_path: b.list_path ?? '',
@@ -109,7 +109,7 @@ export default async function statusPullRoutes(app: App) {
           .values({ partner_id: p.id, config: JSON.stringify(config), next_run_at: now, updated_at: now, last_updated: 0, consecutive_failures: 0 })
           .onConflict((oc) => oc.column('partner_id').doUpdateSet({ config: JSON.stringify(config), next_run_at: now, updated_at: now }))
           .execute();
-        const forAudit = (c: StoredStatusPull | null) => c && { ...c, headers: Object.keys(c.headers) };
+        const forAudit = (c: StoredStatusPull | null) => c && { ...c, request_headers: Object.keys(c.request_headers) };
         await audit(tx, req, { action: 'partner.status_pull_updated', target_type: 'partner', target_id: p.id, details: { before: forAudit(before), after: forAudit(config) } });
       });
       return shown((await stored(p.id))!);

@@ -24,7 +24,7 @@ const pullFields = {
     maxLength: 2000,
     description: 'http(s) URL; {{from}}, {{to}} (the window, in date_format), {{page}} and {{page_size}} are filled in (URL-encoded) on each request',
   }),
-  headers: Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 4000 }), {
+  request_headers: Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 4000 }), {
     maxProperties: 30,
     description: 'Write-only, as the send integration\'s: answers show values masked; a masked value keeps the stored one while the URL keeps its scheme, host and port',
   }),
@@ -67,7 +67,7 @@ export const StatusPullInput = Type.Object(
   {
     ...pullFields,
     method: Type.Optional(pullFields.method),
-    headers: Type.Optional(pullFields.headers),
+    request_headers: Type.Optional(pullFields.request_headers),
     body_template: Type.Optional(pullFields.body_template),
     date_format: Type.Optional(pullFields.date_format),
     list_path: Type.Optional(pullFields.list_path),

@@ -16,7 +16,7 @@ async function statusApi(t: Parameters<typeof startPartner>[0], statuses: Map<st
 
 const pullConfig = (url: string, over: Record<string, unknown> = {}) => ({
   url: `${url}?from={{from}}&to={{to}}&page={{page}}&size={{page_size}}`,
-  headers: { 'X-Api-Key': 'pull-secret-123456' },
+  request_headers: { 'X-Api-Key': 'pull-secret-123456' },
   list_path: 'result.rows',
   lead_id_path: 'lead.ref',
   status_path: 'state',
@@ -54,7 +54,7 @@ forEachDatabase('status pull', (engine) => {
     const api = await statusApi(t, statuses);
     const put = await call(ta.app, ta.ownerToken, { method: 'PUT', url: `/api/partners/${w.partners[0].id}/status-pull`, payload: pullConfig(api.url) });
     assert.equal(put.statusCode, 200, put.body);
-    assert.equal(put.json().config.headers['X-Api-Key'], '••••3456', 'headers are write-only');
+    assert.equal(put.json().config.request_headers['X-Api-Key'], '••••3456', 'headers are write-only');
 
     assert.equal(await ta.app.statusPull.runDue(), 1);
     assert.equal(api.received.length, 3, 'two full pages of 2, then an empty third that ends it');
@@ -107,7 +107,7 @@ forEachDatabase('status pull', (engine) => {
     const ta = await buildTestApp(t, engine);
     const w = await makeWorld(t, ta, [{}]);
     const api = await statusApi(t, new Map());
-    await call(ta.app, ta.ownerToken, { method: 'PUT', url: `/api/partners/${w.partners[0].id}/status-pull`, payload: pullConfig(api.url, { headers: { 'X-Api-Key': 'wrong-key-0000' } }) });
+    await call(ta.app, ta.ownerToken, { method: 'PUT', url: `/api/partners/${w.partners[0].id}/status-pull`, payload: pullConfig(api.url, { request_headers: { 'X-Api-Key': 'wrong-key-0000' } }) });
     for (let i = 0; i < 3; i++) {
       await ta.db.updateTable('partner_status_pulls').set({ next_run_at: '2000-01-01T00:00:00.000Z' }).execute();
       await ta.app.statusPull.runDue();
@@ -133,13 +133,13 @@ forEachDatabase('status pull', (engine) => {
     assert.ok(fields.includes('interval_minutes'), JSON.stringify(fields));
     const ok = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: pullConfig('https://broker.example/api/statuses') });
     assert.equal(ok.statusCode, 200, ok.body);
-    const masked = ok.json().config.headers;
-    const moved = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: pullConfig('https://evil.example/steal', { headers: masked }) });
+    const masked = ok.json().config.request_headers;
+    const moved = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: pullConfig('https://evil.example/steal', { request_headers: masked }) });
     assert.match(expectProblem(moved, 400, 'validation_failed').errors![0].message, /re-enter this secret/);
-    const kept = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: pullConfig('https://broker.example/api/v2/statuses', { headers: masked }) });
+    const kept = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: pullConfig('https://broker.example/api/v2/statuses', { request_headers: masked }) });
     assert.equal(kept.statusCode, 200, kept.body);
     const stored = JSON.parse((await ta.db.selectFrom('partner_status_pulls').select('config').executeTakeFirstOrThrow()).config);
-    assert.equal(stored.headers['X-Api-Key'], 'pull-secret-123456');
+    assert.equal(stored.request_headers['X-Api-Key'], 'pull-secret-123456');
     assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url })).statusCode, 204);
     expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url }), 404, 'not_found');
   });

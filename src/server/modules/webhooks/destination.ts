@@ -4,7 +4,8 @@ import type { DB } from '../../db/database.js';
 import { nowIso } from '../../db/ids.js';
 import { writeTransaction } from '../../db/write-batch.js';
 import { emitEvent } from '../../events/emit.js';
-import type { Destination } from '../../events/dispatcher.js';
+import type { Destination, StoredEvent } from '../../events/dispatcher.js';
+import { contactMasker, maskDeep, type Masker } from '../leads/mask.js';
 import { sendHttp } from '../../events/send-http.js';
 import { cancelPending, namesOf, renderBody, sign, syncSubscriptions } from './service.js';
 
@@ -17,15 +18,16 @@ export const DISABLE_AFTER_DAYS = 5;
 
 export function webhookDestination(db: DB, agent: Agent, log: FastifyBaseLogger): Destination {
   return {
-    async prepare(ids) {
+    async prepare(ids, events) {
       const hooks = new Map((await db.selectFrom('webhooks').selectAll().where('id', 'in', ids).execute()).map((h) => [h.id, h]));
+      const contacts = await contactsOf(db, events);
       return {
         async send(event, delivery) {
           const hook = hooks.get(delivery.destination_id);
           if (!hook) return { cancel: 'the webhook was deleted' };
           if (hook.status !== 'active') return { cancel: 'the webhook is disabled' };
           const names = hook.format === 'json' ? { partner: null, campaign: null, provider: null } : await namesOf(db, event);
-          const body = renderBody(hook.format, hook.telegram_chat_id, event, names);
+          const body = renderBody(hook.format, hook.telegram_chat_id, withoutContacts(event, contacts), names);
           const id = `evt_${event.id}`;
           const timestamp = Math.floor(Date.now() / 1000);
           const headers = {
@@ -60,6 +62,19 @@ export function webhookDestination(db: DB, agent: Agent, log: FastifyBaseLogger)
       };
     },
   };
+}
+
+/** The contacts of the round's leads, to mask them out of what partners wrote (a sale status may quote them). */
+export async function contactsOf(db: DB, events: StoredEvent[]) {
+  const ids = [...new Set(events.flatMap((e) => (e.lead_id ? [e.lead_id] : [])))];
+  const rows = ids.length ? await db.selectFrom('leads').select(['id', 'email', 'phone']).where('id', 'in', ids).execute() : [];
+  return new Map(rows.map((r) => [r.id, contactMasker(r)]));
+}
+
+/** The event with its lead's contacts masked in every text it carries (webhook receivers need not hold leads:contacts). */
+export function withoutContacts(event: StoredEvent, contacts: Map<string, Masker>): StoredEvent {
+  const mask = event.lead_id ? contacts.get(event.lead_id) : undefined;
+  return mask ? { ...event, data: maskDeep(event.data, mask) as Record<string, unknown> } : event;
 }
 
 /** Disables a webhook failing since before the cutoff, cancels what it had pending, and says so in an event. */

@@ -10,6 +10,7 @@ import { audit } from '../audit/service.js';
 import { CreateWebhook, UpdateWebhook, Webhook, WebhookWithSecret } from './schemas.js';
 import { cancelPending, namesOf, newSecret, renderBody, syncSubscriptions, toWebhook, urlProblem } from './service.js';
 import { deliveryLogRoutes } from '../../events/delivery-routes.js';
+import { contactsOf, withoutContacts } from './destination.js';
 
 const TAGS = ['Webhooks'];
 
@@ -191,7 +192,8 @@ export default async function webhookRoutes(app: App) {
     },
     payload: async (id, event) => {
       const hook = await find(id);
-      return renderBody(hook.format, hook.telegram_chat_id, event, hook.format === 'json' ? { partner: null, campaign: null, provider: null } : await namesOf(app.db, event));
+      const names = hook.format === 'json' ? { partner: null, campaign: null, provider: null } : await namesOf(app.db, event);
+      return renderBody(hook.format, hook.telegram_chat_id, withoutContacts(event, await contactsOf(app.db, [event])), names);
     },
   });
 }

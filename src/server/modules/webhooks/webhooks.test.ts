@@ -80,6 +80,24 @@ forEachDatabase('webhooks', (engine) => {
     ]);
   });
 
+  test("a partner's text quoting the lead's contacts reaches a webhook masked, and so does the log's payload", async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const receiver = await startReceiver(t);
+    const hook = await createWebhook(ta, { url: receiver.url, event_types: ['lead.sale_status_changed'] });
+    const w = await makeWorld(t, ta, [{}]);
+    const lead = sampleLead({ email: 'grace.hopper@example.com' });
+    const leadId = (await postLead(ta, w.token, lead)).json().id;
+    const pb = await ta.app.inject({ method: 'GET', url: `/api/postback/${w.partners[0].postbackToken}?lead_id=${leadId}&sale_status=${encodeURIComponent('call back grace.hopper@example.com')}` });
+    assert.equal(pb.statusCode, 200, pb.body);
+    await ta.app.events.drain();
+    assert.equal(receiver.received.length, 1);
+    const body = receiver.received[0].body;
+    assert.ok(!body.includes('grace.hopper@example.com'), body);
+    assert.match(receiver.received[0].json.data.sale_status, /^call back g\*+@example\.com$/);
+    const [d] = (await getJson(ta, `/api/webhooks/${hook.id}/deliveries`)).data;
+    assert.ok(!(await getJson(ta, `/api/webhooks/${hook.id}/deliveries/${d.id}`)).payload.includes('grace.hopper'));
+  });
+
   test('no subscription, no event: intake writes nothing to the outbox', async (t) => {
     const ta = await buildTestApp(t, engine);
     const w = await makeWorld(t, ta, [{}]);

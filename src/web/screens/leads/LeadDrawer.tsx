@@ -99,6 +99,8 @@ function RedeliverButton({ lead }: { lead: LeadDetail }) {
   );
 }
 
+const SOURCE_WORDS = { postback: 'partner postback', pull: 'status pull', operator: 'operator' } as const;
+
 function LeadBody({ lead }: { lead: LeadDetail }) {
   return (
     <Stack data-testid="lead-drawer">
@@ -156,6 +158,35 @@ function LeadBody({ lead }: { lead: LeadDetail }) {
             </Timeline.Item>
           ))}
         </Timeline>
+      )}
+      <Title order={4}>Status history</Title>
+      {lead.status_history.length === 0 ? (
+        <Text size="sm" c="dimmed" data-testid="history-empty">
+          No sale status or FTD reported yet.
+        </Text>
+      ) : (
+        <Table verticalSpacing={2} fz="sm" data-testid="status-history">
+          <Table.Tbody>
+            {lead.status_history.map((h, i) => (
+              <Table.Tr key={i} data-testid="history-row">
+                <Table.Td>{time(h.at)}</Table.Td>
+                <Table.Td>
+                  {h.previous_sale_status ?? '—'} → <b>{h.sale_status ?? '—'}</b>
+                  {h.ftd_at && (
+                    <Badge ml="xs" size="sm" color="teal">
+                      FTD {time(h.ftd_at)}
+                    </Badge>
+                  )}
+                </Table.Td>
+                <Table.Td>
+                  <Badge size="sm" variant="light" data-testid="history-source">
+                    {SOURCE_WORDS[h.source]}
+                  </Badge>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
       )}
       <Table withRowBorders={false} verticalSpacing={2} fz="sm">
         <Table.Tbody>

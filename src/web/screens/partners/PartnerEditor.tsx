@@ -13,6 +13,7 @@ import { useWhoami } from '../../whoami';
 import { bodyOf, fieldErrors, formOf, inputsOf, localErrors, withLocal, type Partner, type PartnerForm } from './form';
 import { IntegrationFields } from './IntegrationFields';
 import { PostbackUrl, RotatePostbackToken } from './PostbackToken';
+import { StatusSyncPanel } from './StatusSyncPanel';
 import { TestLeadPanel } from './TestLeadPanel';
 import { EditorHeader } from '../../ui/EditorHeader';
 
@@ -126,6 +127,7 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
         </Stack>
       </fieldset>
       {canEdit && <TestLeadPanel partnerId={partner?.id ?? null} form={form} onErrors={(e) => setErrors(e ?? noErrors)} />}
+      {partner && <StatusSyncPanel partnerId={partner.id} canEdit={canEdit} />}
     </Stack>
   );
 }

@@ -11,6 +11,7 @@ import { StatusControl } from '../../ui/StatusControl';
 import { useEditorForm, refusal } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
 import { fieldErrors } from '../../ui/fields';
+import { PostbacksPanel } from './PostbacksPanel';
 import { TokenModal, type ShownToken } from './TokenModal';
 import { EditorHeader } from '../../ui/EditorHeader';
 
@@ -203,6 +204,7 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
           A new token is made and the current one stops working at once: leads sent with it are refused until the provider uses the new one.
         </Text>
       </ConfirmDialog>
+      {provider && <PostbacksPanel providerId={provider.id} canEdit={canEdit} />}
     </Stack>
   );
 }

@@ -1,0 +1,296 @@
+import { Alert, Badge, Button, Card, Code, Group, NumberInput, Select, Stack, Switch, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { api, problemText, type Problem } from '../../api/client';
+import type { paths } from '../../api/schema';
+
+type Pull = paths['/api/partners/{id}/status-pull']['get']['responses'][200]['content']['application/json'];
+type Config = Pull['config'];
+type Run = paths['/api/partners/{id}/status-pull/run']['post']['responses'][200]['content']['application/json'];
+
+interface Form {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: string;
+  list_path: string;
+  lead_id_path: string;
+  status_path: string;
+  ftd_path: string;
+  revenue_path: string;
+  paged: boolean;
+  first_page: number;
+  page_size: number;
+  max_pages: number;
+  date_format: Config['date_format'];
+  interval_minutes: number;
+  lookback_hours: number;
+  status_map: string;
+  enabled: boolean;
+}
+
+const EMPTY: Form = {
+  method: 'GET',
+  url: '',
+  headers: '',
+  list_path: '',
+  lead_id_path: 'id',
+  status_path: 'status',
+  ftd_path: '',
+  revenue_path: '',
+  paged: false,
+  first_page: 1,
+  page_size: 100,
+  max_pages: 20,
+  date_format: 'iso',
+  interval_minutes: 15,
+  lookback_hours: 72,
+  status_map: '',
+  enabled: true,
+};
+
+function toForm(c: Config): Form {
+  return {
+    ...EMPTY,
+    method: c.method,
+    url: c.url,
+    headers: Object.entries(c.request_headers).map(([k, v]) => `${k}: ${v}`).join('\n'),
+    list_path: c.list_path,
+    lead_id_path: c.lead_id_path,
+    status_path: c.status_path,
+    ftd_path: c.ftd_path,
+    revenue_path: c.revenue_path,
+    paged: c.paging.type === 'page',
+    ...(c.paging.type === 'page' ? { first_page: c.paging.first_page, page_size: c.paging.page_size, max_pages: c.paging.max_pages } : {}),
+    date_format: c.date_format,
+    interval_minutes: c.interval_minutes,
+    lookback_hours: c.lookback_hours,
+    status_map: Object.entries(c.status_map).map(([word, m]) => `${word} = ${m.sale_status}${m.ftd ? ' [FTD]' : ''}`).join('\n'),
+    enabled: c.enabled,
+  };
+}
+
+/** "Name: value" lines → headers; "word = Sale status [FTD]" lines → the status map. */
+function toBody(f: Form) {
+  const headers = Object.fromEntries(
+    f.headers.split('\n').filter((l) => l.trim()).map((l) => [l.slice(0, l.indexOf(':')).trim(), l.slice(l.indexOf(':') + 1).trim()]),
+  );
+  const status_map = Object.fromEntries(
+    f.status_map.split('\n').filter((l) => l.includes('=')).map((l) => {
+      const [word, rest] = [l.slice(0, l.indexOf('=')).trim(), l.slice(l.indexOf('=') + 1).trim()];
+      const ftd = /\[ftd\]\s*$/i.test(rest);
+      return [word, { sale_status: rest.replace(/\[ftd\]\s*$/i, '').trim(), ftd }];
+    }),
+  );
+  return {
+    method: f.method,
+    url: f.url,
+    request_headers: headers,
+    list_path: f.list_path,
+    lead_id_path: f.lead_id_path,
+    status_path: f.status_path,
+    ftd_path: f.ftd_path,
+    revenue_path: f.revenue_path,
+    paging: f.paged ? { type: 'page' as const, first_page: f.first_page, page_size: f.page_size, max_pages: f.max_pages } : { type: 'none' as const },
+    date_format: f.date_format,
+    interval_minutes: f.interval_minutes,
+    lookback_hours: f.lookback_hours,
+    status_map,
+    enabled: f.enabled,
+  };
+}
+
+const time = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
+
+/** The partner editor's "Status sync": the pull's settings, its health, and Pull now with a dry run. */
+export function StatusSyncPanel({ partnerId, canEdit }: { partnerId: string; canEdit: boolean }) {
+  const queryClient = useQueryClient();
+  const key = ['status-pull', partnerId];
+  const pull = useQuery({
+    queryKey: key,
+    queryFn: async () => {
+      const r = await api.GET('/api/partners/{id}/status-pull', { params: { path: { id: partnerId } } });
+      if (r.response.status === 404) return null;
+      if (r.error) throw r.error;
+      return r.data;
+    },
+  });
+  const [form, setForm] = useState<Form>(EMPTY);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [problem, setProblem] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+  const [run, setRun] = useState<Run | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    if (pull.data) setForm(toForm(pull.data.config));
+  }, [pull.data]);
+  const set = (patch: Partial<Form>) => setForm((f) => ({ ...f, ...patch }));
+
+  async function save() {
+    setProblem(null);
+    setErrors({});
+    setSaved(false);
+    const r = await api.PUT('/api/partners/{id}/status-pull', { params: { path: { id: partnerId } }, body: toBody(form) });
+    if (r.error) {
+      const p = r.error as Problem;
+      setErrors(Object.fromEntries((p.errors ?? []).map((e) => [e.field.split(/[./]/)[0], e.message])));
+      setProblem(p.errors?.length ? 'Not saved: please correct the fields marked below.' : problemText(p));
+      return;
+    }
+    queryClient.setQueryData(key, r.data);
+    setSaved(true);
+  }
+
+  async function pullNow(dryRun: boolean) {
+    setBusy(true);
+    setProblem(null);
+    try {
+      const r = await api.POST('/api/partners/{id}/status-pull/run', { params: { path: { id: partnerId } }, body: { dry_run: dryRun } });
+      if (r.error) return setProblem(problemText(r.error));
+      setRun(r.data);
+      if (!dryRun) await queryClient.invalidateQueries({ queryKey: key });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const health = pull.data?.health;
+  return (
+    <Card withBorder data-testid="status-sync">
+      <Stack>
+        <Title order={3}>Status sync</Title>
+        <Text size="sm" c="dimmed">
+          For partners that do not call the postback URL: Leadgate asks the partner's API for its leads' statuses on a schedule, and
+          applies them as a postback would (a pulled FTD counts once, whichever comes first).
+        </Text>
+        {health && (
+          <Group gap="lg" data-testid="sync-health">
+            <Text size="sm">Last run: {time(health.last_run_at)}</Text>
+            <Text size="sm">Leads updated: {health.last_updated}</Text>
+            <Text size="sm">Next: {time(health.next_run_at)}</Text>
+            {health.last_error ? (
+              <Badge color="red" data-testid="sync-error">
+                {health.last_error}
+              </Badge>
+            ) : (
+              health.last_run_at && <Badge color="green">OK</Badge>
+            )}
+          </Group>
+        )}
+        {problem && <Alert color="red" role="alert" title={problem} data-testid="sync-errors" />}
+        {saved && (
+          <Alert color="green" data-testid="sync-saved">
+            Saved. The first run is due now.
+          </Alert>
+        )}
+        <Group grow align="flex-start">
+          <Select label="Method" data={['GET', 'POST']} value={form.method} onChange={(v) => set({ method: (v as 'GET' | 'POST') ?? 'GET' })} disabled={!canEdit} allowDeselect={false} />
+          <Select
+            label="Dates as"
+            data={[
+              { value: 'iso', label: 'ISO 8601' },
+              { value: 'date', label: 'YYYY-MM-DD' },
+              { value: 'unix', label: 'Unix seconds' },
+            ]}
+            value={form.date_format}
+            onChange={(v) => set({ date_format: (v as Form['date_format']) ?? 'iso' })}
+            disabled={!canEdit}
+            allowDeselect={false}
+          />
+        </Group>
+        <TextInput label="Statuses URL" description="{{from}}, {{to}}, {{page}} and {{page_size}} are filled in" value={form.url} onChange={(e) => set({ url: e.currentTarget.value })} error={errors.url} disabled={!canEdit} />
+        <Textarea label="Headers" description="One per line: Name: value. Stored values are shown masked." autosize minRows={1} value={form.headers} onChange={(e) => set({ headers: e.currentTarget.value })} error={errors.request_headers} disabled={!canEdit} />
+        <Group grow align="flex-start">
+          <TextInput label="List path" description="Where the list is; empty: the answer" value={form.list_path} onChange={(e) => set({ list_path: e.currentTarget.value })} error={errors.list_path} disabled={!canEdit} />
+          <TextInput label="Lead id path" value={form.lead_id_path} onChange={(e) => set({ lead_id_path: e.currentTarget.value })} error={errors.lead_id_path} disabled={!canEdit} />
+          <TextInput label="Status path" value={form.status_path} onChange={(e) => set({ status_path: e.currentTarget.value })} error={errors.status_path} disabled={!canEdit} />
+        </Group>
+        <Group grow align="flex-start">
+          <TextInput label="FTD path" description="A flag or the FTD date" value={form.ftd_path} onChange={(e) => set({ ftd_path: e.currentTarget.value })} error={errors.ftd_path} disabled={!canEdit} />
+          <TextInput label="Revenue path" value={form.revenue_path} onChange={(e) => set({ revenue_path: e.currentTarget.value })} error={errors.revenue_path} disabled={!canEdit} />
+        </Group>
+        <Group grow align="flex-start">
+          <NumberInput label="Every (minutes)" min={1} max={1440} value={form.interval_minutes} onChange={(v) => set({ interval_minutes: Number(v) || 0 })} error={errors.interval_minutes} disabled={!canEdit} />
+          <NumberInput label="Look back (hours)" min={1} max={2160} value={form.lookback_hours} onChange={(v) => set({ lookback_hours: Number(v) || 0 })} error={errors.lookback_hours} disabled={!canEdit} />
+        </Group>
+        <Switch label="Paged ({{page}} counts up until a short page)" checked={form.paged} onChange={(e) => set({ paged: e.currentTarget.checked })} disabled={!canEdit} />
+        {form.paged && (
+          <Group grow>
+            <NumberInput label="First page" min={0} max={1} value={form.first_page} onChange={(v) => set({ first_page: Number(v) })} disabled={!canEdit} />
+            <NumberInput label="Page size" min={1} max={1000} value={form.page_size} onChange={(v) => set({ page_size: Number(v) })} disabled={!canEdit} />
+            <NumberInput label="At most pages" min={1} max={100} value={form.max_pages} onChange={(v) => set({ max_pages: Number(v) })} disabled={!canEdit} />
+          </Group>
+        )}
+        <Textarea
+          label="Status words"
+          description="One per line: partner word = Leadgate sale status, with [FTD] when it means a deposit. Other words are kept as they are."
+          autosize
+          minRows={2}
+          value={form.status_map}
+          onChange={(e) => set({ status_map: e.currentTarget.value })}
+          error={errors.status_map}
+          disabled={!canEdit}
+        />
+        <Switch label="Run on schedule" checked={form.enabled} onChange={(e) => set({ enabled: e.currentTarget.checked })} disabled={!canEdit} />
+        <Group>
+          <Button onClick={() => void save()} disabled={!canEdit}>
+            Save status sync
+          </Button>
+          {pull.data && (
+            <>
+              <Button variant="default" onClick={() => void pullNow(true)} loading={busy} disabled={!canEdit} data-testid="pull-dry-run">
+                Pull now (dry run)
+              </Button>
+              <Button variant="light" onClick={() => void pullNow(false)} loading={busy} disabled={!canEdit}>
+                Pull now and apply
+              </Button>
+            </>
+          )}
+        </Group>
+        {run && <RunResult run={run} />}
+      </Stack>
+    </Card>
+  );
+}
+
+function RunResult({ run }: { run: Run }) {
+  return (
+    <Stack gap="xs" data-testid="pull-result">
+      <Alert color={run.ok ? 'blue' : 'red'} title={run.dry_run ? 'Dry run: nothing was changed' : 'Applied'}>
+        {run.error ? `The pull failed: ${run.error}. ` : ''}
+        {run.items_read} item(s) read, {run.changes.length} lead(s) {run.dry_run ? 'would change' : 'changed'}, {run.unchanged} unchanged
+        {run.unmatched.length ? `, ${run.unmatched.length} not found among this partner's delivered leads` : ''}.
+      </Alert>
+      {run.requests.map((r, i) => (
+        <Text size="xs" key={i} ff="monospace" style={{ wordBreak: 'break-all' }}>
+          {r.method} {r.url} → {r.http_status ?? 'no answer'} ({r.items} items){r.error ? ` ${r.error}` : ''}
+        </Text>
+      ))}
+      {run.changes.length > 0 && (
+        <Table fz="sm" data-testid="pull-changes">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Partner lead id</Table.Th>
+              <Table.Th>Status word</Table.Th>
+              <Table.Th>Sale status</Table.Th>
+              <Table.Th>FTD</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {run.changes.map((c) => (
+              <Table.Tr key={c.lead_id} data-testid="pull-change">
+                <Table.Td>
+                  <Code>{c.partner_lead_id}</Code>
+                </Table.Td>
+                <Table.Td>{c.status_word ?? '—'}</Table.Td>
+                <Table.Td>
+                  {c.sale_status.from ?? '—'} → {c.sale_status.to ?? '—'}
+                </Table.Td>
+                <Table.Td>{c.ftd ? 'FTD' : ''}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,219 @@
+import { Alert, Button, Checkbox, Code, Group, Modal, SegmentedControl, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useNavigate, useParams } from 'react-router-dom';
+import { api, must, problemText, type Problem } from '../../api/client';
+import type { paths } from '../../api/schema';
+import { Loading } from '../../Loading';
+import { CopyValueButton } from '../../ui/CopyValueButton';
+import { ErrorAlert } from '../../ui/EditorPage';
+import { useWhoami } from '../../whoami';
+import { DeliveryLog } from '../events/DeliveryLog';
+
+type Webhook = paths['/api/webhooks/{id}']['get']['responses'][200]['content']['application/json'];
+type EventType = Webhook['event_types'][number];
+
+export const EVENT_TYPES: { type: EventType; label: string }[] = [
+  { type: 'lead.received', label: 'Lead received' },
+  { type: 'lead.delivered', label: 'Lead delivered' },
+  { type: 'lead.rejected', label: 'Lead rejected (or duplicate)' },
+  { type: 'lead.failed', label: 'Lead failed' },
+  { type: 'lead.ftd', label: 'FTD' },
+  { type: 'lead.sale_status_changed', label: 'Sale status changed' },
+  { type: 'partner.cap_nearly_full', label: 'Partner cap at 90 %' },
+  { type: 'partner.cap_full', label: 'Partner cap full' },
+  { type: 'partner.pull_failed', label: 'Status pull failing' },
+  { type: 'webhook.disabled', label: 'Webhook disabled' },
+];
+
+/** /settings/webhooks/:id (or /new): the webhook's settings, its secret once, its delivery log. */
+export default function WebhookEditor() {
+  const { id } = useParams();
+  const isNew = id === 'new';
+  const hook = useQuery({ queryKey: ['webhook', id], queryFn: async () => must(await api.GET('/api/webhooks/{id}', { params: { path: { id: id! } } })), enabled: !isNew });
+  if (!isNew && hook.isPending) return <Loading />;
+  if (!isNew && hook.isError) return <ErrorAlert error={hook.error} />;
+  return <Form hook={isNew ? null : hook.data!} />;
+}
+
+function Form({ hook }: { hook: Webhook | null }) {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const whoami = useWhoami();
+  const canEdit = whoami.data?.permissions.includes('webhooks:edit') ?? false;
+  const [name, setName] = useState(hook?.name ?? '');
+  const [url, setUrl] = useState('');
+  const [format, setFormat] = useState<Webhook['format']>(hook?.format ?? 'json');
+  const [chatId, setChatId] = useState(hook?.telegram_chat_id ?? '');
+  const [types, setTypes] = useState<EventType[]>(hook?.event_types ?? ['lead.ftd']);
+  const [active, setActive] = useState(hook ? hook.status === 'active' : true);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [problem, setProblem] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+  const [secret, setSecret] = useState<{ secret: string; id: string } | null>(null);
+
+  const fail = (e: unknown) => {
+    const p = e as Problem;
+    setErrors(Object.fromEntries((p.errors ?? []).map((x) => [x.field.split('/')[0], x.message])));
+    setProblem(p.errors?.length ? 'Not saved: please correct the fields marked below.' : problemText(p));
+  };
+
+  async function save() {
+    setProblem(null);
+    setErrors({});
+    setSaved(false);
+    const telegram = format === 'telegram' ? chatId.trim() : undefined;
+    if (!hook) {
+      const r = await api.POST('/api/webhooks', { body: { name, url, format, event_types: types, ...(telegram ? { telegram_chat_id: telegram } : {}) } });
+      if (r.error) return fail(r.error);
+      await queryClient.invalidateQueries({ queryKey: ['webhooks'] });
+      setSecret({ secret: r.data.secret, id: r.data.id });
+      return;
+    }
+    const r = await api.PATCH('/api/webhooks/{id}', {
+      params: { path: { id: hook.id } },
+      body: { name, format, event_types: types, telegram_chat_id: format === 'telegram' ? telegram || null : null, status: active ? 'active' : 'disabled', ...(url ? { url } : {}) },
+    });
+    if (r.error) return fail(r.error);
+    queryClient.setQueryData(['webhook', hook.id], r.data);
+    await queryClient.invalidateQueries({ queryKey: ['webhooks'] });
+    setUrl('');
+    setSaved(true);
+  }
+
+  async function rotate() {
+    const r = await api.POST('/api/webhooks/{id}/rotate-secret', { params: { path: { id: hook!.id } } });
+    if (r.error) return setProblem(problemText(r.error));
+    setSecret({ secret: r.data.secret, id: hook!.id });
+  }
+
+  async function remove() {
+    if (!window.confirm(`Delete the webhook “${hook!.name}”? Its delivery log goes with it.`)) return;
+    const r = await api.DELETE('/api/webhooks/{id}', { params: { path: { id: hook!.id } } });
+    if (r.error) return setProblem(problemText(r.error));
+    await queryClient.invalidateQueries({ queryKey: ['webhooks'] });
+    navigate('/settings/webhooks');
+  }
+
+  return (
+    <Stack maw={900}>
+      <Group justify="space-between">
+        <Title order={2}>{hook ? hook.name : 'New webhook'}</Title>
+        <Button variant="default" onClick={() => navigate('/settings/webhooks')}>
+          Back to webhooks
+        </Button>
+      </Group>
+      {hook?.status === 'disabled' && hook.disabled_reason && (
+        <Alert color="red" title="Disabled by Leadgate" data-testid="webhook-disabled">
+          {hook.disabled_reason}. Fix the receiver, then turn the webhook on again.
+        </Alert>
+      )}
+      {hook?.failing_since && hook.status === 'active' && (
+        <Alert color="orange" data-testid="webhook-failing">
+          Failing since {new Date(hook.failing_since).toLocaleString()}: see the delivery log. After 5 days of failure it is disabled.
+        </Alert>
+      )}
+      {problem && <Alert color="red" role="alert" title={problem} data-testid="webhook-errors" />}
+      {saved && (
+        <Alert color="green" data-testid="webhook-saved">
+          Saved.
+        </Alert>
+      )}
+      <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} error={errors.name} disabled={!canEdit} required />
+      <TextInput
+        label="URL"
+        description={hook ? `Now: ${hook.url}. Leave empty to keep it; the full URL is never shown again (it may hold a token).` : 'Where the events are POSTed.'}
+        value={url}
+        onChange={(e) => setUrl(e.currentTarget.value)}
+        error={errors.url}
+        disabled={!canEdit}
+        required={!hook}
+      />
+      <Stack gap={4}>
+        <Text size="sm" fw={500}>
+          Format
+        </Text>
+        <SegmentedControl
+          value={format}
+          onChange={(v) => setFormat(v as Webhook['format'])}
+          data={[
+            { value: 'json', label: 'JSON' },
+            { value: 'slack', label: 'Slack' },
+            { value: 'telegram', label: 'Telegram' },
+          ]}
+          disabled={!canEdit}
+        />
+      </Stack>
+      {format === 'telegram' && (
+        <TextInput
+          label="Telegram chat"
+          description="A numeric chat id or @channelname; the URL is https://api.telegram.org/bot<token>/sendMessage"
+          value={chatId}
+          onChange={(e) => setChatId(e.currentTarget.value)}
+          error={errors.telegram_chat_id}
+          disabled={!canEdit}
+        />
+      )}
+      <Checkbox.Group label="Events" value={types} onChange={(v) => setTypes(v as EventType[])} error={errors.event_types}>
+        <Group mt="xs">
+          {EVENT_TYPES.map((e) => (
+            <Checkbox key={e.type} value={e.type} label={e.label} disabled={!canEdit} />
+          ))}
+        </Group>
+      </Checkbox.Group>
+      {hook && <Switch label="Active" checked={active} onChange={(e) => setActive(e.currentTarget.checked)} disabled={!canEdit} />}
+      <Group>
+        <Button onClick={() => void save()} disabled={!canEdit}>
+          Save
+        </Button>
+        {hook && (
+          <>
+            <Button variant="default" onClick={() => void rotate()} disabled={!canEdit}>
+              New signing secret
+            </Button>
+            <Button color="red" variant="light" onClick={() => void remove()} disabled={!canEdit}>
+              Delete
+            </Button>
+          </>
+        )}
+      </Group>
+      {hook && (
+        <>
+          <Title order={3}>Delivery log</Title>
+          <DeliveryLog
+            queryKey={['webhook-deliveries', hook.id]}
+            load={async () => must(await api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id: hook.id }, query: { limit: 50 } } }))}
+            loadOne={async (d) => must(await api.GET('/api/webhooks/{id}/deliveries/{deliveryId}', { params: { path: { id: hook.id, deliveryId: d } } }))}
+            retry={(d) => api.POST('/api/webhooks/{id}/deliveries/{deliveryId}/retry', { params: { path: { id: hook.id, deliveryId: d } } })}
+            canRetry={canEdit && hook.status === 'active'}
+            testId="webhook-deliveries"
+          />
+        </>
+      )}
+      <Modal opened={secret !== null} onClose={() => {}} withCloseButton={false} title="Signing secret" size="lg" closeOnClickOutside={false}>
+        {secret && (
+          <Stack>
+            <Alert color="orange" title="Copy this secret now">
+              It is shown only this once. The receiver uses it to check the webhook-signature header of each request (Standard Webhooks).
+            </Alert>
+            <Code block data-testid="webhook-secret">
+              {secret.secret}
+            </Code>
+            <Group justify="flex-end">
+              <CopyValueButton value={secret.secret} />
+              <Button
+                onClick={() => {
+                  const created = !hook;
+                  setSecret(null);
+                  if (created) navigate(`/settings/webhooks/${secret.id}`, { replace: true });
+                }}
+              >
+                Done
+              </Button>
+            </Group>
+          </Stack>
+        )}
+      </Modal>
+    </Stack>
+  );
+}
