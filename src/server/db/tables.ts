@@ -101,6 +101,10 @@ export interface PartnersTable {
   integration: string; // JSON
   postback_token_id: string;
   postback_token_hash: string;
+  /** Pause the partner after this many failed calls in a row; null: never (the default). */
+  pause_after_failures: number | null;
+  /** Failed calls in a row (kept by a trigger on lead_attempts). */
+  consecutive_failures: Generated<number>;
   created_at: string;
   updated_at: string;
   archived_at: string | null;
@@ -114,6 +118,8 @@ export interface TrafficProvidersTable {
   token_hash: string;
   allowed_ips: string; // JSON array of CIDRs; [] = any
   duplicate_policy: string; // JSON
+  /** Alert when no lead came for this many hours; null: never. */
+  silent_after_hours: number | null;
   created_at: string;
   updated_at: string;
   archived_at: string | null;

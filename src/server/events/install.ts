@@ -3,7 +3,10 @@ import { createOutboundAgent } from '../distribution/outbound.js';
 import { postbackDestination } from '../modules/provider-postbacks/destination.js';
 import { webhookDestination } from '../modules/webhooks/destination.js';
 import { StatusPuller } from '../modules/status-pull/runner.js';
+import { checkSilentProviders } from '../modules/traffic-providers/silence.js';
 import { EventDispatcher } from './dispatcher.js';
+
+const SILENCE_CHECK_MS = 5 * 60_000;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -26,11 +29,18 @@ export function installEvents(app: App) {
   // Partners' status pulls share the pool; they run on schedule when dispatch does.
   const puller = new StatusPuller(app.db, agent, app.log);
   app.decorate('statusPull', puller);
+  // Traffic providers gone quiet: checked every few minutes.
+  let silence: NodeJS.Timeout | null = null;
   app.addHook('onReady', async () => {
     dispatcher.start(app.config.dispatchIntervalMs);
     puller.start(app.config.dispatchIntervalMs > 0);
+    if (app.config.dispatchIntervalMs > 0) {
+      silence = setInterval(() => void checkSilentProviders(app.db).catch((err) => app.log.error({ err }, 'checking silent traffic providers failed')), SILENCE_CHECK_MS);
+      silence.unref();
+    }
   });
   app.addHook('onClose', async () => {
+    if (silence) clearInterval(silence);
     await Promise.all([dispatcher.close(), puller.close()]);
     await agent.close();
   });

@@ -21,7 +21,9 @@ export const EVENT_TYPES = {
   'lead.sale_status_changed': { description: "A lead's sale status changed", alert: false, permission: 'leads:view' },
   'partner.cap_nearly_full': { description: "A partner's cap reached 90 % (once per cap and day, or for the total cap)", alert: true, permission: 'partners:view' },
   'partner.cap_full': { description: "A partner's cap is full (once per cap and day, or for the total cap)", alert: true, permission: 'partners:view' },
+  'partner.failing': { description: "A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures", alert: true, permission: 'partners:view' },
   'partner.pull_failed': { description: "A partner's status pull failed 3 times in a row", alert: true, permission: 'partners:view' },
+  'traffic_provider.silent': { description: 'A traffic provider sent no lead for its silent_after_hours', alert: true, permission: 'traffic_providers:view' },
   'webhook.disabled': { description: 'A webhook was disabled after failing for days', alert: true, permission: 'webhooks:view' },
 } as const satisfies Record<string, EventTypeInfo>;
 

@@ -7105,10 +7105,10 @@ export interface operations {
                             text: string;
                             traffic_provider_id: string | null;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.pull_failed: A partner's status pull failed 3 times in a row; webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled";
+                            type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                             unread: boolean;
                         }[];
                         next_cursor: string | null;
@@ -8026,6 +8026,11 @@ export interface operations {
                              * @description Set when deleted while leads still refer to it
                              */
                             archived_at: string | null;
+                            /**
+                             * Format: int32
+                             * @description Failed calls in a row now (a call answered resets it)
+                             */
+                            consecutive_failures: number;
                             /** @description ISO alpha-2 codes accepted; empty: every country */
                             countries: string[];
                             /** Format: date-time */
@@ -8058,6 +8063,8 @@ export interface operations {
                                 url: string;
                             };
                             name: string;
+                            /** @description Paused after this many failed calls in a row; null: never */
+                            pause_after_failures: number | null;
                             /** @description The non-secret start of the postback token (lgp_ + id), to recognise it */
                             postback_token_prefix: string;
                             status: "active" | "paused";
@@ -8204,6 +8211,11 @@ export interface operations {
                     };
                     /** @description Shown in lists; need not be unique */
                     name: string;
+                    /**
+                     * @description Pause the partner (audited, with an alert) after this many failed calls in a row (no answer, an error, HTTP 5xx); null: never
+                     * @default null
+                     */
+                    pause_after_failures?: number | null;
                     /** @default active */
                     status?: "active" | "paused";
                     /**
@@ -8243,6 +8255,11 @@ export interface operations {
                          * @description Set when deleted while leads still refer to it
                          */
                         archived_at: string | null;
+                        /**
+                         * Format: int32
+                         * @description Failed calls in a row now (a call answered resets it)
+                         */
+                        consecutive_failures: number;
                         /** @description ISO alpha-2 codes accepted; empty: every country */
                         countries: string[];
                         /** Format: date-time */
@@ -8275,6 +8292,8 @@ export interface operations {
                             url: string;
                         };
                         name: string;
+                        /** @description Paused after this many failed calls in a row; null: never */
+                        pause_after_failures: number | null;
                         /** @description lgp_… token. Shown only in this answer; rotate it to get a new one. */
                         postback_token: string;
                         /** @description The non-secret start of the postback token (lgp_ + id), to recognise it */
@@ -8405,6 +8424,11 @@ export interface operations {
                          * @description Set when deleted while leads still refer to it
                          */
                         archived_at: string | null;
+                        /**
+                         * Format: int32
+                         * @description Failed calls in a row now (a call answered resets it)
+                         */
+                        consecutive_failures: number;
                         /** @description ISO alpha-2 codes accepted; empty: every country */
                         countries: string[];
                         /** Format: date-time */
@@ -8437,6 +8461,8 @@ export interface operations {
                             url: string;
                         };
                         name: string;
+                        /** @description Paused after this many failed calls in a row; null: never */
+                        pause_after_failures: number | null;
                         /** @description The non-secret start of the postback token (lgp_ + id), to recognise it */
                         postback_token_prefix: string;
                         status: "active" | "paused";
@@ -8713,6 +8739,8 @@ export interface operations {
                     };
                     /** @description Shown in lists; need not be unique */
                     name?: string;
+                    /** @description Pause the partner (audited, with an alert) after this many failed calls in a row (no answer, an error, HTTP 5xx); null: never */
+                    pause_after_failures?: number | null;
                     status?: "active" | "paused";
                     /** @description null: no cap */
                     total_cap?: number | null;
@@ -8745,6 +8773,11 @@ export interface operations {
                          * @description Set when deleted while leads still refer to it
                          */
                         archived_at: string | null;
+                        /**
+                         * Format: int32
+                         * @description Failed calls in a row now (a call answered resets it)
+                         */
+                        consecutive_failures: number;
                         /** @description ISO alpha-2 codes accepted; empty: every country */
                         countries: string[];
                         /** Format: date-time */
@@ -8777,6 +8810,8 @@ export interface operations {
                             url: string;
                         };
                         name: string;
+                        /** @description Paused after this many failed calls in a row; null: never */
+                        pause_after_failures: number | null;
                         /** @description The non-secret start of the postback token (lgp_ + id), to recognise it */
                         postback_token_prefix: string;
                         status: "active" | "paused";
@@ -8925,6 +8960,11 @@ export interface operations {
                          * @description Set when deleted while leads still refer to it
                          */
                         archived_at: string | null;
+                        /**
+                         * Format: int32
+                         * @description Failed calls in a row now (a call answered resets it)
+                         */
+                        consecutive_failures: number;
                         /** @description ISO alpha-2 codes accepted; empty: every country */
                         countries: string[];
                         /** Format: date-time */
@@ -8957,6 +8997,8 @@ export interface operations {
                             url: string;
                         };
                         name: string;
+                        /** @description Paused after this many failed calls in a row; null: never */
+                        pause_after_failures: number | null;
                         /** @description lgp_… token. Shown only in this answer; rotate it to get a new one. */
                         postback_token: string;
                         /** @description The non-secret start of the postback token (lgp_ + id), to recognise it */
@@ -12984,6 +13026,8 @@ export interface operations {
                             };
                             id: string;
                             name: string;
+                            /** @description Alerted when no lead came for this many hours; null: never */
+                            silent_after_hours: number | null;
                             status: "active" | "paused";
                             /** @description The non-secret start of the intake token (lgt_ + id), to recognise it */
                             token_prefix: string;
@@ -13094,6 +13138,11 @@ export interface operations {
                     };
                     /** @description Shown in lists; need not be unique */
                     name: string;
+                    /**
+                     * @description Alert (traffic_provider.silent) when no lead came for this many hours; null: never
+                     * @default null
+                     */
+                    silent_after_hours?: number | null;
                     /** @default active */
                     status?: "active" | "paused";
                 };
@@ -13134,6 +13183,8 @@ export interface operations {
                         /** @description Where the provider posts leads: <public base URL>/api/intake/leads when the hosting panel has a public base URL set, else the path /api/intake/leads (put your server's address before it). */
                         intake_url: string;
                         name: string;
+                        /** @description Alerted when no lead came for this many hours; null: never */
+                        silent_after_hours: number | null;
                         status: "active" | "paused";
                         /** @description The intake token (lgt_…). Shown only in this answer; rotate it to get a new one. */
                         token: string;
@@ -13268,6 +13319,8 @@ export interface operations {
                         };
                         id: string;
                         name: string;
+                        /** @description Alerted when no lead came for this many hours; null: never */
+                        silent_after_hours: number | null;
                         status: "active" | "paused";
                         /** @description The non-secret start of the intake token (lgt_ + id), to recognise it */
                         token_prefix: string;
@@ -13500,6 +13553,8 @@ export interface operations {
                     };
                     /** @description Shown in lists; need not be unique */
                     name?: string;
+                    /** @description Alert (traffic_provider.silent) when no lead came for this many hours; null: never */
+                    silent_after_hours?: number | null;
                     status?: "active" | "paused";
                 };
             };
@@ -13537,6 +13592,8 @@ export interface operations {
                         };
                         id: string;
                         name: string;
+                        /** @description Alerted when no lead came for this many hours; null: never */
+                        silent_after_hours: number | null;
                         status: "active" | "paused";
                         /** @description The non-secret start of the intake token (lgt_ + id), to recognise it */
                         token_prefix: string;
@@ -13942,10 +13999,10 @@ export interface operations {
                             /** @description The event's id (a webhook's webhook-id header): the same on every try */
                             event_id: string;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.pull_failed: A partner's status pull failed 3 times in a row; webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled";
+                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                             id: string;
                             /** Format: date-time */
                             last_attempt_at: string | null;
@@ -14070,10 +14127,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.pull_failed: A partner's status pull failed 3 times in a row; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -14210,10 +14267,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.pull_failed: A partner's status pull failed 3 times in a row; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -14533,6 +14590,8 @@ export interface operations {
                         /** @description Where the provider posts leads: <public base URL>/api/intake/leads when the hosting panel has a public base URL set, else the path /api/intake/leads (put your server's address before it). */
                         intake_url: string;
                         name: string;
+                        /** @description Alerted when no lead came for this many hours; null: never */
+                        silent_after_hours: number | null;
                         status: "active" | "paused";
                         /** @description The intake token (lgt_…). Shown only in this answer; rotate it to get a new one. */
                         token: string;
@@ -14669,7 +14728,7 @@ export interface operations {
                             created_at: string;
                             /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                             disabled_reason: string | null;
-                            event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled")[];
+                            event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                             /**
                              * Format: date-time
                              * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -14751,7 +14810,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The events sent to this webhook */
-                    event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled")[];
+                    event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                     /**
                      * @description json: the event as JSON ({type, timestamp, data}); slack: {"text"} for a Slack-compatible incoming webhook; telegram: {"chat_id", "text"} for the Telegram Bot API sendMessage (URL https://api.telegram.org/bot<token>/sendMessage). Every format is signed the same way.
                      * @default json
@@ -14780,7 +14839,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -14907,7 +14966,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -15122,7 +15181,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The events sent to this webhook */
-                    event_types?: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled")[];
+                    event_types?: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                     /** @description json: the event as JSON ({type, timestamp, data}); slack: {"text"} for a Slack-compatible incoming webhook; telegram: {"chat_id", "text"} for the Telegram Bot API sendMessage (URL https://api.telegram.org/bot<token>/sendMessage). Every format is signed the same way. */
                     format?: "json" | "slack" | "telegram";
                     /** @description Shown in lists; need not be unique */
@@ -15149,7 +15208,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -15297,10 +15356,10 @@ export interface operations {
                             /** @description The event's id (a webhook's webhook-id header): the same on every try */
                             event_id: string;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.pull_failed: A partner's status pull failed 3 times in a row; webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled";
+                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                             id: string;
                             /** Format: date-time */
                             last_attempt_at: string | null;
@@ -15425,10 +15484,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.pull_failed: A partner's status pull failed 3 times in a row; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -15565,10 +15624,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.pull_failed: A partner's status pull failed 3 times in a row; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and day, or for the total cap); partner.cap_full: A partner's cap is full (once per cap and day, or for the total cap); partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -15718,7 +15777,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.pull_failed" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded

@@ -9,7 +9,10 @@ import { sql, PostgresAdapter, type Kysely } from 'kysely';
 //   wants it, so an installation with no webhook or postback pays one index probe per change;
 // - cap_counters: a partner's cap (daily or total, or a flow target's daily cap) nearly full
 //   (90 %) and full, once per cap and period (events.dedupe_key);
-// - application code (events/emit.ts) for what no row change tells: a webhook disabled, …
+// - lead_attempts: a partner failing (5 failed calls in a row), and paused after its
+//   pause_after_failures (audited) when set;
+// - application code (events/emit.ts) for what no row change tells: a webhook disabled, a
+//   status pull failing, a traffic provider silent.
 //
 // Dispatchers (events/dispatcher.ts) fan events out to their destinations (event_subscriptions:
 // webhooks, traffic providers' postbacks) as event_deliveries rows, many events per transaction,
@@ -98,6 +101,51 @@ function capBody(engine: Engine): string[] {
   ];
 }
 
+const INTERRUPTED_ATTEMPT = "the server stopped while waiting for the partner's answer"; // recovery.ts: ours, not the partner's
+/** A partner's calls failed this many times in a row: partner.failing (once per streak). */
+const FAILING_ALERT_AFTER = 5;
+
+/** A UUIDv7 made in SQL (the audit log pages by id, which must follow time). */
+function uuid7(engine: Engine): string {
+  if (engine === 'postgres') {
+    return (
+      `(select substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-7' || substr(r, 1, 3) || '-8' || substr(r, 4, 3) || '-' || substr(r, 7, 12) ` +
+      `from (select lpad(to_hex((extract(epoch from clock_timestamp()) * 1000)::bigint), 12, '0') as h, md5(random()::text) as r) x)`
+    );
+  }
+  return (
+    `(select substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-7' || substr(r, 1, 3) || '-8' || substr(r, 4, 3) || '-' || substr(r, 7, 12) ` +
+    `from (select printf('%012x', cast((julianday('now') - 2440587.5) * 86400000 as integer)) as h, lower(hex(randomblob(9))) as r) x)`
+  );
+}
+
+/**
+ * A partner's health from its calls' outcomes: consecutive_failures counts failed calls in a row
+ * (no answer, an error, HTTP 5xx; not a delivery our server interrupted), a call answered resets
+ * it (no write when it is 0 already); the FAILING_ALERT_AFTER-th failure raises partner.failing;
+ * with pause_after_failures set, reaching it pauses the partner, audited, with an alert.
+ */
+function attemptHealthBody(engine: Engine): string[] {
+  const json = engine === 'postgres' ? 'json_build_object' : 'json_object';
+  const asText = engine === 'postgres' ? '::text' : '';
+  const bool = (b: boolean) => (engine === 'postgres' ? String(b) : `json('${b}')`); // SQLite's json_object writes a bare false as 0
+  const failed = `(new.outcome in ('timeout', 'error') and coalesce(new.reason, '') <> '${INTERRUPTED_ATTEMPT.replace(/'/g, "''")}' or (new.outcome = 'rejected' and coalesce(new.http_status, 0) >= 500))`;
+  const pausing = `p.id = new.partner_id and ${failed} and p.status = 'active' and p.pause_after_failures is not null and p.consecutive_failures >= p.pause_after_failures`;
+  return [
+    `update partners set consecutive_failures = case when ${failed} then consecutive_failures + 1 else 0 end where id = new.partner_id and (${failed} or consecutive_failures <> 0)`,
+    `insert into events (type, occurred_at, partner_id, data, dedupe_key) select 'partner.failing', ${ALERT_NOW[engine]}, p.id, ` +
+      `${json}('failures', p.consecutive_failures, 'last_reason', new.reason, 'paused', ${bool(false)})${asText}, 'partner.failing:' || p.id || ':' || new.id ` +
+      `from partners p where p.id = new.partner_id and ${failed} and p.consecutive_failures = ${FAILING_ALERT_AFTER} on conflict do nothing`,
+    `insert into events (type, occurred_at, partner_id, data, dedupe_key) select 'partner.failing', ${ALERT_NOW[engine]}, p.id, ` +
+      `${json}('failures', p.consecutive_failures, 'last_reason', new.reason, 'paused', ${bool(true)})${asText}, 'partner.paused:' || p.id || ':' || new.id ` +
+      `from partners p where ${pausing} on conflict do nothing`,
+    `insert into audit_log (id, at, actor_id, actor_email, via, ip, action, target_type, target_id, details) ` +
+      `select ${uuid7(engine)}, ${ALERT_NOW[engine]}, null, null, 'system', null, 'partner.paused', 'partner', p.id, ` +
+      `${json}('name', p.name, 'failures', p.consecutive_failures, 'pause_after_failures', p.pause_after_failures, 'last_reason', new.reason)${asText} from partners p where ${pausing}`,
+    `update partners set status = 'paused', updated_at = ${ALERT_NOW[engine]} where id = new.partner_id and status = 'active' and pause_after_failures is not null and consecutive_failures >= pause_after_failures and ${failed}`,
+  ];
+}
+
 export async function up(db: Kysely<any>): Promise<void> {
   const engine: Engine = db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
   const serial = engine === 'postgres' ? 'bigint generated always as identity primary key' : 'integer primary key autoincrement';
@@ -169,6 +217,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       `consecutive_failures integer not null default 0, updated_at text not null)`,
   );
 
+  // A partner's health (attemptHealthBody) and a traffic provider's expected rhythm.
+  await run(`alter table partners add column pause_after_failures integer`);
+  await run(`alter table partners add column consecutive_failures integer not null default 0`);
+  await run(`alter table traffic_providers add column silent_after_hours integer`);
+
   await run(`create table notification_reads (operator_id text primary key references operators (id) on delete cascade, last_read_event_id ${ref} not null)`);
 
   const triggers: [name: string, table: string, event: string, when: string | null, body: string[]][] = [
@@ -183,6 +236,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       leadUpdateBody(engine),
     ],
     ['cap_counters_events', 'cap_counters', 'update of used', 'new.used > old.used', capBody(engine)],
+    ['lead_attempts_health', 'lead_attempts', 'update of outcome', `old.outcome = 'in_flight' and new.outcome <> 'in_flight'`, attemptHealthBody(engine)],
   ];
   for (const [name, table, event, when, body] of triggers) {
     if (engine === 'postgres') {

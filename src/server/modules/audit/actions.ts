@@ -38,6 +38,7 @@ export const AUDIT_ACTIONS = [
   'partner.postback_token_rotated',
   'partner.status_pull_updated',
   'partner.status_pull_deleted',
+  'partner.paused',
   'campaign.created',
   'campaign.updated',
   'campaign.archived',

@@ -44,7 +44,7 @@ async function allPages(ta: TestApp, query: string, limit: number) {
 }
 
 const PARTNER_KEYS = [
-  'archived_at', 'countries', 'created_at', 'daily_cap', 'id', 'integration', 'name', 'postback_token_prefix', 'status', 'total_cap', 'updated_at', 'working_hours',
+  'archived_at', 'consecutive_failures', 'countries', 'created_at', 'daily_cap', 'id', 'integration', 'name', 'pause_after_failures', 'postback_token_prefix', 'status', 'total_cap', 'updated_at', 'working_hours',
 ].sort();
 
 forEachDatabase('Partners', (engine) => {
@@ -80,6 +80,7 @@ forEachDatabase('Partners', (engine) => {
       working_hours: { timezone: 'Europe/Berlin', days: [1, 2, 3, 4, 5], from: '09:00', to: '18:00' },
       daily_cap: 50,
       total_cap: 1000,
+      pause_after_failures: 10,
       integration: INTEGRATION,
     };
     const res = await create(ta, full);
@@ -91,7 +92,7 @@ forEachDatabase('Partners', (engine) => {
       {
         ...full,
         integration: { ...INTEGRATION, headers: { Authorization: '••••5678', 'X-Short': '••••' } },
-        id: undefined, created_at: undefined, updated_at: undefined, postback_token_prefix: undefined, archived_at: null,
+        id: undefined, created_at: undefined, updated_at: undefined, postback_token_prefix: undefined, archived_at: null, consecutive_failures: 0,
       },
     );
 

@@ -87,6 +87,8 @@ export default async function partnersRoutes(app: App) {
         working_hours: working_hours ? JSON.stringify(working_hours) : null,
         daily_cap,
         total_cap,
+        pause_after_failures: b.pause_after_failures ?? null,
+        consecutive_failures: 0,
         integration: JSON.stringify(integration),
         postback_token_id: token.id,
         created_at: now,
@@ -147,6 +149,9 @@ export default async function partnersRoutes(app: App) {
           ...(b.working_hours !== undefined ? { working_hours: b.working_hours ? JSON.stringify(b.working_hours) : null } : {}),
           ...(b.daily_cap !== undefined ? { daily_cap: b.daily_cap } : {}),
           ...(b.total_cap !== undefined ? { total_cap: b.total_cap } : {}),
+          ...(b.pause_after_failures !== undefined ? { pause_after_failures: b.pause_after_failures } : {}),
+          // Turned on again by an operator: the count starts over.
+          ...(b.status === 'active' && current.status !== 'active' ? { consecutive_failures: 0 } : {}),
           ...(integration ? { integration: JSON.stringify(integration) } : {}),
           updated_at: nowIso(),
         };

@@ -8,7 +8,7 @@ import { decodeCursor, pageOf } from '../../http/pagination.js';
 import type { TrafficProvider } from './schemas.js';
 
 // Every column but the token hash, which never leaves the database.
-const providerColumns = ['id', 'name', 'status', 'token_id', 'allowed_ips', 'duplicate_policy', 'created_at', 'updated_at', 'archived_at'] as const;
+const providerColumns = ['id', 'name', 'status', 'token_id', 'allowed_ips', 'duplicate_policy', 'silent_after_hours', 'created_at', 'updated_at', 'archived_at'] as const;
 export type ProviderRecord = Omit<Selectable<TrafficProvidersTable>, 'token_hash'>;
 
 export const toTrafficProvider = (row: ProviderRecord): TrafficProvider => ({
@@ -17,6 +17,7 @@ export const toTrafficProvider = (row: ProviderRecord): TrafficProvider => ({
   status: row.status,
   allowed_ips: JSON.parse(row.allowed_ips),
   duplicate_policy: JSON.parse(row.duplicate_policy),
+  silent_after_hours: row.silent_after_hours === null ? null : Number(row.silent_after_hours),
   token_prefix: displayPrefix('lgt_', row.token_id),
   created_at: row.created_at,
   updated_at: row.updated_at,

@@ -87,6 +87,7 @@ export default async function trafficProvidersRoutes(app: App) {
         token_id: token.id,
         allowed_ips: JSON.stringify(allowed_ips),
         duplicate_policy: JSON.stringify(b.duplicate_policy ?? DEFAULT_DUPLICATE_POLICY),
+        silent_after_hours: b.silent_after_hours ?? null,
         created_at: now,
         updated_at: now,
         archived_at: null,
@@ -133,6 +134,7 @@ export default async function trafficProvidersRoutes(app: App) {
           ...(b.status !== undefined ? { status: b.status } : {}),
           ...(allowed_ips ? { allowed_ips: JSON.stringify(allowed_ips) } : {}),
           ...(b.duplicate_policy ? { duplicate_policy: JSON.stringify(b.duplicate_policy) } : {}),
+          ...(b.silent_after_hours !== undefined ? { silent_after_hours: b.silent_after_hours } : {}),
           updated_at: nowIso(),
         };
         await tx.updateTable('traffic_providers').set(patch).where('id', '=', current.id).execute();

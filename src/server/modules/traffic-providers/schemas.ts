@@ -34,6 +34,7 @@ const providerFields = {
   status: ActiveStatus,
   allowed_ips: Type.Array(Type.String(), { description: 'Canonical CIDRs; empty: any address' }),
   duplicate_policy: DuplicatePolicy,
+  silent_after_hours: Type.Union([Type.Integer(), Type.Null()], { description: 'Alerted when no lead came for this many hours; null: never' }),
   token_prefix: Type.String({ description: 'The non-secret start of the intake token (lgt_ + id), to recognise it' }),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -66,6 +67,7 @@ export const CreateTrafficProvider = Type.Object(
       default: DEFAULT_DUPLICATE_POLICY,
       description: `Default: ${JSON.stringify(DEFAULT_DUPLICATE_POLICY)}`,
     }),
+    silent_after_hours: Type.Optional({ ...Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: 720 }), Type.Null()], { description: 'Alert (traffic_provider.silent) when no lead came for this many hours; null: never' }), default: null }),
   },
   { additionalProperties: false },
 );
@@ -76,6 +78,7 @@ export const UpdateTrafficProvider = Type.Object(
     status: Type.Optional(ActiveStatus),
     allowed_ips: Type.Optional({ ...AllowedIps, description: `${ALLOWED_IPS}. Replaces the list.` }),
     duplicate_policy: Type.Optional({ ...DuplicatePolicy, description: 'Replaces the whole policy' }),
+    silent_after_hours: Type.Optional(Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: 720 }), Type.Null()], { description: 'Alert (traffic_provider.silent) when no lead came for this many hours; null: never' })),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -39,7 +39,7 @@ async function allPages(ta: TestApp, query: string, limit: number) {
   return ids;
 }
 
-const KEYS = ['allowed_ips', 'archived_at', 'created_at', 'duplicate_policy', 'id', 'name', 'status', 'token_prefix', 'updated_at'];
+const KEYS = ['allowed_ips', 'archived_at', 'created_at', 'duplicate_policy', 'id', 'name', 'silent_after_hours', 'status', 'token_prefix', 'updated_at'];
 
 forEachDatabase('Traffic providers', (engine) => {
   test('create with defaults and in full, read back, change: shapes, the token once, audit', async (t) => {

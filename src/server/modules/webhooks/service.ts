@@ -110,6 +110,11 @@ export function describeEvent(event: StoredEvent, names: Names): string {
     'lead.sale_status_changed': () => leadLine(`sale status ${d.previous_sale_status ?? '(none)'} → ${d.sale_status ?? '(none)'}`),
     'partner.cap_nearly_full': () => `${names.partner ?? 'A partner'}: ${capName} at ${d.used} of ${d.cap} (90 %)`,
     'partner.cap_full': () => `${names.partner ?? 'A partner'}: ${capName} full (${d.used} of ${d.cap})`,
+    'partner.failing': () =>
+      d.paused
+        ? `${names.partner ?? 'A partner'} paused after ${d.failures} failed calls in a row (${d.last_reason ?? 'no reason'})`
+        : `${names.partner ?? 'A partner'}: ${d.failures} calls in a row failed (${d.last_reason ?? 'no reason'})`,
+    'traffic_provider.silent': () => `${names.provider ?? 'A traffic provider'} sent no lead for ${d.hours} hours (last at ${d.last_lead_at ?? 'never'})`,
     'partner.pull_failed': () => `${names.partner ?? 'A partner'}: status pull failed ${d.failures} times in a row (${d.error ?? 'unknown error'})`,
     'webhook.disabled': () => `Webhook ${d.name ?? ''} disabled: ${d.reason ?? ''}`,
   };

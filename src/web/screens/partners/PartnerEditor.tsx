@@ -112,6 +112,17 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
             <StatusControl value={form.status} onChange={(status) => set({ status })} />
             <NumberInput label="Daily cap" placeholder="None" value={form.daily_cap} onChange={(v) => set({ daily_cap: v })} allowDecimal={false} error={errors.at('daily_cap')} w={140} />
             <NumberInput label="Total cap" placeholder="None" value={form.total_cap} onChange={(v) => set({ total_cap: v })} allowDecimal={false} error={errors.at('total_cap')} w={140} />
+            <NumberInput
+              label="Pause after failed calls"
+              description={partner && partner.consecutive_failures > 0 ? `${partner.consecutive_failures} in a row now` : 'In a row; empty: never'}
+              placeholder="Never"
+              value={form.pause_after_failures}
+              onChange={(v) => set({ pause_after_failures: v })}
+              allowDecimal={false}
+              min={1}
+              error={errors.at('pause_after_failures')}
+              w={200}
+            />
           </Group>
           <TagsInput
             label="Countries"

@@ -30,6 +30,7 @@ export interface PartnerForm {
   to: string;
   daily_cap: Num; // '' = no cap
   total_cap: Num;
+  pause_after_failures: Num; // '' = never
   method: Method;
   url: string;
   headers: HeaderRow[];
@@ -57,6 +58,7 @@ export function formOf(p: Partner | null): PartnerForm {
     to: wh?.to ?? '18:00',
     daily_cap: p?.daily_cap ?? '',
     total_cap: p?.total_cap ?? '',
+    pause_after_failures: p?.pause_after_failures ?? '',
     method: i?.method ?? 'POST',
     url: i?.url ?? '',
     headers: Object.entries((i?.headers ?? {}) as Record<string, string>).map(([n, v]) => newHeader(n, v)),
@@ -120,6 +122,7 @@ export function bodyOf(form: PartnerForm) {
     working_hours: form.hasHours ? { timezone: form.timezone, days: form.days.map(Number), from: form.from, to: form.to } : null,
     daily_cap: cap(form.daily_cap),
     total_cap: cap(form.total_cap),
+    pause_after_failures: cap(form.pause_after_failures),
     integration: integrationOf(form),
   };
 }
@@ -131,6 +134,7 @@ const LABELS: Record<string, string> = {
   countries: 'Countries',
   daily_cap: 'Daily cap',
   total_cap: 'Total cap',
+  pause_after_failures: 'Pause after failed calls',
   working_hours: 'Working hours',
   'working_hours.timezone': 'Time zone',
   'working_hours.days': 'Days',

@@ -25,11 +25,12 @@ interface Form {
   fields: Field[];
   window_hours: number | string;
   scope: 'provider' | 'global';
+  silent_after_hours: number | string; // '' = never
 }
 
 function formOf(p: Provider | null): Form {
   const policy = p?.duplicate_policy ?? { fields: ['email', 'phone'] as Field[], window_hours: 720, scope: 'provider' as const };
-  return { name: p?.name ?? '', status: p?.status ?? 'active', ips: p?.allowed_ips.join('\n') ?? '', ...policy, fields: [...policy.fields] };
+  return { name: p?.name ?? '', status: p?.status ?? 'active', ips: p?.allowed_ips.join('\n') ?? '', ...policy, fields: [...policy.fields], silent_after_hours: p?.silent_after_hours ?? '' };
 }
 
 // Blank lines are dropped, so line numbers in messages count the addresses sent.
@@ -57,7 +58,7 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
-  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() => formOf(provider), (k) => [k === 'ips' ? 'allowed_ips' : k === 'name' || k === 'status' ? k : `duplicate_policy.${k}`]);
+  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() => formOf(provider), (k) => [k === 'ips' ? 'allowed_ips' : k === 'name' || k === 'status' || k === 'silent_after_hours' ? k : `duplicate_policy.${k}`]);
   const [confirmRotate, setConfirmRotate] = useState(false);
 
   const archived = Boolean(provider?.archived_at);
@@ -71,6 +72,7 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
       allowed_ips: ipsOf(form.ips),
       // A cleared number goes to the API as null, so the API names the field.
       duplicate_policy: { fields: form.fields, window_hours: form.window_hours === '' ? (null as unknown as number) : Number(form.window_hours), scope: form.scope },
+      silent_after_hours: form.silent_after_hours === '' ? null : Number(form.silent_after_hours),
     };
     return submit(
       () => (provider ? api.PATCH('/api/traffic-providers/{id}', { params: { path: { id: provider.id } }, body }) : api.POST('/api/traffic-providers', { body })),
@@ -84,6 +86,7 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
             'duplicate_policy.fields': 'Duplicate fields',
             'duplicate_policy.window_hours': 'Window (hours)',
             'duplicate_policy.scope': 'Duplicate scope',
+            silent_after_hours: 'Alert when silent for (hours)',
           },
           { allowed_ips: 'line' },
         ),
@@ -160,6 +163,17 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
             value={form.ips}
             onChange={(e) => set({ ips: e.currentTarget.value })}
             error={errors.at('allowed_ips')}
+          />
+          <NumberInput
+            label="Alert when silent for (hours)"
+            description="A notification when no lead came for this long; empty: never"
+            placeholder="Never"
+            value={form.silent_after_hours}
+            onChange={(v) => set({ silent_after_hours: v })}
+            allowDecimal={false}
+            min={1}
+            error={errors.at('silent_after_hours')}
+            w={260}
           />
           <Title order={4}>Duplicate policy</Title>
           <Checkbox.Group
