@@ -40,6 +40,7 @@ import notificationRoutes from './modules/notifications/routes.js';
 import webhookRoutes from './modules/webhooks/routes.js';
 import providerPostbackRoutes from './modules/provider-postbacks/routes.js';
 import statusPullRoutes from './modules/status-pull/routes.js';
+import conversionRoutes from './modules/conversions/routes.js';
 import hostingRoutes from './modules/hosting/routes.js';
 
 export interface BuildOptions {
@@ -153,6 +154,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(webhookRoutes);
   await app.register(providerPostbackRoutes);
   await app.register(statusPullRoutes);
+  await app.register(conversionRoutes);
   await app.register(notificationRoutes);
 
   await app.ready();

@@ -80,7 +80,7 @@ test("the bell shows a partner's full cap until it is marked read", { timeout: 1
   await page.getByRole('button', { name: 'Notifications', exact: true }).waitFor();
 });
 
-test('status sync and postbacks: Pull now shows then applies an FTD, the tracker gets it with the payout, the drawer shows where it came from', { timeout: 150_000 }, async (t) => {
+test('status sync and postbacks: Pull now shows then applies an FTD, the tracker gets it with the payout, the drawer shows where it came from and takes an operator\'s own', { timeout: 150_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
   const { server, client } = await startServerAndClient(t);
   const deposited = new Set<string>();
@@ -149,4 +149,10 @@ test('status sync and postbacks: Pull now shows then applies an FTD, the tracker
   await page.getByTestId('lead-drawer').waitFor();
   await page.getByTestId('history-row').waitFor();
   assert.match((await page.getByTestId('status-history').textContent()) ?? '', /Deposited.*FTD.*status pull/);
+  // An operator records what the partner said on the phone: a second row, from the operator.
+  await page.getByLabel('Set sale status').fill('Call back Monday');
+  await page.getByRole('button', { name: 'Record' }).click();
+  await waitUntil('the operator row', async () => (await page.getByTestId('history-row').count()) === 2);
+  assert.match((await page.getByTestId('history-row').nth(1).textContent()) ?? '', /Deposited → Call back Monday.*operator/);
+  await assertAccessible(page, 'lead drawer');
 });

@@ -585,14 +585,36 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One lead in full, with its delivery attempts
-         * @description The lead and `attempts`: every delivery attempt in order (partner, time, duration, HTTP status, outcome, reason, the start of the partner's answer). Email and phone are masked (e.g. "j***@example.com", "+49******67") unless the caller holds `leads:contacts` (for an API key: among its effective permissions); so is any spelling of them (other case, URL-encoded, JSON-escaped, digits only, grouped) in every other text of the lead: reason, sale status, autologin URL, sub ids, and the reason and response excerpt of each attempt, which quote the partner's answer.
+         * One lead in full, with its delivery attempts and status history
+         * @description The lead, `attempts` (every delivery attempt in order: partner, time, duration, HTTP status, outcome, reason, the start of the partner's answer) and `status_history` (every sale-status change and the FTD, with its source: postback, pull or operator). Email and phone are masked (e.g. "j***@example.com", "+49******67") unless the caller holds `leads:contacts` (for an API key: among its effective permissions); so is any spelling of them (other case, URL-encoded, JSON-escaped, digits only, grouped) in every other text of the lead: reason, sale status, autologin URL, sub ids, and the reason and response excerpt of each attempt, which quote the partner's answer.
          *
          *     Access: needs the `leads:view` permission (key scope and role).
          */
         get: operations["getLead"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leads/{id}/conversion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a sale status or FTD by hand
+         * @description For a delivered lead: what a postback would do, with the operator as the source (status history, audit log). 409 for a lead that is not delivered.
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        post: operations["setLeadConversion"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6065,6 +6087,150 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not visible to the caller */
             404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setLeadConversion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true: the lead made its first deposit (recorded once: the first reported wins) */
+                    ftd?: boolean;
+                    /**
+                     * Format: date-time
+                     * @description When (default: now); with ftd=true only
+                     */
+                    ftd_at?: string;
+                    /** @description What the partner pays for the FTD, in USD (2 decimals at most); with ftd=true only */
+                    revenue?: number;
+                    /** @description The sale status to set */
+                    sale_status?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        changed: boolean;
+                        notes: string[];
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];

@@ -54,6 +54,7 @@ export const AUDIT_ACTIONS = [
   'lead.postback',
   'lead.redelivered',
   'lead.status_pulled',
+  'lead.conversion_set',
   'webhook.created',
   'webhook.updated',
   'webhook.deleted',

@@ -161,8 +161,8 @@ export default async function leadsRoutes(app: App) {
       schema: {
         operationId: 'getLead',
         tags: ['Leads'],
-        summary: 'One lead in full, with its delivery attempts',
-        description: `The lead and \`attempts\`: every delivery attempt in order (partner, time, duration, HTTP status, outcome, reason, the start of the partner's answer). ${MASKING}`,
+        summary: 'One lead in full, with its delivery attempts and status history',
+        description: `The lead, \`attempts\` (every delivery attempt in order: partner, time, duration, HTTP status, outcome, reason, the start of the partner's answer) and \`status_history\` (every sale-status change and the FTD, with its source: postback, pull or operator). ${MASKING}`,
         params: IdParams,
         response: { 200: LeadDetail, ...problems(404) },
       },

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { api, must, problemText } from '../../api/client';
 import { Loading } from '../../Loading';
 import { useWhoami } from '../../whoami';
+import { ConversionForm } from './ConversionForm';
 import type { Attempt, LeadDetail } from './filters';
 import { RedeliverModal } from './RedeliverModal';
 import { CopyValueButton } from '../../ui/CopyValueButton';
@@ -102,6 +103,8 @@ function RedeliverButton({ lead }: { lead: LeadDetail }) {
 const SOURCE_WORDS = { postback: 'partner postback', pull: 'status pull', operator: 'operator' } as const;
 
 function LeadBody({ lead }: { lead: LeadDetail }) {
+  const whoami = useWhoami();
+  const canConvert = lead.status === 'delivered' && !!whoami.data?.permissions.includes('leads:edit');
   return (
     <Stack data-testid="lead-drawer">
       <Group justify="space-between">
@@ -188,6 +191,7 @@ function LeadBody({ lead }: { lead: LeadDetail }) {
           </Table.Tbody>
         </Table>
       )}
+      {canConvert && <ConversionForm leadId={lead.id} hasFtd={lead.ftd_at !== null} />}
       <Table withRowBorders={false} verticalSpacing={2} fz="sm">
         <Table.Tbody>
           {FIELDS.map(([label, value]) => (
