@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { buildTestApp, call, expectProblem, forEachDatabase, getJson, type TestApp } from '../../../../test/helpers.js';
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
 import { startReceiver, verifySignature } from '../../../../test/webhook-receiver.js';
+import { downUrl } from '../../../../test/partner-server.js';
 
 async function createWebhook(ta: TestApp, body: Record<string, unknown>) {
   const res = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/webhooks', payload: { name: 'Ops', ...body } });
@@ -96,6 +97,21 @@ forEachDatabase('webhooks', (engine) => {
     assert.match(receiver.received[0].json.data.sale_status, /^call back g\*+@example\.com$/);
     const [d] = (await getJson(ta, `/api/webhooks/${hook.id}/deliveries`)).data;
     assert.ok(!(await getJson(ta, `/api/webhooks/${hook.id}/deliveries/${d.id}`)).payload.includes('grace.hopper'));
+  });
+
+  test('a lead no partner took and a duplicate stored as such are both told as lead.rejected, with their status', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const receiver = await startReceiver(t);
+    await createWebhook(ta, { url: receiver.url, event_types: ['lead.rejected', 'lead.failed'] });
+    const w = await makeWorld(t, ta, [{ url: await downUrl() }]);
+    const lead = sampleLead();
+    const first = (await postLead(ta, w.token, lead)).json();
+    const dup = (await postLead(ta, w.token, lead)).json();
+    assert.equal(dup.status, 'duplicate');
+    await ta.app.events.drain();
+    const got = receiver.received.map((r) => [r.json.type, r.json.data.lead_id, r.json.data.status]);
+    assert.equal(first.status, 'rejected');
+    assert.deepEqual(got.sort(), [['lead.rejected', first.id, 'rejected'], ['lead.rejected', dup.id, 'duplicate']].sort());
   });
 
   test('no subscription, no event: intake writes nothing to the outbox', async (t) => {
