@@ -56,7 +56,7 @@ export function DeliveryLog({
   return (
     <Stack gap="xs">
       {problem && (
-        <Text c="red" size="sm" role="alert">
+        <Text c="red.8" size="sm" role="alert">
           {problem}
         </Text>
       )}
@@ -93,7 +93,7 @@ export function DeliveryLog({
                 <Table.Td>
                   <Text size="sm">{d.last_status ? `HTTP ${d.last_status}` : d.attempts ? 'no answer' : '—'}</Text>
                   {d.last_error && (
-                    <Text size="xs" c="red">
+                    <Text size="xs" c="red.8">
                       {d.last_error}
                     </Text>
                   )}

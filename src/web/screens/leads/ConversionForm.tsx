@@ -38,7 +38,7 @@ export function ConversionForm({ leadId, hasFtd }: { leadId: string; hasFtd: boo
         </Button>
       </Group>
       {message && (
-        <Text size="sm" c={message.ok ? 'green' : 'red'} role={message.ok ? undefined : 'alert'}>
+        <Text size="sm" c={message.ok ? undefined : 'red.8'} role={message.ok ? 'status' : 'alert'} data-testid="conversion-message">
           {message.text}
         </Text>
       )}
