@@ -16,7 +16,7 @@ const ConversionBody = Type.Object(
   {
     sale_status: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'The sale status to set' })),
     ftd: Type.Optional(Type.Boolean({ description: 'true: the lead made its first deposit (recorded once: the first reported wins)' })),
-    ftd_at: Type.Optional(Type.String({ format: 'date-time', description: 'When (default: now); with ftd=true only' })),
+    ftd_at: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'When (default: now); with ftd=true only' })),
     revenue: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_PAYOUT, description: 'What the partner pays for the FTD, in USD (2 decimals at most); with ftd=true only' })),
   },
   { additionalProperties: false, minProperties: 1, title: 'LeadConversion' },
