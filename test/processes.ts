@@ -100,6 +100,15 @@ export interface Answer {
   json: () => any;
 }
 
+/** Reads a response whole into an Answer. */
+export function readAnswer(res: http.IncomingMessage, resolve: (a: Answer) => void, reject: (e: Error) => void) {
+  let text = '';
+  res.setEncoding('utf8');
+  res.on('data', (c) => (text += c));
+  res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, json: () => JSON.parse(text) }));
+  res.on('error', reject);
+}
+
 export function request(
   port: number,
   method: string,
@@ -119,13 +128,7 @@ export function request(
         agent,
         headers: { ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}), ...headers },
       },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, json: () => JSON.parse(text) }));
-        res.on('error', reject);
-      },
+      (res) => readAnswer(res, resolve, reject),
     );
     req.on('error', reject);
     req.end(payload);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import pg from 'pg';
 import { POSTGRES_URL, postgresOnly } from './helpers.js';
-import { ADMIN, freshPostgresDatabase, request, spawnServer, waitFor, waitUntilUp, type Answer, type Child } from './processes.js';
+import { ADMIN, freshPostgresDatabase, readAnswer, request, spawnServer, waitFor, waitUntilUp, type Answer, type Child } from './processes.js';
 
 
 const logLines = (child: Child) =>
@@ -74,13 +74,7 @@ function heldRequest(port: number, urlPath: string, body: unknown, agent: http.A
   const answer = new Promise<Answer>((resolve, reject) => {
     const req = http.request(
       { host: '127.0.0.1', port, method: 'POST', path: urlPath, agent, headers: { 'content-type': 'application/json', 'content-length': payload.length } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, json: () => JSON.parse(text) }));
-        res.on('error', reject);
-      },
+      (res) => readAnswer(res, resolve, reject),
     );
     req.on('error', reject);
     req.write(payload.subarray(0, -1));

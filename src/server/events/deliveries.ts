@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, DeliveryState, DestinationKind } from '../db/tables.js';
-import type { StoredEvent } from './dispatcher.js';
+import { toStoredEvent } from './dispatcher.js';
 import type { EventType } from './types.js';
 import type { EventDelivery } from './schemas.js';
 
@@ -82,16 +82,7 @@ export async function findDelivery(db: Kysely<Database>, kind: DestinationKind, 
     .where('delivery_id', '=', row.id)
     .orderBy('id')
     .execute();
-  const event: StoredEvent = {
-    id: String(row.event_id),
-    type: row.type as EventType,
-    occurred_at: row.occurred_at,
-    lead_id: row.lead_id,
-    partner_id: row.partner_id,
-    traffic_provider_id: row.traffic_provider_id,
-    campaign_id: row.campaign_id,
-    data: JSON.parse(row.data) as Record<string, unknown>,
-  };
+  const event = toStoredEvent({ ...row, id: row.event_id });
   return {
     row,
     event,

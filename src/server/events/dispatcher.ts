@@ -85,7 +85,20 @@ export function retryDelayMs(failedTries: number, random = Math.random): number 
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const parse = (data: string | object) => (typeof data === 'string' ? JSON.parse(data) : data) as Record<string, unknown>;
+
+/** An events row as the code uses it (ids as strings; pg answers bigint as text). */
+export function toStoredEvent(r: { id: number | string; type: string; occurred_at: string; lead_id: string | null; partner_id: string | null; traffic_provider_id: string | null; campaign_id: string | null; data: string }): StoredEvent {
+  return {
+    id: String(r.id),
+    type: r.type as EventType,
+    occurred_at: r.occurred_at,
+    lead_id: r.lead_id,
+    partner_id: r.partner_id,
+    traffic_provider_id: r.traffic_provider_id,
+    campaign_id: r.campaign_id,
+    data: JSON.parse(r.data) as Record<string, unknown>,
+  };
+}
 
 export class EventDispatcher {
   private readonly destinations = new Map<DestinationKind, Destination>();
@@ -246,12 +259,7 @@ export class EventDispatcher {
 
   private async loadEvents(ids: string[]): Promise<Map<string, StoredEvent>> {
     const rows = await this.db.selectFrom('events').selectAll().where('id', 'in', [...new Set(ids)]).execute();
-    return new Map(
-      rows.map((r) => [
-        String(r.id),
-        { id: String(r.id), type: r.type as EventType, occurred_at: r.occurred_at, lead_id: r.lead_id, partner_id: r.partner_id, traffic_provider_id: r.traffic_provider_id, campaign_id: r.campaign_id, data: parse(r.data) },
-      ]),
-    );
+    return new Map(rows.map((r) => [String(r.id), toStoredEvent(r)]));
   }
 
   /**

@@ -24,7 +24,8 @@ interface Entry {
   details: Record<string, unknown>;
 }
 
-async function namesOf(db: DB, type: Named, ids: string[]): Promise<Map<string, string>> {
+/** id → name of `type`, one query for all the ids (none for no ids). */
+export async function namesOf(db: DB, type: Named, ids: string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (!ids.length) return out;
   if (type === 'lead') {

@@ -5,7 +5,8 @@ import type { DB } from '../../db/database.js';
 import { ALERT_TYPES, EVENT_TYPES, type EventType } from '../../events/types.js';
 import { principalOf, type App } from '../../types.js';
 import { EventTypeName } from '../../events/schemas.js';
-import { describeEvent, namesOf } from '../webhooks/service.js';
+import { describeEvent, eventNames } from '../webhooks/service.js';
+import { toStoredEvent } from '../../events/dispatcher.js';
 
 // The dashboard's notifications: the alert events (caps, partners, webhooks), each shown to
 // operators whose role (or key) may see what it is about, with an unread count kept per operator.
@@ -44,6 +45,15 @@ async function lastRead(db: DB, operatorId: string): Promise<number> {
   return row ? Number(row.last_read_event_id) : 0;
 }
 
+/** Alerts of these types after the operator's read mark, counted up to UNREAD_COUNT_LIMIT. */
+async function unreadCount(db: DB, types: EventType[], read: number): Promise<number> {
+  const row = await db
+    .selectFrom((eb) => eb.selectFrom('events').select('id').where('lead_id', 'is', null).where('type', 'in', types).where('id', '>', read).limit(UNREAD_COUNT_LIMIT).as('u'))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export default async function notificationRoutes(app: App) {
   const visibleTypes = (permissions: ReadonlySet<string>) => ALERT_TYPES.filter((t) => permissions.has(EVENT_TYPES[t].permission));
 
@@ -72,20 +82,12 @@ export default async function notificationRoutes(app: App) {
       const rows = await q.orderBy('id', 'desc').limit(req.query.limit + 1).execute();
       const more = rows.length > req.query.limit;
       const page = more ? rows.slice(0, req.query.limit) : rows;
-      const data = await Promise.all(
-        page.map(async (r) => {
-          const event = { id: String(r.id), type: r.type as EventType, occurred_at: r.occurred_at, lead_id: r.lead_id, partner_id: r.partner_id, traffic_provider_id: r.traffic_provider_id, campaign_id: r.campaign_id, data: JSON.parse(r.data) as Record<string, unknown> };
-          return { ...event, text: describeEvent(event, await namesOf(app.db, event)).replace(/^\[Leadgate\] /, ''), unread: Number(r.id) > read };
-        }),
-      );
-      const unread = await app.db
-        .selectFrom((eb) => eb.selectFrom('events').select('id').where('lead_id', 'is', null).where('type', 'in', types).where('id', '>', read).limit(UNREAD_COUNT_LIMIT).as('u'))
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .executeTakeFirstOrThrow();
-      return { data, next_cursor: more ? encodeCursor({ id: String(page.at(-1)!.id) }) : null, unread_count: Number(unread.n) };
+      const events = page.map(toStoredEvent);
+      const names = await eventNames(app.db, events);
+      const data = events.map((e) => ({ ...e, text: describeEvent(e, names(e)), unread: Number(e.id) > read }));
+      return { data, next_cursor: more ? encodeCursor({ id: String(page.at(-1)!.id) }) : null, unread_count: await unreadCount(app.db, types, read) };
     },
   );
-
   app.post(
     '/api/notifications/read',
     {
@@ -110,12 +112,7 @@ export default async function notificationRoutes(app: App) {
         .execute();
       const read = await lastRead(app.db, principal.operator.id);
       const types = visibleTypes(principal.permissions);
-      if (!types.length) return { unread_count: 0 };
-      const left = await app.db
-        .selectFrom((eb) => eb.selectFrom('events').select('id').where('lead_id', 'is', null).where('type', 'in', types).where('id', '>', read).limit(UNREAD_COUNT_LIMIT).as('u'))
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .executeTakeFirstOrThrow();
-      return { unread_count: Number(left.n) };
+      return { unread_count: types.length ? await unreadCount(app.db, types, read) : 0 };
     },
   );
 }

@@ -2,7 +2,7 @@ import type { Agent } from 'undici';
 import type { DB } from '../../db/database.js';
 import type { Destination } from '../../events/dispatcher.js';
 import { sendHttp } from '../../events/send-http.js';
-import { renderPostbackUrl, templateFor } from './service.js';
+import { postbackRows, renderPostbackUrl, templateFor } from './service.js';
 
 // Sends a lead event to its traffic provider's tracker: GET the postback URL for the event (the
 // lead's campaign's own, else the provider-wide one), macros filled from the event.
@@ -10,7 +10,7 @@ export function postbackDestination(db: DB, agent: Agent): Destination {
   return {
     async prepare(providerIds) {
       // A provider's own lead: its contacts are the provider's to know; no masking here.
-      const rows = await db.selectFrom('provider_postbacks').select(['traffic_provider_id', 'campaign_id', 'event_type', 'url']).where('traffic_provider_id', 'in', providerIds).execute();
+      const rows = await postbackRows(db, providerIds);
       return {
         async send(event, delivery) {
           const template = templateFor(rows, delivery.destination_id, event.type, event.campaign_id);

@@ -10,7 +10,7 @@ import type { StoredEvent } from '../../events/dispatcher.js';
 import { sendHttp } from '../../events/send-http.js';
 import { audit } from '../audit/service.js';
 import { PostbackList, PutPostbacks, TestPostback, TestPostbackResult } from './schemas.js';
-import { renderPostbackUrl, SAMPLE, type PostbackEvent, syncPostbackSubscriptions, templateFor, templateProblem } from './service.js';
+import { postbackRows, renderPostbackUrl, SAMPLE, type PostbackEvent, syncPostbackSubscriptions, templateFor, templateProblem } from './service.js';
 
 // A traffic provider's postbacks (S2S to its tracker): set as a whole, tried once by hand, and
 // their delivery log. Under the provider's path and permissions.
@@ -126,7 +126,7 @@ export default async function providerPostbackRoutes(app: App) {
         event = { type: b.event_type, lead_id: id, data };
         campaignId = lead.campaign_id;
       }
-      const rows = await app.db.selectFrom('provider_postbacks').select(['traffic_provider_id', 'campaign_id', 'event_type', 'url']).where('traffic_provider_id', '=', current.id).execute();
+      const rows = await postbackRows(app.db, [current.id]);
       const template = templateFor(rows, current.id, b.event_type, campaignId) ?? conflict(`This traffic provider has no postback for ${b.event_type}${campaignId ? ' and that campaign' : ''}.`);
       const url = renderPostbackUrl(template, event);
       const r = await sendHttp(testAgent(), { method: 'GET', url, headers: { 'user-agent': 'Leadgate-Postback' }, body: null }, "the provider's tracker");
@@ -148,7 +148,7 @@ export default async function providerPostbackRoutes(app: App) {
       return { id: p.id, active: true };
     },
     payload: async (id, event) => {
-      const rows = await app.db.selectFrom('provider_postbacks').select(['traffic_provider_id', 'campaign_id', 'event_type', 'url']).where('traffic_provider_id', '=', id).execute();
+      const rows = await postbackRows(app.db, [id]);
       const template = templateFor(rows, id, event.type, event.campaign_id);
       return template ? renderPostbackUrl(template, event) : '(no postback for this event any more)';
     },

@@ -75,9 +75,15 @@ export async function syncPostbackSubscriptions(db: Kysely<Database>, providerId
   if (subs.length) await db.insertInto('event_subscriptions').values(subs).execute();
 }
 
+export type PostbackRow = { traffic_provider_id: string; campaign_id: string | null; event_type: string; url: string };
+
+/** The postbacks of these providers: what templateFor chooses from. */
+export const postbackRows = (db: Kysely<Database>, providerIds: string[]): Promise<PostbackRow[]> =>
+  db.selectFrom('provider_postbacks').select(['traffic_provider_id', 'campaign_id', 'event_type', 'url']).where('traffic_provider_id', 'in', providerIds).execute();
+
 /** The template for an event of a lead: its campaign's own, else the provider-wide one. */
 export function templateFor(
-  rows: { traffic_provider_id: string; campaign_id: string | null; event_type: string; url: string }[],
+  rows: PostbackRow[],
   providerId: string,
   eventType: string,
   campaignId: string | null,

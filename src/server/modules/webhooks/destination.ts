@@ -7,7 +7,7 @@ import { emitEvent } from '../../events/emit.js';
 import type { Destination, StoredEvent } from '../../events/dispatcher.js';
 import { contactMasker, maskDeep, type Masker } from '../leads/mask.js';
 import { sendHttp } from '../../events/send-http.js';
-import { cancelPending, namesOf, renderBody, sign, syncSubscriptions } from './service.js';
+import { cancelPending, eventNames, NO_NAMES, renderBody, sign, syncSubscriptions } from './service.js';
 
 // Sends an event to a webhook: signed per Standard Webhooks, through the outbound guard (the
 // agent), 2xx is success. A webhook whose tries have all failed for DISABLE_AFTER_DAYS is
@@ -21,13 +21,13 @@ export function webhookDestination(db: DB, agent: Agent, log: FastifyBaseLogger)
     async prepare(ids, events) {
       const hooks = new Map((await db.selectFrom('webhooks').selectAll().where('id', 'in', ids).execute()).map((h) => [h.id, h]));
       const contacts = await contactsOf(db, events);
+      const names = [...hooks.values()].some((h) => h.format !== 'json') ? await eventNames(db, events) : () => NO_NAMES;
       return {
         async send(event, delivery) {
           const hook = hooks.get(delivery.destination_id);
           if (!hook) return { cancel: 'the webhook was deleted' };
           if (hook.status !== 'active') return { cancel: 'the webhook is disabled' };
-          const names = hook.format === 'json' ? { partner: null, campaign: null, provider: null } : await namesOf(db, event);
-          const body = renderBody(hook.format, hook.telegram_chat_id, withoutContacts(event, contacts), names);
+          const body = renderBody(hook.format, hook.telegram_chat_id, withoutContacts(event, contacts), names(event));
           const id = `evt_${event.id}`;
           const timestamp = Math.floor(Date.now() / 1000);
           const headers = {

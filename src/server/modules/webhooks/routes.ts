@@ -1,4 +1,6 @@
 import { Type } from 'typebox';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/tables.js';
 import { newId, nowIso } from '../../db/ids.js';
 import { IdParams } from '../../http/common-schemas.js';
 import { invalid, notFound, type FieldError } from '../../http/errors.js';
@@ -8,14 +10,14 @@ import type { App } from '../../types.js';
 import { checkDestinationUrl } from '../../distribution/outbound.js';
 import { audit } from '../audit/service.js';
 import { CreateWebhook, UpdateWebhook, Webhook, WebhookWithSecret } from './schemas.js';
-import { cancelPending, namesOf, newSecret, renderBody, syncSubscriptions, toWebhook, urlProblem } from './service.js';
+import { cancelPending, eventNames, newSecret, NO_NAMES, renderBody, syncSubscriptions, toWebhook, urlProblem } from './service.js';
 import { deliveryLogRoutes } from '../../events/delivery-routes.js';
 import { contactsOf, withoutContacts } from './destination.js';
 
 const TAGS = ['Webhooks'];
 
 export default async function webhookRoutes(app: App) {
-  const find = async (id: string) => (await app.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst()) ?? notFound('webhook');
+  const find = async (id: string, db: Kysely<Database> = app.db) => (await db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst()) ?? notFound('webhook');
 
   /** URL and chat id checks beyond the schema, named by field. */
   const check = (b: { url?: string; format?: string; telegram_chat_id?: string | null }, format: string, chatId: string | null) => {
@@ -108,7 +110,7 @@ export default async function webhookRoutes(app: App) {
     async (req) => {
       const b = req.body;
       return app.db.transaction().execute(async (tx) => {
-        const current = (await tx.selectFrom('webhooks').selectAll().where('id', '=', req.params.id).executeTakeFirst()) ?? notFound('webhook');
+        const current = await find(req.params.id, tx);
         const format = b.format ?? current.format;
         const chatId = b.telegram_chat_id !== undefined ? b.telegram_chat_id : format === 'telegram' ? current.telegram_chat_id : null;
         check(b, format, chatId);
@@ -143,7 +145,7 @@ export default async function webhookRoutes(app: App) {
     },
     async (req, reply) => {
       await app.db.transaction().execute(async (tx) => {
-        const current = (await tx.selectFrom('webhooks').selectAll().where('id', '=', req.params.id).executeTakeFirst()) ?? notFound('webhook');
+        const current = await find(req.params.id, tx);
         await tx.deleteFrom('event_subscriptions').where('destination_kind', '=', 'webhook').where('destination_id', '=', current.id).execute();
         await tx.deleteFrom('event_deliveries').where('destination_kind', '=', 'webhook').where('destination_id', '=', current.id).execute();
         await tx.deleteFrom('webhooks').where('id', '=', current.id).execute();
@@ -192,7 +194,7 @@ export default async function webhookRoutes(app: App) {
     },
     payload: async (id, event) => {
       const hook = await find(id);
-      const names = hook.format === 'json' ? { partner: null, campaign: null, provider: null } : await namesOf(app.db, event);
+      const names = hook.format === 'json' ? NO_NAMES : (await eventNames(app.db, [event]))(event);
       return renderBody(hook.format, hook.telegram_chat_id, withoutContacts(event, await contactsOf(app.db, [event])), names);
     },
   });

@@ -1,8 +1,10 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { DB } from '../../db/database.js';
 import type { Database, WebhooksTable } from '../../db/tables.js';
 import { isEventType, type EventType } from '../../events/types.js';
 import type { StoredEvent } from '../../events/dispatcher.js';
+import { namesOf } from '../audit/names.js';
 import type { Webhook } from './schemas.js';
 
 // Webhooks: what is stored, how it is shown (the URL masked past its origin, the secret never),
@@ -94,7 +96,7 @@ export interface Names {
   provider: string | null;
 }
 
-/** One line for a chat. */
+/** One line an operator reads (a chat message, a notification). */
 export function describeEvent(event: StoredEvent, names: Names): string {
   const d = event.data as Record<string, string | number | null>;
   const lead = `Lead ${event.lead_id ?? ''}`;
@@ -118,19 +120,26 @@ export function describeEvent(event: StoredEvent, names: Names): string {
     'partner.pull_failed': () => `${names.partner ?? 'A partner'}: status pull failed ${d.failures} times in a row (${d.error ?? 'unknown error'})`,
     'webhook.disabled': () => `Webhook ${d.name ?? ''} disabled: ${d.reason ?? ''}`,
   };
-  return `[Leadgate] ${texts[event.type]()}`;
+  return texts[event.type]();
 }
 
 /** The body a webhook of this format is sent for the event. */
 export function renderBody(format: WebhooksTable['format'], chatId: string | null, event: StoredEvent, names: Names): string {
   if (format === 'json') return JSON.stringify(eventBody(event));
-  const text = describeEvent(event, names);
+  const text = `[Leadgate] ${describeEvent(event, names)}`;
   return JSON.stringify(format === 'slack' ? { text } : { chat_id: chatId, text });
 }
 
-export async function namesOf(db: Kysely<Database>, event: StoredEvent): Promise<Names> {
-  const one = async (table: 'partners' | 'campaigns' | 'traffic_providers', id: string | null) =>
-    id ? ((await db.selectFrom(table).select('name').where('id', '=', id).executeTakeFirst())?.name ?? null) : null;
-  const [partner, campaign, provider] = await Promise.all([one('partners', event.partner_id), one('campaigns', event.campaign_id), one('traffic_providers', event.traffic_provider_id)]);
-  return { partner, campaign, provider };
+export const NO_NAMES: Names = { partner: null, campaign: null, provider: null };
+
+/** The names the events refer to: three queries for any number of events (audit/names.ts). */
+export async function eventNames(db: DB, events: StoredEvent[]): Promise<(event: StoredEvent) => Names> {
+  const ids = (pick: (e: StoredEvent) => string | null) => [...new Set(events.flatMap((e) => pick(e) ?? []))];
+  const [partners, campaigns, providers] = await Promise.all([
+    namesOf(db, 'partner', ids((e) => e.partner_id)),
+    namesOf(db, 'campaign', ids((e) => e.campaign_id)),
+    namesOf(db, 'traffic_provider', ids((e) => e.traffic_provider_id)),
+  ]);
+  const name = (map: Map<string, string>, id: string | null) => (id ? (map.get(id) ?? null) : null);
+  return (e) => ({ partner: name(partners, e.partner_id), campaign: name(campaigns, e.campaign_id), provider: name(providers, e.traffic_provider_id) });
 }
