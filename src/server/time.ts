@@ -70,6 +70,9 @@ export const dayNumberOfUtc = (ms: number): DayNumber => {
 /** The local calendar day of instant `ms` in `tz`. */
 export const localDay = (tz: string, ms: number): DayNumber => dayNumberOfUtc(wallClock(tz, ms));
 
+/** The local day and hour of instant `ms` in `tz`: "YYYY-MM-DDTHH" (an hourly cap's period). */
+export const localHourKey = (tz: string, ms: number): string => new Date(wallClock(tz, ms)).toISOString().slice(0, 13);
+
 /** Midnight UTC of the calendar day, for date arithmetic. */
 export function utcOfDay(day: DayNumber): number {
   const d = new Date(0);

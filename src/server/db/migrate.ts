@@ -14,6 +14,7 @@ import * as attemptsInOrder from './migrations/20261125T030000Z_attempts_in_orde
 import * as countryStatusLeads from './migrations/20261125T040000Z_country_status_leads.js';
 import * as countryRollup from './migrations/20261125T050000Z_country_rollup.js';
 import * as eventOutbox from './migrations/20261126T000000Z_event_outbox.js';
+import * as routingRules from './migrations/20261126T100000Z_routing_rules.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -36,6 +37,7 @@ const migrations: [string, Migration][] = [
   ['20261125T040000Z_country_status_leads', countryStatusLeads],
   ['20261125T050000Z_country_rollup', countryRollup],
   ['20261126T000000Z_event_outbox', eventOutbox],
+  ['20261126T100000Z_routing_rules', routingRules],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

@@ -97,6 +97,7 @@ export interface PartnersTable {
   countries: string; // JSON array; [] = all
   working_hours: string | null; // JSON {timezone, days, from, to}
   daily_cap: number | null;
+  hourly_cap: number | null;
   total_cap: number | null;
   integration: string; // JSON
   postback_token_id: string;
@@ -143,9 +144,17 @@ export interface FlowTargetsTable {
   priority: number;
   weight: number;
   daily_cap: number | null;
+  hourly_cap: number | null;
+  total_cap: number | null;
+  /** JSON {"DE": 50}: daily caps per lead country. */
+  country_caps: Generated<string>;
+  cap_counts: Generated<CapCounts>;
   countries: string; // JSON array
   schedule: string | null; // JSON working-hours override
 }
+
+/** What a flow target's caps count: leads delivered, or FTDs recorded. */
+export type CapCounts = 'deliveries' | 'ftds';
 
 export interface CampaignsTable {
   id: string;
@@ -192,6 +201,8 @@ export interface LeadsTable {
   status_updated_at: string;
   cost_cents: number;
   revenue_cents: number;
+  /** JSON [{partner_id, verdict, reason, cap?}]: the flow's candidates not offered this lead, and why. */
+  verdicts: string | null;
   /** While pending: until when one process owns the delivery (see the distribution migration). */
   lease_until: string | null;
 }
@@ -217,9 +228,17 @@ export interface LeadAttemptsTable {
 }
 
 export interface CapCountersTable {
-  scope: string; // 'partner:<id>' | 'target:<id>'
-  period: string; // 'total' | 'YYYY-MM-DD' (local day)
+  scope: string; // distribution/caps.ts: 'partner:<id>' | 'target:<id>' [':ftds'] [':<country>']
+  period: string; // 'total' | 'YYYY-MM-DD' (local day) | 'YYYY-MM-DDTHH' (local hour)
   used: number;
+  // What the counter counts, for the cap alerts and the cap usage view (null on rows from before).
+  partner_id: string | null;
+  flow_id: string | null;
+  cap_kind: string | null;
+  country: string | null;
+  counts: CapCounts | null;
+  /** The cap at the last change of used. */
+  cap: number | null;
 }
 export interface IntakeRequestsTable {
   traffic_provider_id: string;

@@ -59,6 +59,9 @@ export function isOpen(schedule: Schedule | null, ms: number): boolean {
   return (listed(now.weekday) && now.minute >= from) || (listed(previous) && now.minute < to);
 }
 
+/** Why a candidate is not offered a lead: the verdicts the simulator and real routing give. */
+export type Refusal = 'archived' | 'paused' | 'country' | 'hours' | 'cap_full' | 'already_offered' | 'not_tried';
+
 /**
  * Why a country is refused, or null. Both lists must accept it (empty = every country): a flow
  * target can narrow its partner's countries but never widen them.
@@ -76,12 +79,12 @@ export interface EligibilityInput {
 }
 
 /** Why this candidate cannot take the lead now (caps aside), or null. */
-export function refusal(c: EligibilityInput, country: string, ms: number): string | null {
-  if (c.partner.archived_at) return 'deleted';
-  if (c.partner.status !== 'active') return 'paused';
+export function refusal(c: EligibilityInput, country: string, ms: number): { verdict: Refusal; reason: string } | null {
+  if (c.partner.archived_at) return { verdict: 'archived', reason: 'deleted' };
+  if (c.partner.status !== 'active') return { verdict: 'paused', reason: 'paused' };
   const byCountry = countryRefusal(country, c.target?.countries ?? [], c.partner.countries);
-  if (byCountry) return byCountry;
+  if (byCountry) return { verdict: 'country', reason: byCountry };
   // A target's schedule replaces the partner's working hours for this flow.
-  if (!isOpen(c.target?.schedule ?? c.partner.working_hours, ms)) return 'outside working hours';
+  if (!isOpen(c.target?.schedule ?? c.partner.working_hours, ms)) return { verdict: 'hours', reason: 'outside working hours' };
   return null;
 }

@@ -3,9 +3,9 @@ import { isPostgres } from '../db/database.js';
 import { newId, nowIso } from '../db/ids.js';
 import { writeTransaction } from '../db/write-batch.js';
 import type { Database, LeadAttemptsTable } from '../db/tables.js';
-import { release, reserve, type CapSlot } from './caps.js';
+import { release, reserve, reserved, type CapSlot } from './caps.js';
 import type { LeadForPartner, PartnerCall } from './partner-client.js';
-import { loadLead, plan, type Candidate, type LeadRow, type Plan, type RouteOverride } from './route.js';
+import { capFull, loadLead, plan, skip, skipText, verdictsJson, type Candidate, type LeadRow, type Plan, type RouteOverride, type Skip } from './route.js';
 import type { DeliveryDeps, DeliveryOutcome } from './runner.js';
 
 // The routing engine: one pending lead → a partner, or a reason why none took it.
@@ -112,7 +112,7 @@ const attemptAnswer = (call: PartnerCall) => ({
   response_excerpt: call.response ? call.response.body.slice(0, EXCERPT_CHARS) : null,
 });
 
-function deliveredLead(c: Candidate, call: PartnerCall, costCents: number | null) {
+function deliveredLead(c: Candidate, call: PartnerCall, costCents: number | null, skipped: Skip[]) {
   const now = nowIso();
   return {
     status: 'delivered' as const,
@@ -123,6 +123,7 @@ function deliveredLead(c: Candidate, call: PartnerCall, costCents: number | null
     status_updated_at: now,
     reason: null,
     lease_until: null,
+    verdicts: verdictsJson(skipped),
     ...(costCents === null ? {} : { cost_cents: costCents }),
   };
 }
@@ -131,8 +132,8 @@ function deliveredLead(c: Candidate, call: PartnerCall, costCents: number | null
  * The partner's answer on the attempt; accepted → the lead delivered; else the caps given back;
  * all or nothing. false when the lead is no longer ours (the sweep took it over meanwhile).
  */
-async function finishAttempt(db: Db, lead: LeadRow, c: Candidate, attemptId: string, lease: string, call: PartnerCall, costCents: number | null): Promise<boolean> {
-  if (isPostgres(db)) return finishInOneStatement(db, lead, c, attemptId, lease, call, costCents);
+async function finishAttempt(db: Db, lead: LeadRow, c: Candidate, attemptId: string, lease: string, call: PartnerCall, costCents: number | null, skipped: Skip[]): Promise<boolean> {
+  if (isPostgres(db)) return finishInOneStatement(db, lead, c, attemptId, lease, call, costCents, skipped);
   return writeTransaction(db, async (trx) => {
     const attempt = await trx.updateTable('lead_attempts').set(attemptAnswer(call)).where('id', '=', attemptId).where('outcome', '=', 'in_flight').executeTakeFirst();
     if (Number(attempt.numUpdatedRows) === 0) return false;
@@ -140,7 +141,7 @@ async function finishAttempt(db: Db, lead: LeadRow, c: Candidate, attemptId: str
       await release(trx, c.slots);
       return true;
     }
-    const res = await trx.updateTable('leads').set(deliveredLead(c, call, costCents)).where(owned(lead.id, lease)).executeTakeFirst();
+    const res = await trx.updateTable('leads').set(deliveredLead(c, call, costCents, skipped)).where(owned(lead.id, lease)).executeTakeFirst();
     return Number(res.numUpdatedRows) > 0;
   });
 }
@@ -151,14 +152,15 @@ async function finishAttempt(db: Db, lead: LeadRow, c: Candidate, attemptId: str
  * attempt did (`exists (select from a)`), as in the transaction SQLite runs (there statements
  * are cheap and commits are shared: write-batch.ts).
  */
-async function finishInOneStatement(db: Db, lead: LeadRow, c: Candidate, attemptId: string, lease: string, call: PartnerCall, costCents: number | null): Promise<boolean> {
+async function finishInOneStatement(db: Db, lead: LeadRow, c: Candidate, attemptId: string, lease: string, call: PartnerCall, costCents: number | null, skipped: Skip[]): Promise<boolean> {
   const accepted = call.outcome === 'accepted';
+  const slots = reserved(c.slots);
   const q = db
     .with('a', (d) => d.updateTable('lead_attempts').set(attemptAnswer(call)).where('id', '=', attemptId).where('outcome', '=', 'in_flight').returning('lead_attempts.id'))
     .with('l', (d) =>
       d
         .updateTable('leads')
-        .set(deliveredLead(c, call, costCents))
+        .set(deliveredLead(c, call, costCents, skipped))
         .where(owned(lead.id, lease))
         .where((eb) => eb.and([eb.val(accepted), eb.exists(eb.selectFrom('a').select('a.id'))]))
         .returning('leads.id'),
@@ -170,8 +172,8 @@ async function finishInOneStatement(db: Db, lead: LeadRow, c: Candidate, attempt
         .set({ used: sql`used - 1` })
         .where((eb) =>
           eb.and([
-            eb.val(!accepted && c.slots.length > 0),
-            eb.or(c.slots.length ? c.slots.map((s) => eb.and([eb('scope', '=', s.scope), eb('period', '=', s.period)])) : [eb.val(false)]),
+            eb.val(!accepted && slots.length > 0),
+            eb.or(slots.length ? slots.map((s) => eb.and([eb('scope', '=', s.scope), eb('period', '=', s.period)])) : [eb.val(false)]),
             eb('used', '>', 0),
             eb.exists(eb.selectFrom('a').select('a.id')),
           ]),
@@ -187,7 +189,8 @@ async function finishInOneStatement(db: Db, lead: LeadRow, c: Candidate, attempt
   return accepted ? Number(row.lead) > 0 : true;
 }
 
-function rejectionReason(tried: string[], skipped: string[], notTried: number, maxAttempts: number): string {
+function rejectionReason(tried: string[], skips: Skip[], notTried: number, maxAttempts: number): string {
+  const skipped = skips.filter((s) => s.verdict !== 'not_tried').map(skipText);
   if (!tried.length && !notTried) return `No eligible partner: ${skipped.length ? skipped.join(', ') : 'the flow has no partners'}`;
   const parts: string[] = [];
   if (tried.length) parts.push(`Every partner tried declined: ${tried.join(', ')}`);
@@ -197,12 +200,12 @@ function rejectionReason(tried: string[], skipped: string[], notTried: number, m
 }
 
 /** The lead `rejected` with `reason`, if still ours. */
-async function reject(db: Db, lead: LeadRow, lease: string | null, reason: string, flowId: string | null): Promise<DeliveryOutcome> {
+async function reject(db: Db, lead: LeadRow, lease: string | null, reason: string, flowId: string | null, skipped: Skip[] = []): Promise<DeliveryOutcome> {
   const now = nowIso();
   const res = await writeTransaction(db, (trx) =>
     trx
       .updateTable('leads')
-      .set({ status: 'rejected', reason, status_updated_at: now, lease_until: null, ...(flowId ? { flow_id: flowId } : {}) })
+      .set({ status: 'rejected', reason, status_updated_at: now, lease_until: null, verdicts: verdictsJson(skipped), ...(flowId ? { flow_id: flowId } : {}) })
       .where(owned(lead.id, lease))
       .executeTakeFirst(),
   );
@@ -239,6 +242,7 @@ async function offer(deps: DeliveryDeps, p: Plan, started: { attemptId: string; 
   for (const c of p.order) {
     if (calls >= route.maxAttempts) {
       notTried++;
+      skipped.push(skip(c, 'not_tried', `not tried: at most ${route.maxAttempts} attempt${route.maxAttempts === 1 ? '' : 's'} per lead`));
       continue;
     }
     let attemptId: string;
@@ -252,7 +256,7 @@ async function offer(deps: DeliveryDeps, p: Plan, started: { attemptId: string; 
       if (s.kind === 'lost') return current(db, lead.id);
       if (s.kind === 'full') {
         // Filled up by concurrent leads since the plan read the caps: skipped, not an attempt.
-        skipped.push(`${c.name} (${s.slot.full})`);
+        skipped.push(capFull(c, s.slot, s.slot.cap));
         continue;
       }
       [attemptId, lease] = [s.attemptId, s.lease];
@@ -262,12 +266,12 @@ async function offer(deps: DeliveryDeps, p: Plan, started: { attemptId: string; 
     lead.flow_id = route.flowId ?? lead.flow_id;
     const call = await deps.client.call(c.integration, leadForPartner(lead));
     deps.onPartnerCall?.({ id: c.partner.id, name: c.name }, call);
-    if (!(await finishAttempt(db, lead, c, attemptId, lease!, call, p.costCents))) {
+    if (!(await finishAttempt(db, lead, c, attemptId, lease!, call, p.costCents, skipped))) {
       deps.log.warn({ leadId: lead.id }, 'delivery taken over by the recovery sweep; stopping');
       return current(db, lead.id);
     }
     if (call.outcome === 'accepted') return { status: 'delivered', autologin_url: call.autologin_url, reason: null };
     tried.push(`${c.name} (${call.reason ?? call.outcome})`);
   }
-  return reject(db, lead, lease, rejectionReason(tried, skipped, notTried, route.maxAttempts), route.flowId !== lead.flow_id ? route.flowId : null);
+  return reject(db, lead, lease, rejectionReason(tried, skipped, notTried, route.maxAttempts), route.flowId !== lead.flow_id ? route.flowId : null, skipped);
 }

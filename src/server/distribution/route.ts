@@ -4,8 +4,8 @@ import { compiledOnce } from '../db/compiled.js';
 import { fromJson, jsonArrayFrom, jsonObjectFrom } from '../db/json.js';
 import type { Database, PartnersTable } from '../db/tables.js';
 import type { StoredIntegration } from '../modules/partners/schemas.js';
-import { capSlots, firstFull, readUsage, type CapSlot } from './caps.js';
-import { refusal, type Schedule } from './eligibility.js';
+import { capSlots, firstFull, readUsage, usedOf, type CapOwner, type CapSlot, type CapWindow } from './caps.js';
+import { refusal, type Refusal, type Schedule } from './eligibility.js';
 import { tryOrder } from './order.js';
 
 // Where a lead may go: the lead with its route read in one statement, the flow's candidates, and
@@ -30,17 +30,17 @@ const LEAD_COLUMNS = [
 
 const PARTNER_COLUMNS = [
   'partners.id', 'partners.name', 'partners.status', 'partners.archived_at', 'partners.countries',
-  'partners.working_hours', 'partners.daily_cap', 'partners.total_cap', 'partners.integration',
+  'partners.working_hours', 'partners.daily_cap', 'partners.hourly_cap', 'partners.total_cap', 'partners.integration',
 ] as const;
 
-type PartnerRow = Pick<Selectable<PartnersTable>, 'id' | 'name' | 'status' | 'archived_at' | 'countries' | 'working_hours' | 'daily_cap' | 'total_cap' | 'integration'>;
+type PartnerRow = Pick<Selectable<PartnersTable>, 'id' | 'name' | 'status' | 'archived_at' | 'countries' | 'working_hours' | 'daily_cap' | 'hourly_cap' | 'total_cap' | 'integration'>;
 
 export interface Candidate {
   name: string;
   priority: number;
   weight: number;
-  partner: { id: string; status: 'active' | 'paused'; archived_at: string | null; countries: string[]; working_hours: Schedule | null; daily_cap: number | null; total_cap: number | null };
-  target: { id: string; daily_cap: number | null; countries: string[]; schedule: Schedule | null } | null;
+  partner: CapOwner['partner'] & { status: 'active' | 'paused'; archived_at: string | null; countries: string[] };
+  target: (NonNullable<CapOwner['target']> & { countries: string[]; schedule: Schedule | null }) | null;
   integration: StoredIntegration;
   slots: CapSlot[];
 }
@@ -72,7 +72,8 @@ export function routeOf<DB, TB extends keyof DB>(db: Db, eb: ExpressionBuilder<D
           .selectFrom('flow_targets as t')
           .innerJoin('partners', 'partners.id', 't.partner_id')
           .select(PARTNER_COLUMNS)
-          .select(['t.id as target_id', 't.position', 't.priority', 't.weight', 't.daily_cap as target_daily_cap', 't.countries as target_countries', 't.schedule'])
+          .select(['t.id as target_id', 't.flow_id', 't.position', 't.priority', 't.weight', 't.countries as target_countries', 't.schedule'])
+          .select(['t.daily_cap as target_daily_cap', 't.hourly_cap as target_hourly_cap', 't.total_cap as target_total_cap', 't.country_caps', 't.cap_counts'])
           .where('t.flow_id', '=', flowId),
       ),
     ).as('targets'),
@@ -103,7 +104,15 @@ export const loadLead = (db: Db, id: string, flowOverride: string | null = null)
 
 export type LeadRow = NonNullable<Awaited<ReturnType<typeof loadLead>>>;
 
-function candidate(p: PartnerRow, t: { id: string; priority: number; weight: number; daily_cap: number | null; countries: string; schedule: string | null } | null): Candidate {
+type TargetRow = Pick<NonNullable<CapOwner['target']>, 'id' | 'flow_id' | 'daily_cap' | 'hourly_cap' | 'total_cap' | 'cap_counts'> & {
+  priority: number;
+  weight: number;
+  country_caps: string;
+  countries: string;
+  schedule: string | null;
+};
+
+function candidate(p: PartnerRow, t: TargetRow | null): Candidate {
   return {
     name: p.name,
     priority: t?.priority ?? 1,
@@ -115,26 +124,45 @@ function candidate(p: PartnerRow, t: { id: string; priority: number; weight: num
       countries: JSON.parse(p.countries),
       working_hours: p.working_hours ? JSON.parse(p.working_hours) : null,
       daily_cap: p.daily_cap,
+      hourly_cap: p.hourly_cap,
       total_cap: p.total_cap,
     },
-    target: t && { id: t.id, daily_cap: t.daily_cap, countries: JSON.parse(t.countries), schedule: t.schedule ? JSON.parse(t.schedule) : null },
+    target: t && {
+      id: t.id,
+      flow_id: t.flow_id,
+      daily_cap: t.daily_cap,
+      hourly_cap: t.hourly_cap,
+      total_cap: t.total_cap,
+      country_caps: JSON.parse(t.country_caps),
+      cap_counts: t.cap_counts,
+      countries: JSON.parse(t.countries),
+      schedule: t.schedule ? JSON.parse(t.schedule) : null,
+    },
     integration: JSON.parse(p.integration),
     slots: [],
   };
 }
 
-/** The lead's flow, read with it, as a route; or why the lead cannot be routed at all. */
-function flowRoute(lead: LeadRow, flowId: string | null): Route | string {
-  if (!flowId) return lead.campaign_name === null ? 'The lead has no campaign and no flow' : `Campaign ${lead.campaign_name} has no flow`;
-  const flow = fromJson(lead.flow);
+/** The flow read by routeOf, as a route; or why no lead can be routed through it. */
+export function flowRoute(read: Pick<LeadRow, 'flow' | 'targets'>, flowId: string): Route | string {
+  const flow = fromJson(read.flow);
   if (!flow) return `Flow ${flowId} does not exist`;
   if (flow.archived_at) return `Flow ${flow.name} is deleted`;
   if (flow.status !== 'active') return `Flow ${flow.name} is paused`;
-  const targets = fromJson(lead.targets).sort((a, b) => a.position - b.position);
+  const targets = fromJson(read.targets).sort((a, b) => a.position - b.position);
   const candidates = targets.map((r) =>
-    candidate(r, { id: r.target_id, priority: r.priority, weight: r.weight, daily_cap: r.target_daily_cap, countries: r.target_countries, schedule: r.schedule }),
+    candidate(r, {
+      id: r.target_id, flow_id: r.flow_id, priority: r.priority, weight: r.weight, countries: r.target_countries, schedule: r.schedule,
+      daily_cap: r.target_daily_cap, hourly_cap: r.target_hourly_cap, total_cap: r.target_total_cap, country_caps: r.country_caps, cap_counts: r.cap_counts,
+    }),
   );
   return { flowId, maxAttempts: Number(flow.max_attempts), candidates };
+}
+
+/** The lead's flow, read with it, as a route; or why the lead cannot be routed at all. */
+function leadRoute(lead: LeadRow, flowId: string | null): Route | string {
+  if (!flowId) return lead.campaign_name === null ? 'The lead has no campaign and no flow' : `Campaign ${lead.campaign_name} has no flow`;
+  return flowRoute(lead, flowId);
 }
 
 /** The flow (or partner) to route through, or why the lead cannot be routed at all. */
@@ -144,8 +172,31 @@ async function resolveRoute(db: Db, lead: LeadRow, override: RouteOverride): Pro
     if (!p) return `Partner ${override.partnerId} does not exist`;
     return { flowId: null, maxAttempts: 1, candidates: [candidate(p, null)] };
   }
-  return flowRoute(lead, override.flowId ?? lead.flow_id ?? lead.campaign_flow_id);
+  return leadRoute(lead, override.flowId ?? lead.flow_id ?? lead.campaign_flow_id);
 }
+
+/** A candidate not offered the lead, and why: recorded on the lead (leads.verdicts), answered by the simulator. */
+export interface Skip {
+  partner_id: string;
+  name: string;
+  verdict: Refusal;
+  reason: string;
+  /** The cap that was full, with its numbers (verdict cap_full). */
+  cap?: { kind: string; window: CapWindow; country: string | null; counts: 'deliveries' | 'ftds'; used: number; cap: number };
+}
+
+export const skip = (c: Candidate, verdict: Refusal, reason: string): Skip => ({ partner_id: c.partner.id, name: c.name, verdict, reason });
+
+export const capFull = (c: Candidate, s: CapSlot, used: number): Skip => ({
+  ...skip(c, 'cap_full', s.full),
+  cap: { kind: s.kind, window: s.window, country: s.country, counts: s.counts, used, cap: s.cap },
+});
+
+/** How a skipped candidate reads in a lead's reason: "Name (why)". */
+export const skipText = (s: Skip) => `${s.name} (${s.reason})`;
+
+/** What leads.verdicts keeps of the skips (names are looked up when read: a partner may be renamed). */
+export const verdictsJson = (skips: Skip[]) => (skips.length ? JSON.stringify(skips.map(({ name: _name, ...rest }) => rest)) : null);
 
 /** A delivery decided: engine.ts offers the lead to `order` one after another. */
 export interface Plan {
@@ -158,7 +209,7 @@ export interface Plan {
   /** Calls already made (a resumed delivery), counted against the flow's max_attempts. */
   calls: number;
   /** Partners passed over, with why. */
-  skipped: string[];
+  skipped: Skip[];
   order: Candidate[];
 }
 
@@ -167,20 +218,30 @@ function costOf(lead: LeadRow): number | null {
   return payout?.model === 'cpl' ? payout.amount_cents : null;
 }
 
-/** Candidates that may take the lead now, caps aside (their cap slots filled in), and the others with why. */
-function eligibility(lead: LeadRow, route: Route, offered: Set<string>, now: number) {
-  const skipped: string[] = [];
+/** Candidates that may take a lead from `country` at `now`, caps aside (their cap slots filled in), and the others with why. */
+export function eligibility(route: Route, country: string, offered: Set<string>, now: number) {
+  const skipped: Skip[] = [];
   const eligible: Candidate[] = [];
   for (const c of route.candidates) {
-    const why = offered.has(c.partner.id) ? 'already offered before an interruption' : refusal(c, lead.country, now);
+    const why = offered.has(c.partner.id) ? { verdict: 'already_offered' as const, reason: 'already offered before an interruption' } : refusal(c, country, now);
     if (why) {
-      skipped.push(`${c.name} (${why})`);
+      skipped.push(skip(c, why.verdict, why.reason));
       continue;
     }
-    c.slots = capSlots(c, now);
+    c.slots = capSlots(c, now, country);
     eligible.push(c);
   }
   return { eligible, skipped };
+}
+
+/** The eligible candidates whose caps have room by a read (the others join `skipped`, with the full cap's numbers). */
+export async function withRoom(db: Db, eligible: Candidate[], skipped: Skip[]): Promise<Candidate[]> {
+  const usage = await readUsage(db, eligible.flatMap((c) => c.slots));
+  return eligible.filter((c) => {
+    const full = firstFull(c.slots, usage);
+    if (full) skipped.push(capFull(c, full, usedOf(full, usage)));
+    return !full;
+  });
 }
 
 /** The delivery's plan: the route, who is eligible and not capped out, in the order to try. */
@@ -190,13 +251,8 @@ export async function plan(db: Db, lead: LeadRow, override: RouteOverride): Prom
   // A resumed delivery continues the interrupted one: partners offered are skipped, and their
   // calls count toward max_attempts.
   const prior = override.resume ? await db.selectFrom('lead_attempts').select('partner_id').where('lead_id', '=', lead.id).execute() : [];
-  const { eligible, skipped } = eligibility(lead, route, new Set(prior.map((a) => a.partner_id)), Date.now());
-  const usage = await readUsage(db, eligible.flatMap((c) => c.slots));
-  const open = eligible.filter((c) => {
-    const full = firstFull(c.slots, usage);
-    if (full) skipped.push(`${c.name} (${full.full})`);
-    return !full;
-  });
+  const { eligible, skipped } = eligibility(route, lead.country, new Set(prior.map((a) => a.partner_id)), Date.now());
+  const open = await withRoom(db, eligible, skipped);
   return { lead, route, costCents: costOf(lead), attemptNo: Number(lead.last_attempt ?? 0), calls: prior.length, skipped, order: tryOrder(open) };
 }
 
@@ -207,9 +263,9 @@ export async function plan(db: Db, lead: LeadRow, override: RouteOverride): Prom
  * with its first attempt already recorded (engine.ts, firstAttempt).
  */
 export function planAtIntake(lead: LeadRow, now: number): Plan | null {
-  const route = flowRoute(lead, lead.flow_id);
-  if (typeof route === 'string' || route.maxAttempts < 1) return null;
-  const { eligible, skipped } = eligibility(lead, route, new Set(), now);
+  const route = lead.flow_id ? flowRoute(lead, lead.flow_id) : null;
+  if (!route || typeof route === 'string' || route.maxAttempts < 1) return null;
+  const { eligible, skipped } = eligibility(route, lead.country, new Set(), now);
   if (!eligible.length || eligible.some((c) => c.slots.length)) return null;
   return { lead, route, costCents: costOf(lead), attemptNo: 0, calls: 0, skipped, order: tryOrder(eligible) };
 }

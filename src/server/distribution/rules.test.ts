@@ -61,11 +61,11 @@ test('countries: both the partner and the flow target must take the country', ()
 test('refusal: deleted, paused, country, hours (a target schedule replaces the partner hours)', () => {
   const partner = { status: 'active' as const, archived_at: null, countries: [], working_hours: BERLIN_WEEKDAYS };
   const saturday = at('2026-11-28T10:00:00Z');
-  assert.equal(refusal({ partner, target: null }, 'DE', saturday), 'outside working hours');
-  assert.equal(refusal({ partner, target: { countries: [], schedule: { ...BERLIN_WEEKDAYS, days: [6] } } }, 'DE', saturday), null);
-  assert.equal(refusal({ partner: { ...partner, status: 'paused' }, target: null }, 'DE', saturday), 'paused');
-  assert.equal(refusal({ partner: { ...partner, archived_at: '2026-01-01T00:00:00.000Z' }, target: null }, 'DE', saturday), 'deleted');
-  assert.equal(refusal({ partner: { ...partner, working_hours: null, countries: ['FR'] }, target: null }, 'DE', saturday), 'does not take DE');
+  assert.deepEqual(refusal({ partner, target: null }, 'DE', saturday), { verdict: 'hours', reason: 'outside working hours' });
+  assert.deepEqual(refusal({ partner, target: { countries: [], schedule: { ...BERLIN_WEEKDAYS, days: [6] } } }, 'DE', saturday), null);
+  assert.deepEqual(refusal({ partner: { ...partner, status: 'paused' }, target: null }, 'DE', saturday), { verdict: 'paused', reason: 'paused' });
+  assert.deepEqual(refusal({ partner: { ...partner, archived_at: '2026-01-01T00:00:00.000Z' }, target: null }, 'DE', saturday), { verdict: 'archived', reason: 'deleted' });
+  assert.deepEqual(refusal({ partner: { ...partner, working_hours: null, countries: ['FR'] }, target: null }, 'DE', saturday), { verdict: 'country', reason: 'does not take DE' });
 });
 
 /** A small seeded generator (mulberry32), so the statistical checks are reproducible. */
@@ -122,18 +122,33 @@ test('try order within a priority: first picks proportional to weight, second pi
   assert.ok(within(w2AfterW7, w7First, 2 / 3), `w2 second ${w2AfterW7} of ${w7First}`);
 });
 
-test('cap slots: only set caps, in a fixed order, on the partner’s local day', () => {
-  const ms = at('2026-11-22T12:00:00Z');
-  const partner = { id: 'p', daily_cap: 10, total_cap: 100, working_hours: { ...BERLIN_WEEKDAYS, timezone: 'Pacific/Kiritimati' } };
-  const slots = capSlots({ partner, target: { id: 't', daily_cap: 3 } }, ms);
+test('cap slots: only set caps, in a fixed order, on the partner’s local day and hour', () => {
+  const ms = at('2026-11-22T12:30:00Z');
+  const partner = { id: 'p', daily_cap: 10, hourly_cap: 2, total_cap: 100, working_hours: { ...BERLIN_WEEKDAYS, timezone: 'Pacific/Kiritimati' } };
+  const target = { id: 't', flow_id: 'f', daily_cap: 3, hourly_cap: null, total_cap: 50, country_caps: { DE: 5, AT: 2 }, cap_counts: 'deliveries' as const };
+  const slots = capSlots({ partner, target }, ms, 'DE');
   assert.deepEqual(
-    slots.map((s) => [s.scope, s.period, s.cap, s.full]),
+    slots.map((s) => [s.scope, s.period, s.cap, s.kind, s.full]),
     [
-      ['partner:p', '2026-11-23', 10, 'daily cap full'], // UTC+14: already Monday
-      ['partner:p', 'total', 100, 'total cap full'],
-      ['target:t', '2026-11-23', 3, 'daily cap in this flow full'],
+      ['partner:p', '2026-11-23', 10, 'daily', 'daily cap full'], // UTC+14: already Monday
+      ['partner:p', '2026-11-23T02', 2, 'hourly', 'hourly cap full'],
+      ['partner:p', 'total', 100, 'total', 'total cap full'],
+      ['target:t', '2026-11-23', 3, 'flow_daily', 'daily cap in this flow full'],
+      ['target:t', 'total', 50, 'flow_total', 'total cap in this flow full'],
+      ['target:t:DE', '2026-11-23', 5, 'flow_country_daily', 'daily cap for DE in this flow full'],
     ],
   );
-  assert.deepEqual(capSlots({ partner: { ...partner, working_hours: null }, target: null }, ms).map((s) => s.period), ['2026-11-22', 'total']);
-  assert.deepEqual(capSlots({ partner: { ...partner, daily_cap: null, total_cap: null }, target: { id: 't', daily_cap: null } }, ms), []);
+  // Another country takes its own country slot; a country with no cap of its own takes none.
+  assert.deepEqual(capSlots({ partner, target }, ms, 'AT').at(-1)!.scope, 'target:t:AT');
+  assert.equal(capSlots({ partner, target }, ms, 'FR').length, 5);
+  // FTD-counted target caps live in their own counters, never the delivery ones.
+  const ftds = capSlots({ partner, target: { ...target, cap_counts: 'ftds' } }, ms, 'DE').filter((s) => s.counts === 'ftds');
+  assert.deepEqual(ftds.map((s) => [s.scope, s.full]), [
+    ['target:t:ftds', 'daily FTD cap in this flow full'],
+    ['target:t:ftds', 'total FTD cap in this flow full'],
+    ['target:t:ftds:DE', 'daily FTD cap for DE in this flow full'],
+  ]);
+  assert.deepEqual(capSlots({ partner: { ...partner, working_hours: null }, target: null }, ms, 'DE').map((s) => s.period), ['2026-11-22', '2026-11-22T12', 'total']);
+  const none = { ...target, daily_cap: null, total_cap: null, country_caps: {} };
+  assert.deepEqual(capSlots({ partner: { ...partner, daily_cap: null, hourly_cap: null, total_cap: null }, target: none }, ms, 'DE'), []);
 });

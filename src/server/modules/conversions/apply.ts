@@ -1,11 +1,13 @@
 import type { DB } from '../../db/database.js';
 import { nowIso } from '../../db/ids.js';
 import type { ConversionSource } from '../../db/tables.js';
+import { countFtd } from '../../distribution/caps.js';
 
 // What a partner reports about a lead after delivery (a sale status, an FTD with its revenue),
 // applied the same way whichever way it came: a postback, a status pull, an operator. The sale
 // status is written only when it differs; the first FTD reported wins, once per lead, and a
-// campaign paying per FTD (cpa) records its payout then. Each change goes into the lead's status
+// campaign paying per FTD (cpa) records its payout then, and a flow target whose caps count FTDs
+// counts it. Each change goes into the lead's status
 // history with its source. The caller holds the lead (PostgreSQL: FOR UPDATE) in its transaction.
 
 export interface Conversion {
@@ -19,13 +21,16 @@ export interface Conversion {
 export interface LeadForConversion {
   id: string;
   campaign_id: string | null;
+  partner_id: string | null;
+  flow_id: string | null;
+  country: string;
   sale_status: string | null;
   ftd_at: string | null;
   revenue_cents: number | string;
   cost_cents: number | string;
 }
 
-export const CONVERSION_LEAD_COLUMNS = ['id', 'campaign_id', 'sale_status', 'ftd_at', 'revenue_cents', 'cost_cents'] as const;
+export const CONVERSION_LEAD_COLUMNS = ['id', 'campaign_id', 'partner_id', 'flow_id', 'country', 'sale_status', 'ftd_at', 'revenue_cents', 'cost_cents'] as const;
 
 export type LeadPatch = Partial<{
   status: 'delivered';
@@ -75,6 +80,8 @@ export async function applyConversion(tx: DB, lead: LeadForConversion, c: Conver
       patch.cost_cents = cost;
       changes.cost = { from: Number(lead.cost_cents) / 100, to: cost / 100 };
     }
+    // A cap counting FTDs counts this one, in the windows of when it happened (never later than now).
+    await countFtd(tx, { ...lead, partner_id: patch.partner_id ?? lead.partner_id }, Math.min(Date.parse(patch.ftd_at), Date.now()));
   } else if (c.ftd === true) {
     notes.push(`An FTD is already recorded for this lead (at ${lead.ftd_at}); the first one reported wins, so ftd, ftd_at and revenue change nothing.`);
   } else {

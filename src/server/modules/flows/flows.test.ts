@@ -31,6 +31,9 @@ const archivePartner = (ta: TestApp, id: string) => ta.db.updateTable('partners'
 
 const BERLIN = { timezone: 'Europe/Berlin', days: [1, 2, 3, 4, 5], from: '09:00', to: '18:00' };
 
+/** A target's caps beside its daily cap, when none are set. */
+const NO_CAPS = { hourly_cap: null, total_cap: null, country_caps: {}, cap_counts: 'deliveries' };
+
 forEachDatabase('Flows', (engine) => {
   test('create keeps targets in the given order, fills defaults, and GET and the list answer the same flow with partner names', async (t) => {
     const ta = await buildTestApp(t, engine);
@@ -55,9 +58,9 @@ forEachDatabase('Flows', (engine) => {
     assert.deepEqual(
       flow.targets.map(({ id, ...rest }: { id: string }) => (assert.equal(typeof id, 'string'), rest)),
       [
-        { partner_id: c, partner_name: 'Charlie', priority: 5, weight: 30, daily_cap: 40, countries: ['DE', 'AT'], schedule: BERLIN },
-        { partner_id: a, partner_name: 'Alpha', priority: 1, weight: 100, daily_cap: null, countries: [], schedule: null },
-        { partner_id: b, partner_name: 'Bravo', priority: 3, weight: 70, daily_cap: 0, countries: [], schedule: null },
+        { partner_id: c, partner_name: 'Charlie', priority: 5, weight: 30, daily_cap: 40, ...NO_CAPS, countries: ['DE', 'AT'], schedule: BERLIN },
+        { partner_id: a, partner_name: 'Alpha', priority: 1, weight: 100, daily_cap: null, ...NO_CAPS, countries: [], schedule: null },
+        { partner_id: b, partner_name: 'Bravo', priority: 3, weight: 70, daily_cap: 0, ...NO_CAPS, countries: [], schedule: null },
       ],
     );
     const rows = await targetRows(ta, flow.id);
@@ -84,9 +87,9 @@ forEachDatabase('Flows', (engine) => {
       status: 'active',
       max_attempts: 3,
       targets: [
-        { partner_id: c, priority: 5, weight: 30, daily_cap: 40 },
-        { partner_id: a, priority: 1, weight: 100, daily_cap: null },
-        { partner_id: b, priority: 3, weight: 70, daily_cap: 0 },
+        { partner_id: c, priority: 5, weight: 30, daily_cap: 40, ...NO_CAPS },
+        { partner_id: a, priority: 1, weight: 100, daily_cap: null, ...NO_CAPS },
+        { partner_id: b, priority: 3, weight: 70, daily_cap: 0, ...NO_CAPS },
       ],
     });
   });
@@ -133,12 +136,12 @@ forEachDatabase('Flows', (engine) => {
     );
     const [entry] = await auditOf(ta, 'flow.updated', created.id);
     assert.deepEqual(entry.details.before.targets, [
-      { partner_id: a, priority: 1, weight: 100, daily_cap: null },
-      { partner_id: b, priority: 2, weight: 5, daily_cap: null },
+      { partner_id: a, priority: 1, weight: 100, daily_cap: null, ...NO_CAPS },
+      { partner_id: b, priority: 2, weight: 5, daily_cap: null, ...NO_CAPS },
     ]);
     assert.deepEqual(entry.details.after.targets, [
-      { partner_id: c, priority: 1, weight: 100, daily_cap: null },
-      { partner_id: b, priority: 7, weight: 100, daily_cap: null },
+      { partner_id: c, priority: 1, weight: 100, daily_cap: null, ...NO_CAPS },
+      { partner_id: b, priority: 7, weight: 100, daily_cap: null, ...NO_CAPS },
     ]);
 
     // Without `targets` the list is left alone; with [] it is emptied.
@@ -392,5 +395,41 @@ forEachDatabase('Flows', (engine) => {
     assert.deepEqual(fieldsOf(await get(ta, '/api/flows?cursor=nonsense')), ['cursor']);
     assert.deepEqual(fieldsOf(await get(ta, '/api/flows?status=archived')), ['status']);
     assert.deepEqual(fieldsOf(await get(ta, '/api/flows?colour=red')), ['colour']);
+  });
+
+  test('caps the way operators write them: hourly, total, per country, counted on FTDs; contradictions named at their field', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const [a, b] = [await insertPartner(ta.db), await insertPartner(ta.db)];
+    const broker = { partner_id: a, priority: 1, daily_cap: 70, hourly_cap: 10, total_cap: 1000, country_caps: { DE: 50, AT: 20 }, countries: ['DE', 'AT'], schedule: { ...BERLIN, from: '00:00', to: '00:00' } };
+    const made = await post(ta, { name: 'Broker X', targets: [broker, { partner_id: b, priority: 2, cap_counts: 'ftds', daily_cap: 5 }] });
+    assert.equal(made.statusCode, 201, made.body);
+    const [x, y] = made.json().targets;
+    assert.deepEqual([x.daily_cap, x.hourly_cap, x.total_cap, x.country_caps, x.cap_counts], [70, 10, 1000, { DE: 50, AT: 20 }, 'deliveries']);
+    assert.deepEqual([y.daily_cap, y.hourly_cap, y.total_cap, y.country_caps, y.cap_counts], [5, null, null, {}, 'ftds']);
+    assert.deepEqual((await get(ta, `/api/flows/${made.json().id}`)).json().targets, made.json().targets);
+
+    const bad = await post(ta, {
+      name: 'Bad',
+      targets: [
+        { ...broker, hourly_cap: 71, total_cap: 69, country_caps: { DE: 5, FR: 5, UK: 5 } }, // FR not taken here; UK is GB
+        { partner_id: b, priority: 1, country_caps: { de: 5, DEU: 1, AT: -1 }, cap_counts: 'leads' },
+      ],
+    });
+    assert.deepEqual(fieldsOf(bad), [
+      'targets[0].country_caps.FR',
+      'targets[0].country_caps.UK',
+      'targets[0].hourly_cap',
+      'targets[0].total_cap',
+      'targets[1].cap_counts',
+      'targets[1].country_caps.AT',
+      'targets[1].country_caps.DEU', // each key that is not a country code, named
+      'targets[1].country_caps.de',
+    ]);
+    const messages = Object.fromEntries(bad.json().errors.map((e: { field: string; message: string }) => [e.field, e.message]));
+    assert.match(messages['targets[0].country_caps.FR'], /does not take FR/);
+    assert.match(messages['targets[0].country_caps.UK'], /use GB/);
+    assert.match(messages['targets[0].hourly_cap'], /at most the daily cap \(70\)/);
+    assert.match(messages['targets[0].total_cap'], /at least the daily cap \(70\)/);
+    assert.equal(Number((await ta.db.selectFrom('flows').select((eb) => eb.fn.countAll().as('n')).where('name', '=', 'Bad').executeTakeFirstOrThrow()).n), 0);
   });
 });

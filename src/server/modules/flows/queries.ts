@@ -13,6 +13,10 @@ const targetColumns = [
   'flow_targets.priority',
   'flow_targets.weight',
   'flow_targets.daily_cap',
+  'flow_targets.hourly_cap',
+  'flow_targets.total_cap',
+  'flow_targets.country_caps',
+  'flow_targets.cap_counts',
   'flow_targets.countries',
   'flow_targets.schedule',
 ] as const;
@@ -52,6 +56,10 @@ export const toTarget = (t: TargetRow) => ({
   priority: t.priority,
   weight: t.weight,
   daily_cap: t.daily_cap,
+  hourly_cap: t.hourly_cap,
+  total_cap: t.total_cap,
+  country_caps: JSON.parse(t.country_caps) as Record<string, number>,
+  cap_counts: t.cap_counts,
   countries: JSON.parse(t.countries) as string[],
   schedule: t.schedule === null ? null : JSON.parse(t.schedule),
 });

@@ -7,7 +7,7 @@ import { problems } from '../../http/openapi.js';
 import { decodeCursor, Page, pageOf } from '../../http/pagination.js';
 import type { App } from '../../types.js';
 import { audit } from '../audit/service.js';
-import { findFlow, findFlowRow, flowColumns, flowIsReferenced, liveCampaignsOf, targetsOf, withTargets } from './queries.js';
+import { findFlow, findFlowRow, flowColumns, flowIsReferenced, liveCampaignsOf, targetsOf, toTarget, withTargets } from './queries.js';
 import { CreateFlow, Flow, FlowListQuery, UpdateFlow } from './schemas.js';
 import { checkTargets, currentPartners, replaceTargets, targetErrors, targetSummary } from './service.js';
 
@@ -185,7 +185,7 @@ export default async function flowsRoutes(app: App) {
           action: 'flow.deleted',
           target_type: 'flow',
           target_id: flow.id,
-          details: { name: flow.name, targets: targetSummary(targets) },
+          details: { name: flow.name, targets: targetSummary(targets.map(toTarget)) },
         });
       });
       return reply.status(204).send(null);

@@ -10,8 +10,16 @@ const Weight = Type.Integer({ format: 'int32', minimum: 1, maximum: 10_000, desc
 const MaxAttempts = Type.Integer({ format: 'int32', minimum: 1, maximum: 10, description: 'How many partners a lead is offered to at most' });
 const scheduleOptions = { description: "Working-hours override; null: the partner's own working hours" };
 const countriesOptions = { uniqueItems: true, maxItems: 250, description: "ISO 3166-1 alpha-2; empty: the partner's own countries" };
-const capOptions = { description: 'Leads per day for this target; null: no cap of its own' };
 const CapValue = Type.Integer({ format: 'int32', minimum: 0, maximum: 10_000_000 });
+const capOf = (what: string) => ({ description: `${what} for this target; null: no cap of its own` });
+const countryCapsOptions = {
+  maxProperties: 250,
+  additionalProperties: false,
+  description: 'Daily caps per lead country, e.g. {"DE": 50, "AT": 20}; a country left out has no cap of its own here',
+};
+const CapCounts = Type.Union([Type.Literal('deliveries'), Type.Literal('ftds')], {
+  description: "What this target's caps count: leads delivered (a slot is reserved before the partner is called), or FTDs recorded (deliveries stop once the count reaches the cap)",
+});
 
 export const FlowTarget = Type.Object(
   {
@@ -21,6 +29,10 @@ export const FlowTarget = Type.Object(
     priority: Type.Integer(),
     weight: Type.Integer(),
     daily_cap: Type.Union([Type.Integer(), Type.Null()]),
+    hourly_cap: Type.Union([Type.Integer(), Type.Null()]),
+    total_cap: Type.Union([Type.Integer(), Type.Null()]),
+    country_caps: Type.Record(Type.String(), Type.Integer(), { description: 'Daily caps per lead country' }),
+    cap_counts: CapCounts,
     countries: Type.Array(Type.String()),
     schedule: Type.Union([WorkingHours, Type.Null()]),
   },
@@ -47,7 +59,11 @@ export const FlowTargetInput = Type.Object(
     partner_id: Ref('A partner that is not archived; at most once per flow'),
     priority: Priority,
     weight: Type.Optional(Type.Integer({ ...Weight, default: 100 })),
-    daily_cap: Type.Optional(Type.Union([CapValue, Type.Null()], { ...capOptions, default: null })),
+    daily_cap: Type.Optional(Type.Union([CapValue, Type.Null()], { ...capOf("Leads per day of the partner's local time"), default: null })),
+    hourly_cap: Type.Optional(Type.Union([CapValue, Type.Null()], { ...capOf("Leads per hour of the partner's local time"), default: null })),
+    total_cap: Type.Optional(Type.Union([CapValue, Type.Null()], { ...capOf('Leads in all'), default: null })),
+    country_caps: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z]{2}$', maxLength: 2 }), CapValue, { ...countryCapsOptions, default: {} })),
+    cap_counts: Type.Optional({ ...CapCounts, default: 'deliveries' }),
     countries: Type.Optional(Type.Array(CountryCode, { ...countriesOptions, default: [] })),
     schedule: Type.Optional(Type.Union([WorkingHours, Type.Null()], { ...scheduleOptions, default: null })),
   },

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../../db/ids.js';
 import type { Database } from '../../db/tables.js';
+import { countryProblem } from '../../http/countries.js';
 import { invalid, type FieldError } from '../../http/errors.js';
 import { isTimezone } from '../operators/service.js';
 import { partnersById, targetsOf } from './queries.js';
@@ -30,6 +31,7 @@ export async function targetErrors(db: Kysely<Database>, targets: unknown, curre
     if (typeof tz === 'string' && !isTimezone(tz)) {
       errors.push({ field: `targets[${i}].schedule.timezone`, message: `"${tz}" is not an IANA time zone (e.g. Europe/Berlin)` });
     }
+    if (t !== null && typeof t === 'object') capErrors(t as Record<string, unknown>, `targets[${i}]`, errors);
     const id = partnerOf(t);
     if (id === null) return;
     const first = seen.get(id);
@@ -45,6 +47,28 @@ export async function targetErrors(db: Kysely<Database>, targets: unknown, curre
     else if (p.archived_at && !current.has(p.id)) errors.push({ field: `targets[${i}].partner_id`, message: 'the partner is archived' });
   });
   return errors;
+}
+
+const intOrNull = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : null);
+
+/** A target's caps, checked together: each country cap's country, and caps that contradict each other. */
+function capErrors(t: Record<string, unknown>, at: string, errors: FieldError[]) {
+  const daily = intOrNull(t.daily_cap);
+  const hourly = intOrNull(t.hourly_cap);
+  const total = intOrNull(t.total_cap);
+  if (daily !== null && hourly !== null && hourly > daily) errors.push({ field: `${at}.hourly_cap`, message: `must be at most the daily cap (${daily})` });
+  if (daily !== null && total !== null && total < daily) errors.push({ field: `${at}.total_cap`, message: `must be at least the daily cap (${daily})` });
+  const countries = Array.isArray(t.countries) ? t.countries : [];
+  const caps = t.country_caps;
+  if (caps === null || typeof caps !== 'object' || Array.isArray(caps)) return;
+  for (const code of Object.keys(caps)) {
+    if (!/^[A-Z]{2}$/.test(code)) continue; // the schema names it
+    const problem = countryProblem(code);
+    if (problem) errors.push({ field: `${at}.country_caps.${code}`, message: problem });
+    else if (countries.length && !countries.includes(code)) {
+      errors.push({ field: `${at}.country_caps.${code}`, message: `this target does not take ${code} (it is not in its countries)` });
+    }
+  }
 }
 
 /**
@@ -68,6 +92,10 @@ export async function replaceTargets(db: Kysely<Database>, flowId: string, targe
         priority: t.priority,
         weight: t.weight ?? 100,
         daily_cap: t.daily_cap ?? null,
+        hourly_cap: t.hourly_cap ?? null,
+        total_cap: t.total_cap ?? null,
+        country_caps: JSON.stringify(t.country_caps ?? {}),
+        cap_counts: t.cap_counts ?? 'deliveries',
         countries: JSON.stringify(t.countries ?? []),
         schedule: t.schedule ? JSON.stringify(t.schedule) : null,
       })),
@@ -75,9 +103,18 @@ export async function replaceTargets(db: Kysely<Database>, flowId: string, targe
     .execute();
 }
 
-/** What the audit log keeps of a target list: enough to see who got which share. */
-export const targetSummary = (targets: { partner_id: string; priority: number; weight?: number; daily_cap?: number | null }[]) =>
-  targets.map((t) => ({ partner_id: t.partner_id, priority: t.priority, weight: t.weight ?? 100, daily_cap: t.daily_cap ?? null }));
+/** What the audit log keeps of a target list: enough to see who got which share, within which caps. */
+export const targetSummary = (targets: Pick<FlowTargetInputT, 'partner_id' | 'priority' | 'weight' | 'daily_cap' | 'hourly_cap' | 'total_cap' | 'country_caps' | 'cap_counts'>[]) =>
+  targets.map((t) => ({
+    partner_id: t.partner_id,
+    priority: t.priority,
+    weight: t.weight ?? 100,
+    daily_cap: t.daily_cap ?? null,
+    hourly_cap: t.hourly_cap ?? null,
+    total_cap: t.total_cap ?? null,
+    country_caps: t.country_caps ?? {},
+    cap_counts: t.cap_counts ?? 'deliveries',
+  }));
 
 /** The partners a flow routes to now (none for a flow that does not exist). */
 export async function currentPartners(db: Kysely<Database>, flowId: string): Promise<Set<string>> {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
-import { capSlots, readUsage } from '../../distribution/caps.js';
+import { capSlots, readUsage, usedOf } from '../../distribution/caps.js';
 
 export interface DatabaseGauges {
   pending: number;
@@ -28,11 +28,11 @@ export async function readDatabaseGauges(db: Kysely<Database>, now: number): Pro
   // The same slot (scope and local day) the engine reserves in, so the gauge is the engine's count.
   const capped = partners.map((p) => ({
     p,
-    slot: capSlots({ partner: { id: p.id, daily_cap: p.daily_cap, total_cap: null, working_hours: p.working_hours ? JSON.parse(p.working_hours) : null }, target: null }, now)[0],
+    slot: capSlots({ partner: { id: p.id, daily_cap: p.daily_cap, hourly_cap: null, total_cap: null, working_hours: p.working_hours ? JSON.parse(p.working_hours) : null }, target: null }, now, '')[0],
   }));
   const usage = await readUsage(db, capped.map((c) => c.slot));
   return {
     pending: Number(row.n),
-    caps: capped.map(({ p, slot }) => ({ id: p.id, name: p.name, used: usage.get(`${slot.scope}\n${slot.period}`) ?? 0, cap: slot.cap })),
+    caps: capped.map(({ p, slot }) => ({ id: p.id, name: p.name, used: usedOf(slot, usage), cap: slot.cap })),
   };
 }

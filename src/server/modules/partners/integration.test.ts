@@ -99,6 +99,9 @@ forEachDatabase('Partner integrations', (engine) => {
     // On PATCH, rules hold against the values the partner would end up with.
     const id = ok.json().id;
     assert.deepEqual(fields(await patch(ta, id, { total_cap: 9 })), ['total_cap']);
+    assert.deepEqual(fields(await patch(ta, id, { hourly_cap: 11 })), ['hourly_cap']); // more an hour than a day
+    assert.match((await patch(ta, id, { hourly_cap: 11 })).json().errors[0].message, /at most the daily cap \(10\)/);
+    assert.equal((await patch(ta, id, { hourly_cap: 10 })).statusCode, 200);
     assert.deepEqual(fields(await patch(ta, id, { working_hours: { timezone: 'Nowhere/Land', days: [1], from: '00:00', to: '23:59' } })), ['working_hours.timezone']);
     assert.deepEqual(fields(await patch(ta, id, { integration: { url: 'https://x.example/', body_template: { x: '{{lead.nope}}' } } })), ['integration.body_template.x']);
     assert.equal((await patch(ta, id, { daily_cap: null, total_cap: 5 })).statusCode, 200);

@@ -44,7 +44,7 @@ async function allPages(ta: TestApp, query: string, limit: number) {
 }
 
 const PARTNER_KEYS = [
-  'archived_at', 'consecutive_failures', 'countries', 'created_at', 'daily_cap', 'id', 'integration', 'name', 'pause_after_failures', 'postback_token_prefix', 'status', 'total_cap', 'updated_at', 'working_hours',
+  'archived_at', 'consecutive_failures', 'countries', 'created_at', 'daily_cap', 'hourly_cap', 'id', 'integration', 'name', 'pause_after_failures', 'postback_token_prefix', 'status', 'total_cap', 'updated_at', 'working_hours',
 ].sort();
 
 forEachDatabase('Partners', (engine) => {
@@ -79,6 +79,7 @@ forEachDatabase('Partners', (engine) => {
       countries: ['DE', 'AT'],
       working_hours: { timezone: 'Europe/Berlin', days: [1, 2, 3, 4, 5], from: '09:00', to: '18:00' },
       daily_cap: 50,
+      hourly_cap: 10,
       total_cap: 1000,
       pause_after_failures: 10,
       integration: INTEGRATION,

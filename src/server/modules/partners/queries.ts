@@ -10,7 +10,7 @@ export type PartnerRow = Selectable<PartnersTable>;
 
 // Every column but the postback token hash, which never leaves the database.
 const partnerColumns = [
-  'id', 'name', 'status', 'countries', 'working_hours', 'daily_cap', 'total_cap', 'pause_after_failures', 'consecutive_failures', 'integration',
+  'id', 'name', 'status', 'countries', 'working_hours', 'daily_cap', 'hourly_cap', 'total_cap', 'pause_after_failures', 'consecutive_failures', 'integration',
   'postback_token_id', 'created_at', 'updated_at', 'archived_at',
 ] as const;
 export type PartnerRecord = Omit<PartnerRow, 'postback_token_hash'>;
@@ -27,6 +27,7 @@ export function toPartner(row: PartnerRecord): Partner {
     countries: JSON.parse(row.countries),
     working_hours: row.working_hours ? JSON.parse(row.working_hours) : null,
     daily_cap: row.daily_cap === null ? null : Number(row.daily_cap),
+    hourly_cap: row.hourly_cap === null ? null : Number(row.hourly_cap),
     total_cap: row.total_cap === null ? null : Number(row.total_cap),
     pause_after_failures: row.pause_after_failures === null ? null : Number(row.pause_after_failures),
     consecutive_failures: Number(row.consecutive_failures),

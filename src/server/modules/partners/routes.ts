@@ -73,8 +73,9 @@ export default async function partnersRoutes(app: App) {
       const errors: FieldError[] = [];
       const working_hours = b.working_hours ?? null;
       const daily_cap = b.daily_cap ?? null;
+      const hourly_cap = b.hourly_cap ?? null;
       const total_cap = b.total_cap ?? null;
-      checkPartnerRules({ working_hours, daily_cap, total_cap }, errors);
+      checkPartnerRules({ working_hours, daily_cap, hourly_cap, total_cap }, errors);
       const integration = resolveIntegration(b.integration, null, errors, app.config.partnerAllowedNetworks);
       if (errors.length) invalid(errors);
       const token = issueToken('lgp_');
@@ -86,6 +87,7 @@ export default async function partnersRoutes(app: App) {
         countries: JSON.stringify(b.countries ?? []),
         working_hours: working_hours ? JSON.stringify(working_hours) : null,
         daily_cap,
+        hourly_cap,
         total_cap,
         pause_after_failures: b.pause_after_failures ?? null,
         consecutive_failures: 0,
@@ -137,6 +139,7 @@ export default async function partnersRoutes(app: App) {
         const merged = {
           working_hours: b.working_hours !== undefined ? b.working_hours : current.working_hours ? JSON.parse(current.working_hours) : null,
           daily_cap: b.daily_cap !== undefined ? b.daily_cap : current.daily_cap,
+          hourly_cap: b.hourly_cap !== undefined ? b.hourly_cap : current.hourly_cap,
           total_cap: b.total_cap !== undefined ? b.total_cap : current.total_cap,
         };
         checkPartnerRules(merged, errors);
@@ -148,6 +151,7 @@ export default async function partnersRoutes(app: App) {
           ...(b.countries !== undefined ? { countries: JSON.stringify(b.countries) } : {}),
           ...(b.working_hours !== undefined ? { working_hours: b.working_hours ? JSON.stringify(b.working_hours) : null } : {}),
           ...(b.daily_cap !== undefined ? { daily_cap: b.daily_cap } : {}),
+          ...(b.hourly_cap !== undefined ? { hourly_cap: b.hourly_cap } : {}),
           ...(b.total_cap !== undefined ? { total_cap: b.total_cap } : {}),
           ...(b.pause_after_failures !== undefined ? { pause_after_failures: b.pause_after_failures } : {}),
           // Turned on again by an operator: the count starts over.

@@ -104,7 +104,7 @@ export function partnerBodyChecks(body: unknown, allowedNetworks: readonly strin
   const wh = body.working_hours;
   const cap = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null);
   checkPartnerRules(
-    { working_hours: isObject(wh) && typeof wh.timezone === 'string' ? { timezone: wh.timezone } : null, daily_cap: cap(body.daily_cap), total_cap: cap(body.total_cap) },
+    { working_hours: isObject(wh) && typeof wh.timezone === 'string' ? { timezone: wh.timezone } : null, daily_cap: cap(body.daily_cap), hourly_cap: cap(body.hourly_cap), total_cap: cap(body.total_cap) },
     errors,
   );
   const i = body.integration;
@@ -189,7 +189,7 @@ export function resolveSecretHeaders(
 
 /** Checks shared by create and update, on the values the partner would end up with. */
 export function checkPartnerRules(
-  p: { working_hours: { timezone: string } | null; daily_cap: number | null; total_cap: number | null },
+  p: { working_hours: { timezone: string } | null; daily_cap: number | null; hourly_cap: number | null; total_cap: number | null },
   errors: FieldError[],
 ) {
   if (p.working_hours && !isTimezone(p.working_hours.timezone)) {
@@ -197,5 +197,8 @@ export function checkPartnerRules(
   }
   if (p.daily_cap !== null && p.total_cap !== null && p.total_cap < p.daily_cap) {
     errors.push({ field: 'total_cap', message: `must be at least the daily cap (${p.daily_cap})` });
+  }
+  if (p.daily_cap !== null && p.hourly_cap !== null && p.hourly_cap > p.daily_cap) {
+    errors.push({ field: 'hourly_cap', message: `must be at most the daily cap (${p.daily_cap})` });
   }
 }
