@@ -28,6 +28,7 @@ const MODULE_OF_PATH: [prefix: string, module: string][] = [
   ['/api/traffic-providers', 'traffic_providers'],
   ['/api/campaigns', 'campaigns'],
   ['/api/flows', 'flows'],
+  ['/api/routing', 'flows'],
   ['/api/leads', 'leads'],
   ['/api/analytics', 'analytics'],
   ['/api/hosting', 'hosting'],

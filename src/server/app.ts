@@ -37,6 +37,7 @@ import intakeRoutes from './modules/intake/routes.js';
 import postbackRoutes from './modules/postbacks/routes.js';
 import licenceRoutes from './modules/licence/routes.js';
 import notificationRoutes from './modules/notifications/routes.js';
+import routingRoutes from './modules/routing/routes.js';
 import webhookRoutes from './modules/webhooks/routes.js';
 import providerPostbackRoutes from './modules/provider-postbacks/routes.js';
 import statusPullRoutes from './modules/status-pull/routes.js';
@@ -156,6 +157,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(statusPullRoutes);
   await app.register(conversionRoutes);
   await app.register(notificationRoutes);
+  await app.register(routingRoutes);
 
   await app.ready();
   return app;

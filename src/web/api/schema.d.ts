@@ -1367,6 +1367,50 @@ export interface paths {
         patch: operations["updateRole"];
         trace?: never;
     };
+    "/api/routing/cap-usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Caps in use now
+         * @description For each partner with caps of its own, each flow target with caps, and each country with a cap of its own on a target: used / cap today, this hour and in all, in the partner’s local day and hour (its working hours’ time zone, else UTC). Deliveries in progress count as used. Archived partners and flows are left out.
+         *
+         *     Access: needs the `flows:view` permission (key scope and role).
+         */
+        get: operations["getCapUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/routing/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Where would this lead go?
+         * @description Routes a lead that is not stored, from `country`, through a campaign (with its own checks: paused, countries, flow) or a flow, at `at` (default: now): the flow’s candidates in order, each with its verdict and reason, with the same checks and cap counts real routing uses. Nothing is stored, no partner is called, no cap is reserved. Send exactly one of campaign_id and flow_id. Needs flows:edit, as every POST needs an edit permission; flows:view is enough for the cap usage and for a lead’s own verdicts.
+         *
+         *     Access: needs the `flows:edit` permission (key scope and role).
+         */
+        post: operations["simulateRouting"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/security": {
         parameters: {
             query?: never;
@@ -4269,8 +4313,15 @@ export interface operations {
                             status: "active" | "paused";
                             /** @description In the order they were given */
                             targets: {
+                                /** @description What this target's caps count: leads delivered (a slot is reserved before the partner is called), or FTDs recorded (deliveries stop once the count reaches the cap) */
+                                cap_counts: "deliveries" | "ftds";
                                 countries: string[];
+                                /** @description Daily caps per lead country */
+                                country_caps: {
+                                    [key: string]: number;
+                                };
                                 daily_cap: number | null;
+                                hourly_cap: number | null;
                                 id: string;
                                 partner_id: string;
                                 partner_name: string;
@@ -4285,6 +4336,7 @@ export interface operations {
                                     /** @description 24-hour HH:MM */
                                     to: string;
                                 } | null;
+                                total_cap: number | null;
                                 weight: number;
                             }[];
                             /** Format: date-time */
@@ -4380,15 +4432,32 @@ export interface operations {
                      */
                     targets?: {
                         /**
+                         * @description What this target's caps count: leads delivered (a slot is reserved before the partner is called), or FTDs recorded (deliveries stop once the count reaches the cap)
+                         * @default deliveries
+                         */
+                        cap_counts?: "deliveries" | "ftds";
+                        /**
                          * @description ISO 3166-1 alpha-2; empty: the partner's own countries
                          * @default []
                          */
                         countries?: string[];
                         /**
-                         * @description Leads per day for this target; null: no cap of its own
+                         * @description Daily caps per lead country, e.g. {"DE": 50, "AT": 20}; a country left out has no cap of its own here
+                         * @default {}
+                         */
+                        country_caps?: {
+                            [key: string]: number;
+                        };
+                        /**
+                         * @description Leads per day of the partner's local time for this target; null: no cap of its own
                          * @default null
                          */
                         daily_cap?: number | null;
+                        /**
+                         * @description Leads per hour of the partner's local time for this target; null: no cap of its own
+                         * @default null
+                         */
+                        hourly_cap?: number | null;
                         /** @description A partner that is not archived; at most once per flow */
                         partner_id: string;
                         /**
@@ -4410,6 +4479,11 @@ export interface operations {
                             /** @description 24-hour HH:MM */
                             to: string;
                         } | null;
+                        /**
+                         * @description Leads in all for this target; null: no cap of its own
+                         * @default null
+                         */
+                        total_cap?: number | null;
                         /**
                          * Format: int32
                          * @description Share of leads among targets of the same priority
@@ -4440,8 +4514,15 @@ export interface operations {
                         status: "active" | "paused";
                         /** @description In the order they were given */
                         targets: {
+                            /** @description What this target's caps count: leads delivered (a slot is reserved before the partner is called), or FTDs recorded (deliveries stop once the count reaches the cap) */
+                            cap_counts: "deliveries" | "ftds";
                             countries: string[];
+                            /** @description Daily caps per lead country */
+                            country_caps: {
+                                [key: string]: number;
+                            };
                             daily_cap: number | null;
+                            hourly_cap: number | null;
                             id: string;
                             partner_id: string;
                             partner_name: string;
@@ -4456,6 +4537,7 @@ export interface operations {
                                 /** @description 24-hour HH:MM */
                                 to: string;
                             } | null;
+                            total_cap: number | null;
                             weight: number;
                         }[];
                         /** Format: date-time */
@@ -4585,8 +4667,15 @@ export interface operations {
                         status: "active" | "paused";
                         /** @description In the order they were given */
                         targets: {
+                            /** @description What this target's caps count: leads delivered (a slot is reserved before the partner is called), or FTDs recorded (deliveries stop once the count reaches the cap) */
+                            cap_counts: "deliveries" | "ftds";
                             countries: string[];
+                            /** @description Daily caps per lead country */
+                            country_caps: {
+                                [key: string]: number;
+                            };
                             daily_cap: number | null;
+                            hourly_cap: number | null;
                             id: string;
                             partner_id: string;
                             partner_name: string;
@@ -4601,6 +4690,7 @@ export interface operations {
                                 /** @description 24-hour HH:MM */
                                 to: string;
                             } | null;
+                            total_cap: number | null;
                             weight: number;
                         }[];
                         /** Format: date-time */
@@ -4824,15 +4914,32 @@ export interface operations {
                     /** @description Replaces the whole list, in one transaction; at most 50 */
                     targets?: {
                         /**
+                         * @description What this target's caps count: leads delivered (a slot is reserved before the partner is called), or FTDs recorded (deliveries stop once the count reaches the cap)
+                         * @default deliveries
+                         */
+                        cap_counts?: "deliveries" | "ftds";
+                        /**
                          * @description ISO 3166-1 alpha-2; empty: the partner's own countries
                          * @default []
                          */
                         countries?: string[];
                         /**
-                         * @description Leads per day for this target; null: no cap of its own
+                         * @description Daily caps per lead country, e.g. {"DE": 50, "AT": 20}; a country left out has no cap of its own here
+                         * @default {}
+                         */
+                        country_caps?: {
+                            [key: string]: number;
+                        };
+                        /**
+                         * @description Leads per day of the partner's local time for this target; null: no cap of its own
                          * @default null
                          */
                         daily_cap?: number | null;
+                        /**
+                         * @description Leads per hour of the partner's local time for this target; null: no cap of its own
+                         * @default null
+                         */
+                        hourly_cap?: number | null;
                         /** @description A partner that is not archived; at most once per flow */
                         partner_id: string;
                         /**
@@ -4854,6 +4961,11 @@ export interface operations {
                             /** @description 24-hour HH:MM */
                             to: string;
                         } | null;
+                        /**
+                         * @description Leads in all for this target; null: no cap of its own
+                         * @default null
+                         */
+                        total_cap?: number | null;
                         /**
                          * Format: int32
                          * @description Share of leads among targets of the same priority
@@ -4884,8 +4996,15 @@ export interface operations {
                         status: "active" | "paused";
                         /** @description In the order they were given */
                         targets: {
+                            /** @description What this target's caps count: leads delivered (a slot is reserved before the partner is called), or FTDs recorded (deliveries stop once the count reaches the cap) */
+                            cap_counts: "deliveries" | "ftds";
                             countries: string[];
+                            /** @description Daily caps per lead country */
+                            country_caps: {
+                                [key: string]: number;
+                            };
                             daily_cap: number | null;
+                            hourly_cap: number | null;
                             id: string;
                             partner_id: string;
                             partner_name: string;
@@ -4900,6 +5019,7 @@ export interface operations {
                                 /** @description 24-hour HH:MM */
                                 to: string;
                             } | null;
+                            total_cap: number | null;
                             weight: number;
                         }[];
                         /** Format: date-time */
@@ -6049,6 +6169,25 @@ export interface operations {
                         traffic_provider_id: string;
                         /** @description null when the record is gone */
                         traffic_provider_name: string | null;
+                        /** @description The flow's partners this lead was not offered to, and why (country, hours, a cap full with its numbers, paused, deleted, not tried), from its last delivery */
+                        verdicts: {
+                            cap: {
+                                cap: number;
+                                /** @description For a country’s cap */
+                                country: string | null;
+                                counts: "deliveries" | "ftds";
+                                /** @description daily | hourly | total (the partner’s), flow_daily | flow_hourly | flow_total | flow_country_daily (the flow target’s) */
+                                kind: string;
+                                /** @description Counted in the window (deliveries include those in progress) */
+                                used: number;
+                                window: "day" | "hour" | "total";
+                            } | null;
+                            partner_id: string;
+                            partner_name: string | null;
+                            reason: string;
+                            /** @description offer: would be offered the lead; not_tried: eligible, but the flow’s max_attempts are used up before its priority; cap_full: a cap has no room (see cap); hours: outside its working hours or the target’s schedule; country: the partner or target does not take the country; paused / archived: the partner is paused or deleted; already_offered: offered before a restart */
+                            verdict: "offer" | "not_tried" | "cap_full" | "hours" | "country" | "paused" | "archived" | "already_offered";
+                        }[];
                     };
                 };
             };
@@ -6381,6 +6520,25 @@ export interface operations {
                         traffic_provider_id: string;
                         /** @description null when the record is gone */
                         traffic_provider_name: string | null;
+                        /** @description The flow's partners this lead was not offered to, and why (country, hours, a cap full with its numbers, paused, deleted, not tried), from its last delivery */
+                        verdicts: {
+                            cap: {
+                                cap: number;
+                                /** @description For a country’s cap */
+                                country: string | null;
+                                counts: "deliveries" | "ftds";
+                                /** @description daily | hourly | total (the partner’s), flow_daily | flow_hourly | flow_total | flow_country_daily (the flow target’s) */
+                                kind: string;
+                                /** @description Counted in the window (deliveries include those in progress) */
+                                used: number;
+                                window: "day" | "hour" | "total";
+                            } | null;
+                            partner_id: string;
+                            partner_name: string | null;
+                            reason: string;
+                            /** @description offer: would be offered the lead; not_tried: eligible, but the flow’s max_attempts are used up before its priority; cap_full: a cap has no room (see cap); hours: outside its working hours or the target’s schedule; country: the partner or target does not take the country; paused / archived: the partner is paused or deleted; already_offered: offered before a restart */
+                            verdict: "offer" | "not_tried" | "cap_full" | "hours" | "country" | "paused" | "archived" | "already_offered";
+                        }[];
                     };
                 };
             };
@@ -8202,6 +8360,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             daily_cap: number | null;
+                            /** @description Leads per hour of the partner's local time; null: none */
+                            hourly_cap: number | null;
                             id: string;
                             /** PartnerIntegration */
                             integration: {
@@ -8333,6 +8493,11 @@ export interface operations {
                      * @default null
                      */
                     daily_cap?: number | null;
+                    /**
+                     * @description Leads per hour of the partner's local time (its working hours' time zone, else UTC); null: no cap; at most daily_cap
+                     * @default null
+                     */
+                    hourly_cap?: number | null;
                     /** PartnerIntegrationInput */
                     integration: {
                         /**
@@ -8431,6 +8596,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         daily_cap: number | null;
+                        /** @description Leads per hour of the partner's local time; null: none */
+                        hourly_cap: number | null;
                         id: string;
                         /** PartnerIntegration */
                         integration: {
@@ -8600,6 +8767,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         daily_cap: number | null;
+                        /** @description Leads per hour of the partner's local time; null: none */
+                        hourly_cap: number | null;
                         id: string;
                         /** PartnerIntegration */
                         integration: {
@@ -8858,6 +9027,8 @@ export interface operations {
                     countries?: string[];
                     /** @description null: no cap */
                     daily_cap?: number | null;
+                    /** @description null: no cap */
+                    hourly_cap?: number | null;
                     /**
                      * PartnerIntegrationInput
                      * @description Replaces the whole integration (masked header values keep their stored value)
@@ -8949,6 +9120,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         daily_cap: number | null;
+                        /** @description Leads per hour of the partner's local time; null: none */
+                        hourly_cap: number | null;
                         id: string;
                         /** PartnerIntegration */
                         integration: {
@@ -9136,6 +9309,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         daily_cap: number | null;
+                        /** @description Leads per hour of the partner's local time; null: none */
+                        hourly_cap: number | null;
                         id: string;
                         /** PartnerIntegration */
                         integration: {
@@ -12694,6 +12869,270 @@ export interface operations {
             };
             /** @description conflict: the request clashes with the current state */
             409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCapUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        at: string;
+                        data: {
+                            /** @description A country’s own daily cap */
+                            country: string | null;
+                            counts: "deliveries" | "ftds";
+                            day: {
+                                cap: number;
+                                period: string;
+                                used: number;
+                            } | null;
+                            /** @description null: the partner’s own caps */
+                            flow_id: string | null;
+                            flow_name: string | null;
+                            hour: {
+                                cap: number;
+                                period: string;
+                                used: number;
+                            } | null;
+                            partner_id: string;
+                            partner_name: string;
+                            target_id: string | null;
+                            total: {
+                                cap: number;
+                                period: string;
+                                used: number;
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    simulateRouting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When the lead would arrive (default: now): working hours and cap windows of that instant
+                     */
+                    at?: string;
+                    /** @description Route as a lead of this campaign (through its flow, after its own checks) */
+                    campaign_id?: string;
+                    /**
+                     * Format: country
+                     * @description An assigned ISO 3166-1 alpha-2 code, upper case, e.g. DE
+                     */
+                    country: string;
+                    /** @description Route through this flow directly */
+                    flow_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        at: string;
+                        campaign_id: string | null;
+                        /** @description In the order they would be considered: priority, then offered ones by weight */
+                        candidates: {
+                            cap: {
+                                cap: number;
+                                /** @description For a country’s cap */
+                                country: string | null;
+                                counts: "deliveries" | "ftds";
+                                /** @description daily | hourly | total (the partner’s), flow_daily | flow_hourly | flow_total | flow_country_daily (the flow target’s) */
+                                kind: string;
+                                /** @description Counted in the window (deliveries include those in progress) */
+                                used: number;
+                                window: "day" | "hour" | "total";
+                            } | null;
+                            partner_id: string;
+                            partner_name: string;
+                            priority: number;
+                            /** @description Why not offered, in the words a lead’s reason uses */
+                            reason: string | null;
+                            /** @description With verdict offer: the chance to be offered first among those of its priority (by weight) */
+                            share: number | null;
+                            target_id: string;
+                            /** @description offer: would be offered the lead; not_tried: eligible, but the flow’s max_attempts are used up before its priority; cap_full: a cap has no room (see cap); hours: outside its working hours or the target’s schedule; country: the partner or target does not take the country; paused / archived: the partner is paused or deleted; already_offered: offered before a restart */
+                            verdict: "offer" | "not_tried" | "cap_full" | "hours" | "country" | "paused" | "archived" | "already_offered";
+                            weight: number;
+                        }[];
+                        country: string;
+                        flow_id: string | null;
+                        flow_name: string | null;
+                        max_attempts: number | null;
+                        reason: string | null;
+                        /** @description false: no partner would be offered the lead (reason says why) */
+                        routable: boolean;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];

@@ -3,6 +3,8 @@ import { compiledOnce } from '../../db/compiled.js';
 import { fromJson, jsonArrayFrom } from '../../db/json.js';
 import { isPostgres, PREPARED } from '../../db/database.js';
 import type { Database, LeadAttemptsTable, LeadsTable, LeadStatusHistoryTable } from '../../db/tables.js';
+import type { Skip } from '../../distribution/route.js';
+import { namesOf } from '../audit/names.js';
 import { contactMasker, maskEmail, maskPhone, type Masker } from './mask.js';
 import { DATE_COLUMNS, SUB_IDS, type LeadFilter, type TextMatch } from './search.js';
 
@@ -312,6 +314,16 @@ export function toLead(r: LeadRow, contacts: boolean, mask: Masker | null = cont
 
 export type LeadView = ReturnType<typeof toLead>;
 
+type StoredVerdict = Omit<Skip, 'name'>;
+
+/** Why the lead's flow's other partners were not offered it (route.ts, verdictsJson), with their names now. */
+async function verdictsOf(db: DB, json: string | null) {
+  if (json === null) return [];
+  const verdicts = JSON.parse(json) as StoredVerdict[];
+  const names = await namesOf(db, 'partner', [...new Set(verdicts.map((v) => v.partner_id))]);
+  return verdicts.map((v) => ({ partner_id: v.partner_id, partner_name: names.get(v.partner_id) ?? null, verdict: v.verdict, reason: v.reason, cap: v.cap ?? null }));
+}
+
 export async function leadDetail(db: DB, id: string, contacts: boolean) {
   const row = await findLead(db, id);
   if (!row) return null;
@@ -319,6 +331,7 @@ export async function leadDetail(db: DB, id: string, contacts: boolean) {
   const mask = contacts ? null : contactMasker(row);
   return {
     ...toLead(row, contacts, mask),
+    verdicts: await verdictsOf(db, row.verdicts),
     // A sale status is the partner's text: it may quote the contacts too.
     status_history: mask ? status_history.map((h) => maskFields(h, mask)) : status_history,
     // The reason and the excerpt quote the partner's answer, which may echo the contacts back.

@@ -1,3 +1,4 @@
+import { LeadVerdict } from '../routing/schemas.js';
 import { Type } from 'typebox';
 import { Nullable } from '../../http/common-schemas.js';
 import { PageQuery } from '../../http/pagination.js';
@@ -89,6 +90,9 @@ export const LeadDetail = Type.Object(
     ...Lead.properties,
     attempts: Type.Array(LeadAttempt, { description: 'Delivery attempts, first to last' }),
     status_history: Type.Array(LeadStatusChange, { description: 'Every sale-status change and the FTD, oldest first, with where each came from' }),
+    verdicts: Type.Array(LeadVerdict, {
+      description: "The flow's partners this lead was not offered to, and why (country, hours, a cap full with its numbers, paused, deleted, not tried), from its last delivery",
+    }),
   },
   { title: 'LeadDetail' },
 );
