@@ -99,6 +99,8 @@ export interface PartnersTable {
   daily_cap: number | null;
   hourly_cap: number | null;
   total_cap: number | null;
+  /** JSON StoredPrice (distribution/prices.ts): what the partner pays; null: no deal. */
+  deal: string | null;
   integration: string; // JSON
   postback_token_id: string;
   postback_token_hash: string;
@@ -203,6 +205,8 @@ export interface LeadsTable {
   revenue_cents: number;
   /** JSON [{partner_id, verdict, reason, cap?}]: the flow's candidates not offered this lead, and why. */
   verdicts: string | null;
+  /** The FTD rate guaranteed (basis points) by the partner's CPL deal when the lead was delivered. */
+  crg_bp: number | null;
   /** While pending: until when one process owns the delivery (see the distribution migration). */
   lease_until: string | null;
 }

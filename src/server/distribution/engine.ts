@@ -4,6 +4,7 @@ import { newId, nowIso } from '../db/ids.js';
 import { writeTransaction } from '../db/write-batch.js';
 import type { Database, LeadAttemptsTable } from '../db/tables.js';
 import { release, reserve, reserved, type CapSlot } from './caps.js';
+import { saleAtDelivery } from './prices.js';
 import type { LeadForPartner, PartnerCall } from './partner-client.js';
 import { capFull, loadLead, plan, skip, skipText, verdictsJson, type Candidate, type LeadRow, type Plan, type RouteOverride, type Skip } from './route.js';
 import type { DeliveryDeps, DeliveryOutcome } from './runner.js';
@@ -112,7 +113,7 @@ const attemptAnswer = (call: PartnerCall) => ({
   response_excerpt: call.response ? call.response.body.slice(0, EXCERPT_CHARS) : null,
 });
 
-function deliveredLead(c: Candidate, call: PartnerCall, costCents: number | null, skipped: Skip[]) {
+function deliveredLead(c: Candidate, call: PartnerCall, costCents: number | null, skipped: Skip[], country: string) {
   const now = nowIso();
   return {
     status: 'delivered' as const,
@@ -125,6 +126,7 @@ function deliveredLead(c: Candidate, call: PartnerCall, costCents: number | null
     lease_until: null,
     verdicts: verdictsJson(skipped),
     ...(costCents === null ? {} : { cost_cents: costCents }),
+    ...saleAtDelivery(c.deal, country),
   };
 }
 
@@ -141,7 +143,7 @@ async function finishAttempt(db: Db, lead: LeadRow, c: Candidate, attemptId: str
       await release(trx, c.slots);
       return true;
     }
-    const res = await trx.updateTable('leads').set(deliveredLead(c, call, costCents, skipped)).where(owned(lead.id, lease)).executeTakeFirst();
+    const res = await trx.updateTable('leads').set(deliveredLead(c, call, costCents, skipped, lead.country)).where(owned(lead.id, lease)).executeTakeFirst();
     return Number(res.numUpdatedRows) > 0;
   });
 }
@@ -160,7 +162,7 @@ async function finishInOneStatement(db: Db, lead: LeadRow, c: Candidate, attempt
     .with('l', (d) =>
       d
         .updateTable('leads')
-        .set(deliveredLead(c, call, costCents, skipped))
+        .set(deliveredLead(c, call, costCents, skipped, lead.country))
         .where(owned(lead.id, lease))
         .where((eb) => eb.and([eb.val(accepted), eb.exists(eb.selectFrom('a').select('a.id'))]))
         .returning('leads.id'),

@@ -7,6 +7,7 @@ import type { StoredIntegration } from '../modules/partners/schemas.js';
 import { capSlots, firstFull, readUsage, usedOf, type CapOwner, type CapSlot, type CapWindow } from './caps.js';
 import { refusal, type Refusal, type Schedule } from './eligibility.js';
 import { tryOrder } from './order.js';
+import { parsePrice, priceFor, type StoredPrice } from './prices.js';
 
 // Where a lead may go: the lead with its route read in one statement, the flow's candidates, and
 // the plan of a delivery (who is eligible, in which order). engine.ts runs the plan.
@@ -30,10 +31,10 @@ const LEAD_COLUMNS = [
 
 const PARTNER_COLUMNS = [
   'partners.id', 'partners.name', 'partners.status', 'partners.archived_at', 'partners.countries',
-  'partners.working_hours', 'partners.daily_cap', 'partners.hourly_cap', 'partners.total_cap', 'partners.integration',
+  'partners.working_hours', 'partners.daily_cap', 'partners.hourly_cap', 'partners.total_cap', 'partners.deal', 'partners.integration',
 ] as const;
 
-type PartnerRow = Pick<Selectable<PartnersTable>, 'id' | 'name' | 'status' | 'archived_at' | 'countries' | 'working_hours' | 'daily_cap' | 'hourly_cap' | 'total_cap' | 'integration'>;
+type PartnerRow = Pick<Selectable<PartnersTable>, 'id' | 'name' | 'status' | 'archived_at' | 'countries' | 'working_hours' | 'daily_cap' | 'hourly_cap' | 'total_cap' | 'deal' | 'integration'>;
 
 export interface Candidate {
   name: string;
@@ -42,6 +43,8 @@ export interface Candidate {
   partner: CapOwner['partner'] & { status: 'active' | 'paused'; archived_at: string | null; countries: string[] };
   target: (NonNullable<CapOwner['target']> & { countries: string[]; schedule: Schedule | null }) | null;
   integration: StoredIntegration;
+  /** What the partner pays (prices.ts). */
+  deal: StoredPrice | null;
   slots: CapSlot[];
 }
 
@@ -139,6 +142,7 @@ function candidate(p: PartnerRow, t: TargetRow | null): Candidate {
       schedule: t.schedule ? JSON.parse(t.schedule) : null,
     },
     integration: JSON.parse(p.integration),
+    deal: parsePrice(p.deal),
     slots: [],
   };
 }
@@ -213,10 +217,8 @@ export interface Plan {
   order: Candidate[];
 }
 
-function costOf(lead: LeadRow): number | null {
-  const payout = lead.payout === null ? null : (JSON.parse(lead.payout) as { model: 'cpl' | 'cpa'; amount_cents: number });
-  return payout?.model === 'cpl' ? payout.amount_cents : null;
-}
+/** What a delivered lead costs: its campaign's CPL payout for the lead's country, or null. */
+const costOf = (lead: LeadRow): number | null => priceFor(parsePrice(lead.payout), 'cpl', lead.country);
 
 /** Candidates that may take a lead from `country` at `now`, caps aside (their cap slots filled in), and the others with why. */
 export function eligibility(route: Route, country: string, offered: Set<string>, now: number) {

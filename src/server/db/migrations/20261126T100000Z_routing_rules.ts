@@ -9,6 +9,10 @@ import { sql, PostgresAdapter, type Kysely } from 'kysely';
 // trigger reads them from the row, instead of parsing the scope and looking the cap up again,
 // so every kind of cap raises partner.cap_nearly_full and partner.cap_full the same way.
 //
+// Deals (distribution/prices.ts): partners.deal, what a partner pays per lead or per FTD, per
+// country, with a CPL deal's conversion-rate guarantee; leads.crg_bp, the guarantee a lead was
+// delivered under.
+//
 // leads.verdicts: why each candidate of the lead's flow was not offered the lead (country,
 // hours, a cap full with its numbers, paused, deleted), as JSON, written with the delivery's
 // outcome: the answer to "why did this lead not go to partner X?".
@@ -58,6 +62,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   );
 
   await run(`alter table leads add column verdicts text`);
+
+  // Deals: what a partner pays (JSON like a campaign's payout, distribution/prices.ts), and the
+  // conversion-rate guarantee a delivered lead was sold under (basis points), for the CRG report.
+  await run(`alter table partners add column deal text`);
+  await run(`alter table leads add column crg_bp integer`);
+  await run(`create index leads_crg on leads (partner_id, delivered_at) where crg_bp is not null`);
 
   if (engine === 'postgres') {
     await run(`create or replace function cap_counters_events() returns trigger language plpgsql as $$ begin ${capBody(engine).join('; ')}; return null; end $$`);

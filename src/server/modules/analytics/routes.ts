@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { principalOf, type App } from '../../types.js';
 import { reportCsv, reportFileName } from './csv.js';
 import { PartnerPerformance, partnerPerformance, partnerPerformanceCsv, partnerPerformanceFileName, PartnerPerformanceQuery } from './partners.js';
+import { CrgQuery, CrgReport, crgReport } from './crg.js';
 import { Report, ReportQuery, Summary, SummaryQuery } from './schemas.js';
 import { report, summary } from './service.js';
 
@@ -124,5 +125,24 @@ export default async function analyticsRoutes(app: App) {
         .header('cache-control', 'no-store')
         .send(partnerPerformanceCsv(r));
     },
+  );
+
+  app.get(
+    '/api/analytics/crg',
+    {
+      config: { permission: 'analytics:view' },
+      schema: {
+        operationId: 'getCrgReport',
+        tags: ['Analytics'],
+        summary: 'Conversion-rate guarantees: promised and actual rates, and the shortfall',
+        description:
+          'For each partner whose CPL deal carried a CRG when its leads were delivered, per CRG period of its deal (calendar month or ISO week in `timezone`, ' +
+          'by the day each lead was delivered): leads delivered, those that made an FTD (whenever), the rate promised and reached, the FTDs missing and ' +
+          'the revenue they stand for (revenue × missing / expected). The range (date_from … date_to, at most 366 days) bounds the delivery time.',
+        querystring: CrgQuery,
+        response: { 200: CrgReport },
+      },
+    },
+    async (req) => crgReport(app.db, req.query, principalOf(req).operator.timezone),
   );
 }

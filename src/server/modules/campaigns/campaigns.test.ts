@@ -47,13 +47,13 @@ forEachDatabase('Campaigns', (engine) => {
         flow_id: flow,
         flow_name: 'Main flow',
         countries: ['DE', 'AT'],
-        payout: { model: 'cpa', amount: 12.5, currency: 'USD' },
+        payout: { model: 'cpa', amount: 12.5, currency: 'USD', by_country: {} },
         created_at: undefined,
         updated_at: undefined,
         archived_at: null,
       },
     );
-    assert.deepEqual(JSON.parse((await stored(ta, c.id))!.payout), { model: 'cpa', amount_cents: 1250, currency: 'USD' });
+    assert.deepEqual(JSON.parse((await stored(ta, c.id))!.payout), { model: 'cpa', amount_cents: 1250, currency: 'USD', by_country: {} });
     assert.deepEqual((await get(ta, `/api/campaigns/${c.id}`)).json(), c);
     assert.deepEqual((await get(ta, '/api/campaigns')).json(), { data: [c], next_cursor: null });
 
@@ -67,7 +67,7 @@ forEachDatabase('Campaigns', (engine) => {
     const [entry] = await auditOf(ta, 'campaign.created', c.id);
     assert.equal(entry.actor_id, ta.ownerId);
     assert.deepEqual(entry.details, {
-      name: 'Spring DE', status: 'active', traffic_provider_id: provider, flow_id: flow, countries: ['DE', 'AT'], payout: { model: 'cpa', amount: 12.5, currency: 'USD' },
+      name: 'Spring DE', status: 'active', traffic_provider_id: provider, flow_id: flow, countries: ['DE', 'AT'], payout: { model: 'cpa', amount: 12.5, currency: 'USD', by_country: {} },
     });
   });
 
@@ -127,15 +127,15 @@ forEachDatabase('Campaigns', (engine) => {
     const after = res.json();
     assert.deepEqual(
       [after.name, after.status, after.countries, after.traffic_provider_id, after.traffic_provider_name, after.flow_id, after.flow_name, after.payout],
-      ['C', 'active', ['DE'], p2, 'Second', null, null, { model: 'cpa', amount: 250.75, currency: 'USD' }],
+      ['C', 'active', ['DE'], p2, 'Second', null, null, { model: 'cpa', amount: 250.75, currency: 'USD', by_country: {} }],
     );
     assert.ok(after.updated_at >= c.updated_at);
     assert.equal(JSON.parse((await stored(ta, c.id))!.payout).amount_cents, 25075);
     const [entry] = await auditOf(ta, 'campaign.updated', c.id);
     assert.deepEqual(entry.details, {
       name: 'C',
-      before: { traffic_provider_id: p1, flow_id: flow, payout: { model: 'cpl', amount: 5, currency: 'USD' } },
-      after: { traffic_provider_id: p2, flow_id: null, payout: { model: 'cpa', amount: 250.75, currency: 'USD' } },
+      before: { traffic_provider_id: p1, flow_id: flow, payout: { model: 'cpl', amount: 5, currency: 'USD', by_country: {} } },
+      after: { traffic_provider_id: p2, flow_id: null, payout: { model: 'cpa', amount: 250.75, currency: 'USD', by_country: {} } },
     });
 
     const renamed = await patch(ta, c.id, { name: 'D', status: 'paused', countries: [] });
@@ -201,7 +201,7 @@ forEachDatabase('Campaigns', (engine) => {
     assert.equal(await stored(ta, unused), undefined);
     expectProblem(await get(ta, `/api/campaigns/${unused}`), 404, 'not_found');
     const [entry] = await auditOf(ta, 'campaign.deleted', unused);
-    assert.deepEqual(entry.details, { name: 'Unused', traffic_provider_id: provider, flow_id: null, payout: { model: 'cpl', amount: 10, currency: 'USD' } });
+    assert.deepEqual(entry.details, { name: 'Unused', traffic_provider_id: provider, flow_id: null, payout: { model: 'cpl', amount: 10, currency: 'USD', by_country: {} } });
   });
 
   test('list filters status, q, traffic_provider_id, flow_id and include_archived; paging visits every campaign exactly once', async (t) => {

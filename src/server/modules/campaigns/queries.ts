@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { parsePrice, shownPrice } from '../../distribution/prices.js';
 import { isPostgres } from '../../db/database.js';
 import type { Database } from '../../db/tables.js';
 
@@ -28,11 +29,10 @@ export const campaignsWithNames = (db: Kysely<Database>) =>
 type CampaignRow = Awaited<ReturnType<ReturnType<typeof campaignsWithNames>['execute']>>[number];
 
 export const toCampaign = (r: CampaignRow) => {
-  const payout = JSON.parse(r.payout) as { model: 'cpl' | 'cpa'; amount_cents: number; currency: 'USD' };
   return {
     ...r,
     countries: JSON.parse(r.countries) as string[],
-    payout: { model: payout.model, amount: payout.amount_cents / 100, currency: payout.currency },
+    payout: shownPrice(parsePrice(r.payout)!),
   };
 };
 

@@ -10,14 +10,12 @@ import { audit } from '../audit/service.js';
 import { campaignHasLeads, campaignsWithNames, findCampaign, findCampaignRow, toCampaign } from './queries.js';
 import { Campaign, CampaignListQuery, CreateCampaign, UpdateCampaign } from './schemas.js';
 import { checkReferences, referenceErrors, storedPayout } from './service.js';
+import { parsePrice, shownPrice } from '../../distribution/prices.js';
 
 const tags = ['Campaigns'];
 
 /** The stored payout as the audit log keeps it (decimal, like the API). */
-const payoutOf = (json: string) => {
-  const p = JSON.parse(json) as { model: string; amount_cents: number; currency: string };
-  return { model: p.model, amount: p.amount_cents / 100, currency: p.currency };
-};
+const payoutOf = (json: string) => shownPrice(parsePrice(json)!);
 
 export default async function campaignsRoutes(app: App) {
   app.get(

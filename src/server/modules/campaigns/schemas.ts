@@ -1,28 +1,26 @@
 import { Type } from 'typebox';
 import { ActiveStatus, Countries, CountryCode, NullableTimestamp, ResourceListQuery, ResourceName, Timestamp } from '../../http/common-schemas.js';
 import { PageQuery } from '../../http/pagination.js';
-
-export const CURRENCY = 'USD';
-/** Cents must fit a 32-bit integer column on PostgreSQL with room to spare. */
-export const MAX_PAYOUT = 1_000_000;
+import { Amount, ByCountry, CURRENCY, PriceModelSchema } from '../../distribution/prices.js';
 
 const Ref = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
-const PayoutModel = Type.Union([Type.Literal('cpl'), Type.Literal('cpa')], { description: 'cpl: paid per lead; cpa: paid per FTD (first deposit)' });
 
 export const Payout = Type.Object(
   {
-    model: PayoutModel,
-    amount: Type.Number({ minimum: 0, maximum: MAX_PAYOUT, description: `What the traffic provider is paid, in ${CURRENCY}; at most 2 decimals` }),
+    model: PriceModelSchema,
+    amount: Type.Number({ description: `What the traffic provider is paid, in ${CURRENCY}` }),
     currency: Type.Literal(CURRENCY, { description: 'The installation\'s currency' }),
+    by_country: Type.Record(Type.String(), Type.Number(), { description: 'Prices for leads from these countries, replacing amount there' }),
   },
   { additionalProperties: false, title: 'Payout' },
 );
 
 export const PayoutInput = Type.Object(
   {
-    model: PayoutModel,
-    amount: Type.Number({ minimum: 0, maximum: MAX_PAYOUT, description: `In ${CURRENCY}, at most 2 decimals (e.g. 12.5)` }),
+    model: PriceModelSchema,
+    amount: Amount('What the traffic provider is paid (e.g. 12.5)'),
     currency: Type.Optional(Type.Literal(CURRENCY, { default: CURRENCY, description: 'The installation\'s currency; only USD for now' })),
+    by_country: Type.Optional({ ...ByCountry('Prices per lead country, replacing amount there, e.g. {"DE": 15}; recorded on each lead when it is paid for'), default: {} }),
   },
   { additionalProperties: false, title: 'PayoutInput' },
 );

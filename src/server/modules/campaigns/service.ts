@@ -2,21 +2,12 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import { invalid, type FieldError } from '../../http/errors.js';
 import { referenced } from './queries.js';
-import { CURRENCY } from './schemas.js';
+import { priceErrors, storedPrice } from '../../distribution/prices.js';
 
-/**
- * Decimal amount → integer cents. JSON Schema's multipleOf: 0.01 misjudges binary fractions
- * (1.1 / 0.01 is not an integer in floating point), so "at most 2 decimals" is checked here.
- */
-export function toCents(amount: number): number | null {
-  const cents = Math.round(amount * 100);
-  return Math.abs(cents - amount * 100) < 1e-6 ? cents : null;
-}
-
-export function storedPayout(p: { model: 'cpl' | 'cpa'; amount: number }): string {
-  const cents = toCents(p.amount);
-  if (cents === null) invalid([{ field: 'payout.amount', message: 'must have at most 2 decimals (cents)' }]);
-  return JSON.stringify({ model: p.model, amount_cents: cents, currency: CURRENCY });
+export function storedPayout(p: { model: 'cpl' | 'cpa'; amount: number; by_country?: Record<string, number> }): string {
+  const errors = priceErrors(p, 'payout');
+  if (errors.length) invalid(errors);
+  return JSON.stringify(storedPrice(p));
 }
 
 /**
@@ -25,7 +16,7 @@ export function storedPayout(p: { model: 'cpl' | 'cpa'; amount: number }): strin
  */
 export async function checkReferences(
   db: Kysely<Database>,
-  refs: { traffic_provider_id?: string; flow_id?: string | null; payout?: { amount: number } },
+  refs: { traffic_provider_id?: string; flow_id?: string | null; payout?: object },
   current?: { traffic_provider_id: string; flow_id: string | null },
 ) {
   const errors = await referenceErrors(db, refs, current);
@@ -42,8 +33,7 @@ export async function referenceErrors(
   current?: { traffic_provider_id: string; flow_id: string | null },
 ): Promise<FieldError[]> {
   const errors: FieldError[] = [];
-  const amount = (refs.payout as { amount?: unknown } | null | undefined)?.amount;
-  if (typeof amount === 'number' && toCents(amount) === null) errors.push({ field: 'payout.amount', message: 'must have at most 2 decimals (cents)' });
+  errors.push(...priceErrors(refs.payout, 'payout'));
   const check = async (field: 'traffic_provider_id' | 'flow_id', table: 'traffic_providers' | 'flows', id: unknown, what: string) => {
     if (typeof id !== 'string' || id === current?.[field]) return;
     const row = await referenced(db, table, id);

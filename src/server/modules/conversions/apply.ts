@@ -2,11 +2,13 @@ import type { DB } from '../../db/database.js';
 import { nowIso } from '../../db/ids.js';
 import type { ConversionSource } from '../../db/tables.js';
 import { countFtd } from '../../distribution/caps.js';
+import { parsePrice, priceFor, type PriceModel, type StoredPrice } from '../../distribution/prices.js';
 
 // What a partner reports about a lead after delivery (a sale status, an FTD with its revenue),
 // applied the same way whichever way it came: a postback, a status pull, an operator. The sale
 // status is written only when it differs; the first FTD reported wins, once per lead, and a
-// campaign paying per FTD (cpa) records its payout then, and a flow target whose caps count FTDs
+// campaign paying per FTD (cpa) records its payout then, a partner's CPA deal its price (a partner
+// with no deal: the revenue it reports), and a flow target whose caps count FTDs
 // counts it. Each change goes into the lead's status
 // history with its source. The caller holds the lead (PostgreSQL: FOR UPDATE) in its transaction.
 
@@ -41,6 +43,7 @@ export type LeadPatch = Partial<{
   ftd_at: string;
   revenue_cents: number;
   cost_cents: number;
+  crg_bp: number | null;
   status_updated_at: string;
 }>;
 
@@ -53,12 +56,33 @@ export interface Applied {
   notes: string[];
 }
 
-/** The campaign's payout, in cents, when it pays per `model`. */
-export async function payoutCents(tx: DB, campaignId: string | null, model: 'cpl' | 'cpa'): Promise<number | null> {
+/** The campaign's payout for a lead from `country`, in cents, when it pays per `model`. */
+export async function payoutCents(tx: DB, campaignId: string | null, model: PriceModel, country: string): Promise<number | null> {
   if (!campaignId) return null;
   const c = await tx.selectFrom('campaigns').select('payout').where('id', '=', campaignId).executeTakeFirst();
-  const payout = c ? (JSON.parse(c.payout) as { model: 'cpl' | 'cpa'; amount_cents: number }) : null;
-  return payout?.model === model ? payout.amount_cents : null;
+  return priceFor(parsePrice(c?.payout ?? null), model, country);
+}
+
+/** The deal of the partner a lead went to, or null. */
+export async function dealOf(tx: DB, partnerId: string | null): Promise<StoredPrice | null> {
+  if (!partnerId) return null;
+  const p = await tx.selectFrom('partners').select('deal').where('id', '=', partnerId).executeTakeFirst();
+  return parsePrice(p?.deal ?? null);
+}
+
+/**
+ * An FTD's revenue: with a CPA deal, its price for the lead's country; with a CPL deal, nothing
+ * more (the lead was paid for when delivered); with no deal, what the partner reported.
+ */
+function ftdRevenue(deal: StoredPrice | null, reported: number | undefined, country: string, notes: string[]): number | undefined {
+  if (!deal) return reported;
+  const price = priceFor(deal, 'cpa', country);
+  if (price === null) {
+    if (reported !== undefined) notes.push('The partner is paid per delivered lead (CPL deal): the revenue reported with the FTD is not recorded.');
+    return undefined;
+  }
+  if (reported !== undefined && reported !== price) notes.push(`Revenue is the CPA deal's price (${price / 100}), not the ${reported / 100} reported.`);
+  return price;
 }
 
 /** Applies `c` to `lead` (with `base`, changes already decided by the caller), writes the lead and its history. */
@@ -71,17 +95,19 @@ export async function applyConversion(tx: DB, lead: LeadForConversion, c: Conver
   if (c.ftd === true && lead.ftd_at === null) {
     patch.ftd_at = c.ftd_at ?? nowIso();
     changes.ftd_at = patch.ftd_at;
-    if (c.revenue_cents !== undefined) {
-      patch.revenue_cents = c.revenue_cents;
-      changes.revenue = { from: Number(lead.revenue_cents) / 100, to: c.revenue_cents / 100 };
+    const partnerId = patch.partner_id ?? lead.partner_id;
+    const revenue = ftdRevenue(await dealOf(tx, partnerId), c.revenue_cents, lead.country, notes);
+    if (revenue !== undefined) {
+      patch.revenue_cents = revenue;
+      changes.revenue = { from: Number(lead.revenue_cents) / 100, to: revenue / 100 };
     }
-    const cost = await payoutCents(tx, lead.campaign_id, 'cpa');
+    const cost = await payoutCents(tx, lead.campaign_id, 'cpa', lead.country);
     if (cost !== null) {
       patch.cost_cents = cost;
       changes.cost = { from: Number(lead.cost_cents) / 100, to: cost / 100 };
     }
     // A cap counting FTDs counts this one, in the windows of when it happened (never later than now).
-    await countFtd(tx, { ...lead, partner_id: patch.partner_id ?? lead.partner_id }, Math.min(Date.parse(patch.ftd_at), Date.now()));
+    await countFtd(tx, { ...lead, partner_id: partnerId }, Math.min(Date.parse(patch.ftd_at), Date.now()));
   } else if (c.ftd === true) {
     notes.push(`An FTD is already recorded for this lead (at ${lead.ftd_at}); the first one reported wins, so ftd, ftd_at and revenue change nothing.`);
   } else {

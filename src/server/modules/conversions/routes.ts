@@ -5,8 +5,7 @@ import { conflict, invalid, notFound } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import type { App } from '../../types.js';
 import { audit } from '../audit/service.js';
-import { MAX_PAYOUT } from '../campaigns/schemas.js';
-import { toCents } from '../campaigns/service.js';
+import { MAX_PRICE as MAX_PAYOUT, toCents } from '../../distribution/prices.js';
 import { applyConversion, CONVERSION_LEAD_COLUMNS } from './apply.js';
 
 // An operator records what a partner said elsewhere (by phone, in its CRM): the same effect as a

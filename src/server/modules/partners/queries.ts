@@ -5,12 +5,13 @@ import type { Database, PartnersTable } from '../../db/tables.js';
 import { decodeCursor, pageOf } from '../../http/pagination.js';
 import type { Partner, StoredIntegration } from './schemas.js';
 import { maskHeaders } from './service.js';
+import { parsePrice, shownDeal } from '../../distribution/prices.js';
 
 export type PartnerRow = Selectable<PartnersTable>;
 
 // Every column but the postback token hash, which never leaves the database.
 const partnerColumns = [
-  'id', 'name', 'status', 'countries', 'working_hours', 'daily_cap', 'hourly_cap', 'total_cap', 'pause_after_failures', 'consecutive_failures', 'integration',
+  'id', 'name', 'status', 'countries', 'working_hours', 'daily_cap', 'hourly_cap', 'total_cap', 'deal', 'pause_after_failures', 'consecutive_failures', 'integration',
   'postback_token_id', 'created_at', 'updated_at', 'archived_at',
 ] as const;
 export type PartnerRecord = Omit<PartnerRow, 'postback_token_hash'>;
@@ -29,6 +30,7 @@ export function toPartner(row: PartnerRecord): Partner {
     daily_cap: row.daily_cap === null ? null : Number(row.daily_cap),
     hourly_cap: row.hourly_cap === null ? null : Number(row.hourly_cap),
     total_cap: row.total_cap === null ? null : Number(row.total_cap),
+    deal: row.deal === null ? null : shownDeal(parsePrice(row.deal)!),
     pause_after_failures: row.pause_after_failures === null ? null : Number(row.pause_after_failures),
     consecutive_failures: Number(row.consecutive_failures),
     integration: { ...integration, headers: maskHeaders(integration.headers) },

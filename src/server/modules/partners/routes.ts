@@ -6,6 +6,7 @@ import { IdParams } from '../../http/common-schemas.js';
 import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import { Page } from '../../http/pagination.js';
+import { dealErrors, storedDeal } from '../../distribution/prices.js';
 import type { App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
@@ -76,6 +77,7 @@ export default async function partnersRoutes(app: App) {
       const hourly_cap = b.hourly_cap ?? null;
       const total_cap = b.total_cap ?? null;
       checkPartnerRules({ working_hours, daily_cap, hourly_cap, total_cap }, errors);
+      errors.push(...dealErrors(b.deal));
       const integration = resolveIntegration(b.integration, null, errors, app.config.partnerAllowedNetworks);
       if (errors.length) invalid(errors);
       const token = issueToken('lgp_');
@@ -89,6 +91,7 @@ export default async function partnersRoutes(app: App) {
         daily_cap,
         hourly_cap,
         total_cap,
+        deal: b.deal ? JSON.stringify(storedDeal(b.deal)) : null,
         pause_after_failures: b.pause_after_failures ?? null,
         consecutive_failures: 0,
         integration: JSON.stringify(integration),
@@ -143,6 +146,7 @@ export default async function partnersRoutes(app: App) {
           total_cap: b.total_cap !== undefined ? b.total_cap : current.total_cap,
         };
         checkPartnerRules(merged, errors);
+        errors.push(...dealErrors(b.deal));
         const integration = b.integration ? resolveIntegration(b.integration, storedIntegration(current), errors, app.config.partnerAllowedNetworks) : undefined;
         if (errors.length) invalid(errors);
         const patch = {
@@ -153,6 +157,7 @@ export default async function partnersRoutes(app: App) {
           ...(b.daily_cap !== undefined ? { daily_cap: b.daily_cap } : {}),
           ...(b.hourly_cap !== undefined ? { hourly_cap: b.hourly_cap } : {}),
           ...(b.total_cap !== undefined ? { total_cap: b.total_cap } : {}),
+          ...(b.deal !== undefined ? { deal: b.deal ? JSON.stringify(storedDeal(b.deal)) : null } : {}),
           ...(b.pause_after_failures !== undefined ? { pause_after_failures: b.pause_after_failures } : {}),
           // Turned on again by an operator: the count starts over.
           ...(b.status === 'active' && current.status !== 'active' ? { consecutive_failures: 0 } : {}),

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { ActiveStatus, Cap, Countries, CountryCode, NullableTimestamp, ResourceListQuery, ResourceName, Timestamp, WorkingHours } from '../../http/common-schemas.js';
 import { PageQuery } from '../../http/pagination.js';
+import { Amount, ByCountry, CURRENCY, PriceModelSchema } from '../../distribution/prices.js';
 
 /** Lead fields a body template may name as {{lead.<field>}}. */
 export const LEAD_TEMPLATE_FIELDS = [
@@ -88,6 +89,55 @@ export interface StoredIntegration {
 
 const NullableWorkingHours = Type.Union([WorkingHours, Type.Null()], { description: 'null: always open' });
 
+const CrgPeriod = Type.Union([Type.Literal('week'), Type.Literal('month')], { description: 'Over which calendar periods the rate is promised (the CRG report groups by them)' });
+
+const Deal = Type.Union(
+  [
+    Type.Object(
+      {
+        model: PriceModelSchema,
+        amount: Type.Number(),
+        currency: Type.Literal(CURRENCY),
+        by_country: Type.Record(Type.String(), Type.Number(), { description: 'Prices for leads from these countries, replacing amount there' }),
+        crg: Type.Union([Type.Object({ rate: Type.Number({ description: 'Promised FTD rate, percent' }), period: CrgPeriod }, { title: 'Crg' }), Type.Null()]),
+      },
+      { title: 'Deal' },
+    ),
+    Type.Null(),
+  ],
+  { description: 'What the partner pays; null: no deal (revenue is what its postbacks report)' },
+);
+
+const DealInput = Type.Union(
+  [
+    Type.Object(
+      {
+        model: PriceModelSchema,
+        amount: Amount('What the partner pays per delivered lead (cpl) or per FTD (cpa)'),
+        currency: Type.Optional(Type.Literal(CURRENCY, { default: CURRENCY, description: "The installation's currency; only USD for now" })),
+        by_country: Type.Optional({ ...ByCountry('Prices per lead country, replacing amount there, e.g. {"DE": 45}'), default: {} }),
+        crg: Type.Optional({
+          ...Type.Union([
+            Type.Object(
+              {
+                rate: Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'The FTD rate promised, in percent (e.g. 10), at most 2 decimals' }),
+                period: Type.Optional({ ...CrgPeriod, default: 'month' }),
+              },
+              { additionalProperties: false, title: 'CrgInput' },
+            ),
+            Type.Null(),
+          ]),
+          default: null,
+          description: 'A conversion-rate guarantee, with a CPL deal only: the leads delivered in a period should convert at this rate; the CRG report computes the shortfall',
+        }),
+      },
+      { additionalProperties: false, title: 'DealInput' },
+    ),
+    Type.Null(),
+  ],
+  { description: 'What the partner pays, recorded on each lead as revenue when it is delivered (cpl) or converts (cpa); null: no deal' },
+);
+
 const partnerFields = {
   id: Type.String(),
   name: Type.String(),
@@ -97,6 +147,7 @@ const partnerFields = {
   daily_cap: Type.Union([Type.Integer(), Type.Null()]),
   hourly_cap: Type.Union([Type.Integer(), Type.Null()], { description: "Leads per hour of the partner's local time; null: none" }),
   total_cap: Type.Union([Type.Integer(), Type.Null()]),
+  deal: Deal,
   pause_after_failures: Type.Union([Type.Integer(), Type.Null()], { description: 'Paused after this many failed calls in a row; null: never' }),
   consecutive_failures: Type.Integer({ format: 'int32', description: 'Failed calls in a row now (a call answered resets it)' }),
   integration: Integration,
@@ -131,6 +182,7 @@ export const CreatePartner = Type.Object(
     daily_cap: Type.Optional({ ...Cap, default: null }),
     hourly_cap: Type.Optional({ ...Cap, default: null, description: "Leads per hour of the partner's local time (its working hours' time zone, else UTC); null: no cap; at most daily_cap" }),
     total_cap: Type.Optional({ ...Cap, default: null, description: 'null: no cap; when both are set, at least daily_cap' }),
+    deal: Type.Optional({ ...DealInput, default: null }),
     pause_after_failures: Type.Optional({ ...Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: 1000 }), Type.Null()], { description: 'Pause the partner (audited, with an alert) after this many failed calls in a row (no answer, an error, HTTP 5xx); null: never' }), default: null }),
     integration: IntegrationInput,
   },
@@ -146,6 +198,7 @@ export const UpdatePartner = Type.Object(
     daily_cap: Type.Optional(Cap),
     hourly_cap: Type.Optional(Cap),
     total_cap: Type.Optional(Cap),
+    deal: Type.Optional(DealInput),
     pause_after_failures: Type.Optional(Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: 1000 }), Type.Null()], { description: 'Pause the partner (audited, with an alert) after this many failed calls in a row (no answer, an error, HTTP 5xx); null: never' })),
     integration: Type.Optional({ ...IntegrationInput, description: 'Replaces the whole integration (masked header values keep their stored value)' }),
   },

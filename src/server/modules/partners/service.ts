@@ -1,6 +1,7 @@
 import { checkDestinationUrl } from '../../distribution/outbound.js';
 import { CLIENT_OWNED_HEADERS } from '../../distribution/partner-client.js';
 import type { FieldError } from '../../http/errors.js';
+import { dealErrors } from '../../distribution/prices.js';
 import { isTimezone } from '../operators/service.js';
 import { LEAD_TEMPLATE_FIELDS, type IntegrationInput, type StoredIntegration } from './schemas.js';
 
@@ -107,6 +108,7 @@ export function partnerBodyChecks(body: unknown, allowedNetworks: readonly strin
     { working_hours: isObject(wh) && typeof wh.timezone === 'string' ? { timezone: wh.timezone } : null, daily_cap: cap(body.daily_cap), hourly_cap: cap(body.hourly_cap), total_cap: cap(body.total_cap) },
     errors,
   );
+  errors.push(...dealErrors(body.deal));
   const i = body.integration;
   if (!isObject(i)) return errors;
   if (typeof i.url === 'string') checkUrl(i.url, allowedNetworks, errors);

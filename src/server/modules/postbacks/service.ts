@@ -4,10 +4,9 @@ import { isPostgres, type DB } from '../../db/database.js';
 import { nowIso } from '../../db/ids.js';
 import { HttpProblem, invalid, type FieldError } from '../../http/errors.js';
 import { audit } from '../audit/service.js';
-import { MAX_PAYOUT } from '../campaigns/schemas.js';
-import { toCents } from '../campaigns/service.js';
+import { MAX_PRICE as MAX_PAYOUT, saleAtDelivery, toCents } from '../../distribution/prices.js';
 import { parseBound } from '../leads/dates.js';
-import { applyConversion, CONVERSION_LEAD_COLUMNS, payoutCents, type Applied } from '../conversions/apply.js';
+import { applyConversion, CONVERSION_LEAD_COLUMNS, dealOf, payoutCents, type Applied } from '../conversions/apply.js';
 
 /** What a postback reports, checked and normalised (absent = not reported). */
 export interface Postback {
@@ -151,8 +150,9 @@ export async function applyPostback(db: DB, req: FastifyRequest, partner: Postba
     if (lead.recovered) {
       Object.assign(base.patch, { status: 'delivered', partner_id: partner.id, delivered_at: nowIso(), reason: null });
       base.changes.status = { from: 'failed', to: 'delivered' };
-      const cost = await payoutCents(tx, lead.campaign_id, 'cpl');
+      const cost = await payoutCents(tx, lead.campaign_id, 'cpl', lead.country);
       if (cost !== null) base.patch.cost_cents = cost;
+      Object.assign(base.patch, saleAtDelivery(await dealOf(tx, partner.id), lead.country));
       base.notes.push('The delivery of this lead to you was interrupted on our side; your postback shows you registered it, so it is now recorded as delivered to you.');
     }
     const { changed, patch, changes, notes } = await applyConversion(tx, lead, p, 'postback', base);
