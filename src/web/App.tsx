@@ -13,6 +13,7 @@ const ApiKeys = lazy(() => import('./screens/ApiKeys'));
 const Leads = lazy(() => import('./screens/leads/Leads'));
 const FlowList = lazy(() => import('./screens/flows/FlowList'));
 const FlowEditor = lazy(() => import('./screens/flows/FlowEditor'));
+const CapUsage = lazy(() => import('./screens/caps/CapUsage'));
 const ProviderList = lazy(() => import('./screens/providers/ProviderList'));
 const ProviderEditor = lazy(() => import('./screens/providers/ProviderEditor'));
 const CampaignList = lazy(() => import('./screens/campaigns/CampaignList'));
@@ -91,6 +92,7 @@ export function App() {
           <Route path="/leads" element={<Leads />} />
           <Route path="/flows" element={<FlowList />} />
           <Route path="/flows/:id" element={<FlowEditor />} />
+          <Route path="/caps" element={<CapUsage />} />
           <Route path="/traffic-providers" element={<ProviderList />} />
           <Route path="/traffic-providers/:id" element={<ProviderEditor />} />
           <Route path="/campaigns" element={<CampaignList />} />

@@ -20,6 +20,7 @@ export const SECTIONS: { title: string | null; links: NavItem[] }[] = [
     title: 'Routing',
     links: [
       { to: '/flows', label: 'Flows', permission: 'flows:view' },
+      { to: '/caps', label: 'Cap usage', permission: 'flows:view' },
       { to: '/partners', label: 'Partners', permission: 'partners:view' },
       { to: '/campaigns', label: 'Campaigns', permission: 'campaigns:view' },
       { to: '/traffic-providers', label: 'Traffic providers', permission: 'traffic_providers:view' },

@@ -70,6 +70,9 @@ forEachDatabase('routing rules: caps', (engine) => {
       ],
     );
 
+    const texts = (await getJson(ta, '/api/notifications')).data.map((n: { text: string }) => n.text);
+    assert.ok(texts.includes(`${w.partners[0].name}: daily cap for DE in a flow full (4 of 4)`), texts.join('\n'));
+
     // The cap usage view: one row per country with a cap, today's numbers.
     const usage = await getJson(ta, '/api/routing/cap-usage');
     assert.equal(usage.at, new Date(NOON).toISOString());
@@ -159,6 +162,8 @@ forEachDatabase('routing rules: caps', (engine) => {
       ['flow_country_daily', 'ftds', 2, 2],
       ['flow_daily', 'ftds', 2, 2],
     ]);
+    const texts = (await getJson(ta, '/api/notifications')).data.map((n: { text: string }) => n.text);
+    assert.ok(texts.includes(`${a.name}: daily FTD cap in a flow full (2 of 2)`), texts.join('\n'));
     // Next day, a new count: A takes leads again (read from the table: the session has expired by then).
     t.mock.timers.tick(24 * HOUR);
     const tomorrow = await lead();

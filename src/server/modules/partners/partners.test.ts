@@ -44,7 +44,7 @@ async function allPages(ta: TestApp, query: string, limit: number) {
 }
 
 const PARTNER_KEYS = [
-  'archived_at', 'consecutive_failures', 'countries', 'created_at', 'daily_cap', 'hourly_cap', 'id', 'integration', 'name', 'pause_after_failures', 'postback_token_prefix', 'status', 'total_cap', 'updated_at', 'working_hours',
+  'archived_at', 'consecutive_failures', 'countries', 'created_at', 'daily_cap', 'deal', 'hourly_cap', 'id', 'integration', 'name', 'pause_after_failures', 'postback_token_prefix', 'status', 'total_cap', 'updated_at', 'working_hours',
 ].sort();
 
 forEachDatabase('Partners', (engine) => {
@@ -81,6 +81,7 @@ forEachDatabase('Partners', (engine) => {
       daily_cap: 50,
       hourly_cap: 10,
       total_cap: 1000,
+      deal: { model: 'cpl', amount: 40, currency: 'USD', by_country: { AT: 35.5 }, crg: { rate: 12.5, period: 'week' } },
       pause_after_failures: 10,
       integration: INTEGRATION,
     };

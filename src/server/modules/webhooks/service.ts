@@ -96,13 +96,20 @@ export interface Names {
   provider: string | null;
 }
 
+/** "daily cap", "hourly FTD cap in a flow", "daily cap for DE in a flow": a cap alert's cap, from its kind (caps.ts). */
+function capNameOf(d: Record<string, string | number | null>): string {
+  const kind = String(d.cap_kind ?? 'daily');
+  const window = kind.endsWith('hourly') ? 'hourly' : kind.endsWith('total') ? 'total' : 'daily';
+  return `${window}${d.counts === 'ftds' ? ' FTD' : ''} cap${d.country ? ` for ${d.country}` : ''}${kind.startsWith('flow_') ? ' in a flow' : ''}`;
+}
+
 /** One line an operator reads (a chat message, a notification). */
 export function describeEvent(event: StoredEvent, names: Names): string {
   const d = event.data as Record<string, string | number | null>;
   const lead = `Lead ${event.lead_id ?? ''}`;
   const where = [d.country, names.campaign && `campaign ${names.campaign}`, names.provider && `from ${names.provider}`].filter(Boolean).join(', ');
   const leadLine = (what: string) => `${lead} ${what}${where ? ` (${where})` : ''}`;
-  const capName = d.cap_kind === 'total' ? 'total cap' : d.cap_kind === 'flow_daily' ? 'daily cap in a flow' : 'daily cap';
+  const capName = capNameOf(d);
   const texts: Record<EventType, () => string> = {
     'lead.received': () => leadLine('received'),
     'lead.delivered': () => leadLine(`delivered${names.partner ? ` to ${names.partner}` : ''}`),

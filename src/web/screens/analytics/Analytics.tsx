@@ -9,12 +9,13 @@ import { ErrorAlert } from '../../ui/EditorPage';
 import { useWhoami } from '../../whoami';
 import { formToParams, parseForm, dayIn, type ReportForm } from './report';
 import { PartnerReport, partnerQuery } from './PartnerReport';
+import { CrgReport } from './CrgReport';
 import { ReportChart } from './ReportChart';
 import { ReportPickers } from './ReportPickers';
 import { ReportTable } from './ReportTable';
 
 const day = (iso: string, timeZone: string) => new Date(iso).toLocaleDateString(undefined, { timeZone, dateStyle: 'medium' });
-type View = 'leads' | 'partners';
+type View = 'leads' | 'partners' | 'crg';
 
 /** Two reports over the same dates: leads by period or entity, and partner performance from attempts. */
 export default function Analytics() {
@@ -22,12 +23,12 @@ export default function Analytics() {
   // Memoised on the query string: the form resets its draft whenever this object changes.
   const search = params.toString();
   const form = useMemo(() => parseForm(new URLSearchParams(search)), [search]);
-  const view: View = params.get('view') === 'partners' ? 'partners' : 'leads';
+  const view: View = params.get('view') === 'partners' ? 'partners' : params.get('view') === 'crg' ? 'crg' : 'leads';
   const whoami = useWhoami();
   const allowed = whoami.data?.permissions.includes('analytics:view') ?? false;
   const apply = (f: ReportForm, nextView: View = view) => {
     const p = formToParams(f);
-    if (nextView === 'partners') p.set('view', 'partners');
+    if (nextView !== 'leads') p.set('view', nextView);
     setParams(p);
   };
 
@@ -45,6 +46,13 @@ export default function Analytics() {
     queryFn: async () => must(await api.GET('/api/analytics/partners', { params: { query: perfQuery } })),
     placeholderData: keepPreviousData,
   });
+  const crgQuery = { date_from: form.date_from, date_to: form.date_to };
+  const crg = useQuery({
+    queryKey: ['analytics-crg', crgQuery],
+    enabled: allowed && view === 'crg',
+    queryFn: async () => must(await api.GET('/api/analytics/crg', { params: { query: crgQuery } })),
+    placeholderData: keepPreviousData,
+  });
   const downloadCsv = useMutation({
     mutationFn: async () =>
       view === 'leads'
@@ -56,7 +64,7 @@ export default function Analytics() {
   if (whoami.isError) return <ErrorAlert error={whoami.error} />;
   if (!allowed) return <Text data-testid="analytics-forbidden">Your role does not include analytics (analytics:view).</Text>;
 
-  const current = view === 'leads' ? report : perf;
+  const current = view === 'leads' ? report : view === 'partners' ? perf : crg;
   const data = current.isError ? undefined : current.data;
   const timeZone = data?.timezone ?? whoami.data?.operator.timezone ?? 'UTC';
   const covered = data ? { date_from: dayIn(data.timezone, new Date(data.from)), date_to: dayIn(data.timezone, new Date(Date.parse(data.to) - 1)) } : null;
@@ -70,18 +78,19 @@ export default function Analytics() {
             data={[
               { value: 'leads', label: 'Leads report' },
               { value: 'partners', label: 'Partner performance' },
+              { value: 'crg', label: 'CRG deals' },
             ]}
             value={view}
             onChange={(v) => apply(form, v as View)}
             aria-label="Report"
             data-testid="analytics-view"
           />
-          <Button variant="default" onClick={() => downloadCsv.mutate()} loading={downloadCsv.isPending} disabled={!data} data-testid="report-csv">
+          <Button variant="default" onClick={() => downloadCsv.mutate()} loading={downloadCsv.isPending} disabled={!data || view === 'crg'} data-testid="report-csv">
             Download CSV
           </Button>
         </Group>
       </Group>
-      <ReportPickers value={form} onApply={(f) => apply(f)} covered={covered} timeZone={timeZone} partners={view === 'partners'} />
+      <ReportPickers value={form} onApply={(f) => apply(f)} covered={covered} timeZone={timeZone} partners={view !== 'leads'} countries={view !== 'crg'} />
       {downloadCsv.isError && (
         <Alert color="red" role="alert" withCloseButton onClose={() => downloadCsv.reset()}>
           {problemText(downloadCsv.error)}
@@ -90,6 +99,8 @@ export default function Analytics() {
       {current.isError && <ErrorAlert error={current.error} />}
       {current.isPending ? (
         <Loading />
+      ) : view === 'crg' ? (
+        crg.data && !crg.isError && <CrgReport data={crg.data} range={range!} />
       ) : view === 'partners' ? (
         perf.data && !perf.isError && <PartnerReport data={perf.data} range={range!} />
       ) : report.data && !report.isError ? (

@@ -17,9 +17,11 @@ interface Props {
   timeZone: string;
   /** Partner performance: dates and countries only (attempts count by the time of the call). */
   partners?: boolean;
+  /** The country filter (the CRG report has none). */
+  countries?: boolean;
 }
 
-export function ReportPickers({ value, onApply, covered, timeZone, partners = false }: Props) {
+export function ReportPickers({ value, onApply, covered, timeZone, partners = false, countries = true }: Props) {
   const [draft, setDraft] = useState<ReportForm>(value);
   // The URL is the truth: back/forward or a reset replaces what the form shows; dates it leaves
   // out show the range the report actually covers, never an empty box.
@@ -90,7 +92,7 @@ export function ReportPickers({ value, onApply, covered, timeZone, partners = fa
             />
           </>
         )}
-        <CountriesInput placeholder="All, or DE, AT" value={draft.country} onChange={(country) => setDraft({ ...draft, country })} />
+        {countries && <CountriesInput placeholder="All, or DE, AT" value={draft.country} onChange={(country) => setDraft({ ...draft, country })} />}
       </SimpleGrid>
       <Group mt="sm">
         <Button type="submit">Show report</Button>

@@ -1,3 +1,4 @@
+import { CountryValues, countryValuesOf, objectOf, type CountryValue } from '../../ui/CountryValues';
 import { Alert, Code, Group, NumberInput, Paper, SegmentedControl, Select, Stack, TagsInput, Text, TextInput } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router-dom';
@@ -23,6 +24,7 @@ interface Form {
   countries: string[];
   model: 'cpl' | 'cpa';
   amount: number | string;
+  byCountry: CountryValue[];
 }
 
 const formOf = (c: Campaign | null): Form => ({
@@ -33,6 +35,7 @@ const formOf = (c: Campaign | null): Form => ({
   countries: c?.countries ?? [],
   model: c?.payout.model ?? 'cpl',
   amount: c?.payout.amount ?? 0,
+  byCountry: countryValuesOf(c?.payout.by_country),
 });
 
 /** /campaigns/new makes a campaign; /campaigns/:id edits one. */
@@ -54,7 +57,7 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
   const whoami = useWhoami();
   const providers = useQuery({ queryKey: ['traffic-providers', 'all'], queryFn: () => allOptions('/api/traffic-providers') });
   const flows = useQuery({ queryKey: ['flows', 'all'], queryFn: () => allOptions('/api/flows') });
-  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() => formOf(campaign), (k) => (k === 'model' || k === 'amount' ? ['payout', `payout.${k}`] : [k]));
+  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() => formOf(campaign), (k) => (k === 'model' || k === 'amount' ? ['payout', `payout.${k}`] : k === 'byCountry' ? ['payout.by_country'] : [k]));
 
   const archived = Boolean(campaign?.archived_at);
   const mayEdit = whoami.data?.permissions.includes('campaigns:edit') ?? false;
@@ -68,7 +71,7 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
       traffic_provider_id: form.traffic_provider_id ?? '',
       flow_id: form.flow_id,
       countries: form.countries,
-      payout: { model: form.model, amount: form.amount === '' ? (null as unknown as number) : Number(form.amount), currency: 'USD' as const },
+      payout: { model: form.model, amount: form.amount === '' ? (null as unknown as number) : Number(form.amount), currency: 'USD' as const, by_country: objectOf(form.byCountry) },
     };
     return submit(
       () => (campaign ? api.PATCH('/api/campaigns/{id}', { params: { path: { id: campaign.id } }, body }) : api.POST('/api/campaigns', { body })),
@@ -81,6 +84,7 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
           countries: 'Countries',
           'payout.model': 'Payout model',
           'payout.amount': 'Payout (USD)',
+          'payout.by_country': 'Payouts per country',
           payout: 'Payout',
         }),
         problem: refusal(p, 'campaign'),
@@ -187,6 +191,16 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
               w={200}
             />
           </Group>
+          <CountryValues
+            label="Payouts per country"
+            description="Replace the payout for leads from these countries; recorded on each lead when it is paid for, so a later change rewrites nothing"
+            valueLabel="Payout"
+            decimal
+            rows={form.byCountry}
+            onChange={(byCountry) => set({ byCountry })}
+            error={errors.at('payout.by_country')}
+            addLabel="Add a country payout"
+          />
         </Stack>
       </fieldset>
     </Stack>

@@ -10,6 +10,7 @@ import { useEditorForm, refusal } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
 import { bodyOf, fieldErrors, formOf, newTarget, type Flow, type TargetRow } from './form';
 import { TargetsTable } from './TargetsTable';
+import { SimulatePanel } from './SimulatePanel';
 import { EditorHeader } from '../../ui/EditorHeader';
 
 /** /flows/new makes a flow; /flows/:id edits one. */
@@ -115,6 +116,7 @@ function FlowEditorForm({ flow }: { flow: Flow | null }) {
           </Group>
         </Stack>
       </fieldset>
+      {flow && canEdit && <SimulatePanel flowId={flow.id} />}
     </Stack>
   );
 }

@@ -1,5 +1,6 @@
 import { ActionIcon, Checkbox, Group, NumberInput, Select, Switch, Table, TagsInput, Text, TextInput } from '@mantine/core';
 import { Fragment } from 'react';
+import { CountryValues } from '../../ui/CountryValues';
 import type { FieldErrors } from '../../ui/fields';
 import { WEEKDAYS, type TargetRow } from './form';
 
@@ -23,11 +24,11 @@ export function TargetsTable({ rows, partners, errors, onChange }: Props) {
     return <Text data-testid="targets-empty">No targets yet: leads in this flow go nowhere. Add one below.</Text>;
   }
   return (
-    <Table.ScrollContainer minWidth={980}>
+    <Table.ScrollContainer minWidth={1100}>
       <Table data-testid="targets-table" verticalSpacing="xs">
         <Table.Thead>
           <Table.Tr>
-            {['#', 'Partner', 'Priority', 'Weight', 'Daily cap', 'Countries', 'Schedule', ''].map((h) => (
+            {['#', 'Partner', 'Priority', 'Weight', 'Daily cap', 'Countries', 'Schedule', 'More caps', ''].map((h) => (
               <Table.Th key={h}>{h}</Table.Th>
             ))}
           </Table.Tr>
@@ -87,6 +88,14 @@ export function TargetsTable({ rows, partners, errors, onChange }: Props) {
                       onChange={(e) => update(r.key, { hasSchedule: e.currentTarget.checked })}
                     />
                   </Table.Td>
+                  <Table.Td pt="md">
+                    <Switch
+                      aria-label={`More caps for target ${n}`}
+                      label={r.moreCaps ? 'Shown' : 'Hidden'}
+                      checked={r.moreCaps}
+                      onChange={(e) => update(r.key, { moreCaps: e.currentTarget.checked })}
+                    />
+                  </Table.Td>
                   <Table.Td pt="xs">
                     <Group gap={4} wrap="nowrap">
                       <ActionIcon variant="default" aria-label={`Move target ${n} up`} disabled={i === 0} onClick={() => move(i, -1)}>
@@ -102,6 +111,7 @@ export function TargetsTable({ rows, partners, errors, onChange }: Props) {
                   </Table.Td>
                 </Table.Tr>
                 {r.hasSchedule && <ScheduleRow row={r} n={n} error={err('schedule')} onChange={(patch) => update(r.key, patch)} />}
+                {(r.moreCaps || err('hourly_cap') || err('total_cap') || err('country_caps') || err('cap_counts')) && <CapsRow row={r} n={n} err={err} onChange={(patch) => update(r.key, patch)} />}
               </Fragment>
             );
           })}
@@ -111,11 +121,47 @@ export function TargetsTable({ rows, partners, errors, onChange }: Props) {
   );
 }
 
+function CapsRow({ row, n, err, onChange }: { row: TargetRow; n: number; err: (f: string) => string | undefined; onChange: (patch: Partial<TargetRow>) => void }) {
+  return (
+    <Table.Tr data-testid="target-caps">
+      <Table.Td />
+      <Table.Td colSpan={8}>
+        <Group align="flex-start">
+          <NumberInput label="Hourly cap" aria-label={`Hourly cap of target ${n}`} placeholder="None" value={row.hourly_cap} onChange={(v) => onChange({ hourly_cap: v })} allowDecimal={false} error={err('hourly_cap')} w={130} />
+          <NumberInput label="Total cap" aria-label={`Total cap of target ${n}`} placeholder="None" value={row.total_cap} onChange={(v) => onChange({ total_cap: v })} allowDecimal={false} error={err('total_cap')} w={130} />
+          <Select
+            label="Caps count"
+            aria-label={`What the caps of target ${n} count`}
+            data={[
+              { value: 'deliveries', label: 'Leads delivered' },
+              { value: 'ftds', label: 'FTDs recorded' },
+            ]}
+            value={row.cap_counts}
+            onChange={(v) => onChange({ cap_counts: (v ?? 'deliveries') as TargetRow['cap_counts'] })}
+            allowDeselect={false}
+            error={err('cap_counts')}
+            w={170}
+          />
+          <CountryValues
+            label={`Daily caps per country, target ${n}`}
+            description="A country listed here has its own daily cap in this flow"
+            valueLabel="Cap"
+            rows={row.country_caps}
+            onChange={(country_caps) => onChange({ country_caps })}
+            error={err('country_caps')}
+            addLabel="Add a country cap"
+          />
+        </Group>
+      </Table.Td>
+    </Table.Tr>
+  );
+}
+
 function ScheduleRow({ row, n, error, onChange }: { row: TargetRow; n: number; error?: string; onChange: (patch: Partial<TargetRow>) => void }) {
   return (
     <Table.Tr data-testid="target-schedule">
       <Table.Td />
-      <Table.Td colSpan={7}>
+      <Table.Td colSpan={8}>
         <Group align="flex-start">
           <TextInput label="Time zone" aria-label={`Time zone of target ${n}`} value={row.timezone} onChange={(e) => onChange({ timezone: e.currentTarget.value })} w={200} />
           <Checkbox.Group label="Days" value={row.days} onChange={(days) => onChange({ days })}>

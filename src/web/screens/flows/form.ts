@@ -3,6 +3,7 @@
 // the single source of truth, shown next to the field they name.
 import type { paths } from '../../api/schema';
 import { fieldWords, partMessage, partWords, shownErrors, type FieldErrors } from '../../ui/fields';
+import { countryValuesOf, objectOf, type CountryValue } from '../../ui/CountryValues';
 
 export type Flow = paths['/api/flows/{id}']['get']['responses'][200]['content']['application/json'];
 type FlowPatch = NonNullable<paths['/api/flows/{id}']['patch']['requestBody']>['content']['application/json'];
@@ -18,6 +19,11 @@ export interface TargetRow {
   priority: Num;
   weight: Num;
   daily_cap: Num; // '' = no cap of its own
+  moreCaps: boolean; // the caps row is open
+  hourly_cap: Num;
+  total_cap: Num;
+  country_caps: CountryValue[];
+  cap_counts: 'deliveries' | 'ftds';
   countries: string[];
   hasSchedule: boolean;
   timezone: string;
@@ -44,6 +50,11 @@ export function newTarget(priority: number): TargetRow {
     priority,
     weight: 100,
     daily_cap: '',
+    moreCaps: false,
+    hourly_cap: '',
+    total_cap: '',
+    country_caps: [],
+    cap_counts: 'deliveries',
     countries: [],
     hasSchedule: false,
     timezone: 'UTC',
@@ -65,6 +76,11 @@ export function formOf(flow: Flow | null): FlowForm {
       partner_name: t.partner_name,
       weight: t.weight,
       daily_cap: t.daily_cap ?? '',
+      moreCaps: t.hourly_cap !== null || t.total_cap !== null || Object.keys(t.country_caps).length > 0 || t.cap_counts !== 'deliveries',
+      hourly_cap: t.hourly_cap ?? '',
+      total_cap: t.total_cap ?? '',
+      country_caps: countryValuesOf(t.country_caps),
+      cap_counts: t.cap_counts,
       countries: t.countries,
       ...(t.schedule && {
         hasSchedule: true,
@@ -92,6 +108,10 @@ export function bodyOf(form: FlowForm) {
         priority: num(t.priority),
         weight: num(t.weight),
         daily_cap: t.daily_cap === '' ? null : Number(t.daily_cap),
+        hourly_cap: t.hourly_cap === '' ? null : Number(t.hourly_cap),
+        total_cap: t.total_cap === '' ? null : Number(t.total_cap),
+        country_caps: objectOf(t.country_caps),
+        cap_counts: t.cap_counts,
         countries: t.countries,
         schedule: t.hasSchedule ? { timezone: t.timezone, days: t.days.map(Number), from: t.from, to: t.to } : null,
       }),
@@ -104,6 +124,10 @@ const TARGET_PARTS: Record<string, string> = {
   priority: 'priority',
   weight: 'weight',
   daily_cap: 'daily cap',
+  hourly_cap: 'hourly cap',
+  total_cap: 'total cap',
+  country_caps: 'caps per country',
+  cap_counts: 'caps count',
   countries: 'countries',
   schedule: 'own schedule',
 };

@@ -162,6 +162,17 @@ function LeadBody({ lead }: { lead: LeadDetail }) {
           ))}
         </Timeline>
       )}
+      {lead.verdicts.length > 0 && (
+        <Stack gap={4} data-testid="verdicts">
+          <Title order={4}>Not offered to</Title>
+          {lead.verdicts.map((v) => (
+            <Text size="sm" key={v.partner_id} data-testid="verdict">
+              <b>{v.partner_name ?? v.partner_id}</b>: {v.reason}
+              {v.cap && ` (${v.cap.used} / ${v.cap.cap} ${v.cap.counts === 'ftds' ? 'FTDs' : 'leads'} ${v.cap.window === 'day' ? 'that day' : v.cap.window === 'hour' ? 'that hour' : 'in all'})`}
+            </Text>
+          ))}
+        </Stack>
+      )}
       <Title order={4}>Status history</Title>
       {lead.status_history.length === 0 ? (
         <Text size="sm" c="dimmed" data-testid="history-empty">

@@ -15,6 +15,7 @@ import { IntegrationFields } from './IntegrationFields';
 import { PostbackUrl, RotatePostbackToken } from './PostbackToken';
 import { StatusSyncPanel } from './StatusSyncPanel';
 import { TestLeadPanel } from './TestLeadPanel';
+import { DealFields } from './DealFields';
 import { EditorHeader } from '../../ui/EditorHeader';
 
 /** /partners/new makes a partner; /partners/:id edits one. */
@@ -111,6 +112,7 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
             <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} w={320} />
             <StatusControl value={form.status} onChange={(status) => set({ status })} />
             <NumberInput label="Daily cap" placeholder="None" value={form.daily_cap} onChange={(v) => set({ daily_cap: v })} allowDecimal={false} error={errors.at('daily_cap')} w={140} />
+            <NumberInput label="Hourly cap" placeholder="None" value={form.hourly_cap} onChange={(v) => set({ hourly_cap: v })} allowDecimal={false} error={errors.at('hourly_cap')} w={140} />
             <NumberInput label="Total cap" placeholder="None" value={form.total_cap} onChange={(v) => set({ total_cap: v })} allowDecimal={false} error={errors.at('total_cap')} w={140} />
             <NumberInput
               label="Pause after failed calls"
@@ -134,6 +136,7 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
             maw={640}
           />
           <WorkingHoursFields form={form} errors={errors} set={set} />
+          <DealFields form={form} errors={errors} set={set} />
           <IntegrationFields form={form} errors={errors} set={set} />
         </Stack>
       </fieldset>

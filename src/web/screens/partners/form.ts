@@ -5,6 +5,7 @@
 import type { paths } from '../../api/schema';
 import { fieldWords, partMessage, partWords, shownErrors, type FieldErrors } from '../../ui/fields';
 import { WEEKDAYS } from '../flows/form';
+import { countryValuesOf, objectOf, type CountryValue } from '../../ui/CountryValues';
 
 export type Partner = paths['/api/partners/{id}']['get']['responses'][200]['content']['application/json'];
 type TestBody = NonNullable<NonNullable<paths['/api/partners/{id}/test']['post']['requestBody']>['content']['application/json']>;
@@ -29,7 +30,14 @@ export interface PartnerForm {
   from: string;
   to: string;
   daily_cap: Num; // '' = no cap
+  hourly_cap: Num;
   total_cap: Num;
+  dealModel: '' | 'cpl' | 'cpa'; // '' = no deal
+  dealAmount: Num;
+  dealByCountry: CountryValue[];
+  hasCrg: boolean;
+  crgRate: Num;
+  crgPeriod: 'week' | 'month';
   pause_after_failures: Num; // '' = never
   method: Method;
   url: string;
@@ -57,7 +65,14 @@ export function formOf(p: Partner | null): PartnerForm {
     from: wh?.from ?? '09:00',
     to: wh?.to ?? '18:00',
     daily_cap: p?.daily_cap ?? '',
+    hourly_cap: p?.hourly_cap ?? '',
     total_cap: p?.total_cap ?? '',
+    dealModel: p?.deal?.model ?? '',
+    dealAmount: p?.deal?.amount ?? '',
+    dealByCountry: countryValuesOf(p?.deal?.by_country),
+    hasCrg: Boolean(p?.deal?.crg),
+    crgRate: p?.deal?.crg?.rate ?? 10,
+    crgPeriod: p?.deal?.crg?.period ?? 'month',
     pause_after_failures: p?.pause_after_failures ?? '',
     method: i?.method ?? 'POST',
     url: i?.url ?? '',
@@ -114,6 +129,17 @@ export function integrationOf(form: PartnerForm): IntegrationBody {
   };
 }
 
+/** The deal as the API takes it: null without a model; a guarantee only with a CPL price. */
+function dealOf(form: PartnerForm) {
+  if (form.dealModel === '') return null;
+  return {
+    model: form.dealModel,
+    amount: num(form.dealAmount),
+    by_country: objectOf(form.dealByCountry),
+    crg: form.dealModel === 'cpl' && form.hasCrg ? { rate: num(form.crgRate), period: form.crgPeriod } : null,
+  };
+}
+
 export function bodyOf(form: PartnerForm) {
   return {
     name: form.name,
@@ -121,7 +147,9 @@ export function bodyOf(form: PartnerForm) {
     countries: form.countries,
     working_hours: form.hasHours ? { timezone: form.timezone, days: form.days.map(Number), from: form.from, to: form.to } : null,
     daily_cap: cap(form.daily_cap),
+    hourly_cap: cap(form.hourly_cap),
     total_cap: cap(form.total_cap),
+    deal: dealOf(form),
     pause_after_failures: cap(form.pause_after_failures),
     integration: integrationOf(form),
   };
@@ -133,7 +161,15 @@ const LABELS: Record<string, string> = {
   status: 'Status',
   countries: 'Countries',
   daily_cap: 'Daily cap',
+  hourly_cap: 'Hourly cap',
   total_cap: 'Total cap',
+  deal: 'Deal',
+  'deal.model': 'Deal',
+  'deal.amount': 'Price',
+  'deal.by_country': 'Prices per country',
+  'deal.crg': 'Conversion-rate guarantee',
+  'deal.crg.rate': 'Promised FTD rate (%)',
+  'deal.crg.period': 'Guarantee period',
   pause_after_failures: 'Pause after failed calls',
   working_hours: 'Working hours',
   'working_hours.timezone': 'Time zone',
@@ -156,6 +192,10 @@ const INPUTS = Object.keys(LABELS).sort((a, b) => b.length - a.length);
 export function inputsOf(key: string): string[] {
   if (key === 'headers') return ['integration.headers', 'header:*'];
   if (key === 'body') return ['integration.body_template'];
+  if (key === 'dealModel') return ['deal', 'deal.model', 'deal.crg'];
+  if (key === 'dealAmount') return ['deal.amount'];
+  if (key === 'dealByCountry') return ['deal.by_country'];
+  if (key === 'hasCrg' || key === 'crgRate' || key === 'crgPeriod') return ['deal.crg', 'deal.crg.rate', 'deal.crg.period'];
   if (key === 'hasHours') return ['working_hours', 'working_hours.timezone', 'working_hours.days', 'working_hours.from', 'working_hours.to'];
   if (key === 'timezone' || key === 'days' || key === 'from' || key === 'to') return [`working_hours.${key}`, 'working_hours'];
   if (key in LABELS) return [key];

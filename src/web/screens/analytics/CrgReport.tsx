@@ -1,0 +1,57 @@
+import { Badge, Stack, Table, Text } from '@mantine/core';
+import type { paths } from '../../api/schema';
+import { formatCount, formatMoney } from './report';
+
+type Crg = paths['/api/analytics/crg']['get']['responses'][200]['content']['application/json'];
+
+const pct = (n: number) => `${n.toLocaleString(undefined, { maximumFractionDigits: 2 })} %`;
+
+/** Conversion-rate guarantees: for each partner and period, the rate promised and reached, and the shortfall. */
+export function CrgReport({ data, range }: { data: Crg; range: string }) {
+  return (
+    <Stack>
+      <Text size="sm" c="dimmed" data-testid="crg-range">
+        {range}, by the day each lead was delivered under a CPL deal with a guarantee; FTDs of those leads whenever they came. Amounts in {data.currency}.
+      </Text>
+      {data.rows.length === 0 ? (
+        <Text data-testid="crg-empty">No lead was delivered under a conversion-rate guarantee in this range.</Text>
+      ) : (
+        <Table.ScrollContainer minWidth={900}>
+          <Table striped data-testid="crg-table">
+            <Table.Thead>
+              <Table.Tr>
+                {['Partner', 'Period', 'Promised', 'Leads', 'FTDs', 'Actual', 'FTDs missing', 'Revenue', 'Shortfall', ''].map((h) => (
+                  <Table.Th key={h} ta={['Partner', 'Period', ''].includes(h) ? undefined : 'right'}>
+                    {h}
+                  </Table.Th>
+                ))}
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {data.rows.map((r) => (
+                <Table.Tr key={`${r.partner_id}.${r.period}.${r.promised_rate}`} data-testid="crg-row">
+                  <Table.Td>{r.partner_name}</Table.Td>
+                  <Table.Td>{r.period}</Table.Td>
+                  <Table.Td ta="right">{pct(r.promised_rate)}</Table.Td>
+                  <Table.Td ta="right">{formatCount(r.leads)}</Table.Td>
+                  <Table.Td ta="right">{formatCount(r.ftds)}</Table.Td>
+                  <Table.Td ta="right">{pct(r.actual_rate)}</Table.Td>
+                  <Table.Td ta="right">{r.shortfall_ftds.toLocaleString()}</Table.Td>
+                  <Table.Td ta="right">{formatMoney(r.revenue, data.currency)}</Table.Td>
+                  <Table.Td ta="right" data-testid="crg-shortfall">
+                    {formatMoney(r.shortfall_amount, data.currency)}
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge variant="filled" color={r.met ? 'green.9' : 'red.9'}>
+                      {r.met ? 'Met' : 'Short'}
+                    </Badge>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </Stack>
+  );
+}
