@@ -75,7 +75,7 @@ test('an operator sets up a traffic provider and its campaign; rotating the toke
   const [stored] = campaigns.json().data;
   assert.deepEqual(
     { name: stored.name, provider: stored.traffic_provider_name, flow: stored.flow_name, countries: stored.countries, payout: stored.payout },
-    { name: 'DE autumn', provider: 'Media Buyers Ltd', flow: 'DE traffic', countries: ['DE'], payout: { model: 'cpl', amount: 12.5, currency: 'USD' } },
+    { name: 'DE autumn', provider: 'Media Buyers Ltd', flow: 'DE traffic', countries: ['DE'], payout: { model: 'cpl', amount: 12.5, currency: 'USD', by_country: {} } },
   );
   await page.getByRole('link', { name: 'Campaigns', exact: true }).click();
   await page.getByTestId('campaign-row').filter({ hasText: 'DE autumn' }).waitFor();
