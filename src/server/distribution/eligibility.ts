@@ -60,7 +60,7 @@ export function isOpen(schedule: Schedule | null, ms: number): boolean {
 }
 
 /** Why a candidate is not offered a lead: the verdicts the simulator and real routing give. */
-export type Refusal = 'archived' | 'paused' | 'country' | 'hours' | 'cap_full' | 'already_offered' | 'not_tried';
+export type Refusal = 'archived' | 'paused' | 'country' | 'hours' | 'cap_full' | 'already_offered' | 'not_tried' | 'not_reached';
 
 /**
  * Why a country is refused, or null. Both lists must accept it (empty = every country): a flow

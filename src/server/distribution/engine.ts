@@ -241,7 +241,7 @@ async function offer(deps: DeliveryDeps, p: Plan, started: { attemptId: string; 
   const skipped = [...p.skipped];
   const tried: string[] = [];
   let notTried = 0;
-  for (const c of p.order) {
+  for (const [i, c] of p.order.entries()) {
     if (calls >= route.maxAttempts) {
       notTried++;
       skipped.push(skip(c, 'not_tried', `not tried: at most ${route.maxAttempts} attempt${route.maxAttempts === 1 ? '' : 's'} per lead`));
@@ -268,7 +268,9 @@ async function offer(deps: DeliveryDeps, p: Plan, started: { attemptId: string; 
     lead.flow_id = route.flowId ?? lead.flow_id;
     const call = await deps.client.call(c.integration, leadForPartner(lead));
     deps.onPartnerCall?.({ id: c.partner.id, name: c.name }, call);
-    if (!(await finishAttempt(db, lead, c, attemptId, lease!, call, p.costCents, skipped))) {
+    // Recorded if this partner takes the lead: why each one after it was not offered it.
+    const notReached = p.order.slice(i + 1).map((r) => skip(r, 'not_reached', `not reached: ${c.name} took the lead first`));
+    if (!(await finishAttempt(db, lead, c, attemptId, lease!, call, p.costCents, [...skipped, ...notReached]))) {
       deps.log.warn({ leadId: lead.id }, 'delivery taken over by the recovery sweep; stopping');
       return current(db, lead.id);
     }

@@ -6356,8 +6356,8 @@ export interface operations {
                             partner_id: string;
                             partner_name: string | null;
                             reason: string;
-                            /** @description offer: would be offered the lead; not_tried: eligible, but the flow’s max_attempts are used up before its priority; cap_full: a cap has no room (see cap); hours: outside its working hours or the target’s schedule; country: the partner or target does not take the country; paused / archived: the partner is paused or deleted; already_offered: offered before a restart */
-                            verdict: "offer" | "not_tried" | "cap_full" | "hours" | "country" | "paused" | "archived" | "already_offered";
+                            /** @description offer: would be offered the lead; not_tried: eligible, but the flow’s max_attempts are used up before its priority; cap_full: a cap has no room (see cap); hours: outside its working hours or the target’s schedule; country: the partner or target does not take the country; paused / archived: the partner is paused or deleted; already_offered: offered before a restart; not_reached (a real lead only): an earlier partner took the lead */
+                            verdict: "offer" | "not_tried" | "cap_full" | "hours" | "country" | "paused" | "archived" | "already_offered" | "not_reached";
                         }[];
                     };
                 };
@@ -6707,8 +6707,8 @@ export interface operations {
                             partner_id: string;
                             partner_name: string | null;
                             reason: string;
-                            /** @description offer: would be offered the lead; not_tried: eligible, but the flow’s max_attempts are used up before its priority; cap_full: a cap has no room (see cap); hours: outside its working hours or the target’s schedule; country: the partner or target does not take the country; paused / archived: the partner is paused or deleted; already_offered: offered before a restart */
-                            verdict: "offer" | "not_tried" | "cap_full" | "hours" | "country" | "paused" | "archived" | "already_offered";
+                            /** @description offer: would be offered the lead; not_tried: eligible, but the flow’s max_attempts are used up before its priority; cap_full: a cap has no room (see cap); hours: outside its working hours or the target’s schedule; country: the partner or target does not take the country; paused / archived: the partner is paused or deleted; already_offered: offered before a restart; not_reached (a real lead only): an earlier partner took the lead */
+                            verdict: "offer" | "not_tried" | "cap_full" | "hours" | "country" | "paused" | "archived" | "already_offered" | "not_reached";
                         }[];
                     };
                 };
@@ -13414,8 +13414,8 @@ export interface operations {
                             /** @description With verdict offer: the chance to be offered first among those of its priority (by weight) */
                             share: number | null;
                             target_id: string;
-                            /** @description offer: would be offered the lead; not_tried: eligible, but the flow’s max_attempts are used up before its priority; cap_full: a cap has no room (see cap); hours: outside its working hours or the target’s schedule; country: the partner or target does not take the country; paused / archived: the partner is paused or deleted; already_offered: offered before a restart */
-                            verdict: "offer" | "not_tried" | "cap_full" | "hours" | "country" | "paused" | "archived" | "already_offered";
+                            /** @description offer: would be offered the lead; not_tried: eligible, but the flow’s max_attempts are used up before its priority; cap_full: a cap has no room (see cap); hours: outside its working hours or the target’s schedule; country: the partner or target does not take the country; paused / archived: the partner is paused or deleted; already_offered: offered before a restart; not_reached (a real lead only): an earlier partner took the lead */
+                            verdict: "offer" | "not_tried" | "cap_full" | "hours" | "country" | "paused" | "archived" | "already_offered" | "not_reached";
                             weight: number;
                         }[];
                         country: string;

@@ -59,7 +59,12 @@ forEachDatabase('routing simulator', (engine) => {
     const lead = await getJson(ta, `/api/leads/${res.json().id}`);
     assert.equal(lead.partner_id, pCapped.id);
     const skipped = s1.candidates.filter((c: any) => c.verdict !== 'offer').map((c: any) => ({ partner_id: c.partner_id, partner_name: c.partner_name, verdict: c.verdict, reason: c.reason, cap: c.cap }));
-    assert.deepEqual(lead.verdicts, skipped);
+    assert.deepEqual(lead.verdicts.filter((v: any) => v.verdict !== 'not_reached'), skipped);
+    // And the partners after the one that took it say so.
+    assert.deepEqual(
+      lead.verdicts.filter((v: any) => v.verdict === 'not_reached').map((v: any) => [v.partner_id, v.reason]).sort(),
+      [p5a, p5b].map((p) => [p.id, `not reached: ${pCapped.name} took the lead first`]).sort(),
+    );
 
     // Now the capped partner is full: the simulator says so with the numbers, and real routing agrees.
     const s2 = (await simulate(ta, { country: 'DE', flow_id: w.flowId })).json();
@@ -72,7 +77,7 @@ forEachDatabase('routing simulator', (engine) => {
     const second = await getJson(ta, `/api/leads/${(await postLead(ta, w.token, sampleLead({ country: 'DE' }))).json().id}`);
     assert.ok([p5a.id, p5b.id].includes(second.partner_id));
     assert.deepEqual(
-      second.verdicts.map((v: any) => [v.partner_id, v.verdict, v.cap]),
+      second.verdicts.filter((v: any) => v.verdict !== 'not_reached').map((v: any) => [v.partner_id, v.verdict, v.cap]),
       s2.candidates.filter((c: any) => c.verdict !== 'offer').map((c: any) => [c.partner_id, c.verdict, c.cap]),
     );
     // An AT lead is not capped there, and the country partner takes AT.

@@ -21,13 +21,14 @@ export const FullCap = Type.Object(
 const Verdict = Type.Union(
   [
     Type.Literal('offer'), Type.Literal('not_tried'), Type.Literal('cap_full'), Type.Literal('hours'),
-    Type.Literal('country'), Type.Literal('paused'), Type.Literal('archived'), Type.Literal('already_offered'),
+    Type.Literal('country'), Type.Literal('paused'), Type.Literal('archived'), Type.Literal('already_offered'), Type.Literal('not_reached'),
   ],
   {
     description:
       'offer: would be offered the lead; not_tried: eligible, but the flow’s max_attempts are used up before its priority; ' +
       'cap_full: a cap has no room (see cap); hours: outside its working hours or the target’s schedule; country: the partner or ' +
-      'target does not take the country; paused / archived: the partner is paused or deleted; already_offered: offered before a restart',
+      'target does not take the country; paused / archived: the partner is paused or deleted; already_offered: offered before a restart; ' +
+      'not_reached (a real lead only): an earlier partner took the lead',
   },
 );
 

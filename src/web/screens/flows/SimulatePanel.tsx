@@ -16,6 +16,7 @@ const VERDICT: Record<Candidate['verdict'], { label: string; color: string }> = 
   paused: { label: 'Paused', color: 'gray.7' },
   archived: { label: 'Deleted', color: 'gray.7' },
   already_offered: { label: 'Already offered', color: 'gray.7' },
+  not_reached: { label: 'Not reached', color: 'gray.7' },
 };
 
 /** "50 / 50 today (DE)" for a full cap. */
