@@ -1,6 +1,7 @@
 // Caps hold across server processes: two servers share one PostgreSQL database and take 50
 // concurrent leads for a partner with a daily cap of 10. Exactly 10 are delivered, whichever
-// process took them; the rest are rejected saying the cap is full.
+// process took them; the rest are rejected saying the cap is full. The same for a flow target's
+// daily caps per country.
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 import { POSTGRES_URL, postgresOnly } from './helpers.js';
@@ -57,5 +58,44 @@ describe('caps across two server processes [postgres]', () => {
     const rejectedId = answers.find((r) => r.json().status === 'rejected')!.json().id;
     const lead = (await api.send('GET', `/api/leads/${rejectedId}`)).json();
     assert.match(lead.reason, /cap/i);
+  });
+
+  postgresOnly('40 concurrent leads, 2 processes, daily caps of 5 DE and 3 AT on one flow target: exactly 5 and 3 delivered', async (t) => {
+    const children: Child[] = [];
+    const env = await sharedPostgresEnv(t, POSTGRES_URL, children);
+    const partner = await startPartner(t, accepting(20));
+    const a = await spawnServer(t, env);
+    children.push(a);
+    await waitUntilUp(a);
+    const b = await spawnServer(t, env);
+    children.push(b);
+    await waitUntilUp(b);
+
+    const api = await new ServerClient(a.port).login();
+    t.after(() => api.close());
+    const p = await api.create('/api/partners', { name: 'Broker', integration: defaultIntegration(partner.url) });
+    const flow = await api.create('/api/flows', { name: 'Main', targets: [{ partner_id: p.id, priority: 1, country_caps: { DE: 5, AT: 3 } }] });
+    const provider = await api.create('/api/traffic-providers', { name: 'Affiliate' });
+    await api.create('/api/campaigns', { name: 'Campaign', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } });
+
+    const clients = [new ServerClient(a.port), new ServerClient(b.port)];
+    t.after(() => clients.forEach((c) => c.close()));
+    const countryOf = (i: number) => (i % 4 < 2 ? 'DE' : 'AT'); // each process gets both countries
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        clients[i % 2].send('POST', '/api/intake/leads', {
+          first_name: 'Cap',
+          last_name: `Country${i}`,
+          email: `country.${i}@example.com`,
+          phone: `+4915114${String(i).padStart(6, '0')}`,
+          country: countryOf(i),
+          ip: '198.51.100.2',
+        }, provider.token),
+      ),
+    );
+    for (const res of answers) assert.equal(res.status, 201, res.text);
+    const delivered = (country: string) => answers.filter((r, i) => countryOf(i) === country && r.json().status === 'delivered').length;
+    assert.deepEqual([delivered('DE'), delivered('AT')], [5, 3]);
+    assert.equal(partner.received.length, 8, 'the partner was called only for the leads within the caps');
   });
 });

@@ -47,6 +47,8 @@ test('an operator turns on 2FA, signs in with a code and signs other sessions ou
   const codes = (await box.getByRole('listitem').allInnerTexts()).map((c) => c.trim());
   assert.equal(codes.length, 10);
   for (const c of codes) assert.match(c, /^[a-z2-7]{5}-[a-z2-7]{5}$/);
+  // The status comes from the profile, read again once the codes are shown: waited for, not raced.
+  await page.getByTestId('two-factor-status').getByText('On', { exact: true }).waitFor();
   assert.equal(await page.getByTestId('two-factor-status').textContent(), 'On');
   await page.evaluate('window.scrollTo(0, 0)');
   await screenshot(page, 'recovery-codes');
