@@ -2,31 +2,36 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import pg from 'pg';
-import { forEachDatabase, POSTGRES_URL } from '../../../test/helpers.js';
+import { insertFlow, insertPartner } from '../../../test/fixtures.js';
+import { forEachDatabase, POSTGRES_URL, type Engine } from '../../../test/helpers.js';
+import { capSlots, reserve } from '../distribution/caps.js';
 import type { DatabaseConfig } from '../config.js';
 import { openDatabase } from './database.js';
 import { LATEST_MIGRATION, migrate } from './migrate.js';
 
+/** An empty database of `engine`, removed when the test ends. */
+async function emptyDatabase(t: TestContext, engine: Engine): Promise<DatabaseConfig> {
+  if (engine === 'postgres') {
+    const schema = `m_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+    const admin = new pg.Client({ connectionString: POSTGRES_URL });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    t.after(async () => {
+      await admin.query(`drop schema ${schema} cascade`);
+      await admin.end();
+    });
+    return { engine: 'postgres', url: POSTGRES_URL, schema };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'leadgate-migrate-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return { engine: 'sqlite', file: join(dir, 'db.sqlite') };
+}
+
 forEachDatabase('migrations', (engine) => {
   test('several instances migrating one database all succeed (at once on PostgreSQL), and a rerun changes nothing', async (t) => {
-    let config: DatabaseConfig;
-    if (engine === 'postgres') {
-      const schema = `m_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-      const admin = new pg.Client({ connectionString: POSTGRES_URL });
-      await admin.connect();
-      await admin.query(`create schema ${schema}`);
-      t.after(async () => {
-        await admin.query(`drop schema ${schema} cascade`);
-        await admin.end();
-      });
-      config = { engine: 'postgres', url: POSTGRES_URL, schema };
-    } else {
-      const dir = mkdtempSync(join(tmpdir(), 'leadgate-migrate-'));
-      t.after(() => rmSync(dir, { recursive: true, force: true }));
-      config = { engine: 'sqlite', file: join(dir, 'db.sqlite') };
-    }
+    const config = await emptyDatabase(t, engine);
     const dbs = [openDatabase(config), openDatabase(config), openDatabase(config)];
     t.after(() => Promise.all(dbs.map((db) => db.destroy())));
 
@@ -43,5 +48,43 @@ forEachDatabase('migrations', (engine) => {
     assert.equal((await dbs[0].selectFrom('schema_migrations' as any).selectAll().execute()).length, rows.length);
     // The tables exist and are usable.
     assert.deepEqual(await dbs[2].selectFrom('operators').select('id').execute(), []);
+  });
+
+  test("upgrading to the routing rules: cap counters already written learn what they count, and the next reservation's alert names it", async (t) => {
+    const db = openDatabase(await emptyDatabase(t, engine));
+    t.after(() => db.destroy());
+    await migrate(db, { until: '20261126T000000Z_event_outbox' });
+    // As the release before left it: a partner's daily cap at 8 of 10 today, and a target's at 1 of 2.
+    const partner = await insertPartner(db);
+    const flow = await insertFlow(db, [partner]);
+    await db.updateTable('partners').set({ daily_cap: 10 }).where('id', '=', partner).execute();
+    await db.updateTable('flow_targets').set({ daily_cap: 2 }).where('flow_id', '=', flow).execute();
+    const target = (await db.selectFrom('flow_targets').select('id').where('flow_id', '=', flow).executeTakeFirstOrThrow()).id;
+    const today = new Date().toISOString().slice(0, 10);
+    for (const [scope, used] of [[`partner:${partner}`, 8], [`target:${target}`, 1]] as const) {
+      await db.insertInto('cap_counters' as any).values({ scope, period: today, used }).execute();
+    }
+
+    assert.deepEqual(await migrate(db), { level: LATEST_MIGRATION });
+    const rows = await db.selectFrom('cap_counters').select(['scope', 'partner_id', 'flow_id', 'cap_kind', 'counts', 'used']).orderBy('scope').execute();
+    assert.deepEqual(rows.map((r) => [r.scope, r.partner_id, r.flow_id, r.cap_kind, r.counts, Number(r.used)]), [
+      [`partner:${partner}`, partner, null, 'daily', 'deliveries', 8],
+      [`target:${target}`, partner, flow, 'flow_daily', 'deliveries', 1],
+    ]);
+
+    // The next lead takes the 9th and the 2nd slot: 90 % of the partner's cap, the target's full.
+    const owner = {
+      partner: { id: partner, daily_cap: 10, hourly_cap: null, total_cap: null, working_hours: null },
+      target: { id: target, flow_id: flow, daily_cap: 2, hourly_cap: null, total_cap: null, country_caps: {}, cap_counts: 'deliveries' as const },
+    };
+    assert.equal(await db.transaction().execute((trx) => reserve(trx, capSlots(owner, Date.now(), 'DE'))), null);
+    const alerts = await db.selectFrom('events').select(['type', 'partner_id', 'data']).orderBy('id').execute();
+    assert.deepEqual(
+      alerts.map((e) => ({ type: e.type, partner: e.partner_id, ...JSON.parse(e.data) })).map((e) => [e.type, e.partner, e.cap_kind, e.flow_id, e.used, e.cap]),
+      [
+        ['partner.cap_nearly_full', partner, 'daily', null, 9, 10],
+        ['partner.cap_full', partner, 'flow_daily', flow, 2, 2],
+      ],
+    );
   });
 });

@@ -62,7 +62,7 @@ const MIGRATION_LOCK = 7_301_946; // any constant; the advisory lock several ins
  * failure leaves the database as it was. Instances that start together take turns (an advisory
  * lock on PostgreSQL, the write lock on SQLite); everything stays in the current schema.
  */
-export async function migrate(db: DB): Promise<{ level: string | null }> {
+export async function migrate(db: DB, opts: { until?: string } = {}): Promise<{ level: string | null }> {
   const postgres = isPostgres(db);
   const applied = await db.connection().execute(async (conn) => {
     const tx = conn as unknown as Kysely<any>;
@@ -71,7 +71,7 @@ export async function migrate(db: DB): Promise<{ level: string | null }> {
     await sql.raw(postgres ? 'begin' : 'begin immediate').execute(tx);
     try {
       if (postgres) await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(tx);
-      const done = await applyPending(tx);
+      const done = await applyPending(tx, opts.until);
       await sql`commit`.execute(tx);
       return done;
     } catch (err) {
@@ -82,7 +82,9 @@ export async function migrate(db: DB): Promise<{ level: string | null }> {
   return { level: migrations.filter(([name]) => applied.has(name)).at(-1)?.[0] ?? null };
 }
 
-async function applyPending(tx: Kysely<any>): Promise<Set<string>> {
+/** `until`: stop after this migration (upgrade tests start from a database as an older release left it). */
+async function applyPending(tx: Kysely<any>, until?: string): Promise<Set<string>> {
+  if (until !== undefined && !MIGRATION_NAMES.includes(until)) throw new Error(`No migration ${until}`);
   await tx.schema
     .createTable('schema_migrations')
     .ifNotExists()
@@ -91,14 +93,16 @@ async function applyPending(tx: Kysely<any>): Promise<Set<string>> {
     .execute();
   const done = new Set<string>((await tx.selectFrom('schema_migrations').select('name').execute()).map((r) => r.name));
   for (const [name, migration] of migrations) {
-    if (done.has(name)) continue;
-    try {
-      await migration.up(tx);
-    } catch (err) {
-      throw new Error(`Migration ${name} failed: ${(err as Error).message}`);
+    if (!done.has(name)) {
+      try {
+        await migration.up(tx);
+      } catch (err) {
+        throw new Error(`Migration ${name} failed: ${(err as Error).message}`);
+      }
+      await tx.insertInto('schema_migrations').values({ name, applied_at: new Date().toISOString() }).execute();
+      done.add(name);
     }
-    await tx.insertInto('schema_migrations').values({ name, applied_at: new Date().toISOString() }).execute();
-    done.add(name);
+    if (name === until) break;
   }
   return done;
 }

@@ -2,8 +2,16 @@ import { Badge, Table, Text } from '@mantine/core';
 import { Link } from 'react-router-dom';
 import { api, must } from '../../api/client';
 import { useWhoami } from '../../whoami';
-import { hoursText } from './form';
+import { hoursText, type Partner } from './form';
 import { ListPage, usePagedList } from '../../ui/ListPage';
+
+/** "CPL $40 (+2 countries) · CRG 10 % a month", or "—" without a deal. */
+function dealText(d: Partner['deal']): string {
+  if (!d) return '—';
+  const countries = Object.keys(d.by_country).length;
+  const price = `${d.model.toUpperCase()} $${d.amount}${countries ? ` (+${countries} ${countries === 1 ? 'country' : 'countries'})` : ''}`;
+  return d.crg ? `${price} · CRG ${d.crg.rate} % a ${d.crg.period}` : price;
+}
 
 export default function PartnerList() {
   const whoami = useWhoami();
@@ -18,7 +26,7 @@ export default function PartnerList() {
       list={partners}
       empty={<>There are no partners yet.{canEdit && ' Add one with “New partner”.'}</>}
       testId="partners"
-      headers={['Name', 'Status', 'Countries', 'Caps (daily / total)', 'Working hours']}
+      headers={['Name', 'Status', 'Countries', 'Caps (daily / hourly / total)', 'Deal', 'Working hours']}
       row={(p) => (
         <Table.Tr key={p.id} data-testid="partner-row">
           <Table.Td>
@@ -31,8 +39,9 @@ export default function PartnerList() {
           </Table.Td>
           <Table.Td>{p.countries.join(', ') || 'All'}</Table.Td>
           <Table.Td>
-            {p.daily_cap ?? '—'} / {p.total_cap ?? '—'}
+            {p.daily_cap ?? '—'} / {p.hourly_cap ?? '—'} / {p.total_cap ?? '—'}
           </Table.Td>
+          <Table.Td data-testid="partner-deal-summary">{dealText(p.deal)}</Table.Td>
           <Table.Td>{hoursText(p.working_hours)}</Table.Td>
         </Table.Tr>
       )}
