@@ -38,6 +38,7 @@ export function SimulatePanel({ flowId }: { flowId: string }) {
     setBusy(true);
     setProblem(null);
     setErrors({});
+    setResult(null); // the last answer goes: what shows next answers this question
     try {
       // A datetime-local value is the browser's local time: sent as the instant it names.
       const body = { country, flow_id: flowId, ...(at ? { at: new Date(at).toISOString() } : {}) };
