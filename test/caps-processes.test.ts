@@ -3,7 +3,7 @@
 // process took them; the rest are rejected saying the cap is full. The same for a flow target's
 // daily caps per country.
 import assert from 'node:assert/strict';
-import { describe } from 'node:test';
+import { describe, type TestContext } from 'node:test';
 import { POSTGRES_URL, postgresOnly } from './helpers.js';
 import { accepting, defaultIntegration, startPartner } from './partner-server.js';
 import { ServerClient, sharedPostgresEnv, spawnServer, waitUntilUp, type Child } from './processes.js';
@@ -11,27 +11,30 @@ import { ServerClient, sharedPostgresEnv, spawnServer, waitUntilUp, type Child }
 const LEADS = 50;
 const CAP = 10;
 
+/** Two server processes on one fresh PostgreSQL database, a partner answering in 20 ms, the owner's client and one client per process. */
+async function twoServers(t: TestContext) {
+  const children: Child[] = [];
+  const env = await sharedPostgresEnv(t, POSTGRES_URL, children);
+  const partner = await startPartner(t, accepting(20));
+  for (let i = 0; i < 2; i++) {
+    const child = await spawnServer(t, env);
+    children.push(child);
+    await waitUntilUp(child);
+  }
+  const api = await new ServerClient(children[0].port).login();
+  const clients = children.map((c) => new ServerClient(c.port));
+  t.after(() => [api, ...clients].forEach((c) => c.close()));
+  return { partner, api, clients };
+}
+
 describe('caps across two server processes [postgres]', () => {
   postgresOnly(`50 concurrent leads, 2 processes, daily cap ${CAP}: exactly ${CAP} delivered`, async (t) => {
-    const children: Child[] = [];
-    const env = await sharedPostgresEnv(t, POSTGRES_URL, children);
-    const partner = await startPartner(t, accepting(20));
-    const a = await spawnServer(t, env);
-    children.push(a);
-    await waitUntilUp(a);
-    const b = await spawnServer(t, env);
-    children.push(b);
-    await waitUntilUp(b);
-
-    const api = await new ServerClient(a.port).login();
-    t.after(() => api.close());
+    const { partner, api, clients } = await twoServers(t);
     const p = await api.create('/api/partners', { name: 'Capped', daily_cap: CAP, integration: defaultIntegration(partner.url) });
     const flow = await api.create('/api/flows', { name: 'Main', targets: [{ partner_id: p.id, priority: 1 }] });
     const provider = await api.create('/api/traffic-providers', { name: 'Affiliate' });
     await api.create('/api/campaigns', { name: 'Campaign', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } });
 
-    const clients = [new ServerClient(a.port), new ServerClient(b.port)];
-    t.after(() => clients.forEach((c) => c.close()));
     const answers = await Promise.all(
       Array.from({ length: LEADS }, (_, i) =>
         clients[i % 2].send('POST', '/api/intake/leads', {
@@ -61,25 +64,12 @@ describe('caps across two server processes [postgres]', () => {
   });
 
   postgresOnly('40 concurrent leads, 2 processes, daily caps of 5 DE and 3 AT on one flow target: exactly 5 and 3 delivered', async (t) => {
-    const children: Child[] = [];
-    const env = await sharedPostgresEnv(t, POSTGRES_URL, children);
-    const partner = await startPartner(t, accepting(20));
-    const a = await spawnServer(t, env);
-    children.push(a);
-    await waitUntilUp(a);
-    const b = await spawnServer(t, env);
-    children.push(b);
-    await waitUntilUp(b);
-
-    const api = await new ServerClient(a.port).login();
-    t.after(() => api.close());
+    const { partner, api, clients } = await twoServers(t);
     const p = await api.create('/api/partners', { name: 'Broker', integration: defaultIntegration(partner.url) });
     const flow = await api.create('/api/flows', { name: 'Main', targets: [{ partner_id: p.id, priority: 1, country_caps: { DE: 5, AT: 3 } }] });
     const provider = await api.create('/api/traffic-providers', { name: 'Affiliate' });
     await api.create('/api/campaigns', { name: 'Campaign', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } });
 
-    const clients = [new ServerClient(a.port), new ServerClient(b.port)];
-    t.after(() => clients.forEach((c) => c.close()));
     const countryOf = (i: number) => (i % 4 < 2 ? 'DE' : 'AT'); // each process gets both countries
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>

@@ -140,3 +140,7 @@ export async function secondRunner(t: TestContext, ta: TestApp, engine: Engine):
   });
   return other;
 }
+
+/** The cap counters as "scope period" → used. */
+export const capCounters = async (ta: TestApp) =>
+  Object.fromEntries((await ta.db.selectFrom('cap_counters').select(['scope', 'period', 'used']).execute()).map((r) => [`${r.scope} ${r.period}`, Number(r.used)]));

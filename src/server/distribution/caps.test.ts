@@ -3,7 +3,7 @@
 // cap of 10 (on PostgreSQL through two connection pools, as two server processes would).
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { insertPendingLead, makeWorld, secondRunner, type WorldPartner } from '../../../test/distribution-world.js';
+import { capCounters, insertPendingLead, makeWorld, secondRunner, type WorldPartner } from '../../../test/distribution-world.js';
 import { buildTestApp, call, forEachDatabase, type Engine, type TestApp } from '../../../test/helpers.js';
 import { accepting, rejecting } from '../../../test/partner-server.js';
 
@@ -19,8 +19,6 @@ async function setup(t: TestContext, engine: Engine, partners: WorldPartner[]) {
   return { ta, w, lead: () => insertPendingLead(ta, w), run: (id: string) => ta.app.delivery.run(id) };
 }
 
-const counters = async (ta: TestApp) =>
-  Object.fromEntries((await ta.db.selectFrom('cap_counters').select(['scope', 'period', 'used']).execute()).map((r) => [`${r.scope} ${r.period}`, Number(r.used)]));
 
 async function patch(ta: TestApp, url: string, payload: object) {
   const res = await call(ta.app, ta.ownerToken, { method: 'PATCH', url, payload });
@@ -36,7 +34,7 @@ forEachDatabase('distribution caps', (engine) => {
     assert.deepEqual(outcomes.map((o) => o.status), ['delivered', 'delivered', 'delivered', 'rejected', 'rejected']);
     assert.equal(outcomes[4].reason, `No eligible partner: ${w.partners[0].name} (daily cap full)`);
     assert.equal(w.partners[0].server!.received.length, 3);
-    assert.deepEqual(await counters(ta), { [`partner:${w.partners[0].id} ${TODAY}`]: 3 });
+    assert.deepEqual(await capCounters(ta), { [`partner:${w.partners[0].id} ${TODAY}`]: 3 });
   });
 
   test('a partner that declines gives its slot back; the next one in the waterfall takes the lead', async (t) => {
@@ -44,7 +42,7 @@ forEachDatabase('distribution caps', (engine) => {
     for (let i = 0; i < 2; i++) assert.equal((await run(await lead())).status, 'delivered');
     // Offered both leads: the first one's slot came back when it declined.
     assert.equal(w.partners[0].server!.received.length, 2);
-    assert.deepEqual(await counters(ta), { [`partner:${w.partners[0].id} ${TODAY}`]: 0, [`partner:${w.partners[0].id} total`]: 0 });
+    assert.deepEqual(await capCounters(ta), { [`partner:${w.partners[0].id} ${TODAY}`]: 0, [`partner:${w.partners[0].id} total`]: 0 });
   });
 
   test("total cap, and a flow target's own daily cap", async (t) => {
@@ -55,7 +53,7 @@ forEachDatabase('distribution caps', (engine) => {
     assert.deepEqual(outcomes.map((o) => o.status), ['delivered', 'delivered', 'delivered', 'rejected']);
     assert.equal(outcomes[3].reason, `No eligible partner: ${a.name} (total cap full), ${b.name} (daily cap in this flow full)`);
     const flow = (await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/flows/${w.flowId}` })).json();
-    assert.deepEqual(await counters(ta), { [`partner:${a.id} total`]: 2, [`target:${flow.targets[1].id} ${TODAY}`]: 1 });
+    assert.deepEqual(await capCounters(ta), { [`partner:${a.id} total`]: 2, [`target:${flow.targets[1].id} ${TODAY}`]: 1 });
   });
 
   test('a cap edit applies to the next lead: raised, removed, lowered below what was used', async (t) => {
@@ -74,7 +72,7 @@ forEachDatabase('distribution caps', (engine) => {
     assert.match((await run(await lead())).reason!, /daily cap full/);
     await patch(ta, p, { daily_cap: 1 }); // below what is used
     assert.match((await run(await lead())).reason!, /daily cap full/);
-    assert.deepEqual(Object.values(await counters(ta)), [3]);
+    assert.deepEqual(Object.values(await capCounters(ta)), [3]);
   });
 
   test('30 leads at once against a daily cap of 10: exactly 10 delivered', async (t) => {
@@ -92,6 +90,6 @@ forEachDatabase('distribution caps', (engine) => {
     // A lead refused at reservation made no attempt.
     const attempts = await ta.db.selectFrom('lead_attempts').select('lead_id').execute();
     assert.equal(attempts.length, 10);
-    assert.deepEqual(Object.values(await counters(ta)), [10]);
+    assert.deepEqual(Object.values(await capCounters(ta)), [10]);
   });
 });

@@ -6,7 +6,7 @@ import type { Database, LeadAttemptsTable } from '../db/tables.js';
 import { release, reserve, reserved, type CapSlot } from './caps.js';
 import { saleAtDelivery } from './prices.js';
 import type { LeadForPartner, PartnerCall } from './partner-client.js';
-import { capFull, loadLead, plan, skip, skipText, verdictsJson, type Candidate, type LeadRow, type Plan, type RouteOverride, type Skip } from './route.js';
+import { attemptsPerLead, capFull, loadLead, plan, rejectionReason, skip, verdictsJson, type Candidate, type LeadRow, type Plan, type RouteOverride, type Skip } from './route.js';
 import type { DeliveryDeps, DeliveryOutcome } from './runner.js';
 
 // The routing engine: one pending lead → a partner, or a reason why none took it.
@@ -191,16 +191,6 @@ async function finishInOneStatement(db: Db, lead: LeadRow, c: Candidate, attempt
   return accepted ? Number(row.lead) > 0 : true;
 }
 
-function rejectionReason(tried: string[], skips: Skip[], notTried: number, maxAttempts: number): string {
-  const skipped = skips.filter((s) => s.verdict !== 'not_tried').map(skipText);
-  if (!tried.length && !notTried) return `No eligible partner: ${skipped.length ? skipped.join(', ') : 'the flow has no partners'}`;
-  const parts: string[] = [];
-  if (tried.length) parts.push(`Every partner tried declined: ${tried.join(', ')}`);
-  if (notTried) parts.push(`${notTried} more not tried (at most ${maxAttempts} attempt${maxAttempts === 1 ? '' : 's'} per lead)`);
-  if (skipped.length) parts.push(`not eligible: ${skipped.join(', ')}`);
-  return parts.join('; ');
-}
-
 /** The lead `rejected` with `reason`, if still ours. */
 async function reject(db: Db, lead: LeadRow, lease: string | null, reason: string, flowId: string | null, skipped: Skip[] = []): Promise<DeliveryOutcome> {
   const now = nowIso();
@@ -240,11 +230,9 @@ async function offer(deps: DeliveryDeps, p: Plan, started: { attemptId: string; 
   let { attemptNo, calls } = p;
   const skipped = [...p.skipped];
   const tried: string[] = [];
-  let notTried = 0;
   for (const [i, c] of p.order.entries()) {
     if (calls >= route.maxAttempts) {
-      notTried++;
-      skipped.push(skip(c, 'not_tried', `not tried: at most ${route.maxAttempts} attempt${route.maxAttempts === 1 ? '' : 's'} per lead`));
+      skipped.push(skip(c, 'not_tried', `not tried: ${attemptsPerLead(route.maxAttempts)}`));
       continue;
     }
     let attemptId: string;
@@ -268,14 +256,14 @@ async function offer(deps: DeliveryDeps, p: Plan, started: { attemptId: string; 
     lead.flow_id = route.flowId ?? lead.flow_id;
     const call = await deps.client.call(c.integration, leadForPartner(lead));
     deps.onPartnerCall?.({ id: c.partner.id, name: c.name }, call);
-    // Recorded if this partner takes the lead: why each one after it was not offered it.
-    const notReached = p.order.slice(i + 1).map((r) => skip(r, 'not_reached', `not reached: ${c.name} took the lead first`));
-    if (!(await finishAttempt(db, lead, c, attemptId, lease!, call, p.costCents, [...skipped, ...notReached]))) {
+    // Taken: why each partner after this one was not offered the lead, recorded with it.
+    const verdicts = call.outcome === 'accepted' ? [...skipped, ...p.order.slice(i + 1).map((r) => skip(r, 'not_reached', `not reached: ${c.name} took the lead first`))] : skipped;
+    if (!(await finishAttempt(db, lead, c, attemptId, lease!, call, p.costCents, verdicts))) {
       deps.log.warn({ leadId: lead.id }, 'delivery taken over by the recovery sweep; stopping');
       return current(db, lead.id);
     }
     if (call.outcome === 'accepted') return { status: 'delivered', autologin_url: call.autologin_url, reason: null };
     tried.push(`${c.name} (${call.reason ?? call.outcome})`);
   }
-  return reject(db, lead, lease, rejectionReason(tried, skipped, notTried, route.maxAttempts), route.flowId !== lead.flow_id ? route.flowId : null, skipped);
+  return reject(db, lead, lease, rejectionReason(tried, skipped, route.maxAttempts), route.flowId !== lead.flow_id ? route.flowId : null, skipped);
 }

@@ -199,6 +199,21 @@ export const capFull = (c: Candidate, s: CapSlot, used: number): Skip => ({
 /** How a skipped candidate reads in a lead's reason: "Name (why)". */
 export const skipText = (s: Skip) => `${s.name} (${s.reason})`;
 
+/** "at most 3 attempts per lead": a flow's max_attempts, as reasons say it. */
+export const attemptsPerLead = (max: number) => `at most ${max} attempt${max === 1 ? '' : 's'} per lead`;
+
+/** A lead's reason when no partner took it: each partner tried, how many were not, and the skipped with why. */
+export function rejectionReason(tried: string[], skips: Skip[], maxAttempts: number): string {
+  const notTried = skips.filter((s) => s.verdict === 'not_tried').length;
+  const skipped = skips.filter((s) => s.verdict !== 'not_tried').map(skipText);
+  if (!tried.length && !notTried) return `No eligible partner: ${skipped.length ? skipped.join(', ') : 'the flow has no partners'}`;
+  const parts: string[] = [];
+  if (tried.length) parts.push(`Every partner tried declined: ${tried.join(', ')}`);
+  if (notTried) parts.push(`${notTried} more not tried (${attemptsPerLead(maxAttempts)})`);
+  if (skipped.length) parts.push(`not eligible: ${skipped.join(', ')}`);
+  return parts.join('; ');
+}
+
 /** What leads.verdicts keeps of the skips (names are looked up when read: a partner may be renamed). */
 export const verdictsJson = (skips: Skip[]) => (skips.length ? JSON.stringify(skips.map(({ name: _name, ...rest }) => rest)) : null);
 

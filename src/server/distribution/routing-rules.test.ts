@@ -4,7 +4,7 @@
 // lead records, the cap alerts and the cap usage view.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { insertPendingLead, makeWorld, secondRunner, type World, type WorldPartner } from '../../../test/distribution-world.js';
+import { capCounters, insertPendingLead, makeWorld, secondRunner, type World, type WorldPartner } from '../../../test/distribution-world.js';
 import { buildTestApp, call, forEachDatabase, getJson, type Engine, type TestApp } from '../../../test/helpers.js';
 import { accepting } from '../../../test/partner-server.js';
 
@@ -18,8 +18,6 @@ async function setup(t: TestContext, engine: Engine, partners: WorldPartner[]) {
   return { ta, w, lead: (country = 'DE') => insertPendingLead(ta, w, { country }) };
 }
 
-const counters = async (ta: TestApp) =>
-  Object.fromEntries((await ta.db.selectFrom('cap_counters').select(['scope', 'period', 'used']).execute()).map((r) => [`${r.scope} ${r.period}`, Number(r.used)]));
 
 const targetIds = async (ta: TestApp, w: World): Promise<string[]> => (await getJson(ta, `/api/flows/${w.flowId}`)).targets.map((x: { id: string }) => x.id);
 
@@ -46,7 +44,7 @@ forEachDatabase('routing rules: caps', (engine) => {
     assert.equal(de.filter((id) => statusOf.get(id) === 'delivered').length, 4);
     assert.equal(at.filter((id) => statusOf.get(id) === 'delivered').length, 2);
     assert.equal(w.partners[0].server!.received.length, 6);
-    assert.deepEqual(await counters(ta), { [`target:${target}:DE 2026-06-15`]: 4, [`target:${target}:AT 2026-06-15`]: 2 });
+    assert.deepEqual(await capCounters(ta), { [`target:${target}:DE 2026-06-15`]: 4, [`target:${target}:AT 2026-06-15`]: 2 });
 
     // A refused lead records why, with the cap's numbers; its reason says it in words.
     const refused = de.find((id) => statusOf.get(id) === 'rejected')!;
@@ -101,7 +99,7 @@ forEachDatabase('routing rules: caps', (engine) => {
     assert.equal(outcomes.filter((o) => o.status === 'delivered').length, 3);
     // 12:00 UTC is 21:00 in Tokyo; the day counts 6.
     const p = w.partners[0].id;
-    assert.deepEqual(await counters(ta), { [`partner:${p} 2026-06-15`]: 6, [`partner:${p} 2026-06-15T21`]: 3, [`partner:${p} 2026-06-15T22`]: 3 });
+    assert.deepEqual(await capCounters(ta), { [`partner:${p} 2026-06-15`]: 6, [`partner:${p} 2026-06-15T21`]: 3, [`partner:${p} 2026-06-15T22`]: 3 });
     assert.equal(w.partners[0].server!.received.length, 6);
   });
 
@@ -144,11 +142,11 @@ forEachDatabase('routing rules: caps', (engine) => {
     }
     // No FTD yet: all three went to A, and nothing was counted.
     for (const id of delivered) assert.equal((await getJson(ta, `/api/leads/${id}`)).partner_id, a.id);
-    assert.deepEqual(await counters(ta), {});
+    assert.deepEqual(await capCounters(ta), {});
 
     const ftd = (id: string) => call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/leads/${id}/conversion`, payload: { ftd: true } });
     for (const id of delivered.slice(0, 2)) assert.equal((await ftd(id)).statusCode, 200);
-    assert.deepEqual(await counters(ta), { [`target:${target}:ftds 2026-06-15`]: 2, [`target:${target}:ftds:DE 2026-06-15`]: 2 });
+    assert.deepEqual(await capCounters(ta), { [`target:${target}:ftds 2026-06-15`]: 2, [`target:${target}:ftds:DE 2026-06-15`]: 2 });
 
     const next = await lead();
     assert.equal((await ta.app.delivery.run(next)).status, 'delivered');
@@ -158,7 +156,7 @@ forEachDatabase('routing rules: caps', (engine) => {
     ]);
     // A lead delivered before the cap filled may still convert: it is counted past the cap.
     assert.equal((await ftd(delivered[2])).statusCode, 200);
-    assert.equal((await counters(ta))[`target:${target}:ftds 2026-06-15`], 3);
+    assert.equal((await capCounters(ta))[`target:${target}:ftds 2026-06-15`], 3);
     // The FTD cap's alert, counted on FTDs.
     const full = await ta.db.selectFrom('events').select('data').where('type', '=', 'partner.cap_full').execute();
     assert.deepEqual(full.map((e) => JSON.parse(e.data)).map((d) => [d.cap_kind, d.counts, d.used, d.cap]).sort(), [

@@ -9,7 +9,7 @@ import { Type, type Static } from 'typebox';
 import type { DB } from '../../db/database.js';
 import { parsePrice } from '../../distribution/prices.js';
 import { dayGrid, dayIndex, isoWeekKey, monthKey } from '../../time.js';
-import { entityNames, HOUR_BUCKET } from './queries.js';
+import { bucketSelections, bucketStart } from './queries.js';
 import { resolveRange } from './range.js';
 import { AnalyticsQuery } from './schemas.js';
 import { CURRENCY } from './service.js';
@@ -61,15 +61,13 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 export async function crgReport(db: DB, q: CrgQueryT, operatorTz: string) {
   const range = resolveRange(q, operatorTz);
   const grid = dayGrid(range.tz, range.fromMs, range.toMs);
-  // Per UTC bucket that never straddles a local midnight (an hour, or a minute in zones with
-  // half-hour offsets), folded into local days here.
-  const chars = grid.bucketMs === HOUR_BUCKET ? 13 : 16;
+  // Per UTC bucket that never straddles a local midnight (the report's own), folded into local days here.
+  const buckets = bucketSelections('delivered_at', grid.bucketMs);
   let query = db
     .selectFrom('leads')
+    .select(['partner_id', 'crg_bp'])
+    .select(buckets.map((b, i) => b.as(`b${i}`)))
     .select([
-      'partner_id',
-      'crg_bp',
-      sql<string>`substr(delivered_at, 1, ${sql.lit(chars)})`.as('bucket'),
       sql<number>`count(*)`.as('leads'),
       sql<number>`sum(case when ftd_at is not null then 1 else 0 end)`.as('ftds'),
       sql<number>`sum(revenue_cents)`.as('revenue'),
@@ -78,23 +76,22 @@ export async function crgReport(db: DB, q: CrgQueryT, operatorTz: string) {
     .where('status', '=', 'delivered')
     .where('delivered_at', '>=', new Date(range.fromMs).toISOString())
     .where('delivered_at', '<', new Date(range.toMs).toISOString())
-    .groupBy(['partner_id', 'crg_bp', sql`substr(delivered_at, 1, ${sql.lit(chars)})`]);
+    .groupBy(['partner_id', 'crg_bp', ...buckets]);
   if (q.partner_id?.length) query = query.where('partner_id', 'in', q.partner_id);
-  const rows = await query.execute();
+  const rows = (await query.execute()) as unknown as { partner_id: string; crg_bp: number; b0: string; b1?: number; leads: number; ftds: number; revenue: number }[];
 
-  const partnerIds = [...new Set(rows.map((r) => r.partner_id!))];
-  const names = await entityNames(db, 'partner_id', partnerIds);
-  const deals = new Map(
-    partnerIds.length ? (await db.selectFrom('partners').select(['id', 'deal']).where('id', 'in', partnerIds).execute()).map((p) => [p.id, parsePrice(p.deal)]) : [],
+  // The partners' names, and their deals' CRG periods now.
+  const partnerIds = [...new Set(rows.map((r) => r.partner_id))];
+  const partners = new Map(
+    partnerIds.length ? (await db.selectFrom('partners').select(['id', 'name', 'deal']).where('id', 'in', partnerIds).execute()).map((p) => [p.id, { name: p.name, deal: parsePrice(p.deal) }]) : [],
   );
   const groups = new Map<string, { partner_id: string; period: string; bp: number; leads: number; ftds: number; revenueCents: number }>();
   for (const r of rows) {
-    const text = r.bucket;
-    const ms = Date.UTC(+text.slice(0, 4), +text.slice(5, 7) - 1, +text.slice(8, 10), +text.slice(11, 13), chars > 13 ? +text.slice(14, 16) : 0);
+    const ms = bucketStart(String(r.b0), buckets.length > 1 ? Number(r.b1) : null);
     const day = grid.days[dayIndex(grid, ms)];
-    const period = deals.get(r.partner_id!)?.crg?.period === 'week' ? isoWeekKey(day) : monthKey(day);
+    const period = partners.get(r.partner_id)?.deal?.crg?.period === 'week' ? isoWeekKey(day) : monthKey(day);
     const key = `${r.partner_id}\n${period}\n${r.crg_bp}`;
-    const g = groups.get(key) ?? { partner_id: r.partner_id!, period, bp: Number(r.crg_bp), leads: 0, ftds: 0, revenueCents: 0 };
+    const g = groups.get(key) ?? { partner_id: r.partner_id, period, bp: Number(r.crg_bp), leads: 0, ftds: 0, revenueCents: 0 };
     g.leads += Number(r.leads);
     g.ftds += Number(r.ftds);
     g.revenueCents += Number(r.revenue);
@@ -105,7 +102,7 @@ export async function crgReport(db: DB, q: CrgQueryT, operatorTz: string) {
     const shortfall = Math.max(0, expected - g.ftds);
     return {
       partner_id: g.partner_id,
-      partner_name: names.get(g.partner_id) ?? g.partner_id,
+      partner_name: partners.get(g.partner_id)?.name ?? g.partner_id,
       period: g.period,
       promised_rate: g.bp / 100,
       leads: g.leads,

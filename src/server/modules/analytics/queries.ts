@@ -158,7 +158,8 @@ export async function aggregateRollup(db: DB, spec: RollupSpec): Promise<Aggrega
   return toRows(grouped ? rows : rows.filter((r) => r.leads !== null || r.ftds !== null), spec.entities, (r) => (spec.dayStarts ? spec.dayStarts[num(r.b0)] : null));
 }
 
-function bucketSelections(column: DateColumn, bucketMs: number | null): RawBuilder<unknown>[] {
+/** The SELECT (and GROUP BY) expressions that cut `column` into UTC buckets of `bucketMs`; bucketStart reads them back. */
+export function bucketSelections(column: DateColumn | 'delivered_at', bucketMs: number | null): RawBuilder<unknown>[] {
   const col = sql.ref(column);
   // Literal numbers stay in the SQL text: PostgreSQL matches GROUP BY expressions to the
   // select list by text, and bound parameters would make them differ.

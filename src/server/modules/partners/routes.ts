@@ -6,7 +6,7 @@ import { IdParams } from '../../http/common-schemas.js';
 import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import { Page } from '../../http/pagination.js';
-import { dealErrors, storedDeal } from '../../distribution/prices.js';
+import { storedDeal } from '../../distribution/prices.js';
 import type { App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
@@ -76,8 +76,7 @@ export default async function partnersRoutes(app: App) {
       const daily_cap = b.daily_cap ?? null;
       const hourly_cap = b.hourly_cap ?? null;
       const total_cap = b.total_cap ?? null;
-      checkPartnerRules({ working_hours, daily_cap, hourly_cap, total_cap }, errors);
-      errors.push(...dealErrors(b.deal));
+      checkPartnerRules({ working_hours, daily_cap, hourly_cap, total_cap, deal: b.deal }, errors);
       const integration = resolveIntegration(b.integration, null, errors, app.config.partnerAllowedNetworks);
       if (errors.length) invalid(errors);
       const token = issueToken('lgp_');
@@ -145,8 +144,7 @@ export default async function partnersRoutes(app: App) {
           hourly_cap: b.hourly_cap !== undefined ? b.hourly_cap : current.hourly_cap,
           total_cap: b.total_cap !== undefined ? b.total_cap : current.total_cap,
         };
-        checkPartnerRules(merged, errors);
-        errors.push(...dealErrors(b.deal));
+        checkPartnerRules({ ...merged, deal: b.deal }, errors);
         const integration = b.integration ? resolveIntegration(b.integration, storedIntegration(current), errors, app.config.partnerAllowedNetworks) : undefined;
         if (errors.length) invalid(errors);
         const patch = {

@@ -105,10 +105,9 @@ export function partnerBodyChecks(body: unknown, allowedNetworks: readonly strin
   const wh = body.working_hours;
   const cap = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null);
   checkPartnerRules(
-    { working_hours: isObject(wh) && typeof wh.timezone === 'string' ? { timezone: wh.timezone } : null, daily_cap: cap(body.daily_cap), hourly_cap: cap(body.hourly_cap), total_cap: cap(body.total_cap) },
+    { working_hours: isObject(wh) && typeof wh.timezone === 'string' ? { timezone: wh.timezone } : null, daily_cap: cap(body.daily_cap), hourly_cap: cap(body.hourly_cap), total_cap: cap(body.total_cap), deal: body.deal },
     errors,
   );
-  errors.push(...dealErrors(body.deal));
   const i = body.integration;
   if (!isObject(i)) return errors;
   if (typeof i.url === 'string') checkUrl(i.url, allowedNetworks, errors);
@@ -189,9 +188,9 @@ export function resolveSecretHeaders(
   return headers;
 }
 
-/** Checks shared by create and update, on the values the partner would end up with. */
+/** Checks shared by create and update, on the values the partner would end up with (the deal as sent: it is replaced whole). */
 export function checkPartnerRules(
-  p: { working_hours: { timezone: string } | null; daily_cap: number | null; hourly_cap: number | null; total_cap: number | null },
+  p: { working_hours: { timezone: string } | null; daily_cap: number | null; hourly_cap: number | null; total_cap: number | null; deal?: unknown },
   errors: FieldError[],
 ) {
   if (p.working_hours && !isTimezone(p.working_hours.timezone)) {
@@ -203,4 +202,5 @@ export function checkPartnerRules(
   if (p.daily_cap !== null && p.hourly_cap !== null && p.hourly_cap > p.daily_cap) {
     errors.push({ field: 'hourly_cap', message: `must be at most the daily cap (${p.daily_cap})` });
   }
+  errors.push(...dealErrors(p.deal));
 }

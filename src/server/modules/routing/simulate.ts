@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { DB } from '../../db/database.js';
 import { notFound } from '../../http/errors.js';
 import { fromJson } from '../../db/json.js';
-import { eligibility, flowRoute, routeOf, skipText, withRoom, type Candidate, type Skip } from '../../distribution/route.js';
+import { attemptsPerLead, eligibility, flowRoute, rejectionReason, routeOf, withRoom, type Candidate, type Skip } from '../../distribution/route.js';
 
 // "Where would this lead go?": the routing engine's own eligibility and cap checks (route.ts) on
 // a lead that is not stored, at a chosen instant. Nothing is written, no partner is called, and
@@ -40,9 +40,7 @@ export async function simulate(db: DB, input: SimulationInput) {
   const base = { at: new Date(input.at).toISOString(), country: input.country, campaign_id: input.campaign_id ?? null };
   const campaign = input.campaign_id ? await campaignOf(db, input.campaign_id, input.country) : null;
   const flowId = campaign ? campaign.flowId : input.flow_id!;
-  const nowhere = (reason: string, flow: { name: string; max_attempts: number } | null = null) => ({
-    ...base, flow_id: flowId, flow_name: flow?.name ?? null, max_attempts: flow?.max_attempts ?? null, routable: false, reason, candidates: [],
-  });
+  const nowhere = (reason: string) => ({ ...base, flow_id: flowId, flow_name: null, max_attempts: null, routable: false, reason, candidates: [] });
   if (!flowId) return nowhere(campaign!.blocked!);
   const read = await db.selectNoFrom((eb) => routeOf(db, eb, sql<string>`${flowId}`)).executeTakeFirstOrThrow();
   const route = flowRoute(read, flowId);
@@ -68,7 +66,7 @@ export async function simulate(db: DB, input: SimulationInput) {
       candidates.push({
         ...row(c),
         ...(notTried
-          ? { verdict: 'not_tried' as const, reason: `not tried: at most ${route.maxAttempts} attempt${route.maxAttempts === 1 ? '' : 's'} per lead, all taken by earlier priorities if they decline`, share: null }
+          ? { verdict: 'not_tried' as const, reason: `not tried: ${attemptsPerLead(route.maxAttempts)}, all taken by earlier priorities if they decline`, share: null }
           : { verdict: 'offer' as const, reason: null, share: Math.round((c.weight / total) * 10_000) / 10_000 }),
         cap: null,
       });
@@ -80,6 +78,6 @@ export async function simulate(db: DB, input: SimulationInput) {
     before += offered.length;
   }
   const routable = !campaign?.blocked && candidates.some((c) => c.verdict === 'offer');
-  const reason = campaign?.blocked ?? (routable ? null : `No eligible partner${skipped.length ? `: ${skipped.map(skipText).join(', ')}` : ': the flow has no partners'}`);
+  const reason = campaign?.blocked ?? (routable ? null : rejectionReason([], skipped, route.maxAttempts));
   return { ...base, flow_id: flowId, flow_name: flow.name, max_attempts: route.maxAttempts, routable, reason, candidates };
 }
