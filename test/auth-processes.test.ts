@@ -25,7 +25,7 @@ describe('auth across three server processes [postgres]', () => {
 
     const role = await admin.create('/api/roles', { name: 'Desk', permissions: ['leads:view'] });
     const desk = { email: 'desk@example.test', password: 'desk-password-123', name: 'Dana Desk', role_id: role.id };
-    const operator = await admin.create('/api/operators', desk);
+    const operator = await admin.create('/api/operators', { ...desk, current_password: ADMIN.password });
     const login = await clients[1].send('POST', '/api/auth/login', { email: desk.email, password: desk.password });
     assert.equal(login.status, 200, login.text);
     const session = login.json().token as string;

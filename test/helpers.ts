@@ -146,7 +146,7 @@ export async function newOperator(
   const op = await call(ta.app, ta.ownerToken, {
     method: 'POST',
     url: '/api/operators',
-    payload: { email, name: `Operator ${n}`, password, role_id: role.json().id },
+    payload: { email, name: `Operator ${n}`, password, role_id: role.json().id, current_password: OWNER.password },
   });
   if (op.statusCode !== 201) throw new Error(`create operator: ${op.statusCode} ${op.body}`);
   return { id: op.json().id, email, password, roleId: role.json().id, token: await login(ta.app, email, password) };

@@ -14,7 +14,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { ALL_PERMISSIONS, type Permission } from '../src/server/auth/permissions.js';
 import type { RouteInfo } from '../src/server/http/openapi.js';
 import { insertCampaign, insertFlow, insertLeads, insertPartner, insertTrafficProvider } from './fixtures.js';
-import { buildTestApp, call, forEachDatabase, newApiKey, newOperator, type TestApp } from './helpers.js';
+import { buildTestApp, call, forEachDatabase, newApiKey, newOperator, OWNER, type TestApp } from './helpers.js';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -63,7 +63,7 @@ async function makeFixtures(ta: TestApp): Promise<Fixtures> {
   const operator = await call(ta.app, ta.ownerToken, {
     method: 'POST',
     url: '/api/operators',
-    payload: { email: 'fixture-operator@example.test', name: 'Fixture', password: 'fixture-password-1', role_id: role.json().id },
+    payload: { email: 'fixture-operator@example.test', name: 'Fixture', password: 'fixture-password-1', role_id: role.json().id, current_password: OWNER.password },
   });
   assert.equal(operator.statusCode, 201, operator.body);
   return { partners: partner, traffic_providers: provider, flows: flow, campaigns: campaign, leads: lead, roles: role.json().id, operators: operator.json().id };

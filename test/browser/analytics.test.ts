@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { type Child } from '../processes.js';
-import { chromiumAvailable, openBrowser, screenshot, signIn, startServerAndClient, waitUntil } from './harness.js';
+import { ADMIN, chromiumAvailable, openBrowser, screenshot, signIn, startServerAndClient, waitUntil } from './harness.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -205,7 +205,7 @@ test('the Overview shows the API’s KPIs and top lists; Analytics groups by cou
   // An operator whose role has no analytics: a welcome with what they can open, no broken screen.
   const role = await api.create('/api/roles', { name: 'Lead desk', permissions: ['leads:view'] });
   const desk = { email: 'desk@example.test', password: 'desk-password-123' };
-  await api.create('/api/operators', { ...desk, name: 'Dana Desk', role_id: role.id });
+  await api.create('/api/operators', { ...desk, name: 'Dana Desk', role_id: role.id, current_password: ADMIN.password });
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.waitForURL('**/login');
   await page.getByLabel('Email').fill(desk.email);

@@ -81,7 +81,7 @@ test("an admin sees every operator's keys with their owner and revokes one; othe
   const owner = (await post('/api/auth/login', { email: ADMIN.email, password: ADMIN.password })).token as string;
   const role = await post('/api/roles', { name: 'Lead readers', permissions: ['leads:view'] }, owner);
   const other = { email: 'kim@example.com', password: 'kim-password-123' };
-  await post('/api/operators', { ...other, name: 'Kim', role_id: role.id }, owner);
+  await post('/api/operators', { ...other, name: 'Kim', role_id: role.id, current_password: ADMIN.password }, owner);
   const kim = (await post('/api/auth/login', other)).token as string;
   const kimKey = await post('/api/api-keys', { name: "Kim's CRM sync", scopes: ['leads:view'] }, kim);
 

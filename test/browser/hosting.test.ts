@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { apiGet, chromiumAvailable, openBrowser, screenshot, signIn, startServerAndClient } from './harness.js';
+import { ADMIN, apiGet, chromiumAvailable, openBrowser, screenshot, signIn, startServerAndClient } from './harness.js';
 
 test('an admin reads the hosting panel, sets the public URL and makes, downloads and deletes a backup', { timeout: 120_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
@@ -64,7 +64,7 @@ test('an operator with hosting:view and hosting:edit but not the admin role is t
   const { server, client } = await startServerAndClient(t);
   const role = await client.create('/api/roles', { name: 'Hosting desk', permissions: ['hosting:view', 'hosting:edit'] });
   const desk = { email: 'hosting-desk@example.test', password: 'hosting-desk-password-1' };
-  await client.create('/api/operators', { ...desk, name: 'Harper Host', role_id: role.id });
+  await client.create('/api/operators', { ...desk, name: 'Harper Host', role_id: role.id, current_password: ADMIN.password });
 
   const { page } = await openBrowser(t);
   const backupCalls: number[] = [];

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { ALL_PERMISSIONS } from '../../auth/permissions.js';
 import { totpAt } from '../../auth/totp.js';
 import { buildTestApp, call, expectProblem, forEachDatabase, login, newApiKey, newOperator, OWNER, type TestApp } from '../../../../test/helpers.js';
 
@@ -14,6 +15,7 @@ interface OperatorBody {
   role_name: string;
   status: 'active' | 'disabled';
   timezone: string;
+  admin: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -27,11 +29,14 @@ async function makeRole(ta: TestApp, name: string, permissions: string[]): Promi
   return res.json().id;
 }
 
-const createOp = (ta: TestApp, payload: Record<string, unknown>, token = ta.ownerToken) =>
-  call(ta.app, token, { method: 'POST', url: '/api/operators', payload });
+/** Creates an operator as `token`, confirmed with `password` (the caller's own) unless the payload says otherwise. */
+const createOp = (ta: TestApp, payload: Record<string, unknown>, token = ta.ownerToken, password = OWNER.password) =>
+  call(ta.app, token, { method: 'POST', url: '/api/operators', payload: { current_password: password, ...payload } });
 
 const patchOp = (ta: TestApp, id: string, payload: Record<string, unknown>, token = ta.ownerToken) =>
   call(ta.app, token, { method: 'PATCH', url: `/api/operators/${id}`, payload });
+
+const getOp = async (ta: TestApp, id: string) => (await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/operators/${id}` })).json() as OperatorBody;
 
 function fieldsOf(res: LightMyRequestResponse): string[] {
   const p = expectProblem(res, 400, 'validation_failed');
@@ -95,7 +100,8 @@ forEachDatabase('operators', (engine) => {
     assert.equal(res.statusCode, 201, res.body);
     assertNoPassword(res, password);
     const op = res.json() as OperatorBody;
-    assert.deepEqual(Object.keys(op).sort(), ['created_at', 'email', 'id', 'name', 'role_id', 'role_name', 'status', 'timezone', 'two_factor', 'updated_at']);
+    assert.deepEqual(Object.keys(op).sort(), ['admin', 'created_at', 'email', 'id', 'name', 'role_id', 'role_name', 'status', 'timezone', 'two_factor', 'updated_at']);
+    assert.equal(op.admin, false);
     assert.equal(op.email, 'jane.doe@example.test');
     assert.equal(op.name, 'Jane Doe');
     assert.equal(op.role_id, roleId);
@@ -313,43 +319,34 @@ forEachDatabase('operators', (engine) => {
     assert.equal(await whoamiStatus(ta, mgr.token), 200);
   });
 
-  test('the last active admin cannot be disabled, demoted or deleted; with a second admin it can', async (t) => {
+  test('admins manage admins and an active admin always remains: a disabled admin does not count, nobody changes their own role or status', async (t) => {
     const ta = await buildTestApp(t, engine);
     const admin = await adminRoleId(ta);
-    const all: string[] = (await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/permissions' })).json().permissions;
-    // Someone who holds every permission through a custom role (so may manage admins) but is no admin.
-    const su = await newOperator(ta, all);
     const plain = await makeRole(ta, 'Plain', ['leads:view']);
+    // Someone holding every permission through a custom role is no admin: the owner is out of reach.
+    const su = await newOperator(ta, [...ALL_PERMISSIONS]);
+    expectProblem(await patchOp(ta, ta.ownerId, { status: 'disabled' }, su.token), 403, 'forbidden');
 
-    expectProblem(await patchOp(ta, ta.ownerId, { status: 'disabled' }, su.token), 409, 'conflict');
-    expectProblem(await patchOp(ta, ta.ownerId, { role_id: plain }, su.token), 409, 'conflict');
-    expectProblem(await patchOp(ta, ta.ownerId, { role_id: su.roleId }, su.token), 409, 'conflict');
-    expectProblem(await call(ta.app, su.token, { method: 'DELETE', url: `/api/operators/${ta.ownerId}` }), 409, 'conflict');
-    const owner = await ta.db.selectFrom('operators').selectAll().where('id', '=', ta.ownerId).executeTakeFirstOrThrow();
-    assert.equal(owner.status, 'active');
-    assert.equal(owner.role_id, admin);
-    assert.equal(await whoamiStatus(ta, ta.ownerToken), 200);
-
-    // A disabled admin does not count as a second one.
+    // The owner is the last active admin; a disabled admin does not count as a second one.
     const dormant = (await createOp(ta, { email: 'dormant@example.test', name: 'Dormant', password: 'long-enough-1', role_id: admin, status: 'disabled' })).json();
-    expectProblem(await patchOp(ta, ta.ownerId, { status: 'disabled' }, su.token), 409, 'conflict');
+    expectProblem(await patchOp(ta, ta.ownerId, { status: 'disabled' }), 409, 'conflict');
+    expectProblem(await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${ta.ownerId}` }), 409, 'conflict');
 
-    // With a second active admin, the owner can be demoted, disabled and deleted.
+    // A second active admin demotes, disables and deletes the owner.
     const second = (await createOp(ta, { email: 'second@example.test', name: 'Second', password: 'long-enough-2', role_id: admin })).json();
-    const demoted = await patchOp(ta, ta.ownerId, { role_id: plain }, su.token);
+    const secondToken = await login(ta.app, 'second@example.test', 'long-enough-2');
+    const demoted = await patchOp(ta, ta.ownerId, { role_id: plain }, secondToken);
     assert.equal(demoted.statusCode, 200, demoted.body);
-    assert.equal(demoted.json().role_id, plain);
-    // Now `second` is the last active admin.
-    expectProblem(await patchOp(ta, second.id, { status: 'disabled' }, su.token), 409, 'conflict');
-    expectProblem(await call(ta.app, su.token, { method: 'DELETE', url: `/api/operators/${second.id}` }), 409, 'conflict');
-    // Re-promote the owner, then the owner can be disabled and deleted.
-    assert.equal((await patchOp(ta, ta.ownerId, { role_id: admin }, su.token)).statusCode, 200);
-    assert.equal((await patchOp(ta, ta.ownerId, { status: 'disabled' }, su.token)).statusCode, 200);
+    assert.equal(demoted.json().admin, false);
+    // Demoted, the owner now manages no admin; `second` is the last active admin and cannot change itself.
+    expectProblem(await patchOp(ta, second.id, { status: 'disabled' }, ta.ownerToken), 403, 'forbidden');
+    expectProblem(await patchOp(ta, second.id, { status: 'disabled' }, secondToken), 409, 'conflict');
+    assert.equal((await patchOp(ta, ta.ownerId, { role_id: admin }, secondToken)).statusCode, 200);
+    assert.equal((await patchOp(ta, ta.ownerId, { status: 'disabled' }, secondToken)).statusCode, 200);
     expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/auth/whoami' }), 401, 'unauthorized');
-    assert.equal((await call(ta.app, su.token, { method: 'DELETE', url: `/api/operators/${ta.ownerId}` })).statusCode, 204);
-    // A disabled admin can go at any time; `second` stays, the last active admin.
-    assert.equal((await call(ta.app, su.token, { method: 'DELETE', url: `/api/operators/${dormant.id}` })).statusCode, 204);
-    expectProblem(await patchOp(ta, second.id, { role_id: plain }, su.token), 409, 'conflict');
+    assert.equal((await call(ta.app, secondToken, { method: 'DELETE', url: `/api/operators/${ta.ownerId}` })).statusCode, 204);
+    // A disabled admin can go at any time.
+    assert.equal((await call(ta.app, secondToken, { method: 'DELETE', url: `/api/operators/${dormant.id}` })).statusCode, 204);
     const admins = await ta.db.selectFrom('operators').select('id').where('role_id', '=', admin).where('status', '=', 'active').execute();
     assert.deepEqual(admins.map((a) => a.id), [second.id]);
   });
@@ -388,13 +385,15 @@ forEachDatabase('operators', (engine) => {
     expectProblem(role, 403, 'forbidden');
     const ok = await call(ta.app, key.secret, { method: 'POST', url: '/api/roles', payload: { name: 'narrow', permissions: ['roles:edit'] } });
     assert.equal(ok.statusCode, 201, ok.body);
-    // The admin role holds more than the key: no operator can be made with it through the key.
-    const op = await call(ta.app, key.secret, {
-      method: 'POST',
-      url: '/api/operators',
-      payload: { email: 'minted@example.test', name: 'Minted', password: 'long-enough-9', role_id: await adminRoleId(ta) },
-    });
-    expectProblem(op, 403, 'forbidden');
+    // No operator at all can be made through a key (a new password is a credential for a person).
+    for (const role_id of [await adminRoleId(ta), ok.json().id]) {
+      const op = await call(ta.app, key.secret, {
+        method: 'POST',
+        url: '/api/operators',
+        payload: { email: 'minted@example.test', name: 'Minted', password: 'long-enough-9', role_id, current_password: OWNER.password },
+      });
+      expectProblem(op, 403, 'session_required');
+    }
     assert.equal(await ta.db.selectFrom('operators').select('id').where('email', '=', 'minted@example.test').executeTakeFirst(), undefined);
   });
 
@@ -405,10 +404,10 @@ forEachDatabase('operators', (engine) => {
     const count = async () => (await ta.db.selectFrom('operators').select('id').execute()).length;
     const before = await count();
 
-    expectProblem(await createOp(ta, { email: 'evil@example.test', name: 'Evil', password: 'long-enough-1', role_id: admin }, mgr.token), 403, 'forbidden');
+    expectProblem(await createOp(ta, { email: 'evil@example.test', name: 'Evil', password: 'long-enough-1', role_id: admin }, mgr.token, mgr.password), 403, 'forbidden');
     // Nor any role holding more than they do.
     const bigger = await makeRole(ta, 'Bigger', ['leads:view', 'leads:edit']);
-    expectProblem(await createOp(ta, { email: 'evil@example.test', name: 'Evil', password: 'long-enough-1', role_id: bigger }, mgr.token), 403, 'forbidden');
+    expectProblem(await createOp(ta, { email: 'evil@example.test', name: 'Evil', password: 'long-enough-1', role_id: bigger }, mgr.token, mgr.password), 403, 'forbidden');
     assert.equal(await count(), before);
 
     expectProblem(await patchOp(ta, ta.ownerId, { name: 'Hacked' }, mgr.token), 403, 'forbidden');
@@ -417,7 +416,7 @@ forEachDatabase('operators', (engine) => {
     expectProblem(await call(ta.app, mgr.token, { method: 'DELETE', url: `/api/operators/${ta.ownerId}` }), 403, 'forbidden');
     // Nor promote someone (themselves included) to admin.
     const small = await makeRole(ta, 'Small', ['leads:view']);
-    const peon = (await createOp(ta, { email: 'peon@example.test', name: 'Peon', password: 'long-enough-1', role_id: small }, mgr.token));
+    const peon = (await createOp(ta, { email: 'peon@example.test', name: 'Peon', password: 'long-enough-1', role_id: small }, mgr.token, mgr.password));
     assert.equal(peon.statusCode, 201, peon.body);
     expectProblem(await patchOp(ta, peon.json().id, { role_id: admin }, mgr.token), 403, 'forbidden');
     expect403or409(await patchOp(ta, mgr.id, { role_id: admin }, mgr.token));
@@ -486,7 +485,8 @@ forEachDatabase('operators', (engine) => {
     const renamed = await patchOp(ta, op.id, { name: 'Renamed by key', timezone: 'Europe/Berlin', email: op.email }, key.secret);
     assert.equal(renamed.statusCode, 200, renamed.body);
     assert.equal(renamed.json().name, 'Renamed by key');
-    assert.equal((await patchOp(ta, ta.ownerId, { name: 'Owner by key' }, key.secret)).statusCode, 200);
+    // (An admin is another matter: only an admin's session changes one.)
+    expectProblem(await patchOp(ta, ta.ownerId, { name: 'Owner by key' }, key.secret), 403, 'session_required');
     const off = await patchOp(ta, op.id, { status: 'disabled' }, key.secret);
     assert.equal(off.statusCode, 200, off.body);
     assert.equal(off.json().status, 'disabled');
@@ -571,6 +571,77 @@ forEachDatabase('operators', (engine) => {
     assert.equal(await loginStatus(ta, op.email, op.password), 200);
   });
 
+  test('an API key with operators:edit cannot create an operator (403 session_required): a new password is a credential for a person', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const role = await makeRole(ta, 'Readers', ['leads:view']);
+    const key = await newApiKey(ta, ['operators:view', 'operators:edit', 'roles:view', 'leads:view']);
+    const res = await call(ta.app, key.secret, {
+      method: 'POST',
+      url: '/api/operators',
+      payload: { email: 'backdoor@example.test', name: 'Backdoor', password: 'chosen-by-the-key', role_id: role, current_password: OWNER.password },
+    });
+    expectProblem(res, 403, 'session_required');
+    assert.equal(await ta.db.selectFrom('operators').select('id').where('email', '=', 'backdoor@example.test').executeTakeFirst(), undefined);
+    assert.equal(await loginStatus(ta, 'backdoor@example.test', 'chosen-by-the-key'), 401);
+  });
+
+  test('a session creates an operator only with its own current_password; wrong guesses count toward the login limit', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const role = await makeRole(ta, 'Readers', ['leads:view']);
+    const payload = { email: 'new@example.test', name: 'New', password: 'long-enough-1', role_id: role };
+    assert.deepEqual(fieldsOf(await createOp(ta, { ...payload, current_password: undefined })), ['current_password']);
+    assert.deepEqual(fieldsOf(await createOp(ta, payload, ta.ownerToken, 'not-my-password')), ['current_password']);
+    assert.equal(await ta.db.selectFrom('operators').select('id').where('email', '=', payload.email).executeTakeFirst(), undefined);
+    for (let i = 0; i < 10; i++) await createOp(ta, payload, ta.ownerToken, `wrong-${i}`);
+    expectProblem(await createOp(ta, payload), 429, 'rate_limited');
+  });
+
+  test('the admin role is its own thing: an operator holding every permission but admin cannot create, promote, change or delete an admin', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const admin = await adminRoleId(ta);
+    const almost = await newOperator(ta, [...ALL_PERMISSIONS]);
+    const secondAdmin = (await createOp(ta, { email: 'second-admin@example.test', name: 'Second', password: 'second-admin-pw-1', role_id: admin })).json() as OperatorBody;
+    const small = await makeRole(ta, 'Small', ['leads:view']);
+    const peon = (await createOp(ta, { email: 'peon@example.test', name: 'Peon', password: 'long-enough-1', role_id: small })).json() as OperatorBody;
+    const snapshot = () => ta.db.selectFrom('operators').selectAll().orderBy('id').execute();
+    const before = await snapshot();
+    const as = (payload: Record<string, unknown>) => ({ current_password: almost.password, ...payload });
+
+    expectProblem(await createOp(ta, { email: 'evil@example.test', name: 'Evil', password: 'long-enough-1', role_id: admin }, almost.token, almost.password), 403, 'forbidden');
+    expectProblem(await patchOp(ta, peon.id, { role_id: admin }, almost.token), 403, 'forbidden');
+    for (const target of [ta.ownerId, secondAdmin.id]) {
+      for (const change of [{ password: 'i-own-you-now' }, { email: 'mine@example.test' }, { two_factor: false }, { status: 'disabled' }, { role_id: small }, { name: 'Hacked' }]) {
+        expectProblem(await patchOp(ta, target, as(change), almost.token), 403, 'forbidden');
+      }
+      expectProblem(await call(ta.app, almost.token, { method: 'DELETE', url: `/api/operators/${target}` }), 403, 'forbidden');
+    }
+    assert.deepEqual(await snapshot(), before, 'nothing changed');
+    assert.equal(await loginStatus(ta, 'second-admin@example.test', 'i-own-you-now'), 401);
+    assert.equal(await loginStatus(ta, 'evil@example.test', 'long-enough-1'), 401);
+    // The same operator still manages non-admins.
+    assert.equal((await patchOp(ta, peon.id, { name: 'Still managed' }, almost.token)).statusCode, 200);
+  });
+
+  test("an admin's API key cannot change, demote, disable or delete an admin (403 session_required); an admin's session can", async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const admin = await adminRoleId(ta);
+    const small = await makeRole(ta, 'Small', ['leads:view']);
+    const second = (await createOp(ta, { email: 'second-admin@example.test', name: 'Second', password: 'second-admin-pw-1', role_id: admin })).json() as OperatorBody;
+    const peon = (await createOp(ta, { email: 'peon@example.test', name: 'Peon', password: 'long-enough-1', role_id: small })).json() as OperatorBody;
+    const key = await newApiKey(ta, ['operators:view', 'operators:edit', 'roles:view', 'leads:view']);
+    for (const change of [{ status: 'disabled' }, { role_id: small }, { name: 'Renamed' }]) {
+      expectProblem(await patchOp(ta, second.id, change, key.secret), 403, 'session_required');
+    }
+    expectProblem(await patchOp(ta, peon.id, { role_id: admin }, key.secret), 403, 'session_required');
+    expectProblem(await call(ta.app, key.secret, { method: 'DELETE', url: `/api/operators/${second.id}` }), 403, 'session_required');
+    assert.equal((await getOp(ta, second.id)).status, 'active');
+    assert.equal((await getOp(ta, peon.id)).role_id, small);
+    // Non-admins stay open to the key; admins to the admin's session.
+    assert.equal((await patchOp(ta, peon.id, { name: 'Renamed' }, key.secret)).statusCode, 200);
+    assert.equal((await patchOp(ta, second.id, { status: 'disabled' })).statusCode, 200);
+    assert.equal((await patchOp(ta, peon.id, { role_id: admin })).json().admin, true);
+  });
+
   test('401 without credentials, 403 without operators:view / operators:edit', async (t) => {
     const ta = await buildTestApp(t, engine);
     const target = await newOperator(ta, ['leads:view']);
@@ -598,7 +669,7 @@ forEachDatabase('operators', (engine) => {
     // A view-only key is refused every write; a key without the scope cannot even read.
     const viewKey = await newApiKey(ta, ['operators:view']);
     assert.equal((await call(ta.app, viewKey.secret, routes[0])).statusCode, 200);
-    for (const r of routes.slice(2)) expectProblem(await call(ta.app, viewKey.secret, { ...r }), 403, 'insufficient_scope');
+    for (const r of routes.slice(2)) expectProblem(await call(ta.app, viewKey.secret, { ...r }), 403, r.method === 'POST' ? 'session_required' : 'insufficient_scope');
     const noKey = await newApiKey(ta, ['leads:view']);
     expectProblem(await call(ta.app, noKey.secret, routes[0]), 403, 'insufficient_scope');
 

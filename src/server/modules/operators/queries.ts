@@ -17,8 +17,11 @@ export const operatorColumns = [
 // Whether two-factor sign-in is on, as a boolean on both engines; the seed itself never leaves.
 const twoFactor = sql<boolean>`(case when operators.totp_secret is null then false else true end)`.as('two_factor');
 
+// Whether they hold the built-in admin role, which only an admin may grant, change or remove.
+const admin = sql<boolean>`(case when roles.builtin = 1 then true else false end)`.as('admin');
+
 export const operatorsWithRole = (db: Kysely<Database>) =>
-  db.selectFrom('operators').innerJoin('roles', 'roles.id', 'operators.role_id').select(operatorColumns).select(twoFactor);
+  db.selectFrom('operators').innerJoin('roles', 'roles.id', 'operators.role_id').select(operatorColumns).select([twoFactor, admin]);
 
 export const findOperator = (db: Kysely<Database>, id: string) =>
   operatorsWithRole(db).where('operators.id', '=', id).executeTakeFirst();

@@ -15,7 +15,7 @@ import { findRole } from '../roles/queries.js';
 import { assertHeld } from '../roles/routes.js';
 import { IdParams } from '../roles/schemas.js';
 import { findOperator, operatorsWithRole, otherActiveAdmins } from './queries.js';
-import { assertTimezone } from './service.js';
+import { assertMayTouchAdmin, assertTimezone } from './service.js';
 import { CreateOperator, Operator, OperatorStatus, UpdateOperator } from './schemas.js';
 import { disableTwoFactor } from '../profile/two-factor.js';
 
@@ -68,14 +68,20 @@ export default async function operatorRoutes(app: App) {
   app.post(
     '/api/operators',
     {
-      config: { permission: 'operators:edit' },
+      // Rule 13: a new operator is a new credential for a person (a password that signs in), so
+      // only a person makes one: from a session, confirmed with their own password.
+      config: { permission: 'operators:edit', sessionOnly: true },
       schema: {
         operationId: 'createOperator',
         tags: ['Operators'],
         summary: 'Create an operator',
-        description: 'You can only give a role whose permissions your own role holds.',
+        description:
+          'You can only give a role whose permissions your own role holds, and only an admin gives the admin role. ' +
+          'Creating an operator sets a password, so it is for dashboard sessions only (an API key gets 403 ' +
+          '`session_required`) and takes your own `current_password`: 400 `validation_failed` naming it when wrong; ' +
+          'wrong guesses count toward your login rate limit (429 `rate_limited`).',
         body: CreateOperator,
-        response: { 201: Operator, ...problems(409) },
+        response: { 201: Operator, ...problems(409, 429) },
       },
     },
     async (req, reply) => {
@@ -83,11 +89,17 @@ export default async function operatorRoutes(app: App) {
       const b = req.body;
       assertTimezone(b.timezone);
       const role = await roleFor(app.db, b.role_id);
+      if (role.builtin) assertMayTouchAdmin(p, 'create an admin');
       assertHeld(p, rolePermissions(role));
+      // Refusals that need no password come first: only a creation that would go ahead spends a try.
+      const email = b.email.trim().toLowerCase();
+      if (await app.db.selectFrom('operators').select('id').where('email', '=', email).executeTakeFirst()) {
+        conflict(`An operator with the email ${email} already exists.`);
+      }
+      await confirmCurrentPassword(app.db, req, p, b.current_password, 'create an operator');
       const password_hash = await hashPassword(b.password);
       const now = nowIso();
       const id = newId();
-      const email = b.email.trim().toLowerCase();
       await app.db.transaction().execute(async (tx) => {
         if (await tx.selectFrom('operators').select('id').where('email', '=', email).executeTakeFirst()) {
           conflict(`An operator with the email ${email} already exists.`);
@@ -118,7 +130,9 @@ export default async function operatorRoutes(app: App) {
           'login rate limit (429 `rate_limited`). Setting a password or turning two-factor off ends all their sessions. ' +
           'Disabling an operator ends their sessions and stops their API keys at once (the keys work again if the operator ' +
           'is re-enabled; revoke them to end them for good). You cannot change your own role or status, nor leave the ' +
-          'installation without an active admin.',
+          'installation without an active admin. Only an admin, from a dashboard session, changes an admin or grants or ' +
+          'removes the admin role (403 `forbidden` to anyone else, whatever their permissions; 403 `session_required` ' +
+          "to an admin's API key).",
         params: IdParams,
         body: UpdateOperator,
         response: { 200: Operator, ...problems(404, 409, 429) },
@@ -135,8 +149,10 @@ export default async function operatorRoutes(app: App) {
       /** Who may do this to whom; checked before the password is asked for, and again in the transaction. */
       const authorize = async (db: Kysely<Database>, target: Target) => {
         const currentRole = (await findRole(db, target.role_id))!;
+        if (currentRole.builtin) assertMayTouchAdmin(p, 'change an admin');
         assertHeld(p, rolePermissions(currentRole)); // no managing someone more powerful than you
         const newRole = b.role_id && b.role_id !== target.role_id ? await roleFor(db, b.role_id) : null;
+        if (newRole?.builtin) assertMayTouchAdmin(p, 'grant the admin role');
         if (newRole) assertHeld(p, rolePermissions(newRole));
         const self = target.id === p.operator.id;
         if (self && (newRole || (b.status && b.status !== target.status))) {
@@ -232,6 +248,7 @@ export default async function operatorRoutes(app: App) {
         const target = (await findOperator(tx, req.params.id)) ?? notFound('operator');
         if (target.id === p.operator.id) conflict('You cannot delete yourself.');
         const role = (await findRole(tx, target.role_id))!;
+        if (role.builtin) assertMayTouchAdmin(p, 'delete an admin');
         assertHeld(p, rolePermissions(role));
         if (role.builtin && target.status === 'active' && (await otherActiveAdmins(tx, target.id)) === 0) {
           conflict('This is the last active admin; make another admin first.');

@@ -20,6 +20,7 @@ export const Operator = Type.Object(
     status: OperatorStatus,
     timezone: Type.String(),
     two_factor: Type.Boolean({ description: 'Two-factor sign-in is on' }),
+    admin: Type.Boolean({ description: 'Holds the built-in admin role: only an admin, from a dashboard session, changes or deletes them' }),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
@@ -34,6 +35,13 @@ export const CreateOperator = Type.Object(
     role_id: Type.String({ minLength: 1, maxLength: 100 }),
     timezone: Type.Optional(Type.String({ ...timezoneOptions, default: 'UTC' })),
     status: Type.Optional(OperatorStatus),
+    current_password: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: "Your own password (the acting operator's): creating an operator sets a password for a person. Missing or wrong: 400 naming it.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

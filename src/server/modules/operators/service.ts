@@ -3,7 +3,8 @@ import { ALL_PERMISSIONS, ADMIN_ROLE_NAME } from '../../auth/permissions.js';
 import { hashPassword } from '../../auth/passwords.js';
 import { newId, nowIso } from '../../db/ids.js';
 import type { Database } from '../../db/tables.js';
-import { invalid } from '../../http/errors.js';
+import { HttpProblem, invalid } from '../../http/errors.js';
+import type { Principal } from '../../types.js';
 
 export function isTimezone(tz: string): boolean {
   try {
@@ -16,6 +17,17 @@ export function isTimezone(tz: string): boolean {
 
 export function assertTimezone(tz: string | undefined, field = 'timezone') {
   if (tz !== undefined && !isTimezone(tz)) invalid([{ field, message: `"${tz}" is not an IANA time zone (e.g. Europe/Berlin)` }]);
+}
+
+/**
+ * The admin role is its own thing, not "every permission": only an admin, from a dashboard
+ * session (a person who signed in), creates, changes or deletes an admin, or grants or removes
+ * the admin role. An operator whose role holds every other permission is refused, and so is an
+ * admin's API key: a leaked key must not be able to demote, disable or replace the admins.
+ */
+export function assertMayTouchAdmin(p: Principal, what: string) {
+  if (!p.isAdmin) throw new HttpProblem(403, 'forbidden', `Only an admin can ${what}, whatever permissions another role holds.`);
+  if (p.via !== 'session') throw new HttpProblem(403, 'session_required', `Only an admin's dashboard session can ${what}; an API key cannot.`);
 }
 
 /** The built-in admin role exists on every installation; made at start-up if missing. */

@@ -15,15 +15,19 @@ import { EditorHeader } from '../../ui/EditorHeader';
 type Operator = paths['/api/operators/{id}']['get']['responses'][200]['content']['application/json'];
 type Status = Operator['status'];
 
-/** Every role, each marked grantable or not: the API refuses a role holding more than the caller. */
-async function roleOptions(held: ReadonlySet<string>) {
+/**
+ * Every role, each marked grantable or not: the API refuses a role holding more than the caller,
+ * and the admin role to anyone but an admin.
+ */
+async function roleOptions(held: ReadonlySet<string>, admin: boolean) {
   const out: { value: string; label: string; disabled: boolean }[] = [];
   let cursor: string | undefined;
   do {
     const page = must(await api.GET('/api/roles', { params: { query: { limit: 100, cursor } } }));
     for (const r of page.data) {
-      const grantable = r.permissions.every((p) => held.has(p));
-      out.push({ value: r.id, label: grantable ? r.name : `${r.name} (holds permissions you do not)`, disabled: !grantable });
+      const grantable = r.builtin ? admin : r.permissions.every((p) => held.has(p));
+      const why = r.builtin ? 'only an admin can give it' : 'holds permissions you do not';
+      out.push({ value: r.id, label: grantable ? r.name : `${r.name} (${why})`, disabled: !grantable });
     }
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
@@ -49,7 +53,8 @@ function OperatorForm({ operator }: { operator: Operator | null }) {
   const whoami = useWhoami();
   const held = new Set(whoami.data?.permissions ?? []);
   const mayViewRoles = held.has('roles:view');
-  const roles = useQuery({ queryKey: ['roles', 'options', [...held].sort()], enabled: mayViewRoles, queryFn: () => roleOptions(held) });
+  const isAdmin = whoami.data?.admin ?? false;
+  const roles = useQuery({ queryKey: ['roles', 'options', isAdmin, [...held].sort()], enabled: mayViewRoles, queryFn: () => roleOptions(held, isAdmin) });
   const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(
     () => ({
       name: operator?.name ?? '',
@@ -62,13 +67,16 @@ function OperatorForm({ operator }: { operator: Operator | null }) {
     }),
   );
 
-  const canEdit = held.has('operators:edit');
+  // An admin is changed only by an admin (the server says so too; here the form says why first).
+  const targetIsAdmin = operator?.admin === true;
+  const canEdit = held.has('operators:edit') && !(targetIsAdmin && !isAdmin);
   const self = operator !== null && operator.id === whoami.data?.operator.id;
   // Without roles:view the roles cannot be listed; the current one is still shown by name.
   const roleData = roles.data ?? (operator ? [{ value: operator.role_id, label: operator.role_name, disabled: false }] : []);
 
-  // Setting their password or changing their email is for a person: the API asks for your own password.
-  const needsYourPassword = operator !== null && (form.password !== '' || form.email.trim().toLowerCase() !== operator.email);
+  // Creating an operator, setting their password or changing their email is for a person: the API
+  // asks for your own password.
+  const needsYourPassword = operator === null || form.password !== '' || form.email.trim().toLowerCase() !== operator.email;
 
   function save() {
     const { password, current_password, ...rest } = form;
@@ -80,7 +88,7 @@ function OperatorForm({ operator }: { operator: Operator | null }) {
               params: { path: { id: operator.id } },
               body: { ...rest, ...(password ? { password } : {}), ...(needsYourPassword ? { current_password } : {}) },
             })
-          : api.POST('/api/operators', { body: { ...rest, password } }),
+          : api.POST('/api/operators', { body: { ...rest, password, current_password } }),
       (p) => ({
         errors: fieldErrors(p.errors, {
           name: 'Name',
@@ -131,7 +139,9 @@ function OperatorForm({ operator }: { operator: Operator | null }) {
         saved={saved}
         problem={problem}
       >
-        {whoami.data && !canEdit && <Alert color="yellow">You can view operators but not change them.</Alert>}
+        {whoami.data && !canEdit && (
+          <Alert color="yellow">{targetIsAdmin && !isAdmin ? 'Only an admin can change an admin.' : 'You can view operators but not change them.'}</Alert>
+        )}
       </EditorHeader>
       {roles.isError && <Alert color="red">Roles could not be loaded: {problemText(roles.error)}</Alert>}
       <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
@@ -190,7 +200,7 @@ function OperatorForm({ operator }: { operator: Operator | null }) {
           {needsYourPassword && (
             <PasswordInput
               label="Your current password"
-              description="Setting their password or changing their email needs your own password."
+              description={operator ? 'Setting their password or changing their email needs your own password.' : 'Adding an operator needs your own password.'}
               autoComplete="current-password"
               value={form.current_password}
               onChange={(e) => set({ current_password: e.currentTarget.value })}
