@@ -50,8 +50,56 @@ export function renderValue(value: unknown, lead: LeadForPartner): unknown {
   return value;
 }
 
-/** Placeholders in a URL are replaced URL-encoded (null → ""). */
-export const renderUrl = (url: string, lead: LeadForPartner) => renderString(url, lead, encodeURIComponent);
+/**
+ * Placeholders in a URL are replaced URL-encoded (null → ""). Throws when the filled URL's
+ * scheme, host or port is not the template's own fixed one: a lead's value never chooses where
+ * it is sent (integrations saved before that was checked included).
+ */
+export function renderUrl(url: string, lead: LeadForPartner): string {
+  const filled = renderString(url, lead, encodeURIComponent);
+  const problem = originProblem(fixedOrigin((sentinel) => url.replace(PLACEHOLDER, (whole, name: string) => (LEAD_FIELDS.has(name) ? sentinel : whole))), filled);
+  if (problem) throw new Error(problem);
+  return filled;
+}
+
+// Two values no real one is, in the characters every URL part keeps as written (host names are
+// lowercased): where a placeholder lands is seen by how the URL parses once filled, the way the
+// call itself will parse it (WHATWG: "\\" is "/" for http, "x@" is userinfo, "h.:80" a host…).
+const SENTINELS = ['lgmacroqzxwv', 'lgmacrojkyvb'] as const;
+export const MACROS_IN_ORIGIN = 'macros may not be in the scheme, host or port';
+
+/**
+ * The scheme://host:port a URL template sends to whatever its macros hold, or why it has none.
+ * `fill(value)` is the template with every macro replaced by `value` (as it would be, encoded).
+ * Fixed means: filled with either sentinel it parses as http(s), to one origin, naming neither.
+ */
+export function fixedOrigin(fill: (value: string) => string): { origin: string } | { problem: string } {
+  const parsed: URL[] = [];
+  for (const sentinel of SENTINELS) {
+    try {
+      parsed.push(new URL(fill(sentinel)));
+    } catch {
+      return { problem: 'is not a URL (with its macros filled in)' };
+    }
+  }
+  // protocol + host, not .origin: that is "null" for every scheme but http(s), hiding a macro there
+  const [a, b] = parsed.map((u) => `${u.protocol}//${u.host}`);
+  if (a !== b || SENTINELS.some((s) => a.includes(s))) return { problem: MACROS_IN_ORIGIN };
+  if (parsed[0].protocol !== 'http:' && parsed[0].protocol !== 'https:') return { problem: 'must be an http or https URL' };
+  return { origin: parsed[0].origin };
+}
+
+/** Why a filled URL may not be called: the template has no fixed origin, or the URL left it; null: it may. */
+export function originProblem(template: ReturnType<typeof fixedOrigin>, filled: string): string | null {
+  if ('problem' in template) return `the URL template: ${template.problem}`;
+  let origin: string | null = null;
+  try {
+    origin = new URL(filled).origin;
+  } catch {
+    // not a URL: refused below
+  }
+  return origin === template.origin ? null : `the filled URL leaves the template's scheme, host or port (${template.origin})`;
+}
 
 /** "data.items.0.url" → a reader of that value (undefined when absent). "" reads nothing. */
 export function compilePath(path: string): (root: unknown) => unknown {

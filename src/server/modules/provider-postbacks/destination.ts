@@ -2,7 +2,7 @@ import type { Agent } from 'undici';
 import type { DB } from '../../db/database.js';
 import type { Destination } from '../../events/dispatcher.js';
 import { sendHttp } from '../../events/send-http.js';
-import { postbackRows, renderPostbackUrl, templateFor } from './service.js';
+import { postbackRows, postbackUrl, templateFor } from './service.js';
 
 // Sends a lead event to its traffic provider's tracker: GET the postback URL for the event (the
 // lead's campaign's own, else the provider-wide one), macros filled from the event.
@@ -15,7 +15,9 @@ export function postbackDestination(db: DB, agent: Agent): Destination {
         async send(event, delivery) {
           const template = templateFor(rows, delivery.destination_id, event.type, event.campaign_id);
           if (!template) return { cancel: 'the traffic provider has no postback for this event any more' };
-          return sendHttp(agent, { method: 'GET', url: renderPostbackUrl(template, event), headers: { 'user-agent': 'Leadgate-Postback' }, body: null }, "the provider's tracker");
+          const target = postbackUrl(template, event);
+          if ('refused' in target) return { cancel: target.refused };
+          return sendHttp(agent, { method: 'GET', url: target.url, headers: { 'user-agent': 'Leadgate-Postback' }, body: null }, "the provider's tracker");
         },
       };
     },

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { buildTestApp, call, expectProblem, forEachDatabase, getJson, type TestApp } from '../../../../test/helpers.js';
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
 import { startReceiver } from '../../../../test/webhook-receiver.js';
+import { syncPostbackSubscriptions } from './service.js';
 
 const put = (ta: TestApp, providerId: string, postbacks: unknown[]) =>
   call(ta.app, ta.ownerToken, { method: 'PUT', url: `/api/traffic-providers/${providerId}/postbacks`, payload: { postbacks } });
@@ -92,7 +93,7 @@ forEachDatabase('provider postbacks', (engine) => {
     assert.match(byField['postbacks/0/url'], /unknown macro \{partner_name\}/);
     assert.match(byField['postbacks/1'], /second postback for lead\.ftd/);
     assert.match(byField['postbacks/2/campaign_id'], /not one of this traffic provider's campaigns/);
-    assert.match(byField['postbacks/2/url'], /scheme or host/);
+    assert.match(byField['postbacks/2/url'], /scheme, host or port/);
     assert.match(byField['postbacks/3/url'], /192\.168\.1\.10/);
     assert.deepEqual((await getJson(ta, `/api/traffic-providers/${w.providerId}/postbacks`)).postbacks, [], 'nothing stored');
 
@@ -107,5 +108,42 @@ forEachDatabase('provider postbacks', (engine) => {
     assert.equal(tracker.received.length, 1);
     const audit = await getJson(ta, '/api/audit-log?action=traffic_provider.postbacks_updated');
     assert.equal(audit.data.length, 1);
+  });
+});
+
+forEachDatabase('provider postbacks: where they go', (engine) => {
+  test("a lead's macro never chooses the tracker's scheme, host or port: backslash and userinfo spellings are refused at save, and a stored one is never sent", async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const tracker = await startReceiver(t);
+    const port = new URL(tracker.url).port;
+    const w = await makeWorld(t, ta, [{}]);
+    const spellings = [
+      'http:\\\\{sub_id2}/pb',
+      `http:\\\\x@{sub_id2}.:${port}/x`,
+      'http:/{sub_id2}/pb',
+      `http:{sub_id2}//127.0.0.1:${port}/pb`,
+      '{sub_id2}://t.example/pb',
+      'https://t.example:{sub_id2}/pb',
+    ];
+    const bad = await put(ta, w.providerId, spellings.map((url, i) => ({ event_type: ['lead.received', 'lead.delivered', 'lead.rejected', 'lead.failed', 'lead.ftd', 'lead.sale_status_changed'][i], campaign_id: null, url })));
+    const errors = expectProblem(bad, 400, 'validation_failed').errors!;
+    assert.deepEqual(errors.map((e) => e.field).sort(), spellings.map((_, i) => `postbacks/${i}/url`));
+    for (const e of errors) assert.match(e.message, /scheme, host or port|not a URL/, e.message);
+    assert.deepEqual((await getJson(ta, `/api/traffic-providers/${w.providerId}/postbacks`)).postbacks, [], 'nothing stored');
+
+    // A template stored before this check: the lead's sub_id2 would name the tracker's own
+    // address; the delivery is cancelled with the reason and nothing is sent.
+    await ta.db.insertInto('provider_postbacks').values({ id: 'legacy-pb', traffic_provider_id: w.providerId, campaign_id: null, event_type: 'lead.delivered', url: spellings[1], created_at: new Date().toISOString() }).execute();
+    await syncPostbackSubscriptions(ta.db, w.providerId);
+    assert.equal((await postLead(ta, w.token, sampleLead({ sub_id2: '127.0.0.1' }))).statusCode, 201);
+    await ta.app.events.drain();
+    assert.equal(tracker.received.length, 0, 'the lead chose no host');
+    const log = await getJson(ta, `/api/traffic-providers/${w.providerId}/postbacks/deliveries`);
+    assert.deepEqual(log.data.map((d: any) => d.state), ['cancelled']);
+    const detail = await getJson(ta, `/api/traffic-providers/${w.providerId}/postbacks/deliveries/${log.data[0].id}`);
+    assert.match(JSON.stringify(detail), /scheme, host or port/);
+    const tried = await call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/traffic-providers/${w.providerId}/postbacks/test`, payload: { event_type: 'lead.delivered' } });
+    expectProblem(tried, 409, 'conflict');
+    assert.equal(tracker.received.length, 0);
   });
 });

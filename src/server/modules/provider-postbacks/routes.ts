@@ -10,7 +10,7 @@ import type { StoredEvent } from '../../events/dispatcher.js';
 import { sendHttp } from '../../events/send-http.js';
 import { audit } from '../audit/service.js';
 import { PostbackList, PutPostbacks, TestPostback, TestPostbackResult } from './schemas.js';
-import { postbackRows, renderPostbackUrl, SAMPLE, type PostbackEvent, syncPostbackSubscriptions, templateFor, templateProblem } from './service.js';
+import { postbackRows, postbackUrl, renderPostbackUrl, SAMPLE, type PostbackEvent, syncPostbackSubscriptions, templateFor, templateProblem } from './service.js';
 
 // A traffic provider's postbacks (S2S to its tracker): set as a whole, tried once by hand, and
 // their delivery log. Under the provider's path and permissions.
@@ -128,7 +128,8 @@ export default async function providerPostbackRoutes(app: App) {
       }
       const rows = await postbackRows(app.db, [current.id]);
       const template = templateFor(rows, current.id, b.event_type, campaignId) ?? conflict(`This traffic provider has no postback for ${b.event_type}${campaignId ? ' and that campaign' : ''}.`);
-      const url = renderPostbackUrl(template, event);
+      const target = postbackUrl(template, event);
+      const url = 'refused' in target ? conflict(`This postback is ${target.refused}.`) : target.url;
       const r = await sendHttp(testAgent(), { method: 'GET', url, headers: { 'user-agent': 'Leadgate-Postback' }, body: null }, "the provider's tracker");
       return { url, ok: r.ok, http_status: r.status, error: r.error, response_excerpt: r.excerpt, duration_ms: r.duration_ms };
     },
@@ -150,7 +151,9 @@ export default async function providerPostbackRoutes(app: App) {
     payload: async (id, event) => {
       const rows = await postbackRows(app.db, [id]);
       const template = templateFor(rows, id, event.type, event.campaign_id);
-      return template ? renderPostbackUrl(template, event) : '(no postback for this event any more)';
+      if (!template) return '(no postback for this event any more)';
+      const target = postbackUrl(template, event);
+      return 'refused' in target ? `(${target.refused})` : target.url;
     },
   });
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
+import { fixedOrigin, originProblem } from '../../distribution/template.js';
 import type { StoredEvent } from '../../events/dispatcher.js';
 
 // A traffic provider's postbacks: the S2S convention of affiliate trackers. A URL template per
@@ -39,19 +40,25 @@ export function renderPostbackUrl(template: string, event: Pick<StoredEvent, 'ty
   });
 }
 
-/** What is wrong with a template, or null: unknown macros, and a URL that does not parse once filled. */
+/** The template with every macro replaced by `value`: how fixedOrigin sees where it sends. */
+const fillAll = (template: string) => (value: string) => template.replace(MACRO, (whole, name: string) => (MACROS[name] ? value : whole));
+
+/** What is wrong with a template, or null: unknown macros, a URL that does not parse once filled, a macro in its scheme, host or port. */
 export function templateProblem(template: string): string | null {
   const unknown = [...template.matchAll(MACRO)].map((m) => m[1]).filter((n) => !MACROS[n]);
   if (unknown.length) return `unknown macro${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `{${n}}`).join(', ')}; known: ${MACRO_LIST}`;
-  let u: URL;
-  try {
-    u = new URL(renderPostbackUrl(template, SAMPLE));
-  } catch {
-    return 'is not a URL (with its macros filled in)';
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'must be an http or https URL';
-  if (template.slice(0, template.indexOf('//') + 2 + u.host.length).includes('{')) return 'macros may not be in the scheme or host';
-  return null;
+  const fixed = fixedOrigin(fillAll(template));
+  return 'problem' in fixed ? fixed.problem : null;
+}
+
+/**
+ * The URL an event calls, or why it is not called: checked again when sent, since a template
+ * stored before the save-time check could let a lead's sub id choose the tracker's host.
+ */
+export function postbackUrl(template: string, event: Pick<StoredEvent, 'type' | 'lead_id' | 'data'>): { url: string } | { refused: string } {
+  const url = renderPostbackUrl(template, event);
+  const refused = originProblem(fixedOrigin(fillAll(template)), url);
+  return refused ? { refused: `not sent: ${refused}; save the postback again` } : { url };
 }
 
 /** A lead as a test postback shows it. */
