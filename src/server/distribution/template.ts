@@ -101,6 +101,22 @@ export function originProblem(template: ReturnType<typeof fixedOrigin>, filled: 
   return origin === template.origin ? null : `the filled URL leaves the template's scheme, host or port (${template.origin})`;
 }
 
+/**
+ * Whether a JSON value nests deeper than `max` levels (an object or array is one level). Walks
+ * with its own stack: a stored template may be thousands of levels deep, which recursion (and
+ * JSON.stringify) cannot take.
+ */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth === max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** "data.items.0.url" → a reader of that value (undefined when absent). "" reads nothing. */
 export function compilePath(path: string): (root: unknown) => unknown {
   const keys = path.split('.');

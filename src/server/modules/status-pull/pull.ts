@@ -4,7 +4,7 @@ import type { Agent } from 'undici';
 import { isPostgres, type DB } from '../../db/database.js';
 import { nowIso } from '../../db/ids.js';
 import { exchange, type OutboundRequest } from '../../distribution/exchange.js';
-import { compilePath } from '../../distribution/template.js';
+import { compilePath, nestsDeeperThan } from '../../distribution/template.js';
 import { emitEvent } from '../../events/emit.js';
 import { audit } from '../audit/service.js';
 import { applyConversion, CONVERSION_LEAD_COLUMNS, type Conversion } from '../conversions/apply.js';
@@ -18,6 +18,8 @@ import type { PullRun, StoredStatusPull } from './schemas.js';
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 const EXCERPT_BYTES = 2048;
 const MAX_UNMATCHED_SHOWN = 50;
+/** How deep a body_template may nest: rendering it recurses, and so does JSON.stringify. */
+export const MAX_BODY_DEPTH = 32;
 /** Failed runs in a row before a partner.pull_failed alert. */
 export const ALERT_AFTER_FAILURES = 3;
 
@@ -101,6 +103,11 @@ async function fetchItems(agent: Agent, c: StoredStatusPull, now: number): Promi
   if (paging) vars.page_size = String(paging.page_size);
   const items: Item[] = [];
   const requests: PullRun['requests'] = [];
+  // Saved before the depth was bounded: a failed run that says so, not a stack overflow (a 500,
+  // and a scheduled run's lease held until it runs out).
+  if (c.body_template && nestsDeeperThan(c.body_template, MAX_BODY_DEPTH)) {
+    return { items, requests, error: `body_template nests deeper than ${MAX_BODY_DEPTH} levels: save the status pull again` };
+  }
   for (let i = 0; i < (paging?.max_pages ?? 1); i++) {
     if (paging) vars.page = String(paging.first_page + i);
     const req = buildPullRequest(c, vars);

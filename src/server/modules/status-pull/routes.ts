@@ -1,12 +1,13 @@
 import { Type } from 'typebox';
 import { nowIso } from '../../db/ids.js';
+import { nestsDeeperThan } from '../../distribution/template.js';
 import { IdParams } from '../../http/common-schemas.js';
 import { invalid, notFound, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import type { App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { checkUrl, maskHeaders, originOf, resolveSecretHeaders } from '../partners/service.js';
-import { recordRun, runPull } from './pull.js';
+import { MAX_BODY_DEPTH, recordRun, runPull } from './pull.js';
 import { PullRun, StatusPull, StatusPullInput, type StoredStatusPull } from './schemas.js';
 
 const TAGS = ['Partners'];
@@ -76,6 +77,8 @@ export default async function statusPullRoutes(app: App) {
       const headers = resolveSecretHeaders(b.request_headers ?? {}, before?.request_headers ?? {}, before !== null && origin !== null && origin === originOf(before.url), 'request_headers', errors);
       const method = b.method ?? 'GET';
       if (method === 'GET' && b.body_template) errors.push({ field: 'body_template', message: 'is sent with POST only' });
+      // Before anything renders or stringifies it: both recurse, and thousands of levels overflow the stack.
+      else if (b.body_template && nestsDeeperThan(b.body_template, MAX_BODY_DEPTH)) errors.push({ field: 'body_template', message: `nests deeper than ${MAX_BODY_DEPTH} levels` });
       const words = new Set<string>();
       for (const word of Object.keys(b.status_map ?? {})) {
         const w = word.trim().toLowerCase();

@@ -28,7 +28,7 @@ const pullFields = {
     maxProperties: 30,
     description: 'Write-only, as the send integration\'s: answers show values masked; a masked value keeps the stored one while the URL keeps its scheme, host and port',
   }),
-  body_template: Type.Union([Type.Record(Type.String({ maxLength: 100 }), Type.Unknown()), Type.Null()], { description: 'POST only: a JSON body; string values may hold the same placeholders' }),
+  body_template: Type.Union([Type.Record(Type.String({ maxLength: 100 }), Type.Unknown()), Type.Null()], { description: 'POST only: a JSON body, at most 32 levels deep; string values may hold the same placeholders' }),
   date_format: Type.Union([Type.Literal('iso'), Type.Literal('date'), Type.Literal('unix')], {
     default: 'iso',
     description: 'How {{from}} and {{to}} are written: iso (2026-11-26T10:00:00Z), date (2026-11-26, UTC), unix (seconds)',

@@ -144,3 +144,51 @@ forEachDatabase('status pull', (engine) => {
     expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url }), 404, 'not_found');
   });
 });
+
+/** A JSON object `depth` levels deep, as text: JSON.stringify itself cannot write thousands of levels. */
+const nested = (depth: number) => `${'{"a":'.repeat(depth - 1)}{"q":"{{from}}"}${'}'.repeat(depth - 1)}`;
+/** The config as JSON text with that body_template. */
+const withBody = (config: Record<string, unknown>, body: string) => JSON.stringify({ ...config, body_template: '<body>' }).replace('"<body>"', body);
+
+forEachDatabase('status pull: templates and what a run shows', (engine) => {
+  test('a body_template nested deeper than 32 levels is a 400 naming it; one stored before that check fails its runs cleanly and releases its lease', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await makeWorld(t, ta, [{}]);
+    const api = await statusApi(t, new Map());
+    const url = `/api/partners/${w.partners[0].id}/status-pull`;
+    for (const depth of [33, 4000, 6000]) {
+      const bad = await call(ta.app, ta.ownerToken, { method: 'PUT', url, headers: { 'content-type': 'application/json' }, payload: withBody(pullConfig(api.url, { method: 'POST' }), nested(depth)) });
+      const errors = expectProblem(bad, 400, 'validation_failed').errors!;
+      assert.deepEqual(errors.map((e) => e.field), ['body_template'], `depth ${depth}`);
+      assert.match(errors[0].message, /deeper than 32/);
+    }
+    assert.equal((await ta.db.selectFrom('partner_status_pulls').selectAll().execute()).length, 0, 'nothing stored');
+    const ok = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: pullConfig(api.url, { method: 'POST', body_template: JSON.parse(nested(32)) }) });
+    assert.equal(ok.statusCode, 200, ok.body);
+
+    // As an older release stored it: 4,000 levels.
+    const config = JSON.parse((await ta.db.selectFrom('partner_status_pulls').select('config').executeTakeFirstOrThrow()).config);
+    await ta.db.updateTable('partner_status_pulls').set({ config: withBody(config, nested(4000)) }).execute();
+    const run = await call(ta.app, ta.ownerToken, { method: 'POST', url: `${url}/run`, payload: { dry_run: false } });
+    assert.equal(run.statusCode, 200, run.body);
+    assert.equal(run.json().ok, false);
+    assert.match(run.json().error, /body_template nests deeper than 32 levels/);
+    assert.equal(api.received.length, 0);
+    await ta.db.updateTable('partner_status_pulls').set({ next_run_at: '2000-01-01T00:00:00.000Z' }).execute();
+    assert.equal(await ta.app.statusPull.runDue(), 1);
+    const row = await ta.db.selectFrom('partner_status_pulls').select(['lease_until', 'consecutive_failures', 'last_error']).executeTakeFirstOrThrow();
+    assert.equal(row.lease_until, null, 'the lease is released');
+    assert.equal(Number(row.consecutive_failures), 2);
+    assert.match(row.last_error!, /nests deeper/);
+  });
+
+  test("a pull URL whose placeholder would be its scheme, host or port is refused, however it is spelled", async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await makeWorld(t, ta, [{}]);
+    const url = `/api/partners/${w.partners[0].id}/status-pull`;
+    for (const spelling of ['http:\\\\{{page}}/s', 'http:\\\\x@{{page}}.:8080/s', 'http:/{{from}}/s', 'https://broker.example:{{page}}/s', '{{page}}://broker.example/s']) {
+      const bad = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: pullConfig('x', { url: spelling }) });
+      assert.deepEqual(expectProblem(bad, 400, 'validation_failed').errors!.map((e) => e.field), ['url'], spelling);
+    }
+  });
+});
