@@ -139,16 +139,29 @@ async function fetchItems(agent: Agent, c: StoredStatusPull, now: number): Promi
   return { items, requests, error: null };
 }
 
-/** One run. Not a dry run: changes are applied and audited. Never throws for the partner's failures (they are the run's error). */
-export async function runPull(db: DB, agent: Agent, partner: { id: string; name: string }, c: StoredStatusPull, opts: { dryRun: boolean }): Promise<PullRun> {
+/** A lead the run found by its partner lead id: what masking the run for its reader needs. */
+export type MatchedLead = { partner_lead_id: string; email: string; phone: string };
+
+/**
+ * One run, and the leads it matched. Not a dry run: changes are applied and audited. Never
+ * throws for the partner's failures (they are the run's error).
+ */
+export async function runPull(
+  db: DB,
+  agent: Agent,
+  partner: { id: string; name: string },
+  c: StoredStatusPull,
+  opts: { dryRun: boolean },
+): Promise<{ run: PullRun; matched: MatchedLead[] }> {
   const { items, requests, error } = await fetchItems(agent, c, Date.now());
   const run: PullRun = { dry_run: opts.dryRun, ok: error === null, error, requests, items_read: items.length, changes: [], unmatched: [], unchanged: 0 };
   // The last word for a lead wins when a window lists it twice.
   const byId = new Map(items.map((i) => [i.partner_lead_id, i]));
+  const matched: MatchedLead[] = [];
   try {
     await db.transaction().execute(async (tx) => {
       for (const item of byId.values()) {
-        let q = tx.selectFrom('leads').select(CONVERSION_LEAD_COLUMNS).where('partner_id', '=', partner.id).where('partner_lead_id', '=', item.partner_lead_id).where('status', '=', 'delivered');
+        let q = tx.selectFrom('leads').select([...CONVERSION_LEAD_COLUMNS, 'email', 'phone']).where('partner_id', '=', partner.id).where('partner_lead_id', '=', item.partner_lead_id).where('status', '=', 'delivered');
         if (isPostgres(tx)) q = q.forUpdate();
         const leads = await q.limit(2).execute();
         if (leads.length !== 1) {
@@ -156,6 +169,7 @@ export async function runPull(db: DB, agent: Agent, partner: { id: string; name:
           continue;
         }
         const lead = leads[0];
+        matched.push({ partner_lead_id: item.partner_lead_id, email: lead.email, phone: lead.phone });
         const applied = await applyConversion(tx, lead, item.conversion, 'pull');
         if (!applied.changed) {
           run.unchanged++;
@@ -178,7 +192,7 @@ export async function runPull(db: DB, agent: Agent, partner: { id: string; name:
   } catch (err) {
     if (!(err instanceof DryRun)) throw err;
   }
-  return run;
+  return { run, matched };
 }
 
 /** Records a scheduled or manual (not dry) run's health; the third failure in a row raises a partner.pull_failed alert. */

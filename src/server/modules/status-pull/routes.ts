@@ -4,9 +4,10 @@ import { nestsDeeperThan } from '../../distribution/template.js';
 import { IdParams } from '../../http/common-schemas.js';
 import { invalid, notFound, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
-import type { App } from '../../types.js';
+import { principalOf, type App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { checkUrl, maskHeaders, originOf, resolveSecretHeaders } from '../partners/service.js';
+import { maskRun } from './mask.js';
 import { MAX_BODY_DEPTH, recordRun, runPull } from './pull.js';
 import { PullRun, StatusPull, StatusPullInput, type StoredStatusPull } from './schemas.js';
 
@@ -146,7 +147,8 @@ export default async function statusPullRoutes(app: App) {
         summary: 'Pull now',
         description:
           'Runs the pull at once. dry_run (the default) calls the partner and shows the requests, their answers and what would change, changing nothing; ' +
-          'dry_run=false applies the changes and counts as the scheduled run.',
+          'dry_run=false applies the changes and counts as the scheduled run. ' +
+          "The partner's text (answer excerpts, status words) shows emails and phone numbers masked unless the caller holds `leads:contacts`.",
         params: IdParams,
         body: Type.Object({ dry_run: Type.Boolean({ default: true }) }, { additionalProperties: false }),
         response: { 200: PullRun, ...problems(404) },
@@ -156,9 +158,9 @@ export default async function statusPullRoutes(app: App) {
       const p = await partner(req.params.id);
       const row = (await stored(p.id)) ?? notFound('status pull for this partner');
       const config = JSON.parse(row.config) as StoredStatusPull;
-      const run = await runPull(app.db, app.statusPull.agent, p, config, { dryRun: req.body.dry_run });
+      const { run, matched } = await runPull(app.db, app.statusPull.agent, p, config, { dryRun: req.body.dry_run });
       if (!req.body.dry_run) await recordRun(app.db, p, config, run, req.log);
-      return run;
+      return principalOf(req).permissions.has('leads:contacts') ? run : maskRun(run, matched);
     },
   );
 }

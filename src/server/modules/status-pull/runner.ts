@@ -52,7 +52,7 @@ export class StatusPuller {
       if (Number(claim.numUpdatedRows) === 0) continue; // another process has it
       const partner = { id: d.partner_id, name: d.name };
       try {
-        const run = await runPull(this.db, this.agent, partner, config, { dryRun: false });
+        const { run } = await runPull(this.db, this.agent, partner, config, { dryRun: false });
         await recordRun(this.db, partner, config, run, this.log);
         ran++;
       } catch (err) {

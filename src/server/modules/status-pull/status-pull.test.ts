@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildTestApp, call, expectProblem, forEachDatabase, getJson, type TestApp } from '../../../../test/helpers.js';
+import { buildTestApp, call, expectProblem, forEachDatabase, getJson, newOperator, type TestApp } from '../../../../test/helpers.js';
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
 import { json, startPartner, type ReceivedRequest } from '../../../../test/partner-server.js';
 
@@ -190,5 +190,36 @@ forEachDatabase('status pull: templates and what a run shows', (engine) => {
       const bad = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: pullConfig('x', { url: spelling }) });
       assert.deepEqual(expectProblem(bad, 400, 'validation_failed').errors!.map((e) => e.field), ['url'], spelling);
     }
+  });
+
+  test("without leads:contacts, a run shows no lead's email or phone the partner quoted, in the answer or anywhere else", async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await makeWorld(t, ta, [{}]);
+    const [lead] = await deliveredLeads(ta, w.token, 1);
+    const contacts = await ta.db.selectFrom('leads').select(['email', 'phone']).where('id', '=', lead.id).executeTakeFirstOrThrow();
+    const stranger = { email: 'someone.else@elsewhere.example', phone: '+447700900123' };
+    const api = await startPartner(t, (_req, res) =>
+      json(res, 200, [
+        { ref: lead.partnerLeadId, state: `Call back ${contacts.email}`, phone: contacts.phone, email: contacts.email.replace('@', '%40') },
+        { ref: 'P-UNKNOWN', state: 'New', email: stranger.email, phone: stranger.phone },
+      ]),
+    );
+    const url = `/api/partners/${w.partners[0].id}/status-pull`;
+    assert.equal((await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: pullConfig(api.url, { list_path: '', lead_id_path: 'ref', ftd_path: '', revenue_path: '', paging: { type: 'none' } }) })).statusCode, 200);
+    const operator = await newOperator(ta, ['partners:view', 'partners:edit']);
+    const shown = await call(ta.app, operator.token, { method: 'POST', url: `${url}/run`, payload: {} });
+    assert.equal(shown.statusCode, 200, shown.body);
+    const text = shown.body;
+    const digits = (p: string) => p.replace(/\D/g, '').slice(2);
+    for (const secret of [contacts.email, contacts.email.replace('@', '%40'), digits(contacts.phone), stranger.email, digits(stranger.phone)]) {
+      assert.ok(!text.includes(secret), `${secret} shown: ${text}`);
+    }
+    const run = shown.json();
+    assert.deepEqual(run.changes.map((c: any) => c.lead_id), [lead.id]);
+    assert.match(run.changes[0].status_word, /^Call back \w\*\*\*@/);
+    assert.match(run.requests[0].response_excerpt, /P-UNKNOWN/, 'the rest of the answer still shows');
+    // The owner holds leads:contacts: the answer as the partner sent it.
+    const full = await call(ta.app, ta.ownerToken, { method: 'POST', url: `${url}/run`, payload: {} });
+    assert.ok(full.body.includes(contacts.email) && full.body.includes(stranger.email));
   });
 });
