@@ -33,6 +33,27 @@ forEachDatabase('Lead intake: duplicates', (engine) => {
     assert.equal(w.partners[0].server!.received.length, 1, 'duplicates never reach a partner');
   });
 
+  test('full-width and other compatibility spellings of an email or a phone are the same lead (NFKC before the duplicate check)', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await makeWorld(t, ta, [{}], policy(['email', 'phone']));
+    const first = await post(ta, w, { email: 'x@example.com', phone: '+4915123456789' });
+    assert.equal(first.status, 'delivered');
+
+    const byEmail = await post(ta, w, { email: 'x@\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45.com' }); // x@ｅｘａｍｐｌｅ.com
+    assert.equal(byEmail.status, 'duplicate');
+    assert.equal((await storedLead(ta, byEmail.id)).reason, `duplicate of lead ${first.id} (same email)`);
+    const wide = await post(ta, w, { email: '\uff38\uff20Example.com' }); // Ｘ＠Example.com
+    assert.equal(wide.status, 'duplicate');
+    const stored = await ta.db.selectFrom('leads').select(['email']).where('id', 'in', [byEmail.id, wide.id]).execute();
+    assert.deepEqual(stored.map((r) => r.email), ['x@example.com', 'x@example.com'], 'stored in the one normal form');
+
+    // Full-width "+" and digits: the same number (a full-width "+" alone used to read as a national number).
+    const byPhone = await post(ta, w, { phone: '\uff0b\uff14\uff19 151 23456789' }); // ＋４９ 151 23456789
+    assert.equal(byPhone.status, 'duplicate');
+    assert.equal((await storedLead(ta, byPhone.id)).reason, `duplicate of lead ${first.id} (same phone)`);
+    assert.equal(w.partners[0].server!.received.length, 1, 'the mailbox and the number are sold once');
+  });
+
   test('the window, earlier duplicates, and the policy\'s fields decide', async (t) => {
     const ta = await buildTestApp(t, engine);
     const w = await makeWorld(t, ta, [{}], policy(['email'], 1));

@@ -6,7 +6,7 @@ import { countryProblem } from '../../http/countries.js';
 import { toProblem, type FieldError } from '../../http/errors.js';
 import { IDEMPOTENCY_KEY_PATTERN } from './schemas.js';
 
-/** A lead as stored: trimmed, email lower-cased, phone E.164, country upper case, IP canonical. */
+/** A lead as stored: trimmed, email NFKC and lower-cased, phone E.164, country upper case, IP canonical. */
 export type NormalizedLead = LeadFields;
 
 export interface IntakeInput {
@@ -90,7 +90,9 @@ export function readIntake(body: unknown, schemaError: Error | undefined, keyHea
   };
   const bad = (field: string, message: string) => errors.push({ field, message });
 
-  const email = text('email')?.toLowerCase() ?? null;
+  // NFKC first: "x@ｅｘａｍｐｌｅ.com" reaches the same mailbox as "x@example.com", so it must be
+  // the same lead to the duplicate check (and one stored form); then trim (NFKC can make spaces).
+  const email = text('email')?.normalize('NFKC').trim().toLowerCase() ?? null;
   const emailError = email === null ? null : emailProblem(email);
   if (emailError) bad('email', emailError);
 
@@ -98,7 +100,9 @@ export function readIntake(body: unknown, schemaError: Error | undefined, keyHea
   const countryError = country === null ? null : countryProblem(country);
   if (countryError) bad('country', countryError);
 
-  const rawPhone = text('phone');
+  // NFKC makes full-width digits and "＋" ASCII: the parser reads full-width digits itself, but
+  // not "＋", and took "＋49 151…" for a national number (+4949151…), a different phone.
+  const rawPhone = text('phone')?.normalize('NFKC') ?? null;
   const phone = rawPhone === null ? null : phoneOf(rawPhone, country !== null && !countryError ? country : null);
   if (phone && 'error' in phone) bad('phone', phone.error);
 
