@@ -15,6 +15,7 @@ import * as countryStatusLeads from './migrations/20261125T040000Z_country_statu
 import * as countryRollup from './migrations/20261125T050000Z_country_rollup.js';
 import * as eventOutbox from './migrations/20261126T000000Z_event_outbox.js';
 import * as routingRules from './migrations/20261126T100000Z_routing_rules.js';
+import * as webhookOwner from './migrations/20261127T010000Z_webhook_owner.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -38,6 +39,7 @@ const migrations: [string, Migration][] = [
   ['20261125T050000Z_country_rollup', countryRollup],
   ['20261126T000000Z_event_outbox', eventOutbox],
   ['20261126T100000Z_routing_rules', routingRules],
+  ['20261127T010000Z_webhook_owner', webhookOwner],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

@@ -316,6 +316,8 @@ export interface WebhooksTable {
   failing_since: string | null;
   created_at: string;
   updated_at: string;
+  /** The operator it sends as: events of a type the owner may not read are not sent; null: no owner, nothing sent. */
+  owner_id: string | null;
 }
 export interface ProviderPostbacksTable {
   id: string;

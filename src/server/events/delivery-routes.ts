@@ -4,16 +4,22 @@ import type { DestinationKind } from '../db/tables.js';
 import { conflict, notFound } from '../http/errors.js';
 import { problems } from '../http/openapi.js';
 import { decodeCursor, Page, pageOf } from '../http/pagination.js';
-import type { App } from '../types.js';
+import { principalOf, type App } from '../types.js';
 import { audit } from '../modules/audit/service.js';
 import type { AuditAction } from '../modules/audit/actions.js';
 import { findDelivery, listDeliveries, toDelivery } from './deliveries.js';
 import type { StoredEvent } from './dispatcher.js';
 import { DeliveryListQuery, EventDelivery, EventDeliveryDetail } from './schemas.js';
 import { RETENTION_DAYS } from './dispatcher.js';
+import { EVENT_TYPES, type EventType } from './types.js';
 
 // A destination's delivery log, as three routes under its own path: the list, one delivery with
 // each try's answer, and a manual retry. Webhooks and traffic providers' postbacks use it.
+// A delivery shows (and carries) its event: the caller sees only deliveries of event types it
+// may read (each type's permission, events/types.ts); another is not found.
+
+/** Whether these permissions may read events of this type. */
+const readable = (permissions: ReadonlySet<string>, type: EventType) => permissions.has(EVENT_TYPES[type].permission);
 
 export interface DeliveryLogOptions {
   kind: DestinationKind;
@@ -46,7 +52,7 @@ export function deliveryLogRoutes(app: App, o: DeliveryLogOptions) {
         operationId: `list${o.operation}Deliveries`,
         tags: o.tags,
         summary: `${o.what}: delivery log`,
-        description: `Newest first; kept ${RETENTION_DAYS} days.`,
+        description: `Newest first; kept ${RETENTION_DAYS} days. Only deliveries of event types you may read (lead events need leads:view, …): a page may then hold fewer than limit, next_cursor still goes on.`,
         params: IdOnly,
         querystring: DeliveryListQuery,
         response: { 200: Page(EventDelivery, `${o.operation}DeliveryPage`), ...problems(404) },
@@ -56,7 +62,10 @@ export function deliveryLogRoutes(app: App, o: DeliveryLogOptions) {
       const dest = await o.find(req.params.id);
       const after = decodeCursor(req.query.cursor, ['id'] as const);
       const rows = await listDeliveries(app.db, o.kind, dest.id, { state: req.query.state, beforeId: after?.id, limit: req.query.limit });
-      return pageOf(rows.map(toDelivery), req.query.limit, (d) => ({ id: d.id }));
+      // Paged over all of them, so the cursor moves past the ones left out.
+      const page = pageOf(rows.map(toDelivery), req.query.limit, (d) => ({ id: d.id }));
+      const permissions = principalOf(req).permissions;
+      return { ...page, data: page.data.filter((d) => readable(permissions, d.event_type)) };
     },
   );
 
@@ -74,7 +83,8 @@ export function deliveryLogRoutes(app: App, o: DeliveryLogOptions) {
     },
     async (req) => {
       const dest = await o.find(req.params.id);
-      const found = (await findDelivery(app.db, o.kind, dest.id, req.params.deliveryId)) ?? notFound('delivery');
+      const found = await findDelivery(app.db, o.kind, dest.id, req.params.deliveryId);
+      if (!found || !readable(principalOf(req).permissions, found.event.type)) return notFound('delivery');
       return { ...toDelivery(found.row), payload: await o.payload(dest.id, found.event), tries: found.tries };
     },
   );
@@ -98,7 +108,8 @@ export function deliveryLogRoutes(app: App, o: DeliveryLogOptions) {
       const dest = await o.find(req.params.id);
       if (!dest.active) conflict(`This ${o.what.toLowerCase()} is disabled: enable it before retrying a delivery.`);
       const now = Date.now();
-      const found = (await findDelivery(app.db, o.kind, dest.id, req.params.deliveryId)) ?? notFound('delivery');
+      const found = await findDelivery(app.db, o.kind, dest.id, req.params.deliveryId);
+      if (!found || !readable(principalOf(req).permissions, found.event.type)) return notFound('delivery');
       await app.db
         .updateTable('event_deliveries')
         .set({ state: 'pending', next_attempt_at: new Date(now).toISOString(), expires_at: new Date(now + 86400_000).toISOString(), last_error: null })

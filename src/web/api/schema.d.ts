@@ -842,9 +842,9 @@ export interface paths {
         put?: never;
         /**
          * Create an operator
-         * @description You can only give a role whose permissions your own role holds.
+         * @description You can only give a role whose permissions your own role holds, and only an admin gives the admin role. Creating an operator sets a password, so it is for dashboard sessions only (an API key gets 403 `session_required`) and takes your own `current_password`: 400 `validation_failed` naming it when wrong; wrong guesses count toward your login rate limit (429 `rate_limited`).
          *
-         *     Access: needs the `operators:edit` permission (key scope and role).
+         *     Access: needs the `operators:edit` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
          */
         post: operations["createOperator"];
         delete?: never;
@@ -876,7 +876,7 @@ export interface paths {
         head?: never;
         /**
          * Change an operator
-         * @description Name, time zone, role and status are open to API keys with operators:edit. What only a person may do, setting a `password`, changing the `email` or turning `two_factor` off (for anyone, yourself included), is for dashboard sessions only: an API key gets 403 `session_required`, whatever its scopes. It also takes your own `current_password`: 400 `validation_failed` naming it when missing or wrong, and wrong guesses count toward your login rate limit (429 `rate_limited`). Setting a password or turning two-factor off ends all their sessions. Disabling an operator ends their sessions and stops their API keys at once (the keys work again if the operator is re-enabled; revoke them to end them for good). You cannot change your own role or status, nor leave the installation without an active admin.
+         * @description Name, time zone, role and status are open to API keys with operators:edit. What only a person may do, setting a `password`, changing the `email` or turning `two_factor` off (for anyone, yourself included), is for dashboard sessions only: an API key gets 403 `session_required`, whatever its scopes. It also takes your own `current_password`: 400 `validation_failed` naming it when missing or wrong, and wrong guesses count toward your login rate limit (429 `rate_limited`). Setting a password or turning two-factor off ends all their sessions. Disabling an operator ends their sessions and stops their API keys at once (the keys work again if the operator is re-enabled; revoke them to end them for good). You cannot change your own role or status, nor leave the installation without an active admin. Only an admin, from a dashboard session, changes an admin or grants or removes the admin role (403 `forbidden` to anyone else, whatever their permissions; 403 `session_required` to an admin's API key).
          *
          *     Access: needs the `operators:edit` permission (key scope and role).
          */
@@ -1010,7 +1010,7 @@ export interface paths {
         put?: never;
         /**
          * Pull now
-         * @description Runs the pull at once. dry_run (the default) calls the partner and shows the requests, their answers and what would change, changing nothing; dry_run=false applies the changes and counts as the scheduled run.
+         * @description Runs the pull at once. dry_run (the default) calls the partner and shows the requests, their answers and what would change, changing nothing; dry_run=false applies the changes and counts as the scheduled run. The partner's text (answer excerpts, status words) shows emails and phone numbers masked unless the caller holds `leads:contacts`.
          *
          *     Access: needs the `partners:edit` permission (key scope and role).
          */
@@ -1584,7 +1584,7 @@ export interface paths {
         };
         /**
          * Provider postbacks: delivery log
-         * @description Newest first; kept 30 days.
+         * @description Newest first; kept 30 days. Only deliveries of event types you may read (lead events need leads:view, …): a page may then hold fewer than limit, next_cursor still goes on.
          *
          *     Access: needs the `traffic_providers:view` permission (key scope and role).
          */
@@ -1700,7 +1700,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook
-         * @description Events of the chosen types are POSTed to the URL, at least once, in order per lead, retried with exponential backoff for 24 hours. Each request carries webhook-id (the same on every try), webhook-timestamp and webhook-signature (Standard Webhooks). The answer carries the signing secret once.
+         * @description Events of the chosen types are POSTed to the URL, at least once, in order per lead, retried with exponential backoff for 24 hours. Each request carries webhook-id (the same on every try), webhook-timestamp and webhook-signature (Standard Webhooks). The answer carries the signing secret once. Each event type needs the permission to read it (lead events: leads:view; partner alerts: partners:view; …): one you may not read is refused with 403, naming it. The webhook then sends as you (owner_id): an event its owner may no longer read is not sent.
          *
          *     Access: needs the `webhooks:edit` permission (key scope and role).
          */
@@ -1736,7 +1736,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook
-         * @description Changes only the fields sent. Disabling cancels its pending deliveries; enabling again clears failing_since.
+         * @description Changes only the fields sent. Disabling cancels its pending deliveries; enabling again clears failing_since. Changing where or what it sends (url, format, telegram_chat_id, event_types, or enabling it) needs the permission to read every event type it will send (403 naming those you may not read), and makes you its owner.
          *
          *     Access: needs the `webhooks:edit` permission (key scope and role).
          */
@@ -1752,7 +1752,7 @@ export interface paths {
         };
         /**
          * Webhook: delivery log
-         * @description Newest first; kept 30 days.
+         * @description Newest first; kept 30 days. Only deliveries of event types you may read (lead events need leads:view, …): a page may then hold fewer than limit, next_cursor still goes on.
          *
          *     Access: needs the `webhooks:view` permission (key scope and role).
          */
@@ -3396,6 +3396,8 @@ export interface operations {
                         expires_at: string;
                         /** Operator */
                         operator: {
+                            /** @description Holds the built-in admin role: only an admin, from a dashboard session, changes or deletes them */
+                            admin: boolean;
                             /** Format: date-time */
                             created_at: string;
                             email: string;
@@ -3623,6 +3625,8 @@ export interface operations {
                         } | null;
                         /** Operator */
                         operator: {
+                            /** @description Holds the built-in admin role: only an admin, from a dashboard session, changes or deletes them */
+                            admin: boolean;
                             /** Format: date-time */
                             created_at: string;
                             email: string;
@@ -7872,6 +7876,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @description Holds the built-in admin role: only an admin, from a dashboard session, changes or deletes them */
+                            admin: boolean;
                             /** Format: date-time */
                             created_at: string;
                             email: string;
@@ -7960,6 +7966,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Your own password (the acting operator's): creating an operator sets a password for a person. Missing or wrong: 400 naming it. */
+                    current_password?: string;
                     /** Format: email */
                     email: string;
                     name: string;
@@ -7985,6 +7993,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Holds the built-in admin role: only an admin, from a dashboard session, changes or deletes them */
+                        admin: boolean;
                         /** Format: date-time */
                         created_at: string;
                         email: string;
@@ -8113,6 +8123,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Holds the built-in admin role: only an admin, from a dashboard session, changes or deletes them */
+                        admin: boolean;
                         /** Format: date-time */
                         created_at: string;
                         email: string;
@@ -8366,6 +8378,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Holds the built-in admin role: only an admin, from a dashboard session, changes or deletes them */
+                        admin: boolean;
                         /** Format: date-time */
                         created_at: string;
                         email: string;
@@ -9819,7 +9833,7 @@ export interface operations {
                     "application/json": {
                         /** StatusPullConfig */
                         config: {
-                            /** @description POST only: a JSON body; string values may hold the same placeholders */
+                            /** @description POST only: a JSON body, at most 32 levels deep; string values may hold the same placeholders */
                             body_template: {
                                 [key: string]: unknown;
                             } | null;
@@ -10007,7 +10021,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description POST only: a JSON body; string values may hold the same placeholders */
+                    /** @description POST only: a JSON body, at most 32 levels deep; string values may hold the same placeholders */
                     body_template?: {
                         [key: string]: unknown;
                     } | null;
@@ -10107,7 +10121,7 @@ export interface operations {
                     "application/json": {
                         /** StatusPullConfig */
                         config: {
-                            /** @description POST only: a JSON body; string values may hold the same placeholders */
+                            /** @description POST only: a JSON body, at most 32 levels deep; string values may hold the same placeholders */
                             body_template: {
                                 [key: string]: unknown;
                             } | null;
@@ -11525,6 +11539,8 @@ export interface operations {
                     "application/json": {
                         /** Operator */
                         operator: {
+                            /** @description Holds the built-in admin role: only an admin, from a dashboard session, changes or deletes them */
+                            admin: boolean;
                             /** Format: date-time */
                             created_at: string;
                             email: string;
@@ -11630,6 +11646,8 @@ export interface operations {
                     "application/json": {
                         /** Operator */
                         operator: {
+                            /** @description Holds the built-in admin role: only an admin, from a dashboard session, changes or deletes them */
+                            admin: boolean;
                             /** Format: date-time */
                             created_at: string;
                             email: string;
@@ -13809,6 +13827,8 @@ export interface operations {
                         expires_at: string;
                         /** Operator */
                         operator: {
+                            /** @description Holds the built-in admin role: only an admin, from a dashboard session, changes or deletes them */
+                            admin: boolean;
                             /** Format: date-time */
                             created_at: string;
                             email: string;
@@ -15673,6 +15693,8 @@ export interface operations {
                             format: "json" | "slack" | "telegram";
                             id: string;
                             name: string;
+                            /** @description The operator it sends as: who created it or last changed where or what it sends. An event of a type the owner may not read now (role changed, disabled) is not sent; its delivery is cancelled. Null: the owner was deleted, nothing is sent until someone changes it. */
+                            owner_id: string | null;
                             /** @description disabled: nothing is sent (set by an operator, or after failing for days) */
                             status: "active" | "disabled";
                             telegram_chat_id: string | null;
@@ -15784,6 +15806,8 @@ export interface operations {
                         format: "json" | "slack" | "telegram";
                         id: string;
                         name: string;
+                        /** @description The operator it sends as: who created it or last changed where or what it sends. An event of a type the owner may not read now (role changed, disabled) is not sent; its delivery is cancelled. Null: the owner was deleted, nothing is sent until someone changes it. */
+                        owner_id: string | null;
                         /** @description The signing secret (whsec_ + base64 of 32 random bytes). Shown only in this answer; rotate it to get a new one. Verify per the Standard Webhooks convention. */
                         secret: string;
                         /** @description disabled: nothing is sent (set by an operator, or after failing for days) */
@@ -15911,6 +15935,8 @@ export interface operations {
                         format: "json" | "slack" | "telegram";
                         id: string;
                         name: string;
+                        /** @description The operator it sends as: who created it or last changed where or what it sends. An event of a type the owner may not read now (role changed, disabled) is not sent; its delivery is cancelled. Null: the owner was deleted, nothing is sent until someone changes it. */
+                        owner_id: string | null;
                         /** @description disabled: nothing is sent (set by an operator, or after failing for days) */
                         status: "active" | "disabled";
                         telegram_chat_id: string | null;
@@ -16153,6 +16179,8 @@ export interface operations {
                         format: "json" | "slack" | "telegram";
                         id: string;
                         name: string;
+                        /** @description The operator it sends as: who created it or last changed where or what it sends. An event of a type the owner may not read now (role changed, disabled) is not sent; its delivery is cancelled. Null: the owner was deleted, nothing is sent until someone changes it. */
+                        owner_id: string | null;
                         /** @description disabled: nothing is sent (set by an operator, or after failing for days) */
                         status: "active" | "disabled";
                         telegram_chat_id: string | null;
@@ -16722,6 +16750,8 @@ export interface operations {
                         format: "json" | "slack" | "telegram";
                         id: string;
                         name: string;
+                        /** @description The operator it sends as: who created it or last changed where or what it sends. An event of a type the owner may not read now (role changed, disabled) is not sent; its delivery is cancelled. Null: the owner was deleted, nothing is sent until someone changes it. */
+                        owner_id: string | null;
                         /** @description The signing secret (whsec_ + base64 of 32 random bytes). Shown only in this answer; rotate it to get a new one. Verify per the Standard Webhooks convention. */
                         secret: string;
                         /** @description disabled: nothing is sent (set by an operator, or after failing for days) */

@@ -85,7 +85,7 @@ forEachDatabase('audit log', (engine) => {
       return res.json();
     };
     const role = await post('/api/roles', { name: 'Night shift', permissions: ['leads:view'] });
-    const kim = await post('/api/operators', { email: 'kim@example.test', name: 'Kim', password: 'kim-password-123', role_id: role.id });
+    const kim = await post('/api/operators', { email: 'kim@example.test', name: 'Kim', password: 'kim-password-123', role_id: role.id, current_password: OWNER.password });
     const provider = await post('/api/traffic-providers', { name: 'Affiliate One' });
     assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${kim.id}` })).statusCode, 204);
     assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${role.id}` })).statusCode, 204);
@@ -114,7 +114,7 @@ forEachDatabase('audit log', (engine) => {
     await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/roles/${role.id}`, payload: { permissions: ['leads:view', 'flows:view'] } });
     const password = 'operator-secret-pw';
     const op = (
-      await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/operators', payload: { email: 'aud@example.test', name: 'Aud', password, role_id: role.id } })
+      await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/operators', payload: { email: 'aud@example.test', name: 'Aud', password, role_id: role.id, current_password: OWNER.password } })
     ).json();
     await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/operators/${op.id}`, payload: { status: 'disabled', password: 'reset-secret-pw', current_password: OWNER.password } });
     assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${op.id}` })).statusCode, 204);
@@ -172,17 +172,18 @@ forEachDatabase('audit log', (engine) => {
     const start = new Date().toISOString();
     const role = await call(ta.app, key.secret, { method: 'POST', url: '/api/roles', payload: { name: 'By key', permissions: ['leads:view'] } });
     assert.equal(role.statusCode, 201, role.body);
-    const op = await call(ta.app, key.secret, {
+    // Creating an operator sets a password: a person's act, from a session (issue 24); a key may then change it.
+    const op = await call(ta.app, ta.ownerToken, {
       method: 'POST',
       url: '/api/operators',
-      payload: { email: 'bykey@example.test', name: 'By Key', password: 'long-enough-1', role_id: role.json().id },
+      payload: { email: 'bykey@example.test', name: 'By Key', password: 'long-enough-1', role_id: role.json().id, current_password: OWNER.password },
     });
     assert.equal(op.statusCode, 201, op.body);
     assert.equal((await call(ta.app, key.secret, { method: 'PATCH', url: `/api/operators/${op.json().id}`, payload: { name: 'Renamed' } })).statusCode, 200);
     const end = new Date().toISOString();
     const owner = { id: ta.ownerId, email: OWNER.email };
     assertActor(await entryFor(ta, 'role.created', role.json().id), owner, 'api_key', [start, end]);
-    assertActor(await entryFor(ta, 'operator.created', op.json().id), owner, 'api_key', [start, end]);
+    assertActor(await entryFor(ta, 'operator.created', op.json().id), owner, 'session', [start, end]);
     assertActor(await entryFor(ta, 'operator.updated', op.json().id), owner, 'api_key', [start, end]);
     // Readable with a key too, given audit:view.
     const viewKey = await newApiKey(ta, ['audit:view']);

@@ -244,3 +244,13 @@ export function maskContactLike(text: string): string {
 export function contactPlaceholders(text: string): string {
   return text.replace(ANY_EMAIL, '{email}').replace(ANY_PHONE, '{number}');
 }
+
+/** A whole id (UUID) or date, hour or timestamp ("2026-11-26", "2026-11-26T13", ISO 8601): ours, never a contact. */
+const STRUCTURED = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4}-\d{2}-\d{2}(?:T[\d:.]+Z?)?)$/i;
+
+/**
+ * maskContactLike for the texts of a record that mixes free text with ids and times (an event's
+ * data, an audit entry's details): a whole id or timestamp is left as it is, since its digit
+ * groups would read as a phone number.
+ */
+export const maskFreeText: Masker = (text) => (STRUCTURED.test(text) ? text : maskContactLike(text));

@@ -7,10 +7,12 @@ import { principalOf, type App } from '../../types.js';
 import { EventTypeName } from '../../events/schemas.js';
 import { describeEvent, eventNames } from '../webhooks/service.js';
 import { toStoredEvent } from '../../events/dispatcher.js';
+import { safeEvents } from '../webhooks/outgoing.js';
 
 // The dashboard's notifications: the alert events (caps, partners, webhooks), each shown to
 // operators whose role (or key) may see what it is about, with an unread count kept per operator.
-// Alerts are the events without a lead (the events_alerts index).
+// Alerts are the events without a lead (the events_alerts index). What they carry leaves
+// through safeEvents, as to a webhook: reading partners is not reading leads' contacts.
 
 const TAGS = ['Notifications'];
 
@@ -82,7 +84,8 @@ export default async function notificationRoutes(app: App) {
       const rows = await q.orderBy('id', 'desc').limit(req.query.limit + 1).execute();
       const more = rows.length > req.query.limit;
       const page = more ? rows.slice(0, req.query.limit) : rows;
-      const events = page.map(toStoredEvent);
+      const stored = page.map(toStoredEvent);
+      const events = stored.map(await safeEvents(app.db, stored));
       const names = await eventNames(app.db, events);
       const data = events.map((e) => ({ ...e, text: describeEvent(e, names(e)), unread: Number(e.id) > read }));
       return { data, next_cursor: more ? encodeCursor({ id: String(page.at(-1)!.id) }) : null, unread_count: await unreadCount(app.db, types, read) };

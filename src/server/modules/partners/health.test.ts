@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildTestApp, call, forEachDatabase, getJson } from '../../../../test/helpers.js';
+import { buildTestApp, call, forEachDatabase, getJson, newOperator } from '../../../../test/helpers.js';
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
-import { accepting, rejecting } from '../../../../test/partner-server.js';
+import { accepting, json, rejecting } from '../../../../test/partner-server.js';
+import { startReceiver } from '../../../../test/webhook-receiver.js';
 import { checkSilentProviders } from '../traffic-providers/silence.js';
 
 forEachDatabase('partner and provider health', (engine) => {
@@ -46,6 +47,52 @@ forEachDatabase('partner and provider health', (engine) => {
     assert.equal((await postLead(ta, w.token, sampleLead())).json().status, 'delivered');
     p = await getJson(ta, `/api/partners/${id}`);
     assert.equal(p.consecutive_failures, 0);
+  });
+
+  test("a failing partner quoting the lead's email and phone: the alert, every webhook and the audit entry show them masked", async (t) => {
+    const ta = await buildTestApp(t, engine);
+    // Answers 500 quoting what it was sent, in its own spelling of the phone.
+    const quoting = (req: { json: any }, res: Parameters<typeof json>[0]) =>
+      json(res, 500, { error: `lead ${req.json.email} (tel. ${String(req.json.phone).replace(/^(\+\d\d)(\d{3})/, '$1 $2 ')}) is broken` });
+    const hooks = [];
+    for (const format of ['json', 'slack', 'telegram']) {
+      const receiver = await startReceiver(t);
+      const res = await call(ta.app, ta.ownerToken, {
+        method: 'POST',
+        url: '/api/webhooks',
+        payload: { name: format, url: receiver.url, format, ...(format === 'telegram' && { telegram_chat_id: '42' }), event_types: ['partner.failing'] },
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      hooks.push({ id: res.json().id as string, receiver });
+    }
+    const w = await makeWorld(t, ta, [{ handler: quoting, fields: { name: 'Chatty Broker', pause_after_failures: 5 } }, {}]);
+    const leads = Array.from({ length: 5 }, () => sampleLead());
+    for (const lead of leads) assert.equal((await postLead(ta, w.token, lead)).json().status, 'delivered');
+    // Any of the five leads' email or national number, however it is grouped.
+    const leaks = (text: string) => leads.some((l) => text.includes(l.email) || text.replace(/\D/g, '').includes(l.phone.slice(3)));
+    const reasons = await ta.db.selectFrom('lead_attempts').select('reason').where('partner_id', '=', w.partners[0].id).execute();
+    assert.ok(reasons.every((r) => leaks(String(r.reason))), `the partner did quote its leads: ${reasons[0].reason}`);
+
+    const reader = await newOperator(ta, ['partners:view']);
+    const notes = await getJson(ta, '/api/notifications', reader.token);
+    assert.deepEqual(notes.data.map((n: any) => [n.type, n.data.paused]).sort(), [['partner.failing', false], ['partner.failing', true]]);
+    assert.ok(!leaks(JSON.stringify(notes)), JSON.stringify(notes.data[0]));
+    assert.match(notes.data[0].data.last_reason, /lead a\*\*\*@example\.com/, 'masked, still telling what happened');
+
+    await ta.app.events.drain();
+    for (const h of hooks) {
+      assert.equal(h.receiver.received.length, 2, 'both alerts sent');
+      for (const r of h.receiver.received) assert.ok(!leaks(r.body), r.body);
+      const [d] = (await getJson(ta, `/api/webhooks/${h.id}/deliveries`)).data;
+      assert.ok(!leaks((await getJson(ta, `/api/webhooks/${h.id}/deliveries/${d.id}`)).payload));
+    }
+
+    const auditor = await newOperator(ta, ['audit:view']);
+    const entry = (await getJson(ta, '/api/audit-log?action=partner.paused', auditor.token)).data[0];
+    assert.ok(!leaks(JSON.stringify(entry.details)), JSON.stringify(entry.details));
+    assert.match(entry.details.last_reason, /a\*\*\*@example\.com/);
+    // Who may see contacts sees the partner's words as it wrote them.
+    assert.ok(leaks(JSON.stringify((await getJson(ta, '/api/audit-log?action=partner.paused')).data[0].details)));
   });
 
   test('a traffic provider silent for its silent_after_hours raises one alert per silence', async (t) => {

@@ -4,30 +4,42 @@ import type { DB } from '../../db/database.js';
 import { nowIso } from '../../db/ids.js';
 import { writeTransaction } from '../../db/write-batch.js';
 import { emitEvent } from '../../events/emit.js';
-import type { Destination, StoredEvent } from '../../events/dispatcher.js';
-import { contactMasker, maskDeep, type Masker } from '../leads/mask.js';
+import type { Destination } from '../../events/dispatcher.js';
 import { sendHttp } from '../../events/send-http.js';
+import { ownerCheck } from './access.js';
+import { safeEvents } from './outgoing.js';
 import { cancelPending, eventNames, NO_NAMES, renderBody, sign, syncSubscriptions } from './service.js';
 
 // Sends an event to a webhook: signed per Standard Webhooks, through the outbound guard (the
-// agent), 2xx is success. A webhook whose tries have all failed for DISABLE_AFTER_DAYS is
-// disabled, its pending deliveries cancelled, and a webhook.disabled event written, in one
-// transaction.
+// agent), 2xx is success. An event its owner may not read now is not sent: the delivery ends
+// (cancelled, saying why) rather than waiting for a permission that may never come back. A
+// webhook whose tries have all failed for DISABLE_AFTER_DAYS is disabled, its pending
+// deliveries cancelled, and a webhook.disabled event written, in one transaction.
 
 export const DISABLE_AFTER_DAYS = 5;
 
 export function webhookDestination(db: DB, agent: Agent, log: FastifyBaseLogger): Destination {
   return {
     async prepare(ids, events) {
-      const hooks = new Map((await db.selectFrom('webhooks').selectAll().where('id', 'in', ids).execute()).map((h) => [h.id, h]));
-      const contacts = await contactsOf(db, events);
+      const rows = await db
+        .selectFrom('webhooks as w')
+        .leftJoin('operators as o', 'o.id', 'w.owner_id')
+        .leftJoin('roles as r', 'r.id', 'o.role_id')
+        .selectAll('w')
+        .select(['o.status as owner_status', 'r.builtin as owner_builtin', 'r.permissions as owner_permissions'])
+        .where('w.id', 'in', ids)
+        .execute();
+      const hooks = new Map(rows.map((h) => [h.id, { ...h, mayRead: ownerCheck(h) }]));
+      const safe = await safeEvents(db, events);
       const names = [...hooks.values()].some((h) => h.format !== 'json') ? await eventNames(db, events) : () => NO_NAMES;
       return {
         async send(event, delivery) {
           const hook = hooks.get(delivery.destination_id);
           if (!hook) return { cancel: 'the webhook was deleted' };
           if (hook.status !== 'active') return { cancel: 'the webhook is disabled' };
-          const body = renderBody(hook.format, hook.telegram_chat_id, withoutContacts(event, contacts), names(event));
+          const refused = hook.mayRead(event.type);
+          if (refused) return { cancel: refused };
+          const body = renderBody(hook.format, hook.telegram_chat_id, safe(event), names(event));
           const id = `evt_${event.id}`;
           const timestamp = Math.floor(Date.now() / 1000);
           const headers = {
@@ -62,19 +74,6 @@ export function webhookDestination(db: DB, agent: Agent, log: FastifyBaseLogger)
       };
     },
   };
-}
-
-/** The contacts of the round's leads, to mask them out of what partners wrote (a sale status may quote them). */
-export async function contactsOf(db: DB, events: StoredEvent[]) {
-  const ids = [...new Set(events.flatMap((e) => (e.lead_id ? [e.lead_id] : [])))];
-  const rows = ids.length ? await db.selectFrom('leads').select(['id', 'email', 'phone']).where('id', 'in', ids).execute() : [];
-  return new Map(rows.map((r) => [r.id, contactMasker(r)]));
-}
-
-/** The event with its lead's contacts masked in every text it carries (webhook receivers need not hold leads:contacts). */
-export function withoutContacts(event: StoredEvent, contacts: Map<string, Masker>): StoredEvent {
-  const mask = event.lead_id ? contacts.get(event.lead_id) : undefined;
-  return mask ? { ...event, data: maskDeep(event.data, mask) as Record<string, unknown> } : event;
 }
 
 /** Disables a webhook failing since before the cutoff, cancels what it had pending, and says so in an event. */

@@ -6,13 +6,15 @@ import { IdParams } from '../../http/common-schemas.js';
 import { invalid, notFound, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import { Page } from '../../http/pagination.js';
-import type { App } from '../../types.js';
+import { principalOf, type App } from '../../types.js';
 import { checkDestinationUrl } from '../../distribution/outbound.js';
 import { audit } from '../audit/service.js';
 import { CreateWebhook, UpdateWebhook, Webhook, WebhookWithSecret } from './schemas.js';
 import { cancelPending, eventNames, newSecret, NO_NAMES, renderBody, syncSubscriptions, toWebhook, urlProblem } from './service.js';
 import { deliveryLogRoutes } from '../../events/delivery-routes.js';
-import { contactsOf, withoutContacts } from './destination.js';
+import { isEventType } from '../../events/types.js';
+import { assertCanRead } from './access.js';
+import { safeEvents } from './outgoing.js';
 
 const TAGS = ['Webhooks'];
 
@@ -60,7 +62,9 @@ export default async function webhookRoutes(app: App) {
         description:
           'Events of the chosen types are POSTed to the URL, at least once, in order per lead, retried with exponential backoff for 24 hours. ' +
           'Each request carries webhook-id (the same on every try), webhook-timestamp and webhook-signature (Standard Webhooks). ' +
-          'The answer carries the signing secret once.',
+          'The answer carries the signing secret once. ' +
+          'Each event type needs the permission to read it (lead events: leads:view; partner alerts: partners:view; …): one you may not read is refused with 403, naming it. ' +
+          'The webhook then sends as you (owner_id): an event its owner may no longer read is not sent.',
         body: CreateWebhook,
         response: { 201: WebhookWithSecret },
       },
@@ -69,6 +73,8 @@ export default async function webhookRoutes(app: App) {
       const b = req.body;
       const format = b.format ?? 'json';
       check(b, format, b.telegram_chat_id ?? null);
+      const principal = principalOf(req);
+      assertCanRead(principal, b.event_types);
       const now = nowIso();
       const row = {
         id: newId(),
@@ -83,6 +89,7 @@ export default async function webhookRoutes(app: App) {
         failing_since: null,
         created_at: now,
         updated_at: now,
+        owner_id: principal.operator.id,
       };
       await app.db.transaction().execute(async (tx) => {
         await tx.insertInto('webhooks').values(row).execute();
@@ -101,7 +108,10 @@ export default async function webhookRoutes(app: App) {
         operationId: 'updateWebhook',
         tags: TAGS,
         summary: 'Change a webhook',
-        description: 'Changes only the fields sent. Disabling cancels its pending deliveries; enabling again clears failing_since.',
+        description:
+          'Changes only the fields sent. Disabling cancels its pending deliveries; enabling again clears failing_since. ' +
+          'Changing where or what it sends (url, format, telegram_chat_id, event_types, or enabling it) needs the permission to read every event type it will send ' +
+          '(403 naming those you may not read), and makes you its owner.',
         params: IdParams,
         body: UpdateWebhook,
         response: { 200: Webhook, ...problems(404) },
@@ -114,6 +124,10 @@ export default async function webhookRoutes(app: App) {
         const format = b.format ?? current.format;
         const chatId = b.telegram_chat_id !== undefined ? b.telegram_chat_id : format === 'telegram' ? current.telegram_chat_id : null;
         check(b, format, chatId);
+        // Whoever redirects a webhook reads what it sends from then on: they must be allowed to, and it sends as them.
+        const redirects = b.url !== undefined || b.format !== undefined || b.telegram_chat_id !== undefined || b.event_types !== undefined || b.status === 'active';
+        const principal = principalOf(req);
+        if (redirects) assertCanRead(principal, b.event_types ?? (JSON.parse(current.event_types) as string[]).filter(isEventType));
         const reactivated = b.status === 'active' && current.status !== 'active';
         const patch = {
           ...(b.name !== undefined && { name: b.name.trim() }),
@@ -124,6 +138,7 @@ export default async function webhookRoutes(app: App) {
           ...(b.status && { status: b.status }),
           ...(b.status && { disabled_reason: null }),
           ...(reactivated && { failing_since: null }),
+          ...(redirects && { owner_id: principal.operator.id }),
           updated_at: nowIso(),
         };
         const row = { ...current, ...patch };
@@ -195,7 +210,7 @@ export default async function webhookRoutes(app: App) {
     payload: async (id, event) => {
       const hook = await find(id);
       const names = hook.format === 'json' ? NO_NAMES : (await eventNames(app.db, [event]))(event);
-      return renderBody(hook.format, hook.telegram_chat_id, withoutContacts(event, await contactsOf(app.db, [event])), names);
+      return renderBody(hook.format, hook.telegram_chat_id, (await safeEvents(app.db, [event]))(event), names);
     },
   });
 }

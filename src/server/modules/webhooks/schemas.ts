@@ -28,6 +28,12 @@ const webhookFields = {
   status: Type.Union([Type.Literal('active'), Type.Literal('disabled')], { description: 'disabled: nothing is sent (set by an operator, or after failing for days)' }),
   disabled_reason: Nullable(Type.String({ description: 'Why Leadgate disabled it; null when active or disabled by an operator' })),
   failing_since: { ...NullableTimestamp, description: 'When its deliveries started failing without a success since; null when the last try succeeded' },
+  owner_id: Nullable(
+    Type.String({
+      description:
+        'The operator it sends as: who created it or last changed where or what it sends. An event of a type the owner may not read now (role changed, disabled) is not sent; its delivery is cancelled. Null: the owner was deleted, nothing is sent until someone changes it.',
+    }),
+  ),
   created_at: Timestamp,
   updated_at: Timestamp,
 };

@@ -56,6 +56,7 @@ export function toWebhook(row: WebhooksTable): Webhook {
     status: row.status,
     disabled_reason: row.disabled_reason,
     failing_since: row.failing_since,
+    owner_id: row.owner_id,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -130,11 +131,23 @@ export function describeEvent(event: StoredEvent, names: Names): string {
   return texts[event.type]();
 }
 
-/** The body a webhook of this format is sent for the event. */
+/**
+ * Slack reads "<…>" in a message as a link with any label ("<https://x|Sign in>") or a ping
+ * ("<!channel>") and "&" as the start of an escape; a sale status or a name is someone else's
+ * text, so it must arrive as text: Slack's rule is to escape exactly these three. The line's own
+ * wording holds none of them, so escaping the line escapes what was put into it.
+ */
+export const slackText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * The body a webhook of this format is sent for the event. Telegram gets no parse_mode: its
+ * plain text has no markup (HTML or Markdown would need their own escaping), so nothing in it
+ * becomes a disguised link.
+ */
 export function renderBody(format: WebhooksTable['format'], chatId: string | null, event: StoredEvent, names: Names): string {
   if (format === 'json') return JSON.stringify(eventBody(event));
   const text = `[Leadgate] ${describeEvent(event, names)}`;
-  return JSON.stringify(format === 'slack' ? { text } : { chat_id: chatId, text });
+  return JSON.stringify(format === 'slack' ? { text: slackText(text) } : { chat_id: chatId, text });
 }
 
 export const NO_NAMES: Names = { partner: null, campaign: null, provider: null };

@@ -99,6 +99,28 @@ forEachDatabase('webhooks', (engine) => {
     assert.ok(!(await getJson(ta, `/api/webhooks/${hook.id}/deliveries/${d.id}`)).payload.includes('grace.hopper'));
   });
 
+  test("someone else's text reaches Slack escaped (no channel ping, no disguised link) and Telegram as plain text", async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const slack = await startReceiver(t);
+    const telegram = await startReceiver(t);
+    await createWebhook(ta, { url: slack.url, format: 'slack', event_types: ['lead.sale_status_changed'] });
+    await createWebhook(ta, { url: telegram.url, format: 'telegram', telegram_chat_id: '-100200', event_types: ['lead.sale_status_changed'] });
+    const w = await makeWorld(t, ta, [{}], { campaign: { name: 'Spring & <Summer>' } });
+    const leadId = (await postLead(ta, w.token, sampleLead())).json().id;
+    const status = '<!channel> <https://phish.example/login|Sign in again> & more';
+    const pb = await ta.app.inject({ method: 'GET', url: `/api/postback/${w.partners[0].postbackToken}?lead_id=${leadId}&sale_status=${encodeURIComponent(status)}` });
+    assert.equal(pb.statusCode, 200, pb.body);
+    await ta.app.events.drain();
+    const text = slack.received[0].json.text as string;
+    assert.ok(!/[<>]/.test(text), text);
+    assert.ok(text.includes('&lt;!channel&gt; &lt;https://phish.example/login|Sign in again&gt; &amp; more'), text);
+    assert.ok(text.includes('campaign Spring &amp; &lt;Summer&gt;'), 'names too');
+    // Telegram without parse_mode shows text as it is: nothing to escape, and nothing escaped twice.
+    const tg = telegram.received[0].json;
+    assert.equal(tg.parse_mode, undefined);
+    assert.ok((tg.text as string).includes(status), tg.text);
+  });
+
   test('a lead no partner took and a duplicate stored as such are both told as lead.rejected, with their status', async (t) => {
     const ta = await buildTestApp(t, engine);
     const receiver = await startReceiver(t);
@@ -207,7 +229,7 @@ forEachDatabase('webhooks', (engine) => {
     const now = new Date().toISOString();
     await ta.db
       .insertInto('webhooks')
-      .values({ id: 'w1', name: 'x', url: receiver.url, format: 'json', telegram_chat_id: null, event_types: '["lead.received"]', secret: 'whsec_AAAA', status: 'active', disabled_reason: null, failing_since: null, created_at: now, updated_at: now })
+      .values({ id: 'w1', name: 'x', url: receiver.url, format: 'json', telegram_chat_id: null, event_types: '["lead.received"]', secret: 'whsec_AAAA', status: 'active', disabled_reason: null, failing_since: null, created_at: now, updated_at: now, owner_id: ta.ownerId })
       .execute();
     await ta.db.insertInto('event_subscriptions').values({ event_type: 'lead.received', destination_kind: 'webhook', destination_id: 'w1', traffic_provider_id: null, campaign_id: null }).execute();
     await ta.db.insertInto('events').values({ type: 'lead.received', occurred_at: now, lead_id: null, partner_id: null, traffic_provider_id: null, campaign_id: null, data: '{}', dedupe_key: null }).execute();
