@@ -13,17 +13,20 @@ import { DeliveryLog } from '../events/DeliveryLog';
 type Webhook = paths['/api/webhooks/{id}']['get']['responses'][200]['content']['application/json'];
 type EventType = Webhook['event_types'][number];
 
-export const EVENT_TYPES: { type: EventType; label: string }[] = [
-  { type: 'lead.received', label: 'Lead received' },
-  { type: 'lead.delivered', label: 'Lead delivered' },
-  { type: 'lead.rejected', label: 'Lead rejected (or duplicate)' },
-  { type: 'lead.failed', label: 'Lead failed' },
-  { type: 'lead.ftd', label: 'FTD' },
-  { type: 'lead.sale_status_changed', label: 'Sale status changed' },
-  { type: 'partner.cap_nearly_full', label: 'Partner cap at 90 %' },
-  { type: 'partner.cap_full', label: 'Partner cap full' },
-  { type: 'partner.pull_failed', label: 'Status pull failing' },
-  { type: 'webhook.disabled', label: 'Webhook disabled' },
+/** Each with the permission it takes to read it (the server's events/types.ts): a webhook may only send what its owner may read. */
+export const EVENT_TYPES: { type: EventType; label: string; permission: string }[] = [
+  { type: 'lead.received', label: 'Lead received', permission: 'leads:view' },
+  { type: 'lead.delivered', label: 'Lead delivered', permission: 'leads:view' },
+  { type: 'lead.rejected', label: 'Lead rejected (or duplicate)', permission: 'leads:view' },
+  { type: 'lead.failed', label: 'Lead failed', permission: 'leads:view' },
+  { type: 'lead.ftd', label: 'FTD', permission: 'leads:view' },
+  { type: 'lead.sale_status_changed', label: 'Sale status changed', permission: 'leads:view' },
+  { type: 'partner.cap_nearly_full', label: 'Partner cap at 90 %', permission: 'partners:view' },
+  { type: 'partner.cap_full', label: 'Partner cap full', permission: 'partners:view' },
+  { type: 'partner.failing', label: 'Partner failing or paused', permission: 'partners:view' },
+  { type: 'partner.pull_failed', label: 'Status pull failing', permission: 'partners:view' },
+  { type: 'traffic_provider.silent', label: 'Traffic provider silent', permission: 'traffic_providers:view' },
+  { type: 'webhook.disabled', label: 'Webhook disabled', permission: 'webhooks:view' },
 ];
 
 /** /settings/webhooks/:id (or /new): the webhook's settings, its secret once, its delivery log. */
@@ -40,7 +43,10 @@ function Form({ hook }: { hook: Webhook | null }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
-  const canEdit = whoami.data?.permissions.includes('webhooks:edit') ?? false;
+  const permissions = whoami.data?.permissions ?? [];
+  const canEdit = permissions.includes('webhooks:edit');
+  // Offered: the events you may read, and those the webhook already sends (shown, not changeable, when you may not read them).
+  const offered = EVENT_TYPES.filter((e) => permissions.includes(e.permission) || hook?.event_types.includes(e.type));
   const [name, setName] = useState(hook?.name ?? '');
   const [url, setUrl] = useState('');
   const [format, setFormat] = useState<Webhook['format']>(hook?.format ?? 'json');
@@ -70,10 +76,20 @@ function Form({ hook }: { hook: Webhook | null }) {
       setSecret({ secret: r.data.secret, id: r.data.id });
       return;
     }
-    const r = await api.PATCH('/api/webhooks/{id}', {
-      params: { path: { id: hook.id } },
-      body: { name, format, event_types: types, telegram_chat_id: format === 'telegram' ? telegram || null : null, status: active ? 'active' : 'disabled', ...(url ? { url } : {}) },
-    });
+    // Only what changed: changing where or what it sends needs every one of its events to be yours to read (and makes it yours).
+    const status: Webhook['status'] = active ? 'active' : 'disabled';
+    const chat = format === 'telegram' ? telegram || null : null;
+    const sameTypes = types.length === hook.event_types.length && types.every((t) => hook.event_types.includes(t));
+    const body = {
+      ...(name !== hook.name && { name }),
+      ...(url && { url }),
+      ...(format !== hook.format && { format }),
+      ...(chat !== hook.telegram_chat_id && { telegram_chat_id: chat }),
+      ...(!sameTypes && { event_types: types }),
+      ...(status !== hook.status && { status }),
+    };
+    if (!Object.keys(body).length) return setSaved(true);
+    const r = await api.PATCH('/api/webhooks/{id}', { params: { path: { id: hook.id } }, body });
     if (r.error) return fail(r.error);
     queryClient.setQueryData(['webhook', hook.id], r.data);
     await queryClient.invalidateQueries({ queryKey: ['webhooks'] });
@@ -154,10 +170,16 @@ function Form({ hook }: { hook: Webhook | null }) {
           disabled={!canEdit}
         />
       )}
-      <Checkbox.Group label="Events" value={types} onChange={(v) => setTypes(v as EventType[])} error={errors.event_types}>
+      <Checkbox.Group
+        label="Events"
+        description="Only events you may read are offered: a webhook sends as the operator who set it up, and stops sending an event that operator may no longer read."
+        value={types}
+        onChange={(v) => setTypes(v as EventType[])}
+        error={errors.event_types}
+      >
         <Group mt="xs">
-          {EVENT_TYPES.map((e) => (
-            <Checkbox key={e.type} value={e.type} label={e.label} disabled={!canEdit} />
+          {offered.map((e) => (
+            <Checkbox key={e.type} value={e.type} label={e.label} disabled={!canEdit || !permissions.includes(e.permission)} />
           ))}
         </Group>
       </Checkbox.Group>
