@@ -102,6 +102,24 @@ describe('loadConfig', () => {
     expectNamed({ LOG_LEVEL: 'loud' }, 'LOG_LEVEL');
   });
 
+  test('HTTP timeouts and the connection limit: sensible defaults, taken from the environment, bad values named', () => {
+    const d = loadConfig({});
+    assert.deepEqual(
+      [d.requestTimeoutMs, d.headersTimeoutMs, d.keepAliveTimeoutMs, d.maxConnections],
+      [60_000, 30_000, 72_000, 10_000],
+    );
+    const c = loadConfig({ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '2000', KEEP_ALIVE_TIMEOUT_MS: '1000', MAX_CONNECTIONS: '50' });
+    assert.deepEqual([c.requestTimeoutMs, c.headersTimeoutMs, c.keepAliveTimeoutMs, c.maxConnections], [5000, 2000, 1000, 50]);
+    for (const name of ['REQUEST_TIMEOUT_MS', 'HEADERS_TIMEOUT_MS', 'KEEP_ALIVE_TIMEOUT_MS', 'MAX_CONNECTIONS']) {
+      expectNamed({ [name]: '0' }, name); // 0 would mean "no limit", the finding itself
+      expectNamed({ [name]: 'soon' }, name);
+      expectNamed({ [name]: '99999999999' }, name);
+    }
+    // Node refuses a server whose headers may take longer than the whole request.
+    const err = expectNamed({ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '6000' }, 'HEADERS_TIMEOUT_MS');
+    assert.match(err.problems[0], /REQUEST_TIMEOUT_MS/);
+  });
+
   test('several bad values are reported together, each by name', () => {
     const err = configError({
       PORT: 'abc',

@@ -92,6 +92,16 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
     logger: loggerOptions(config, opts.logStream ?? stdout!),
     trustProxy: config.trustProxy.length ? config.trustProxy : false,
     bodyLimit: config.bodyLimitBytes,
+    // Fastify's default 0 would let a client sending a byte every few seconds hold a connection
+    // for ever. Node checks these on an interval (30 s by default): a tenth of the headers
+    // timeout, so a bound holds within about 10% of itself.
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(30_000, Math.max(10, Math.floor(config.headersTimeoutMs / 10))),
+    },
     exposeHeadRoutes: false,
     logController: new RequestLog(),
     return503OnClosing: false, // answered below as problem+json instead
@@ -103,6 +113,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (stdout) app.addHook('onClose', async () => stdout.flushSync());
+  app.server.maxConnections = config.maxConnections; // beyond it, Node closes a new connection at once
   const routeTable: RouteInfo[] = [];
   app.decorate('db', db);
   app.decorate('config', config);

@@ -42,6 +42,14 @@ export interface Config {
   exportConcurrency: number;
   /** The Bearer token GET /metrics takes (METRICS_TOKEN); null: /metrics answers 404. */
   metricsToken: string | null;
+  /** A request (headers and body) must have arrived within this long, else 408 and the connection closes (REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
+  /** Its headers within this long (HEADERS_TIMEOUT_MS; at most REQUEST_TIMEOUT_MS). */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this long (KEEP_ALIVE_TIMEOUT_MS). */
+  keepAliveTimeoutMs: number;
+  /** Open connections this instance accepts at once; more are closed at once (MAX_CONNECTIONS). */
+  maxConnections: number;
 }
 
 export class ConfigError extends Error {
@@ -156,9 +164,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
 
+  // A client sending its request a byte at a time must not hold a connection (and its memory)
+  // for ever: none of these can be 0 ("no limit"). Behind a proxy, keep KEEP_ALIVE_TIMEOUT_MS
+  // above the proxy's idle timeout (the default 72 s is above the usual 60 s), so the proxy hangs up first.
+  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 60_000, 100, 3_600_000, problems);
+  const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', 30_000, 100, 3_600_000, problems);
+  if (headersTimeoutMs > requestTimeoutMs) problems.push(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be more than REQUEST_TIMEOUT_MS (${requestTimeoutMs}): the headers are part of the request`);
+  const keepAliveTimeoutMs = integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000, problems);
+  const maxConnections = integer(env, 'MAX_CONNECTIONS', 10_000, 1, 1_000_000, problems);
+
   if (problems.length) throw new ConfigError(problems);
   return {
     host, port, dataDir, database, admin, trustProxy, sessionIdleMinutes, logLevel, bodyLimitBytes, intakeWaitMs, recoveryIntervalMs, dispatchIntervalMs, licencePublicKey,
     buildCommit, partnerAllowedNetworks, sessionMaxHours, rateLimitPerKey, rateLimitPerIp, exportConcurrency, metricsToken,
+    requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs, maxConnections,
   };
 }
