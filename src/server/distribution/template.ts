@@ -66,7 +66,7 @@ export function renderUrl(url: string, lead: LeadForPartner): string {
 // lowercased): where a placeholder lands is seen by how the URL parses once filled, the way the
 // call itself will parse it (WHATWG: "\\" is "/" for http, "x@" is userinfo, "h.:80" a host…).
 const SENTINELS = ['lgmacroqzxwv', 'lgmacrojkyvb'] as const;
-export const MACROS_IN_ORIGIN = 'macros may not be in the scheme, host or port';
+const MACROS_IN_ORIGIN = 'macros may not be in the scheme, host or port';
 
 /**
  * The scheme://host:port a URL template sends to whatever its macros hold, or why it has none.
