@@ -108,7 +108,8 @@ export function textMatch(q: string, contacts: boolean): TextMatch {
   }
   return {
     id: text,
-    email: contacts && hasAt ? text.toLowerCase() : null,
+    // The normal form intake stores (NFKC, lower case), so a full-width spelling finds the lead.
+    email: contacts && hasAt ? text.normalize('NFKC').toLowerCase() : null,
     phone: contacts ? normalisePhone(text) : null,
     name,
   };
