@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildTestApp, forEachDatabase, type TestApp } from '../../../../test/helpers.js';
+import { buildTestApp, call, forEachDatabase, type TestApp } from '../../../../test/helpers.js';
 import { insertLeads } from '../../../../test/fixtures.js';
 import { makeWorld, postLead, sampleLead, type World } from '../../../../test/distribution-world.js';
 import { providerReason } from './service.js';
@@ -52,6 +52,10 @@ forEachDatabase('Lead intake: duplicates', (engine) => {
     assert.equal(byPhone.status, 'duplicate');
     assert.equal((await storedLead(ta, byPhone.id)).reason, `duplicate of lead ${first.id} (same phone)`);
     assert.equal(w.partners[0].server!.received.length, 1, 'the mailbox and the number are sold once');
+    // An operator searching with the full-width spelling finds the leads by their normal form.
+    const found = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/leads/search?q=${encodeURIComponent('x@\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45.com')}` });
+    assert.equal(found.statusCode, 200, found.body);
+    assert.ok(found.json().data.some((l: { id: string }) => l.id === first.id), found.body);
   });
 
   test('the window, earlier duplicates, and the policy\'s fields decide', async (t) => {
