@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import { isPostgres, type DB } from '../db/database.js';
-import { nowIso } from '../db/ids.js';
 import type { DestinationKind } from '../db/tables.js';
 import { writeTransaction } from '../db/write-batch.js';
+import { claimDue, recordAnswers, type Answer, type Busy, type ClaimedDelivery, type SendResult } from './claims.js';
 import type { EventType } from './types.js';
 
 // Sends the outbox's deliveries (event_deliveries, written by triggers with their events) to
@@ -17,19 +17,37 @@ import type { EventType } from './types.js';
 // the delivery again (at least once; receivers dedupe on the event id). Its answer is recorded
 // only while the lease is still the one taken, so a late process cannot overwrite a newer try.
 // A delivery waits while an earlier one for the same lead and destination is pending.
+//
+// One pool of CONCURRENCY sends per process claims as its slots free up, never in rounds that
+// wait for their slowest send, and holds at most PER_DESTINATION sends to one destination: a
+// slow receiver occupies a few slots, its backlog stays in the database unclaimed (so unleased,
+// free for another process), and other destinations' deliveries are claimed past it. The limit
+// is per process, like the request rate limits: N processes may each have PER_DESTINATION sends
+// in flight to one receiver.
 
-/** Deliveries claimed per round. */
-const BATCH = 100;
-/** Rounds per drain, so one drain ends (the next tick goes on). */
-const MAX_ROUNDS = 50;
-/** Sends at once per process. */
-const CONCURRENCY = 16;
+/** Sends at once per process: most of a send is waiting on the network, so slots are cheap. */
+const CONCURRENCY = 128;
+/**
+ * Sends at once per destination and process (the outbound agent's connections per origin): a
+ * slow destination holds at most these slots (it takes 8 slow ones to fill the pool), its
+ * backlog waiting in the database.
+ */
+export const PER_DESTINATION = 16;
+/**
+ * Answers are recorded (one transaction a batch) before each claim, or once this many wait, or
+ * when the oldest has waited RECORD_WITHIN_MS (its lease runs meanwhile).
+ */
+const RECORD_AT = 64;
+const RECORD_WITHIN_MS = 1_000;
+/**
+ * Due deliveries a claim looks at, at least (else one per free slot; destinations at their limit
+ * are skipped without counting). A wider scan costs every claim more than it finds: a backlog
+ * filling it is that of one destination, which is at its limit by the next claim.
+ */
+const MIN_SCAN = 64;
 /** Every destination's call ends within this (its own timeout is shorter). */
 export const SEND_TIMEOUT_MS = 10_000;
 const LEASE_MS = SEND_TIMEOUT_MS + 5_000;
-/** The first retry, then ×3 each time, up to MAX_DELAY_MS. */
-const FIRST_DELAY_MS = 5_000;
-const MAX_DELAY_MS = 6 * 3600_000;
 /** Events fanned out per transaction. */
 const FAN_OUT_BATCH = 500;
 /** The advisory lock (PostgreSQL) one process holds while fanning out. */
@@ -52,36 +70,17 @@ export interface StoredEvent {
   data: Record<string, unknown>;
 }
 
-export interface ClaimedDelivery {
-  id: string;
-  event_id: string;
-  destination_kind: DestinationKind;
-  destination_id: string;
-  /** Tries before this one. */
-  attempts: number;
-  expires_at: string;
-}
+export type { ClaimedDelivery, SendResult };
 
-export type SendResult =
-  | { ok: boolean; status: number | null; error: string | null; excerpt: string | null; duration_ms: number }
-  /** The destination is gone or disabled: the delivery ends without a try. */
-  | { cancel: string };
-
-/** A kind of destination (webhooks, postbacks): reads a round's destinations once, then sends. */
+/** A kind of destination (webhooks, postbacks): reads a claim's destinations once, then sends. */
 export interface Destination {
-  /** `events`: those of the round's deliveries to this kind. */
+  /** `events`: those of the claim's deliveries to this kind. */
   prepare(ids: string[], events: StoredEvent[]): Promise<Prepared>;
 }
 export interface Prepared {
   send(event: StoredEvent, delivery: ClaimedDelivery): Promise<SendResult>;
-  /** After the round's tries are recorded (health tracking), one entry per try. */
+  /** After tries are recorded (health tracking), one entry per try; may be called several times. */
   afterTries?(tries: { id: string; ok: boolean }[]): Promise<void>;
-}
-
-/** The delay before try n+1 after n failed tries: 5 s, 15 s, 45 s … up to 6 h, ±10 %. */
-export function retryDelayMs(failedTries: number, random = Math.random): number {
-  const base = Math.min(FIRST_DELAY_MS * 3 ** Math.max(0, failedTries - 1), MAX_DELAY_MS);
-  return Math.round(base * (0.9 + 0.2 * random()));
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -100,12 +99,34 @@ export function toStoredEvent(r: { id: number | string; type: string; occurred_a
   };
 }
 
+/** A send in flight or answered: the delivery, its claim's lease token and what its destination read for the claim. */
+interface Try {
+  delivery: ClaimedDelivery;
+  token: string;
+  prepared: Prepared | null;
+}
+
+const keyOf = (d: { destination_kind: DestinationKind; destination_id: string }) => `${d.destination_kind}\u0000${d.destination_id}`;
+
 export class EventDispatcher {
   private readonly destinations = new Map<DestinationKind, Destination>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
   private closed = false;
   private lastPurge = 0;
+  /** Sends in flight, per destination (a destination absent has none). */
+  private readonly busy = new Map<string, Busy>();
+  private sending = 0;
+  /** Answers not recorded yet. */
+  private answered: (Try & { result: SendResult; at: number })[] = [];
+  /** Set by a tick: claim for any free slot, however few. */
+  private poked = false;
+  /** Sends ended since the last claim, and how many were in flight after it. */
+  private ended = 0;
+  private sentAfterClaim = 0;
+  /** Something happened (a send ended, a tick, close) since the pool last looked. */
+  private signalled = false;
+  private wake: (() => void) | null = null;
 
   constructor(private readonly db: DB, private readonly log: FastifyBaseLogger) {}
 
@@ -114,24 +135,65 @@ export class EventDispatcher {
   }
 
   /**
-   * Sends every delivery due now, round after round until one claims nothing (a lead's next
-   * event becomes claimable once the one before it is sent); how many were tried.
+   * Sends every delivery due now and waits until none is left in flight and a claim finds
+   * nothing more (a lead's next event becomes claimable once the one before it is recorded);
+   * how many were tried. One pool per process: a drain already running is joined.
+   *
+   * The pool claims as slots free up instead of in rounds that wait for their slowest send:
+   * each claim takes at most PER_DESTINATION in flight per destination, so a slow destination
+   * holds a few slots and the others' deliveries go on past it. Answers are recorded in batches,
+   * always before a claim.
    */
   drain(): Promise<number> {
-    if (!this.running) {
-      this.running = (async () => {
-        let total = 0;
-        for (let round = 0; round < MAX_ROUNDS && !this.closed; round++) {
-          const n = await this.round();
-          total += n;
-          if (n === 0) break;
-        }
-        return total;
-      })().finally(() => {
-        this.running = null;
-      });
-    }
+    this.running ??= this.pool().finally(() => {
+      this.running = null;
+    });
     return this.running;
+  }
+
+  private async pool(): Promise<number> {
+    let tried = 0;
+    let failure: unknown = null;
+    for (;;) {
+      let free = 0;
+      let claimed = 0;
+      try {
+        // Claims come in batches, not a row per ended send: once half of what was in flight has
+        // ended, when nothing is, or at a tick (so new work waits one tick at most).
+        const due = this.poked || this.sending === 0 || this.ended * 2 >= this.sentAfterClaim;
+        // Before each claim: a lead's next event is claimable once the one before it is recorded.
+        if (this.answered.length && (due || this.answered.length >= RECORD_AT || Date.now() - this.answered[0].at >= RECORD_WITHIN_MS)) await this.record();
+        free = CONCURRENCY - this.sending;
+        if (!this.closed && failure === null && free > 0 && due) {
+          this.poked = false;
+          this.ended = 0;
+          await this.fanOut();
+          claimed = await this.claimAndSend(free);
+          this.sentAfterClaim = this.sending;
+          tried += claimed;
+        }
+      } catch (err) {
+        // The database failed: claim nothing more, let what is in flight end, and say so.
+        failure ??= err;
+      }
+      // A claim that filled every slot asked for may have left more behind: claim again at once.
+      if (claimed && claimed === free) continue;
+      if (this.sending === 0 && (failure !== null || !this.answered.length)) break;
+      await this.nextSignal();
+    }
+    if (failure !== null) throw failure;
+    return tried;
+  }
+
+  private signal() {
+    this.signalled = true;
+    this.wake?.();
+  }
+
+  private async nextSignal() {
+    if (!this.signalled) await new Promise<void>((resolve) => (this.wake = resolve));
+    this.wake = null;
+    this.signalled = false;
   }
 
   /**
@@ -163,13 +225,20 @@ export class EventDispatcher {
     });
   }
 
-  private async round(): Promise<number> {
-    const fanned = await this.fanOut();
+  /** Claims up to `free` deliveries and starts sending them; how many. */
+  private async claimAndSend(free: number): Promise<number> {
     const token = randomUUID();
-    const claimed = await this.claim(token);
-    if (!claimed.length) return fanned;
+    const claimed = await claimDue(this.db, {
+      token,
+      leaseUntil: iso(Date.now() + LEASE_MS),
+      limit: free,
+      perDestination: PER_DESTINATION,
+      scan: Math.max(MIN_SCAN, free),
+      busy: [...this.busy.values()],
+    });
+    if (!claimed.length) return 0;
     const events = await this.loadEvents(claimed.map((d) => d.event_id));
-    // Each kind's destinations of this round, read once (a webhook's row, a provider's postbacks).
+    // Each kind's destinations of this claim, read once (a webhook's row, a provider's postbacks).
     const prepared = new Map<DestinationKind, Prepared | null>();
     for (const kind of new Set(claimed.map((d) => d.destination_kind))) {
       const destination = this.destinations.get(kind);
@@ -178,83 +247,56 @@ export class EventDispatcher {
       const theirEvents = [...new Set(mine.map((d) => d.event_id))].flatMap((id) => events.get(id) ?? []);
       prepared.set(kind, destination ? await destination.prepare(ids, theirEvents) : null);
     }
-    const results: [ClaimedDelivery, SendResult][] = [];
-    const queue = [...claimed];
-    const worker = async () => {
-      for (let d = queue.shift(); d; d = queue.shift()) {
-        const p = prepared.get(d.destination_kind);
-        const event = events.get(d.event_id);
-        try {
-          if (!event) results.push([d, { cancel: `the event is older than ${RETENTION_DAYS} days and was removed` }]);
-          else results.push([d, p ? await p.send(event, d) : { cancel: `no sender for ${d.destination_kind} destinations` }]);
-        } catch (err) {
-          // Its lease runs out and a later round tries again.
-          this.log.error({ err, deliveryId: d.id }, 'event delivery failed with an internal error');
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
-    const recorded = await this.record(results, token);
-    for (const [kind, p] of prepared) {
-      const tried = recorded.filter(([d, r]) => d.destination_kind === kind && !('cancel' in r)).map(([d, r]) => ({ id: d.destination_id, ok: (r as { ok: boolean }).ok }));
-      if (p?.afterTries && tried.length) await p.afterTries(tried).catch((err) => this.log.error({ err }, 'recording destination health failed'));
-    }
+    for (const d of claimed) void this.send({ delivery: d, token, prepared: prepared.get(d.destination_kind) ?? null }, events.get(d.event_id));
     return claimed.length;
   }
 
-  /**
-   * A round's answers in two statements (one update, one insert of the tries), in one
-   * transaction; the ones whose lease was lost (another process took them) are left out.
-   */
-  private async record(results: [ClaimedDelivery, SendResult][], token: string): Promise<[ClaimedDelivery, SendResult][]> {
-    if (!results.length) return [];
-    const now = Date.now();
-    const rows = results.map(([d, result]) => {
-      if ('cancel' in result) return sql`(${Number(d.id)}, ${'cancelled'}, ${d.attempts}, ${iso(now)}, ${null}, ${null}, ${result.cancel})`;
-      const tries = d.attempts + 1;
-      const next = now + retryDelayMs(tries);
-      const state = result.ok ? 'delivered' : next > Date.parse(d.expires_at) ? 'failed' : 'pending';
-      return sql`(${Number(d.id)}, ${state}, ${tries}, ${iso(result.ok ? now : next)}, ${iso(now)}, ${result.status}, ${result.error})`;
-    });
-    const pg = isPostgres(this.db);
-    // PostgreSQL types a VALUES list from its first row: a null there needs its type.
-    const typed = (c: string, type: string) => sql.raw(pg ? `cast(v.${c} as ${type})` : `v.${c}`);
-    return writeTransaction(this.db, async (tx) => {
-      const { rows: updated } = await sql<{ id: number | string }>`
-        with v (id, state, attempts, next_at, last_at, status, error) as (values ${sql.join(rows)})
-        update event_deliveries set state = v.state, attempts = ${typed('attempts', 'integer')}, next_attempt_at = v.next_at,
-          last_attempt_at = coalesce(${typed('last_at', 'text')}, event_deliveries.last_attempt_at), last_status = ${typed('status', 'integer')},
-          last_error = ${typed('error', 'text')}, lease_until = null, lease_token = null
-        from v where event_deliveries.id = ${typed('id', 'bigint')} and event_deliveries.lease_token = ${token}
-        returning event_deliveries.id`.execute(tx);
-      const mine = new Set(updated.map((r) => String(r.id)));
-      const kept = results.filter(([d]) => mine.has(d.id));
-      const tries = kept.flatMap(([d, r]) =>
-        'cancel' in r
-          ? []
-          : [{ delivery_id: d.id, attempted_at: iso(now - r.duration_ms), duration_ms: r.duration_ms, http_status: r.status, ok: r.ok ? 1 : 0, error: r.error, response_excerpt: r.excerpt }],
-      );
-      if (tries.length) await tx.insertInto('event_delivery_tries').values(tries).execute();
-      return kept;
-    });
+  private async send(t: Try, event: StoredEvent | undefined) {
+    const d = t.delivery;
+    const key = keyOf(d);
+    const busy = this.busy.get(key) ?? { kind: d.destination_kind, id: d.destination_id, n: 0 };
+    busy.n++;
+    this.busy.set(key, busy);
+    this.sending++;
+    try {
+      const result: SendResult = !event
+        ? { cancel: `the event is older than ${RETENTION_DAYS} days and was removed` }
+        : t.prepared
+          ? await t.prepared.send(event, d)
+          : { cancel: `no sender for ${d.destination_kind} destinations` };
+      this.answered.push({ ...t, result, at: Date.now() });
+    } catch (err) {
+      // Its lease runs out and a later claim tries again.
+      this.log.error({ err, deliveryId: d.id }, 'event delivery failed with an internal error');
+    } finally {
+      if (--busy.n === 0) this.busy.delete(key);
+      this.sending--;
+      this.ended++;
+      this.signal();
+    }
   }
 
-  private async claim(token: string): Promise<ClaimedDelivery[]> {
-    const now = nowIso();
-    const lease = iso(Date.now() + LEASE_MS);
-    const skipLocked = isPostgres(this.db) ? sql`for update skip locked` : sql``;
-    const { rows } = await sql<ClaimedDelivery>`
-      update event_deliveries set lease_until = ${lease}, lease_token = ${token}
-      where id in (
-        select d.id from event_deliveries d
-        where d.state = 'pending' and (d.lease_until is null or d.lease_until < ${now}) and d.next_attempt_at <= ${now}
-          and (d.lead_id is null or not exists (
-            select 1 from event_deliveries e where e.state = 'pending' and e.destination_kind = d.destination_kind
-              and e.destination_id = d.destination_id and e.lead_id = d.lead_id and e.event_id < d.event_id))
-        order by d.next_attempt_at, d.id limit ${BATCH} ${skipLocked})
-      and state = 'pending' and (lease_until is null or lease_until < ${now})
-      returning id, event_id, destination_kind, destination_id, attempts, expires_at`.execute(this.db);
-    return rows.map((r) => ({ ...r, id: String(r.id), event_id: String(r.event_id) }));
+  /** Records the answers in hand (one transaction), then tells each destination of its tries. */
+  private async record() {
+    const batch = this.answered;
+    this.answered = [];
+    let recorded: Answer[];
+    try {
+      recorded = await recordAnswers(this.db, batch.map((a) => ({ delivery: a.delivery, token: a.token, result: a.result })));
+    } catch (err) {
+      // Kept for the next try: a lease still held is recorded then.
+      this.answered.unshift(...batch);
+      throw err;
+    }
+    const kept = new Set(recorded.map((a) => a.delivery.id));
+    const tries = new Map<Prepared, { id: string; ok: boolean }[]>();
+    for (const a of batch) {
+      if (!kept.has(a.delivery.id) || 'cancel' in a.result || !a.prepared?.afterTries) continue;
+      const list = tries.get(a.prepared) ?? [];
+      list.push({ id: a.delivery.destination_id, ok: a.result.ok });
+      tries.set(a.prepared, list);
+    }
+    for (const [p, list] of tries) await p.afterTries!(list).catch((err) => this.log.error({ err }, 'recording destination health failed'));
   }
 
   private async loadEvents(ids: string[]): Promise<Map<string, StoredEvent>> {
@@ -288,6 +330,8 @@ export class EventDispatcher {
 
   private tick() {
     if (this.closed) return;
+    this.poked = true;
+    this.signal();
     void this.drain().catch((err) => this.log.error({ err }, 'event dispatch failed'));
     if (Date.now() - this.lastPurge > PURGE_EVERY_MS) {
       this.lastPurge = Date.now();
@@ -302,10 +346,11 @@ export class EventDispatcher {
     this.timer.unref();
   }
 
-  /** Stops and waits for the round in progress (its sends end within SEND_TIMEOUT_MS). */
+  /** Stops claiming and waits for the sends in flight (each ends within SEND_TIMEOUT_MS) and their recording. */
   async close() {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    this.signal();
     while (this.running) await this.running.catch(() => {});
   }
 }
