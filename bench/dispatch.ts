@@ -103,6 +103,9 @@ async function benchEngine(engine: string): Promise<string> {
     const used = process.cpuUsage(cpu);
     const backlog = (await count('event_deliveries', ['state', '=', 'delivered'])) - before;
     const failed = await count('event_deliveries', ['state', '!=', 'delivered']);
+    // A failed try is retried after 5 s, 15 s…: a run with one measures the backoff, not dispatch.
+    const errors = await db.selectFrom('event_delivery_tries').select(['error', (eb) => eb.fn.countAll<number>().as('n')]).where('ok', '=', 0).groupBy('error').execute();
+    if (errors.length) log(`${engine}: failed tries (retried)`, JSON.stringify(errors));
     const row = `| ${engine} | ${backlog} | ${seconds.toFixed(2)} s | ${(backlog / seconds).toFixed(0)} | ${((used.user + used.system) / 1000 / backlog).toFixed(3)} ms | ${failed} |`;
     log(row);
     return row;
