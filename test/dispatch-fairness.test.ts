@@ -67,4 +67,34 @@ forEachDatabase('dispatch fairness', (engine) => {
     assert.ok(mostInFlight <= PER_DESTINATION, `the slow tracker had ${mostInFlight} calls in flight at once`);
     assert.ok(slowTracker.received.length < SLOW_LEADS, 'its backlog was still waiting');
   });
+
+  test('two slow trackers holding their slots never make a fast one wait for a tick: its backlog goes on as its sends end', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const SLOW = 4_000;
+    const TICK = 3_000;
+    const FAST_LEADS = 40;
+    const slowHandler = async (_req: unknown, res: import('node:http').ServerResponse) => {
+      await new Promise((r) => setTimeout(r, SLOW));
+      if (!res.destroyed) json(res, 200, {});
+    };
+    const fastTracker = await startReceiver(t);
+    const fast = await makeWorld(t, ta, [{}]);
+    await postbackOnDelivered(ta, fast.providerId, fastTracker.url);
+    for (let i = 0; i < FAST_LEADS; i++) assert.equal((await postLead(ta, fast.token, sampleLead({ sub_id1: `fast-${i}` }))).json().status, 'delivered');
+    // Two providers whose trackers answer slowly, each with more postbacks than it may have in flight.
+    for (const n of [1, 2]) {
+      const tracker = await startPartner(t, slowHandler);
+      const w = await makeWorld(t, ta, [{}]);
+      await postbackOnDelivered(ta, w.providerId, tracker.url);
+      for (let i = 0; i < PER_DESTINATION + 4; i++) await postLead(ta, w.token, sampleLead({ sub_id1: `slow${n}-${i}` }));
+    }
+
+    const started = Date.now();
+    ta.app.events.start(TICK);
+    await until(() => fastTracker.received.length === FAST_LEADS, 'every fast postback', 30_000);
+    const took = Math.max(...fastTracker.received.map((r) => r.at)) - started;
+    t.diagnostic(`${FAST_LEADS} fast postbacks sent within ${took} ms beside two slow trackers`);
+    // Claiming only at a tick (or when the slow ones answer), they would take more than one tick.
+    assert.ok(took < TICK - 500, `the fast tracker's ${FAST_LEADS} postbacks took ${took} ms`);
+  });
 });

@@ -33,6 +33,8 @@ const CONCURRENCY = 128;
  * backlog waiting in the database.
  */
 export const PER_DESTINATION = 16;
+/** A destination that ended this many sends since the last claim has room for a batch: claim. */
+const BATCH_AT = PER_DESTINATION;
 /**
  * Answers are recorded (one transaction a batch) before each claim, or once this many wait, or
  * when the oldest has waited RECORD_WITHIN_MS (its lease runs meanwhile).
@@ -124,6 +126,9 @@ export class EventDispatcher {
   /** Sends ended since the last claim, and how many were in flight after it. */
   private ended = 0;
   private sentAfterClaim = 0;
+  /** Sends ended since the last claim per destination; set once one has room for a batch again. */
+  private endedAt = new Map<string, number>();
+  private roomAgain = false;
   /** Something happened (a send ended, a tick, close) since the pool last looked. */
   private signalled = false;
   private wake: (() => void) | null = null;
@@ -158,15 +163,19 @@ export class EventDispatcher {
       let free = 0;
       let claimed = 0;
       try {
-        // Claims come in batches, not a row per ended send: once half of what was in flight has
-        // ended, when nothing is, or at a tick (so new work waits one tick at most).
-        const due = this.poked || this.sending === 0 || this.ended * 2 >= this.sentAfterClaim;
+        // Claims come in batches, not a row per ended send (each claim and recording is a few
+        // statements): once three quarters of what was in flight has ended, or one destination
+        // has ended BATCH_AT sends (so slow receivers holding their slots never make a fast one
+        // wait for a tick), when nothing is in flight, or at a tick (new work waits one at most).
+        const due = this.poked || this.sending === 0 || this.roomAgain || this.ended * 4 >= this.sentAfterClaim * 3;
         // Before each claim: a lead's next event is claimable once the one before it is recorded.
         if (this.answered.length && (due || this.answered.length >= RECORD_AT || Date.now() - this.answered[0].at >= RECORD_WITHIN_MS)) await this.record();
         free = CONCURRENCY - this.sending;
         if (!this.closed && failure === null && free > 0 && due) {
           this.poked = false;
           this.ended = 0;
+          this.endedAt.clear();
+          this.roomAgain = false;
           await this.fanOut();
           claimed = await this.claimAndSend(free);
           this.sentAfterClaim = this.sending;
@@ -272,6 +281,9 @@ export class EventDispatcher {
       if (--busy.n === 0) this.busy.delete(key);
       this.sending--;
       this.ended++;
+      const ended = (this.endedAt.get(key) ?? 0) + 1;
+      this.endedAt.set(key, ended);
+      if (ended >= BATCH_AT) this.roomAgain = true;
       this.signal();
     }
   }
