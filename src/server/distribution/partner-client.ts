@@ -3,13 +3,13 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Agent } from 'undici';
 import type { StoredIntegration } from '../modules/partners/schemas.js';
 import type { LeadFields } from '../db/tables.js';
-import { describeError, exchange, type OutboundRequest, type RawAnswer } from './exchange.js';
-import { createOutboundAgent } from './outbound.js';
+import { describeError, exchange, type OutboundRequest, type RawAnswer } from '../outbound/exchange.js';
+import { createOutboundAgent } from '../outbound/guard.js';
 import { compilePath, renderUrl, renderValue } from './template.js';
 
 // The HTTP client that offers leads to partners. One keep-alive connection pool per client
 // (per app): a partner taking a lead per second must not pay a TCP (and TLS) handshake each time.
-// Its connections pass the outbound guard (outbound.ts): a refused destination is an attempt
+// Its connections pass the outbound guard (outbound/guard.ts): a refused destination is an attempt
 // that failed with the reason, and the partner is never called.
 // Never logs: header values carry partners' API keys and bodies carry personal data.
 

@@ -1,5 +1,5 @@
 import type { App } from '../types.js';
-import { createOutboundAgent } from '../distribution/outbound.js';
+import { createOutboundAgent } from '../outbound/guard.js';
 import { postbackDestination } from '../modules/provider-postbacks/destination.js';
 import { webhookDestination } from '../modules/webhooks/destination.js';
 import { StatusPuller } from '../modules/status-pull/runner.js';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import type { Agent } from 'undici';
-import { exchange, type OutboundRequest } from '../distribution/exchange.js';
+import { exchange, type OutboundRequest } from '../outbound/exchange.js';
 import { SEND_TIMEOUT_MS, type SendResult } from './dispatcher.js';
 
 // One try of an event's HTTP call (webhooks, postbacks), through the outbound-guarded agent:

@@ -1,4 +1,4 @@
-import { checkDestinationUrl } from '../../distribution/outbound.js';
+import { checkDestinationUrl } from '../../outbound/guard.js';
 import { CLIENT_OWNED_HEADERS } from '../../distribution/partner-client.js';
 import type { FieldError } from '../../http/errors.js';
 import { dealErrors } from '../../distribution/prices.js';

@@ -4,7 +4,7 @@ import { IdParams } from '../../http/common-schemas.js';
 import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import type { App } from '../../types.js';
-import { checkDestinationUrl, createOutboundAgent } from '../../distribution/outbound.js';
+import { checkDestinationUrl, createOutboundAgent } from '../../outbound/guard.js';
 import { deliveryLogRoutes } from '../../events/delivery-routes.js';
 import type { StoredEvent } from '../../events/dispatcher.js';
 import { sendHttp } from '../../events/send-http.js';

@@ -3,7 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Agent } from 'undici';
 import { isPostgres, type DB } from '../../db/database.js';
 import { nowIso } from '../../db/ids.js';
-import { exchange, type OutboundRequest } from '../../distribution/exchange.js';
+import { exchange, type OutboundRequest } from '../../outbound/exchange.js';
 import { compilePath, nestsDeeperThan } from '../../distribution/template.js';
 import { emitEvent } from '../../events/emit.js';
 import { audit } from '../audit/service.js';

@@ -7,7 +7,7 @@ import { invalid, notFound, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import { Page } from '../../http/pagination.js';
 import { principalOf, type App } from '../../types.js';
-import { checkDestinationUrl } from '../../distribution/outbound.js';
+import { checkDestinationUrl } from '../../outbound/guard.js';
 import { audit } from '../audit/service.js';
 import { CreateWebhook, UpdateWebhook, Webhook, WebhookWithSecret } from './schemas.js';
 import { cancelPending, eventNames, newSecret, NO_NAMES, renderBody, syncSubscriptions, toWebhook, urlProblem } from './service.js';

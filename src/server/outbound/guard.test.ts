@@ -6,8 +6,8 @@ import { request } from 'undici';
 import { startTrap } from '../../../test/loopback-trap.js';
 import { defaultIntegration } from '../../../test/partner-server.js';
 import type { StoredIntegration } from '../modules/partners/schemas.js';
-import { checkAddress, checkDestinationUrl, classifyAddress, createOutboundAgent, resolveDestination, type Lookup } from './outbound.js';
-import { createPartnerClient, type LeadForPartner } from './partner-client.js';
+import { checkAddress, checkDestinationUrl, classifyAddress, createOutboundAgent, resolveDestination, type Lookup } from './guard.js';
+import { createPartnerClient, type LeadForPartner } from '../distribution/partner-client.js';
 
 // The outbound guard (contract rule 14): address rules as data, then the real client against
 // real loopback servers, which must receive nothing when the guard refuses. No traffic leaves

@@ -1,7 +1,7 @@
 import { request, type Agent } from 'undici';
-import { DestinationRefusedError } from './outbound.js';
+import { DestinationRefusedError } from './guard.js';
 
-// One HTTP exchange through an outbound-guarded agent (outbound.ts): partner calls, webhooks,
+// One HTTP exchange through an outbound-guarded agent (guard.ts): partner calls, webhooks,
 // postbacks and status pulls all send with this. One deadline covers the whole exchange, and
 // the answer is read up to a size. Never logs: requests carry secrets and answers personal data.
 
