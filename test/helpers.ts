@@ -8,7 +8,7 @@ import { describe, test, type TestContext, type TestOptions } from 'node:test';
 import pg from 'pg';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/server/app.js';
-import { loadConfig, type Config } from '../src/server/config.js';
+import { loadConfig, type Config, type DatabaseConfig } from '../src/server/config.js';
 import { openDatabase, type DB } from '../src/server/db/database.js';
 import { migrate } from '../src/server/db/migrate.js';
 import { createOwner, ensureAdminRole } from '../src/server/modules/operators/service.js';
@@ -116,6 +116,21 @@ export async function buildTestApp(t: TestContext, engine: Engine, opts: TestApp
   });
   const ownerToken = await login(app, OWNER.email, OWNER.password);
   return { app, db, config, ownerToken, ownerId, logs };
+}
+
+/** An empty, unmigrated database of `engine` (a schema of its own on PostgreSQL), removed when the test ends. */
+export async function emptyDatabase(t: TestContext, engine: Engine): Promise<DatabaseConfig> {
+  if (engine === 'postgres') {
+    const schema = `e_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+    await pgAdmin().query(`create schema ${schema}`);
+    t.after(async () => {
+      await pgAdmin().query(`drop schema ${schema} cascade`);
+    });
+    return { engine: 'postgres', url: POSTGRES_URL, schema };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'leadgate-empty-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return { engine: 'sqlite', file: join(dir, 'db.sqlite') };
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

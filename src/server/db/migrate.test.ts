@@ -1,33 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { test, type TestContext } from 'node:test';
-import pg from 'pg';
+import { test } from 'node:test';
 import { insertFlow, insertPartner } from '../../../test/fixtures.js';
-import { forEachDatabase, POSTGRES_URL, type Engine } from '../../../test/helpers.js';
+import { emptyDatabase, forEachDatabase } from '../../../test/helpers.js';
 import { capSlots, reserve } from '../distribution/caps.js';
-import type { DatabaseConfig } from '../config.js';
 import { openDatabase } from './database.js';
 import { LATEST_MIGRATION, migrate } from './migrate.js';
-
-/** An empty database of `engine`, removed when the test ends. */
-async function emptyDatabase(t: TestContext, engine: Engine): Promise<DatabaseConfig> {
-  if (engine === 'postgres') {
-    const schema = `m_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-    const admin = new pg.Client({ connectionString: POSTGRES_URL });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    t.after(async () => {
-      await admin.query(`drop schema ${schema} cascade`);
-      await admin.end();
-    });
-    return { engine: 'postgres', url: POSTGRES_URL, schema };
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'leadgate-migrate-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return { engine: 'sqlite', file: join(dir, 'db.sqlite') };
-}
 
 forEachDatabase('migrations', (engine) => {
   test('several instances migrating one database all succeed (at once on PostgreSQL), and a rerun changes nothing', async (t) => {

@@ -11,15 +11,12 @@ import { findDelivery, listDeliveries, toDelivery } from './deliveries.js';
 import type { StoredEvent } from './dispatcher.js';
 import { DeliveryListQuery, EventDelivery, EventDeliveryDetail } from './schemas.js';
 import { RETENTION_DAYS } from './dispatcher.js';
-import { EVENT_TYPES, type EventType } from './types.js';
+import { mayReadEvent } from './types.js';
 
 // A destination's delivery log, as three routes under its own path: the list, one delivery with
 // each try's answer, and a manual retry. Webhooks and traffic providers' postbacks use it.
 // A delivery shows (and carries) its event: the caller sees only deliveries of event types it
 // may read (each type's permission, events/types.ts); another is not found.
-
-/** Whether these permissions may read events of this type. */
-const readable = (permissions: ReadonlySet<string>, type: EventType) => permissions.has(EVENT_TYPES[type].permission);
 
 export interface DeliveryLogOptions {
   kind: DestinationKind;
@@ -65,7 +62,7 @@ export function deliveryLogRoutes(app: App, o: DeliveryLogOptions) {
       // Paged over all of them, so the cursor moves past the ones left out.
       const page = pageOf(rows.map(toDelivery), req.query.limit, (d) => ({ id: d.id }));
       const permissions = principalOf(req).permissions;
-      return { ...page, data: page.data.filter((d) => readable(permissions, d.event_type)) };
+      return { ...page, data: page.data.filter((d) => mayReadEvent(permissions, d.event_type)) };
     },
   );
 
@@ -84,7 +81,7 @@ export function deliveryLogRoutes(app: App, o: DeliveryLogOptions) {
     async (req) => {
       const dest = await o.find(req.params.id);
       const found = await findDelivery(app.db, o.kind, dest.id, req.params.deliveryId);
-      if (!found || !readable(principalOf(req).permissions, found.event.type)) return notFound('delivery');
+      if (!found || !mayReadEvent(principalOf(req).permissions, found.event.type)) return notFound('delivery');
       return { ...toDelivery(found.row), payload: await o.payload(dest.id, found.event), tries: found.tries };
     },
   );
@@ -109,7 +106,7 @@ export function deliveryLogRoutes(app: App, o: DeliveryLogOptions) {
       if (!dest.active) conflict(`This ${o.what.toLowerCase()} is disabled: enable it before retrying a delivery.`);
       const now = Date.now();
       const found = await findDelivery(app.db, o.kind, dest.id, req.params.deliveryId);
-      if (!found || !readable(principalOf(req).permissions, found.event.type)) return notFound('delivery');
+      if (!found || !mayReadEvent(principalOf(req).permissions, found.event.type)) return notFound('delivery');
       await app.db
         .updateTable('event_deliveries')
         .set({ state: 'pending', next_attempt_at: new Date(now).toISOString(), expires_at: new Date(now + 86400_000).toISOString(), last_error: null })

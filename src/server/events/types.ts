@@ -31,3 +31,6 @@ export type EventType = keyof typeof EVENT_TYPES;
 export const ALL_EVENT_TYPES = Object.keys(EVENT_TYPES) as EventType[];
 export const ALERT_TYPES = ALL_EVENT_TYPES.filter((t) => EVENT_TYPES[t].alert);
 export const isEventType = (t: string): t is EventType => Object.hasOwn(EVENT_TYPES, t);
+
+/** Whether these permissions may read events of this type (a notification, a webhook's subscription, a delivery log). */
+export const mayReadEvent = (permissions: ReadonlySet<string>, type: EventType) => permissions.has(EVENT_TYPES[type].permission);

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { Nullable, Timestamp } from '../../http/common-schemas.js';
 import { decodeCursor, encodeCursor, PageQuery } from '../../http/pagination.js';
 import type { DB } from '../../db/database.js';
-import { ALERT_TYPES, EVENT_TYPES, type EventType } from '../../events/types.js';
+import { ALERT_TYPES, mayReadEvent, type EventType } from '../../events/types.js';
 import { principalOf, type App } from '../../types.js';
 import { EventTypeName } from '../../events/schemas.js';
 import { describeEvent, eventNames } from '../webhooks/service.js';
@@ -57,7 +57,7 @@ async function unreadCount(db: DB, types: EventType[], read: number): Promise<nu
 }
 
 export default async function notificationRoutes(app: App) {
-  const visibleTypes = (permissions: ReadonlySet<string>) => ALERT_TYPES.filter((t) => permissions.has(EVENT_TYPES[t].permission));
+  const visibleTypes = (permissions: ReadonlySet<string>) => ALERT_TYPES.filter((t) => mayReadEvent(permissions, t));
 
   app.get(
     '/api/notifications',

@@ -7,6 +7,7 @@ import { problems } from '../../http/openapi.js';
 import { principalOf, type App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { checkUrl, maskHeaders, originOf, resolveSecretHeaders } from '../partners/service.js';
+import { canSeeContacts } from '../leads/search.js';
 import { maskRun } from './mask.js';
 import { MAX_BODY_DEPTH, recordRun, runPull } from './pull.js';
 import { PullRun, StatusPull, StatusPullInput, type StoredStatusPull } from './schemas.js';
@@ -160,7 +161,7 @@ export default async function statusPullRoutes(app: App) {
       const config = JSON.parse(row.config) as StoredStatusPull;
       const { run, matched } = await runPull(app.db, app.statusPull.agent, p, config, { dryRun: req.body.dry_run });
       if (!req.body.dry_run) await recordRun(app.db, p, config, run, req.log);
-      return principalOf(req).permissions.has('leads:contacts') ? run : maskRun(run, matched);
+      return canSeeContacts(principalOf(req)) ? run : maskRun(run, matched);
     },
   );
 }

@@ -1,7 +1,6 @@
 import { rolePermissions } from '../../auth/authenticate.js';
-import type { Permission } from '../../auth/permissions.js';
 import { HttpProblem } from '../../http/errors.js';
-import { EVENT_TYPES, type EventType } from '../../events/types.js';
+import { EVENT_TYPES, mayReadEvent, type EventType } from '../../events/types.js';
 import type { Principal } from '../../types.js';
 
 // A webhook is a standing read: whoever points one at a receiver reads every event it sends.
@@ -10,7 +9,7 @@ import type { Principal } from '../../types.js';
 // owner may since have lost it: role changed or edited, disabled, deleted).
 
 /** The types among `types` that these permissions may not read. */
-const unreadable = (permissions: ReadonlySet<string>, types: readonly EventType[]) => types.filter((t) => !permissions.has(EVENT_TYPES[t].permission));
+const unreadable = (permissions: ReadonlySet<string>, types: readonly EventType[]) => types.filter((t) => !mayReadEvent(permissions, t));
 
 const needs = (types: EventType[]) => types.map((t) => `${t} (${EVENT_TYPES[t].permission})`).join(', ');
 
@@ -47,8 +46,5 @@ export function ownerCheck(owner: OwnerRow): (type: EventType) => string | null 
   }
   if (owner.owner_status !== 'active') return () => "the webhook's owner is disabled";
   const rights = rolePermissions({ builtin: owner.owner_builtin ?? 0, permissions: owner.owner_permissions ?? '[]' });
-  return (type) => {
-    const needed: Permission = EVENT_TYPES[type].permission;
-    return rights.has(needed) ? null : `the webhook's owner may no longer read ${type} events (needs ${needed})`;
-  };
+  return (type) => (mayReadEvent(rights, type) ? null : `the webhook's owner may no longer read ${type} events (needs ${EVENT_TYPES[type].permission})`);
 }

@@ -10,9 +10,8 @@ import { principalOf, type App } from '../../types.js';
 import { checkDestinationUrl } from '../../outbound/guard.js';
 import { audit } from '../audit/service.js';
 import { CreateWebhook, UpdateWebhook, Webhook, WebhookWithSecret } from './schemas.js';
-import { cancelPending, eventNames, newSecret, NO_NAMES, renderBody, syncSubscriptions, toWebhook, urlProblem } from './service.js';
+import { cancelPending, eventNames, newSecret, NO_NAMES, renderBody, storedEventTypes, syncSubscriptions, toWebhook, urlProblem } from './service.js';
 import { deliveryLogRoutes } from '../../events/delivery-routes.js';
-import { isEventType } from '../../events/types.js';
 import { assertCanRead } from './access.js';
 import { safeEvents } from './outgoing.js';
 
@@ -127,7 +126,7 @@ export default async function webhookRoutes(app: App) {
         // Whoever redirects a webhook reads what it sends from then on: they must be allowed to, and it sends as them.
         const redirects = b.url !== undefined || b.format !== undefined || b.telegram_chat_id !== undefined || b.event_types !== undefined || b.status === 'active';
         const principal = principalOf(req);
-        if (redirects) assertCanRead(principal, b.event_types ?? (JSON.parse(current.event_types) as string[]).filter(isEventType));
+        if (redirects) assertCanRead(principal, b.event_types ?? storedEventTypes(current));
         const reactivated = b.status === 'active' && current.status !== 'active';
         const patch = {
           ...(b.name !== undefined && { name: b.name.trim() }),

@@ -52,7 +52,7 @@ export function toWebhook(row: WebhooksTable): Webhook {
     url: maskUrl(row.url),
     format: row.format,
     telegram_chat_id: row.telegram_chat_id,
-    event_types: (JSON.parse(row.event_types) as string[]).filter(isEventType),
+    event_types: storedEventTypes(row),
     status: row.status,
     disabled_reason: row.disabled_reason,
     failing_since: row.failing_since,
@@ -63,10 +63,13 @@ export function toWebhook(row: WebhooksTable): Webhook {
 }
 
 /** The webhook's rows in event_subscriptions: one per event type while active, none otherwise. */
+/** The event types a stored webhook row subscribes to (a type no longer known is left out). */
+export const storedEventTypes = (row: Pick<WebhooksTable, 'event_types'>) => (JSON.parse(row.event_types) as string[]).filter(isEventType);
+
 export async function syncSubscriptions(db: Kysely<Database>, row: Pick<WebhooksTable, 'id' | 'status' | 'event_types'>) {
   await db.deleteFrom('event_subscriptions').where('destination_kind', '=', 'webhook').where('destination_id', '=', row.id).execute();
   if (row.status !== 'active') return;
-  const types = (JSON.parse(row.event_types) as string[]).filter(isEventType);
+  const types = storedEventTypes(row);
   if (!types.length) return;
   await db
     .insertInto('event_subscriptions')

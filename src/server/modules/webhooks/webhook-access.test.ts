@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { test, type TestContext } from 'node:test';
-import pg from 'pg';
-import { buildTestApp, call, expectProblem, forEachDatabase, getJson, newApiKey, newOperator, POSTGRES_URL, type Engine, type TestApp } from '../../../../test/helpers.js';
-import type { DatabaseConfig } from '../../config.js';
+import { test } from 'node:test';
+import { buildTestApp, call, emptyDatabase, expectProblem, forEachDatabase, getJson, newApiKey, newOperator, type TestApp } from '../../../../test/helpers.js';
 import { openDatabase } from '../../db/database.js';
 import { migrate } from '../../db/migrate.js';
 import { createOwner, ensureAdminRole } from '../operators/service.js';
@@ -16,24 +11,6 @@ import { startReceiver } from '../../../../test/webhook-receiver.js';
 // carry what its owner may read, now.
 
 const post = (ta: TestApp, token: string, payload: Record<string, unknown>) => call(ta.app, token, { method: 'POST', url: '/api/webhooks', payload: { name: 'Hook', ...payload } });
-
-/** An empty database of `engine`, removed when the test ends. */
-async function emptyDatabase(t: TestContext, engine: Engine): Promise<DatabaseConfig> {
-  if (engine === 'postgres') {
-    const schema = `w_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-    const admin = new pg.Client({ connectionString: POSTGRES_URL });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    t.after(async () => {
-      await admin.query(`drop schema ${schema} cascade`);
-      await admin.end();
-    });
-    return { engine: 'postgres', url: POSTGRES_URL, schema };
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'leadgate-webhook-owner-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return { engine: 'sqlite', file: join(dir, 'db.sqlite') };
-}
 
 forEachDatabase('webhooks and read permissions', (engine) => {
   test('upgrading: a webhook made before owners were recorded is owned by the oldest active admin, who may read all it sends', async (t) => {
