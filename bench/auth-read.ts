@@ -37,7 +37,12 @@ fastify.listen({ host: '127.0.0.1', port: Number(process.env.PORT) }).then(() =>
 `;
 
 async function measure(url: string, token: string): Promise<number> {
-  const r = await autocannon({ url, connections: 16, duration: SECONDS, headers: { authorization: `Bearer ${token}` } });
+  const r = await autocannon({
+    url,
+    connections: 16,
+    duration: SECONDS,
+    headers: { authorization: `Bearer ${token}` },
+  });
   if (r.non2xx) throw new Error(`${url}: ${r.non2xx} answers were not 2xx`);
   return r.requests.average;
 }
@@ -46,18 +51,35 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function main() {
   const url = databaseUrl('sqlite', '');
-  const prepared = args.reuse ? 'reused' : `loaded in ${(await loadFreshDemoData('sqlite', url, Number(args.leads), '')).toFixed(0)} s`;
+  const prepared = args.reuse
+    ? 'reused'
+    : `loaded in ${(await loadFreshDemoData('sqlite', url, Number(args.leads), '')).toFixed(0)} s`;
   const { base, child } = await startServer(url);
   const port = await freePort();
   let bare: ReturnType<typeof spawn> | null = null;
   try {
-    const login = (await (await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(OWNER) })).json()) as { token: string };
-    const keyRes = await fetch(`${base}/api/api-keys`, { method: 'POST', headers: { authorization: `Bearer ${login.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `auth-read ${Date.now()}`, scopes: ['leads:view'] }) });
+    const login = (await (
+      await fetch(`${base}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(OWNER),
+      })
+    ).json()) as { token: string };
+    const keyRes = await fetch(`${base}/api/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${login.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `auth-read ${Date.now()}`, scopes: ['leads:view'] }),
+    });
     const key = ((await keyRes.json()) as { secret: string }).secret;
-    const page = (await (await fetch(`${base}/api/leads/search?limit=1&status=delivered`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { id: string }[] };
+    const page = (await (
+      await fetch(`${base}/api/leads/search?limit=1&status=delivered`, { headers: { authorization: `Bearer ${key}` } })
+    ).json()) as { data: { id: string }[] };
     const leadUrl = `/api/leads/${page.data[0].id}`;
     const body = await (await fetch(`${base}${leadUrl}`, { headers: { authorization: `Bearer ${key}` } })).text();
-    bare = spawn(process.execPath, ['-e', BARE], { env: { ...process.env, BODY: body, TOKEN: key, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+    bare = spawn(process.execPath, ['-e', BARE], {
+      env: { ...process.env, BODY: body, TOKEN: key, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise<void>((resolve) => bare!.stdout!.once('data', () => resolve()));
     const lg: number[] = [];
     const bf: number[] = [];

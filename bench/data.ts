@@ -21,7 +21,12 @@ export function databaseUrl(engine: Engine, postgresUrl: string): string {
 }
 
 /** Drops and recreates the engine's benchmark database, then loads `leads` demo leads; seconds taken. */
-export async function loadFreshDemoData(engine: Engine, url: string, leads: number, postgresUrl: string): Promise<number> {
+export async function loadFreshDemoData(
+  engine: Engine,
+  url: string,
+  leads: number,
+  postgresUrl: string,
+): Promise<number> {
   if (engine === 'sqlite') {
     rmSync(path.join(WORK, 'sqlite'), { recursive: true, force: true });
     mkdirSync(path.join(WORK, 'sqlite'), { recursive: true });

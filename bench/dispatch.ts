@@ -26,7 +26,13 @@ const { values: args } = parseArgs({
   options: {
     engines: { type: 'string', default: 'sqlite,postgres' },
     leads: { type: 'string', default: '2000' },
-    'postgres-url': { type: 'string', default: process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:55432/postgres' },
+    'postgres-url': {
+      type: 'string',
+      default:
+        process.env.BENCH_POSTGRES_URL ||
+        process.env.TEST_POSTGRES_URL ||
+        'postgres://postgres@127.0.0.1:55432/postgres',
+    },
   },
 });
 const LEADS = Math.min(20_000, Math.max(100, Number(args.leads)));
@@ -35,13 +41,24 @@ const OWNER = { email: 'bench@example.com', password: 'bench-password-123', name
 const log = (...a: unknown[]) => console.error('[bench:dispatch]', ...a);
 
 const port = await freePort();
-const receiver = fork(fileURLToPath(new URL('./partner.ts', import.meta.url)), [String(port), '0'], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+const receiver = fork(fileURLToPath(new URL('./partner.ts', import.meta.url)), [String(port), '0'], {
+  execArgv: ['--import', 'tsx'],
+  stdio: 'inherit',
+});
 await new Promise((resolve) => receiver.once('message', resolve));
 const origin = `http://127.0.0.1:${port}`;
 
 async function benchEngine(engine: string): Promise<string> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'leadgate-bench-dispatch-'));
-  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'warn', EVENT_DISPATCH_INTERVAL_MS: '0', DELIVERY_RECOVERY_INTERVAL_MS: '0', PARTNER_ALLOWED_NETWORKS: '127.0.0.0/8', RATE_LIMIT_PER_KEY: '0', RATE_LIMIT_PER_IP: '0' });
+  const config = loadConfig({
+    DATA_DIR: dir,
+    LOG_LEVEL: 'warn',
+    EVENT_DISPATCH_INTERVAL_MS: '0',
+    DELIVERY_RECOVERY_INTERVAL_MS: '0',
+    PARTNER_ALLOWED_NETWORKS: '127.0.0.0/8',
+    RATE_LIMIT_PER_KEY: '0',
+    RATE_LIMIT_PER_IP: '0',
+  });
   const schema = `dispatch_bench_${process.pid}`;
   const admin = engine === 'postgres' ? new pg.Client({ connectionString: args['postgres-url'] }) : null;
   if (admin) {
@@ -56,19 +73,60 @@ async function benchEngine(engine: string): Promise<string> {
   const app = await buildApp(config, db, { logStream: new Writable({ write: (_c, _e, cb) => cb() }) });
   try {
     const call = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, token?: string) => {
-      const res = await app.inject({ method, url, payload: payload as never, headers: token ? { authorization: `Bearer ${token}` } : {} });
+      const res = await app.inject({
+        method,
+        url,
+        payload: payload as never,
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+      });
       if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
       return res.json();
     };
     const token = (await call('POST', '/api/auth/login', { email: OWNER.email, password: OWNER.password })).token;
-    const integration = { method: 'POST', url: `${origin}/leads`, headers: {}, body_template: { email: '{{lead.email}}' }, success_path: 'success', lead_id_path: 'data.id', autologin_path: 'data.autologin_url', timeout_ms: 5000 };
+    const integration = {
+      method: 'POST',
+      url: `${origin}/leads`,
+      headers: {},
+      body_template: { email: '{{lead.email}}' },
+      success_path: 'success',
+      lead_id_path: 'data.id',
+      autologin_path: 'data.autologin_url',
+      timeout_ms: 5000,
+    };
     const partner = await call('POST', '/api/partners', { name: 'Bench partner', integration }, token);
-    const flow = await call('POST', '/api/flows', { name: 'Bench flow', targets: [{ partner_id: partner.id, priority: 1 }] }, token);
+    const flow = await call(
+      'POST',
+      '/api/flows',
+      { name: 'Bench flow', targets: [{ partner_id: partner.id, priority: 1 }] },
+      token,
+    );
     const provider = await call('POST', '/api/traffic-providers', { name: 'Bench provider' }, token);
-    await call('POST', '/api/campaigns', { name: 'Bench campaign', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } }, token);
+    await call(
+      'POST',
+      '/api/campaigns',
+      {
+        name: 'Bench campaign',
+        traffic_provider_id: provider.id,
+        flow_id: flow.id,
+        payout: { model: 'cpl', amount: 10 },
+      },
+      token,
+    );
     const types = ['lead.received', 'lead.delivered'];
-    for (const name of ['Bench hook A', 'Bench hook B']) await call('POST', '/api/webhooks', { name, url: `${origin}/hook`, event_types: types }, token);
-    await call('PUT', `/api/traffic-providers/${provider.id}/postbacks`, { postbacks: types.map((event_type) => ({ event_type, campaign_id: null, url: `${origin}/pb?click={sub_id1}&status={status}` })) }, token);
+    for (const name of ['Bench hook A', 'Bench hook B'])
+      await call('POST', '/api/webhooks', { name, url: `${origin}/hook`, event_types: types }, token);
+    await call(
+      'PUT',
+      `/api/traffic-providers/${provider.id}/postbacks`,
+      {
+        postbacks: types.map((event_type) => ({
+          event_type,
+          campaign_id: null,
+          url: `${origin}/pb?click={sub_id1}&status={status}`,
+        })),
+      },
+      token,
+    );
 
     let serial = 0;
     const post = async (n: number) => {
@@ -78,14 +136,31 @@ async function benchEngine(engine: string): Promise<string> {
           method: 'POST',
           url: '/api/intake/leads',
           headers: { authorization: `Bearer ${provider.token}` },
-          payload: { first_name: 'Dee', last_name: 'Spatch', email: `d${k}@example.com`, phone: `+49151${String(10_000_000 + k)}`, country: 'DE', ip: '203.0.113.9', sub_id1: `c${k}` },
+          payload: {
+            first_name: 'Dee',
+            last_name: 'Spatch',
+            email: `d${k}@example.com`,
+            phone: `+49151${String(10_000_000 + k)}`,
+            country: 'DE',
+            ip: '203.0.113.9',
+            sub_id1: `c${k}`,
+          },
         });
         if (res.json().status !== 'delivered') throw new Error(`lead ${k}: ${res.body}`);
       }
     };
     const count = async (table: 'events' | 'event_deliveries', where: [string, string, unknown]) =>
-      Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where(...(where as [any, any, any])).executeTakeFirstOrThrow()).n);
-    const waiting = async () => (await count('events', ['fanned', '=', 0])) + (await count('event_deliveries', ['state', '=', 'pending']));
+      Number(
+        (
+          await db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where(...(where as [any, any, any]))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const waiting = async () =>
+      (await count('events', ['fanned', '=', 0])) + (await count('event_deliveries', ['state', '=', 'pending']));
     // The fan-out (events into deliveries) is part of dispatching: timed with the sends.
     const drainAll = async () => {
       while ((await app.events.drain()) > 0 || (await waiting()) > 0);
@@ -104,7 +179,12 @@ async function benchEngine(engine: string): Promise<string> {
     const backlog = (await count('event_deliveries', ['state', '=', 'delivered'])) - before;
     const failed = await count('event_deliveries', ['state', '!=', 'delivered']);
     // A failed try is retried after 5 s, 15 s…: a run with one measures the backoff, not dispatch.
-    const errors = await db.selectFrom('event_delivery_tries').select(['error', (eb) => eb.fn.countAll<number>().as('n')]).where('ok', '=', 0).groupBy('error').execute();
+    const errors = await db
+      .selectFrom('event_delivery_tries')
+      .select(['error', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('ok', '=', 0)
+      .groupBy('error')
+      .execute();
     if (errors.length) log(`${engine}: failed tries (retried)`, JSON.stringify(errors));
     const row = `| ${engine} | ${backlog} | ${seconds.toFixed(2)} s | ${(backlog / seconds).toFixed(0)} | ${((used.user + used.system) / 1000 / backlog).toFixed(3)} ms | ${failed} |`;
     log(row);
@@ -126,7 +206,12 @@ try {
 } finally {
   receiver.kill('SIGTERM');
 }
-console.log(`\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, ${new Date().toISOString()}`);
+console.log(
+  `\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}, ${new Date().toISOString()}`,
+);
 console.log('| engine | deliveries | drained in | deliveries/s | CPU per delivery | not delivered |');
 console.log('|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);

@@ -29,7 +29,13 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '10' },
     reuse: { type: 'boolean', default: false },
     'export-minutes': { type: 'string', default: '20' },
-    'postgres-url': { type: 'string', default: process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:55432/postgres' },
+    'postgres-url': {
+      type: 'string',
+      default:
+        process.env.BENCH_POSTGRES_URL ||
+        process.env.TEST_POSTGRES_URL ||
+        'postgres://postgres@127.0.0.1:55432/postgres',
+    },
   },
 });
 const LEADS = Number(args.leads);
@@ -47,7 +53,6 @@ async function prepare(engine: Engine, url: string): Promise<string> {
   log(`${engine}: loading ${LEADS.toLocaleString('en-US')} demo leads`);
   return `loaded in ${(await loadFreshDemoData(engine, url, LEADS, args['postgres-url']!)).toFixed(0)} s`;
 }
-
 
 const rssMb = (pid: number) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -69,7 +74,15 @@ interface Phase {
   exports: { ms: number; bytes: number; status: number }[];
 }
 
-async function phase(name: string, base: string, pid: number, token: string, intakeToken: string, campaignId: string, exports: number): Promise<Phase> {
+async function phase(
+  name: string,
+  base: string,
+  pid: number,
+  token: string,
+  intakeToken: string,
+  campaignId: string,
+  exports: number,
+): Promise<Phase> {
   if (new URL(base).hostname !== '127.0.0.1') throw new Error('requests go to 127.0.0.1 only');
   const p: Phase = { name, seconds: 0, intake: [], search: [], errors: [], rssPeakMb: rssMb(pid), exports: [] };
   const rss = setInterval(() => (p.rssPeakMb = Math.max(p.rssPeakMb, rssMb(pid))), 100);
@@ -77,12 +90,17 @@ async function phase(name: string, base: string, pid: number, token: string, int
   let done = false;
   const downloads = Array.from({ length: exports }, async () => {
     const t0 = performance.now();
-    const res = await fetch(`${base}/api/leads/export`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(EXPORT_DEADLINE_MS) });
+    const res = await fetch(`${base}/api/leads/export`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(EXPORT_DEADLINE_MS),
+    });
     let bytes = 0;
     if (res.body) for await (const chunk of res.body) bytes += (chunk as Uint8Array).byteLength;
     p.exports.push({ ms: performance.now() - t0, bytes, status: res.status });
   });
-  const all = exports ? Promise.all(downloads).finally(() => (done = true)) : new Promise<void>((r) => setTimeout(() => ((done = true), r()), SECONDS * 1000));
+  const all = exports
+    ? Promise.all(downloads).finally(() => (done = true))
+    : new Promise<void>((r) => setTimeout(() => ((done = true), r()), SECONDS * 1000));
   let serial = 0;
   const intake = (async () => {
     while (!done) {
@@ -91,7 +109,15 @@ async function phase(name: string, base: string, pid: number, token: string, int
       const res = await fetch(`${base}/api/intake/leads`, {
         method: 'POST',
         headers: { authorization: `Bearer ${intakeToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ first_name: 'Bench', last_name: `Lead${k}`, email: `bench.${name}.${Date.now()}.${k}@example.com`, phone: `+49151${String(10_000_000 + ((Date.now() + k) % 89_999_999))}`, country: 'DE', ip: '203.0.113.7', campaign_id: campaignId }),
+        body: JSON.stringify({
+          first_name: 'Bench',
+          last_name: `Lead${k}`,
+          email: `bench.${name}.${Date.now()}.${k}@example.com`,
+          phone: `+49151${String(10_000_000 + ((Date.now() + k) % 89_999_999))}`,
+          country: 'DE',
+          ip: '203.0.113.7',
+          campaign_id: campaignId,
+        }),
       });
       await res.text();
       if (res.status !== 201) p.errors.push(`intake ${res.status}`);
@@ -101,7 +127,9 @@ async function phase(name: string, base: string, pid: number, token: string, int
   const search = (async () => {
     while (!done) {
       const t0 = performance.now();
-      const res = await fetch(`${base}/api/leads/search?limit=50&status=delivered`, { headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch(`${base}/api/leads/search?limit=50&status=delivered`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       await res.text();
       if (res.status !== 200) p.errors.push(`search ${res.status}`);
       else p.search.push(performance.now() - t0);
@@ -115,7 +143,11 @@ async function phase(name: string, base: string, pid: number, token: string, int
 }
 
 async function api(base: string, token: string, method: string, url: string, body: unknown) {
-  const res = await fetch(`${base}${url}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (res.status !== 201) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
   return (await res.json()) as Record<string, any>;
 }
@@ -140,12 +172,26 @@ async function main() {
     notes.push(`${engine}: ${LEADS.toLocaleString('en-US')} leads ${await prepare(engine, url)}`);
     const { base, child } = await startServer(url, { EXPORT_CONCURRENCY: String(EXPORTS) });
     try {
-      const login = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(OWNER) });
+      const login = await fetch(`${base}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(OWNER),
+      });
       if (login.status !== 200) throw new Error(`login failed: ${login.status} ${await login.text()}`);
       const { token } = (await login.json()) as { token: string };
-      const provider = await api(base, token, 'POST', '/api/traffic-providers', { name: `Bench exports ${Date.now()}` });
-      const campaign = await api(base, token, 'POST', '/api/campaigns', { name: `Bench exports ${Date.now()}`, traffic_provider_id: provider.id, flow_id: null, payout: { model: 'cpl', amount: 1 } });
-      for (const [name, n] of [['idle', 0], ['exports', EXPORTS]] as const) {
+      const provider = await api(base, token, 'POST', '/api/traffic-providers', {
+        name: `Bench exports ${Date.now()}`,
+      });
+      const campaign = await api(base, token, 'POST', '/api/campaigns', {
+        name: `Bench exports ${Date.now()}`,
+        traffic_provider_id: provider.id,
+        flow_id: null,
+        payout: { model: 'cpl', amount: 1 },
+      });
+      for (const [name, n] of [
+        ['idle', 0],
+        ['exports', EXPORTS],
+      ] as const) {
         log(`${engine}: phase ${name}`);
         const p = await phase(name, base, child.pid!, token, provider.token, campaign.id, n);
         log(row(engine, p));
@@ -160,7 +206,10 @@ async function main() {
     `Date: ${started.toISOString()}`,
     `Command: npx tsx bench/exports.ts --leads ${LEADS} --engines ${ENGINES.join(',')} --exports ${EXPORTS} --seconds ${SECONDS}${args.reuse ? ' --reuse' : ''}`,
     `Machine: ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Node ${process.version}`,
-    `Load average at start ${load.map((x) => x.toFixed(2)).join(' ')}, at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+    `Load average at start ${load.map((x) => x.toFixed(2)).join(' ')}, at end ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
     ...notes,
     '',
     '| engine | phase | exports | phase time | intakes | intake p50 ms | intake p99 ms | intake max ms | searches | search p50 ms | search p99 ms | search max ms | server RSS peak | errors |',

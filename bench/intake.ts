@@ -46,17 +46,28 @@ const { values: args } = parseArgs({
     processes: { type: 'string', default: '1' },
     outbox: { type: 'string', default: 'none' },
     'log-level': { type: 'string', default: 'info' },
-    'postgres-url': { type: 'string', default: process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:55432/postgres' },
+    'postgres-url': {
+      type: 'string',
+      default:
+        process.env.BENCH_POSTGRES_URL ||
+        process.env.TEST_POSTGRES_URL ||
+        'postgres://postgres@127.0.0.1:55432/postgres',
+    },
   },
 });
 const SECONDS = Math.min(120, Math.max(3, Number(args.seconds)));
-const RATES = args.rates!.split(',').filter(Boolean).map((r) => Math.min(5000, Math.max(10, Number(r))));
+const RATES = args
+  .rates!.split(',')
+  .filter(Boolean)
+  .map((r) => Math.min(5000, Math.max(10, Number(r))));
 const CONNECTIONS = Math.min(256, Math.max(1, Number(args.connections)));
 const DELAYS = args.delays!.split(',').map(Number);
 const ENGINES = args.engines!.split(',').map((e) => e.trim());
 const PROCESSES = args.processes!.split(',').map((n) => Math.min(8, Math.max(1, Number(n))));
 const OUTBOX = args.outbox!.split(',').map((o) => o.trim());
-for (const o of OUTBOX) if (!['none', 'webhooks', 'subscribed'].includes(o)) throw new Error(`unknown --outbox ${o}: none, subscribed or webhooks`);
+for (const o of OUTBOX)
+  if (!['none', 'webhooks', 'subscribed'].includes(o))
+    throw new Error(`unknown --outbox ${o}: none, subscribed or webhooks`);
 for (const e of ENGINES) if (e !== 'sqlite' && e !== 'postgres') throw new Error(`unknown engine ${e}`);
 
 const log = (...a: unknown[]) => console.error('[bench:intake]', ...a);
@@ -75,7 +86,10 @@ function freePort(): Promise<number> {
 async function json(base: string, method: string, p: string, body?: unknown, token?: string): Promise<any> {
   const res = await fetch(base + p, {
     method,
-    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      ...(body ? { 'content-type': 'application/json' } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
   const text = await res.text();
@@ -85,7 +99,10 @@ async function json(base: string, method: string, p: string, body?: unknown, tok
 
 async function startPartner(delayMs: number): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = fork(path.join(ROOT, 'bench/partner.ts'), [String(port), String(delayMs)], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const child = fork(path.join(ROOT, 'bench/partner.ts'), [String(port), String(delayMs)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: 'inherit',
+  });
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
     child.once('exit', (code) => reject(new Error(`partner exited ${code}`)));
@@ -109,7 +126,11 @@ async function databaseUrl(engine: string): Promise<string> {
   return url.toString();
 }
 
-async function startServer(dbUrl: string, logFile: string, extraEnv: Record<string, string> = {}): Promise<{ base: string; child: ChildProcess }> {
+async function startServer(
+  dbUrl: string,
+  logFile: string,
+  extraEnv: Record<string, string> = {},
+): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
   // BENCH_PROFILE=dir: write a CPU profile of the server (for finding where the time goes).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
@@ -138,7 +159,10 @@ async function startServer(dbUrl: string, logFile: string, extraEnv: Record<stri
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
     if (Date.now() > deadline) throw new Error('server did not start within 60 s');
-    const ok = await fetch(`${base}/api/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${base}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return { base, child };
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -172,9 +196,16 @@ interface Run {
 }
 
 /** autocannon against every server at once, the connections shared out; their counts summed, the worst p50/p99 kept. */
-async function cannon(bases: string[], token: string, tag: string, opts: { connections: number; seconds: number }): Promise<Run> {
+async function cannon(
+  bases: string[],
+  token: string,
+  tag: string,
+  opts: { connections: number; seconds: number },
+): Promise<Run> {
   const connections = Math.max(1, Math.round(opts.connections / bases.length));
-  const runs = await Promise.all(bases.map((base, i) => cannonOne(base, token, `${tag}p${i}`, { ...opts, connections })));
+  const runs = await Promise.all(
+    bases.map((base, i) => cannonOne(base, token, `${tag}p${i}`, { ...opts, connections })),
+  );
   const statuses: Record<string, number> = {};
   for (const r of runs) for (const [k, v] of Object.entries(r.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
   const sum = (f: (r: Run) => number) => runs.reduce((a, r) => a + f(r), 0);
@@ -191,7 +222,12 @@ async function cannon(bases: string[], token: string, tag: string, opts: { conne
   };
 }
 
-function cannonOne(base: string, token: string, tag: string, opts: { connections: number; seconds: number }): Promise<Run> {
+function cannonOne(
+  base: string,
+  token: string,
+  tag: string,
+  opts: { connections: number; seconds: number },
+): Promise<Run> {
   const statuses: Record<string, number> = {};
   const from = Date.now();
   return new Promise((resolve, reject) => {
@@ -253,7 +289,12 @@ async function paced(bases: string[], token: string, tag: string, rate: number, 
     const sent = performance.now();
     inFlight.push(
       pools[i % pools.length]
-        .request({ method: 'POST', path: '/api/intake/leads', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: leadBody(tag) })
+        .request({
+          method: 'POST',
+          path: '/api/intake/leads',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: leadBody(tag),
+        })
         .then(async (res) => {
           const text = await res.body.text();
           latencies.push(performance.now() - sent);
@@ -271,7 +312,17 @@ async function paced(bases: string[], token: string, tag: string, rate: number, 
   await Promise.all(pools.map((p) => p.close()));
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? NaN;
-  return { from, to: Date.now(), requests: total, perSecond: total / seconds, clientP50: at(0.5), clientP99: at(0.99), errors, non2xx, statuses };
+  return {
+    from,
+    to: Date.now(),
+    requests: total,
+    perSecond: total / seconds,
+    clientP50: at(0.5),
+    clientP99: at(0.99),
+    errors,
+    non2xx,
+    statuses,
+  };
 }
 
 /** CPU time (user + system, ms) the process has used so far (Linux /proc). */
@@ -298,7 +349,8 @@ const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 async function benchEngine(engine: string) {
   const out: string[] = [];
   for (const processes of engine === 'postgres' ? PROCESSES : [1]) {
-    for (const delay of DELAYS) for (const outbox of OUTBOX) out.push(...(await benchSetup(engine, processes, delay, outbox)));
+    for (const delay of DELAYS)
+      for (const outbox of OUTBOX) out.push(...(await benchSetup(engine, processes, delay, outbox)));
   }
   return out;
 }
@@ -315,23 +367,81 @@ async function benchSetup(engine: string, processes: number, delay: number, outb
     for (let i = 0; i < processes; i++) {
       logFiles.push(path.join(WORK, `server-${engine}-${delay}-${i}.log`));
       // 'subscribed': the events and deliveries are written, never sent (the write cost alone).
-      servers.push(await startServer(dbUrl, logFiles[i], outbox === 'subscribed' ? { EVENT_DISPATCH_INTERVAL_MS: '0' } : {}));
+      servers.push(
+        await startServer(dbUrl, logFiles[i], outbox === 'subscribed' ? { EVENT_DISPATCH_INTERVAL_MS: '0' } : {}),
+      );
     }
     const bases = servers.map((sv) => sv.base);
     const base = bases[0];
     const token = (await json(base, 'POST', '/api/auth/login', OWNER)).token;
-    const p = await json(base, 'POST', '/api/partners', { name: 'Bench partner', integration: {
-      url: partner.url, headers: { 'X-Api-Key': 'bench-key-123456' },
-      body_template: { first: '{{lead.first_name}}', last: '{{lead.last_name}}', email: '{{lead.email}}', phone: '{{lead.phone}}', country: '{{lead.country}}', ip: '{{lead.ip}}', click: '{{lead.id}}' },
-      success_path: 'success', lead_id_path: 'data.id', autologin_path: 'data.autologin_url', timeout_ms: 5000,
-    } }, token);
-    const flow = await json(base, 'POST', '/api/flows', { name: 'Bench flow', targets: [{ partner_id: p.id, priority: 1 }] }, token);
+    const p = await json(
+      base,
+      'POST',
+      '/api/partners',
+      {
+        name: 'Bench partner',
+        integration: {
+          url: partner.url,
+          headers: { 'X-Api-Key': 'bench-key-123456' },
+          body_template: {
+            first: '{{lead.first_name}}',
+            last: '{{lead.last_name}}',
+            email: '{{lead.email}}',
+            phone: '{{lead.phone}}',
+            country: '{{lead.country}}',
+            ip: '{{lead.ip}}',
+            click: '{{lead.id}}',
+          },
+          success_path: 'success',
+          lead_id_path: 'data.id',
+          autologin_path: 'data.autologin_url',
+          timeout_ms: 5000,
+        },
+      },
+      token,
+    );
+    const flow = await json(
+      base,
+      'POST',
+      '/api/flows',
+      { name: 'Bench flow', targets: [{ partner_id: p.id, priority: 1 }] },
+      token,
+    );
     const provider = await json(base, 'POST', '/api/traffic-providers', { name: 'Bench provider' }, token);
-    await json(base, 'POST', '/api/campaigns', { name: 'Bench campaign', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } }, token);
+    await json(
+      base,
+      'POST',
+      '/api/campaigns',
+      {
+        name: 'Bench campaign',
+        traffic_provider_id: provider.id,
+        flow_id: flow.id,
+        payout: { model: 'cpl', amount: 10 },
+      },
+      token,
+    );
     if (outbox !== 'none') {
-      const types = ['lead.received', 'lead.delivered', 'lead.rejected', 'lead.failed', 'lead.ftd', 'lead.sale_status_changed'];
-      for (const name of ['Bench hook A', 'Bench hook B']) await json(base, 'POST', '/api/webhooks', { name, url: `${new URL(partner.url).origin}/hook`, event_types: types }, token);
-      const postbacks = types.map((event_type) => ({ event_type, campaign_id: null, url: `${new URL(partner.url).origin}/pb?click={sub_id1}&status={status}&payout={payout}` }));
+      const types = [
+        'lead.received',
+        'lead.delivered',
+        'lead.rejected',
+        'lead.failed',
+        'lead.ftd',
+        'lead.sale_status_changed',
+      ];
+      for (const name of ['Bench hook A', 'Bench hook B'])
+        await json(
+          base,
+          'POST',
+          '/api/webhooks',
+          { name, url: `${new URL(partner.url).origin}/hook`, event_types: types },
+          token,
+        );
+      const postbacks = types.map((event_type) => ({
+        event_type,
+        campaign_id: null,
+        url: `${new URL(partner.url).origin}/pb?click={sub_id1}&status={status}&payout={payout}`,
+      }));
       await json(base, 'PUT', `/api/traffic-providers/${provider.id}/postbacks`, { postbacks }, token);
     }
 
@@ -340,19 +450,35 @@ async function benchSetup(engine: string, processes: number, delay: number, outb
     await cannon(bases, provider.token, `w${delay}`, { connections: 8, seconds: 3 });
     const cpu = () => servers.reduce((a, sv) => a + cpuMs(sv.child.pid!), 0);
     // Latency at steady rates below saturation, then the most the servers take.
-    const phases: [string, number | null][] = [...RATES.map((rate): [string, number] => [`${rate}/s`, rate]), ['max', null]];
+    const phases: [string, number | null][] = [
+      ...RATES.map((rate): [string, number] => [`${rate}/s`, rate]),
+      ['max', null],
+    ];
     for (const [name, rate] of phases) {
       log(`${what}: ${name}, ${SECONDS} s${rate ? '' : `, ${CONNECTIONS} connections`}`);
       const cpuBefore = cpu();
       const tag = `${name}-${delay}-${processes}`;
-      const run = rate ? await paced(bases, provider.token, tag, rate, SECONDS) : await cannon(bases, provider.token, tag, { connections: CONNECTIONS, seconds: SECONDS });
+      const run = rate
+        ? await paced(bases, provider.token, tag, rate, SECONDS)
+        : await cannon(bases, provider.token, tag, { connections: CONNECTIONS, seconds: SECONDS });
       const cpuPerLead = (cpu() - cpuBefore) / run.requests;
       await new Promise((r) => setTimeout(r, 300)); // the log lines of the last answers
       const own = serverLatency(logFiles, run.from, run.to);
       const delivered = run.statuses.delivered ?? 0;
       const row = [
-        engine, String(processes), `${delay} ms`, outbox, name, run.perSecond.toFixed(0), `${delivered}/${run.requests}`,
-        fmt(own.p50), fmt(own.p99), fmt(Math.max(0, own.p99 - delay)), fmt(run.clientP50), fmt(run.clientP99), `${cpuPerLead.toFixed(2)} ms`,
+        engine,
+        String(processes),
+        `${delay} ms`,
+        outbox,
+        name,
+        run.perSecond.toFixed(0),
+        `${delivered}/${run.requests}`,
+        fmt(own.p50),
+        fmt(own.p99),
+        fmt(Math.max(0, own.p99 - delay)),
+        fmt(run.clientP50),
+        fmt(run.clientP99),
+        `${cpuPerLead.toFixed(2)} ms`,
         `${run.errors} / ${run.non2xx}`,
       ];
       out.push(`| ${row.join(' | ')} |`);
@@ -363,8 +489,23 @@ async function benchSetup(engine: string, processes: number, delay: number, outb
       const started = Date.now();
       const hooks = (await json(base, 'GET', '/api/webhooks', undefined, token)).data as { id: string }[];
       const waiting = async () => {
-        for (const h of hooks) if ((await json(base, 'GET', `/api/webhooks/${h.id}/deliveries?state=pending&limit=1`, undefined, token)).data.length) return true;
-        return (await json(base, 'GET', `/api/traffic-providers/${provider.id}/postbacks/deliveries?state=pending&limit=1`, undefined, token)).data.length > 0;
+        for (const h of hooks)
+          if (
+            (await json(base, 'GET', `/api/webhooks/${h.id}/deliveries?state=pending&limit=1`, undefined, token)).data
+              .length
+          )
+            return true;
+        return (
+          (
+            await json(
+              base,
+              'GET',
+              `/api/traffic-providers/${provider.id}/postbacks/deliveries?state=pending&limit=1`,
+              undefined,
+              token,
+            )
+          ).data.length > 0
+        );
       };
       while ((await waiting()) && Date.now() - started < 300_000) await new Promise((r) => setTimeout(r, 500));
       log(`${what}: every delivery sent ${((Date.now() - started) / 1000).toFixed(1)} s after the load ended`);
@@ -372,14 +513,20 @@ async function benchSetup(engine: string, processes: number, delay: number, outb
   } finally {
     for (const sv of servers) sv.child.kill('SIGTERM');
     partner.child.kill('SIGTERM');
-    await Promise.all(servers.map((sv) => new Promise((r) => (sv.child.exitCode !== null ? r(null) : sv.child.once('exit', r)))));
+    await Promise.all(
+      servers.map((sv) => new Promise((r) => (sv.child.exitCode !== null ? r(null) : sv.child.once('exit', r)))),
+    );
   }
   return out;
 }
 
 const lines: string[] = [];
 for (const engine of ENGINES) lines.push(...(await benchEngine(engine)));
-console.log(`\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, LOG_LEVEL=${args['log-level']}`);
-console.log('| engine | processes | partner | outbox | load | leads/s | delivered | server p50 | server p99 | added p99 | client p50 | client p99 | server CPU per lead | errors / non-2xx |');
+console.log(
+  `\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, LOG_LEVEL=${args['log-level']}`,
+);
+console.log(
+  '| engine | processes | partner | outbox | load | leads/s | delivered | server p50 | server p99 | added p99 | client p50 | client p99 | server CPU per lead | errors / non-2xx |',
+);
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const l of lines) console.log(l);

@@ -47,7 +47,15 @@ async function refreshRequests(base: string, screen: string): Promise<string[]> 
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   try {
     const page = context.pages()[0] ?? (await context.newPage());
@@ -90,7 +98,16 @@ interface Phase {
   cpuPercent: number;
 }
 
-async function phase(name: string, base: string, pid: number, token: string, intakeToken: string, campaignId: string, screens: string[][], withIntake: boolean): Promise<Phase> {
+async function phase(
+  name: string,
+  base: string,
+  pid: number,
+  token: string,
+  intakeToken: string,
+  campaignId: string,
+  screens: string[][],
+  withIntake: boolean,
+): Promise<Phase> {
   const p: Phase = { name, intake: [], refreshes: 0, requests: 0, refreshMs: [], cpuPercent: 0 };
   const cpu0 = cpuMs(pid);
   const t0 = performance.now();
@@ -102,7 +119,15 @@ async function phase(name: string, base: string, pid: number, token: string, int
       const res = await fetch(`${base}/api/intake/leads`, {
         method: 'POST',
         headers: { authorization: `Bearer ${intakeToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ first_name: 'Live', last_name: `Bench${++k}`, email: `live.${name.length}.${Date.now()}.${k}@example.com`, phone: `+49151${String(10_000_000 + ((Date.now() + k) % 89_999_999))}`, country: 'DE', ip: '203.0.113.7', campaign_id: campaignId }),
+        body: JSON.stringify({
+          first_name: 'Live',
+          last_name: `Bench${++k}`,
+          email: `live.${name.length}.${Date.now()}.${k}@example.com`,
+          phone: `+49151${String(10_000_000 + ((Date.now() + k) % 89_999_999))}`,
+          country: 'DE',
+          ip: '203.0.113.7',
+          campaign_id: campaignId,
+        }),
       });
       const text = await res.text();
       if (res.status !== 201) throw new Error(`intake ${res.status}: ${text}`);
@@ -124,7 +149,12 @@ async function phase(name: string, base: string, pid: number, token: string, int
         }
       })
     : [];
-  await Promise.all([intake, ...tabs.map((t) => Promise.race([t, new Promise((r) => setTimeout(r, Math.max(0, end - performance.now()) + 5000))]))]);
+  await Promise.all([
+    intake,
+    ...tabs.map((t) =>
+      Promise.race([t, new Promise((r) => setTimeout(r, Math.max(0, end - performance.now()) + 5000))]),
+    ),
+  ]);
   p.cpuPercent = ((cpuMs(pid) - cpu0) / (performance.now() - t0)) * 100;
   return p;
 }
@@ -133,18 +163,33 @@ async function main() {
   mkdirSync(WORK, { recursive: true });
   const started = new Date();
   const url = databaseUrl('sqlite', '');
-  const prepared = args.reuse ? 'reused from the previous run' : `loaded in ${(await loadFreshDemoData('sqlite', url, LEADS, '')).toFixed(0)} s`;
+  const prepared = args.reuse
+    ? 'reused from the previous run'
+    : `loaded in ${(await loadFreshDemoData('sqlite', url, LEADS, '')).toFixed(0)} s`;
   const { base, child } = await startServer(url);
   try {
-    const login = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(OWNER) });
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(OWNER),
+    });
     const { token } = (await login.json()) as { token: string };
     const post = async (u: string, body: unknown) => {
-      const res = await fetch(`${base}${u}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${base}${u}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       if (res.status !== 201) throw new Error(`${u}: ${res.status} ${await res.text()}`);
       return (await res.json()) as Record<string, any>;
     };
     const provider = await post('/api/traffic-providers', { name: `Live bench ${Date.now()}` });
-    const campaign = await post('/api/campaigns', { name: `Live bench ${Date.now()}`, traffic_provider_id: provider.id, flow_id: null, payout: { model: 'cpl', amount: 1 } });
+    const campaign = await post('/api/campaigns', {
+      name: `Live bench ${Date.now()}`,
+      traffic_provider_id: provider.id,
+      flow_id: null,
+      payout: { model: 'cpl', amount: 1 },
+    });
 
     const screens: Record<string, string[]> = {};
     for (const screen of ['/', '/leads']) {
@@ -161,7 +206,9 @@ async function main() {
       [`${tabs}, no intake`, Object.values(screens), false],
     ] as const) {
       log(`phase: ${name}`);
-      phases.push(await phase(name, base, child.pid!, token, provider.token, campaign.id, set as string[][], withIntake));
+      phases.push(
+        await phase(name, base, child.pid!, token, provider.token, campaign.id, set as string[][], withIntake),
+      );
     }
     const f = (x: number) => (Number.isNaN(x) ? '–' : x.toFixed(0));
     const report = [
@@ -169,11 +216,17 @@ async function main() {
       `Command: npx tsx bench/live-refresh.ts --leads ${LEADS} --tabs ${TABS} --seconds ${SECONDS}${args.reuse ? ' --reuse' : ''}`,
       `Machine: ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Node ${process.version}`,
       `SQLite, ${LEADS.toLocaleString('en-US')} demo leads (${prepared}); refresh interval ${LIVE_INTERVAL_MS / 1000} s`,
-      ...Object.entries(screens).map(([s, l]) => `One refresh of ${s === '/' ? 'Overview' : 'Leads'}: ${l.length} requests (${l.map((x) => x.split('?')[0].replace(/^GET /, '')).join(', ')})`),
+      ...Object.entries(screens).map(
+        ([s, l]) =>
+          `One refresh of ${s === '/' ? 'Overview' : 'Leads'}: ${l.length} requests (${l.map((x) => x.split('?')[0].replace(/^GET /, '')).join(', ')})`,
+      ),
       '',
       '| phase | requests/s from tabs | refresh p50 ms | refresh p95 ms | intakes | intake p50 ms | intake p99 ms | server CPU (% of one core) |',
       '|---|---:|---:|---:|---:|---:|---:|---:|',
-      ...phases.map((p) => `| ${p.name} | ${(p.requests / SECONDS).toFixed(1)} | ${f(percentile(p.refreshMs, 50))} | ${f(percentile(p.refreshMs, 95))} | ${p.intake.length} | ${f(percentile(p.intake, 50))} | ${f(percentile(p.intake, 99))} | ${p.cpuPercent.toFixed(0)} % |`),
+      ...phases.map(
+        (p) =>
+          `| ${p.name} | ${(p.requests / SECONDS).toFixed(1)} | ${f(percentile(p.refreshMs, 50))} | ${f(percentile(p.refreshMs, 95))} | ${p.intake.length} | ${f(percentile(p.intake, 50))} | ${f(percentile(p.intake, 99))} | ${p.cpuPercent.toFixed(0)} % |`,
+      ),
     ].join('\n');
     const out = path.join(WORK, `live-refresh-${started.toISOString().replace(/[:.]/g, '-')}.md`);
     writeFileSync(out, report + '\n');

@@ -21,17 +21,24 @@ export interface Query {
 }
 
 const TZ = 'Europe/Berlin';
-const today = new Intl.DateTimeFormat('en-CA', { timeZone: TZ, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+const today = new Intl.DateTimeFormat('en-CA', {
+  timeZone: TZ,
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+}).format(new Date());
 const daysAgo = (n: number) => new Date(Date.parse(`${today}T00:00:00Z`) - n * 86_400_000).toISOString().slice(0, 10);
 const range = (days: number) => `date_from=${daysAgo(days - 1)}&date_to=${today}&timezone=${encodeURIComponent(TZ)}`;
 const enc = encodeURIComponent;
 
-const rows = (body: { data: unknown[]; next_cursor: string | null }) => `${body.data.length} rows${body.next_cursor ? ', more' : ''}`;
+const rows = (body: { data: unknown[]; next_cursor: string | null }) =>
+  `${body.data.length} rows${body.next_cursor ? ', more' : ''}`;
 const groups = (body: { rows: { children?: unknown[] }[]; totals: { leads: number } }) => {
   const children = body.rows.reduce((n, r) => n + (r.children?.length ?? 0), 0);
   return `${body.rows.length} groups${children ? ` / ${children} sub-groups` : ''}, ${body.totals.leads.toLocaleString('en-US')} leads`;
 };
-const totals = (body: { totals: { leads: number; ftds: number } }) => `${body.totals.leads.toLocaleString('en-US')} leads, ${body.totals.ftds.toLocaleString('en-US')} FTDs`;
+const totals = (body: { totals: { leads: number; ftds: number } }) =>
+  `${body.totals.leads.toLocaleString('en-US')} leads, ${body.totals.ftds.toLocaleString('en-US')} FTDs`;
 
 const search = (name: string, qs: (f: Fixture) => string): Query => ({
   kind: 'search',
@@ -52,7 +59,10 @@ const analytics = (name: string, qs: (f: Fixture) => string, describe: Query['de
 export const QUERIES: Query[] = [
   search('Newest 50 leads, no filter', () => 'limit=50'),
   search('Last 30 days, delivered', () => `limit=50&status=delivered&${range(30)}`),
-  search('Last 30 days, delivered: page 3 (cursor)', (f) => `limit=50&status=delivered&${range(30)}&cursor=${enc(f.cursor)}`),
+  search(
+    'Last 30 days, delivered: page 3 (cursor)',
+    (f) => `limit=50&status=delivered&${range(30)}&cursor=${enc(f.cursor)}`,
+  ),
   search('Rejected or failed from DE/AT', () => 'limit=50&status=rejected&status=failed&country=DE&country=AT'),
   search('One partner, last 7 days', (f) => `limit=50&partner_id=${f.partnerId}&${range(7)}`),
   search('One campaign, all time', (f) => `limit=50&campaign_id=${f.campaignId}`),
@@ -66,8 +76,18 @@ export const QUERIES: Query[] = [
   analytics('Report by day, last 30 days', () => `report?group_by=day&${range(30)}`),
   analytics('Report by partner, last 30 days', () => `report?group_by=partner&${range(30)}`),
   analytics('Report by day then country, last 90 days', () => `report?group_by=day&then_by=country&${range(90)}`),
-  analytics('Report by campaign then country, last 30 days', () => `report?group_by=campaign&then_by=country&${range(30)}`),
+  analytics(
+    'Report by campaign then country, last 30 days',
+    () => `report?group_by=campaign&then_by=country&${range(30)}`,
+  ),
   analytics('Report by partner, FTD date, last 30 days', () => `report?group_by=partner&date_type=ftd&${range(30)}`),
-  analytics('Summary, one partner and country, last 30 days', (f) => `summary?partner_id=${f.partnerId}&country=DE&${range(30)}`, totals),
-  analytics('Report by day in Asia/Kolkata (UTC+5:30), last 30 days', () => `report?group_by=day&date_from=${daysAgo(29)}&date_to=${today}&timezone=Asia/Kolkata`),
+  analytics(
+    'Summary, one partner and country, last 30 days',
+    (f) => `summary?partner_id=${f.partnerId}&country=DE&${range(30)}`,
+    totals,
+  ),
+  analytics(
+    'Report by day in Asia/Kolkata (UTC+5:30), last 30 days',
+    () => `report?group_by=day&date_from=${daysAgo(29)}&date_to=${today}&timezone=Asia/Kolkata`,
+  ),
 ];

@@ -24,7 +24,13 @@ const { values: args } = parseArgs({
     engines: { type: 'string', default: 'sqlite,postgres' },
     runs: { type: 'string', default: '50' },
     reuse: { type: 'boolean', default: false },
-    'postgres-url': { type: 'string', default: process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:55432/postgres' },
+    'postgres-url': {
+      type: 'string',
+      default:
+        process.env.BENCH_POSTGRES_URL ||
+        process.env.TEST_POSTGRES_URL ||
+        'postgres://postgres@127.0.0.1:55432/postgres',
+    },
   },
 });
 const LEADS = Number(args.leads);
@@ -38,7 +44,14 @@ const log = (...a: unknown[]) => console.error('[bench]', ...a);
 async function countLeads(url: string): Promise<number> {
   const db = openFor(url);
   try {
-    return Number((await db.selectFrom('leads').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+    return Number(
+      (
+        await db
+          .selectFrom('leads')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   } catch {
     return 0; // no such database or table yet
   } finally {
@@ -47,7 +60,9 @@ async function countLeads(url: string): Promise<number> {
 }
 
 function openFor(url: string): DB {
-  return url.startsWith('sqlite:') ? openDatabase({ engine: 'sqlite', file: url.slice('sqlite:'.length) }) : openDatabase({ engine: 'postgres', url });
+  return url.startsWith('sqlite:')
+    ? openDatabase({ engine: 'sqlite', file: url.slice('sqlite:'.length) })
+    : openDatabase({ engine: 'postgres', url });
 }
 
 /** A fresh database with LEADS demo leads (or the one from last time with --reuse). */
@@ -65,8 +80,23 @@ async function fixtureFrom(url: string): Promise<Omit<Fixture, 'cursor'>> {
   const db = openFor(url);
   try {
     const busiest = async (column: 'partner_id' | 'campaign_id' | 'traffic_provider_id') =>
-      (await db.selectFrom('leads').select(column).where(column, 'is not', null).groupBy(column).orderBy(sql`count(*)`, 'desc').limit(1).executeTakeFirstOrThrow())[column] as string;
-    const sample = await db.selectFrom('leads').select(['id', 'email', 'last_name']).where('created_at', '>', new Date(Date.now() - 20 * 86_400_000).toISOString()).orderBy('created_at').limit(1).executeTakeFirstOrThrow();
+      (
+        await db
+          .selectFrom('leads')
+          .select(column)
+          .where(column, 'is not', null)
+          .groupBy(column)
+          .orderBy(sql`count(*)`, 'desc')
+          .limit(1)
+          .executeTakeFirstOrThrow()
+      )[column] as string;
+    const sample = await db
+      .selectFrom('leads')
+      .select(['id', 'email', 'last_name'])
+      .where('created_at', '>', new Date(Date.now() - 20 * 86_400_000).toISOString())
+      .orderBy('created_at')
+      .limit(1)
+      .executeTakeFirstOrThrow();
     return {
       partnerId: await busiest('partner_id'),
       campaignId: await busiest('campaign_id'),
@@ -80,7 +110,8 @@ async function fixtureFrom(url: string): Promise<Omit<Fixture, 'cursor'>> {
   }
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 interface Result {
   query: Query;
@@ -101,7 +132,10 @@ async function measure(base: string, token: string, fixture: Fixture, deadline: 
     let rows = '';
     for (let i = 0; i < WARMUP + RUNS && Date.now() < deadline; i++) {
       const t0 = performance.now();
-      const res = await fetch(target, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      const res = await fetch(target, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
       const body = await res.text();
       const ms = performance.now() - t0;
       if (res.status !== 200) {
@@ -113,8 +147,17 @@ async function measure(base: string, token: string, fixture: Fixture, deadline: 
       if (!rows) rows = query.describe(JSON.parse(body));
     }
     times.sort((a, b) => a - b);
-    const r = { query, p50: times.length ? percentile(times, 50) : NaN, p95: times.length ? percentile(times, 95) : NaN, max: times.at(-1) ?? NaN, rows, errors };
-    log(`${query.kind} ${query.name}: p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms (${times.length} runs) ${errors[0] ?? ''}`);
+    const r = {
+      query,
+      p50: times.length ? percentile(times, 50) : NaN,
+      p95: times.length ? percentile(times, 95) : NaN,
+      max: times.at(-1) ?? NaN,
+      rows,
+      errors,
+    };
+    log(
+      `${query.kind} ${query.name}: p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms (${times.length} runs) ${errors[0] ?? ''}`,
+    );
     results.push(r);
   }
   return results;
@@ -123,7 +166,8 @@ async function measure(base: string, token: string, fixture: Fixture, deadline: 
 async function engineVersion(url: string): Promise<string> {
   const db = openFor(url);
   try {
-    if (url.startsWith('sqlite:')) return `SQLite ${(await sql<{ v: string }>`select sqlite_version() as v`.execute(db)).rows[0].v}`;
+    if (url.startsWith('sqlite:'))
+      return `SQLite ${(await sql<{ v: string }>`select sqlite_version() as v`.execute(db)).rows[0].v}`;
     return String((await sql<{ v: string }>`select version() as v`.execute(db)).rows[0].v).split(' on ')[0];
   } finally {
     await db.destroy();
@@ -134,7 +178,9 @@ function table(engine: string, version: string, loadSeconds: number | null, resu
   const lines = [
     `### ${engine} (${version})`,
     '',
-    loadSeconds === null ? 'Data: reused from the previous run.' : `Loading ${LEADS.toLocaleString('en-US')} leads (npm run demo-data) took ${loadSeconds.toFixed(0)} s.`,
+    loadSeconds === null
+      ? 'Data: reused from the previous run.'
+      : `Loading ${LEADS.toLocaleString('en-US')} leads (npm run demo-data) took ${loadSeconds.toFixed(0)} s.`,
     '',
     '| # | Query | p50 ms | p95 ms | max ms | Target p95 | Answer |',
     '|---|---|---:|---:|---:|---:|---|',
@@ -142,7 +188,9 @@ function table(engine: string, version: string, loadSeconds: number | null, resu
   for (const [i, r] of results.entries()) {
     const target = r.query.targetMs;
     const verdict = Number.isNaN(r.p95) ? 'failed' : r.p95 <= target ? `≤ ${target} ✓` : `≤ ${target} ✗`;
-    lines.push(`| ${r.query.kind[0].toUpperCase()}${i + 1} | ${r.query.name} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.max.toFixed(1)} | ${verdict} | ${r.errors[0] ? `error: ${r.errors[0]}` : r.rows} |`);
+    lines.push(
+      `| ${r.query.kind[0].toUpperCase()}${i + 1} | ${r.query.name} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.max.toFixed(1)} | ${verdict} | ${r.errors[0] ? `error: ${r.errors[0]}` : r.rows} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -159,15 +207,22 @@ async function main() {
     const base = await fixtureFrom(url);
     const { base: server, child } = await startServer(url);
     try {
-      const login = await fetch(`${server}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(OWNER) });
+      const login = await fetch(`${server}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(OWNER),
+      });
       if (login.status !== 200) throw new Error(`login failed: ${login.status} ${await login.text()}`);
       const { token } = (await login.json()) as { token: string };
       // The cursor of page 3 of a 30-day search: deep paging is a query of its own.
       let cursor = '';
       for (let page = 0; page < 2; page++) {
-        const res = await fetch(`${server}${QUERIES.find((q) => q.name.startsWith('Last 30 days, delivered'))!.path({ ...base, cursor: '' })}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
-          headers: { authorization: `Bearer ${token}` },
-        });
+        const res = await fetch(
+          `${server}${QUERIES.find((q) => q.name.startsWith('Last 30 days, delivered'))!.path({ ...base, cursor: '' })}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+          {
+            headers: { authorization: `Bearer ${token}` },
+          },
+        );
         cursor = ((await res.json()) as { next_cursor: string }).next_cursor ?? '';
       }
       const results = await measure(server, token, { ...base, cursor }, Date.now() + MEASURE_DEADLINE_MS);
@@ -181,7 +236,10 @@ async function main() {
     `Date: ${started.toISOString()}`,
     `Command: npm run bench -- --leads ${LEADS} --engines ${ENGINES.join(',')} --runs ${RUNS}${args.reuse ? ' --reuse' : ''}`,
     `Machine: ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${os.type()} ${os.release()}`,
-    `Node ${process.version}; load average at start ${load.map((x) => x.toFixed(2)).join(' ')}, at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+    `Node ${process.version}; load average at start ${load.map((x) => x.toFixed(2)).join(' ')}, at end ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
     `Each query: ${WARMUP} warm-up requests, then ${RUNS} measured one after another over HTTP keep-alive (latency seen by the client).`,
   ];
   const report = [...machine, '', ...sections].join('\n');

@@ -20,8 +20,14 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startServer(url: string, env: Record<string, string> = {}): Promise<{ base: string; child: ChildProcess }> {
-  execFileSync(process.execPath, ['scripts/build-if-needed.mjs'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+export async function startServer(
+  url: string,
+  env: Record<string, string> = {},
+): Promise<{ base: string; child: ChildProcess }> {
+  execFileSync(process.execPath, ['scripts/build-if-needed.mjs'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   const port = await freePort();
   const child = spawn(process.execPath, ['dist/server/main.js'], {
     cwd: ROOT,

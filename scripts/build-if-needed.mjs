@@ -13,7 +13,8 @@ function newestMtime(path) {
   return newest;
 }
 
-const stale = (output, inputs) => !existsSync(output) || statSync(output).mtimeMs < Math.max(...inputs.map(newestMtime));
+const stale = (output, inputs) =>
+  !existsSync(output) || statSync(output).mtimeMs < Math.max(...inputs.map(newestMtime));
 
 const parts = {
   server: {

@@ -29,7 +29,8 @@ function wholeNumber(name: string, raw: string | undefined, fallback: number | n
     if (fallback === null) fail(`--${name} is required.\n\n${USAGE}`);
     return fallback;
   }
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) fail(`--${name} must be a whole number from ${min} to ${max} (got "${raw}").`);
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
+    fail(`--${name} must be a whole number from ${min} to ${max} (got "${raw}").`);
   return Number(raw);
 }
 

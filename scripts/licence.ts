@@ -7,7 +7,13 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { LIMIT_NAME, MalformedLicence, parsePrivateKey, signLicence, type LicencePayload } from '../src/server/modules/licence/format.js';
+import {
+  LIMIT_NAME,
+  MalformedLicence,
+  parsePrivateKey,
+  signLicence,
+  type LicencePayload,
+} from '../src/server/modules/licence/format.js';
 
 const USAGE = `Usage:
   npm run licence -- keygen --out DIR
@@ -32,20 +38,24 @@ function keygen(argv: string[]) {
   const dir = path.resolve(out);
   const privatePath = path.join(dir, 'leadgate-vendor-private-key.pem');
   const publicPath = path.join(dir, 'leadgate-vendor-public-key.pem');
-  for (const p of [privatePath, publicPath]) if (existsSync(p)) fail(`${p} already exists; refusing to overwrite a vendor key.`);
+  for (const p of [privatePath, publicPath])
+    if (existsSync(p)) fail(`${p} already exists; refusing to overwrite a vendor key.`);
   mkdirSync(dir, { recursive: true });
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   writeFileSync(privatePath, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
   writeFileSync(publicPath, publicKey.export({ type: 'spki', format: 'pem' }), { flag: 'wx' });
   console.log(`Private key: ${privatePath} (keep it secret)`);
   console.log(`Public key:  ${publicPath}`);
-  console.log(`Public key as base64 SPKI (for LICENCE_PUBLIC_KEY): ${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`);
+  console.log(
+    `Public key as base64 SPKI (for LICENCE_PUBLIC_KEY): ${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`,
+  );
 }
 
 function expiry(raw: string): string {
   const day = /^\d{4}-\d{2}-\d{2}$/.test(raw);
   const ms = Date.parse(day ? `${raw}T23:59:59Z` : raw);
-  if (Number.isNaN(ms) || (!day && !/^\d{4}-\d{2}-\d{2}T/.test(raw))) fail(`--expires must be YYYY-MM-DD or an ISO timestamp (got "${raw}").`);
+  if (Number.isNaN(ms) || (!day && !/^\d{4}-\d{2}-\d{2}T/.test(raw)))
+    fail(`--expires must be YYYY-MM-DD or an ISO timestamp (got "${raw}").`);
   // A date that does not exist (2027-02-30) parses as another day in some engines: refuse it.
   if (day && new Date(ms).toISOString().slice(0, 10) !== raw) fail(`--expires ${raw} is not a real date.`);
   if (ms <= Date.now()) fail(`--expires ${raw} is in the past.`);
@@ -56,7 +66,8 @@ function limits(entries: string[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const entry of entries) {
     const m = /^([^=]+)=(\d{1,15})$/.exec(entry);
-    if (!m || !LIMIT_NAME.test(m[1])) fail(`--limit must be NAME=N with a lower-case name and a whole number (got "${entry}").`);
+    if (!m || !LIMIT_NAME.test(m[1]))
+      fail(`--limit must be NAME=N with a lower-case name and a whole number (got "${entry}").`);
     if (m[1] in out) fail(`--limit ${m[1]} is given twice.`);
     out[m[1]] = Number(m[2]);
   }
@@ -77,7 +88,8 @@ function issue(argv: string[]) {
     },
     strict: true,
   }).values;
-  for (const name of ['key', 'holder', 'plan', 'expires'] as const) if (!a[name]?.trim()) fail(`issue needs --${name}.`);
+  for (const name of ['key', 'holder', 'plan', 'expires'] as const)
+    if (!a[name]?.trim()) fail(`issue needs --${name}.`);
   let pem: string;
   try {
     pem = readFileSync(a.key!, 'utf8');
@@ -90,7 +102,10 @@ function issue(argv: string[]) {
   } catch (err) {
     fail(`--key ${a.key} is not an Ed25519 private key in PEM (${(err as Error).message}).`);
   }
-  if (a.installation !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(a.installation)) {
+  if (
+    a.installation !== undefined &&
+    !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(a.installation)
+  ) {
     fail(`--installation must be an installation id (a UUID, as shown in the Licence panel); got "${a.installation}".`);
   }
   const payload: LicencePayload = {

@@ -20,7 +20,10 @@ forEachDatabase('Auth cache', (engine) => {
     assert.equal((await whoami()).statusCode, 200);
     stop();
     // The handler reads the key to show it; authentication (the secret's hash, the role) does not.
-    assert.ok(!seen.some((q) => /secret_hash|"roles"."permissions"|ip_allowlist/.test(q)), `no credential read: ${seen.join(' | ')}`);
+    assert.ok(
+      !seen.some((q) => /secret_hash|"roles"."permissions"|ip_allowlist/.test(q)),
+      `no credential read: ${seen.join(' | ')}`,
+    );
     assert.equal(seen.filter((q) => /auth_state/.test(q)).length, 1);
   });
 
@@ -32,14 +35,26 @@ forEachDatabase('Auth cache', (engine) => {
     for (const tk of [op.token, key.secret]) assert.equal((await get(tk)).statusCode, 200);
 
     // The role loses leads:view: both the session and the key are refused at once.
-    await ta.db.updateTable('roles').set({ permissions: JSON.stringify(['analytics:view']) }).where('id', '=', op.roleId).execute();
+    await ta.db
+      .updateTable('roles')
+      .set({ permissions: JSON.stringify(['analytics:view']) })
+      .where('id', '=', op.roleId)
+      .execute();
     expectProblem(await get(op.token), 403, 'forbidden');
     expectProblem(await get(key.secret), 403, 'forbidden');
-    await ta.db.updateTable('roles').set({ permissions: JSON.stringify(['leads:view', 'analytics:view']) }).where('id', '=', op.roleId).execute();
+    await ta.db
+      .updateTable('roles')
+      .set({ permissions: JSON.stringify(['leads:view', 'analytics:view']) })
+      .where('id', '=', op.roleId)
+      .execute();
     assert.equal((await get(key.secret)).statusCode, 200);
 
     // The key revoked.
-    await ta.db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('id', '=', key.id).execute();
+    await ta.db
+      .updateTable('api_keys')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('id', '=', key.id)
+      .execute();
     expectProblem(await get(key.secret), 401, 'unauthorized');
     assert.equal((await get(op.token)).statusCode, 200);
 
@@ -84,7 +99,11 @@ forEachDatabase('Auth cache', (engine) => {
     assert.notEqual(g1, g0);
     const fresh = await cache.row('k', g1, async () => (loads++, { revoked: true }));
     assert.deepEqual(fresh, { revoked: true });
-    assert.deepEqual(await cache.row('k', g1, async () => (loads++, { revoked: 'never read' })), { revoked: true }, 'kept under the new generation');
+    assert.deepEqual(
+      await cache.row('k', g1, async () => (loads++, { revoked: 'never read' })),
+      { revoked: true },
+      'kept under the new generation',
+    );
     assert.equal(loads, 2);
   });
 });

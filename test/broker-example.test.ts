@@ -22,7 +22,10 @@ forEachDatabase('the broker example', (engine) => {
       [
         {
           handler: accepting(5),
-          fields: { working_hours: WEEKDAYS_BERLIN, deal: { model: 'cpl', amount: 40, crg: { rate: 10, period: 'month' } } },
+          fields: {
+            working_hours: WEEKDAYS_BERLIN,
+            deal: { model: 'cpl', amount: 40, crg: { rate: 10, period: 'month' } },
+          },
           target: { country_caps: { DE: 50, AT: 20 }, hourly_cap: 10, schedule: WEEKDAYS_BERLIN },
         },
       ],
@@ -36,7 +39,9 @@ forEachDatabase('the broker example', (engine) => {
     for (let hour = 0; hour < 10; hour++) {
       const batch = [...Array(8).fill('DE'), ...Array(4).fill('AT')];
       const answers = await Promise.all(batch.map((country) => postLead(ta, w.token, sampleLead({ country }))));
-      const taken = answers.map((r, i) => ({ r: r.json(), country: batch[i] })).filter((a) => a.r.status === 'delivered');
+      const taken = answers
+        .map((r, i) => ({ r: r.json(), country: batch[i] }))
+        .filter((a) => a.r.status === 'delivered');
       assert.ok(taken.length <= 10, `hour ${hour}: ${taken.length} delivered`);
       // While both countries have room, the hour's 10 are all used.
       if (hour < 5) assert.equal(taken.length, 10, `hour ${hour}`);
@@ -50,7 +55,10 @@ forEachDatabase('the broker example', (engine) => {
     const hours = counters.filter((c) => c.scope === `target:${target}` && c.period.includes('T'));
     assert.ok(hours.length >= 7, 'the 70 took at least seven hours');
     assert.ok(hours.every((c) => Number(c.used) <= 10));
-    assert.equal(hours.reduce((n, c) => n + Number(c.used), 0), 70);
+    assert.equal(
+      hours.reduce((n, c) => n + Number(c.used), 0),
+      70,
+    );
 
     // Saturday: closed, and the lead says why.
     t.mock.timers.tick(5 * 24 * HOUR); // Saturday 19:00 in Berlin
@@ -58,21 +66,53 @@ forEachDatabase('the broker example', (engine) => {
     const saturday = (await postLead(ta, w.token, sampleLead({ country: 'DE' }))).json();
     assert.equal(saturday.status, 'rejected');
     const lead = (await call(ta.app, token, { method: 'GET', url: `/api/leads/${saturday.id}` })).json();
-    assert.deepEqual(lead.verdicts.map((v: any) => [v.partner_id, v.verdict]), [[broker.id, 'hours']]);
+    assert.deepEqual(
+      lead.verdicts.map((v: any) => [v.partner_id, v.verdict]),
+      [[broker.id, 'hours']],
+    );
 
     // Prices on the leads: $40 each, cost by country; five FTDs against a promise of seven.
-    const rows = await ta.db.selectFrom('leads').select(['id', 'country', 'revenue_cents', 'cost_cents', 'crg_bp']).where('status', '=', 'delivered').execute();
-    assert.ok(rows.every((r) => Number(r.revenue_cents) === 4000 && Number(r.crg_bp) === 1000 && Number(r.cost_cents) === (r.country === 'AT' ? 2000 : 2500)));
+    const rows = await ta.db
+      .selectFrom('leads')
+      .select(['id', 'country', 'revenue_cents', 'cost_cents', 'crg_bp'])
+      .where('status', '=', 'delivered')
+      .execute();
+    assert.ok(
+      rows.every(
+        (r) =>
+          Number(r.revenue_cents) === 4000 &&
+          Number(r.crg_bp) === 1000 &&
+          Number(r.cost_cents) === (r.country === 'AT' ? 2000 : 2500),
+      ),
+    );
     for (const d of delivered.slice(0, 5)) {
-      assert.equal((await call(ta.app, token, { method: 'POST', url: `/api/leads/${d.id}/conversion`, payload: { ftd: true } })).statusCode, 200);
+      assert.equal(
+        (await call(ta.app, token, { method: 'POST', url: `/api/leads/${d.id}/conversion`, payload: { ftd: true } }))
+          .statusCode,
+        200,
+      );
     }
     const get = async (url: string) => (await call(ta.app, token, { method: 'GET', url })).json();
     const monday = 'date_from=2026-11-30&date_to=2026-11-30&timezone=Europe/Berlin';
     const summary = await get(`/api/analytics/summary?${monday}`);
-    assert.deepEqual([summary.totals.delivered, summary.totals.revenue, summary.totals.cost, summary.totals.profit], [70, 2800, 1650, 1150]);
+    assert.deepEqual(
+      [summary.totals.delivered, summary.totals.revenue, summary.totals.cost, summary.totals.profit],
+      [70, 2800, 1650, 1150],
+    );
     const crg = await get(`/api/analytics/crg?${monday}`);
     assert.deepEqual(
-      crg.rows.map((r: any) => [r.partner_id, r.period, r.promised_rate, r.leads, r.ftds, r.expected_ftds, r.shortfall_ftds, r.revenue, r.shortfall_amount, r.met]),
+      crg.rows.map((r: any) => [
+        r.partner_id,
+        r.period,
+        r.promised_rate,
+        r.leads,
+        r.ftds,
+        r.expected_ftds,
+        r.shortfall_ftds,
+        r.revenue,
+        r.shortfall_amount,
+        r.met,
+      ]),
       [[broker.id, '2026-11', 10, 70, 5, 7, 2, 2800, 800, false]],
     );
   });

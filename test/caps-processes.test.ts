@@ -30,21 +30,35 @@ async function twoServers(t: TestContext) {
 describe('caps across two server processes [postgres]', () => {
   postgresOnly(`50 concurrent leads, 2 processes, daily cap ${CAP}: exactly ${CAP} delivered`, async (t) => {
     const { partner, api, clients } = await twoServers(t);
-    const p = await api.create('/api/partners', { name: 'Capped', daily_cap: CAP, integration: defaultIntegration(partner.url) });
+    const p = await api.create('/api/partners', {
+      name: 'Capped',
+      daily_cap: CAP,
+      integration: defaultIntegration(partner.url),
+    });
     const flow = await api.create('/api/flows', { name: 'Main', targets: [{ partner_id: p.id, priority: 1 }] });
     const provider = await api.create('/api/traffic-providers', { name: 'Affiliate' });
-    await api.create('/api/campaigns', { name: 'Campaign', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } });
+    await api.create('/api/campaigns', {
+      name: 'Campaign',
+      traffic_provider_id: provider.id,
+      flow_id: flow.id,
+      payout: { model: 'cpl', amount: 10 },
+    });
 
     const answers = await Promise.all(
       Array.from({ length: LEADS }, (_, i) =>
-        clients[i % 2].send('POST', '/api/intake/leads', {
-          first_name: 'Cap',
-          last_name: `Test${i}`,
-          email: `cap.${i}@example.com`,
-          phone: `+4915113${String(i).padStart(6, '0')}`,
-          country: 'DE',
-          ip: '198.51.100.2',
-        }, provider.token),
+        clients[i % 2].send(
+          'POST',
+          '/api/intake/leads',
+          {
+            first_name: 'Cap',
+            last_name: `Test${i}`,
+            email: `cap.${i}@example.com`,
+            phone: `+4915113${String(i).padStart(6, '0')}`,
+            country: 'DE',
+            ip: '198.51.100.2',
+          },
+          provider.token,
+        ),
       ),
     );
     for (const res of answers) assert.equal(res.status, 201, res.text);
@@ -55,7 +69,9 @@ describe('caps across two server processes [postgres]', () => {
     assert.equal(partner.received.length, CAP, 'the partner was called only for the leads within the cap');
 
     // Both processes delivered some (the cap is shared, not per process)…
-    const byProcess = [0, 1].map((k) => answers.filter((r, i) => i % 2 === k && r.json().status === 'delivered').length);
+    const byProcess = [0, 1].map(
+      (k) => answers.filter((r, i) => i % 2 === k && r.json().status === 'delivered').length,
+    );
     t.diagnostic(`delivered per process: ${byProcess.join(' + ')}`);
     // …and a rejected lead names the cap as its reason.
     const rejectedId = answers.find((r) => r.json().status === 'rejected')!.json().id;
@@ -63,29 +79,46 @@ describe('caps across two server processes [postgres]', () => {
     assert.match(lead.reason, /cap/i);
   });
 
-  postgresOnly('40 concurrent leads, 2 processes, daily caps of 5 DE and 3 AT on one flow target: exactly 5 and 3 delivered', async (t) => {
-    const { partner, api, clients } = await twoServers(t);
-    const p = await api.create('/api/partners', { name: 'Broker', integration: defaultIntegration(partner.url) });
-    const flow = await api.create('/api/flows', { name: 'Main', targets: [{ partner_id: p.id, priority: 1, country_caps: { DE: 5, AT: 3 } }] });
-    const provider = await api.create('/api/traffic-providers', { name: 'Affiliate' });
-    await api.create('/api/campaigns', { name: 'Campaign', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } });
+  postgresOnly(
+    '40 concurrent leads, 2 processes, daily caps of 5 DE and 3 AT on one flow target: exactly 5 and 3 delivered',
+    async (t) => {
+      const { partner, api, clients } = await twoServers(t);
+      const p = await api.create('/api/partners', { name: 'Broker', integration: defaultIntegration(partner.url) });
+      const flow = await api.create('/api/flows', {
+        name: 'Main',
+        targets: [{ partner_id: p.id, priority: 1, country_caps: { DE: 5, AT: 3 } }],
+      });
+      const provider = await api.create('/api/traffic-providers', { name: 'Affiliate' });
+      await api.create('/api/campaigns', {
+        name: 'Campaign',
+        traffic_provider_id: provider.id,
+        flow_id: flow.id,
+        payout: { model: 'cpl', amount: 10 },
+      });
 
-    const countryOf = (i: number) => (i % 4 < 2 ? 'DE' : 'AT'); // each process gets both countries
-    const answers = await Promise.all(
-      Array.from({ length: 40 }, (_, i) =>
-        clients[i % 2].send('POST', '/api/intake/leads', {
-          first_name: 'Cap',
-          last_name: `Country${i}`,
-          email: `country.${i}@example.com`,
-          phone: `+4915114${String(i).padStart(6, '0')}`,
-          country: countryOf(i),
-          ip: '198.51.100.2',
-        }, provider.token),
-      ),
-    );
-    for (const res of answers) assert.equal(res.status, 201, res.text);
-    const delivered = (country: string) => answers.filter((r, i) => countryOf(i) === country && r.json().status === 'delivered').length;
-    assert.deepEqual([delivered('DE'), delivered('AT')], [5, 3]);
-    assert.equal(partner.received.length, 8, 'the partner was called only for the leads within the caps');
-  });
+      const countryOf = (i: number) => (i % 4 < 2 ? 'DE' : 'AT'); // each process gets both countries
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          clients[i % 2].send(
+            'POST',
+            '/api/intake/leads',
+            {
+              first_name: 'Cap',
+              last_name: `Country${i}`,
+              email: `country.${i}@example.com`,
+              phone: `+4915114${String(i).padStart(6, '0')}`,
+              country: countryOf(i),
+              ip: '198.51.100.2',
+            },
+            provider.token,
+          ),
+        ),
+      );
+      for (const res of answers) assert.equal(res.status, 201, res.text);
+      const delivered = (country: string) =>
+        answers.filter((r, i) => countryOf(i) === country && r.json().status === 'delivered').length;
+      assert.deepEqual([delivered('DE'), delivered('AT')], [5, 3]);
+      assert.equal(partner.received.length, 8, 'the partner was called only for the leads within the caps');
+    },
+  );
 });

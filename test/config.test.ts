@@ -61,7 +61,11 @@ describe('loadConfig', () => {
   });
 
   test('TRUST_PROXY takes a comma-separated list of addresses and CIDRs', () => {
-    assert.deepEqual(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1' }).trustProxy, ['127.0.0.1/32', '10.0.0.0/8', '::1/128']);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1' }).trustProxy, [
+      '127.0.0.1/32',
+      '10.0.0.0/8',
+      '::1/128',
+    ]);
   });
 
   test('PORT=abc is refused, naming PORT', () => {
@@ -85,11 +89,17 @@ describe('loadConfig', () => {
   });
 
   test('a bad owner email is refused, naming LEADGATE_ADMIN_EMAIL', () => {
-    expectNamed({ LEADGATE_ADMIN_EMAIL: 'not-an-email', LEADGATE_ADMIN_PASSWORD: 'long-enough-pw' }, 'LEADGATE_ADMIN_EMAIL');
+    expectNamed(
+      { LEADGATE_ADMIN_EMAIL: 'not-an-email', LEADGATE_ADMIN_PASSWORD: 'long-enough-pw' },
+      'LEADGATE_ADMIN_EMAIL',
+    );
   });
 
   test('a short owner password is refused, naming LEADGATE_ADMIN_PASSWORD, without echoing it', () => {
-    const err = expectNamed({ LEADGATE_ADMIN_EMAIL: 'boss@example.test', LEADGATE_ADMIN_PASSWORD: 'short9' }, 'LEADGATE_ADMIN_PASSWORD');
+    const err = expectNamed(
+      { LEADGATE_ADMIN_EMAIL: 'boss@example.test', LEADGATE_ADMIN_PASSWORD: 'short9' },
+      'LEADGATE_ADMIN_PASSWORD',
+    );
     assert.ok(!err.message.includes('short9'), 'the password must not appear in the error');
   });
 
@@ -108,8 +118,16 @@ describe('loadConfig', () => {
       [d.requestTimeoutMs, d.headersTimeoutMs, d.keepAliveTimeoutMs, d.maxConnections],
       [60_000, 30_000, 72_000, 10_000],
     );
-    const c = loadConfig({ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '2000', KEEP_ALIVE_TIMEOUT_MS: '1000', MAX_CONNECTIONS: '50' });
-    assert.deepEqual([c.requestTimeoutMs, c.headersTimeoutMs, c.keepAliveTimeoutMs, c.maxConnections], [5000, 2000, 1000, 50]);
+    const c = loadConfig({
+      REQUEST_TIMEOUT_MS: '5000',
+      HEADERS_TIMEOUT_MS: '2000',
+      KEEP_ALIVE_TIMEOUT_MS: '1000',
+      MAX_CONNECTIONS: '50',
+    });
+    assert.deepEqual(
+      [c.requestTimeoutMs, c.headersTimeoutMs, c.keepAliveTimeoutMs, c.maxConnections],
+      [5000, 2000, 1000, 50],
+    );
     for (const name of ['REQUEST_TIMEOUT_MS', 'HEADERS_TIMEOUT_MS', 'KEEP_ALIVE_TIMEOUT_MS', 'MAX_CONNECTIONS']) {
       expectNamed({ [name]: '0' }, name); // 0 would mean "no limit", the finding itself
       expectNamed({ [name]: 'soon' }, name);
@@ -129,10 +147,20 @@ describe('loadConfig', () => {
       TRUST_PROXY: 'not-an-ip',
       LOG_LEVEL: 'loud',
     });
-    const names = ['PORT', 'DATABASE_URL', 'LEADGATE_ADMIN_EMAIL', 'LEADGATE_ADMIN_PASSWORD', 'TRUST_PROXY', 'LOG_LEVEL'];
+    const names = [
+      'PORT',
+      'DATABASE_URL',
+      'LEADGATE_ADMIN_EMAIL',
+      'LEADGATE_ADMIN_PASSWORD',
+      'TRUST_PROXY',
+      'LOG_LEVEL',
+    ];
     assert.equal(err.problems.length, names.length, err.message);
     for (const name of names) {
-      assert.ok(err.problems.some((p) => p.startsWith(name)), `a problem must start with ${name}: ${err.message}`);
+      assert.ok(
+        err.problems.some((p) => p.startsWith(name)),
+        `a problem must start with ${name}: ${err.message}`,
+      );
       assert.ok(err.message.includes(name));
     }
   });

@@ -15,13 +15,18 @@ forEachDatabase('the conversion loop', (engine) => {
     const ta = await buildTestApp(t, engine);
     const deposits = new Set<string>();
     const statusApi = await startPartner(t, (_req, res) =>
-      json(res, 200, { data: [...deposits].map((id) => ({ id, status: 'FTD', deposit_date: '2026-11-25T08:00:00Z' })) }),
+      json(res, 200, {
+        data: [...deposits].map((id) => ({ id, status: 'FTD', deposit_date: '2026-11-25T08:00:00Z' })),
+      }),
     );
     const tracker = await startReceiver(t);
     const receiver = await startReceiver(t);
-    const w = await makeWorld(t, ta, [{ fields: { daily_cap: 1 } }], { campaign: { payout: { model: 'cpa', amount: 45 } } });
+    const w = await makeWorld(t, ta, [{ fields: { daily_cap: 1 } }], {
+      campaign: { payout: { model: 'cpa', amount: 45 } },
+    });
     const partner = w.partners[0];
-    const put = (url: string, payload: Record<string, unknown>) => call(ta.app, ta.ownerToken, { method: 'PUT', url, payload });
+    const put = (url: string, payload: Record<string, unknown>) =>
+      call(ta.app, ta.ownerToken, { method: 'PUT', url, payload });
     assert.equal(
       (
         await put(`/api/partners/${partner.id}/status-pull`, {
@@ -38,10 +43,24 @@ forEachDatabase('the conversion loop', (engine) => {
       200,
     );
     assert.equal(
-      (await put(`/api/traffic-providers/${w.providerId}/postbacks`, { postbacks: [{ event_type: 'lead.ftd', campaign_id: null, url: `${tracker.url}?click={sub_id1}&payout={payout}&status={sale_status}` }] })).statusCode,
+      (
+        await put(`/api/traffic-providers/${w.providerId}/postbacks`, {
+          postbacks: [
+            {
+              event_type: 'lead.ftd',
+              campaign_id: null,
+              url: `${tracker.url}?click={sub_id1}&payout={payout}&status={sale_status}`,
+            },
+          ],
+        })
+      ).statusCode,
       200,
     );
-    const hook = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/webhooks', payload: { name: 'CRM', url: receiver.url, event_types: ['lead.ftd'] } });
+    const hook = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/webhooks',
+      payload: { name: 'CRM', url: receiver.url, event_types: ['lead.ftd'] },
+    });
     assert.equal(hook.statusCode, 201, hook.body);
     const secret = hook.json().secret;
 
@@ -50,17 +69,27 @@ forEachDatabase('the conversion loop', (engine) => {
     assert.equal(posted.json().status, 'delivered', posted.body);
     const leadId = posted.json().id;
     const notes = await getJson(ta, '/api/notifications');
-    assert.deepEqual(notes.data.map((n: { type: string }) => n.type), ['partner.cap_full']);
+    assert.deepEqual(
+      notes.data.map((n: { type: string }) => n.type),
+      ['partner.cap_full'],
+    );
     assert.equal(notes.unread_count, 1);
 
     // The partner never posts back; its status API lists the lead as deposited; the next pull marks it FTD.
-    const { partner_lead_id } = await ta.db.selectFrom('leads').select('partner_lead_id').where('id', '=', leadId).executeTakeFirstOrThrow();
+    const { partner_lead_id } = await ta.db
+      .selectFrom('leads')
+      .select('partner_lead_id')
+      .where('id', '=', leadId)
+      .executeTakeFirstOrThrow();
     deposits.add(partner_lead_id!);
     assert.equal(await ta.app.statusPull.runDue(), 1);
     const lead = await getJson(ta, `/api/leads/${leadId}`);
     assert.equal(lead.ftd_at, '2026-11-25T08:00:00.000Z');
     assert.equal(lead.sale_status, 'Deposited');
-    assert.deepEqual(lead.status_history.map((h: { source: string }) => h.source), ['pull']);
+    assert.deepEqual(
+      lead.status_history.map((h: { source: string }) => h.source),
+      ['pull'],
+    );
 
     // The outbox sends the FTD to the provider's tracker and to the webhook.
     await ta.app.events.drain();

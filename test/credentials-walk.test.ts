@@ -28,17 +28,33 @@ const KEYS_OWN_CREATIONS = [
   'POST /api/webhooks/{id}/rotate-secret .secret',
 ];
 
-type Schema = { type?: string | string[]; $ref?: string; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[]; oneOf?: Schema[]; allOf?: Schema[] };
+type Schema = {
+  type?: string | string[];
+  $ref?: string;
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  allOf?: Schema[];
+};
 
 /** A string, or strings (recovery codes): what a credential is written in; objects are looked into instead. */
 const holdsText = (s: Schema) => [s.type].flat().some((t) => t === 'string' || t === 'array');
 
 /** The credential-shaped property paths of a response schema. */
-function credentialFields(doc: Record<string, unknown>, schema: Schema | undefined, path = '', seen = new Set<Schema>()): string[] {
+function credentialFields(
+  doc: Record<string, unknown>,
+  schema: Schema | undefined,
+  path = '',
+  seen = new Set<Schema>(),
+): string[] {
   if (!schema || typeof schema !== 'object' || seen.has(schema)) return [];
   seen.add(schema);
   if (schema.$ref) {
-    const target = schema.$ref.split('/').slice(1).reduce<unknown>((o, k) => (o as Record<string, unknown>)?.[k], doc) as Schema;
+    const target = schema.$ref
+      .split('/')
+      .slice(1)
+      .reduce<unknown>((o, k) => (o as Record<string, unknown>)?.[k], doc) as Schema;
     return credentialFields(doc, target, path, seen);
   }
   const out: string[] = [];
@@ -46,7 +62,8 @@ function credentialFields(doc: Record<string, unknown>, schema: Schema | undefin
     if (CREDENTIAL.test(k) && !NOT_SECRET.test(k) && holdsText(v)) out.push(`${path}.${k}`);
     out.push(...credentialFields(doc, v, `${path}.${k}`, seen));
   }
-  for (const sub of [schema.items, ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) out.push(...credentialFields(doc, sub, path, seen));
+  for (const sub of [schema.items, ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])])
+    out.push(...credentialFields(doc, sub, path, seen));
   return out;
 }
 
@@ -57,10 +74,22 @@ forEachDatabase('credentials reachable by a key', (engine) => {
     const keyReachable: string[] = [];
     const keyTakes: string[] = [];
     let personOnSessions = 0;
-    for (const [path, ops] of Object.entries<Record<string, { security?: unknown[]; 'x-session-only'?: boolean; requestBody?: { content?: Record<string, { schema?: Schema }> }; responses?: Record<string, { content?: Record<string, { schema?: Schema }> }> }>>(doc.paths)) {
+    for (const [path, ops] of Object.entries<
+      Record<
+        string,
+        {
+          security?: unknown[];
+          'x-session-only'?: boolean;
+          requestBody?: { content?: Record<string, { schema?: Schema }> };
+          responses?: Record<string, { content?: Record<string, { schema?: Schema }> }>;
+        }
+      >
+    >(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
         const open = op['x-session-only'] || (Array.isArray(op.security) && op.security.length === 0);
-        const takes = credentialFields(doc, op.requestBody?.content?.['application/json']?.schema).filter((f) => !f.endsWith('.current_password'));
+        const takes = credentialFields(doc, op.requestBody?.content?.['application/json']?.schema).filter(
+          (f) => !f.endsWith('.current_password'),
+        );
         if (!open) keyTakes.push(...takes.map((f) => `${method.toUpperCase()} ${path} ${f}`));
         for (const [status, answer] of Object.entries(op.responses ?? {})) {
           if (!status.startsWith('2')) continue;
@@ -93,22 +122,56 @@ forEachDatabase('credentials reachable by a key', (engine) => {
       '/api/partners',
       {
         name: 'Broker',
-        integration: { method: 'POST', url: 'https://broker.example.test/leads', headers: { 'X-Api-Key': 'partner-header-secret-123' }, body_template: { email: '{{lead.email}}' }, success_path: 'ok', lead_id_path: 'id', autologin_path: 'url', timeout_ms: 5000 },
+        integration: {
+          method: 'POST',
+          url: 'https://broker.example.test/leads',
+          headers: { 'X-Api-Key': 'partner-header-secret-123' },
+          body_template: { email: '{{lead.email}}' },
+          success_path: 'ok',
+          lead_id_path: 'id',
+          autologin_path: 'url',
+          timeout_ms: 5000,
+        },
       },
       'postback_token',
     );
     secrets.push('partner-header-secret-123');
-    await made('/api/webhooks', { name: 'Hook', url: 'https://hooks.example.test/in', event_types: ['lead.received'] }, 'secret');
+    await made(
+      '/api/webhooks',
+      { name: 'Hook', url: 'https://hooks.example.test/in', event_types: ['lead.received'] },
+      'secret',
+    );
     const other = await newOperator(ta, ['leads:view']);
     secrets.push(other.token, other.password);
     const key = await newApiKey(ta, [...ALL_PERMISSIONS]);
     secrets.push(key.secret, (await newApiKey(ta, ['leads:view'], { token: other.token })).secret);
     const flow = await insertFlow(ta.db, [partner.id]);
     const campaign = await insertCampaign(ta.db, provider.id, flow);
-    const [lead] = await insertLeads(ta.db, [{ traffic_provider_id: provider.id, campaign_id: campaign, flow_id: flow }]);
-    const ids: Record<string, string> = { partners: partner.id, 'traffic-providers': provider.id, flows: flow, campaigns: campaign, leads: lead, operators: other.id, roles: other.roleId, 'api-keys': key.id };
+    const [lead] = await insertLeads(ta.db, [
+      { traffic_provider_id: provider.id, campaign_id: campaign, flow_id: flow },
+    ]);
+    const ids: Record<string, string> = {
+      partners: partner.id,
+      'traffic-providers': provider.id,
+      flows: flow,
+      campaigns: campaign,
+      leads: lead,
+      operators: other.id,
+      roles: other.roleId,
+      'api-keys': key.id,
+    };
 
-    const gets = ta.app.routeTable.filter((r) => r.method === 'GET' && r.url.startsWith('/api/') && !r.hidden && !r.access.sessionOnly && !r.access.public && !r.access.intake && !r.access.postback && !r.access.metrics);
+    const gets = ta.app.routeTable.filter(
+      (r) =>
+        r.method === 'GET' &&
+        r.url.startsWith('/api/') &&
+        !r.hidden &&
+        !r.access.sessionOnly &&
+        !r.access.public &&
+        !r.access.intake &&
+        !r.access.postback &&
+        !r.access.metrics,
+    );
     assert.ok(gets.length > 30, `${gets.length} GET routes`);
     const leaks: string[] = [];
     for (const r of gets) {

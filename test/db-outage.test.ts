@@ -5,7 +5,17 @@
 // (a 4 MiB tmpfs) under SQLite, and SQLite's own size limit (max_page_count) for real SQLITE_FULL.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { chownSync, closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -35,7 +45,10 @@ describe('unavailableReason: outage errors from the real drivers', () => {
   test('PostgreSQL refusing connections (nothing listening) is an outage', async () => {
     const port = await freePort();
     const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
-    const err = await client.connect().then(() => null, (e: unknown) => e);
+    const err = await client.connect().then(
+      () => null,
+      (e: unknown) => e,
+    );
     assert.ok(err, 'connected to a port where nothing listens');
     assert.match(String(unavailableReason(err)), /ECONNREFUSED/);
   });
@@ -116,9 +129,15 @@ describe('unavailableReason: outage errors from the real drivers', () => {
       try {
         const { rows } = await victim.query('select pg_backend_pid() as pid');
         await admin.query('select pg_terminate_backend($1)', [rows[0].pid]);
-        const err = await victim.query('select 1').then(() => null, (e: unknown) => e);
+        const err = await victim.query('select 1').then(
+          () => null,
+          (e: unknown) => e,
+        );
         assert.ok(err, 'a terminated connection still answered');
-        assert.ok(unavailableReason(err), `not classified: ${(err as Error).message} ${(err as { code?: string }).code}`);
+        assert.ok(
+          unavailableReason(err),
+          `not classified: ${(err as Error).message} ${(err as { code?: string }).code}`,
+        );
       } finally {
         await victim.end().catch(() => {});
         await admin.end();
@@ -173,10 +192,21 @@ async function intakeWorld(t: TestContext, oa: OutageApp): Promise<string> {
     assert.equal(res.statusCode, 201, `${url}: ${res.body}`);
     return res.json();
   };
-  const p = await create('/api/partners', { name: 'Broker', integration: defaultIntegration(partner.url, { timeout_ms: 1000 }) });
+  const p = await create('/api/partners', {
+    name: 'Broker',
+    integration: defaultIntegration(partner.url, { timeout_ms: 1000 }),
+  });
   const flow = await create('/api/flows', { name: 'Main', targets: [{ partner_id: p.id, priority: 1 }] });
-  const provider = await create('/api/traffic-providers', { name: 'Affiliate', duplicate_policy: { fields: [], window_hours: 0, scope: 'provider' } });
-  await create('/api/campaigns', { name: 'Campaign', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } });
+  const provider = await create('/api/traffic-providers', {
+    name: 'Affiliate',
+    duplicate_policy: { fields: [], window_hours: 0, scope: 'provider' },
+  });
+  await create('/api/campaigns', {
+    name: 'Campaign',
+    traffic_provider_id: provider.id,
+    flow_id: flow.id,
+    payout: { model: 'cpl', amount: 10 },
+  });
   return provider.token;
 }
 
@@ -186,7 +216,14 @@ const postLead = (app: App, token: string) => {
   return call(app, token, {
     method: 'POST',
     url: '/api/intake/leads',
-    payload: { first_name: 'Out', last_name: `Age${n}`, email: `outage.${n}@example.com`, phone: `+4915113${String(n).padStart(6, '0')}`, country: 'DE', ip: '198.51.100.7' },
+    payload: {
+      first_name: 'Out',
+      last_name: `Age${n}`,
+      email: `outage.${n}@example.com`,
+      phone: `+4915113${String(n).padStart(6, '0')}`,
+      country: 'DE',
+      ip: '198.51.100.7',
+    },
   });
 };
 
@@ -203,7 +240,10 @@ class Answers {
       assert.ok(Number.isInteger(retry) && retry >= 1 && retry <= 30, `Retry-After: ${res.headers['retry-after']}`);
       this.unavailable++;
     } else {
-      const logged = this.logs.filter((l) => l.includes('"unhandled error"')).slice(-1).join('');
+      const logged = this.logs
+        .filter((l) => l.includes('"unhandled error"'))
+        .slice(-1)
+        .join('');
       assert.fail(`intake answered ${res.statusCode} ${res.body} (only 201 or 503 may be)\n${logged}`);
     }
     return res.statusCode;
@@ -223,10 +263,18 @@ async function assertAllKept(db: DB, ids: Set<string>) {
   const list = [...ids];
   const found = new Set<string>();
   for (let i = 0; i < list.length; i += 500) {
-    const rows = await db.selectFrom('leads').select('id').where('id', 'in', list.slice(i, i + 500)).execute();
+    const rows = await db
+      .selectFrom('leads')
+      .select('id')
+      .where('id', 'in', list.slice(i, i + 500))
+      .execute();
     rows.forEach((r) => found.add(r.id));
   }
-  assert.deepEqual(list.filter((id) => !found.has(id)), [], 'leads answered 201 are missing');
+  assert.deepEqual(
+    list.filter((id) => !found.has(id)),
+    [],
+    'leads answered 201 are missing',
+  );
 }
 
 // --- (a) PostgreSQL stopped and started again under intake ---------------------------------------
@@ -258,7 +306,18 @@ async function throwawayPostgres(t: TestContext): Promise<Cluster | string> {
   const port = await freePort();
   const asPostgres = (cmd: string, args: string[]) => run('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args]);
   const start = async () => {
-    await asPostgres('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-o', `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=off`, 'start']);
+    await asPostgres('pg_ctl', [
+      '-D',
+      data,
+      '-l',
+      join(dir, 'server.log'),
+      '-w',
+      '-t',
+      '60',
+      '-o',
+      `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=off`,
+      'start',
+    ]);
   };
   const stop = async (mode: 'fast' | 'immediate') => {
     await asPostgres('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
@@ -273,51 +332,57 @@ async function throwawayPostgres(t: TestContext): Promise<Cluster | string> {
 }
 
 describe('PostgreSQL stopped under intake, then started again', () => {
-  test('answers are 201 or 503 unavailable with Retry-After, health says unavailable, intake recovers by itself, every 201 is kept', { timeout: 180_000 }, async (t) => {
-    const cluster = await throwawayPostgres(t);
-    if (typeof cluster === 'string') {
-      if (process.env.CI === 'true') assert.fail(`CI must run this test: ${cluster}`);
-      return t.skip(cluster);
-    }
-    const oa = await buildAppOn(t, { DATABASE_URL: cluster.url });
-    const token = await intakeWorld(t, oa);
-    const answers = new Answers(oa.logs);
-    for (let i = 0; i < 5; i++) assert.equal(answers.add(await postLead(oa.app, token)), 201);
+  test(
+    'answers are 201 or 503 unavailable with Retry-After, health says unavailable, intake recovers by itself, every 201 is kept',
+    { timeout: 180_000 },
+    async (t) => {
+      const cluster = await throwawayPostgres(t);
+      if (typeof cluster === 'string') {
+        if (process.env.CI === 'true') assert.fail(`CI must run this test: ${cluster}`);
+        return t.skip(cluster);
+      }
+      const oa = await buildAppOn(t, { DATABASE_URL: cluster.url });
+      const token = await intakeWorld(t, oa);
+      const answers = new Answers(oa.logs);
+      for (let i = 0; i < 5; i++) assert.equal(answers.add(await postLead(oa.app, token)), 201);
 
-    // Both ways a server goes away: fast (backends told 57P01) and immediate (connections cut).
-    for (const mode of ['fast', 'immediate'] as const) {
-      let stopLoad = false;
-      const load = Array.from({ length: 6 }, async () => {
-        while (!stopLoad) {
-          answers.add(await postLead(oa.app, token));
-          await sleep(10);
-        }
-      });
-      await sleep(300); // leads in flight when the server goes
-      const before503 = answers.unavailable;
-      await cluster.stop(mode);
-      const down = Date.now();
-      while (answers.unavailable - before503 < 10 && Date.now() - down < 20_000) await sleep(50);
-      assert.ok(answers.unavailable - before503 >= 10, `no 503 while PostgreSQL was stopped (${mode})`);
+      // Both ways a server goes away: fast (backends told 57P01) and immediate (connections cut).
+      for (const mode of ['fast', 'immediate'] as const) {
+        let stopLoad = false;
+        const load = Array.from({ length: 6 }, async () => {
+          while (!stopLoad) {
+            answers.add(await postLead(oa.app, token));
+            await sleep(10);
+          }
+        });
+        await sleep(300); // leads in flight when the server goes
+        const before503 = answers.unavailable;
+        await cluster.stop(mode);
+        const down = Date.now();
+        while (answers.unavailable - before503 < 10 && Date.now() - down < 20_000) await sleep(50);
+        assert.ok(answers.unavailable - before503 >= 10, `no 503 while PostgreSQL was stopped (${mode})`);
 
-      await assertHealth(oa.app, true);
-      const status = await databaseStatus(oa.db);
-      assert.equal(status.ok, false);
-      assert.equal(status.reachable, false);
-      assert.ok(status.error, 'the status says what is wrong');
+        await assertHealth(oa.app, true);
+        const status = await databaseStatus(oa.db);
+        assert.equal(status.ok, false);
+        assert.equal(status.reachable, false);
+        assert.ok(status.error, 'the status says what is wrong');
 
-      await cluster.start();
-      await untilAccepted(oa.app, token, answers, 30_000);
-      stopLoad = true;
-      await Promise.all(load);
-      await assertHealth(oa.app, false);
-      assert.equal((await databaseStatus(oa.db)).ok, true);
-    }
-    for (let i = 0; i < 5; i++) assert.equal(answers.add(await postLead(oa.app, token)), 201);
-    await assertAllKept(oa.db, answers.accepted);
-    assert.ok(!oa.logs.some((l) => l.includes('"unhandled error"')), 'an outage error reached the 500 path');
-    t.diagnostic(`${answers.accepted.size} leads answered 201, ${answers.unavailable} answered 503; every 201 is in the database`);
-  });
+        await cluster.start();
+        await untilAccepted(oa.app, token, answers, 30_000);
+        stopLoad = true;
+        await Promise.all(load);
+        await assertHealth(oa.app, false);
+        assert.equal((await databaseStatus(oa.db)).ok, true);
+      }
+      for (let i = 0; i < 5; i++) assert.equal(answers.add(await postLead(oa.app, token)), 201);
+      await assertAllKept(oa.db, answers.accepted);
+      assert.ok(!oa.logs.some((l) => l.includes('"unhandled error"')), 'an outage error reached the 500 path');
+      t.diagnostic(
+        `${answers.accepted.size} leads answered 201, ${answers.unavailable} answered 503; every 201 is in the database`,
+      );
+    },
+  );
 });
 
 // --- (b) SQLite that cannot write: a full disk, and its own size limit ----------------------------
@@ -330,134 +395,181 @@ async function assertHealth(app: App, down: boolean) {
   if (down) assert.ok(Number(res.headers['retry-after']) >= 1, 'health 503 without Retry-After');
 }
 
-const integrity = async (db: DB) => (await sql<{ integrity_check: string }>`pragma integrity_check`.execute(db)).rows.map((r) => r.integrity_check);
+const integrity = async (db: DB) =>
+  (await sql<{ integrity_check: string }>`pragma integrity_check`.execute(db)).rows.map((r) => r.integrity_check);
 
 describe('SQLite on a full disk (a 4 MiB tmpfs)', () => {
-  test('answers are 201 or 503 unavailable, status reports it; with space again it recovers, integrity ok, every 201 kept', { timeout: 120_000 }, async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'leadgate-outage-full-'));
-    const mounted = process.getuid?.() === 0 && (await run('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', dir]).then(() => true, () => false));
-    if (!mounted) {
-      rmSync(dir, { recursive: true, force: true });
-      return t.skip('mounting a tmpfs is not permitted here (needs root and CAP_SYS_ADMIN); the max_page_count test below makes real SQLITE_FULL instead');
-    }
-    const oa = await buildAppOn(t, { DATA_DIR: dir });
-    t.after(async () => {
+  test(
+    'answers are 201 or 503 unavailable, status reports it; with space again it recovers, integrity ok, every 201 kept',
+    { timeout: 120_000 },
+    async (t) => {
+      const dir = mkdtempSync(join(tmpdir(), 'leadgate-outage-full-'));
+      const mounted =
+        process.getuid?.() === 0 &&
+        (await run('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', dir]).then(
+          () => true,
+          () => false,
+        ));
+      if (!mounted) {
+        rmSync(dir, { recursive: true, force: true });
+        return t.skip(
+          'mounting a tmpfs is not permitted here (needs root and CAP_SYS_ADMIN); the max_page_count test below makes real SQLITE_FULL instead',
+        );
+      }
+      const oa = await buildAppOn(t, { DATA_DIR: dir });
+      t.after(async () => {
+        await oa.close();
+        await run('umount', [dir]).catch(() => run('umount', ['-l', dir]));
+        rmSync(dir, { recursive: true, force: true });
+      });
+      const token = await intakeWorld(t, oa);
+      const answers = new Answers(oa.logs);
+      for (let i = 0; i < 5; i++) assert.equal(answers.add(await postLead(oa.app, token)), 201);
+
+      // Fill every byte left.
+      const filler = join(dir, 'filler');
+      const fd = openSync(filler, 'w');
+      const chunk = Buffer.alloc(16 * 1024, 1);
+      try {
+        for (;;) writeSync(fd, chunk);
+      } catch (err) {
+        assert.equal((err as NodeJS.ErrnoException).code, 'ENOSPC');
+      }
+      try {
+        for (;;) writeSync(fd, chunk, 0, 512);
+      } catch {
+        /* the last crumbs */
+      }
+      closeSync(fd);
+      const early = await databaseStatus(oa.db);
+      assert.deepEqual(
+        { writable: early.writable, ok: early.ok },
+        { writable: false, ok: false },
+        `a full disk is reported before a write fails: ${JSON.stringify(early)}`,
+      );
+      assert.match(String(early.error), /disk full/);
+      await assertHealth(oa.app, true);
+
+      // Post until the database refuses (the WAL has some room of its own first).
+      const deadline = Date.now() + 60_000;
+      while (answers.unavailable < 5 && Date.now() < deadline) {
+        await Promise.all(Array.from({ length: 8 }, async () => answers.add(await postLead(oa.app, token))));
+      }
+      assert.ok(answers.unavailable >= 5, `the full disk never refused a lead (${answers.accepted.size} accepted)`);
+      const status = await databaseStatus(oa.db);
+      assert.equal(status.writable, false, JSON.stringify(status));
+      assert.equal(status.ok, false);
+      assert.match(String(status.error), /disk full|SQLITE_(FULL|IOERR)/);
+      await assertHealth(oa.app, true);
+      assert.ok(!oa.logs.some((l) => l.includes('"unhandled error"')), 'a full disk reached the 500 path');
+
+      unlinkSync(filler);
+      await untilAccepted(oa.app, token, answers, 20_000);
+      assert.equal((await databaseStatus(oa.db)).ok, true, 'a successful write clears the mark');
+      await assertHealth(oa.app, false);
+      for (let i = 0; i < 5; i++) assert.equal(answers.add(await postLead(oa.app, token)), 201);
+      await assertAllKept(oa.db, answers.accepted);
+      assert.deepEqual(await integrity(oa.db), ['ok']);
+
+      // And on disk, through a fresh connection after the app is gone.
       await oa.close();
-      await run('umount', [dir]).catch(() => run('umount', ['-l', dir]));
-      rmSync(dir, { recursive: true, force: true });
-    });
-    const token = await intakeWorld(t, oa);
-    const answers = new Answers(oa.logs);
-    for (let i = 0; i < 5; i++) assert.equal(answers.add(await postLead(oa.app, token)), 201);
-
-    // Fill every byte left.
-    const filler = join(dir, 'filler');
-    const fd = openSync(filler, 'w');
-    const chunk = Buffer.alloc(16 * 1024, 1);
-    try {
-      for (;;) writeSync(fd, chunk);
-    } catch (err) {
-      assert.equal((err as NodeJS.ErrnoException).code, 'ENOSPC');
-    }
-    try {
-      for (;;) writeSync(fd, chunk, 0, 512);
-    } catch {
-      /* the last crumbs */
-    }
-    closeSync(fd);
-    const early = await databaseStatus(oa.db);
-    assert.deepEqual({ writable: early.writable, ok: early.ok }, { writable: false, ok: false }, `a full disk is reported before a write fails: ${JSON.stringify(early)}`);
-    assert.match(String(early.error), /disk full/);
-    await assertHealth(oa.app, true);
-
-    // Post until the database refuses (the WAL has some room of its own first).
-    const deadline = Date.now() + 60_000;
-    while (answers.unavailable < 5 && Date.now() < deadline) {
-      await Promise.all(Array.from({ length: 8 }, async () => answers.add(await postLead(oa.app, token))));
-    }
-    assert.ok(answers.unavailable >= 5, `the full disk never refused a lead (${answers.accepted.size} accepted)`);
-    const status = await databaseStatus(oa.db);
-    assert.equal(status.writable, false, JSON.stringify(status));
-    assert.equal(status.ok, false);
-    assert.match(String(status.error), /disk full|SQLITE_(FULL|IOERR)/);
-    await assertHealth(oa.app, true);
-    assert.ok(!oa.logs.some((l) => l.includes('"unhandled error"')), 'a full disk reached the 500 path');
-
-    unlinkSync(filler);
-    await untilAccepted(oa.app, token, answers, 20_000);
-    assert.equal((await databaseStatus(oa.db)).ok, true, 'a successful write clears the mark');
-    await assertHealth(oa.app, false);
-    for (let i = 0; i < 5; i++) assert.equal(answers.add(await postLead(oa.app, token)), 201);
-    await assertAllKept(oa.db, answers.accepted);
-    assert.deepEqual(await integrity(oa.db), ['ok']);
-
-    // And on disk, through a fresh connection after the app is gone.
-    await oa.close();
-    const file = new SQLite(join(dir, 'leadgate.db'), { readonly: true });
-    try {
-      assert.deepEqual(file.pragma('integrity_check', { simple: true }), 'ok');
-      const ids = new Set((file.prepare('select id from leads').all() as { id: string }[]).map((r) => r.id));
-      assert.deepEqual([...answers.accepted].filter((id) => !ids.has(id)), [], 'a 201 lead is not in the file');
-    } finally {
-      file.close();
-    }
-    t.diagnostic(`${answers.accepted.size} leads answered 201, ${answers.unavailable} answered 503`);
-  });
+      const file = new SQLite(join(dir, 'leadgate.db'), { readonly: true });
+      try {
+        assert.deepEqual(file.pragma('integrity_check', { simple: true }), 'ok');
+        const ids = new Set((file.prepare('select id from leads').all() as { id: string }[]).map((r) => r.id));
+        assert.deepEqual(
+          [...answers.accepted].filter((id) => !ids.has(id)),
+          [],
+          'a 201 lead is not in the file',
+        );
+      } finally {
+        file.close();
+      }
+      t.diagnostic(`${answers.accepted.size} leads answered 201, ${answers.unavailable} answered 503`);
+    },
+  );
 });
 
 describe('SQLite at its size limit (max_page_count: real SQLITE_FULL from the engine)', () => {
-  test('answers are 201 or 503 unavailable, status reports it; with room again it recovers, integrity ok, every 201 kept', { timeout: 60_000 }, async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'leadgate-outage-limit-'));
-    const oa = await buildAppOn(t, { DATA_DIR: dir });
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
-    const token = await intakeWorld(t, oa);
-    const answers = new Answers(oa.logs);
-    for (let i = 0; i < 5; i++) assert.equal(answers.add(await postLead(oa.app, token)), 201);
+  test(
+    'answers are 201 or 503 unavailable, status reports it; with room again it recovers, integrity ok, every 201 kept',
+    { timeout: 60_000 },
+    async (t) => {
+      const dir = mkdtempSync(join(tmpdir(), 'leadgate-outage-limit-'));
+      const oa = await buildAppOn(t, { DATA_DIR: dir });
+      t.after(() => rmSync(dir, { recursive: true, force: true }));
+      const token = await intakeWorld(t, oa);
+      const answers = new Answers(oa.logs);
+      for (let i = 0; i < 5; i++) assert.equal(answers.add(await postLead(oa.app, token)), 201);
 
-    // Kysely's SQLite dialect has one connection: the limit applies to every statement the app runs.
-    const pages = Number((await sql<{ page_count: number }>`pragma page_count`.execute(oa.db)).rows[0].page_count);
-    await sql.raw(`pragma max_page_count = ${pages}`).execute(oa.db);
-    const deadline = Date.now() + 30_000;
-    while (answers.unavailable < 5 && Date.now() < deadline) {
-      await Promise.all(Array.from({ length: 8 }, async () => answers.add(await postLead(oa.app, token))));
-    }
-    assert.ok(answers.unavailable >= 5, `the size limit never refused a lead (${answers.accepted.size} accepted)`);
-    const status = await databaseStatus(oa.db);
-    assert.deepEqual({ ok: status.ok, reachable: status.reachable, writable: status.writable }, { ok: false, reachable: true, writable: false });
-    assert.match(String(status.error), /SQLITE_FULL/);
-    assert.ok(status.last_write_failure_at);
-    await assertHealth(oa.app, true);
-    assert.ok(!oa.logs.some((l) => l.includes('"unhandled error"')), 'SQLITE_FULL reached the 500 path');
-    assert.ok(oa.logs.some((l) => l.includes('database unavailable: answered 503')), 'the outage is logged for the operator');
+      // Kysely's SQLite dialect has one connection: the limit applies to every statement the app runs.
+      const pages = Number((await sql<{ page_count: number }>`pragma page_count`.execute(oa.db)).rows[0].page_count);
+      await sql.raw(`pragma max_page_count = ${pages}`).execute(oa.db);
+      const deadline = Date.now() + 30_000;
+      while (answers.unavailable < 5 && Date.now() < deadline) {
+        await Promise.all(Array.from({ length: 8 }, async () => answers.add(await postLead(oa.app, token))));
+      }
+      assert.ok(answers.unavailable >= 5, `the size limit never refused a lead (${answers.accepted.size} accepted)`);
+      const status = await databaseStatus(oa.db);
+      assert.deepEqual(
+        { ok: status.ok, reachable: status.reachable, writable: status.writable },
+        { ok: false, reachable: true, writable: false },
+      );
+      assert.match(String(status.error), /SQLITE_FULL/);
+      assert.ok(status.last_write_failure_at);
+      await assertHealth(oa.app, true);
+      assert.ok(!oa.logs.some((l) => l.includes('"unhandled error"')), 'SQLITE_FULL reached the 500 path');
+      assert.ok(
+        oa.logs.some((l) => l.includes('database unavailable: answered 503')),
+        'the outage is logged for the operator',
+      );
 
-    await sql.raw('pragma max_page_count = 1073741823').execute(oa.db);
-    await untilAccepted(oa.app, token, answers, 10_000);
-    assert.equal((await databaseStatus(oa.db)).ok, true, 'a successful write clears the mark');
-    await assertHealth(oa.app, false);
-    for (let i = 0; i < 5; i++) assert.equal(answers.add(await postLead(oa.app, token)), 201);
-    await assertAllKept(oa.db, answers.accepted);
-    assert.deepEqual(await integrity(oa.db), ['ok']);
-    t.diagnostic(`${answers.accepted.size} leads answered 201, ${answers.unavailable} answered 503`);
-  });
+      await sql.raw('pragma max_page_count = 1073741823').execute(oa.db);
+      await untilAccepted(oa.app, token, answers, 10_000);
+      assert.equal((await databaseStatus(oa.db)).ok, true, 'a successful write clears the mark');
+      await assertHealth(oa.app, false);
+      for (let i = 0; i < 5; i++) assert.equal(answers.add(await postLead(oa.app, token)), 201);
+      await assertAllKept(oa.db, answers.accepted);
+      assert.deepEqual(await integrity(oa.db), ['ok']);
+      t.diagnostic(`${answers.accepted.size} leads answered 201, ${answers.unavailable} answered 503`);
+    },
+  );
 
   test(`a failed write is forgotten after ${WRITE_FAILURE_MEMORY_MS / 1000} s without writes, so an idle instance is not kept out of rotation`, async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'leadgate-outage-forget-'));
     const oa = await buildAppOn(t, { DATA_DIR: dir, DELIVERY_RECOVERY_INTERVAL_MS: '0' });
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     await sql`create table big (v blob)`.execute(oa.db);
-    const missing = await sql`insert into no_such_table values (1)`.execute(oa.db).then(() => null, (e: unknown) => e);
+    const missing = await sql`insert into no_such_table values (1)`.execute(oa.db).then(
+      () => null,
+      (e: unknown) => e,
+    );
     assert.ok(missing, 'inserted into a table that does not exist');
-    assert.equal((await databaseStatus(oa.db)).ok, true, 'an error that is not an outage marked the database unwritable');
+    assert.equal(
+      (await databaseStatus(oa.db)).ok,
+      true,
+      'an error that is not an outage marked the database unwritable',
+    );
 
     const pages = Number((await sql<{ page_count: number }>`pragma page_count`.execute(oa.db)).rows[0].page_count);
     await sql.raw(`pragma max_page_count = ${pages}`).execute(oa.db);
     t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
-    const failing = await oa.db.transaction().execute((tx) => sql`insert into big values (randomblob(200000))`.execute(tx)).then(() => null, (e: unknown) => e);
+    const failing = await oa.db
+      .transaction()
+      .execute((tx) => sql`insert into big values (randomblob(200000))`.execute(tx))
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     assert.match(String((failing as { code?: string })?.code), /SQLITE_FULL/);
     assert.equal((await databaseStatus(oa.db)).writable, false);
     t.mock.timers.tick(WRITE_FAILURE_MEMORY_MS - 1000);
     assert.equal((await databaseStatus(oa.db)).writable, false, 'forgotten too early');
     t.mock.timers.tick(2000);
-    assert.equal((await databaseStatus(oa.db)).writable, true, 'still unwritable long after the last failed write, with no write since');
+    assert.equal(
+      (await databaseStatus(oa.db)).writable,
+      true,
+      'still unwritable long after the last failed write, with no write since',
+    );
   });
 });

@@ -19,7 +19,15 @@ async function postbackOnDelivered(ta: TestApp, providerId: string, trackerUrl: 
   const res = await call(ta.app, ta.ownerToken, {
     method: 'PUT',
     url: `/api/traffic-providers/${providerId}/postbacks`,
-    payload: { postbacks: [{ event_type: 'lead.delivered', campaign_id: null, url: `${trackerUrl.replace('/leads', '/pb')}?click={sub_id1}` }] },
+    payload: {
+      postbacks: [
+        {
+          event_type: 'lead.delivered',
+          campaign_id: null,
+          url: `${trackerUrl.replace('/leads', '/pb')}?click={sub_id1}`,
+        },
+      ],
+    },
   });
   assert.equal(res.statusCode, 200, res.body);
 }
@@ -41,7 +49,8 @@ forEachDatabase('dispatch fairness', (engine) => {
     await postbackOnDelivered(ta, slow.providerId, slowTracker.url);
     await postbackOnDelivered(ta, fast.providerId, fastTracker.url);
 
-    for (let i = 0; i < SLOW_LEADS; i++) assert.equal((await postLead(ta, slow.token, sampleLead({ sub_id1: `slow-${i}` }))).json().status, 'delivered');
+    for (let i = 0; i < SLOW_LEADS; i++)
+      assert.equal((await postLead(ta, slow.token, sampleLead({ sub_id1: `slow-${i}` }))).json().status, 'delivered');
     ta.app.events.start(TICK_MS);
     await until(() => slowTracker.received.length > 0, 'the slow tracker to be called');
 
@@ -52,7 +61,10 @@ forEachDatabase('dispatch fairness', (engine) => {
     const waited = fastTracker.received[0].at - postedAt;
     t.diagnostic(`the other provider's postback came ${waited} ms after its lead`);
     // Before the fix it waited for the round of 48 slow calls, 16 at a time: about 3 × SLOW_MS.
-    assert.ok(waited < SLOW_MS, `the other provider's postback came ${waited} ms after its lead, not after the slow tracker's answers`);
+    assert.ok(
+      waited < SLOW_MS,
+      `the other provider's postback came ${waited} ms after its lead, not after the slow tracker's answers`,
+    );
     assert.match(fastTracker.received[0].url, /click=fast/);
 
     // The slow tracker's backlog is in the database, not leased to this process.
@@ -80,13 +92,15 @@ forEachDatabase('dispatch fairness', (engine) => {
     const fastTracker = await startReceiver(t);
     const fast = await makeWorld(t, ta, [{}]);
     await postbackOnDelivered(ta, fast.providerId, fastTracker.url);
-    for (let i = 0; i < FAST_LEADS; i++) assert.equal((await postLead(ta, fast.token, sampleLead({ sub_id1: `fast-${i}` }))).json().status, 'delivered');
+    for (let i = 0; i < FAST_LEADS; i++)
+      assert.equal((await postLead(ta, fast.token, sampleLead({ sub_id1: `fast-${i}` }))).json().status, 'delivered');
     // Two providers whose trackers answer slowly, each with more postbacks than it may have in flight.
     for (const n of [1, 2]) {
       const tracker = await startPartner(t, slowHandler);
       const w = await makeWorld(t, ta, [{}]);
       await postbackOnDelivered(ta, w.providerId, tracker.url);
-      for (let i = 0; i < PER_DESTINATION + 4; i++) await postLead(ta, w.token, sampleLead({ sub_id1: `slow${n}-${i}` }));
+      for (let i = 0; i < PER_DESTINATION + 4; i++)
+        await postLead(ta, w.token, sampleLead({ sub_id1: `slow${n}-${i}` }));
     }
 
     const started = Date.now();

@@ -7,7 +7,13 @@ import { openDatabase } from '../src/server/db/database.js';
 import { createPartnerClient } from '../src/server/distribution/partner-client.js';
 import { DeliveryRunner } from '../src/server/distribution/runner.js';
 import { call, type Engine, type TestApp } from './helpers.js';
-import { accepting, defaultIntegration, startPartner, type PartnerHandler, type TestPartner } from './partner-server.js';
+import {
+  accepting,
+  defaultIntegration,
+  startPartner,
+  type PartnerHandler,
+  type TestPartner,
+} from './partner-server.js';
 
 export interface WorldPartner {
   /** What the loopback partner does (default: accepting()). */
@@ -71,14 +77,24 @@ export async function makeWorld(
     'flow',
   );
   const provider = await created(
-    await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/traffic-providers', payload: { name: `Provider ${++n}`, ...opts.provider } }),
+    await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/traffic-providers',
+      payload: { name: `Provider ${++n}`, ...opts.provider },
+    }),
     'traffic provider',
   );
   const campaign = await created(
     await call(ta.app, ta.ownerToken, {
       method: 'POST',
       url: '/api/campaigns',
-      payload: { name: `Campaign ${++n}`, traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 }, ...opts.campaign },
+      payload: {
+        name: `Campaign ${++n}`,
+        traffic_provider_id: provider.id,
+        flow_id: flow.id,
+        payout: { model: 'cpl', amount: 10 },
+        ...opts.campaign,
+      },
     }),
     'campaign',
   );
@@ -103,8 +119,18 @@ export function sampleLead(over: Record<string, unknown> = {}) {
 }
 
 /** POST /api/intake/leads with the provider's token. */
-export function postLead(ta: TestApp, token: string, lead: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return ta.app.inject({ method: 'POST', url: '/api/intake/leads', headers: { authorization: `Bearer ${token}`, ...headers }, payload: lead });
+export function postLead(
+  ta: TestApp,
+  token: string,
+  lead: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
+  return ta.app.inject({
+    method: 'POST',
+    url: '/api/intake/leads',
+    headers: { authorization: `Bearer ${token}`, ...headers },
+    payload: lead,
+  });
 }
 
 /**
@@ -132,7 +158,11 @@ export async function insertPendingLead(ta: TestApp, w: World, over: Partial<Lea
 export async function secondRunner(t: TestContext, ta: TestApp, engine: Engine): Promise<DeliveryRunner> {
   if (engine !== 'postgres') return ta.app.delivery;
   const db = openDatabase(ta.config.database);
-  const other = new DeliveryRunner({ db, log: ta.app.log, client: createPartnerClient({ allowedNetworks: ta.config.partnerAllowedNetworks }) });
+  const other = new DeliveryRunner({
+    db,
+    log: ta.app.log,
+    client: createPartnerClient({ allowedNetworks: ta.config.partnerAllowedNetworks }),
+  });
   t.after(async () => {
     await other.close();
     await other.deps.client.close();
@@ -143,4 +173,9 @@ export async function secondRunner(t: TestContext, ta: TestApp, engine: Engine):
 
 /** The cap counters as "scope period" → used. */
 export const capCounters = async (ta: TestApp) =>
-  Object.fromEntries((await ta.db.selectFrom('cap_counters').select(['scope', 'period', 'used']).execute()).map((r) => [`${r.scope} ${r.period}`, Number(r.used)]));
+  Object.fromEntries(
+    (await ta.db.selectFrom('cap_counters').select(['scope', 'period', 'used']).execute()).map((r) => [
+      `${r.scope} ${r.period}`,
+      Number(r.used),
+    ]),
+  );

@@ -10,18 +10,35 @@ import { accepting, defaultIntegration, json, startPartner, type ReceivedRequest
 import { ADMIN, freshPostgresDatabase, ServerClient, spawnServer, waitUntilUp, type Child } from './processes.js';
 import { verifySignature } from './webhook-receiver.js';
 
-const baseEnv = { LEADGATE_ADMIN_EMAIL: ADMIN.email, LEADGATE_ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', EVENT_DISPATCH_INTERVAL_MS: '100' };
+const baseEnv = {
+  LEADGATE_ADMIN_EMAIL: ADMIN.email,
+  LEADGATE_ADMIN_PASSWORD: ADMIN.password,
+  LOG_LEVEL: 'warn',
+  EVENT_DISPATCH_INTERVAL_MS: '100',
+};
 
 /** A partner, a flow, a provider and its campaign, made through the API; the provider's intake token. */
 async function setUp(api: ServerClient, partnerUrl: string): Promise<string> {
   const p = await api.create('/api/partners', { name: 'Broker', integration: defaultIntegration(partnerUrl) });
   const flow = await api.create('/api/flows', { name: 'Main', targets: [{ partner_id: p.id, priority: 1 }] });
   const provider = await api.create('/api/traffic-providers', { name: 'Affiliate' });
-  await api.create('/api/campaigns', { name: 'Campaign', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } });
+  await api.create('/api/campaigns', {
+    name: 'Campaign',
+    traffic_provider_id: provider.id,
+    flow_id: flow.id,
+    payout: { model: 'cpl', amount: 10 },
+  });
   return provider.token;
 }
 
-const lead = (n: number) => ({ first_name: 'Eve', last_name: `Nt${n}`, email: `evt.${process.pid}.${n}@example.com`, phone: `+4915113${String(n).padStart(6, '0')}`, country: 'DE', ip: '198.51.100.2' });
+const lead = (n: number) => ({
+  first_name: 'Eve',
+  last_name: `Nt${n}`,
+  email: `evt.${process.pid}.${n}@example.com`,
+  phone: `+4915113${String(n).padStart(6, '0')}`,
+  country: 'DE',
+  ip: '198.51.100.2',
+});
 
 for (const engine of ENGINES) {
   describe(`event dispatch under SIGKILL [${engine}]`, () => {
@@ -44,7 +61,11 @@ for (const engine of ENGINES) {
       const api = await new ServerClient(first.port).login();
       t.after(() => api.close());
       const token = await setUp(api, partner.url);
-      const hook = await api.create('/api/webhooks', { name: 'Sink', url: receiver.url, event_types: ['lead.received'] });
+      const hook = await api.create('/api/webhooks', {
+        name: 'Sink',
+        url: receiver.url,
+        event_types: ['lead.received'],
+      });
       assert.equal((await api.send('POST', '/api/intake/leads', lead(1), token)).status, 201);
       await until(() => receiver.received.length === 1, 'the first call to arrive');
       first.proc.kill('SIGKILL');
@@ -74,7 +95,11 @@ for (const engine of ENGINES) {
 describe('event dispatch from two processes [postgres]', () => {
   postgresOnly('never the same event at once, each sent once, every lead in order', async (t) => {
     const children: Child[] = [];
-    const env: Record<string, string> = { ...baseEnv, EVENT_DISPATCH_INTERVAL_MS: '20', DATABASE_URL: await freshPostgresDatabase(t, POSTGRES_URL, children) };
+    const env: Record<string, string> = {
+      ...baseEnv,
+      EVENT_DISPATCH_INTERVAL_MS: '20',
+      DATABASE_URL: await freshPostgresDatabase(t, POSTGRES_URL, children),
+    };
     const partner = await startPartner(t, accepting());
     const inFlight = new Set<string>();
     const overlaps: string[] = [];
@@ -98,7 +123,11 @@ describe('event dispatch from two processes [postgres]', () => {
     const api = await new ServerClient(servers[0].port).login();
     t.after(() => api.close());
     const token = await setUp(api, partner.url);
-    await api.create('/api/webhooks', { name: 'Sink', url: receiver.url, event_types: ['lead.received', 'lead.delivered'] });
+    await api.create('/api/webhooks', {
+      name: 'Sink',
+      url: receiver.url,
+      event_types: ['lead.received', 'lead.delivered'],
+    });
     const LEADS = 30;
     const ids: string[] = [];
     for (let n = 0; n < LEADS; n++) {
@@ -110,9 +139,13 @@ describe('event dispatch from two processes [postgres]', () => {
     await new Promise((r) => setTimeout(r, 300)); // nothing more comes
     assert.deepEqual(overlaps, [], 'no event was being sent by two processes at once');
     const byId = new Map<string, number>();
-    for (const r of arrivals) byId.set(String(r.headers['webhook-id']), (byId.get(String(r.headers['webhook-id'])) ?? 0) + 1);
+    for (const r of arrivals)
+      byId.set(String(r.headers['webhook-id']), (byId.get(String(r.headers['webhook-id'])) ?? 0) + 1);
     assert.equal(byId.size, 2 * LEADS);
-    assert.ok([...byId.values()].every((n) => n === 1), 'each event sent once');
+    assert.ok(
+      [...byId.values()].every((n) => n === 1),
+      'each event sent once',
+    );
     for (const id of ids) {
       const types = arrivals.filter((r) => r.json.data.lead_id === id).map((r) => r.json.type);
       assert.deepEqual(types, ['lead.received', 'lead.delivered'], `lead ${id} in order`);

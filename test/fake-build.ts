@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 
-export const FAKE_INDEX = '<!doctype html><html><body><div id="root"></div><script type="module" src="/assets/index-AbC123.js"></script></body></html>';
+export const FAKE_INDEX =
+  '<!doctype html><html><body><div id="root"></div><script type="module" src="/assets/index-AbC123.js"></script></body></html>';
 
 /** index.html, one hashed asset and one root file in a temporary folder, removed after the test. */
 export function fakeBuild(t: TestContext): string {

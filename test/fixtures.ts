@@ -10,7 +10,10 @@ import type { LeadAttemptsTable, LeadsTable } from '../src/server/db/tables.js';
 let n = 0;
 const next = () => `${process.pid}${++n}`;
 
-export async function insertPartner(db: DB, over: Partial<{ name: string; status: 'active' | 'paused'; countries: string[] }> = {}) {
+export async function insertPartner(
+  db: DB,
+  over: Partial<{ name: string; status: 'active' | 'paused'; countries: string[] }> = {},
+) {
   const id = newId();
   const now = nowIso();
   await db
@@ -67,17 +70,43 @@ export async function insertTrafficProvider(db: DB, over: Partial<{ name: string
 export async function insertFlow(db: DB, partnerIds: string[] = [], over: Partial<{ name: string }> = {}) {
   const id = newId();
   const now = nowIso();
-  await db.insertInto('flows').values({ id, name: over.name ?? `Flow ${next()}`, status: 'active', max_attempts: 3, created_at: now, updated_at: now, archived_at: null }).execute();
+  await db
+    .insertInto('flows')
+    .values({
+      id,
+      name: over.name ?? `Flow ${next()}`,
+      status: 'active',
+      max_attempts: 3,
+      created_at: now,
+      updated_at: now,
+      archived_at: null,
+    })
+    .execute();
   for (const [i, partner_id] of partnerIds.entries()) {
     await db
       .insertInto('flow_targets')
-      .values({ id: newId(), flow_id: id, partner_id, position: i, priority: i + 1, weight: 100, daily_cap: null, countries: '[]', schedule: null })
+      .values({
+        id: newId(),
+        flow_id: id,
+        partner_id,
+        position: i,
+        priority: i + 1,
+        weight: 100,
+        daily_cap: null,
+        countries: '[]',
+        schedule: null,
+      })
       .execute();
   }
   return id;
 }
 
-export async function insertCampaign(db: DB, traffic_provider_id: string, flow_id: string | null, over: Partial<{ name: string }> = {}) {
+export async function insertCampaign(
+  db: DB,
+  traffic_provider_id: string,
+  flow_id: string | null,
+  over: Partial<{ name: string }> = {},
+) {
   const id = newId();
   const now = nowIso();
   await db
@@ -139,15 +168,31 @@ export function leadRow(over: LeadInput): Insertable<LeadsTable> {
 /** Inserts leads (in chunks) and returns their ids in order. */
 export async function insertLeads(db: DB, leads: LeadInput[]): Promise<string[]> {
   const rows = leads.map(leadRow);
-  for (let i = 0; i < rows.length; i += 200) await db.insertInto('leads').values(rows.slice(i, i + 200)).execute();
+  for (let i = 0; i < rows.length; i += 200)
+    await db
+      .insertInto('leads')
+      .values(rows.slice(i, i + 200))
+      .execute();
   return rows.map((r) => r.id);
 }
 
-export async function insertAttempt(db: DB, a: Partial<Insertable<LeadAttemptsTable>> & { lead_id: string; partner_id: string; attempt_no: number }) {
+export async function insertAttempt(
+  db: DB,
+  a: Partial<Insertable<LeadAttemptsTable>> & { lead_id: string; partner_id: string; attempt_no: number },
+) {
   const id = newId();
   await db
     .insertInto('lead_attempts')
-    .values({ id, requested_at: nowIso(), duration_ms: 120, http_status: 200, outcome: 'accepted', reason: null, response_excerpt: '{"success":true}', ...a })
+    .values({
+      id,
+      requested_at: nowIso(),
+      duration_ms: 120,
+      http_status: 200,
+      outcome: 'accepted',
+      reason: null,
+      response_excerpt: '{"success":true}',
+      ...a,
+    })
     .execute();
   return id;
 }
@@ -198,7 +243,17 @@ export async function insertAnalyticsWorld(db: DB): Promise<AnalyticsWorld> {
   return { p1, p2, t1, t2, f1, f2, c1, c2, c3 };
 }
 
-const ANALYTICS_STATUS_CYCLE = ['delivered', 'delivered', 'rejected', 'delivered', 'duplicate', 'failed', 'delivered', 'pending', 'new'] as const;
+const ANALYTICS_STATUS_CYCLE = [
+  'delivered',
+  'delivered',
+  'rejected',
+  'delivered',
+  'duplicate',
+  'failed',
+  'delivered',
+  'pending',
+  'new',
+] as const;
 
 /** 170 leads, one every 5 h 17 min from 2026-02-27T00:00Z on (across Berlin's DST change of 2026-03-29). */
 export function analyticsDataset(w: AnalyticsWorld): LeadInput[] {
@@ -235,7 +290,11 @@ const analyticsDayFormats = new Map<string, Intl.DateTimeFormat>();
 /** The calendar day ("2026-03-01") of an instant in a zone. */
 export function localDate(ms: number, timeZone: string): string {
   let f = analyticsDayFormats.get(timeZone);
-  if (!f) analyticsDayFormats.set(timeZone, (f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })));
+  if (!f)
+    analyticsDayFormats.set(
+      timeZone,
+      (f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })),
+    );
   return f.format(new Date(ms));
 }
 
@@ -261,7 +320,9 @@ interface AnalyticsSums {
 }
 
 /** The measures the analytics API answers, from sums in cents. */
-export function analyticsMeasures(m: AnalyticsSums = { leads: 0, delivered: 0, rejected: 0, duplicates: 0, failed: 0, ftds: 0, cost: 0, revenue: 0 }) {
+export function analyticsMeasures(
+  m: AnalyticsSums = { leads: 0, delivered: 0, rejected: 0, duplicates: 0, failed: 0, ftds: 0, cost: 0, revenue: 0 },
+) {
   return {
     leads: m.leads,
     delivered: m.delivered,
@@ -289,7 +350,11 @@ export function expectedAnalytics(
   keyOf: (r: LeadInput, at: number) => string | null = () => 'all',
 ): Map<string | null, AnalyticsMeasures> {
   const groups = new Map<string | null, AnalyticsSums>();
-  const g = (k: string | null) => groups.get(k) ?? groups.set(k, { leads: 0, delivered: 0, rejected: 0, duplicates: 0, failed: 0, ftds: 0, cost: 0, revenue: 0 }).get(k)!;
+  const g = (k: string | null) =>
+    groups.get(k) ??
+    groups
+      .set(k, { leads: 0, delivered: 0, rejected: 0, duplicates: 0, failed: 0, ftds: 0, cost: 0, revenue: 0 })
+      .get(k)!;
   for (const r of rows) {
     if (r.created_at! >= from && r.created_at! < to) {
       const m = g(keyOf(r, Date.parse(r.created_at!)));
@@ -317,12 +382,16 @@ export function expectedAnalytics(
  * How a report's rows differ from the expected groups ([] when they agree): a wrong measure, a
  * missing or repeated group. Periods the report fills in without data must be all zeros.
  */
-export function analyticsGroupMismatches(rows: Record<string, any>[], want: Map<string | null, AnalyticsMeasures>): string[] {
+export function analyticsGroupMismatches(
+  rows: Record<string, any>[],
+  want: Map<string | null, AnalyticsMeasures>,
+): string[] {
   const zero = analyticsMeasures();
   const out: string[] = [];
   for (const row of rows) {
     const expected = want.get(row.key) ?? zero;
-    for (const [k, v] of Object.entries(expected)) if (row[k] !== v) out.push(`${row.key}: ${k} is ${row[k]}, expected ${v}`);
+    for (const [k, v] of Object.entries(expected))
+      if (row[k] !== v) out.push(`${row.key}: ${k} is ${row[k]}, expected ${v}`);
   }
   const keys = new Set(rows.map((r) => r.key));
   for (const k of want.keys()) if (!keys.has(k)) out.push(`${k}: missing`);
@@ -330,6 +399,10 @@ export function analyticsGroupMismatches(rows: Record<string, any>[], want: Map<
   return out;
 }
 
-export function assertAnalyticsGroups(rows: Record<string, any>[], want: Map<string | null, AnalyticsMeasures>, what: string) {
+export function assertAnalyticsGroups(
+  rows: Record<string, any>[],
+  want: Map<string | null, AnalyticsMeasures>,
+  what: string,
+) {
   assert.deepEqual(analyticsGroupMismatches(rows, want), [], what);
 }

@@ -19,7 +19,18 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { LightMyRequestResponse } from 'fastify';
 import { ALL_PERMISSIONS } from '../src/server/auth/permissions.js';
-import { buildTestApp, call, expectProblem, forEachDatabase, login, newApiKey, newOperator, OWNER, type Engine, type TestApp } from './helpers.js';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  login,
+  newApiKey,
+  newOperator,
+  OWNER,
+  type Engine,
+  type TestApp,
+} from './helpers.js';
 import { operationsOf, requestFor, type FuzzRequest, type Operation } from './fuzz/requests.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261121);
@@ -30,7 +41,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 // ---------------------------------------------------------------------------------------------
 // Sending and judging
 
-const wellFormed = (s: string) => (typeof (s as any).toWellFormed === 'function' ? (s as any).toWellFormed() : s.replace(/[\uD800-\uDFFF]/g, '\uFFFD'));
+const wellFormed = (s: string) =>
+  typeof (s as any).toWellFormed === 'function' ? (s as any).toWellFormed() : s.replace(/[\uD800-\uDFFF]/g, '\uFFFD');
 const enc = (s: string) => encodeURIComponent(wellFormed(s));
 
 function urlOf(o: Operation, r: FuzzRequest): { url: string; exact: boolean } {
@@ -43,7 +55,9 @@ function urlOf(o: Operation, r: FuzzRequest): { url: string; exact: boolean } {
     return segment;
   });
   const qs = r.query.entries
-    .map(([k, v]) => (r.query.raw && /^[\x21-\x7e]*$/.test(k + v) && !/[#&]/.test(k + v) ? `${k}=${v}` : `${enc(k)}=${enc(v)}`))
+    .map(([k, v]) =>
+      r.query.raw && /^[\x21-\x7e]*$/.test(k + v) && !/[#&]/.test(k + v) ? `${k}=${v}` : `${enc(k)}=${enc(v)}`,
+    )
     .join('&');
   return { url: qs ? `${path}?${qs}` : path, exact };
 }
@@ -66,7 +80,12 @@ function judgeFor(doc: any, ops: Operation[]): Map<Operation, Judge> {
       // A file download (the leads CSV export) declares one text/* media type instead of JSON.
       const types = Object.keys(resp.content ?? {});
       const download = !schema && types.length === 1 && /^text\//.test(types[0]) ? { download: types[0] } : null;
-      responses.set(status, schema ? ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/'))) : (download ?? 'empty'));
+      responses.set(
+        status,
+        schema
+          ? ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/')))
+          : (download ?? 'empty'),
+      );
     }
     judges.set(o, { problem, responses });
   }
@@ -93,33 +112,57 @@ function judge(o: Operation, j: Judge, url: string, exact: boolean, r: FuzzReque
   const where = () => describeReq(o, url, r, res);
   assert.ok(res.statusCode < 500, `5xx from the server:\n${where()}`);
   if (res.statusCode >= 400) {
-    assert.match(String(res.headers['content-type']), /^application\/problem\+json/, `a 4xx that is not problem+json:\n${where()}`);
+    assert.match(
+      String(res.headers['content-type']),
+      /^application\/problem\+json/,
+      `a 4xx that is not problem+json:\n${where()}`,
+    );
     const body = parseJson(res.body);
     assert.ok(body && typeof body === 'object', `a problem body that is not a JSON object:\n${where()}`);
     assert.equal(body.status, res.statusCode, `problem.status differs from the HTTP status:\n${where()}`);
     assert.equal(typeof body.code, 'string', `problem without a string code:\n${where()}`);
-    assert.ok(j.problem(body as unknown), `problem does not match the Problem schema (${JSON.stringify(j.problem.errors)}):\n${where()}`);
+    assert.ok(
+      j.problem(body as unknown),
+      `problem does not match the Problem schema (${JSON.stringify(j.problem.errors)}):\n${where()}`,
+    );
     if (res.statusCode === 400 && body.code === 'validation_failed') {
       assert.ok(Array.isArray(body.errors) && body.errors.length > 0, `validation_failed without errors:\n${where()}`);
       for (const e of body.errors) {
-        assert.ok(typeof e.field === 'string' && typeof e.message === 'string', `bad errors entry ${JSON.stringify(e)}:\n${where()}`);
+        assert.ok(
+          typeof e.field === 'string' && typeof e.message === 'string',
+          `bad errors entry ${JSON.stringify(e)}:\n${where()}`,
+        );
       }
     }
-    if (res.statusCode === 401) assert.match(String(res.headers['www-authenticate']), /^Bearer/, `401 without WWW-Authenticate:\n${where()}`);
+    if (res.statusCode === 401)
+      assert.match(String(res.headers['www-authenticate']), /^Bearer/, `401 without WWW-Authenticate:\n${where()}`);
   }
   // The document must describe what happened, when the request surely reached this operation and
   // is shaped as the document describes (no body sent to an operation that takes none).
   const shaped = !!o.bodySchema || (r.body.kind === 'none' && r.contentType === undefined);
   if (!exact || !shaped) return;
   const status = String(res.statusCode);
-  assert.ok(status in o.op.responses, `status ${status} is not declared by ${o.id} (declares ${Object.keys(o.op.responses)}):\n${where()}`);
+  assert.ok(
+    status in o.op.responses,
+    `status ${status} is not declared by ${o.id} (declares ${Object.keys(o.op.responses)}):\n${where()}`,
+  );
   const check = j.responses.get(status);
   if (check === 'empty') assert.equal(res.body, '', `${status} declared without content but has a body:\n${where()}`);
   else if (check && 'download' in check) {
-    assert.ok(String(res.headers['content-type']).startsWith(check.download), `${status} is not ${check.download}:\n${where()}`);
+    assert.ok(
+      String(res.headers['content-type']).startsWith(check.download),
+      `${status} is not ${check.download}:\n${where()}`,
+    );
   } else if (check) {
-    assert.match(String(res.headers['content-type']), /^application\/json/, `${status} is not application/json:\n${where()}`);
-    assert.ok(check(JSON.parse(res.body)), `${status} body does not match its declared schema (${JSON.stringify(check.errors)}):\n${where()}`);
+    assert.match(
+      String(res.headers['content-type']),
+      /^application\/json/,
+      `${status} is not application/json:\n${where()}`,
+    );
+    assert.ok(
+      check(JSON.parse(res.body)),
+      `${status} body does not match its declared schema (${JSON.stringify(check.errors)}):\n${where()}`,
+    );
   }
 }
 
@@ -149,17 +192,33 @@ async function fixture(t: TestContext, engine: Engine): Promise<Fixture> {
   const key = await newApiKey(ta, ['roles:view']);
   const admin = await ta.db.selectFrom('roles').select('id').where('builtin', '=', 1).executeTakeFirstOrThrow();
   // Kept out of `known`: the fuzzer must not pause the provider or rotate its token mid-run.
-  const provider = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/traffic-providers', payload: { name: 'Fuzzed affiliate' } });
+  const provider = await call(ta.app, ta.ownerToken, {
+    method: 'POST',
+    url: '/api/traffic-providers',
+    payload: { name: 'Fuzzed affiliate' },
+  });
   const campaign = await call(ta.app, ta.ownerToken, {
     method: 'POST',
     url: '/api/campaigns',
     payload: { name: 'Fuzzed campaign', traffic_provider_id: provider.json().id, payout: { model: 'cpl', amount: 1 } },
   });
   assert.equal(campaign.statusCode, 201, campaign.body);
-  return { ta, doc, ops, judges: judgeFor(doc, ops), known: [victim.id, victim.roleId, admin.id, key.id], intakeToken: provider.json().token };
+  return {
+    ta,
+    doc,
+    ops,
+    judges: judgeFor(doc, ops),
+    known: [victim.id, victim.roleId, admin.id, key.id],
+    intakeToken: provider.json().token,
+  };
 }
 
-async function fuzzAll(f: Fixture, name: string, credential: () => string, afterEach: (o: Operation, res: LightMyRequestResponse) => Promise<void>) {
+async function fuzzAll(
+  f: Fixture,
+  name: string,
+  credential: () => string,
+  afterEach: (o: Operation, res: LightMyRequestResponse) => Promise<void>,
+) {
   let requests = 0;
   const seen = new Map<string, number>(); // "operationId status" → count, reported as a diagnostic
   for (const o of f.ops) {
@@ -171,15 +230,29 @@ async function fuzzAll(f: Fixture, name: string, credential: () => string, after
       const auth = r.authorization ?? `Bearer ${own()}`;
       headers.authorization = auth;
       if (r.contentType !== undefined) headers['content-type'] = r.contentType;
-      const payload = r.body.kind === 'json' ? JSON.stringify(r.body.value) ?? 'null' : r.body.kind === 'text' ? r.body.text : undefined;
-      const res = await f.ta.app.inject({ method: o.method as any, url, headers, ...(payload !== undefined ? { payload } : {}) });
+      const payload =
+        r.body.kind === 'json'
+          ? (JSON.stringify(r.body.value) ?? 'null')
+          : r.body.kind === 'text'
+            ? r.body.text
+            : undefined;
+      const res = await f.ta.app.inject({
+        method: o.method as any,
+        url,
+        headers,
+        ...(payload !== undefined ? { payload } : {}),
+      });
       requests++;
       const k = `${o.id} ${res.statusCode}`;
       seen.set(k, (seen.get(k) ?? 0) + 1);
       judge(o, j, url, exact, r, res);
       // Our own credential, untouched, must keep working on every protected operation.
       if (r.authorization === undefined && !o.isPublic && exact) {
-        assert.notEqual(res.statusCode, 401, `${name}: the fuzzer's own credential was refused:\n${describeReq(o, url, r, res)}`);
+        assert.notEqual(
+          res.statusCode,
+          401,
+          `${name}: the fuzzer's own credential was refused:\n${describeReq(o, url, r, res)}`,
+        );
       }
       await afterEach(o, res);
     });
@@ -207,18 +280,30 @@ forEachDatabase('Fuzzing every operation', (engine) => {
   test('inputs the fuzzer found answering 5xx or non-problem errors are now 400 problems naming the field', async (t) => {
     const ta = await buildTestApp(t, engine);
     const get = (url: string) => call(ta.app, ta.ownerToken, { method: 'GET', url });
-    const fields = (res: LightMyRequestResponse) => expectProblem(res, 400, 'validation_failed').errors!.map((e) => e.field);
+    const fields = (res: LightMyRequestResponse) =>
+      expectProblem(res, 400, 'validation_failed').errors!.map((e) => e.field);
     // U+0000 cannot be stored or compared by PostgreSQL (it answered 500): refused everywhere alike.
     // In a path, NUL is refused before routing, like encoded slashes (request-target.ts).
     assert.deepEqual(fields(await get('/api/roles/%00')), ['url']);
     assert.deepEqual(fields(await get('/api/audit-log?action=a%00b')), ['action']);
     const cursor = Buffer.from(JSON.stringify({ id: '\u0000' })).toString('base64url');
     assert.deepEqual(fields(await get(`/api/roles?cursor=${cursor}`)), ['cursor']);
-    const role = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/roles', payload: { name: 'a\u0000b', permissions: [] } });
+    const role = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/roles',
+      payload: { name: 'a\u0000b', permissions: [] },
+    });
     assert.deepEqual(fields(role), ['name']);
-    const list = await call(ta.app, ta.ownerToken, { method: 'PUT', url: '/api/settings/security', payload: { ip_allowlist: ['127.0.0.1', '\u0000'] } });
+    const list = await call(ta.app, ta.ownerToken, {
+      method: 'PUT',
+      url: '/api/settings/security',
+      payload: { ip_allowlist: ['127.0.0.1', '\u0000'] },
+    });
     assert.deepEqual(fields(list), ['ip_allowlist[1]']);
-    assert.deepEqual((await ta.db.selectFrom('roles').select('name').execute()).map((r) => r.name), ['admin']);
+    assert.deepEqual(
+      (await ta.db.selectFrom('roles').select('name').execute()).map((r) => r.name),
+      ['admin'],
+    );
     // A bad %-escape and an over-long path parameter failed before routing with Fastify's own
     // application/json answer (400 and 414).
     assert.deepEqual(fields(await get('/api/roles/%zz')), ['url']);
@@ -227,7 +312,7 @@ forEachDatabase('Fuzzing every operation', (engine) => {
     assert.deepEqual(fields(await get(`/api/roles/${'a'.repeat(150)}`)), ['id']);
   });
 
-  test('with the owner\'s session: no 5xx, every error is a well-formed problem the document declares', async (t) => {
+  test("with the owner's session: no 5xx, every error is a well-formed problem the document declares", async (t) => {
     const f = await fixture(t, engine);
     let token = f.ta.ownerToken;
     const { requests, seen } = await fuzzAll(
@@ -246,23 +331,40 @@ forEachDatabase('Fuzzing every operation', (engine) => {
     assert.ok(requests >= f.ops.length * RUNS);
     for (const [id, counts] of Object.entries(histogram(seen))) t.diagnostic(`${id}: ${counts.join(' ')}`);
     // The server kept its own invariants through all of it.
-    const owner = await f.ta.db.selectFrom('operators').select(['status', 'email']).where('id', '=', f.ta.ownerId).executeTakeFirstOrThrow();
+    const owner = await f.ta.db
+      .selectFrom('operators')
+      .select(['status', 'email'])
+      .where('id', '=', f.ta.ownerId)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(owner, { status: 'active', email: OWNER.email });
   });
 
   test('with an API key holding every scope: no 5xx, every error is a well-formed problem the document declares', async (t) => {
     const f = await fixture(t, engine);
     const key = await newApiKey(f.ta, [...ALL_PERMISSIONS], { name: 'fuzzer' });
-    const { requests, seen } = await fuzzAll(f, 'api key', () => key.secret, async () => {});
+    const { requests, seen } = await fuzzAll(
+      f,
+      'api key',
+      () => key.secret,
+      async () => {},
+    );
     assert.ok(requests >= f.ops.length * RUNS);
     for (const [id, counts] of Object.entries(histogram(seen))) t.diagnostic(`${id}: ${counts.join(' ')}`);
-    const row = await f.ta.db.selectFrom('api_keys').select('revoked_at').where('id', '=', key.id).executeTakeFirstOrThrow();
+    const row = await f.ta.db
+      .selectFrom('api_keys')
+      .select('revoked_at')
+      .where('id', '=', key.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.revoked_at, null);
   });
 
   test('any spelling of a path, without a credential or with a view-only key: never a 2xx the credential does not allow', async (t) => {
     const f = await fixture(t, engine);
-    const viewKey = await newApiKey(f.ta, ALL_PERMISSIONS.filter((p) => p.endsWith(':view')), { name: 'viewer' });
+    const viewKey = await newApiKey(
+      f.ta,
+      ALL_PERMISSIONS.filter((p) => p.endsWith(':view')),
+      { name: 'viewer' },
+    );
     const writes = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
     let requests = 0;
     for (const o of f.ops) {
@@ -276,14 +378,16 @@ forEachDatabase('Fuzzing every operation', (engine) => {
         credential: fc.constantFrom('none', 'view'),
       });
       const property = fc.asyncProperty(spelled, async (s) => {
-        const url = [...path]
-          .map((c, i) => {
-            if (!s.encode[i] || !/[A-Za-z0-9\-_.~]/.test(c)) return c;
-            const hex = c.charCodeAt(0).toString(16);
-            return `%${s.upperHex ? hex.toUpperCase() : hex}`;
-          })
-          .join('') + (s.trailingSlash ? '/' : '');
-        const headers: Record<string, string> = s.credential === 'view' ? { authorization: `Bearer ${viewKey.secret}` } : {};
+        const url =
+          [...path]
+            .map((c, i) => {
+              if (!s.encode[i] || !/[A-Za-z0-9\-_.~]/.test(c)) return c;
+              const hex = c.charCodeAt(0).toString(16);
+              return `%${s.upperHex ? hex.toUpperCase() : hex}`;
+            })
+            .join('') + (s.trailingSlash ? '/' : '');
+        const headers: Record<string, string> =
+          s.credential === 'view' ? { authorization: `Bearer ${viewKey.secret}` } : {};
         const payload = writes.has(o.method) ? '{}' : undefined;
         if (payload) headers['content-type'] = 'application/json';
         const res = await f.ta.app.inject({ method: o.method as any, url, headers, ...(payload ? { payload } : {}) });

@@ -18,7 +18,8 @@ export type Engine = 'sqlite' | 'postgres';
 
 export const ENGINES: Engine[] = (process.env.TEST_DATABASES || 'sqlite').split(',').map((s) => {
   const e = s.trim();
-  if (e !== 'sqlite' && e !== 'postgres') throw new Error(`TEST_DATABASES: unknown engine "${e}" (use sqlite, postgres)`);
+  if (e !== 'sqlite' && e !== 'postgres')
+    throw new Error(`TEST_DATABASES: unknown engine "${e}" (use sqlite, postgres)`);
   return e;
 });
 
@@ -45,7 +46,11 @@ export const POSTGRES_SKIP: string | false = ENGINES.includes('postgres')
  * is reported as skipped with the reason, so a run without PostgreSQL says what it left out.
  * Under CI=true it fails instead of skipping (as browser tests do without Chromium).
  */
-export function postgresOnly(name: string, fn: (t: TestContext) => Promise<void>, opts: Omit<TestOptions, 'skip'> = {}) {
+export function postgresOnly(
+  name: string,
+  fn: (t: TestContext) => Promise<void>,
+  opts: Omit<TestOptions, 'skip'> = {},
+) {
   if (POSTGRES_SKIP && process.env.CI === 'true') {
     return test(name, opts, () => {
       throw new Error(`${POSTGRES_SKIP}: under CI=true a PostgreSQL-only test fails instead of being skipped`);
@@ -85,7 +90,16 @@ export async function buildTestApp(t: TestContext, engine: Engine, opts: TestApp
   // The recovery sweep is off unless a test asks for it: fixtures write pending leads directly.
   // Test partners listen on loopback, which the outbound guard refuses unless allowed on purpose.
   // Request rate limits are off unless a test sets them (tests send thousands of requests from one address).
-  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'info', DELIVERY_RECOVERY_INTERVAL_MS: '0', EVENT_DISPATCH_INTERVAL_MS: '0', PARTNER_ALLOWED_NETWORKS: TEST_PARTNER_NETWORKS, RATE_LIMIT_PER_KEY: '0', RATE_LIMIT_PER_IP: '0', ...opts.env });
+  const config = loadConfig({
+    DATA_DIR: dir,
+    LOG_LEVEL: 'info',
+    DELIVERY_RECOVERY_INTERVAL_MS: '0',
+    EVENT_DISPATCH_INTERVAL_MS: '0',
+    PARTNER_ALLOWED_NETWORKS: TEST_PARTNER_NETWORKS,
+    RATE_LIMIT_PER_KEY: '0',
+    RATE_LIMIT_PER_IP: '0',
+    ...opts.env,
+  });
   let schema: string | undefined;
   if (engine === 'postgres') {
     schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
@@ -141,7 +155,12 @@ export function call(app: App, token: string | null, opts: InjectOptions): Promi
 }
 
 export async function login(app: App, email: string, password: string, remoteAddress?: string): Promise<string> {
-  const res = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password }, ...(remoteAddress ? { remoteAddress } : {}) });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { email, password },
+    ...(remoteAddress ? { remoteAddress } : {}),
+  });
   if (res.statusCode !== 200) throw new Error(`login ${email} failed: ${res.statusCode} ${res.body}`);
   return res.json().token;
 }
@@ -154,7 +173,11 @@ export async function newOperator(
   permissions: string[],
 ): Promise<{ id: string; email: string; password: string; roleId: string; token: string }> {
   const n = `${process.pid}-${++counter}`;
-  const role = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/roles', payload: { name: `role-${n}`, permissions } });
+  const role = await call(ta.app, ta.ownerToken, {
+    method: 'POST',
+    url: '/api/roles',
+    payload: { name: `role-${n}`, permissions },
+  });
   if (role.statusCode !== 201) throw new Error(`create role: ${role.statusCode} ${role.body}`);
   const email = `op-${n}@example.test`;
   const password = `password-${n}-xyz`;
@@ -186,20 +209,29 @@ export async function newApiKey(
 export function expectProblem(res: LightMyRequestResponse, status: number, code: string) {
   const where = `${res.statusCode} ${res.body}`;
   if (res.statusCode !== status) throw new Error(`expected ${status} ${code}, got ${where}`);
-  if (!String(res.headers['content-type']).startsWith('application/problem+json')) throw new Error(`not problem+json: ${res.headers['content-type']}`);
+  if (!String(res.headers['content-type']).startsWith('application/problem+json'))
+    throw new Error(`not problem+json: ${res.headers['content-type']}`);
   const body = res.json();
-  if (body.code !== code || body.status !== status || typeof body.title !== 'string' || typeof body.detail !== 'string') {
+  if (
+    body.code !== code ||
+    body.status !== status ||
+    typeof body.title !== 'string' ||
+    typeof body.detail !== 'string'
+  ) {
     throw new Error(`expected code ${code}, got ${where}`);
   }
   return body as { code: string; detail: string; errors?: { field: string; message: string }[] };
 }
 
-
 /**
  * Polls `check` until it returns a value other than undefined/false, and returns that value;
  * fails naming `what` after `ms`. For waiting on the system under test instead of a fixed sleep.
  */
-export async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, ms = 10_000): Promise<T> {
+export async function until<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  ms = 10_000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await check();
@@ -227,7 +259,7 @@ export function parseCsv(text: string): string[][] {
       i++;
       for (;;) {
         if (i >= text.length) throw new Error('unterminated quote');
-        if (text[i] === '"' && text[i + 1] === '"') (cell += '"'), (i += 2);
+        if (text[i] === '"' && text[i + 1] === '"') ((cell += '"'), (i += 2));
         else if (text[i] === '"') break;
         else cell += text[i++];
       }

@@ -31,10 +31,21 @@ for (const engine of ENGINES) {
       await waitUntilUp(first);
       const api = await new ServerClient(first.port).login();
       t.after(() => api.close());
-      const p = await api.create('/api/partners', { name: 'Broker', integration: defaultIntegration(partner.url, { timeout_ms: 1000 }) });
+      const p = await api.create('/api/partners', {
+        name: 'Broker',
+        integration: defaultIntegration(partner.url, { timeout_ms: 1000 }),
+      });
       const flow = await api.create('/api/flows', { name: 'Main', targets: [{ partner_id: p.id, priority: 1 }] });
-      const provider = await api.create('/api/traffic-providers', { name: 'Affiliate', duplicate_policy: { fields: [], window_hours: 0, scope: 'provider' } });
-      await api.create('/api/campaigns', { name: 'Campaign', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } });
+      const provider = await api.create('/api/traffic-providers', {
+        name: 'Affiliate',
+        duplicate_policy: { fields: [], window_hours: 0, scope: 'provider' },
+      });
+      await api.create('/api/campaigns', {
+        name: 'Campaign',
+        traffic_provider_id: provider.id,
+        flow_id: flow.id,
+        payout: { model: 'cpl', amount: 10 },
+      });
 
       // Load: WORKERS clients posting leads back to back; the server dies under them.
       const accepted = new Map<string, string>(); // lead id → status answered
@@ -46,14 +57,19 @@ for (const engine of ENGINES) {
           while (!stop) {
             const n = ++serial;
             const res = await client
-              .send('POST', '/api/intake/leads', {
-                first_name: 'Kill',
-                last_name: `Test${n}`,
-                email: `kill.${n}@example.com`,
-                phone: `+4915112${String(n).padStart(6, '0')}`,
-                country: 'DE',
-                ip: '198.51.100.1',
-              }, provider.token)
+              .send(
+                'POST',
+                '/api/intake/leads',
+                {
+                  first_name: 'Kill',
+                  last_name: `Test${n}`,
+                  email: `kill.${n}@example.com`,
+                  phone: `+4915112${String(n).padStart(6, '0')}`,
+                  country: 'DE',
+                  ip: '198.51.100.1',
+                },
+                provider.token,
+              )
               .catch(() => null); // the connection dies with the server
             if (!res) return;
             assert.equal(res.status, 201, res.text);
@@ -65,14 +81,20 @@ for (const engine of ENGINES) {
       };
       const load = Array.from({ length: WORKERS }, worker);
       const loadStart = Date.now();
-      while ((accepted.size < MIN_ACCEPTED || Date.now() - loadStart < LOAD_MS) && Date.now() - loadStart < LOAD_LIMIT_MS) {
+      while (
+        (accepted.size < MIN_ACCEPTED || Date.now() - loadStart < LOAD_MS) &&
+        Date.now() - loadStart < LOAD_LIMIT_MS
+      ) {
         await new Promise((r) => setTimeout(r, 50));
       }
       first.proc.kill('SIGKILL');
       stop = true;
       await Promise.all(load);
       assert.deepEqual((await first.exited).signal, 'SIGKILL');
-      assert.ok(accepted.size >= MIN_ACCEPTED, `enough leads were accepted before the kill (${accepted.size} in ${LOAD_LIMIT_MS} ms)`);
+      assert.ok(
+        accepted.size >= MIN_ACCEPTED,
+        `enough leads were accepted before the kill (${accepted.size} in ${LOAD_LIMIT_MS} ms)`,
+      );
 
       // Restart on the same database (SQLite: same DATA_DIR).
       const second = await spawnServer(t, env, { dataDir: first.dataDir });
@@ -106,7 +128,9 @@ for (const engine of ENGINES) {
       // The partner was never sent the same lead twice (an interrupted call is not retried blindly).
       const sent = partner.received.map((r) => r.json?.clickId);
       assert.equal(new Set(sent).size, sent.length, 'a lead was sent to the partner twice');
-      t.diagnostic(`${accepted.size} leads answered 201 before the kill; after restart: ${JSON.stringify(Object.fromEntries(finals))}`);
+      t.diagnostic(
+        `${accepted.size} leads answered 201 before the kill; after restart: ${JSON.stringify(Object.fromEntries(finals))}`,
+      );
     });
   });
 }

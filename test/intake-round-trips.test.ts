@@ -20,5 +20,8 @@ postgresOnly('a delivered lead costs at most MAX_ROUND_TRIPS round trips to Post
   counting = false;
   assert.equal(res.statusCode, 201, res.body);
   assert.equal(res.json().status, 'delivered');
-  assert.ok(statements.length <= MAX_ROUND_TRIPS, `${statements.length} statements:\n${statements.map((s) => s.slice(0, 120)).join('\n')}`);
+  assert.ok(
+    statements.length <= MAX_ROUND_TRIPS,
+    `${statements.length} statements:\n${statements.map((s) => s.slice(0, 120)).join('\n')}`,
+  );
 });

@@ -39,7 +39,14 @@ export async function startTrap(t: TestContext, handler: PartnerHandler = accept
       } catch {
         // not JSON
       }
-      const r: ReceivedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json, at: Date.now() };
+      const r: ReceivedRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body,
+        json,
+        at: Date.now(),
+      };
       received.push(r);
       res.setHeader('connection', 'close');
       Promise.resolve(handler(r, res)).catch(() => res.destroy());

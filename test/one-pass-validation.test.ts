@@ -6,7 +6,10 @@ import { test } from 'node:test';
 import { insertFlow, insertPartner, insertTrafficProvider } from './fixtures.js';
 import { buildTestApp, call, expectProblem, forEachDatabase } from './helpers.js';
 
-const fieldsOf = (res: Awaited<ReturnType<typeof call>>) => expectProblem(res, 400, 'validation_failed').errors!.map((e) => e.field).sort();
+const fieldsOf = (res: Awaited<ReturnType<typeof call>>) =>
+  expectProblem(res, 400, 'validation_failed')
+    .errors!.map((e) => e.field)
+    .sort();
 
 forEachDatabase('One answer names every bad field', (engine) => {
   test('flows: a bad max_attempts with an unknown partner, a repeated one and a bad time zone', async (t) => {
@@ -18,29 +21,39 @@ forEachDatabase('One answer names every bad field', (engine) => {
       targets: [
         { partner_id: p, priority: 1 },
         { partner_id: p, priority: 2 },
-        { partner_id: 'nope', priority: 3, schedule: { timezone: 'Mars/Olympus', days: [1], from: '09:00', to: '18:00' } },
+        {
+          partner_id: 'nope',
+          priority: 3,
+          schedule: { timezone: 'Mars/Olympus', days: [1], from: '09:00', to: '18:00' },
+        },
       ],
     };
-    assert.deepEqual(fieldsOf(await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/flows', payload: body })), [
-      'max_attempts',
-      'targets[1].partner_id',
-      'targets[2].partner_id',
-      'targets[2].schedule.timezone',
-    ]);
+    assert.deepEqual(
+      fieldsOf(await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/flows', payload: body })),
+      ['max_attempts', 'targets[1].partner_id', 'targets[2].partner_id', 'targets[2].schedule.timezone'],
+    );
     const flow = await insertFlow(ta.db, [p], { name: 'Existing' });
-    assert.deepEqual(fieldsOf(await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/flows/${flow}`, payload: { ...body, name: '' } })), [
-      'max_attempts',
-      'name',
-      'targets[1].partner_id',
-      'targets[2].partner_id',
-      'targets[2].schedule.timezone',
-    ]);
+    assert.deepEqual(
+      fieldsOf(
+        await call(ta.app, ta.ownerToken, {
+          method: 'PATCH',
+          url: `/api/flows/${flow}`,
+          payload: { ...body, name: '' },
+        }),
+      ),
+      ['max_attempts', 'name', 'targets[1].partner_id', 'targets[2].partner_id', 'targets[2].schedule.timezone'],
+    );
     // A target of the wrong shape: the schema names it, the extra checks skip it.
-    assert.deepEqual(fieldsOf(await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/flows', payload: { name: 'F', targets: [5, { partner_id: 7 }] } })), [
-      'targets[0]',
-      'targets[1].partner_id',
-      'targets[1].priority',
-    ]);
+    assert.deepEqual(
+      fieldsOf(
+        await call(ta.app, ta.ownerToken, {
+          method: 'POST',
+          url: '/api/flows',
+          payload: { name: 'F', targets: [5, { partner_id: 7 }] },
+        }),
+      ),
+      ['targets[0]', 'targets[1].partner_id', 'targets[1].priority'],
+    );
   });
 
   test('campaigns: "UK" with an unknown provider and flow and a payout in tenths of cents', async (t) => {
@@ -48,17 +61,34 @@ forEachDatabase('One answer names every bad field', (engine) => {
     const res = await call(ta.app, ta.ownerToken, {
       method: 'POST',
       url: '/api/campaigns',
-      payload: { name: '', traffic_provider_id: 'nope', flow_id: 'nope', countries: ['UK'], payout: { model: 'cpl', amount: 1.005 } },
+      payload: {
+        name: '',
+        traffic_provider_id: 'nope',
+        flow_id: 'nope',
+        countries: ['UK'],
+        payout: { model: 'cpl', amount: 1.005 },
+      },
     });
     assert.deepEqual(fieldsOf(res), ['countries[0]', 'flow_id', 'name', 'payout.amount', 'traffic_provider_id']);
-    assert.equal(res.json().errors.find((e: { field: string }) => e.field === 'countries[0]').message, '"UK" is not an ISO 3166-1 alpha-2 code; use GB');
+    assert.equal(
+      res.json().errors.find((e: { field: string }) => e.field === 'countries[0]').message,
+      '"UK" is not an ISO 3166-1 alpha-2 code; use GB',
+    );
   });
 
   test('traffic providers: a blank name with an allow-list entry that is not an address', async (t) => {
     const ta = await buildTestApp(t, engine);
     const tp = await insertTrafficProvider(ta.db, { name: 'TP' });
     const body = { name: ' ', allowed_ips: ['10.0.0.0/8', 'office'] };
-    assert.deepEqual(fieldsOf(await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/traffic-providers', payload: body })), ['allowed_ips[1]', 'name']);
-    assert.deepEqual(fieldsOf(await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/traffic-providers/${tp}`, payload: body })), ['allowed_ips[1]', 'name']);
+    assert.deepEqual(
+      fieldsOf(await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/traffic-providers', payload: body })),
+      ['allowed_ips[1]', 'name'],
+    );
+    assert.deepEqual(
+      fieldsOf(
+        await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/traffic-providers/${tp}`, payload: body }),
+      ),
+      ['allowed_ips[1]', 'name'],
+    );
   });
 });

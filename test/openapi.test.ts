@@ -17,7 +17,16 @@ import { validatorCompiler } from '../src/server/http/validation.js';
 import { ApiKey } from '../src/server/modules/api-keys/schemas.js';
 import type { App } from '../src/server/types.js';
 import { insertAttempt, insertLeads, insertPartner, insertTrafficProvider } from './fixtures.js';
-import { buildTestApp, call, expectProblem, forEachDatabase, newApiKey, newOperator, OWNER, type TestApp } from './helpers.js';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  newApiKey,
+  newOperator,
+  OWNER,
+  type TestApp,
+} from './helpers.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
@@ -49,7 +58,8 @@ function operationProblems(route: RouteInfo, op: any): string[] {
   const out: string[] = [];
   const a = route.access;
   if (typeof op.operationId !== 'string' || !op.operationId) out.push(`${where}: no operationId`);
-  if (!Array.isArray(op.tags) || !op.tags.length || !op.tags.every((t: unknown) => typeof t === 'string' && t)) out.push(`${where}: no tags`);
+  if (!Array.isArray(op.tags) || !op.tags.length || !op.tags.every((t: unknown) => typeof t === 'string' && t))
+    out.push(`${where}: no tags`);
   if (typeof op.summary !== 'string' || !op.summary.trim()) out.push(`${where}: no summary`);
 
   // Permission marking, exactly as rule 11 says.
@@ -58,26 +68,37 @@ function operationProblems(route: RouteInfo, op: any): string[] {
     const marking = a.intake ? 'intake-token' : 'postback-token';
     if (op['x-permission'] !== marking) out.push(`${where}: x-permission ${op['x-permission']} but takes a ${marking}`);
     const security = JSON.stringify(op.security);
-    if (a.intake && security !== JSON.stringify([{ intakeToken: [] }])) out.push(`${where}: intake route with security ${security}`);
-    if (a.postback && security !== '[]') out.push(`${where}: postback route (token in the path) with security ${security}`);
-    for (const status of ['401', '403']) if (!op.responses?.[status]) out.push(`${where}: token-guarded but declares no ${status}`);
+    if (a.intake && security !== JSON.stringify([{ intakeToken: [] }]))
+      out.push(`${where}: intake route with security ${security}`);
+    if (a.postback && security !== '[]')
+      out.push(`${where}: postback route (token in the path) with security ${security}`);
+    for (const status of ['401', '403'])
+      if (!op.responses?.[status]) out.push(`${where}: token-guarded but declares no ${status}`);
   } else if (a.public) {
-    if (!Array.isArray(op.security) || op.security.length !== 0) out.push(`${where}: public but security is ${JSON.stringify(op.security)}, not []`);
-    if (op['x-permission'] !== undefined || op['x-session-only'] !== undefined) out.push(`${where}: public but marked x-permission/x-session-only`);
+    if (!Array.isArray(op.security) || op.security.length !== 0)
+      out.push(`${where}: public but security is ${JSON.stringify(op.security)}, not []`);
+    if (op['x-permission'] !== undefined || op['x-session-only'] !== undefined)
+      out.push(`${where}: public but marked x-permission/x-session-only`);
   } else {
-    if (Array.isArray(op.security) && op.security.length === 0) out.push(`${where}: protected but security: [] (public)`);
+    if (Array.isArray(op.security) && op.security.length === 0)
+      out.push(`${where}: protected but security: [] (public)`);
     if (a.sessionOnly && op['x-session-only'] !== true) out.push(`${where}: session-only without x-session-only: true`);
-    if (!a.sessionOnly && op['x-session-only'] !== undefined) out.push(`${where}: open to keys but marked x-session-only`);
+    if (!a.sessionOnly && op['x-session-only'] !== undefined)
+      out.push(`${where}: open to keys but marked x-session-only`);
     if (a.permission) {
-      if (op['x-permission'] !== a.permission) out.push(`${where}: x-permission ${op['x-permission']} but needs ${a.permission}`);
-      if (!(ALL_PERMISSIONS as string[]).includes(op['x-permission'])) out.push(`${where}: x-permission ${op['x-permission']} is not in the vocabulary`);
+      if (op['x-permission'] !== a.permission)
+        out.push(`${where}: x-permission ${op['x-permission']} but needs ${a.permission}`);
+      if (!(ALL_PERMISSIONS as string[]).includes(op['x-permission']))
+        out.push(`${where}: x-permission ${op['x-permission']} is not in the vocabulary`);
     } else if (a.authenticated) {
       // Any valid credential: no module:action applies; the marking says so.
-      if (op['x-permission'] !== 'authenticated') out.push(`${where}: open to any credential but x-permission is ${op['x-permission']}`);
+      if (op['x-permission'] !== 'authenticated')
+        out.push(`${where}: open to any credential but x-permission is ${op['x-permission']}`);
     } else if (!a.sessionOnly) {
       out.push(`${where}: neither public, session-only, nor permission-guarded`);
     }
-    for (const status of ['401', '403']) if (!op.responses?.[status]) out.push(`${where}: protected but declares no ${status}`);
+    for (const status of ['401', '403'])
+      if (!op.responses?.[status]) out.push(`${where}: protected but declares no ${status}`);
   }
 
   // Success: at least one 2xx; each has an application/json schema (204: no content at all), or,
@@ -95,19 +116,25 @@ function operationProblems(route: RouteInfo, op: any): string[] {
 
   // Input: declared 400, and every path parameter of the URL is a declared parameter.
   const params: any[] = op.parameters ?? [];
-  if ((params.length || op.requestBody) && !op.responses?.['400']) out.push(`${where}: takes input but declares no 400`);
+  if ((params.length || op.requestBody) && !op.responses?.['400'])
+    out.push(`${where}: takes input but declares no 400`);
   for (const name of route.url.match(/:([A-Za-z0-9_]+)/g) ?? []) {
-    if (!params.some((p) => p.in === 'path' && p.name === name.slice(1) && p.required === true)) out.push(`${where}: path parameter ${name} not declared`);
+    if (!params.some((p) => p.in === 'path' && p.name === name.slice(1) && p.required === true))
+      out.push(`${where}: path parameter ${name} not declared`);
   }
   // A parameter the server fills in by default is not required of the caller.
   for (const p of params) {
-    if (p.required && p.in !== 'path' && p.schema?.default !== undefined) out.push(`${where}: ${p.in} parameter ${p.name} has a default yet is marked required`);
+    if (p.required && p.in !== 'path' && p.schema?.default !== undefined)
+      out.push(`${where}: ${p.in} parameter ${p.name} has a default yet is marked required`);
   }
 
   // Every error answer is a Problem, as application/problem+json.
   for (const [status, resp] of responses.filter(([s]) => /^4\d\d$/.test(s))) {
     const content = resp.content ?? {};
-    if (Object.keys(content).join() !== 'application/problem+json' || content['application/problem+json'].schema?.$ref !== PROBLEM_REF) {
+    if (
+      Object.keys(content).join() !== 'application/problem+json' ||
+      content['application/problem+json'].schema?.$ref !== PROBLEM_REF
+    ) {
       out.push(`${where}: ${status} is not a Problem under application/problem+json: ${JSON.stringify(content)}`);
     }
   }
@@ -123,7 +150,16 @@ const isDownload = (resp: any) => {
 /** Paths (like `data[0].secret`) of properties in `data` that `schema` does not declare. */
 function undeclared(doc: any, schema: any, data: unknown, path = '$'): string[] {
   if (!schema) return [];
-  if (schema.$ref) return undeclared(doc, schema.$ref.split('/').slice(1).reduce((o: any, k: string) => o[k], doc), data, path);
+  if (schema.$ref)
+    return undeclared(
+      doc,
+      schema.$ref
+        .split('/')
+        .slice(1)
+        .reduce((o: any, k: string) => o[k], doc),
+      data,
+      path,
+    );
   if (schema.anyOf) {
     const branch = schema.anyOf.find((s: any) => (data === null ? s.type === 'null' : s.type !== 'null'));
     return undeclared(doc, branch, data, path);
@@ -132,7 +168,10 @@ function undeclared(doc: any, schema: any, data: unknown, path = '$'): string[] 
   if (data && typeof data === 'object') {
     if (schema.additionalProperties === true) return []; // declared free-form (e.g. audit details)
     // A declared map (additionalProperties: {schema}, e.g. a partner's headers): any key, checked against that schema.
-    const map = schema.additionalProperties && typeof schema.additionalProperties === 'object' ? schema.additionalProperties : null;
+    const map =
+      schema.additionalProperties && typeof schema.additionalProperties === 'object'
+        ? schema.additionalProperties
+        : null;
     return Object.entries(data).flatMap(([k, v]) =>
       schema.properties && k in schema.properties
         ? undeclared(doc, schema.properties[k], v, `${path}.${k}`)
@@ -174,19 +213,25 @@ forEachDatabase('OpenAPI document', (engine) => {
 
     const ids = new Map<string, string>();
     for (const { method, path, op } of operationsOf(doc)) {
-      if (!known.has(`${method} ${path}`)) problems.push(`${method} ${path}: documented but the server has no such route`);
-      if (ids.has(op.operationId)) problems.push(`operationId ${op.operationId} repeats (${ids.get(op.operationId)} and ${method} ${path})`);
+      if (!known.has(`${method} ${path}`))
+        problems.push(`${method} ${path}: documented but the server has no such route`);
+      if (ids.has(op.operationId))
+        problems.push(`operationId ${op.operationId} repeats (${ids.get(op.operationId)} and ${method} ${path})`);
       ids.set(op.operationId, `${method} ${path}`);
     }
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       if (!path.startsWith('/api/')) problems.push(`${path}: documented outside /api/`);
-      for (const k of Object.keys(item)) if (!HTTP_METHODS.has(k) && k !== 'parameters') problems.push(`${path}: unexpected key ${k}`);
+      for (const k of Object.keys(item))
+        if (!HTTP_METHODS.has(k) && k !== 'parameters') problems.push(`${path}: unexpected key ${k}`);
     }
     assert.deepEqual(problems, []);
 
     // Sanity: the walk above really saw the guarded, session-only and public operations.
-    const markings = operationsOf(doc).map(({ op }): string => (op.security?.length === 0 ? 'public' : op['x-session-only'] ? 'session' : 'permission'));
-    for (const kind of ['public', 'session', 'permission']) assert.ok(markings.includes(kind), `no ${kind} operation documented`);
+    const markings = operationsOf(doc).map(({ op }): string =>
+      op.security?.length === 0 ? 'public' : op['x-session-only'] ? 'session' : 'permission',
+    );
+    for (const kind of ['public', 'session', 'permission'])
+      assert.ok(markings.includes(kind), `no ${kind} operation documented`);
     assert.equal(known.size, operationsOf(doc).length);
     // The 415 says what the body may be: forms too for a partner's postback, JSON elsewhere.
     assert.match(doc.paths['/api/postback/{token}'].post.responses['415'].description, /x-www-form-urlencoded/);
@@ -201,7 +246,9 @@ forEachDatabase('OpenAPI document', (engine) => {
     await SwaggerParser.validate(structuredClone(doc));
     // The parser really checks: a broken copy is refused.
     const broken = structuredClone(doc);
-    broken.paths['/api/auth/login'].post.responses['200'].content['application/json'].schema = { $ref: '#/components/schemas/Nope' };
+    broken.paths['/api/auth/login'].post.responses['200'].content['application/json'].schema = {
+      $ref: '#/components/schemas/Nope',
+    };
     await assert.rejects(SwaggerParser.validate(broken));
 
     const ui = await ta.app.inject({ method: 'GET', url: '/api/docs/json' });
@@ -219,13 +266,20 @@ forEachDatabase('OpenAPI document', (engine) => {
     }
     const init = await ta.app.inject({ method: 'GET', url: '/api/docs/static/swagger-initializer.js' });
     assert.equal(init.statusCode, 200);
-    assert.match(init.body, /resolveUrl\(['"]\.\/json['"]\)|url: *['"][^'"]*json['"]/, 'the UI loads the spec from /api/docs/json');
+    assert.match(
+      init.body,
+      /resolveUrl\(['"]\.\/json['"]\)|url: *['"][^'"]*json['"]/,
+      'the UI loads the spec from /api/docs/json',
+    );
 
     const uiSpec = await ta.app.inject({ method: 'GET', url: '/api/docs/json' });
     assert.equal(uiSpec.statusCode, 200);
     const spec = uiSpec.json();
     assert.deepEqual(
-      { type: spec.components.securitySchemes.bearerAuth.type, scheme: spec.components.securitySchemes.bearerAuth.scheme },
+      {
+        type: spec.components.securitySchemes.bearerAuth.type,
+        scheme: spec.components.securitySchemes.bearerAuth.scheme,
+      },
       { type: 'http', scheme: 'bearer' },
     );
     // Applied to every operation unless it opts out (public ones say security: []).
@@ -255,20 +309,36 @@ forEachDatabase('OpenAPI document', (engine) => {
     const doc = await servedDocument(ta);
     const other = await newOperator(ta, ['roles:view']);
     await newApiKey(ta, ['roles:view'], { name: 'first' });
-    await newApiKey(ta, ['roles:view'], { name: 'second', expires_at: new Date(Date.now() + 86_400_000).toISOString() });
-    const ownerHash = (await ta.db.selectFrom('operators').select('password_hash').where('id', '=', ta.ownerId).executeTakeFirstOrThrow()).password_hash;
+    await newApiKey(ta, ['roles:view'], {
+      name: 'second',
+      expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    const ownerHash = (
+      await ta.db.selectFrom('operators').select('password_hash').where('id', '=', ta.ownerId).executeTakeFirstOrThrow()
+    ).password_hash;
 
     // No password hash in an operator, by id or in the login answer.
     const op = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/operators/${other.id}` });
     assert.equal(op.statusCode, 200);
     assert.equal('password_hash' in op.json(), false);
-    assert.deepEqual(Object.keys(op.json()).sort(), Object.keys(successSchema(doc, '/api/operators/{id}', 'get').properties).sort());
+    assert.deepEqual(
+      Object.keys(op.json()).sort(),
+      Object.keys(successSchema(doc, '/api/operators/{id}', 'get').properties).sort(),
+    );
 
-    const loginRes = await ta.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: OWNER.email, password: OWNER.password } });
+    const loginRes = await ta.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: OWNER.email, password: OWNER.password },
+    });
     assert.equal(loginRes.statusCode, 200);
     assert.equal('password_hash' in loginRes.json(), false);
     assert.equal('password_hash' in loginRes.json().operator, false);
-    assert.ok(!loginRes.body.includes(ownerHash) && !loginRes.body.includes('$argon2') && !loginRes.body.includes(OWNER.password));
+    assert.ok(
+      !loginRes.body.includes(ownerHash) &&
+        !loginRes.body.includes('$argon2') &&
+        !loginRes.body.includes(OWNER.password),
+    );
     assert.deepEqual(undeclared(doc, successSchema(doc, '/api/auth/login', 'post'), loginRes.json()), []);
 
     // API keys: exactly the declared keys, never a secret or its hash.
@@ -292,7 +362,13 @@ forEachDatabase('OpenAPI document', (engine) => {
         url: '/api/flows',
         payload: {
           name: 'Doc flow',
-          targets: [{ partner_id: await insertPartner(ta.db), priority: 1, schedule: { timezone: 'Europe/Berlin', days: [1], from: '09:00', to: '17:00' } }],
+          targets: [
+            {
+              partner_id: await insertPartner(ta.db),
+              priority: 1,
+              schedule: { timezone: 'Europe/Berlin', days: [1], from: '09:00', to: '17:00' },
+            },
+          ],
         },
       })
     ).json();
@@ -305,65 +381,134 @@ forEachDatabase('OpenAPI document', (engine) => {
         await call(ta.app, ta.ownerToken, {
           method: 'POST',
           url: '/api/partners',
-          payload: { name: 'Doc partner', integration: { url: 'https://partner.example/leads', headers: { 'X-Api-Key': 'secret-value-1234' } } },
+          payload: {
+            name: 'Doc partner',
+            integration: { url: 'https://partner.example/leads', headers: { 'X-Api-Key': 'secret-value-1234' } },
+          },
         })
       ).json().id,
-      '/api/traffic-providers/{id}': (await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/traffic-providers', payload: { name: 'Doc provider' } })).json().id,
+      '/api/traffic-providers/{id}': (
+        await call(ta.app, ta.ownerToken, {
+          method: 'POST',
+          url: '/api/traffic-providers',
+          payload: { name: 'Doc provider' },
+        })
+      ).json().id,
       '/api/flows/{id}': docFlow.id,
       '/api/campaigns/{id}': (
         await call(ta.app, ta.ownerToken, {
           method: 'POST',
           url: '/api/campaigns',
-          payload: { name: 'Doc campaign', traffic_provider_id: await insertTrafficProvider(ta.db), flow_id: docFlow.id, payout: { model: 'cpl', amount: 12.5 } },
+          payload: {
+            name: 'Doc campaign',
+            traffic_provider_id: await insertTrafficProvider(ta.db),
+            flow_id: docFlow.id,
+            payout: { model: 'cpl', amount: 12.5 },
+          },
         })
       ).json().id,
     };
     // A lead with a delivery attempt, so the lead record shows its attempts too.
-    const [docLead] = await insertLeads(ta.db, [{ traffic_provider_id: await insertTrafficProvider(ta.db), status: 'delivered', autologin_url: 'https://b.example/in' }]);
+    const [docLead] = await insertLeads(ta.db, [
+      {
+        traffic_provider_id: await insertTrafficProvider(ta.db),
+        status: 'delivered',
+        autologin_url: 'https://b.example/in',
+      },
+    ]);
     await insertAttempt(ta.db, { lead_id: docLead, partner_id: await insertPartner(ta.db), attempt_no: 1 });
     ids['/api/leads/{id}'] = docLead;
     // GETs whose parameters are not an id: a partner's postback (its token, a lead delivered to it).
     const pbPartner = (
-      await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/partners', payload: { name: 'Postback partner', integration: { url: 'https://p.example/leads' } } })
+      await call(ta.app, ta.ownerToken, {
+        method: 'POST',
+        url: '/api/partners',
+        payload: { name: 'Postback partner', integration: { url: 'https://p.example/leads' } },
+      })
     ).json();
-    const [pbLead] = await insertLeads(ta.db, [{ traffic_provider_id: await insertTrafficProvider(ta.db), status: 'delivered', partner_id: pbPartner.id }]);
-    const urls: Record<string, string> = { '/api/postback/{token}': `${pbPartner.postback_url}?lead_id=${pbLead}&sale_status=Doc&ftd=1&revenue=1` };
+    const [pbLead] = await insertLeads(ta.db, [
+      { traffic_provider_id: await insertTrafficProvider(ta.db), status: 'delivered', partner_id: pbPartner.id },
+    ]);
+    const urls: Record<string, string> = {
+      '/api/postback/{token}': `${pbPartner.postback_url}?lead_id=${pbLead}&sale_status=Doc&ftd=1&revenue=1`,
+    };
     // A webhook with a delivery (an event it subscribes to), and a notification.
     const hook = (
-      await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/webhooks', payload: { name: 'Doc hook', url: 'https://hooks.example/in/abcdef', event_types: ['partner.cap_full'] } })
+      await call(ta.app, ta.ownerToken, {
+        method: 'POST',
+        url: '/api/webhooks',
+        payload: { name: 'Doc hook', url: 'https://hooks.example/in/abcdef', event_types: ['partner.cap_full'] },
+      })
     ).json();
     await ta.db
       .insertInto('events')
-      .values({ type: 'partner.cap_full', occurred_at: new Date().toISOString(), lead_id: null, partner_id: pbPartner.id, traffic_provider_id: null, campaign_id: null, data: '{"cap_kind":"daily","period":"2026-11-26","used":5,"cap":5,"flow_id":null}', dedupe_key: null })
+      .values({
+        type: 'partner.cap_full',
+        occurred_at: new Date().toISOString(),
+        lead_id: null,
+        partner_id: pbPartner.id,
+        traffic_provider_id: null,
+        campaign_id: null,
+        data: '{"cap_kind":"daily","period":"2026-11-26","used":5,"cap":5,"flow_id":null}',
+        dedupe_key: null,
+      })
       .execute();
     // A provider with a postback, and a delivery of it.
-    const pbProvider = (await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/traffic-providers', payload: { name: 'Postback provider' } })).json();
+    const pbProvider = (
+      await call(ta.app, ta.ownerToken, {
+        method: 'POST',
+        url: '/api/traffic-providers',
+        payload: { name: 'Postback provider' },
+      })
+    ).json();
     const put = await call(ta.app, ta.ownerToken, {
       method: 'PUT',
       url: `/api/traffic-providers/${pbProvider.id}/postbacks`,
-      payload: { postbacks: [{ event_type: 'lead.received', campaign_id: null, url: 'https://tracker.example/pb?click={sub_id1}' }] },
+      payload: {
+        postbacks: [
+          { event_type: 'lead.received', campaign_id: null, url: 'https://tracker.example/pb?click={sub_id1}' },
+        ],
+      },
     });
     assert.equal(put.statusCode, 200, put.body);
     await insertLeads(ta.db, [{ traffic_provider_id: pbProvider.id }]);
     await ta.app.events.fanOut();
-    const delivery = await ta.db.selectFrom('event_deliveries').select('id').where('destination_kind', '=', 'webhook').executeTakeFirstOrThrow();
-    const pbDelivery = await ta.db.selectFrom('event_deliveries').select('id').where('destination_kind', '=', 'postback').executeTakeFirstOrThrow();
+    const delivery = await ta.db
+      .selectFrom('event_deliveries')
+      .select('id')
+      .where('destination_kind', '=', 'webhook')
+      .executeTakeFirstOrThrow();
+    const pbDelivery = await ta.db
+      .selectFrom('event_deliveries')
+      .select('id')
+      .where('destination_kind', '=', 'postback')
+      .executeTakeFirstOrThrow();
     const pulled = await call(ta.app, ta.ownerToken, {
       method: 'PUT',
       url: `/api/partners/${pbPartner.id}/status-pull`,
-      payload: { url: 'https://p.example/statuses?from={{from}}', request_headers: { 'X-Key': 'secret-value-9876' }, lead_id_path: 'id', status_path: 'status', interval_minutes: 5, lookback_hours: 24 },
+      payload: {
+        url: 'https://p.example/statuses?from={{from}}',
+        request_headers: { 'X-Key': 'secret-value-9876' },
+        lead_id_path: 'id',
+        status_path: 'status',
+        interval_minutes: 5,
+        lookback_hours: 24,
+      },
     });
     assert.equal(pulled.statusCode, 200, pulled.body);
     urls['/api/partners/{id}/status-pull'] = `/api/partners/${pbPartner.id}/status-pull`;
     urls['/api/traffic-providers/{id}/postbacks'] = `/api/traffic-providers/${pbProvider.id}/postbacks`;
-    urls['/api/traffic-providers/{id}/postbacks/deliveries'] = `/api/traffic-providers/${pbProvider.id}/postbacks/deliveries`;
-    urls['/api/traffic-providers/{id}/postbacks/deliveries/{deliveryId}'] = `/api/traffic-providers/${pbProvider.id}/postbacks/deliveries/${pbDelivery.id}`;
+    urls['/api/traffic-providers/{id}/postbacks/deliveries'] =
+      `/api/traffic-providers/${pbProvider.id}/postbacks/deliveries`;
+    urls['/api/traffic-providers/{id}/postbacks/deliveries/{deliveryId}'] =
+      `/api/traffic-providers/${pbProvider.id}/postbacks/deliveries/${pbDelivery.id}`;
     ids['/api/webhooks/{id}'] = hook.id;
     urls['/api/webhooks/{id}/deliveries'] = `/api/webhooks/${hook.id}/deliveries`;
     urls['/api/webhooks/{id}/deliveries/{deliveryId}'] = `/api/webhooks/${hook.id}/deliveries/${delivery.id}`;
     // A backup to list and download (SQLite only: on PostgreSQL the backup routes answer 409, tested in modules/hosting).
     if (engine === 'sqlite') {
-      urls['/api/hosting/backups/{name}'] = `/api/hosting/backups/${(await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/hosting/backups' })).json().name}`;
+      urls['/api/hosting/backups/{name}'] =
+        `/api/hosting/backups/${(await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/hosting/backups' })).json().name}`;
     }
     let checked = 0;
     for (const { method, path, op } of operationsOf(doc)) {
@@ -376,15 +521,21 @@ forEachDatabase('OpenAPI document', (engine) => {
       if (isDownload(op.responses['200'])) {
         // A file (the leads CSV): sent as the media type it declares, with content.
         const type = Object.keys(op.responses['200'].content)[0];
-        assert.ok(String(res.headers['content-type']).startsWith(type), `${url}: ${res.headers['content-type']} is not ${type}`);
+        assert.ok(
+          String(res.headers['content-type']).startsWith(type),
+          `${url}: ${res.headers['content-type']} is not ${type}`,
+        );
         assert.ok(res.body.length > 0, `${url}: empty download`);
         checked++;
         continue;
       }
       const schema = op.responses['200'].content['application/json'].schema;
-      const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/')));
+      const validate = ajv.compile(
+        JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/')),
+      );
       assert.ok(validate(res.json()), `${url}: ${JSON.stringify(validate.errors)}`);
-      if (path !== '/api/openapi.json') assert.deepEqual(undeclared(doc, schema, res.json()), [], `${url} answers undeclared properties`);
+      if (path !== '/api/openapi.json')
+        assert.deepEqual(undeclared(doc, schema, res.json()), [], `${url} answers undeclared properties`);
       checked++;
     }
     assert.ok(checked >= 10, `only ${checked} GET operations checked`);
@@ -419,8 +570,17 @@ describe('Route rules at start-up (deny by default, document by construction)', 
 
   test('a well-formed route starts, with its problem answers added', async () => {
     const table: RouteInfo[] = [];
-    const get: Record<string, any> = { ...documented, response: { ...documented.response }, params: Type.Object({ id: Type.String() }) };
-    const post: Record<string, any> = { ...documented, response: { ...documented.response }, operationId: 'createWidget', body: Type.Object({}) };
+    const get: Record<string, any> = {
+      ...documented,
+      response: { ...documented.response },
+      params: Type.Object({ id: Type.String() }),
+    };
+    const post: Record<string, any> = {
+      ...documented,
+      response: { ...documented.response },
+      operationId: 'createWidget',
+      body: Type.Object({}),
+    };
     const err = await startUp((app) => {
       app.get('/api/widgets/:id', { config: { permission: 'roles:view' }, schema: get }, async () => ({ ok: true }));
       app.post('/api/widgets', { config: { permission: 'roles:edit' }, schema: post }, async () => ({ ok: true }));
@@ -464,7 +624,9 @@ describe('Route rules at start-up (deny by default, document by construction)', 
 
   test('a write route that requires only a :view permission stops start-up', async () => {
     const err = await startUp((app) =>
-      app.post('/api/widgets', { config: { permission: 'roles:view' }, schema: documented }, async () => ({ ok: true })),
+      app.post('/api/widgets', { config: { permission: 'roles:view' }, schema: documented }, async () => ({
+        ok: true,
+      })),
     );
     assert.ok(err, 'start-up succeeded');
     assert.match(err.message, /POST \/api\/widgets is a write but requires only roles:view/);
@@ -478,7 +640,9 @@ describe('Route rules at start-up (deny by default, document by construction)', 
       [{ ...documented, response: { 404: Type.Object({}) } }, /GET \/api\/widgets declares no success response/],
     ];
     for (const [schema, message] of cases) {
-      const err = await startUp((app) => app.get('/api/widgets', { config: { authenticated: true }, schema }, async () => ({ ok: true })));
+      const err = await startUp((app) =>
+        app.get('/api/widgets', { config: { authenticated: true }, schema }, async () => ({ ok: true })),
+      );
       assert.ok(err, `start-up succeeded for ${message}`);
       assert.match(err.message, message);
     }
@@ -490,8 +654,16 @@ describe('Route rules at start-up (deny by default, document by construction)', 
     installRouteRules(app as unknown as App, []);
     installAuth(app as unknown as App);
     const row = {
-      id: 'k1', name: 'n', scopes: ['roles:view'], expires_at: null, created_at: '2026-01-01T00:00:00.000Z', last_used_at: null,
-      revoked_at: null, status: 'active', prefix: 'lg_k1', operator_id: 'o1',
+      id: 'k1',
+      name: 'n',
+      scopes: ['roles:view'],
+      expires_at: null,
+      created_at: '2026-01-01T00:00:00.000Z',
+      last_used_at: null,
+      revoked_at: null,
+      status: 'active',
+      prefix: 'lg_k1',
+      operator_id: 'o1',
     };
     app.get(
       '/api/widgets',

@@ -9,7 +9,9 @@ import spectralCore from '@stoplight/spectral-core';
 import owaspRuleset from '@stoplight/spectral-owasp-ruleset';
 import { buildTestApp } from './helpers.js';
 
-const { Spectral } = spectralCore as unknown as { Spectral: new () => { setRuleset(r: unknown): void; run(doc: string): Promise<Finding[]> } };
+const { Spectral } = spectralCore as unknown as {
+  Spectral: new () => { setRuleset(r: unknown): void; run(doc: string): Promise<Finding[]> };
+};
 
 interface Finding {
   code: string;
@@ -63,5 +65,9 @@ test("Spectral's OWASP ruleset: every input bounded, 429 declared where requests
   assert.deepEqual(noHeaders.map(show), [], 'responses without the RateLimit headers');
 
   // Each accepted exception still happens (else it is stale and should go).
-  for (const a of ACCEPTED) assert.ok(findings.some((f) => f.code === a.code && a.path.test(f.path.join('.'))), `stale exception ${a.code}`);
+  for (const a of ACCEPTED)
+    assert.ok(
+      findings.some((f) => f.code === a.code && a.path.test(f.path.join('.'))),
+      `stale exception ${a.code}`,
+    );
 });

@@ -31,7 +31,13 @@ export const accepting =
   async (req, res) => {
     if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
     const id = `P-${++serial}`;
-    json(res, 200, { success: true, data: { id, autologin_url: `https://broker.example/login/${id}?email=${encodeURIComponent(req.json?.email ?? '')}` } });
+    json(res, 200, {
+      success: true,
+      data: {
+        id,
+        autologin_url: `https://broker.example/login/${id}?email=${encodeURIComponent(req.json?.email ?? '')}`,
+      },
+    });
   };
 
 /**
@@ -94,7 +100,14 @@ export async function startPartner(t: TestContext | null, handler: PartnerHandle
       } catch {
         // not JSON
       }
-      const r: ReceivedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json: parsed, at: Date.now() };
+      const r: ReceivedRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body,
+        json: parsed,
+        at: Date.now(),
+      };
       received.push(r);
       Promise.resolve(handler(r, res)).catch(() => res.destroy());
     });

@@ -59,7 +59,11 @@ export interface Child {
 }
 
 /** Spawns src/server/main.ts; killed (if still running) and its DATA_DIR removed when the test ends. */
-export async function spawnServer(t: TestContext, env: Record<string, string>, opts: { dataDir?: string } = {}): Promise<Child> {
+export async function spawnServer(
+  t: TestContext,
+  env: Record<string, string>,
+  opts: { dataDir?: string } = {},
+): Promise<Child> {
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'leadgate-srv-'));
   const port = await freePort();
   const base: NodeJS.ProcessEnv = { ...process.env };
@@ -68,7 +72,16 @@ export async function spawnServer(t: TestContext, env: Record<string, string>, o
     cwd: ROOT,
     // Test partners listen on loopback, which the outbound guard refuses unless allowed on purpose;
     // load from one address would trip the request rate limits, which have tests of their own.
-    env: { ...base, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PARTNER_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128', RATE_LIMIT_PER_IP: '0', RATE_LIMIT_PER_KEY: '0', ...env },
+    env: {
+      ...base,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PARTNER_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128',
+      RATE_LIMIT_PER_IP: '0',
+      RATE_LIMIT_PER_KEY: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out: string[] = [];
@@ -126,7 +139,10 @@ export function request(
         method,
         path: urlPath,
         agent,
-        headers: { ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}), ...headers },
+        headers: {
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+          ...headers,
+        },
       },
       (res) => readAnswer(res, resolve, reject),
     );
@@ -141,8 +157,12 @@ export async function waitUntilUp(child: Child): Promise<Answer> {
   let exit: { code: number | null } | null = null;
   void child.exited.then((e) => (exit = e));
   for (;;) {
-    if (exit) throw new Error(`server exited (${(exit as { code: number | null }).code}) before it was up:\n${child.err()}\n${child.out.join('\n')}`);
-    if (Date.now() > deadline) throw new Error(`server not up within ${START_TIMEOUT_MS} ms:\n${child.err()}\n${child.out.join('\n')}`);
+    if (exit)
+      throw new Error(
+        `server exited (${(exit as { code: number | null }).code}) before it was up:\n${child.err()}\n${child.out.join('\n')}`,
+      );
+    if (Date.now() > deadline)
+      throw new Error(`server not up within ${START_TIMEOUT_MS} ms:\n${child.err()}\n${child.out.join('\n')}`);
     const res = await request(child.port, 'GET', '/api/health').catch(() => null);
     if (res?.status === 200) return res;
     await new Promise((r) => setTimeout(r, 100));
@@ -163,7 +183,11 @@ export function waitFor(cond: () => boolean, what: string, ms = 10_000): Promise
 
 /** A fresh PostgreSQL database for server processes; dropped (after the servers stop) when the test ends. */
 /** The environment of server processes sharing one fresh PostgreSQL database, with the admin account made at start. */
-export async function sharedPostgresEnv(t: TestContext, adminUrl: string, children: Child[]): Promise<Record<string, string>> {
+export async function sharedPostgresEnv(
+  t: TestContext,
+  adminUrl: string,
+  children: Child[],
+): Promise<Record<string, string>> {
   return {
     LEADGATE_ADMIN_EMAIL: ADMIN.email,
     LEADGATE_ADMIN_PASSWORD: ADMIN.password,

@@ -16,14 +16,28 @@ const OWNER = { email: 'prod@example.test', password: 'production-pass-1' };
 
 /** Every package `npm ci --omit=dev` would install, as its path under node_modules. */
 function productionPackages(): string[] {
-  const out = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const out = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const prefix = path.join(ROOT, 'node_modules') + path.sep;
-  return [...new Set(out.split('\n').filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length)))].filter((p) => !p.includes(`${path.sep}node_modules${path.sep}`));
+  return [
+    ...new Set(
+      out
+        .split('\n')
+        .filter((p) => p.startsWith(prefix))
+        .map((p) => p.slice(prefix.length)),
+    ),
+  ].filter((p) => !p.includes(`${path.sep}node_modules${path.sep}`));
 }
 
 test('built server from a production-only install: health, login, dashboard, OpenAPI', async (t) => {
   for (const built of ['dist/server/main.js', 'dist/web/index.html']) {
-    assert.ok(existsSync(path.join(ROOT, built)), `${built} is missing: npm test builds it first (scripts/build-if-needed.mjs)`);
+    assert.ok(
+      existsSync(path.join(ROOT, built)),
+      `${built} is missing: npm test builds it first (scripts/build-if-needed.mjs)`,
+    );
   }
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   const prod = productionPackages();
@@ -32,7 +46,8 @@ test('built server from a production-only install: health, login, dashboard, Ope
     assert.ok(!prod.includes(dev), `${dev} would be installed in production`);
     assert.ok(!(dev in pkg.dependencies), `${dev} is a production dependency`);
   }
-  for (const needed of ['fastify', 'better-sqlite3', 'pg', 'kysely']) assert.ok(prod.includes(needed), `${needed} missing`);
+  for (const needed of ['fastify', 'better-sqlite3', 'pg', 'kysely'])
+    assert.ok(prod.includes(needed), `${needed} missing`);
 
   // A directory like a production install: package.json, dist/, and node_modules with only
   // the production packages (linked from this checkout's install: no download, no rebuild).
@@ -86,7 +101,9 @@ test('built server from a production-only install: health, login, dashboard, Ope
 
   const login = await request(port, 'POST', '/api/auth/login', OWNER);
   assert.equal(login.status, 200, login.text);
-  const who = await request(port, 'GET', '/api/auth/whoami', undefined, { authorization: `Bearer ${login.json().token}` });
+  const who = await request(port, 'GET', '/api/auth/whoami', undefined, {
+    authorization: `Bearer ${login.json().token}`,
+  });
   assert.equal(who.json().operator.email, OWNER.email);
 
   const page = await request(port, 'GET', '/leads');

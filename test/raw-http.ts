@@ -8,14 +8,26 @@ export interface RawAnswer {
   body: string;
 }
 
-export function sendRaw(port: number, method: string, target: string, headers: Record<string, string>, body?: string): Promise<RawAnswer> {
+export function sendRaw(
+  port: number,
+  method: string,
+  target: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const bodyHeaders: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
-    const req = http.request({ host: '127.0.0.1', port, method, path: target, agent: false, headers: { ...headers, ...bodyHeaders } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
+    const bodyHeaders: Record<string, string> =
+      body === undefined
+        ? {}
+        : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+    const req = http.request(
+      { host: '127.0.0.1', port, method, path: target, agent: false, headers: { ...headers, ...bodyHeaders } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

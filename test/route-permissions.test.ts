@@ -58,15 +58,33 @@ async function makeFixtures(ta: TestApp): Promise<Fixtures> {
   const [lead] = await insertLeads(ta.db, [{ traffic_provider_id: provider, campaign_id: campaign, flow_id: flow }]);
   // A role holding nothing: editing or deleting a role (or its operator) that holds permissions the
   // caller lacks is refused on purpose (no escalation), which is not what this test is about.
-  const role = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/roles', payload: { name: 'fixture role', permissions: [] } });
+  const role = await call(ta.app, ta.ownerToken, {
+    method: 'POST',
+    url: '/api/roles',
+    payload: { name: 'fixture role', permissions: [] },
+  });
   assert.equal(role.statusCode, 201, role.body);
   const operator = await call(ta.app, ta.ownerToken, {
     method: 'POST',
     url: '/api/operators',
-    payload: { email: 'fixture-operator@example.test', name: 'Fixture', password: 'fixture-password-1', role_id: role.json().id, current_password: OWNER.password },
+    payload: {
+      email: 'fixture-operator@example.test',
+      name: 'Fixture',
+      password: 'fixture-password-1',
+      role_id: role.json().id,
+      current_password: OWNER.password,
+    },
   });
   assert.equal(operator.statusCode, 201, operator.body);
-  return { partners: partner, traffic_providers: provider, flows: flow, campaigns: campaign, leads: lead, roles: role.json().id, operators: operator.json().id };
+  return {
+    partners: partner,
+    traffic_providers: provider,
+    flows: flow,
+    campaigns: campaign,
+    leads: lead,
+    roles: role.json().id,
+    operators: operator.json().id,
+  };
 }
 
 /** A concrete path: `:id` is the id of a real object of the route's module, other params 'x1'. */
@@ -78,11 +96,18 @@ const describe = (res: LightMyRequestResponse) => `${res.statusCode} ${res.body.
 forEachDatabase('every route with exactly its declared permission', (engine) => {
   test('passes the guard with exactly that permission (session and key); 403 with every other permission but that one', async (t) => {
     const ta = await buildTestApp(t, engine);
-    const routes = ta.app.routeTable.filter((r): r is RouteInfo & { access: { permission: Permission } } => !r.hidden && !!r.access.permission);
+    const routes = ta.app.routeTable.filter(
+      (r): r is RouteInfo & { access: { permission: Permission } } => !r.hidden && !!r.access.permission,
+    );
     assert.ok(routes.length > 40, `${routes.length} routes declare a permission`);
 
     // The declared permission is the one the path and method call for.
-    const misdeclared = routes.filter((r) => expectedPermission(r) !== r.access.permission).map((r) => `${r.method} ${r.url} asks ${r.access.permission}, expected ${expectedPermission(r) ?? '(no module for this path: add it above)'}`);
+    const misdeclared = routes
+      .filter((r) => expectedPermission(r) !== r.access.permission)
+      .map(
+        (r) =>
+          `${r.method} ${r.url} asks ${r.access.permission}, expected ${expectedPermission(r) ?? '(no module for this path: add it above)'}`,
+      );
     assert.deepEqual(misdeclared, []);
 
     const fixtures = await makeFixtures(ta);
@@ -93,29 +118,50 @@ forEachDatabase('every route with exactly its declared permission', (engine) => 
 
     for (const permission of permissions) {
       const exact = await newOperator(ta, [permission]);
-      const without = await newOperator(ta, ALL_PERMISSIONS.filter((p) => p !== permission));
+      const without = await newOperator(
+        ta,
+        ALL_PERMISSIONS.filter((p) => p !== permission),
+      );
       const openToKeys = routes.some((r) => r.access.permission === permission && !r.access.sessionOnly);
       const exactKey = openToKeys ? (await newApiKey(ta, [permission], { token: exact.token })).secret : null;
-      const withoutKey = openToKeys ? (await newApiKey(ta, ALL_PERMISSIONS.filter((p) => p !== permission))).secret : null;
+      const withoutKey = openToKeys
+        ? (
+            await newApiKey(
+              ta,
+              ALL_PERMISSIONS.filter((p) => p !== permission),
+            )
+          ).secret
+        : null;
 
       for (const r of routes.filter((r) => r.access.permission === permission)) {
         const module = permission.split(':')[0];
         const url = concrete(r, fixtures, module);
         const where = `${r.method} ${url} (${permission})`;
-        const send = (token: string) => call(ta.app, token, { method: r.method as 'GET', url, ...(WRITES.has(r.method) && r.method !== 'DELETE' ? { payload: {} } : {}) });
+        const send = (token: string) =>
+          call(ta.app, token, {
+            method: r.method as 'GET',
+            url,
+            ...(WRITES.has(r.method) && r.method !== 'DELETE' ? { payload: {} } : {}),
+          });
         const passed = (res: LightMyRequestResponse) =>
-          ((answers[res.statusCode] = (answers[res.statusCode] ?? 0) + 1), true) &&
-          adminOnly(r) ? res.statusCode === 403 && res.json().code === 'forbidden' && /admins only/i.test(res.json().detail) : res.statusCode !== 401 && res.statusCode !== 403 && res.statusCode < 500;
+          ((answers[res.statusCode] = (answers[res.statusCode] ?? 0) + 1), true) && adminOnly(r)
+            ? res.statusCode === 403 && res.json().code === 'forbidden' && /admins only/i.test(res.json().detail)
+            : res.statusCode !== 401 && res.statusCode !== 403 && res.statusCode < 500;
 
         // Refusals first: the objects are still there for the calls that pass.
         const refused = await send(without.token);
-        if (!(refused.statusCode === 403 && refused.json().code === 'forbidden' && String(refused.json().detail).includes(permission))) {
+        if (!(
+          refused.statusCode === 403 &&
+          refused.json().code === 'forbidden' &&
+          String(refused.json().detail).includes(permission)
+        )) {
           failures.push(`${where} with every permission but ${permission}: ${describe(refused)}`);
         }
         checked.without++;
         if (withoutKey && !r.access.sessionOnly) {
           const res = await send(withoutKey);
-          if (!(res.statusCode === 403 && res.json().code === 'insufficient_scope')) failures.push(`${where} key with every scope but ${permission}: ${describe(res)}`);
+          if (!(res.statusCode === 403 && res.json().code === 'insufficient_scope'))
+            failures.push(`${where} key with every scope but ${permission}: ${describe(res)}`);
           checked.withoutKey++;
         }
 
@@ -148,18 +194,29 @@ forEachDatabase('admin-only routes', (engine) => {
       .sort();
     assert.ok(expected.length >= 6, expected.join(', '));
     assert.deepEqual(declared, expected, 'every backup and licence route, and nothing else, is admins-only');
-    assert.ok(routes.every((r) => r.access.sessionOnly), 'admins-only routes are for sessions only');
+    assert.ok(
+      routes.every((r) => r.access.sessionOnly),
+      'admins-only routes are for sessions only',
+    );
 
     const everything = await newOperator(ta, [...ALL_PERMISSIONS]);
     for (const r of routes) {
       const url = r.url.replace(/:[A-Za-z_]+/g, 'x1');
-      const send = (token: string) => call(ta.app, token, { method: r.method as 'GET', url, ...(WRITES.has(r.method) && r.method !== 'DELETE' ? { payload: {} } : {}) });
+      const send = (token: string) =>
+        call(ta.app, token, {
+          method: r.method as 'GET',
+          url,
+          ...(WRITES.has(r.method) && r.method !== 'DELETE' ? { payload: {} } : {}),
+        });
       const refused = await send(everything.token);
       assert.equal(refused.statusCode, 403, `${r.method} ${url}: ${describe(refused)}`);
       assert.equal(refused.json().code, 'forbidden');
       assert.match(refused.json().detail, /admins only/i);
       const admin = await send(ta.ownerToken);
-      assert.ok(admin.statusCode !== 401 && admin.statusCode !== 403 && admin.statusCode < 500, `${r.method} ${url} as the admin: ${describe(admin)}`);
+      assert.ok(
+        admin.statusCode !== 401 && admin.statusCode !== 403 && admin.statusCode < 500,
+        `${r.method} ${url} as the admin: ${describe(admin)}`,
+      );
     }
   });
 });

@@ -59,7 +59,10 @@ async function snapshot(db: DB): Promise<Record<string, number>> {
   const tables = (await db.introspection.getTables()).map((t) => t.name).filter((n) => !n.startsWith('kysely_'));
   const out: Record<string, number> = {};
   for (const name of tables.sort()) {
-    const row = await db.selectFrom(name as never).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom(name as never)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     out[name] = Number(row.n);
   }
   return out;
@@ -87,7 +90,8 @@ forEachDatabase('route walk', (engine) => {
         sent++;
         const open = r.access.public;
         if (res.status >= 500) failures.push(`${r.method} ${target} → ${res.status} ${res.body.slice(0, 200)}`);
-        else if (!open && res.status < 400 && res.body !== dashboardPage) failures.push(`${r.method} ${target} → ${res.status} without a credential`);
+        else if (!open && res.status < 400 && res.body !== dashboardPage)
+          failures.push(`${r.method} ${target} → ${res.status} without a credential`);
       }
     }
     assert.deepEqual(failures, [], `${failures.length} of ${sent} requests misbehaved`);
@@ -101,7 +105,9 @@ forEachDatabase('route walk', (engine) => {
     await ta.app.listen({ host: '127.0.0.1', port: 0 });
     const port = (ta.app.server.address() as { port: number }).port;
     const origin = `http://127.0.0.1:${port}`;
-    const writes = routesOf(ta.app).filter((r) => WRITES.has(r.method) && !r.access.public && !r.access.intake && !r.access.postback);
+    const writes = routesOf(ta.app).filter(
+      (r) => WRITES.has(r.method) && !r.access.public && !r.access.intake && !r.access.postback,
+    );
     assert.ok(writes.length > 25, `${writes.length} write routes`);
     const before = await snapshot(ta.db);
     const failures: string[] = [];
@@ -109,12 +115,14 @@ forEachDatabase('route walk', (engine) => {
       const targets = spellings(r.path, origin);
       for (const target of targets) {
         const res = await send(port, r.method, target, { authorization: `Bearer ${key.secret}` });
-        if (res.status < 400 || res.status >= 500) failures.push(`${r.method} ${target} → ${res.status} ${res.body.slice(0, 200)}`);
+        if (res.status < 400 || res.status >= 500)
+          failures.push(`${r.method} ${target} → ${res.status} ${res.body.slice(0, 200)}`);
       }
       // The plain spelling reaches the route and is refused for the key's scope or for being a key.
       const plain = await send(port, r.method, r.path, { authorization: `Bearer ${key.secret}` });
       const code = plain.status === 403 ? JSON.parse(plain.body).code : null;
-      if (!['insufficient_scope', 'session_required'].includes(code)) failures.push(`${r.method} ${r.path} → ${plain.status} ${plain.body.slice(0, 200)}`);
+      if (!['insufficient_scope', 'session_required'].includes(code))
+        failures.push(`${r.method} ${r.path} → ${plain.status} ${plain.body.slice(0, 200)}`);
     }
     assert.deepEqual(failures, []);
     // last_used_at of the key moves; nothing else may.
@@ -124,7 +132,12 @@ forEachDatabase('route walk', (engine) => {
 
 test('spellings cover the tricks of the original finding', () => {
   const s = spellings('/api/operators', 'http://127.0.0.1:1');
-  for (const t of ['/%61pi/operators', '/ap%69/operators', 'http://127.0.0.1:1/api/operators', '/api/%2e%2e/api/operators']) {
+  for (const t of [
+    '/%61pi/operators',
+    '/ap%69/operators',
+    'http://127.0.0.1:1/api/operators',
+    '/api/%2e%2e/api/operators',
+  ]) {
     assert.ok(s.includes(t), t);
   }
   assert.ok(s.length >= 12);

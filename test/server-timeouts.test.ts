@@ -7,7 +7,12 @@ import net from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { buildTestApp, forEachDatabase, type Engine } from './helpers.js';
 
-const LIMITS = { REQUEST_TIMEOUT_MS: '1500', HEADERS_TIMEOUT_MS: '800', KEEP_ALIVE_TIMEOUT_MS: '500', MAX_CONNECTIONS: '3' };
+const LIMITS = {
+  REQUEST_TIMEOUT_MS: '1500',
+  HEADERS_TIMEOUT_MS: '800',
+  KEEP_ALIVE_TIMEOUT_MS: '500',
+  MAX_CONNECTIONS: '3',
+};
 /** Node checks the timeouts on an interval (a tenth of the headers timeout here): allowed on top of each bound. */
 const SLACK_MS = 1500;
 
@@ -24,7 +29,14 @@ interface Outcome {
 }
 
 /** Connects, writes `first`, then one byte of `drip` every `everyMs`, until the server hangs up (or giveUpMs). */
-function slowClient(t: TestContext, port: number, first: string, drip: string, everyMs: number, giveUpMs = 6000): Promise<Outcome> {
+function slowClient(
+  t: TestContext,
+  port: number,
+  first: string,
+  drip: string,
+  everyMs: number,
+  giveUpMs = 6000,
+): Promise<Outcome> {
   return new Promise((resolve) => {
     const started = Date.now();
     const socket = net.connect(port, '127.0.0.1');
@@ -62,7 +74,13 @@ forEachDatabase('HTTP server limits', (engine) => {
 
   test('request headers sent one byte at a time are cut off within HEADERS_TIMEOUT_MS', async (t) => {
     const port = await listening(t, engine);
-    const got = await slowClient(t, port, '', `GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${'a'.repeat(100)}\r\n\r\n`, 100);
+    const got = await slowClient(
+      t,
+      port,
+      '',
+      `GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${'a'.repeat(100)}\r\n\r\n`,
+      100,
+    );
     assert.ok(got.closedAfterMs !== null, 'the connection is still open after 6 s');
     assert.ok(got.closedAfterMs < 800 + SLACK_MS, `cut off after ${got.closedAfterMs} ms`);
   });
@@ -72,7 +90,10 @@ forEachDatabase('HTTP server limits', (engine) => {
     const got = await slowClient(t, port, 'GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', '', 1000);
     assert.match(got.answer, /^HTTP\/1\.1 200 /);
     // Node waits a second beyond the timeout it advertises (Keep-Alive: timeout=…), so the client hangs up first.
-    assert.ok(got.closedAfterMs !== null && got.closedAfterMs < 500 + 1000 + SLACK_MS, `closed after ${got.closedAfterMs} ms`);
+    assert.ok(
+      got.closedAfterMs !== null && got.closedAfterMs < 500 + 1000 + SLACK_MS,
+      `closed after ${got.closedAfterMs} ms`,
+    );
   });
 
   test('connections beyond MAX_CONNECTIONS are refused; the server answers again once they end', async (t) => {
@@ -93,7 +114,14 @@ forEachDatabase('HTTP server limits', (engine) => {
       for (const s of held) s.destroy();
     }
     await new Promise((r) => setTimeout(r, 100));
-    const again = await slowClient(t, port, 'GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n', '', 1000, 3000);
+    const again = await slowClient(
+      t,
+      port,
+      'GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n',
+      '',
+      1000,
+      3000,
+    );
     assert.match(again.answer, /^HTTP\/1\.1 200 /);
   });
 });

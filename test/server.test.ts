@@ -8,8 +8,17 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import pg from 'pg';
 import { POSTGRES_URL, postgresOnly } from './helpers.js';
-import { ADMIN, freshPostgresDatabase, readAnswer, request, spawnServer, waitFor, waitUntilUp, type Answer, type Child } from './processes.js';
-
+import {
+  ADMIN,
+  freshPostgresDatabase,
+  readAnswer,
+  request,
+  spawnServer,
+  waitFor,
+  waitUntilUp,
+  type Answer,
+  type Child,
+} from './processes.js';
 
 const logLines = (child: Child) =>
   child.out.flatMap((l) => {
@@ -40,7 +49,10 @@ async function provesUpAndOwner(child: Child, engine: 'sqlite' | 'postgres') {
   assert.equal(who.json().operator.role_id !== undefined, true);
   assert.ok(who.json().permissions.includes('settings:edit'), 'the owner holds every permission');
 
-  const wrong = await request(child.port, 'POST', '/api/auth/login', { email: ADMIN.email, password: 'not-the-password' });
+  const wrong = await request(child.port, 'POST', '/api/auth/login', {
+    email: ADMIN.email,
+    password: 'not-the-password',
+  });
   assert.equal(wrong.status, 401);
 }
 
@@ -59,7 +71,9 @@ async function provesUpAndOwner(child: Child, engine: 'sqlite' | 'postgres') {
 async function provesGracefulShutdown(child: Child, n = 3) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: n });
   try {
-    const warm = await Promise.all(Array.from({ length: n }, () => request(child.port, 'GET', '/api/health', undefined, {}, agent)));
+    const warm = await Promise.all(
+      Array.from({ length: n }, () => request(child.port, 'GET', '/api/health', undefined, {}, agent)),
+    );
     assert.ok(warm.every((a) => a.status === 200 && a.headers.connection === 'keep-alive'));
     await drainLogins(child, n, agent);
   } finally {
@@ -73,7 +87,14 @@ function heldRequest(port: number, urlPath: string, body: unknown, agent: http.A
   let finish = () => {};
   const answer = new Promise<Answer>((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, method: 'POST', path: urlPath, agent, headers: { 'content-type': 'application/json', 'content-length': payload.length } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: urlPath,
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': payload.length },
+      },
       (res) => readAnswer(res, resolve, reject),
     );
     req.on('error', reject);
@@ -84,13 +105,17 @@ function heldRequest(port: number, urlPath: string, body: unknown, agent: http.A
 }
 
 async function drainLogins(child: Child, n: number, agent: http.Agent) {
-  const incoming = () => logLines(child).filter((l) => l.msg === 'incoming request' && l.req?.url === '/api/auth/login').length;
+  const incoming = () =>
+    logLines(child).filter((l) => l.msg === 'incoming request' && l.req?.url === '/api/auth/login').length;
   const before = incoming();
   const logins = Array.from({ length: n }, () => heldRequest(child.port, '/api/auth/login', ADMIN, agent));
   await waitFor(() => incoming() - before >= n, `${n} logins to reach the server`);
   child.proc.kill('SIGTERM');
   const signalledAt = Date.now();
-  await waitFor(() => logLines(child).some((l) => l.msg === 'shutting down: finishing in-flight requests'), 'the server to log its shutdown');
+  await waitFor(
+    () => logLines(child).some((l) => l.msg === 'shutting down: finishing in-flight requests'),
+    'the server to log its shutdown',
+  );
   for (const l of logins) l.finish();
 
   const answers = await Promise.all(logins.map((l) => l.answer));
@@ -107,12 +132,17 @@ async function drainLogins(child: Child, n: number, agent: http.Agent) {
   assert.equal(signal, null, child.err());
   assert.equal(code, 0, child.err());
   const tookMs = Date.now() - signalledAt;
-  assert.ok(tookMs < 10_000, `the process exited ${tookMs} ms after SIGTERM; open keep-alive sockets must not hold it up`);
+  assert.ok(
+    tookMs < 10_000,
+    `the process exited ${tookMs} ms after SIGTERM; open keep-alive sockets must not hold it up`,
+  );
 
   // Every login completed after the shutdown line: they were in flight, not refused.
   const lines = logLines(child);
   const shutdownAt = lines.findIndex((l) => l.msg === 'shutting down: finishing in-flight requests');
-  const loginIds = new Set(lines.filter((l) => l.msg === 'incoming request' && l.req?.url === '/api/auth/login').map((l) => l.reqId));
+  const loginIds = new Set(
+    lines.filter((l) => l.msg === 'incoming request' && l.req?.url === '/api/auth/login').map((l) => l.reqId),
+  );
   const completedAfter = lines
     .slice(shutdownAt)
     .filter((l) => l.msg === 'request completed' && loginIds.has(l.reqId) && l.res?.statusCode === 200).length;
@@ -151,36 +181,42 @@ describe('server process [sqlite]', () => {
 });
 
 describe('server process [postgres]', () => {
-  postgresOnly('starts and migrates on a fresh PostgreSQL database, restarts on it, and shuts down cleanly', async (t) => {
-    const children: Child[] = [];
-    const url = await freshPostgresDatabase(t, POSTGRES_URL, children);
-    const env = { ...adminEnv, DATABASE_URL: url, LOG_LEVEL: 'debug' };
+  postgresOnly(
+    'starts and migrates on a fresh PostgreSQL database, restarts on it, and shuts down cleanly',
+    async (t) => {
+      const children: Child[] = [];
+      const url = await freshPostgresDatabase(t, POSTGRES_URL, children);
+      const env = { ...adminEnv, DATABASE_URL: url, LOG_LEVEL: 'debug' };
 
-    const first = await spawnServer(t, env);
-    children.push(first);
-    await provesUpAndOwner(first, 'postgres');
-    assert.ok(first.out.some((l) => l.includes(`Created the owner ${ADMIN.email}`)));
-    assert.ok(!existsSync(path.join(first.dataDir, 'leadgate.db')), 'no SQLite file when DATABASE_URL is set');
+      const first = await spawnServer(t, env);
+      children.push(first);
+      await provesUpAndOwner(first, 'postgres');
+      assert.ok(first.out.some((l) => l.includes(`Created the owner ${ADMIN.email}`)));
+      assert.ok(!existsSync(path.join(first.dataDir, 'leadgate.db')), 'no SQLite file when DATABASE_URL is set');
 
-    // The tables really are in the new database.
-    const check = new pg.Client({ connectionString: url });
-    await check.connect();
-    try {
-      const ops = await check.query('select email from operators');
-      assert.deepEqual(ops.rows.map((r) => r.email), [ADMIN.email]);
-      const migrations = await check.query('select name from schema_migrations');
-      assert.ok(migrations.rows.length >= 1);
-    } finally {
-      await check.end();
-    }
-    await provesGracefulShutdown(first);
+      // The tables really are in the new database.
+      const check = new pg.Client({ connectionString: url });
+      await check.connect();
+      try {
+        const ops = await check.query('select email from operators');
+        assert.deepEqual(
+          ops.rows.map((r) => r.email),
+          [ADMIN.email],
+        );
+        const migrations = await check.query('select name from schema_migrations');
+        assert.ok(migrations.rows.length >= 1);
+      } finally {
+        await check.end();
+      }
+      await provesGracefulShutdown(first);
 
-    // Second start on the same database: migrations already applied, the owner kept.
-    const second = await spawnServer(t, env);
-    children.push(second);
-    await provesUpAndOwner(second, 'postgres');
-    assert.ok(!second.out.some((l) => l.includes('Created the owner')), 'the owner is not made twice');
-    second.proc.kill('SIGTERM');
-    assert.deepEqual(await second.exited, { code: 0, signal: null });
-  });
+      // Second start on the same database: migrations already applied, the owner kept.
+      const second = await spawnServer(t, env);
+      children.push(second);
+      await provesUpAndOwner(second, 'postgres');
+      assert.ok(!second.out.some((l) => l.includes('Created the owner')), 'the owner is not made twice');
+      second.proc.kill('SIGTERM');
+      assert.deepEqual(await second.exited, { code: 0, signal: null });
+    },
+  );
 });

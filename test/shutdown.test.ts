@@ -29,9 +29,13 @@ function parseResponses(raw: string): RawResponse[] {
       headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
     }
     const length = Number(headers['content-length'] ?? 0);
-    const body = Buffer.from(rest.slice(end + 4), 'utf8').subarray(0, length).toString('utf8');
+    const body = Buffer.from(rest.slice(end + 4), 'utf8')
+      .subarray(0, length)
+      .toString('utf8');
     out.push({ status: Number(statusLine.split(' ')[1]), headers, body });
-    rest = Buffer.from(rest.slice(end + 4), 'utf8').subarray(length).toString('utf8');
+    rest = Buffer.from(rest.slice(end + 4), 'utf8')
+      .subarray(length)
+      .toString('utf8');
   }
   return out;
 }
@@ -51,16 +55,32 @@ describe('shutdown [sqlite]', () => {
   test('a request read after SIGTERM answers 503 unavailable with Retry-After; the one in flight completes', async (t) => {
     const partner = gated(t);
     const remote = await startPartner(t, partner.handler);
-    const child = await spawnServer(t, { LEADGATE_ADMIN_EMAIL: ADMIN.email, LEADGATE_ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'info' });
+    const child = await spawnServer(t, {
+      LEADGATE_ADMIN_EMAIL: ADMIN.email,
+      LEADGATE_ADMIN_PASSWORD: ADMIN.password,
+      LOG_LEVEL: 'info',
+    });
     await waitUntilUp(child);
     const api = await new ServerClient(child.port).login();
     t.after(() => api.close());
     const p = await api.create('/api/partners', { name: 'Held', integration: defaultIntegration(remote.url) });
     const flow = await api.create('/api/flows', { name: 'Main', targets: [{ partner_id: p.id, priority: 1 }] });
     const provider = await api.create('/api/traffic-providers', { name: 'Affiliate' });
-    await api.create('/api/campaigns', { name: 'Campaign', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } });
+    await api.create('/api/campaigns', {
+      name: 'Campaign',
+      traffic_provider_id: provider.id,
+      flow_id: flow.id,
+      payout: { model: 'cpl', amount: 10 },
+    });
 
-    const lead = JSON.stringify({ first_name: 'Late', last_name: 'Comer', email: 'late@example.com', phone: '+4915112345678', country: 'DE', ip: '198.51.100.7' });
+    const lead = JSON.stringify({
+      first_name: 'Late',
+      last_name: 'Comer',
+      email: 'late@example.com',
+      phone: '+4915112345678',
+      country: 'DE',
+      ip: '198.51.100.7',
+    });
     // A: an intake held in flight by its partner, which keeps the server shutting down, not gone.
     const a = await openSocket(t, child.port);
     a.socket.write(

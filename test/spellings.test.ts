@@ -11,16 +11,35 @@ import { sendRaw } from './raw-http.js';
 
 describe('request targets', () => {
   test('plain origin-form paths pass, whatever they encode besides slashes and dots', () => {
-    for (const ok of ['/api/operators', '/%61pi/operators', '/api/leads/search?q=a/../b', '/api/postback/%6cgp_x', '/', '/api/x%20y']) {
+    for (const ok of [
+      '/api/operators',
+      '/%61pi/operators',
+      '/api/leads/search?q=a/../b',
+      '/api/postback/%6cgp_x',
+      '/',
+      '/api/x%20y',
+    ]) {
       assert.equal(badRequestTarget(ok), null, ok);
     }
   });
 
   test('absolute-form, "*", encoded slashes, backslashes, dot segments and NUL are refused', () => {
     const refused = [
-      'http://127.0.0.1/api/operators', 'HTTP://x/api', '*', '//api/operators', '/api%2foperators', '/api%2Foperators',
-      '/api%5coperators', '/api\\operators', '/./api/operators', '/x/../api/operators', '/api/%2e%2e/api/operators',
-      '/api/.%2E/api', '/api/%2E/operators', '/api/operators/..', '/api/operators%00',
+      'http://127.0.0.1/api/operators',
+      'HTTP://x/api',
+      '*',
+      '//api/operators',
+      '/api%2foperators',
+      '/api%2Foperators',
+      '/api%5coperators',
+      '/api\\operators',
+      '/./api/operators',
+      '/x/../api/operators',
+      '/api/%2e%2e/api/operators',
+      '/api/.%2E/api',
+      '/api/%2E/operators',
+      '/api/operators/..',
+      '/api/operators%00',
     ];
     for (const bad of refused) assert.ok(badRequestTarget(bad), bad);
   });
@@ -39,7 +58,11 @@ forEachDatabase('access follows the route that runs', (engine) => {
 
   test('the IP allow-list applies to every spelling of a protected path', async (t) => {
     const ta = await buildTestApp(t, engine);
-    const set = await call(ta.app, ta.ownerToken, { method: 'PUT', url: '/api/settings/security', payload: { ip_allowlist: ['127.0.0.0/8'] } });
+    const set = await call(ta.app, ta.ownerToken, {
+      method: 'PUT',
+      url: '/api/settings/security',
+      payload: { ip_allowlist: ['127.0.0.0/8'] },
+    });
     assert.equal(set.statusCode, 200, set.body);
     for (const url of ['/api/operators', '/%61pi/operators', '/api/no-such-route', '/%61pi/no-such-route']) {
       const res = await call(ta.app, ta.ownerToken, { method: 'GET', url, remoteAddress: '203.0.113.9' });
@@ -52,9 +75,20 @@ forEachDatabase('access follows the route that runs', (engine) => {
     await ta.app.listen({ host: '127.0.0.1', port: 0 });
     const port = (ta.app.server.address() as { port: number }).port;
     const before = await ta.db.selectFrom('traffic_providers').select('id').execute();
-    const targets = ['/api/x/../traffic-providers', '/api%2ftraffic-providers', '/api/%2e%2e/api/traffic-providers', `http://127.0.0.1:${port}/api/traffic-providers`];
+    const targets = [
+      '/api/x/../traffic-providers',
+      '/api%2ftraffic-providers',
+      '/api/%2e%2e/api/traffic-providers',
+      `http://127.0.0.1:${port}/api/traffic-providers`,
+    ];
     for (const target of targets) {
-      const res = await sendRaw(port, 'POST', target, { authorization: `Bearer ${ta.ownerToken}` }, JSON.stringify({ name: 'Sneaky' }));
+      const res = await sendRaw(
+        port,
+        'POST',
+        target,
+        { authorization: `Bearer ${ta.ownerToken}` },
+        JSON.stringify({ name: 'Sneaky' }),
+      );
       assert.equal(res.status, 400, `${target}: ${res.body}`);
       const p = JSON.parse(res.body);
       assert.equal(p.code, 'validation_failed');
@@ -68,10 +102,20 @@ forEachDatabase('access follows the route that runs', (engine) => {
     const world = await makeWorld(t, ta, [{}]);
     const [a] = world.partners;
     const [lead] = await insertLeads(ta.db, [
-      { traffic_provider_id: world.providerId, campaign_id: world.campaignId, flow_id: world.flowId, partner_id: a.id, status: 'delivered', partner_lead_id: 'P-1' },
+      {
+        traffic_provider_id: world.providerId,
+        campaign_id: world.campaignId,
+        flow_id: world.flowId,
+        partner_id: a.id,
+        status: 'delivered',
+        partner_lead_id: 'P-1',
+      },
     ]);
     const encoded = `%${'l'.charCodeAt(0).toString(16)}${a.postbackToken.slice(1)}`;
-    const res = await ta.app.inject({ method: 'GET', url: `/api/postback/${encoded}?lead_id=${lead}&sale_status=Called&api_key=${a.postbackToken}` });
+    const res = await ta.app.inject({
+      method: 'GET',
+      url: `/api/postback/${encoded}?lead_id=${lead}&sale_status=Called&api_key=${a.postbackToken}`,
+    });
     assert.equal(res.statusCode, 200, res.body);
     const secret = a.postbackToken.slice(16, 48);
     const logs = ta.logs.join('\n');
@@ -87,7 +131,11 @@ forEachDatabase('sessions have an absolute lifetime', (engine) => {
     const token = await login(ta.app, OWNER.email, OWNER.password);
     const id = token.slice(4, 16);
     const signedIn = (hoursAgo: number) =>
-      ta.db.updateTable('sessions').set({ created_at: new Date(Date.now() - hoursAgo * 3_600_000).toISOString() }).where('id', '=', id).execute();
+      ta.db
+        .updateTable('sessions')
+        .set({ created_at: new Date(Date.now() - hoursAgo * 3_600_000).toISOString() })
+        .where('id', '=', id)
+        .execute();
     await signedIn(1.9);
     assert.equal((await call(ta.app, token, { method: 'GET', url: '/api/auth/whoami' })).statusCode, 200);
     await signedIn(2.1);

@@ -13,7 +13,9 @@ export function verifySignature(secret: string, headers: ReceivedRequest['header
   const signatures = headers['webhook-signature'];
   if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signatures !== 'string') return false;
   if (!/^[0-9]+$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false;
-  const expected = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64')).update(`${id}.${timestamp}.${body}`).digest();
+  const expected = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
+    .update(`${id}.${timestamp}.${body}`)
+    .digest();
   return signatures.split(' ').some((s) => {
     const [version, sig] = s.split(',');
     const given = Buffer.from(sig ?? '', 'base64');

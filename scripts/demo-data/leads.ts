@@ -2,19 +2,61 @@
 // keeps index inserts at the right edge of the b-trees), routed through each campaign's flow the
 // way the distribution engine would, with the delivery attempts that routing made.
 import { randomBytes } from 'node:crypto';
-import { COUNTRIES, EMAIL_DOMAINS, FUNNELS, REJECT_REASONS, SALE_STATUSES_OPEN, TRAFFIC_SOURCES, type CountryDef } from './catalog.js';
+import {
+  COUNTRIES,
+  EMAIL_DOMAINS,
+  FUNNELS,
+  REJECT_REASONS,
+  SALE_STATUSES_OPEN,
+  TRAFFIC_SOURCES,
+  type CountryDef,
+} from './catalog.js';
 import { Rng, Weighted } from './random.js';
 import type { World, WorldCampaign } from './setup.js';
 
 export const LEAD_COLUMNS = [
-  'id', 'created_at', 'first_name', 'last_name', 'email', 'phone', 'country', 'ip', 'language', 'funnel',
-  'sub_id1', 'sub_id2', 'sub_id3', 'sub_id4', 'sub_id5', 'traffic_provider_id', 'campaign_id', 'flow_id', 'partner_id',
-  'status', 'reason', 'partner_lead_id', 'sale_status', 'autologin_url', 'delivered_at', 'ftd_at', 'status_updated_at',
-  'cost_cents', 'revenue_cents',
+  'id',
+  'created_at',
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'country',
+  'ip',
+  'language',
+  'funnel',
+  'sub_id1',
+  'sub_id2',
+  'sub_id3',
+  'sub_id4',
+  'sub_id5',
+  'traffic_provider_id',
+  'campaign_id',
+  'flow_id',
+  'partner_id',
+  'status',
+  'reason',
+  'partner_lead_id',
+  'sale_status',
+  'autologin_url',
+  'delivered_at',
+  'ftd_at',
+  'status_updated_at',
+  'cost_cents',
+  'revenue_cents',
 ] as const;
 
 export const ATTEMPT_COLUMNS = [
-  'id', 'lead_id', 'partner_id', 'attempt_no', 'requested_at', 'duration_ms', 'http_status', 'outcome', 'reason', 'response_excerpt',
+  'id',
+  'lead_id',
+  'partner_id',
+  'attempt_no',
+  'requested_at',
+  'duration_ms',
+  'http_status',
+  'outcome',
+  'reason',
+  'response_excerpt',
 ] as const;
 
 type Value = string | number | null;
@@ -22,8 +64,14 @@ type Value = string | number | null;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 // UTC hour-of-day shape of traffic: European evenings peak, nights are quiet.
-const HOURLY = [0.35, 0.25, 0.2, 0.18, 0.2, 0.3, 0.5, 0.8, 1.1, 1.3, 1.4, 1.45, 1.5, 1.5, 1.45, 1.45, 1.5, 1.6, 1.7, 1.65, 1.5, 1.2, 0.8, 0.5];
-const IP_FIRST_OCTETS = [31, 37, 46, 62, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 109, 176, 178, 185, 188, 193, 194, 212, 213, 217];
+const HOURLY = [
+  0.35, 0.25, 0.2, 0.18, 0.2, 0.3, 0.5, 0.8, 1.1, 1.3, 1.4, 1.45, 1.5, 1.5, 1.45, 1.45, 1.5, 1.6, 1.7, 1.65, 1.5, 1.2,
+  0.8, 0.5,
+];
+const IP_FIRST_OCTETS = [
+  31, 37, 46, 62, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 109, 176, 178, 185, 188,
+  193, 194, 212, 213, 217,
+];
 
 /** How many leads each hour of the period gets: exactly `total`, shaped by hour, weekday and a growth trend. */
 export function leadsPerHour(rng: Rng, total: number, startMs: number, endMs: number): number[] {
@@ -43,12 +91,20 @@ export function leadsPerHour(rng: Rng, total: number, startMs: number, endMs: nu
   const sum = weights.reduce((a, b) => a + b, 0);
   const counts = weights.map((w) => Math.floor((total * w) / sum));
   let left = total - counts.reduce((a, b) => a + b, 0);
-  const picker = new Weighted(weights.map((_, i) => i), weights);
+  const picker = new Weighted(
+    weights.map((_, i) => i),
+    weights,
+  );
   while (left-- > 0) counts[picker.draw(rng)]++;
   return counts;
 }
 
-const ascii = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^A-Za-z]/g, '').toLowerCase();
+const ascii = (s: string) =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^A-Za-z]/g, '')
+    .toLowerCase();
 
 interface Contact {
   first: string;
@@ -62,7 +118,10 @@ interface Contact {
 export class LeadFactory {
   private readonly campaigns: Weighted<WorldCampaign>;
   private readonly countryByCode = new Map(COUNTRIES.map((c) => [c.code, c]));
-  private readonly allCountries = new Weighted(COUNTRIES, COUNTRIES.map((c) => c.weight));
+  private readonly allCountries = new Weighted(
+    COUNTRIES,
+    COUNTRIES.map((c) => c.weight),
+  );
   private readonly campaignCountries = new Map<string, Weighted<CountryDef>>();
   private readonly recent = new Map<string, Contact[]>(); // per provider: candidates for duplicates
   private randomPool = Buffer.alloc(0);
@@ -76,10 +135,20 @@ export class LeadFactory {
     private readonly world: World,
     private readonly nowMs: number,
   ) {
-    this.campaigns = new Weighted(world.campaigns, world.campaigns.map((c) => c.weight));
+    this.campaigns = new Weighted(
+      world.campaigns,
+      world.campaigns.map((c) => c.weight),
+    );
     for (const c of world.campaigns) {
       const defs = c.countries.map((code) => this.countryByCode.get(code)).filter((d): d is CountryDef => !!d);
-      if (defs.length) this.campaignCountries.set(c.id, new Weighted(defs, defs.map((d) => d.weight)));
+      if (defs.length)
+        this.campaignCountries.set(
+          c.id,
+          new Weighted(
+            defs,
+            defs.map((d) => d.weight),
+          ),
+        );
     }
   }
 
@@ -166,12 +235,28 @@ export class LeadFactory {
         const duration = failed ? (rng.chance(0.6) ? 8000 : rng.int(20, 300)) : rng.int(150, 1800);
         const outcome = failed ? (duration === 8000 ? 'timeout' : 'error') : accepted ? 'accepted' : 'rejected';
         const partnerLeadId = accepted ? `${partner.slug.slice(0, 3).toUpperCase()}-${rng.digits(8)}` : null;
-        const why = failed ? (outcome === 'timeout' ? 'No answer within 8000 ms' : 'Connection reset by the partner') : accepted ? null : rng.pick(REJECT_REASONS);
+        const why = failed
+          ? outcome === 'timeout'
+            ? 'No answer within 8000 ms'
+            : 'Connection reset by the partner'
+          : accepted
+            ? null
+            : rng.pick(REJECT_REASONS);
         attempts.push(
-          this.idAt(clock), id, partner.id, attemptNo, new Date(clock).toISOString(), duration,
+          this.idAt(clock),
+          id,
+          partner.id,
+          attemptNo,
+          new Date(clock).toISOString(),
+          duration,
           failed ? (outcome === 'timeout' ? null : 502) : accepted ? 200 : rng.chance(0.7) ? 200 : 422,
-          outcome, why,
-          failed ? null : accepted ? `{"success":true,"data":{"lead_id":"${partnerLeadId}"}}` : `{"success":false,"message":"${why}"}`,
+          outcome,
+          why,
+          failed
+            ? null
+            : accepted
+              ? `{"success":true,"data":{"lead_id":"${partnerLeadId}"}}`
+              : `{"success":false,"message":"${why}"}`,
         );
         this.attemptCount++;
         clock += duration + rng.int(5, 60);
@@ -206,19 +291,53 @@ export class LeadFactory {
 
     const partner = partnerIdx >= 0 ? this.world.partners[partnerIdx] : null;
     const delivered = status === 'delivered';
-    const cost = campaign.payout.model === 'cpl' ? (delivered ? campaign.payout.amount_cents : 0) : ftdMs !== null ? campaign.payout.amount_cents : 0;
-    const revenue = !partner || !delivered ? 0 : partner.deal.model === 'cpl' ? partner.deal.cents : ftdMs !== null ? partner.deal.cents : 0;
+    const cost =
+      campaign.payout.model === 'cpl'
+        ? delivered
+          ? campaign.payout.amount_cents
+          : 0
+        : ftdMs !== null
+          ? campaign.payout.amount_cents
+          : 0;
+    const revenue =
+      !partner || !delivered
+        ? 0
+        : partner.deal.model === 'cpl'
+          ? partner.deal.cents
+          : ftdMs !== null
+            ? partner.deal.cents
+            : 0;
     const subSource = rng.pick(TRAFFIC_SOURCES);
     leads.push(
-      id, created, who.first, who.last, who.email, who.phone, country.code, this.ip(), country.language, rng.pick(FUNNELS),
-      `cr${rng.int(1, 40)}`, subSource, rng.hex(12), rng.chance(0.3) ? `ad${rng.int(100, 999)}` : null, rng.chance(0.1) ? `pl${rng.int(1, 9)}` : null,
-      campaign.providerId, campaign.id, campaign.flowId, partner?.id ?? null,
-      status, reason, acceptedLeadId, saleStatus,
+      id,
+      created,
+      who.first,
+      who.last,
+      who.email,
+      who.phone,
+      country.code,
+      this.ip(),
+      country.language,
+      rng.pick(FUNNELS),
+      `cr${rng.int(1, 40)}`,
+      subSource,
+      rng.hex(12),
+      rng.chance(0.3) ? `ad${rng.int(100, 999)}` : null,
+      rng.chance(0.1) ? `pl${rng.int(1, 9)}` : null,
+      campaign.providerId,
+      campaign.id,
+      campaign.flowId,
+      partner?.id ?? null,
+      status,
+      reason,
+      acceptedLeadId,
+      saleStatus,
       delivered ? `https://trade.${partner!.slug}.example/autologin?t=${rng.hex(24)}` : null,
       deliveredMs === null ? null : new Date(deliveredMs).toISOString(),
       ftdMs === null ? null : new Date(ftdMs).toISOString(),
       new Date(updatedMs).toISOString(),
-      cost, revenue,
+      cost,
+      revenue,
     );
     this.leadCount++;
   }

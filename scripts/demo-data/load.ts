@@ -91,9 +91,18 @@ class BulkInserter {
 
 export async function generateDemoData(db: DB, opts: DemoOptions): Promise<DemoResult> {
   const postgres = isPostgres(db);
-  const existing = Number((await db.selectFrom('leads').select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n);
+  const existing = Number(
+    (
+      await db
+        .selectFrom('leads')
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
   if (existing > 0 && !opts.append) {
-    throw new DemoDataRefused(`The database already has ${existing.toLocaleString('en-US')} leads; pass --append to add more anyway.`);
+    throw new DemoDataRefused(
+      `The database already has ${existing.toLocaleString('en-US')} leads; pass --append to add more anyway.`,
+    );
   }
   const { world, created } = await prepareWorld(db);
   const rng = new Rng((opts.seed ?? 1) + existing);
@@ -115,7 +124,9 @@ export async function generateDemoData(db: DB, opts: DemoOptions): Promise<DemoR
       for (let h = 0; h < perHour.length; h++) {
         const hourStart = startMs + h * HOUR_MS;
         const span = Math.min(HOUR_MS, endMs - hourStart);
-        const times = Array.from({ length: perHour[h] }, () => hourStart + Math.floor(rng.next() * span)).sort((a, b) => a - b);
+        const times = Array.from({ length: perHour[h] }, () => hourStart + Math.floor(rng.next() * span)).sort(
+          (a, b) => a - b,
+        );
         for (const t of times) {
           factory.make(t, leads.values, attempts.values);
           if (leads.rows >= LEAD_ROWS) {
@@ -137,7 +148,10 @@ export async function generateDemoData(db: DB, opts: DemoOptions): Promise<DemoR
       await attempts.flush();
       await sql.raw('commit').execute(conn);
     } catch (err) {
-      await sql.raw('rollback').execute(conn).catch(() => {});
+      await sql
+        .raw('rollback')
+        .execute(conn)
+        .catch(() => {});
       throw err;
     }
     opts.onProgress?.(factory.leadCount, opts.leads);

@@ -35,13 +35,19 @@ export class Rng {
 
   hex(len: number): string {
     let out = '';
-    while (out.length < len) out += Math.floor(this.next() * 0x100000000).toString(16).padStart(8, '0');
+    while (out.length < len)
+      out += Math.floor(this.next() * 0x100000000)
+        .toString(16)
+        .padStart(8, '0');
     return out.slice(0, len);
   }
 
   digits(len: number): string {
     let out = '';
-    while (out.length < len) out += Math.floor(this.next() * 1e9).toString().padStart(9, '0');
+    while (out.length < len)
+      out += Math.floor(this.next() * 1e9)
+        .toString()
+        .padStart(9, '0');
     return out.slice(0, len);
   }
 }
@@ -51,7 +57,10 @@ export class Weighted<T> {
   private readonly cumulative: number[] = [];
   private readonly total: number;
 
-  constructor(private readonly items: readonly T[], weights: readonly number[]) {
+  constructor(
+    private readonly items: readonly T[],
+    weights: readonly number[],
+  ) {
     let sum = 0;
     for (const w of weights) this.cumulative.push((sum += w));
     this.total = sum;

@@ -48,7 +48,9 @@ async function createCatalog(db: DB): Promise<void> {
           name: p.name,
           status: 'active',
           countries: JSON.stringify(p.countries),
-          working_hours: p.hours ? JSON.stringify({ timezone: p.timezone, days: p.days, from: p.hours[0], to: p.hours[1] }) : null,
+          working_hours: p.hours
+            ? JSON.stringify({ timezone: p.timezone, days: p.days, from: p.hours[0], to: p.hours[1] })
+            : null,
           daily_cap: p.dailyCap,
           total_cap: p.totalCap,
           integration: JSON.stringify({
@@ -78,7 +80,18 @@ async function createCatalog(db: DB): Promise<void> {
         .execute();
     }
     for (const [i, f] of FLOWS.entries()) {
-      await tx.insertInto('flows').values({ id: flowIds[i], name: f.name, status: 'active', max_attempts: 3, created_at: now, updated_at: now, archived_at: null }).execute();
+      await tx
+        .insertInto('flows')
+        .values({
+          id: flowIds[i],
+          name: f.name,
+          status: 'active',
+          max_attempts: 3,
+          created_at: now,
+          updated_at: now,
+          archived_at: null,
+        })
+        .execute();
       for (const [position, partner] of f.targets.entries()) {
         await tx
           .insertInto('flow_targets')
@@ -143,7 +156,12 @@ function unit(s: string): number {
 }
 
 async function loadWorld(db: DB): Promise<World> {
-  const partnerRows = await db.selectFrom('partners').select(['id', 'name', 'countries']).where('archived_at', 'is', null).orderBy('id').execute();
+  const partnerRows = await db
+    .selectFrom('partners')
+    .select(['id', 'name', 'countries'])
+    .where('archived_at', 'is', null)
+    .orderBy('id')
+    .execute();
   const partners: WorldPartner[] = partnerRows.map((r) => {
     const known = PARTNERS.find((p) => p.name === r.name);
     const u = unit(r.id);
@@ -157,10 +175,20 @@ async function loadWorld(db: DB): Promise<World> {
     };
   });
   const index = new Map(partners.map((p, i) => [p.id, i]));
-  const targets = await db.selectFrom('flow_targets').select(['flow_id', 'partner_id']).orderBy('flow_id').orderBy('priority').orderBy('position').execute();
+  const targets = await db
+    .selectFrom('flow_targets')
+    .select(['flow_id', 'partner_id'])
+    .orderBy('flow_id')
+    .orderBy('priority')
+    .orderBy('position')
+    .execute();
   const flows = await db.selectFrom('flows').select(['id', 'max_attempts']).where('archived_at', 'is', null).execute();
   const maxAttempts = new Map(flows.map((f) => [f.id, f.max_attempts]));
-  const providers = await db.selectFrom('traffic_providers').select(['id', 'name']).where('archived_at', 'is', null).execute();
+  const providers = await db
+    .selectFrom('traffic_providers')
+    .select(['id', 'name'])
+    .where('archived_at', 'is', null)
+    .execute();
   const providerDef = new Map(providers.map((p) => [p.id, PROVIDERS.find((d) => d.name === p.name)]));
   const campaignRows = await db
     .selectFrom('campaigns')
@@ -180,7 +208,9 @@ async function loadWorld(db: DB): Promise<World> {
         weight: def ? def.weight / def.campaigns.length : 4,
         flowId: c.flow_id !== null && maxAttempts.has(c.flow_id) ? c.flow_id : null,
         maxAttempts: (c.flow_id && maxAttempts.get(c.flow_id)) || 1,
-        targets: targets.filter((t) => t.flow_id === c.flow_id && index.has(t.partner_id)).map((t) => index.get(t.partner_id)!),
+        targets: targets
+          .filter((t) => t.flow_id === c.flow_id && index.has(t.partner_id))
+          .map((t) => index.get(t.partner_id)!),
         countries: JSON.parse(c.countries) as string[],
         payout: { model: payout.model === 'cpa' ? 'cpa' : 'cpl', amount_cents: Number(payout.amount_cents) || 0 },
       };
@@ -190,9 +220,15 @@ async function loadWorld(db: DB): Promise<World> {
 
 /** Makes the catalog's configuration if there is no campaign yet, then reads the world back. */
 export async function prepareWorld(db: DB): Promise<{ world: World; created: boolean }> {
-  const any = await db.selectFrom('campaigns').select('id').where('archived_at', 'is', null).limit(1).executeTakeFirst();
+  const any = await db
+    .selectFrom('campaigns')
+    .select('id')
+    .where('archived_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
   if (!any) await createCatalog(db);
   const world = await loadWorld(db);
-  if (!world.campaigns.length) throw new Error('No usable campaign (each needs an active traffic provider) to attach leads to.');
+  if (!world.campaigns.length)
+    throw new Error('No usable campaign (each needs an active traffic provider) to attach leads to.');
   return { world, created: !any };
 }

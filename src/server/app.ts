@@ -133,7 +133,12 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
     if (closing) reply.header('connection', 'close');
   });
   app.addHook('onRequest', async () => {
-    if (closing) throw new HttpProblem(503, 'unavailable', 'The server is shutting down; retry on another instance or in a moment.');
+    if (closing)
+      throw new HttpProblem(
+        503,
+        'unavailable',
+        'The server is shutting down; retry on another instance or in a moment.',
+      );
   });
   await installRateLimit(app); // before auth: an answer over the limit costs no database query
   installRouteRules(app, routeTable);

@@ -5,9 +5,7 @@ import { parseCidr } from './auth/ip-allowlist.js';
 import { parsePublicKey } from './modules/licence/format.js';
 import { BUILT_IN_PUBLIC_KEY } from './modules/licence/public-key.js';
 
-export type DatabaseConfig =
-  | { engine: 'sqlite'; file: string }
-  | { engine: 'postgres'; url: string; schema?: string };
+export type DatabaseConfig = { engine: 'sqlite'; file: string } | { engine: 'postgres'; url: string; schema?: string };
 
 export interface Config {
   host: string;
@@ -99,7 +97,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       if (!file) problems.push('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/leadgate.db');
       else database = { engine: 'sqlite', file: path.resolve(file) };
     } else {
-      problems.push('DATABASE_URL must start with postgres://, postgresql:// or sqlite: (unset = SQLite under DATA_DIR)');
+      problems.push(
+        'DATABASE_URL must start with postgres://, postgresql:// or sqlite: (unset = SQLite under DATA_DIR)',
+      );
     }
   }
 
@@ -119,7 +119,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   const trustProxy: string[] = [];
-  for (const entry of (env.TRUST_PROXY ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of (env.TRUST_PROXY ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const cidr = parseCidr(entry);
     if (!cidr) problems.push(`TRUST_PROXY entry "${entry}" is not an IP address or CIDR`);
     else trustProxy.push(cidr);
@@ -139,15 +142,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     try {
       licencePublicKey = parsePublicKey(env.LICENCE_PUBLIC_KEY);
     } catch (err) {
-      problems.push(`LICENCE_PUBLIC_KEY must be an Ed25519 public key, as PEM or base64 SPKI (${(err as Error).message})`);
+      problems.push(
+        `LICENCE_PUBLIC_KEY must be an Ed25519 public key, as PEM or base64 SPKI (${(err as Error).message})`,
+      );
     }
   }
 
   const buildCommit = env.LEADGATE_BUILD_COMMIT?.trim().toLowerCase() || null;
-  if (buildCommit && !/^[0-9a-f]{7,40}$/.test(buildCommit)) problems.push(`LEADGATE_BUILD_COMMIT must be a git commit hash, 7 to 40 hex digits (got "${buildCommit}")`);
+  if (buildCommit && !/^[0-9a-f]{7,40}$/.test(buildCommit))
+    problems.push(`LEADGATE_BUILD_COMMIT must be a git commit hash, 7 to 40 hex digits (got "${buildCommit}")`);
 
   const partnerAllowedNetworks: string[] = [];
-  for (const entry of (env.PARTNER_ALLOWED_NETWORKS ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of (env.PARTNER_ALLOWED_NETWORKS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const cidr = parseCidr(entry);
     if (!cidr) problems.push(`PARTNER_ALLOWED_NETWORKS entry "${entry}" is not an IP address or CIDR`);
     else partnerAllowedNetworks.push(cidr);
@@ -158,7 +167,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const exportConcurrency = integer(env, 'EXPORT_CONCURRENCY', 2, 1, 64, problems);
 
   const metricsToken = env.METRICS_TOKEN || null;
-  if (metricsToken !== null && (metricsToken.length < MIN_METRICS_TOKEN_LENGTH || !/^[\x21-\x7e]+$/.test(metricsToken))) {
+  if (
+    metricsToken !== null &&
+    (metricsToken.length < MIN_METRICS_TOKEN_LENGTH || !/^[\x21-\x7e]+$/.test(metricsToken))
+  ) {
     problems.push(
       `METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} printable characters without spaces (got ${metricsToken.length}); make one with: openssl rand -hex 32`,
     );
@@ -169,14 +181,38 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // above the proxy's idle timeout (the default 72 s is above the usual 60 s), so the proxy hangs up first.
   const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 60_000, 100, 3_600_000, problems);
   const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', 30_000, 100, 3_600_000, problems);
-  if (headersTimeoutMs > requestTimeoutMs) problems.push(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be more than REQUEST_TIMEOUT_MS (${requestTimeoutMs}): the headers are part of the request`);
+  if (headersTimeoutMs > requestTimeoutMs)
+    problems.push(
+      `HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be more than REQUEST_TIMEOUT_MS (${requestTimeoutMs}): the headers are part of the request`,
+    );
   const keepAliveTimeoutMs = integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000, problems);
   const maxConnections = integer(env, 'MAX_CONNECTIONS', 10_000, 1, 1_000_000, problems);
 
   if (problems.length) throw new ConfigError(problems);
   return {
-    host, port, dataDir, database, admin, trustProxy, sessionIdleMinutes, logLevel, bodyLimitBytes, intakeWaitMs, recoveryIntervalMs, dispatchIntervalMs, licencePublicKey,
-    buildCommit, partnerAllowedNetworks, sessionMaxHours, rateLimitPerKey, rateLimitPerIp, exportConcurrency, metricsToken,
-    requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs, maxConnections,
+    host,
+    port,
+    dataDir,
+    database,
+    admin,
+    trustProxy,
+    sessionIdleMinutes,
+    logLevel,
+    bodyLimitBytes,
+    intakeWaitMs,
+    recoveryIntervalMs,
+    dispatchIntervalMs,
+    licencePublicKey,
+    buildCommit,
+    partnerAllowedNetworks,
+    sessionMaxHours,
+    rateLimitPerKey,
+    rateLimitPerIp,
+    exportConcurrency,
+    metricsToken,
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs,
+    maxConnections,
   };
 }

@@ -27,7 +27,11 @@ async function main() {
   }
   await ensureAdminRole(db);
   if (config.admin) {
-    const created = await createOwner(db, { email: config.admin.email, name: 'Owner', password: config.admin.password });
+    const created = await createOwner(db, {
+      email: config.admin.email,
+      name: 'Owner',
+      password: config.admin.password,
+    });
     if (created) console.log(`Created the owner ${config.admin.email} (role admin).`);
   }
 
@@ -61,7 +65,9 @@ async function main() {
     await db.destroy();
     process.exit(1);
   }
-  app.log.info(`Leadgate is up on http://${config.host}:${app.server.address() && typeof app.server.address() === 'object' ? (app.server.address() as { port: number }).port : config.port} (${config.database.engine}: ${where}); API docs at /api/docs`);
+  app.log.info(
+    `Leadgate is up on http://${config.host}:${app.server.address() && typeof app.server.address() === 'object' ? (app.server.address() as { port: number }).port : config.port} (${config.database.engine}: ${where}); API docs at /api/docs`,
+  );
 }
 
 main().catch((err) => {

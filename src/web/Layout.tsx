@@ -1,4 +1,15 @@
-import { AppShell, Burger, Button, Group, NavLink, ScrollArea, Stack, Text, Title, useMantineTheme } from '@mantine/core';
+import {
+  AppShell,
+  Burger,
+  Button,
+  Group,
+  NavLink,
+  ScrollArea,
+  Stack,
+  Text,
+  Title,
+  useMantineTheme,
+} from '@mantine/core';
 import { useDisclosure, useDocumentTitle, useMediaQuery } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { Suspense, useState } from 'react';
@@ -17,7 +28,9 @@ export function Layout() {
   const [signingOut, setSigningOut] = useState(false);
   // The menu on a phone: closed until the burger opens it, closed again once a link is chosen.
   const [menuOpen, menu] = useDisclosure(false);
-  const wide = useMediaQuery(`(min-width: ${useMantineTheme().breakpoints.sm})`, true, { getInitialValueInEffect: false });
+  const wide = useMediaQuery(`(min-width: ${useMantineTheme().breakpoints.sm})`, true, {
+    getInitialValueInEffect: false,
+  });
   // A closed phone menu is only slid off screen by Mantine: hidden too, so that Tab and screen
   // readers do not reach its links (visibility is listed as transitioning so the slide still shows).
   const menuHidden = !wide && !menuOpen;
@@ -34,7 +47,11 @@ export function Layout() {
   }
 
   return (
-    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !menuOpen } }} padding="md">
+    <AppShell
+      header={{ height: 56 }}
+      navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !menuOpen } }}
+      padding="md"
+    >
       <AppShell.Header>
         {/* One line at every width: below `sm` the email goes, a long name is cut, Sign out stays. */}
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
@@ -72,7 +89,10 @@ export function Layout() {
         p="xs"
         aria-label="Main"
         id="main-menu"
-        style={{ visibility: menuHidden ? 'hidden' : undefined, transitionProperty: 'transform, top, height, visibility' }}
+        style={{
+          visibility: menuHidden ? 'hidden' : undefined,
+          transitionProperty: 'transform, top, height, visibility',
+        }}
       >
         <AppShell.Section grow component={ScrollArea}>
           {SECTIONS.map((section) => {

@@ -24,7 +24,9 @@ const theme = createTheme({
     Badge: Badge.extend({ styles: { root: { minWidth: 'max-content' } } }),
     // A table wider than the screen (on a phone) scrolls sideways in its box; the box takes focus
     // so that the arrow keys scroll it too, not only a mouse or a finger.
-    TableScrollContainer: Table.ScrollContainer.extend({ defaultProps: { scrollAreaProps: { viewportProps: { tabIndex: 0 } } } }),
+    TableScrollContainer: Table.ScrollContainer.extend({
+      defaultProps: { scrollAreaProps: { viewportProps: { tabIndex: 0 } } },
+    }),
     // The × of a dialog or a drawer is an icon: a screen reader needs its name.
     Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
     Drawer: Drawer.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),

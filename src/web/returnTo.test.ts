@@ -4,7 +4,12 @@ import { test } from 'node:test';
 import { loginPath, returnTarget } from './returnTo.js';
 
 test('a path on this site with its query and fragment is returned to as it was asked for', () => {
-  for (const next of ['/leads?country=DE&status=delivered', '/partners/12', '/audit?action=a%2Fb#top', '/settings/api']) {
+  for (const next of [
+    '/leads?country=DE&status=delivered',
+    '/partners/12',
+    '/audit?action=a%2Fb#top',
+    '/settings/api',
+  ]) {
     assert.equal(returnTarget(next), next);
   }
 });
@@ -32,7 +37,10 @@ test('anything that is not a single-slash relative path on this origin goes to t
 });
 
 test('the login page remembers where the operator was going, except for the Overview and the sign-in pages', () => {
-  assert.equal(loginPath({ pathname: '/leads', search: '?country=DE&status=delivered', hash: '' }), '/login?next=%2Fleads%3Fcountry%3DDE%26status%3Ddelivered');
+  assert.equal(
+    loginPath({ pathname: '/leads', search: '?country=DE&status=delivered', hash: '' }),
+    '/login?next=%2Fleads%3Fcountry%3DDE%26status%3Ddelivered',
+  );
   assert.equal(loginPath({ pathname: '/', search: '', hash: '' }), '/login');
   assert.equal(loginPath({ pathname: '/login', search: '?next=%2Fleads', hash: '' }), '/login');
   // What loginPath writes, returnTarget reads back unchanged.

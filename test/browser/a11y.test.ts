@@ -8,7 +8,16 @@ import type { Page } from 'playwright-core';
 import { sampleLead } from '../distribution-world.js';
 import { defaultIntegration } from '../partner-server.js';
 import { request, ServerClient, spawnServer, waitUntilUp } from '../processes.js';
-import { ADMIN, assertAccessible, chromiumAvailable, ensureDashboardBuilt, openBrowser, screenshot, signIn, waitUntil } from './harness.js';
+import {
+  ADMIN,
+  assertAccessible,
+  chromiumAvailable,
+  ensureDashboardBuilt,
+  openBrowser,
+  screenshot,
+  signIn,
+  waitUntil,
+} from './harness.js';
 
 const SIZES = [
   { width: 1440, height: 900 },
@@ -72,13 +81,26 @@ test('every screen of the dashboard passes axe-core on a desktop and a phone', {
   assert.equal(setup.status, 201, setup.text);
   const client = await new ServerClient(server.port).login();
   t.after(() => client.close());
-  const partner = await client.create('/api/partners', { name: 'Alpha Partner', integration: defaultIntegration('http://127.0.0.1:9/leads') });
-  const flow = await client.create('/api/flows', { name: 'DE traffic', targets: [{ partner_id: partner.id, priority: 1, weight: 100 }] });
+  const partner = await client.create('/api/partners', {
+    name: 'Alpha Partner',
+    integration: defaultIntegration('http://127.0.0.1:9/leads'),
+  });
+  const flow = await client.create('/api/flows', {
+    name: 'DE traffic',
+    targets: [{ partner_id: partner.id, priority: 1, weight: 100 }],
+  });
   const provider = await client.create('/api/traffic-providers', { name: 'Media buyer' });
-  await client.create('/api/campaigns', { name: 'Summer DE', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 1 } });
+  await client.create('/api/campaigns', {
+    name: 'Summer DE',
+    traffic_provider_id: provider.id,
+    flow_id: flow.id,
+    payout: { model: 'cpl', amount: 1 },
+  });
   await client.create('/api/api-keys', { name: 'Reporting script', scopes: ['leads:view'] });
   // A lead (its delivery fails: nothing listens on port 9) for the Leads table and the charts.
-  const lead = await request(server.port, 'POST', '/api/intake/leads', sampleLead(), { authorization: `Bearer ${provider.token}` });
+  const lead = await request(server.port, 'POST', '/api/intake/leads', sampleLead(), {
+    authorization: `Bearer ${provider.token}`,
+  });
   assert.ok(lead.status < 300, lead.text);
 
   for (const size of SIZES) {

@@ -70,46 +70,50 @@ test('an operator makes an API key, sees its secret once, uses it and revokes it
   assert.equal(refused.status, 401, refused.text);
 });
 
-test("an admin sees every operator's keys with their owner and revokes one; others see only their own", { timeout: 120_000 }, async (t) => {
-  if (!chromiumAvailable(t)) return;
-  const server = await startServer(t);
-  const post = async (urlPath: string, body: unknown, token?: string) => {
-    const r = await request(server.port, 'POST', urlPath, body, token ? { authorization: `Bearer ${token}` } : {});
-    assert.ok(r.status < 300, `${urlPath}: ${r.status} ${r.text}`);
-    return r.json();
-  };
-  const owner = (await post('/api/auth/login', { email: ADMIN.email, password: ADMIN.password })).token as string;
-  const role = await post('/api/roles', { name: 'Lead readers', permissions: ['leads:view'] }, owner);
-  const other = { email: 'kim@example.com', password: 'kim-password-123' };
-  await post('/api/operators', { ...other, name: 'Kim', role_id: role.id, current_password: ADMIN.password }, owner);
-  const kim = (await post('/api/auth/login', other)).token as string;
-  const kimKey = await post('/api/api-keys', { name: "Kim's CRM sync", scopes: ['leads:view'] }, kim);
+test(
+  "an admin sees every operator's keys with their owner and revokes one; others see only their own",
+  { timeout: 120_000 },
+  async (t) => {
+    if (!chromiumAvailable(t)) return;
+    const server = await startServer(t);
+    const post = async (urlPath: string, body: unknown, token?: string) => {
+      const r = await request(server.port, 'POST', urlPath, body, token ? { authorization: `Bearer ${token}` } : {});
+      assert.ok(r.status < 300, `${urlPath}: ${r.status} ${r.text}`);
+      return r.json();
+    };
+    const owner = (await post('/api/auth/login', { email: ADMIN.email, password: ADMIN.password })).token as string;
+    const role = await post('/api/roles', { name: 'Lead readers', permissions: ['leads:view'] }, owner);
+    const other = { email: 'kim@example.com', password: 'kim-password-123' };
+    await post('/api/operators', { ...other, name: 'Kim', role_id: role.id, current_password: ADMIN.password }, owner);
+    const kim = (await post('/api/auth/login', other)).token as string;
+    const kimKey = await post('/api/api-keys', { name: "Kim's CRM sync", scopes: ['leads:view'] }, kim);
 
-  const { page } = await openBrowser(t);
-  await signIn(page, server);
-  await page.getByRole('link', { name: 'API keys' }).click();
-  await page.getByTestId('keys-empty').waitFor(); // the admin's own keys: none
-  await page.getByText("Every operator's keys").click();
-  const row = page.getByTestId('key-row').filter({ hasText: "Kim's CRM sync" });
-  await row.getByTestId('key-owner').filter({ hasText: 'kim@example.com' }).waitFor();
-  await screenshot(page, 'api-keys-everyone');
-  await row.getByRole('button', { name: 'Revoke' }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
-  await row.waitFor({ state: 'detached' }); // revoked: hidden until "Show revoked keys"
-  await page.getByText('Show revoked keys (1)').click();
-  await row.getByTestId('key-status').filter({ hasText: 'revoked' }).waitFor();
-  assert.equal((await apiGet(server, '/api/auth/whoami', kimKey.secret)).status, 401, "Kim's key stopped working");
+    const { page } = await openBrowser(t);
+    await signIn(page, server);
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByTestId('keys-empty').waitFor(); // the admin's own keys: none
+    await page.getByText("Every operator's keys").click();
+    const row = page.getByTestId('key-row').filter({ hasText: "Kim's CRM sync" });
+    await row.getByTestId('key-owner').filter({ hasText: 'kim@example.com' }).waitFor();
+    await screenshot(page, 'api-keys-everyone');
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+    await row.waitFor({ state: 'detached' }); // revoked: hidden until "Show revoked keys"
+    await page.getByText('Show revoked keys (1)').click();
+    await row.getByTestId('key-status').filter({ hasText: 'revoked' }).waitFor();
+    assert.equal((await apiGet(server, '/api/auth/whoami', kimKey.secret)).status, 401, "Kim's key stopped working");
 
-  // Kim is no admin: only her own keys, and no switch to look at everyone's.
-  const kimBrowser = await openBrowser(t);
-  await kimBrowser.page.goto(`http://127.0.0.1:${server.port}/login`);
-  await kimBrowser.page.getByLabel('Email').fill(other.email);
-  await kimBrowser.page.getByLabel('Password').fill(other.password);
-  await kimBrowser.page.getByRole('button', { name: 'Sign in' }).click();
-  await kimBrowser.page.getByRole('link', { name: 'API keys' }).click();
-  // Her one key was revoked by the admin: hidden, counted by the switch, shown by it.
-  await kimBrowser.page.getByText('Show revoked keys (1)').click();
-  await kimBrowser.page.getByTestId('key-row').filter({ hasText: "Kim's CRM sync" }).waitFor();
-  await kimBrowser.page.getByTestId('operator-email').waitFor(); // whoami has answered
-  assert.equal(await kimBrowser.page.getByText("Every operator's keys").count(), 0);
-});
+    // Kim is no admin: only her own keys, and no switch to look at everyone's.
+    const kimBrowser = await openBrowser(t);
+    await kimBrowser.page.goto(`http://127.0.0.1:${server.port}/login`);
+    await kimBrowser.page.getByLabel('Email').fill(other.email);
+    await kimBrowser.page.getByLabel('Password').fill(other.password);
+    await kimBrowser.page.getByRole('button', { name: 'Sign in' }).click();
+    await kimBrowser.page.getByRole('link', { name: 'API keys' }).click();
+    // Her one key was revoked by the admin: hidden, counted by the switch, shown by it.
+    await kimBrowser.page.getByText('Show revoked keys (1)').click();
+    await kimBrowser.page.getByTestId('key-row').filter({ hasText: "Kim's CRM sync" }).waitFor();
+    await kimBrowser.page.getByTestId('operator-email').waitFor(); // whoami has answered
+    assert.equal(await kimBrowser.page.getByText("Every operator's keys").count(), 0);
+  },
+);

@@ -29,7 +29,10 @@ let built = false;
 /** Builds dist/web when it is missing or older than src/web; once per test process. */
 export function ensureDashboardBuilt() {
   if (built) return;
-  execFileSync(process.execPath, ['scripts/build-if-needed.mjs', 'web'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  execFileSync(process.execPath, ['scripts/build-if-needed.mjs', 'web'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   built = true;
 }
 

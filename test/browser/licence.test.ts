@@ -55,8 +55,13 @@ test('an admin installs a licence key in the panel and sees it valid', { timeout
   // A forged key (the plan raised after signing): the server's reason is shown, nothing changes.
   const [prefix, payload, signature] = licence({}).split('.');
   const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
-  await keyInput.fill(`${prefix}.${Buffer.from(JSON.stringify({ ...claims, plan: 'enterprise' })).toString('base64url')}.${signature}`);
-  const [refused] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/api/licence') && r.request().method() === 'PUT'), install.click()]);
+  await keyInput.fill(
+    `${prefix}.${Buffer.from(JSON.stringify({ ...claims, plan: 'enterprise' })).toString('base64url')}.${signature}`,
+  );
+  const [refused] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith('/api/licence') && r.request().method() === 'PUT'),
+    install.click(),
+  ]);
   assert.equal(refused.status(), 400);
   assert.match(await page.getByTestId('licence-error').innerText(), new RegExp(escape((await refused.json()).detail)));
   assert.match(await page.getByTestId('licence-status').innerText(), /community/i);

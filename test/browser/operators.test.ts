@@ -9,99 +9,112 @@ import { ADMIN, apiGet, chromiumAvailable, openBrowser, screenshot, signIn, star
 
 const WATCHER = { name: 'Wanda Watcher', email: 'wanda@example.test', password: 'wanda-password-1' };
 
-test('an admin makes a role and an operator; the operator sees only what the role grants', { timeout: 120_000 }, async (t) => {
-  if (!chromiumAvailable(t)) return;
-  const { server, client } = await startServerAndClient(t);
+test(
+  'an admin makes a role and an operator; the operator sees only what the role grants',
+  { timeout: 120_000 },
+  async (t) => {
+    if (!chromiumAvailable(t)) return;
+    const { server, client } = await startServerAndClient(t);
 
-  const { page } = await openBrowser(t);
-  await signIn(page, server);
+    const { page } = await openBrowser(t);
+    await signIn(page, server);
 
-  // The role, ticked on the grid: a whole row (Flows), one box unticked again, one single box.
-  await page.getByRole('link', { name: 'Roles' }).click();
-  await page.waitForURL('**/settings/roles');
-  await page.getByTestId('role-row').filter({ hasText: 'admin' }).waitFor();
-  await page.getByRole('button', { name: 'New role' }).click();
-  await page.waitForURL('**/settings/roles/new');
-  await page.getByLabel('Name').fill('Lead watcher');
-  await page.getByLabel('Description').fill('Reads leads and flows');
-  await page.getByRole('checkbox', { name: 'Flows: every action' }).check();
-  assert.equal(await page.getByRole('checkbox', { name: 'Flows: edit' }).isChecked(), true, 'the row box ticks the whole row');
-  await page.getByRole('checkbox', { name: 'Flows: edit' }).uncheck();
-  await page.getByRole('checkbox', { name: 'Leads: view' }).check();
-  // Half a row ticked: the row's box says so.
-  assert.equal(await page.getByRole('checkbox', { name: 'Flows: every action' }).evaluate((el) => (el as { indeterminate: boolean }).indeterminate), true);
-  await screenshot(page, 'role-editor');
-  await page.getByRole('button', { name: 'Save' }).click();
-  await page.getByTestId('role-saved').waitFor();
-  const roleId = new URL(page.url()).pathname.split('/').pop()!;
-  assert.notEqual(roleId, 'new');
+    // The role, ticked on the grid: a whole row (Flows), one box unticked again, one single box.
+    await page.getByRole('link', { name: 'Roles' }).click();
+    await page.waitForURL('**/settings/roles');
+    await page.getByTestId('role-row').filter({ hasText: 'admin' }).waitFor();
+    await page.getByRole('button', { name: 'New role' }).click();
+    await page.waitForURL('**/settings/roles/new');
+    await page.getByLabel('Name').fill('Lead watcher');
+    await page.getByLabel('Description').fill('Reads leads and flows');
+    await page.getByRole('checkbox', { name: 'Flows: every action' }).check();
+    assert.equal(
+      await page.getByRole('checkbox', { name: 'Flows: edit' }).isChecked(),
+      true,
+      'the row box ticks the whole row',
+    );
+    await page.getByRole('checkbox', { name: 'Flows: edit' }).uncheck();
+    await page.getByRole('checkbox', { name: 'Leads: view' }).check();
+    // Half a row ticked: the row's box says so.
+    assert.equal(
+      await page
+        .getByRole('checkbox', { name: 'Flows: every action' })
+        .evaluate((el) => (el as { indeterminate: boolean }).indeterminate),
+      true,
+    );
+    await screenshot(page, 'role-editor');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByTestId('role-saved').waitFor();
+    const roleId = new URL(page.url()).pathname.split('/').pop()!;
+    assert.notEqual(roleId, 'new');
 
-  const stored = await apiGet(server, `/api/roles/${roleId}`, client.token);
-  assert.equal(stored.status, 200, stored.text);
-  assert.equal(stored.json().name, 'Lead watcher');
-  assert.deepEqual([...stored.json().permissions].sort(), ['flows:view', 'leads:view']);
+    const stored = await apiGet(server, `/api/roles/${roleId}`, client.token);
+    assert.equal(stored.status, 200, stored.text);
+    assert.equal(stored.json().name, 'Lead watcher');
+    assert.deepEqual([...stored.json().permissions].sort(), ['flows:view', 'leads:view']);
 
-  await page.getByRole('link', { name: 'All roles' }).click();
-  await page.getByTestId('role-row').filter({ hasText: 'Lead watcher' }).waitFor();
-  await screenshot(page, 'roles');
+    await page.getByRole('link', { name: 'All roles' }).click();
+    await page.getByTestId('role-row').filter({ hasText: 'Lead watcher' }).waitFor();
+    await screenshot(page, 'roles');
 
-  // The operator, with that role.
-  await page.getByRole('link', { name: 'Operators' }).click();
-  await page.waitForURL('**/settings/operators');
-  await page.getByRole('button', { name: 'New operator' }).click();
-  await fillOperator(page, WATCHER);
-  await page.getByRole('button', { name: 'Save' }).click();
-  await page.getByTestId('operator-saved').waitFor();
-  const operatorId = new URL(page.url()).pathname.split('/').pop()!;
-  const operator = await apiGet(server, `/api/operators/${operatorId}`, client.token);
-  assert.equal(operator.status, 200, operator.text);
-  assert.equal(operator.json().role_id, roleId);
-  assert.equal(operator.json().email, WATCHER.email);
+    // The operator, with that role.
+    await page.getByRole('link', { name: 'Operators' }).click();
+    await page.waitForURL('**/settings/operators');
+    await page.getByRole('button', { name: 'New operator' }).click();
+    await fillOperator(page, WATCHER);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByTestId('operator-saved').waitFor();
+    const operatorId = new URL(page.url()).pathname.split('/').pop()!;
+    const operator = await apiGet(server, `/api/operators/${operatorId}`, client.token);
+    assert.equal(operator.status, 200, operator.text);
+    assert.equal(operator.json().role_id, roleId);
+    assert.equal(operator.json().email, WATCHER.email);
 
-  await page.getByRole('link', { name: 'All operators' }).click();
-  const row = page.getByTestId('operator-row').filter({ hasText: WATCHER.email });
-  await row.waitFor();
-  assert.match(await row.innerText(), /Lead watcher/);
-  await screenshot(page, 'operators');
+    await page.getByRole('link', { name: 'All operators' }).click();
+    const row = page.getByTestId('operator-row').filter({ hasText: WATCHER.email });
+    await row.waitFor();
+    assert.match(await row.innerText(), /Lead watcher/);
+    await screenshot(page, 'operators');
 
-  // A second operator with the same email: the API's message is shown.
-  await page.getByRole('button', { name: 'New operator' }).click();
-  await fillOperator(page, { ...WATCHER, name: 'Someone else' });
-  const [refused] = await Promise.all([
-    page.waitForResponse((r) => r.url().endsWith('/api/operators') && r.request().method() === 'POST'),
-    page.getByRole('button', { name: 'Save' }).click(),
-  ]);
-  assert.equal(refused.status(), 409);
-  const { detail } = await refused.json();
-  assert.equal((await page.getByTestId('operator-errors').innerText()).trim(), detail);
-  assert.match(page.url(), /\/settings\/operators\/new$/, 'nothing was made, the form stays');
-  await screenshot(page, 'operator-editor-error');
+    // A second operator with the same email: the API's message is shown.
+    await page.getByRole('button', { name: 'New operator' }).click();
+    await fillOperator(page, { ...WATCHER, name: 'Someone else' });
+    const [refused] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/api/operators') && r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Save' }).click(),
+    ]);
+    assert.equal(refused.status(), 409);
+    const { detail } = await refused.json();
+    assert.equal((await page.getByTestId('operator-errors').innerText()).trim(), detail);
+    assert.match(page.url(), /\/settings\/operators\/new$/, 'nothing was made, the form stays');
+    await screenshot(page, 'operator-editor-error');
 
-  // The role is held now: deleting it is refused with the API's reason, inside the dialog.
-  await page.goto(`http://127.0.0.1:${server.port}/settings/roles/${roleId}`);
-  await page.getByRole('button', { name: 'Delete' }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
-  assert.match(await page.getByTestId('confirm-error').innerText(), /Operators still hold this role/);
-  await screenshot(page, 'role-delete-refused');
-  assert.equal((await apiGet(server, `/api/roles/${roleId}`, client.token)).status, 200);
+    // The role is held now: deleting it is refused with the API's reason, inside the dialog.
+    await page.goto(`http://127.0.0.1:${server.port}/settings/roles/${roleId}`);
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    assert.match(await page.getByTestId('confirm-error').innerText(), /Operators still hold this role/);
+    await screenshot(page, 'role-delete-refused');
+    assert.equal((await apiGet(server, `/api/roles/${roleId}`, client.token)).status, 200);
 
-  // The operator signs in with their own fresh browser: the nav offers only what the role grants.
-  const { page: theirs } = await openBrowser(t);
-  await theirs.goto(`http://127.0.0.1:${server.port}/login`);
-  await theirs.getByLabel('Email').fill(WATCHER.email);
-  await theirs.getByLabel('Password').fill(WATCHER.password);
-  await theirs.getByRole('button', { name: 'Sign in' }).click();
-  await theirs.getByTestId('operator-email').filter({ hasText: WATCHER.email }).waitFor();
-  const nav = theirs.getByRole('navigation', { name: 'Main' });
-  await nav.getByRole('link', { name: 'Leads' }).waitFor();
-  assert.equal(await nav.getByRole('link', { name: 'Flows' }).count(), 1);
-  for (const hidden of ['Operators', 'Roles', 'Partners', 'Campaigns', 'Traffic providers']) {
-    assert.equal(await nav.getByRole('link', { name: hidden, exact: true }).count(), 0, `${hidden} is hidden`);
-  }
-  // Typing the address anyway shows the API's refusal, not a broken page.
-  await theirs.goto(`http://127.0.0.1:${server.port}/settings/operators`);
-  assert.match(await theirs.getByRole('alert').innerText(), /operators:view/);
-});
+    // The operator signs in with their own fresh browser: the nav offers only what the role grants.
+    const { page: theirs } = await openBrowser(t);
+    await theirs.goto(`http://127.0.0.1:${server.port}/login`);
+    await theirs.getByLabel('Email').fill(WATCHER.email);
+    await theirs.getByLabel('Password').fill(WATCHER.password);
+    await theirs.getByRole('button', { name: 'Sign in' }).click();
+    await theirs.getByTestId('operator-email').filter({ hasText: WATCHER.email }).waitFor();
+    const nav = theirs.getByRole('navigation', { name: 'Main' });
+    await nav.getByRole('link', { name: 'Leads' }).waitFor();
+    assert.equal(await nav.getByRole('link', { name: 'Flows' }).count(), 1);
+    for (const hidden of ['Operators', 'Roles', 'Partners', 'Campaigns', 'Traffic providers']) {
+      assert.equal(await nav.getByRole('link', { name: hidden, exact: true }).count(), 0, `${hidden} is hidden`);
+    }
+    // Typing the address anyway shows the API's refusal, not a broken page.
+    await theirs.goto(`http://127.0.0.1:${server.port}/settings/operators`);
+    assert.match(await theirs.getByRole('alert').innerText(), /operators:view/);
+  },
+);
 
 async function fillOperator(page: Page, o: typeof WATCHER) {
   await page.waitForURL('**/settings/operators/new');
@@ -118,13 +131,22 @@ test('an admin turns off the two-factor sign-in of an operator locked out of it'
   if (!chromiumAvailable(t)) return;
   const { server, client } = await startServerAndClient(t);
   const role = await client.create('/api/roles', { name: 'Lead watcher', permissions: ['leads:view'] });
-  const op = await client.create('/api/operators', { name: WATCHER.name, email: WATCHER.email, password: WATCHER.password, role_id: role.id, current_password: ADMIN.password });
+  const op = await client.create('/api/operators', {
+    name: WATCHER.name,
+    email: WATCHER.email,
+    password: WATCHER.password,
+    role_id: role.id,
+    current_password: ADMIN.password,
+  });
   // They turn 2FA on themselves…
-  const theirs = (await client.send('POST', '/api/auth/login', { email: WATCHER.email, password: WATCHER.password }, '')).json().token;
+  const theirs = (
+    await client.send('POST', '/api/auth/login', { email: WATCHER.email, password: WATCHER.password }, '')
+  ).json().token;
   const { secret } = (await client.send('POST', '/api/profile/2fa/enrol', undefined, theirs)).json();
   const confirmed = await client.send('POST', '/api/profile/2fa/confirm', { code: totpAt(secret, Date.now()) }, theirs);
   assert.equal(confirmed.status, 200, confirmed.text);
-  const passwordOnly = () => client.send('POST', '/api/auth/login', { email: WATCHER.email, password: WATCHER.password }, '');
+  const passwordOnly = () =>
+    client.send('POST', '/api/auth/login', { email: WATCHER.email, password: WATCHER.password }, '');
   assert.equal((await passwordOnly()).json().code, 'totp_required');
 
   // …then lose their phone and their recovery codes: the admin turns it off for them.
@@ -151,6 +173,11 @@ test('an admin turns off the two-factor sign-in of an operator locked out of it'
   await page.getByLabel('Your current password').fill(ADMIN.password);
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByTestId('operator-saved').waitFor();
-  const newPassword = await client.send('POST', '/api/auth/login', { email: WATCHER.email, password: 'wanda-new-password-2' }, '');
+  const newPassword = await client.send(
+    'POST',
+    '/api/auth/login',
+    { email: WATCHER.email, password: 'wanda-new-password-2' },
+    '',
+  );
   assert.equal(newPassword.status, 200, newPassword.text);
 });

@@ -42,12 +42,18 @@ test('the dashboard runs under the Content-Security-Policy with no violation', {
   await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
   const qr = page.getByTestId('totp-qr');
   await qr.waitFor();
-  const loaded = await qr.evaluate((img) => (img as unknown as { complete: boolean; naturalWidth: number }).naturalWidth > 0);
+  const loaded = await qr.evaluate(
+    (img) => (img as unknown as { complete: boolean; naturalWidth: number }).naturalWidth > 0,
+  );
   assert.equal(loaded, true, 'the QR code image loaded');
   // Mantine's run-time <style> elements applied: a button is styled, not a bare browser button.
   const radius = await page
     .getByRole('button', { name: 'Turn on' })
-    .evaluate((b) => (globalThis as unknown as { getComputedStyle(e: unknown): { borderRadius: string } }).getComputedStyle(b).borderRadius);
+    .evaluate(
+      (b) =>
+        (globalThis as unknown as { getComputedStyle(e: unknown): { borderRadius: string } }).getComputedStyle(b)
+          .borderRadius,
+    );
   assert.notEqual(radius, '0px', 'Mantine styles are applied');
   await screenshot(page, 'csp-dashboard');
   assert.equal(violations.length, 0, violations.join('\n'));
@@ -57,26 +63,38 @@ test('the dashboard runs under the Content-Security-Policy with no violation', {
   await page.goto(`${base}/api/health`);
   await page.setContent(`<iframe src="${base}/login"></iframe>`);
   const deadline = Date.now() + 10_000;
-  while (!violations.some((v) => v.includes('frame-ancestors')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  assert.ok(violations.some((v) => v.includes('frame-ancestors')), `framing refused: ${violations.join('\n')}`);
-  assert.equal(page.frames()[1]?.url(), 'chrome-error://chromewebdata/', 'the frame shows an error page, not the dashboard');
+  while (!violations.some((v) => v.includes('frame-ancestors')) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 100));
+  assert.ok(
+    violations.some((v) => v.includes('frame-ancestors')),
+    `framing refused: ${violations.join('\n')}`,
+  );
+  assert.equal(
+    page.frames()[1]?.url(),
+    'chrome-error://chromewebdata/',
+    'the frame shows an error page, not the dashboard',
+  );
 });
 
-test('Swagger UI at /api/docs renders the operations under the Content-Security-Policy', { timeout: 120_000 }, async (t) => {
-  if (!chromiumAvailable(t)) return;
-  const { server } = await startServerAndClient(t);
-  const { page } = await openBrowser(t);
-  const violations = await watchCsp(page);
+test(
+  'Swagger UI at /api/docs renders the operations under the Content-Security-Policy',
+  { timeout: 120_000 },
+  async (t) => {
+    if (!chromiumAvailable(t)) return;
+    const { server } = await startServerAndClient(t);
+    const { page } = await openBrowser(t);
+    const violations = await watchCsp(page);
 
-  const res = await page.goto(`http://127.0.0.1:${server.port}/api/docs`);
-  assert.match(res!.headers()['content-security-policy'], /frame-ancestors 'none'/);
-  // displayOperationId: every operation shows its id; these come from the published document.
-  await page.getByText('listBackups', { exact: true }).first().waitFor();
-  await page.getByText('getHealth', { exact: true }).first().waitFor();
-  assert.ok((await page.locator('.opblock').count()) > 60, 'every operation is rendered');
-  // Expanding one runs Swagger UI's own scripts and styles further (schemas, responses).
-  await page.locator('.opblock-summary').filter({ hasText: 'getHealth' }).first().click();
-  await page.locator('.opblock-body').first().waitFor();
-  await screenshot(page, 'csp-api-docs');
-  assert.equal(violations.length, 0, violations.join('\n'));
-});
+    const res = await page.goto(`http://127.0.0.1:${server.port}/api/docs`);
+    assert.match(res!.headers()['content-security-policy'], /frame-ancestors 'none'/);
+    // displayOperationId: every operation shows its id; these come from the published document.
+    await page.getByText('listBackups', { exact: true }).first().waitFor();
+    await page.getByText('getHealth', { exact: true }).first().waitFor();
+    assert.ok((await page.locator('.opblock').count()) > 60, 'every operation is rendered');
+    // Expanding one runs Swagger UI's own scripts and styles further (schemas, responses).
+    await page.locator('.opblock-summary').filter({ hasText: 'getHealth' }).first().click();
+    await page.locator('.opblock-body').first().waitFor();
+    await screenshot(page, 'csp-api-docs');
+    assert.equal(violations.length, 0, violations.join('\n'));
+  },
+);

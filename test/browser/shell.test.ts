@@ -5,7 +5,18 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { defaultIntegration } from '../partner-server.js';
-import { ADMIN, apiGet, assertAccessible, chromiumAvailable, openBrowser, screenshot, signIn, startServer, startServerAndClient, waitUntil } from './harness.js';
+import {
+  ADMIN,
+  apiGet,
+  assertAccessible,
+  chromiumAvailable,
+  openBrowser,
+  screenshot,
+  signIn,
+  startServer,
+  startServerAndClient,
+  waitUntil,
+} from './harness.js';
 
 const SHARED = '/leads?country=DE&status=delivered';
 const pathOf = (page: Page) => {
@@ -13,86 +24,100 @@ const pathOf = (page: Page) => {
   return `${url.pathname}${url.search}`;
 };
 
-test('a session survives reloads and reaches new tabs; sign-out in one tab ends it in all', { timeout: 120_000 }, async (t) => {
-  if (!chromiumAvailable(t)) return;
-  const server = await startServer(t);
-  const base = `http://127.0.0.1:${server.port}`;
-  const { context, page } = await openBrowser(t);
-  await signIn(page, server);
-  await page.getByTestId('operator-name').waitFor();
-  assert.equal(await page.title(), 'Overview · Leadgate');
+test(
+  'a session survives reloads and reaches new tabs; sign-out in one tab ends it in all',
+  { timeout: 120_000 },
+  async (t) => {
+    if (!chromiumAvailable(t)) return;
+    const server = await startServer(t);
+    const base = `http://127.0.0.1:${server.port}`;
+    const { context, page } = await openBrowser(t);
+    await signIn(page, server);
+    await page.getByTestId('operator-name').waitFor();
+    assert.equal(await page.title(), 'Overview · Leadgate');
 
-  // A reload keeps the tab's session (sessionStorage outlives a reload) and the page with its query.
-  await page.goto(`${base}${SHARED}`);
-  await page.getByTestId('operator-name').waitFor();
-  await page.reload();
-  await page.getByTestId('operator-name').waitFor();
-  assert.equal(pathOf(page), SHARED);
-  assert.equal(await page.title(), 'Leads · Leadgate');
+    // A reload keeps the tab's session (sessionStorage outlives a reload) and the page with its query.
+    await page.goto(`${base}${SHARED}`);
+    await page.getByTestId('operator-name').waitFor();
+    await page.reload();
+    await page.getByTestId('operator-name').waitFor();
+    assert.equal(pathOf(page), SHARED);
+    assert.equal(await page.title(), 'Leads · Leadgate');
 
-  // A new tab opened with a shared link borrows the open tab's session and shows that very page.
-  const second = await context.newPage();
-  await second.goto(`${base}${SHARED}`);
-  await second.getByTestId('operator-name').waitFor();
-  assert.equal(pathOf(second), SHARED);
-  // …and keeps it in its own tab from then on: a reload needs no other tab to answer.
-  await second.reload();
-  await second.getByTestId('operator-name').waitFor();
-  assert.equal(pathOf(second), SHARED);
+    // A new tab opened with a shared link borrows the open tab's session and shows that very page.
+    const second = await context.newPage();
+    await second.goto(`${base}${SHARED}`);
+    await second.getByTestId('operator-name').waitFor();
+    assert.equal(pathOf(second), SHARED);
+    // …and keeps it in its own tab from then on: a reload needs no other tab to answer.
+    await second.reload();
+    await second.getByTestId('operator-name').waitFor();
+    assert.equal(pathOf(second), SHARED);
 
-  // A wrong password on the sign-in page of a tab holding the session is just a wrong password:
-  // it does not end the session (nor, through it, every tab's).
-  await second.goto(`${base}/login`);
-  await second.getByLabel('Email').fill(ADMIN.email);
-  await second.getByLabel('Password').fill('not-the-password');
-  await second.getByRole('button', { name: 'Sign in' }).click();
-  await second.getByTestId('form-error').waitFor();
-  await second.goto(`${base}${SHARED}`);
-  await second.getByTestId('operator-name').waitFor();
+    // A wrong password on the sign-in page of a tab holding the session is just a wrong password:
+    // it does not end the session (nor, through it, every tab's).
+    await second.goto(`${base}/login`);
+    await second.getByLabel('Email').fill(ADMIN.email);
+    await second.getByLabel('Password').fill('not-the-password');
+    await second.getByRole('button', { name: 'Sign in' }).click();
+    await second.getByTestId('form-error').waitFor();
+    await second.goto(`${base}${SHARED}`);
+    await second.getByTestId('operator-name').waitFor();
 
-  // Signing out in the new tab ends the session on the server and in the first tab too.
-  const token = await page.evaluate<string | null>("sessionStorage.getItem('leadgate.session')");
-  await second.getByRole('button', { name: 'Sign out' }).click();
-  await second.waitForURL('**/login');
-  await page.getByTestId('login-notice').waitFor();
-  assert.equal(pathOf(page), `/login?next=${encodeURIComponent(SHARED)}`, 'the first tab remembers where it was');
-  assert.equal(await page.evaluate<string | null>("sessionStorage.getItem('leadgate.session')"), null);
-  assert.equal((await apiGet(server, '/api/auth/whoami', token!)).status, 401, 'the token is dead on the server');
+    // Signing out in the new tab ends the session on the server and in the first tab too.
+    const token = await page.evaluate<string | null>("sessionStorage.getItem('leadgate.session')");
+    await second.getByRole('button', { name: 'Sign out' }).click();
+    await second.waitForURL('**/login');
+    await page.getByTestId('login-notice').waitFor();
+    assert.equal(pathOf(page), `/login?next=${encodeURIComponent(SHARED)}`, 'the first tab remembers where it was');
+    assert.equal(await page.evaluate<string | null>("sessionStorage.getItem('leadgate.session')"), null);
+    assert.equal((await apiGet(server, '/api/auth/whoami', token!)).status, 401, 'the token is dead on the server');
 
-  // With no tab signed in, a new tab asks for a sign-in (after a short wait for an answer).
-  const third = await context.newPage();
-  await third.goto(`${base}/leads`);
-  await third.getByRole('button', { name: 'Sign in' }).waitFor();
-  assert.equal(await third.title(), 'Sign in · Leadgate');
-});
+    // With no tab signed in, a new tab asks for a sign-in (after a short wait for an answer).
+    const third = await context.newPage();
+    await third.goto(`${base}/leads`);
+    await third.getByRole('button', { name: 'Sign in' }).waitFor();
+    assert.equal(await third.title(), 'Sign in · Leadgate');
+  },
+);
 
-test('sign-in returns to the page and query asked for, and only to a path on this site', { timeout: 120_000 }, async (t) => {
-  if (!chromiumAvailable(t)) return;
-  const server = await startServer(t);
-  const base = `http://127.0.0.1:${server.port}`;
-  const { page } = await openBrowser(t);
+test(
+  'sign-in returns to the page and query asked for, and only to a path on this site',
+  { timeout: 120_000 },
+  async (t) => {
+    if (!chromiumAvailable(t)) return;
+    const server = await startServer(t);
+    const base = `http://127.0.0.1:${server.port}`;
+    const { page } = await openBrowser(t);
 
-  // A shared link in a browser with no session: sign in, then that page with its filters.
-  await page.goto(`${base}${SHARED}`);
-  await page.getByRole('button', { name: 'Sign in' }).waitFor();
-  assert.equal(pathOf(page), `/login?next=${encodeURIComponent(SHARED)}`);
-  await page.getByLabel('Email').fill(ADMIN.email);
-  await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await waitUntil('the shared page', async () => pathOf(page) === SHARED);
-  await page.getByTestId('operator-name').waitFor();
-
-  // A crafted return target to another site is refused: the operator lands on the Overview here.
-  for (const next of ['//example.com/leads', '/\\example.com', 'https://example.com/', '/\t/example.com', 'javascript:alert(1)']) {
-    await page.evaluate('sessionStorage.clear()');
-    await page.goto(`${base}/login?next=${encodeURIComponent(next)}`);
+    // A shared link in a browser with no session: sign in, then that page with its filters.
+    await page.goto(`${base}${SHARED}`);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    assert.equal(pathOf(page), `/login?next=${encodeURIComponent(SHARED)}`);
     await page.getByLabel('Email').fill(ADMIN.email);
     await page.getByLabel('Password').fill(ADMIN.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
+    await waitUntil('the shared page', async () => pathOf(page) === SHARED);
     await page.getByTestId('operator-name').waitFor();
-    assert.equal(page.url(), `${base}/`, next);
-  }
-});
+
+    // A crafted return target to another site is refused: the operator lands on the Overview here.
+    for (const next of [
+      '//example.com/leads',
+      '/\\example.com',
+      'https://example.com/',
+      '/\t/example.com',
+      'javascript:alert(1)',
+    ]) {
+      await page.evaluate('sessionStorage.clear()');
+      await page.goto(`${base}/login?next=${encodeURIComponent(next)}`);
+      await page.getByLabel('Email').fill(ADMIN.email);
+      await page.getByLabel('Password').fill(ADMIN.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByTestId('operator-name').waitFor();
+      assert.equal(page.url(), `${base}/`, next);
+    }
+  },
+);
 
 /** The header's Sign out button is on screen, and the header is one line (its own height). */
 async function assertHeaderFits(page: Page, width: number) {
@@ -101,16 +126,23 @@ async function assertHeaderFits(page: Page, width: number) {
   assert.ok(header && signOut);
   assert.equal(header.height, 56, 'the header does not wrap');
   assert.ok(signOut.x >= 0 && signOut.x + signOut.width <= width, 'Sign out is on screen');
-  assert.ok(signOut.y >= header.y && signOut.y + signOut.height <= header.y + header.height, 'Sign out is in the header');
+  assert.ok(
+    signOut.y >= header.y && signOut.y + signOut.height <= header.y + header.height,
+    'Sign out is in the header',
+  );
 }
 
 /** No sideways scrolling of the whole page: what is wide scrolls inside its own box. */
-const pageFitsWidth = (page: Page) => page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
+const pageFitsWidth = (page: Page) =>
+  page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
 
 test('the layout works on a phone, a small laptop and a desktop', { timeout: 120_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
   const { server, client } = await startServerAndClient(t);
-  await client.create('/api/partners', { name: 'A partner with quite a long name, Ltd', integration: defaultIntegration('http://127.0.0.1:9/leads') });
+  await client.create('/api/partners', {
+    name: 'A partner with quite a long name, Ltd',
+    integration: defaultIntegration('http://127.0.0.1:9/leads'),
+  });
   const { page } = await openBrowser(t);
   await page.setViewportSize({ width: 390, height: 844 });
   await signIn(page, server);

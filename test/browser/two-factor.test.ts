@@ -89,7 +89,10 @@ test('an operator turns on 2FA, signs in with a code and signs other sessions ou
   await page.evaluate('window.scrollTo(0, 0)');
   await screenshot(page, 'sessions');
 
-  await table.locator(`[data-session="${sessionId(laptop.token)}"]`).getByRole('button', { name: 'Sign out', exact: true }).click();
+  await table
+    .locator(`[data-session="${sessionId(laptop.token)}"]`)
+    .getByRole('button', { name: 'Sign out', exact: true })
+    .click();
   await page.getByRole('dialog').getByRole('button', { name: 'Sign out', exact: true }).click();
   await page.getByTestId('sessions-done').waitFor();
   await table.locator(`[data-session="${sessionId(laptop.token)}"]`).waitFor({ state: 'detached' });

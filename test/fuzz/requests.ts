@@ -55,17 +55,76 @@ const printable = fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCha
 const asciiText = (maxLength: number) => fc.string({ unit: printable, maxLength });
 
 const NASTY = [
-  '', ' ', '\t', '.', '..', '../', '../../etc/passwd', '..%2f..%2f', '%00', '\u0000', 'a\u0000b', 'null', 'undefined',
-  'NaN', 'Infinity', '0', '-1', '1e999', 'true', '[]', '{}', "' OR '1'='1", "'; drop table operators; --", '%', '%zz',
-  '%2e%2e%2f', '\u202e', '😀', '\uD83D', 'Ωmega', 'ｆｕｌｌ', '\\', '"', '<script>alert(1)</script>', '$where',
-  '{{lead.email}}', '__proto__', 'constructor', 'a'.repeat(101), 'a'.repeat(257), 'x'.repeat(5000), '\n', '\r\n',
+  '',
+  ' ',
+  '\t',
+  '.',
+  '..',
+  '../',
+  '../../etc/passwd',
+  '..%2f..%2f',
+  '%00',
+  '\u0000',
+  'a\u0000b',
+  'null',
+  'undefined',
+  'NaN',
+  'Infinity',
+  '0',
+  '-1',
+  '1e999',
+  'true',
+  '[]',
+  '{}',
+  "' OR '1'='1",
+  "'; drop table operators; --",
+  '%',
+  '%zz',
+  '%2e%2e%2f',
+  '\u202e',
+  '😀',
+  '\uD83D',
+  'Ωmega',
+  'ｆｕｌｌ',
+  '\\',
+  '"',
+  '<script>alert(1)</script>',
+  '$where',
+  '{{lead.email}}',
+  '__proto__',
+  'constructor',
+  'a'.repeat(101),
+  'a'.repeat(257),
+  'x'.repeat(5000),
+  '\n',
+  '\r\n',
 ];
 
 // Values that mean something to this API, so bodies sometimes get past the schema.
 const DOMAIN = [
-  ...ALL_PERMISSIONS, 'leads:destroy', 'leads', ':view', 'UTC', 'Europe/Berlin', 'Mars/Phobos', '127.0.0.1', '127.0.0.0/8',
-  '::1', '::ffff:127.0.0.1', '0.0.0.0/0', '10.0.0.0/8', '1.2.3.4/33', '300.1.1.1', 'fe80::/10', 'active', 'disabled',
-  'expired', 'revoked', 'paused', 'a-valid-name', 'correct horse battery staple',
+  ...ALL_PERMISSIONS,
+  'leads:destroy',
+  'leads',
+  ':view',
+  'UTC',
+  'Europe/Berlin',
+  'Mars/Phobos',
+  '127.0.0.1',
+  '127.0.0.0/8',
+  '::1',
+  '::ffff:127.0.0.1',
+  '0.0.0.0/0',
+  '10.0.0.0/8',
+  '1.2.3.4/33',
+  '300.1.1.1',
+  'fe80::/10',
+  'active',
+  'disabled',
+  'expired',
+  'revoked',
+  'paused',
+  'a-valid-name',
+  'correct horse battery staple',
 ];
 
 const nastyString = fc.oneof(
@@ -76,7 +135,11 @@ const nastyString = fc.oneof(
 );
 
 const HUGE_NUMBERS = [0, -1, -0, 1, 499, 500, 501, 2 ** 31, 2 ** 53, -(2 ** 53), 1e308, -1e308, 1.5, Number.MIN_VALUE];
-const anyNumber = fc.oneof(fc.constantFrom(...HUGE_NUMBERS), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }));
+const anyNumber = fc.oneof(
+  fc.constantFrom(...HUGE_NUMBERS),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+);
 
 const anyJson: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 4 }),
@@ -86,7 +149,20 @@ const anyJson: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 const fieldName = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', '', ' ', 'a.b', '[0]', 'id', 'password_hash', 'secret', 'builtin', 'operator_id'),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    '',
+    ' ',
+    'a.b',
+    '[0]',
+    'id',
+    'password_hash',
+    'secret',
+    'builtin',
+    'operator_id',
+  ),
   asciiText(12),
 );
 
@@ -95,18 +171,42 @@ const isoIn = (days: number) => new Date(Date.now() + days * 86_400_000).toISOSt
 function stringFor(schema: any): fc.Arbitrary<unknown> {
   if (schema.format === 'email') {
     return fc.oneof(
-      fc.constantFrom('a@b.co', 'fuzz@example.test', 'UPPER@Example.Test', ' spaced@example.test ', OWNER.email, 'no-at', '@', 'a@b', `${'a'.repeat(250)}@example.test`),
+      fc.constantFrom(
+        'a@b.co',
+        'fuzz@example.test',
+        'UPPER@Example.Test',
+        ' spaced@example.test ',
+        OWNER.email,
+        'no-at',
+        '@',
+        'a@b',
+        `${'a'.repeat(250)}@example.test`,
+      ),
       nastyString,
     );
   }
   if (schema.format === 'date-time') {
     return fc.oneof(
-      fc.constantFrom(isoIn(30), isoIn(-1), '2026-13-45T00:00:00Z', '2030-02-30T00:00:00Z', 'not a date', '1970-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '2030-01-01T00:00:00+14:00', '2030-01-01'),
+      fc.constantFrom(
+        isoIn(30),
+        isoIn(-1),
+        '2026-13-45T00:00:00Z',
+        '2030-02-30T00:00:00Z',
+        'not a date',
+        '1970-01-01T00:00:00Z',
+        '9999-12-31T23:59:59Z',
+        '2030-01-01T00:00:00+14:00',
+        '2030-01-01',
+      ),
       fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'Invalid Date' : d.toISOString())),
       nastyString,
     );
   }
-  return fc.oneof({ weight: 2, arbitrary: nastyString }, { weight: 2, arbitrary: fc.constantFrom(...DOMAIN) }, { weight: 1, arbitrary: asciiText(20) });
+  return fc.oneof(
+    { weight: 2, arbitrary: nastyString },
+    { weight: 2, arbitrary: fc.constantFrom(...DOMAIN) },
+    { weight: 1, arbitrary: asciiText(20) },
+  );
 }
 
 /** Values roughly of the declared type (often valid, often just beside it). */
@@ -118,10 +218,15 @@ function typed(schema: any, depth: number, known: string[]): fc.Arbitrary<unknow
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   switch (type) {
     case 'string':
-      return known.length && /(^|_)id$/.test(schema['x-name'] ?? '') ? fc.oneof(fc.constantFrom(...known), stringFor(schema)) : stringFor(schema);
+      return known.length && /(^|_)id$/.test(schema['x-name'] ?? '')
+        ? fc.oneof(fc.constantFrom(...known), stringFor(schema))
+        : stringFor(schema);
     case 'integer':
     case 'number':
-      return fc.oneof(fc.integer({ min: schema.minimum ?? -10, max: Math.min(schema.maximum ?? 1000, 1000) }), anyNumber);
+      return fc.oneof(
+        fc.integer({ min: schema.minimum ?? -10, max: Math.min(schema.maximum ?? 1000, 1000) }),
+        anyNumber,
+      );
     case 'boolean':
       return fc.boolean();
     case 'null':
@@ -130,7 +235,8 @@ function typed(schema: any, depth: number, known: string[]): fc.Arbitrary<unknow
       return fc.array(loose(schema.items, depth + 1, known), { maxLength: 6 });
     case 'object': {
       const model: Record<string, fc.Arbitrary<unknown>> = {};
-      for (const [k, s] of Object.entries<any>(schema.properties ?? {})) model[k] = loose({ ...s, 'x-name': k }, depth + 1, known);
+      for (const [k, s] of Object.entries<any>(schema.properties ?? {}))
+        model[k] = loose({ ...s, 'x-name': k }, depth + 1, known);
       const fields = fc.oneof(fc.record(model), fc.record(model, { requiredKeys: [] }));
       return fc
         .tuple(fields, fc.option(fc.dictionary(fieldName, anyJson, { maxKeys: 2 }), { freq: 4 }))
@@ -144,7 +250,18 @@ function typed(schema: any, depth: number, known: string[]): fc.Arbitrary<unknow
 const loose = (schema: any, depth: number, known: string[]) =>
   fc.oneof({ weight: 4, arbitrary: typed(schema, depth, known) }, { weight: 1, arbitrary: anyJson });
 
-const CIDRS = ['127.0.0.1', '127.0.0.0/8', '::1', '::ffff:127.0.0.1', '0.0.0.0/0', '10.0.0.0/8', '1.2.3.4/33', '300.1.1.1', 'fe80::/10', '192.0.2.1/32'];
+const CIDRS = [
+  '127.0.0.1',
+  '127.0.0.0/8',
+  '::1',
+  '::ffff:127.0.0.1',
+  '0.0.0.0/0',
+  '10.0.0.0/8',
+  '1.2.3.4/33',
+  '300.1.1.1',
+  'fe80::/10',
+  '192.0.2.1/32',
+];
 const TIMEZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Mars/Phobos', 'utc', 'Etc/GMT+5'];
 const EMAILS = ['fuzz@example.test', 'Other.Fuzz@Example.Test', OWNER.email, 'x@y.co'];
 const PHONES = ['+4915123456789', '0151 23456789', '+1 201 555 0123', '+44 7911 123456', '12345'];
@@ -170,13 +287,15 @@ function validish(schema: any, name: string, depth: number, known: string[]): fc
       const min = schema.minLength ?? 0;
       const max = Math.min(schema.maxLength ?? 40, 40);
       const pattern = schema.pattern ? new RegExp(schema.pattern, 'u') : null;
-      const ok = (v: string) => v.length >= min && v.length <= (schema.maxLength ?? Infinity) && (!pattern || pattern.test(v));
+      const ok = (v: string) =>
+        v.length >= min && v.length <= (schema.maxLength ?? Infinity) && (!pattern || pattern.test(v));
       const pool = [...DOMAIN, ...EMAILS].filter(ok);
       // An anchored pattern (^[A-Z]{2}$, HH:MM) is almost never met by a random string: filter()
       // would spin for minutes per value. Generate from the pattern instead.
-      const free = pattern && schema.pattern.startsWith('^')
-        ? fc.stringMatching(pattern).filter(ok)
-        : fc.string({ unit: 'grapheme', minLength: min, maxLength: Math.max(min, max) }).filter(ok);
+      const free =
+        pattern && schema.pattern.startsWith('^')
+          ? fc.stringMatching(pattern).filter(ok)
+          : fc.string({ unit: 'grapheme', minLength: min, maxLength: Math.max(min, max) }).filter(ok);
       return pool.length ? fc.oneof(fc.constantFrom(...pool), free) : free;
     }
     case 'integer':
@@ -190,16 +309,18 @@ function validish(schema: any, name: string, depth: number, known: string[]): fc
       const minLength = schema.minItems ?? 0;
       const maxLength = Math.min(schema.maxItems ?? 5, Math.max(minLength, 5));
       const items = validish(schema.items, name, depth + 1, known);
-      return schema.uniqueItems ? fc.uniqueArray(items, { minLength, maxLength }) : fc.array(items, { minLength, maxLength });
+      return schema.uniqueItems
+        ? fc.uniqueArray(items, { minLength, maxLength })
+        : fc.array(items, { minLength, maxLength });
     }
     case 'object': {
       const required = new Set<string>(schema.required ?? []);
       const model: Record<string, fc.Arbitrary<unknown>> = {};
       for (const [k, s] of Object.entries<any>(schema.properties ?? {})) model[k] = validish(s, k, depth + 1, known);
       const optional = Object.keys(model).filter((k) => !required.has(k));
-      return fc.record(model, { requiredKeys: [...required].filter((k) => k in model) }).filter(
-        (o) => Object.keys(o).length >= (schema.minProperties ?? 0) || optional.length === 0,
-      );
+      return fc
+        .record(model, { requiredKeys: [...required].filter((k) => k in model) })
+        .filter((o) => Object.keys(o).length >= (schema.minProperties ?? 0) || optional.length === 0);
     }
     default:
       return fc.constant(null);
@@ -209,11 +330,30 @@ function validish(schema: any, name: string, depth: number, known: string[]): fc
 type Body = { kind: 'none' } | { kind: 'json'; value: unknown } | { kind: 'text'; text: string };
 
 const deepText = fc
-  .tuple(fc.constantFrom(50, 1_000, 20_000), fc.constantFrom('[', '{"a":', '{"name":', '{"__proto__":', '{"ip_allowlist":'))
+  .tuple(
+    fc.constantFrom(50, 1_000, 20_000),
+    fc.constantFrom('[', '{"a":', '{"name":', '{"__proto__":', '{"ip_allowlist":'),
+  )
   .map(([n, open]) => open.repeat(n) + '1' + (open === '[' ? ']' : '}').repeat(n));
 
 const badJsonText = fc.oneof(
-  fc.constantFrom('{', '{"a":', 'nul', '[1,]', "{'a':1}", '\u0000', '', ' ', '{"a":1}{"b":2}', '\uFEFF{}', '{"a":1,}', '1e99999', '"unterminated', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}'),
+  fc.constantFrom(
+    '{',
+    '{"a":',
+    'nul',
+    '[1,]',
+    "{'a':1}",
+    '\u0000',
+    '',
+    ' ',
+    '{"a":1}{"b":2}',
+    '\uFEFF{}',
+    '{"a":1,}',
+    '1e99999',
+    '"unterminated',
+    '{"__proto__":{"x":1}}',
+    '{"constructor":{"prototype":{"x":1}}}',
+  ),
   asciiText(40),
 );
 
@@ -223,7 +363,11 @@ function bodyFor(o: Operation, known: string[]): fc.Arbitrary<Body> {
   const text = (a: fc.Arbitrary<string>) => a.map((t): Body => ({ kind: 'text', text: t }));
   if (!o.bodySchema) {
     // The operation takes no body; send one now and then anyway.
-    return fc.oneof({ weight: 6, arbitrary: none }, { weight: 1, arbitrary: json(anyJson) }, { weight: 1, arbitrary: text(badJsonText) });
+    return fc.oneof(
+      { weight: 6, arbitrary: none },
+      { weight: 1, arbitrary: json(anyJson) },
+      { weight: 1, arbitrary: text(badJsonText) },
+    );
   }
   return fc.oneof(
     { weight: 1, arbitrary: none },
@@ -232,15 +376,33 @@ function bodyFor(o: Operation, known: string[]): fc.Arbitrary<Body> {
     { weight: 4, arbitrary: json(validish(o.bodySchema, '', 0, known)) },
     { weight: 1, arbitrary: text(deepText) },
     { weight: 1, arbitrary: text(badJsonText) },
-    { weight: 1, arbitrary: fc.constant<Body>({ kind: 'text', text: JSON.stringify({ pad: 'x'.repeat(1024 * 1024 + 10) }) }) },
+    {
+      weight: 1,
+      arbitrary: fc.constant<Body>({ kind: 'text', text: JSON.stringify({ pad: 'x'.repeat(1024 * 1024 + 10) }) }),
+    },
   );
 }
 
 const CONTENT_TYPES = [
-  'application/json; charset=utf-8', 'application/json; charset=utf-16', 'application/json; charset=latin1', 'APPLICATION/JSON',
-  'application/json;', 'application/json; charset=', 'text/plain', 'text/plain; charset=utf-8', 'application/xml',
-  'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/problem+json', 'application/vnd.api+json',
-  '*/*', 'json', '', ';', 'application/json, text/plain', 'application/octet-stream',
+  'application/json; charset=utf-8',
+  'application/json; charset=utf-16',
+  'application/json; charset=latin1',
+  'APPLICATION/JSON',
+  'application/json;',
+  'application/json; charset=',
+  'text/plain',
+  'text/plain; charset=utf-8',
+  'application/xml',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/problem+json',
+  'application/vnd.api+json',
+  '*/*',
+  'json',
+  '',
+  ';',
+  'application/json, text/plain',
+  'application/octet-stream',
 ];
 export const contentType = fc.oneof(
   { weight: 12, arbitrary: fc.constant<string | undefined>('application/json') },
@@ -252,9 +414,26 @@ export const contentType = fc.oneof(
 const garbageAuth = (valid: string) =>
   fc.oneof(
     fc.constantFrom(
-      '', ' ', 'Bearer', 'Bearer ', 'bearer', 'Bearer lgs_', 'Bearer lg_', 'Bearer lgt_abcdefghijklmnop', 'Bearer lgs_x_y',
-      'Basic dXNlcjpwYXNz', `Bearer ${valid}x`, `Bearer ${valid.slice(0, -1)}`, `Bearer ${valid} ${valid}`, `Token ${valid}`,
-      valid, `Bearer ${'a'.repeat(5000)}`, `Bearer lgs_${'0'.repeat(200)}`, 'Bearer %00', 'Bearer null', 'Bearer \t',
+      '',
+      ' ',
+      'Bearer',
+      'Bearer ',
+      'bearer',
+      'Bearer lgs_',
+      'Bearer lg_',
+      'Bearer lgt_abcdefghijklmnop',
+      'Bearer lgs_x_y',
+      'Basic dXNlcjpwYXNz',
+      `Bearer ${valid}x`,
+      `Bearer ${valid.slice(0, -1)}`,
+      `Bearer ${valid} ${valid}`,
+      `Token ${valid}`,
+      valid,
+      `Bearer ${'a'.repeat(5000)}`,
+      `Bearer lgs_${'0'.repeat(200)}`,
+      'Bearer %00',
+      'Bearer null',
+      'Bearer \t',
     ),
     asciiText(80),
     asciiText(60).map((s) => `Bearer ${s}`),
@@ -285,17 +464,29 @@ export interface FuzzRequest {
 
 const RAW_PATH = ['', '.', '..', '../', '..%2F', '%00', '%zz', '%', '//', 'a/b', ';', '%2e%2e', 'a?b=c', 'a#b', '*'];
 const GARBAGE_CURSORS = [
-  'x', '====', Buffer.from('{}').toString('base64url'), Buffer.from('{"id":5}').toString('base64url'),
-  Buffer.from('{"id":"\\u0000"}').toString('base64url'), Buffer.from('{"id":"zzz"}').toString('base64url'),
-  Buffer.from('[1,2]').toString('base64url'), Buffer.from('null').toString('base64url'), Buffer.from('"id"').toString('base64url'),
-  Buffer.from('{"id":"x","__proto__":{"a":1}}').toString('base64url'), Buffer.from('{"id":"' + 'z'.repeat(400) + '"}').toString('base64url'),
+  'x',
+  '====',
+  Buffer.from('{}').toString('base64url'),
+  Buffer.from('{"id":5}').toString('base64url'),
+  Buffer.from('{"id":"\\u0000"}').toString('base64url'),
+  Buffer.from('{"id":"zzz"}').toString('base64url'),
+  Buffer.from('[1,2]').toString('base64url'),
+  Buffer.from('null').toString('base64url'),
+  Buffer.from('"id"').toString('base64url'),
+  Buffer.from('{"id":"x","__proto__":{"a":1}}').toString('base64url'),
+  Buffer.from('{"id":"' + 'z'.repeat(400) + '"}').toString('base64url'),
 ];
 
 export function requestFor(o: Operation, known: string[], credential: string): fc.Arbitrary<FuzzRequest> {
   const pathValue = fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...known).map((value) => ({ value, raw: false })) },
     { weight: 6, arbitrary: nastyString.map((value) => ({ value, raw: false })) },
-    { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength: 150, maxLength: 260 }).map((value) => ({ value, raw: false })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .string({ unit: 'grapheme', minLength: 150, maxLength: 260 })
+        .map((value) => ({ value, raw: false })),
+    },
     { weight: 1, arbitrary: fc.constantFrom(...RAW_PATH).map((value) => ({ value, raw: true })) },
   );
   const queryValue = fc.oneof(
@@ -307,8 +498,14 @@ export function requestFor(o: Operation, known: string[], credential: string): f
   );
   const declared = o.queryParams.map((p) => p.name);
   const queryKey = fc.oneof(
-    { weight: declared.length ? 5 : 0, arbitrary: declared.length ? fc.constantFrom(...declared) : fc.constant('limit') },
-    { weight: 1, arbitrary: fc.constantFrom('limit', 'cursor', 'all', 'status', 'unknown', 'limit[]', '__proto__', '', 'a.b') },
+    {
+      weight: declared.length ? 5 : 0,
+      arbitrary: declared.length ? fc.constantFrom(...declared) : fc.constant('limit'),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('limit', 'cursor', 'all', 'status', 'unknown', 'limit[]', '__proto__', '', 'a.b'),
+    },
     { weight: 1, arbitrary: nastyString },
   );
   return fc.record({
@@ -316,9 +513,15 @@ export function requestFor(o: Operation, known: string[], credential: string): f
     query: fc.record({ entries: fc.array(fc.tuple(queryKey, queryValue), { maxLength: 5 }), raw: fc.boolean() }),
     body: bodyFor(o, known),
     contentType,
-    authorization: fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: garbageAuth(credential) }),
+    authorization: fc.oneof(
+      { weight: 5, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: garbageAuth(credential) },
+    ),
     headers: fc
-      .tuple(fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extraHeaders }), declaredHeaders(o, known))
+      .tuple(
+        fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extraHeaders }),
+        declaredHeaders(o, known),
+      )
       .map(([extra, declared]) => ({ ...extra, ...declared })),
   });
 }

@@ -123,7 +123,14 @@ export async function authenticate(
       .selectFrom('api_keys')
       .innerJoin('operators', 'operators.id', 'api_keys.operator_id')
       .innerJoin('roles', 'roles.id', 'operators.role_id')
-      .select([...operatorColumns, 'api_keys.secret_hash', 'api_keys.scopes', 'api_keys.expires_at', 'api_keys.revoked_at', 'api_keys.last_used_at'])
+      .select([
+        ...operatorColumns,
+        'api_keys.secret_hash',
+        'api_keys.scopes',
+        'api_keys.expires_at',
+        'api_keys.revoked_at',
+        'api_keys.last_used_at',
+      ])
       .where('api_keys.id', '=', parsed.id)
       .executeTakeFirst(),
   );

@@ -12,7 +12,9 @@ import { rawOnce } from '../db/compiled.js';
 import { PREPARED, type DB } from '../db/database.js';
 
 const MAX_ENTRIES = 10_000;
-const readGeneration = rawOnce<{ generation: string | number }>(`select generation from auth_state where id = 1 ${PREPARED}`);
+const readGeneration = rawOnce<{ generation: string | number }>(
+  `select generation from auth_state where id = 1 ${PREPARED}`,
+);
 
 export class AuthCache {
   private generation: string | null = null;

@@ -46,7 +46,11 @@ export function installAuth(app: App) {
   async function assertAllowed(req: FastifyRequest, generation: string) {
     const list = await cache().allowed(generation, async () => new IpAllowList(await readAllowList(app.db)));
     if (!list.allows(clientIp(req))) {
-      throw new HttpProblem(403, 'ip_not_allowed', `Requests from ${clientIp(req)} are not allowed by the account's IP allow-list.`);
+      throw new HttpProblem(
+        403,
+        'ip_not_allowed',
+        `Requests from ${clientIp(req)} are not allowed by the account's IP allow-list.`,
+      );
     }
   }
 
@@ -83,7 +87,11 @@ export function installAuth(app: App) {
         const principal = await authenticate(app.db, token, app.config, cache(), generation);
         req.principal = principal;
         if (access.sessionOnly && principal.via !== 'session') {
-          throw new HttpProblem(403, 'session_required', 'This endpoint is for dashboard sessions only; API keys cannot use it.');
+          throw new HttpProblem(
+            403,
+            'session_required',
+            'This endpoint is for dashboard sessions only; API keys cannot use it.',
+          );
         }
         const needed = access.permission;
         // A key is judged on its own scopes first (so a view-only key gets insufficient_scope on
@@ -95,7 +103,11 @@ export function installAuth(app: App) {
           throw new HttpProblem(403, 'forbidden', `Your role does not have the permission ${needed}.`);
         }
         if (access.adminOnly && !principal.isAdmin) {
-          throw new HttpProblem(403, 'forbidden', 'Admins only: this endpoint is for the built-in admin role, whatever permissions another role holds.');
+          throw new HttpProblem(
+            403,
+            'forbidden',
+            'Admins only: this endpoint is for the built-in admin role, whatever permissions another role holds.',
+          );
         }
       }
     }

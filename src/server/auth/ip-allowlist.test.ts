@@ -73,7 +73,8 @@ describe('IpAllowList', () => {
   test('an empty list allows every address', () => {
     const list = new IpAllowList([]);
     assert.equal(list.empty, true);
-    for (const ip of ['127.0.0.1', '8.8.8.8', '::1', '2001:db8::1', '::ffff:10.0.0.1']) assert.equal(list.allows(ip), true, ip);
+    for (const ip of ['127.0.0.1', '8.8.8.8', '::1', '2001:db8::1', '::ffff:10.0.0.1'])
+      assert.equal(list.allows(ip), true, ip);
   });
 
   test('IPv4: inside the subnet is allowed, outside is blocked', () => {

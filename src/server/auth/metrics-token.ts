@@ -16,5 +16,6 @@ export function checkMetricsToken(expected: string | null, authorization: string
   if (expected === null) throw new HttpProblem(404, 'not_found', 'No route GET /metrics.');
   const m = /^Bearer +(\S+)\s*$/i.exec(authorization ?? '');
   if (!m) throw new HttpProblem(401, 'unauthorized', 'Send the METRICS_TOKEN as Authorization: Bearer <token>.');
-  if (!timingSafeEqual(digest(m[1]), digest(expected))) throw new HttpProblem(401, 'unauthorized', 'The metrics token is not valid.');
+  if (!timingSafeEqual(digest(m[1]), digest(expected)))
+    throw new HttpProblem(401, 'unauthorized', 'The metrics token is not valid.');
 }

@@ -53,7 +53,12 @@ export const newSecret = () => base32Encode(randomBytes(20));
 export const stepAt = (ms: number) => Math.floor(ms / 1000 / STEP_SECONDS);
 
 /** HOTP (RFC 4226 §5.3) for one counter value, as a zero-padded string of `digits`. */
-export function hotp(key: Buffer, counter: number, digits = DIGITS, algorithm: 'sha1' | 'sha256' | 'sha512' = 'sha1'): string {
+export function hotp(
+  key: Buffer,
+  counter: number,
+  digits = DIGITS,
+  algorithm: 'sha1' | 'sha256' | 'sha512' = 'sha1',
+): string {
   const msg = Buffer.alloc(8);
   msg.writeBigUInt64BE(BigInt(counter));
   const mac = createHmac(algorithm, key).update(msg).digest();
@@ -90,6 +95,12 @@ export function matchStep(secret: string, code: string, ms = Date.now()): number
 /** The otpauth:// URI authenticator apps read from the QR code (Key Uri Format). */
 export function otpauthUri(secret: string, account: string, issuer = 'Leadgate'): string {
   const label = encodeURIComponent(`${issuer}:${account}`);
-  const q = new URLSearchParams({ secret, issuer, algorithm: 'SHA1', digits: String(DIGITS), period: String(STEP_SECONDS) });
+  const q = new URLSearchParams({
+    secret,
+    issuer,
+    algorithm: 'SHA1',
+    digits: String(DIGITS),
+    period: String(STEP_SECONDS),
+  });
   return `otpauth://totp/${label}?${q.toString()}`;
 }

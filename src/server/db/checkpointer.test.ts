@@ -22,7 +22,8 @@ async function writeAndMeasure(background: boolean): Promise<{ before: number; a
       });
     }
     const deadline = Date.now() + 3000;
-    while (background && statSync(file).size <= before + 2_000_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (background && statSync(file).size <= before + 2_000_000 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     if (!background) await new Promise((r) => setTimeout(r, 600));
     const rows = await sql<{ n: number }>`select count(*) as n from blobs`.execute(db);
     assert.equal(Number(rows.rows[0].n), 750, 'every row is readable');
@@ -35,7 +36,13 @@ async function writeAndMeasure(background: boolean): Promise<{ before: number; a
 
 test('WAL checkpoints happen on the worker thread, not in the writer', async () => {
   const foreground = await writeAndMeasure(false);
-  assert.ok(foreground.after < foreground.before + 1_000_000, `without the worker the data stays in the WAL (file ${foreground.after} bytes)`);
+  assert.ok(
+    foreground.after < foreground.before + 1_000_000,
+    `without the worker the data stays in the WAL (file ${foreground.after} bytes)`,
+  );
   const background = await writeAndMeasure(true);
-  assert.ok(background.after > background.before + 2_000_000, `the worker copied the WAL into the database file (${background.before} → ${background.after} bytes)`);
+  assert.ok(
+    background.after > background.before + 2_000_000,
+    `the worker copied the WAL into the database file (${background.before} → ${background.after} bytes)`,
+  );
 });

@@ -6,7 +6,13 @@ import type { DB } from './database.js';
 
 // Roles as the rows to read, picked by their description.
 const rolesNamed = compiledOnce((db: DB, description: string, limit: number) =>
-  db.selectFrom('roles').select(['id', 'description']).where('description', '=', description).where('builtin', '>=', 0).orderBy('id').limit(limit),
+  db
+    .selectFrom('roles')
+    .select(['id', 'description'])
+    .where('description', '=', description)
+    .where('builtin', '>=', 0)
+    .orderBy('id')
+    .limit(limit),
 );
 
 forEachDatabase('queries compiled once', (engine) => {
@@ -14,13 +20,34 @@ forEachDatabase('queries compiled once', (engine) => {
     const a = await buildTestApp(t, engine);
     const b = await buildTestApp(t, engine);
     const at = '2026-01-01T00:00:00.000Z';
-    const role = (id: string, description: string) => ({ id, name: id, description, builtin: 0, permissions: '[]', created_at: at, updated_at: at });
-    await a.db.insertInto('roles').values([role('r-x1', 'X'), role('r-x2', 'X'), role('r-y1', 'Y')]).execute();
-    assert.deepEqual(await rolesNamed(a.db, 'X', 5), [{ id: 'r-x1', description: 'X' }, { id: 'r-x2', description: 'X' }]);
-    assert.deepEqual(await rolesNamed(a.db, 'X', 1), [{ id: 'r-x1', description: 'X' }], 'the second argument is the limit, not the first');
+    const role = (id: string, description: string) => ({
+      id,
+      name: id,
+      description,
+      builtin: 0,
+      permissions: '[]',
+      created_at: at,
+      updated_at: at,
+    });
+    await a.db
+      .insertInto('roles')
+      .values([role('r-x1', 'X'), role('r-x2', 'X'), role('r-y1', 'Y')])
+      .execute();
+    assert.deepEqual(await rolesNamed(a.db, 'X', 5), [
+      { id: 'r-x1', description: 'X' },
+      { id: 'r-x2', description: 'X' },
+    ]);
+    assert.deepEqual(
+      await rolesNamed(a.db, 'X', 1),
+      [{ id: 'r-x1', description: 'X' }],
+      'the second argument is the limit, not the first',
+    );
     assert.deepEqual(await rolesNamed(a.db, 'Y', 5), [{ id: 'r-y1', description: 'Y' }]);
     assert.deepEqual(await rolesNamed(b.db, 'X', 5), [], 'another database: its own rows');
-    assert.deepEqual((await rawOnce<{ one: number }>('select 1 as one')(a.db)).map((r) => Number(r.one)), [1]);
+    assert.deepEqual(
+      (await rawOnce<{ one: number }>('select 1 as one')(a.db)).map((r) => Number(r.one)),
+      [1],
+    );
   });
 
   test("a transaction and a pinned connection use their database's statement, compiled once", async (t) => {
@@ -39,7 +66,12 @@ forEachDatabase('queries compiled once', (engine) => {
 
   test('an argument bound twice lands in both places; one not bound at all is refused when first built', async (t) => {
     const { db } = await buildTestApp(t, engine);
-    const twice = compiledOnce((d: DB, v: string) => d.selectFrom('roles').select('id').where((eb) => eb.or([eb('name', '=', v), eb('id', '=', v)])));
+    const twice = compiledOnce((d: DB, v: string) =>
+      d
+        .selectFrom('roles')
+        .select('id')
+        .where((eb) => eb.or([eb('name', '=', v), eb('id', '=', v)])),
+    );
     const admin = await db.selectFrom('roles').select(['id', 'name']).executeTakeFirstOrThrow();
     assert.deepEqual(await twice(db, admin.name), [{ id: admin.id }]);
     assert.deepEqual(await twice(db, admin.id), [{ id: admin.id }]);

@@ -26,7 +26,8 @@ export function compiledOnce<A extends (string | number | null)[], R>(build: (db
       const query = build(db, ...(markers as A)).compile();
       const slots = query.parameters.map((p) => markers.indexOf(p as string));
       const unbound = markers.findIndex((_, i) => !slots.includes(i));
-      if (unbound >= 0) throw new Error(`compiledOnce: argument ${unbound + 1} of ${args.length} is not bound in ${query.sql}`);
+      if (unbound >= 0)
+        throw new Error(`compiledOnce: argument ${unbound + 1} of ${args.length} is not bound in ${query.sql}`);
       cache.set(dialect, (built = { query, slots }));
     }
     const { query, slots } = built;

@@ -40,7 +40,9 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): DB
     let checkpointer: Checkpointer | null = null;
     if (opts.backgroundCheckpoints) {
       sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
-      checkpointer = startCheckpointer(config.file, 250, (message) => console.error(`SQLite background checkpoint failed: ${message}`));
+      checkpointer = startCheckpointer(config.file, 250, (message) =>
+        console.error(`SQLite background checkpoint failed: ${message}`),
+      );
     }
     const database = withStatementCache(sqlite, () => checkpointer?.stop());
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), log });

@@ -11,10 +11,12 @@ type Subquery<O> = Parameters<typeof sqliteArray<O>>[0];
 // aggregate: sort in code where order matters.
 
 /** The subquery's rows as a JSON array ([] when none). */
-export const jsonArrayFrom = <O>(db: Kysely<any>, expr: Subquery<O>) => (isPostgres(db) ? pgArray(expr) : sqliteArray(expr));
+export const jsonArrayFrom = <O>(db: Kysely<any>, expr: Subquery<O>) =>
+  isPostgres(db) ? pgArray(expr) : sqliteArray(expr);
 
 /** The subquery's first row as a JSON object (null when none). */
-export const jsonObjectFrom = <O>(db: Kysely<any>, expr: Subquery<O>) => (isPostgres(db) ? pgObject(expr) : sqliteObject(expr));
+export const jsonObjectFrom = <O>(db: Kysely<any>, expr: Subquery<O>) =>
+  isPostgres(db) ? pgObject(expr) : sqliteObject(expr);
 
 /** A column made by jsonArrayFrom or jsonObjectFrom, as a value on either engine. */
 export const fromJson = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);

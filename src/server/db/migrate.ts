@@ -53,7 +53,9 @@ export const MIGRATION_NAMES: readonly string[] = migrations.map(([name]) => nam
  * Throws when schema_migrations cannot be read (e.g. a database never migrated).
  */
 export async function missingMigrations(db: Kysely<any>): Promise<string[]> {
-  const applied = new Set((await db.selectFrom('schema_migrations').select('name').execute()).map((r: { name: string }) => r.name));
+  const applied = new Set(
+    (await db.selectFrom('schema_migrations').select('name').execute()).map((r: { name: string }) => r.name),
+  );
   return MIGRATION_NAMES.filter((name) => !applied.has(name));
 }
 

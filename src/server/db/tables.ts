@@ -214,7 +214,19 @@ export interface LeadsTable {
 /** A lead's own fields, as a traffic provider sends them (normalized) and a partner receives them. */
 export type LeadFields = Pick<
   LeadsTable,
-  'first_name' | 'last_name' | 'email' | 'phone' | 'country' | 'ip' | 'language' | 'funnel' | 'sub_id1' | 'sub_id2' | 'sub_id3' | 'sub_id4' | 'sub_id5'
+  | 'first_name'
+  | 'last_name'
+  | 'email'
+  | 'phone'
+  | 'country'
+  | 'ip'
+  | 'language'
+  | 'funnel'
+  | 'sub_id1'
+  | 'sub_id2'
+  | 'sub_id3'
+  | 'sub_id4'
+  | 'sub_id5'
 >;
 export type AttemptOutcome = 'in_flight' | 'accepted' | 'rejected' | 'timeout' | 'error';
 export interface LeadAttemptsTable {

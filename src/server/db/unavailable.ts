@@ -12,7 +12,16 @@ import { sql, type Kysely, type LogEvent } from 'kysely';
 export const RETRY_AFTER_S = 5;
 
 // Node socket errors: the server is down, restarting, or the network between is.
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+  'EAI_AGAIN',
+]);
 // node-postgres / pg-pool messages for a lost or never-made connection (they carry no code).
 const PG_MESSAGES = [
   /^Connection terminated/, // "… unexpectedly", "… due to connection timeout"
@@ -30,7 +39,13 @@ export function unavailableReason(err: unknown, depth = 0): string | null {
   // PostgreSQL SQLSTATEs: 08 connection exception, 53 insufficient resources (53100 disk full,
   // 53300 too many connections), 57P01-03 admin/crash shutdown and "cannot connect now" (starting
   // up or recovering), 25006 a read-only standby (after a failover).
-  if (/^(08|53)[0-9A-Z]{3}$/.test(code) || code === '57P01' || code === '57P02' || code === '57P03' || code === '25006') {
+  if (
+    /^(08|53)[0-9A-Z]{3}$/.test(code) ||
+    code === '57P01' ||
+    code === '57P02' ||
+    code === '57P03' ||
+    code === '25006'
+  ) {
     return `database unavailable (SQLSTATE ${code})`;
   }
   // SQLite (better-sqlite3 puts the extended result code in `code`): locked past busy_timeout,
@@ -149,7 +164,8 @@ export async function databaseStatus(db: Kysely<any>): Promise<DatabaseStatus> {
     state.failedAt = null;
     state.reason = null;
   }
-  const writeError = (state?.file ? await lowDisk(state.file) : null) ?? (state?.failedAt != null ? state.reason : null);
+  const writeError =
+    (state?.file ? await lowDisk(state.file) : null) ?? (state?.failedAt != null ? state.reason : null);
   return {
     ok: readError === null && writeError === null,
     reachable: readError === null,

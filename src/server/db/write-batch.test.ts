@@ -20,7 +20,10 @@ forEachDatabase('writeTransaction', (engine) => {
         writeTransaction(db, async (tx) => {
           // Read-then-write: exact only if no other function runs in between.
           // (PostgreSQL runs them concurrently: there the row lock is what serializes them.)
-          const read = engine === 'postgres' ? sql<{ n: number }>`select n from wb_counter where id = 1 for update` : sql<{ n: number }>`select n from wb_counter where id = 1`;
+          const read =
+            engine === 'postgres'
+              ? sql<{ n: number }>`select n from wb_counter where id = 1 for update`
+              : sql<{ n: number }>`select n from wb_counter where id = 1`;
           const { n } = (await read.execute(tx)).rows[0];
           await sql`update wb_counter set n = ${Number(n) + 1} where id = 1`.execute(tx);
           await sql`insert into wb_rows (id, who) values (${i}, ${i})`.execute(tx);
@@ -37,7 +40,10 @@ forEachDatabase('writeTransaction', (engine) => {
     const counter = await sql<{ n: number }>`select n from wb_counter where id = 1`.execute(db);
     assert.equal(Number(counter.rows[0].n), N - 1, 'every increment but the failed one, none lost');
     const rows = await sql<{ who: number }>`select who from wb_rows order by who`.execute(db);
-    assert.deepEqual(rows.rows.map((r) => Number(r.who)), Array.from({ length: N }, (_, i) => i).filter((i) => i !== FAILING));
+    assert.deepEqual(
+      rows.rows.map((r) => Number(r.who)),
+      Array.from({ length: N }, (_, i) => i).filter((i) => i !== FAILING),
+    );
 
     // A settled call's writes are committed: readable at once.
     const id = await writeTransaction(db, async (tx) => {

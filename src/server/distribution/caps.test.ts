@@ -3,7 +3,13 @@
 // cap of 10 (on PostgreSQL through two connection pools, as two server processes would).
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { capCounters, insertPendingLead, makeWorld, secondRunner, type WorldPartner } from '../../../test/distribution-world.js';
+import {
+  capCounters,
+  insertPendingLead,
+  makeWorld,
+  secondRunner,
+  type WorldPartner,
+} from '../../../test/distribution-world.js';
 import { buildTestApp, call, forEachDatabase, type Engine, type TestApp } from '../../../test/helpers.js';
 import { accepting, rejecting } from '../../../test/partner-server.js';
 
@@ -19,30 +25,37 @@ async function setup(t: TestContext, engine: Engine, partners: WorldPartner[]) {
   return { ta, w, lead: () => insertPendingLead(ta, w), run: (id: string) => ta.app.delivery.run(id) };
 }
 
-
 async function patch(ta: TestApp, url: string, payload: object) {
   const res = await call(ta.app, ta.ownerToken, { method: 'PATCH', url, payload });
   assert.equal(res.statusCode, 200, res.body);
 }
-
 
 forEachDatabase('distribution caps', (engine) => {
   test('a daily cap of 3: three of five leads delivered, the rest rejected naming the cap', async (t) => {
     const { ta, w, lead, run } = await setup(t, engine, [{ fields: { daily_cap: 3 } }]);
     const outcomes = [];
     for (let i = 0; i < 5; i++) outcomes.push(await run(await lead()));
-    assert.deepEqual(outcomes.map((o) => o.status), ['delivered', 'delivered', 'delivered', 'rejected', 'rejected']);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['delivered', 'delivered', 'delivered', 'rejected', 'rejected'],
+    );
     assert.equal(outcomes[4].reason, `No eligible partner: ${w.partners[0].name} (daily cap full)`);
     assert.equal(w.partners[0].server!.received.length, 3);
     assert.deepEqual(await capCounters(ta), { [`partner:${w.partners[0].id} ${TODAY}`]: 3 });
   });
 
   test('a partner that declines gives its slot back; the next one in the waterfall takes the lead', async (t) => {
-    const { ta, w, lead, run } = await setup(t, engine, [{ handler: rejecting(400, 'no'), fields: { daily_cap: 1, total_cap: 1 } }, {}]);
+    const { ta, w, lead, run } = await setup(t, engine, [
+      { handler: rejecting(400, 'no'), fields: { daily_cap: 1, total_cap: 1 } },
+      {},
+    ]);
     for (let i = 0; i < 2; i++) assert.equal((await run(await lead())).status, 'delivered');
     // Offered both leads: the first one's slot came back when it declined.
     assert.equal(w.partners[0].server!.received.length, 2);
-    assert.deepEqual(await capCounters(ta), { [`partner:${w.partners[0].id} ${TODAY}`]: 0, [`partner:${w.partners[0].id} total`]: 0 });
+    assert.deepEqual(await capCounters(ta), {
+      [`partner:${w.partners[0].id} ${TODAY}`]: 0,
+      [`partner:${w.partners[0].id} total`]: 0,
+    });
   });
 
   test("total cap, and a flow target's own daily cap", async (t) => {
@@ -50,10 +63,19 @@ forEachDatabase('distribution caps', (engine) => {
     const [a, b] = w.partners;
     const outcomes = [];
     for (let i = 0; i < 4; i++) outcomes.push(await run(await lead()));
-    assert.deepEqual(outcomes.map((o) => o.status), ['delivered', 'delivered', 'delivered', 'rejected']);
-    assert.equal(outcomes[3].reason, `No eligible partner: ${a.name} (total cap full), ${b.name} (daily cap in this flow full)`);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['delivered', 'delivered', 'delivered', 'rejected'],
+    );
+    assert.equal(
+      outcomes[3].reason,
+      `No eligible partner: ${a.name} (total cap full), ${b.name} (daily cap in this flow full)`,
+    );
     const flow = (await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/flows/${w.flowId}` })).json();
-    assert.deepEqual(await capCounters(ta), { [`partner:${a.id} total`]: 2, [`target:${flow.targets[1].id} ${TODAY}`]: 1 });
+    assert.deepEqual(await capCounters(ta), {
+      [`partner:${a.id} total`]: 2,
+      [`target:${flow.targets[1].id} ${TODAY}`]: 1,
+    });
   });
 
   test('a cap edit applies to the next lead: raised, removed, lowered below what was used', async (t) => {

@@ -34,7 +34,9 @@ export interface CapSlot {
   /** The cap when the delivery started (the eligibility check). */
   cap: number;
   /** Where the current cap lives: a reservation compares with it, so an edit applies at once. */
-  source: { table: 'partners' | 'flow_targets'; column: CapColumn; id: string } | { table: 'flow_targets'; column: 'country_caps'; id: string; country: string };
+  source:
+    | { table: 'partners' | 'flow_targets'; column: CapColumn; id: string }
+    | { table: 'flow_targets'; column: 'country_caps'; id: string; country: string };
   window: CapWindow;
   counts: CapCounts;
   partnerId: string;
@@ -47,7 +49,13 @@ export interface CapSlot {
 }
 
 export interface CapOwner {
-  partner: { id: string; daily_cap: number | null; hourly_cap: number | null; total_cap: number | null; working_hours: Schedule | null };
+  partner: {
+    id: string;
+    daily_cap: number | null;
+    hourly_cap: number | null;
+    total_cap: number | null;
+    working_hours: Schedule | null;
+  };
   target: {
     id: string;
     flow_id: string;
@@ -73,13 +81,26 @@ export function capSlots(c: CapOwner, ms: number, country: string): CapSlot[] {
   const slots: CapSlot[] = [];
   const p = c.partner;
   const tz = p.working_hours?.timezone ?? 'UTC';
-  const periods: Record<CapWindow, string> = { day: dayKey(localDay(tz, ms)), hour: localHourKey(tz, ms), total: 'total' };
+  const periods: Record<CapWindow, string> = {
+    day: dayKey(localDay(tz, ms)),
+    hour: localHourKey(tz, ms),
+    total: 'total',
+  };
   for (const [window, column, word] of WINDOWS) {
     const cap = p[column];
     if (cap === null) continue;
     slots.push({
-      scope: `partner:${p.id}`, period: periods[window], cap, source: { table: 'partners', column, id: p.id },
-      window, counts: 'deliveries', partnerId: p.id, flowId: null, kind: word, country: null, full: `${word} cap full`,
+      scope: `partner:${p.id}`,
+      period: periods[window],
+      cap,
+      source: { table: 'partners', column, id: p.id },
+      window,
+      counts: 'deliveries',
+      partnerId: p.id,
+      flowId: null,
+      kind: word,
+      country: null,
+      full: `${word} cap full`,
     });
   }
   const t = c.target;
@@ -92,15 +113,29 @@ export function capSlots(c: CapOwner, ms: number, country: string): CapSlot[] {
     const cap = t[column];
     if (cap === null) continue;
     slots.push({
-      ...common, scope, period: periods[window], cap, source: { table: 'flow_targets', column, id: t.id },
-      window, kind: `flow_${word}`, country: null, full: `${word}${what} cap in this flow full`,
+      ...common,
+      scope,
+      period: periods[window],
+      cap,
+      source: { table: 'flow_targets', column, id: t.id },
+      window,
+      kind: `flow_${word}`,
+      country: null,
+      full: `${word}${what} cap in this flow full`,
     });
   }
   const countryCap = t.country_caps[country];
   if (countryCap !== undefined) {
     slots.push({
-      ...common, scope: `${scope}:${country}`, period: periods.day, cap: countryCap, source: { table: 'flow_targets', column: 'country_caps', id: t.id, country },
-      window: 'day', kind: 'flow_country_daily', country, full: `daily${what} cap for ${country} in this flow full`,
+      ...common,
+      scope: `${scope}:${country}`,
+      period: periods.day,
+      cap: countryCap,
+      source: { table: 'flow_targets', column: 'country_caps', id: t.id, country },
+      window: 'day',
+      kind: 'flow_country_daily',
+      country,
+      full: `daily${what} cap for ${country} in this flow full`,
     });
   }
   return slots;
@@ -124,12 +159,14 @@ export async function readUsage(db: Kysely<Database>, slots: CapSlot[]): Promise
 export const usedOf = (s: CapSlot, usage: Map<string, number>) => usage.get(key(s)) ?? 0;
 
 /** The first slot with no room left by a read (no reservation), or null. */
-export const firstFull = (slots: CapSlot[], usage: Map<string, number>): CapSlot | null => slots.find((s) => usedOf(s, usage) >= s.cap) ?? null;
+export const firstFull = (slots: CapSlot[], usage: Map<string, number>): CapSlot | null =>
+  slots.find((s) => usedOf(s, usage) >= s.cap) ?? null;
 
 /** The cap in force now, in SQL: null when it was removed (or its target is gone): no limit. */
 function currentCap(db: Kysely<Database>, s: CapSlot): RawBuilder<number | null> {
   const src = s.source;
-  if (src.column !== 'country_caps') return sql`(select ${sql.ref(src.column)} from ${sql.table(src.table)} where id = ${src.id})`;
+  if (src.column !== 'country_caps')
+    return sql`(select ${sql.ref(src.column)} from ${sql.table(src.table)} where id = ${src.id})`;
   return isPostgres(db)
     ? sql`(select (country_caps::jsonb ->> ${src.country}::text)::integer from flow_targets where id = ${src.id})`
     : sql`(select country_caps ->> ${src.country} from flow_targets where id = ${src.id})`;
@@ -139,7 +176,17 @@ function currentCap(db: Kysely<Database>, s: CapSlot): RawBuilder<number | null>
 async function ensureCounter(trx: Kysely<Database>, s: CapSlot) {
   await trx
     .insertInto('cap_counters')
-    .values({ scope: s.scope, period: s.period, used: 0, partner_id: s.partnerId, flow_id: s.flowId, cap_kind: s.kind, country: s.country, counts: s.counts, cap: s.cap })
+    .values({
+      scope: s.scope,
+      period: s.period,
+      used: 0,
+      partner_id: s.partnerId,
+      flow_id: s.flowId,
+      cap_kind: s.kind,
+      country: s.country,
+      counts: s.counts,
+      cap: s.cap,
+    })
     .onConflict((oc) => oc.columns(['scope', 'period']).doNothing())
     .execute();
 }
@@ -188,7 +235,13 @@ export const reserved = (slots: CapSlot[]) => slots.filter((s) => s.counts === '
 /** Gives back one unit of every slot reserve took (the partner did not take the lead). */
 export async function release(trx: Kysely<Database>, slots: CapSlot[]): Promise<void> {
   for (const s of reserved(slots)) {
-    await trx.updateTable('cap_counters').set({ used: sql`used - 1` }).where('scope', '=', s.scope).where('period', '=', s.period).where('used', '>', 0).execute();
+    await trx
+      .updateTable('cap_counters')
+      .set({ used: sql`used - 1` })
+      .where('scope', '=', s.scope)
+      .where('period', '=', s.period)
+      .where('used', '>', 0)
+      .execute();
   }
 }
 
@@ -196,7 +249,11 @@ export async function release(trx: Kysely<Database>, slots: CapSlot[]): Promise<
  * An FTD recorded for a lead: one more on each FTD-counted cap of the flow target that delivered
  * it, in the windows of the FTD's instant. Inside the transaction that records the FTD.
  */
-export async function countFtd(trx: Kysely<Database>, lead: { partner_id: string | null; flow_id: string | null; country: string }, ms: number): Promise<void> {
+export async function countFtd(
+  trx: Kysely<Database>,
+  lead: { partner_id: string | null; flow_id: string | null; country: string },
+  ms: number,
+): Promise<void> {
   if (!lead.partner_id || !lead.flow_id) return;
   const t = await trx
     .selectFrom('flow_targets as t')
@@ -208,11 +265,30 @@ export async function countFtd(trx: Kysely<Database>, lead: { partner_id: string
     .executeTakeFirst();
   if (!t) return;
   const owner: CapOwner = {
-    partner: { id: lead.partner_id, daily_cap: null, hourly_cap: null, total_cap: null, working_hours: t.working_hours ? JSON.parse(t.working_hours) : null },
-    target: { id: t.id, flow_id: t.flow_id, daily_cap: t.daily_cap, hourly_cap: t.hourly_cap, total_cap: t.total_cap, country_caps: JSON.parse(t.country_caps), cap_counts: 'ftds' },
+    partner: {
+      id: lead.partner_id,
+      daily_cap: null,
+      hourly_cap: null,
+      total_cap: null,
+      working_hours: t.working_hours ? JSON.parse(t.working_hours) : null,
+    },
+    target: {
+      id: t.id,
+      flow_id: t.flow_id,
+      daily_cap: t.daily_cap,
+      hourly_cap: t.hourly_cap,
+      total_cap: t.total_cap,
+      country_caps: JSON.parse(t.country_caps),
+      cap_counts: 'ftds',
+    },
   };
   for (const s of capSlots(owner, ms, lead.country)) {
     await ensureCounter(trx, s);
-    await trx.updateTable('cap_counters').set({ used: sql`used + 1`, cap: currentCap(trx, s) }).where('scope', '=', s.scope).where('period', '=', s.period).execute();
+    await trx
+      .updateTable('cap_counters')
+      .set({ used: sql`used + 1`, cap: currentCap(trx, s) })
+      .where('scope', '=', s.scope)
+      .where('period', '=', s.period)
+      .execute();
   }
 }

@@ -20,7 +20,13 @@ export function localWeekMinute(tz: string, ms: number): { weekday: number; minu
   let f = formatters.get(tz);
   if (!f) {
     if (formatters.size >= 1000) formatters.clear();
-    f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', weekday: 'short', hour: 'numeric', minute: 'numeric' });
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      weekday: 'short',
+      hour: 'numeric',
+      minute: 'numeric',
+    });
     formatters.set(tz, f);
   }
   let weekday = 0;
@@ -60,7 +66,8 @@ export function isOpen(schedule: Schedule | null, ms: number): boolean {
 }
 
 /** Why a candidate is not offered a lead: the verdicts the simulator and real routing give. */
-export type Refusal = 'archived' | 'paused' | 'country' | 'hours' | 'cap_full' | 'already_offered' | 'not_tried' | 'not_reached';
+export type Refusal =
+  'archived' | 'paused' | 'country' | 'hours' | 'cap_full' | 'already_offered' | 'not_tried' | 'not_reached';
 
 /**
  * Why a country is refused, or null. Both lists must accept it (empty = every country): a flow
@@ -73,7 +80,12 @@ export function countryRefusal(country: string, targetCountries: string[], partn
 }
 
 export interface EligibilityInput {
-  partner: { status: 'active' | 'paused'; archived_at: string | null; countries: string[]; working_hours: Schedule | null };
+  partner: {
+    status: 'active' | 'paused';
+    archived_at: string | null;
+    countries: string[];
+    working_hours: Schedule | null;
+  };
   /** null when the lead is offered to one partner directly (no flow target). */
   target: { countries: string[]; schedule: Schedule | null } | null;
 }
@@ -85,6 +97,7 @@ export function refusal(c: EligibilityInput, country: string, ms: number): { ver
   const byCountry = countryRefusal(country, c.target?.countries ?? [], c.partner.countries);
   if (byCountry) return { verdict: 'country', reason: byCountry };
   // A target's schedule replaces the partner's working hours for this flow.
-  if (!isOpen(c.target?.schedule ?? c.partner.working_hours, ms)) return { verdict: 'hours', reason: 'outside working hours' };
+  if (!isOpen(c.target?.schedule ?? c.partner.working_hours, ms))
+    return { verdict: 'hours', reason: 'outside working hours' };
   return null;
 }

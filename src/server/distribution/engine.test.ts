@@ -10,14 +10,20 @@ import { gated, rejecting, slow, type TestPartner } from '../../../test/partner-
 
 const PAYOUT = { model: 'cpl', amount: 12.5 };
 
-async function setup(t: TestContext, engine: Engine, partners: WorldPartner[], opts: { maxAttempts?: number; campaign?: Record<string, unknown> } = {}) {
+async function setup(
+  t: TestContext,
+  engine: Engine,
+  partners: WorldPartner[],
+  opts: { maxAttempts?: number; campaign?: Record<string, unknown> } = {},
+) {
   const ta = await buildTestApp(t, engine);
   const w = await makeWorld(t, ta, partners, { ...opts, campaign: { payout: PAYOUT, ...opts.campaign } });
   const lead = (over = {}) => insertPendingLead(ta, w, over);
   return { ta, w, lead, run: (id: string, override = {}) => ta.app.delivery.run(id, override) };
 }
 
-const leadRow = (ta: TestApp, id: string) => ta.db.selectFrom('leads').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const leadRow = (ta: TestApp, id: string) =>
+  ta.db.selectFrom('leads').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const attempts = (ta: TestApp, id: string) =>
   ta.db.selectFrom('lead_attempts').selectAll().where('lead_id', '=', id).orderBy('attempt_no').execute();
 const received = (p: { server: TestPartner | null }) => p.server!.received.length;
@@ -53,7 +59,10 @@ forEachDatabase('distribution engine', (engine) => {
     assert.equal(row.status, 'delivered');
     assert.equal(row.partner_id, w.partners[0].id);
     assert.match(row.partner_lead_id!, /^P-\d+$/);
-    assert.equal(row.autologin_url, `https://broker.example/login/${row.partner_lead_id}?email=${encodeURIComponent(row.email)}`);
+    assert.equal(
+      row.autologin_url,
+      `https://broker.example/login/${row.partner_lead_id}?email=${encodeURIComponent(row.email)}`,
+    );
     assert.equal(row.cost_cents, 1250); // cpl payout
     assert.equal(row.flow_id, w.flowId);
     assert.equal(row.reason, null);
@@ -67,7 +76,10 @@ forEachDatabase('distribution engine', (engine) => {
   });
 
   test('weights: within one priority leads split by weight (1:3 over 400 leads, within 5 sigma)', async (t) => {
-    const { w, lead, run } = await setup(t, engine, [{ target: { priority: 1, weight: 1 } }, { target: { priority: 1, weight: 3 } }]);
+    const { w, lead, run } = await setup(t, engine, [
+      { target: { priority: 1, weight: 1 } },
+      { target: { priority: 1, weight: 3 } },
+    ]);
     const ids = [];
     for (let i = 0; i < 400; i++) ids.push(await lead());
     for (let i = 0; i < ids.length; i += 20) {
@@ -109,22 +121,35 @@ forEachDatabase('distribution engine', (engine) => {
     // The operator sees the same on the lead's page.
     const detail = await getJson(ta, `/api/leads/${id}`);
     assert.equal(detail.status, 'delivered');
-    assert.deepEqual(detail.attempts.map((a: any) => [a.partner_name, a.outcome]), [
-      [w.partners[0].name, 'rejected'],
-      [w.partners[1].name, 'timeout'],
-      [w.partners[2].name, 'accepted'],
-    ]);
+    assert.deepEqual(
+      detail.attempts.map((a: any) => [a.partner_name, a.outcome]),
+      [
+        [w.partners[0].name, 'rejected'],
+        [w.partners[1].name, 'timeout'],
+        [w.partners[2].name, 'accepted'],
+      ],
+    );
   });
 
   test('max_attempts stops the waterfall; the reason names the partners tried and why', async (t) => {
-    const { ta, w, lead, run } = await setup(t, engine, [{ handler: rejecting(200, 'duplicate in broker CRM') }, { handler: rejecting(422, 'country closed') }, {}], { maxAttempts: 2 });
+    const { ta, w, lead, run } = await setup(
+      t,
+      engine,
+      [{ handler: rejecting(200, 'duplicate in broker CRM') }, { handler: rejecting(422, 'country closed') }, {}],
+      { maxAttempts: 2 },
+    );
     const id = await lead();
     const outcome = await run(id);
     assert.equal(outcome.status, 'rejected');
     assert.equal(received(w.partners[2]), 0);
     assert.equal((await attempts(ta, id)).length, 2);
     const [a, b] = w.partners;
-    assert.match(outcome.reason!, new RegExp(`^Every partner tried declined: ${a.name} \\(.*duplicate in broker CRM.*\\), ${b.name} \\(.*422.*\\); 1 more not tried \\(at most 2 attempts per lead\\)$`));
+    assert.match(
+      outcome.reason!,
+      new RegExp(
+        `^Every partner tried declined: ${a.name} \\(.*duplicate in broker CRM.*\\), ${b.name} \\(.*422.*\\); 1 more not tried \\(at most 2 attempts per lead\\)$`,
+      ),
+    );
     const row = await leadRow(ta, id);
     assert.equal(row.status, 'rejected');
     assert.equal(row.reason, outcome.reason);
@@ -134,7 +159,10 @@ forEachDatabase('distribution engine', (engine) => {
     // On the lead's page too, with its attempts.
     const detail = await getJson(ta, `/api/leads/${id}`);
     assert.equal(detail.reason, outcome.reason);
-    assert.deepEqual(detail.attempts.map((x: any) => x.outcome), ['rejected', 'rejected']);
+    assert.deepEqual(
+      detail.attempts.map((x: any) => x.outcome),
+      ['rejected', 'rejected'],
+    );
   });
 
   test('countries: a partner must take the country, and a target can only narrow it', async (t) => {
@@ -168,14 +196,24 @@ forEachDatabase('distribution engine', (engine) => {
       { fields: { working_hours: hours(others, '00:00', '00:00') } }, // every other day
       { fields: { working_hours: hours([today], '16:00', '15:00') } }, // opens tonight
       { fields: { working_hours: hours([1, 2, 3, 4, 5, 6, 7], '09:00', '11:00') } }, // closed since 11:00
-      { fields: { working_hours: hours([1, 2, 3, 4, 5, 6, 7], '09:00', '18:00') }, target: { schedule: hours(others, '09:00', '18:00') } },
+      {
+        fields: { working_hours: hours([1, 2, 3, 4, 5, 6, 7], '09:00', '18:00') },
+        target: { schedule: hours(others, '09:00', '18:00') },
+      },
     ]);
     const first = await run(await lead());
     assert.equal(first.status, 'rejected');
-    assert.equal(first.reason, `No eligible partner: ${w.partners.map((p) => `${p.name} (outside working hours)`).join(', ')}`);
+    assert.equal(
+      first.reason,
+      `No eligible partner: ${w.partners.map((p) => `${p.name} (outside working hours)`).join(', ')}`,
+    );
 
     // Each of these is open now: from < to, from == to (all day), yesterday's span past midnight.
-    for (const [i, open] of [hours([today], '11:00', '15:00'), hours([today], '07:30', '07:30'), hours([yesterday], '16:00', '15:00')].entries()) {
+    for (const [i, open] of [
+      hours([today], '11:00', '15:00'),
+      hours([today], '07:30', '07:30'),
+      hours([yesterday], '16:00', '15:00'),
+    ].entries()) {
       await patch(ta, `/api/partners/${w.partners[i].id}`, { working_hours: open });
       const id = await lead();
       assert.equal((await run(id)).status, 'delivered', `schedule ${JSON.stringify(open)}`);
@@ -184,7 +222,11 @@ forEachDatabase('distribution engine', (engine) => {
     }
     // A target schedule open now wins over the partner's own hours (closed since 11:00).
     await patch(ta, `/api/flows/${w.flowId}`, {
-      targets: w.partners.map((p, i) => ({ partner_id: p.id, priority: i + 1, schedule: i === 3 ? hours([today], '11:00', '15:00') : null })),
+      targets: w.partners.map((p, i) => ({
+        partner_id: p.id,
+        priority: i + 1,
+        schedule: i === 3 ? hours([today], '11:00', '15:00') : null,
+      })),
     });
     const id = await lead();
     assert.equal((await run(id)).status, 'delivered');
@@ -216,7 +258,11 @@ forEachDatabase('distribution engine', (engine) => {
     await patch(ta, `/api/campaigns/${w.campaignId}`, { flow_id: null });
     const noFlow = await lead({ flow_id: null });
     const before = new Date().toISOString();
-    assert.deepEqual(await run(noFlow), { status: 'rejected', autologin_url: null, reason: `Campaign ${campaign.name} has no flow` });
+    assert.deepEqual(await run(noFlow), {
+      status: 'rejected',
+      autologin_url: null,
+      reason: `Campaign ${campaign.name} has no flow`,
+    });
     const row = await leadRow(ta, noFlow);
     assert.equal(row.status, 'rejected');
     assert.equal(row.flow_id, null);
@@ -237,7 +283,11 @@ forEachDatabase('distribution engine', (engine) => {
     assert.equal((await leadRow(ta, direct)).flow_id, w.flowId); // no flow used: unchanged
 
     // Through another flow: the lead records the flow it went through.
-    const res = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/flows', payload: { name: 'Other', targets: [{ partner_id: good.id, priority: 1 }] } });
+    const res = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/flows',
+      payload: { name: 'Other', targets: [{ partner_id: good.id, priority: 1 }] },
+    });
     assert.equal(res.statusCode, 201, res.body);
     const viaOther = await lead();
     assert.equal((await run(viaOther, { flowId: res.json().id })).status, 'delivered');
@@ -256,10 +306,13 @@ forEachDatabase('distribution engine', (engine) => {
     await insertAttempt(ta.db, { lead_id: id, partner_id: a.id, attempt_no: 1, outcome: 'rejected', http_status: 400 });
     assert.equal((await run(id, { resume: true })).status, 'delivered');
     assert.equal(received(a), 0);
-    assert.deepEqual((await attempts(ta, id)).map((x) => [x.attempt_no, x.partner_id, x.outcome]), [
-      [1, a.id, 'rejected'],
-      [2, b.id, 'accepted'],
-    ]);
+    assert.deepEqual(
+      (await attempts(ta, id)).map((x) => [x.attempt_no, x.partner_id, x.outcome]),
+      [
+        [1, a.id, 'rejected'],
+        [2, b.id, 'accepted'],
+      ],
+    );
 
     const spent = await lead();
     await insertAttempt(ta.db, { lead_id: spent, partner_id: a.id, attempt_no: 1, outcome: 'timeout' });
@@ -278,8 +331,16 @@ forEachDatabase('distribution engine', (engine) => {
     const delivering = run(id);
     await partner.arrived;
     // What the recovery sweep does to a lead it claimed whose call was in flight.
-    await ta.db.updateTable('lead_attempts').set({ outcome: 'error', reason: 'taken over' }).where('lead_id', '=', id).execute();
-    await ta.db.updateTable('leads').set({ status: 'failed', reason: 'interrupted', lease_until: null }).where('id', '=', id).execute();
+    await ta.db
+      .updateTable('lead_attempts')
+      .set({ outcome: 'error', reason: 'taken over' })
+      .where('lead_id', '=', id)
+      .execute();
+    await ta.db
+      .updateTable('leads')
+      .set({ status: 'failed', reason: 'interrupted', lease_until: null })
+      .where('id', '=', id)
+      .execute();
     partner.release();
     const outcome = await delivering;
     assert.deepEqual(outcome, { status: 'failed', autologin_url: null, reason: 'interrupted' });

@@ -6,7 +6,20 @@ import type { Database, LeadAttemptsTable } from '../db/tables.js';
 import { release, reserve, reserved, type CapSlot } from './caps.js';
 import { saleAtDelivery } from './prices.js';
 import type { LeadForPartner, PartnerCall } from './partner-client.js';
-import { attemptsPerLead, capFull, loadLead, plan, rejectionReason, skip, verdictsJson, type Candidate, type LeadRow, type Plan, type RouteOverride, type Skip } from './route.js';
+import {
+  attemptsPerLead,
+  capFull,
+  loadLead,
+  plan,
+  rejectionReason,
+  skip,
+  verdictsJson,
+  type Candidate,
+  type LeadRow,
+  type Plan,
+  type RouteOverride,
+  type Skip,
+} from './route.js';
 import type { DeliveryDeps, DeliveryOutcome } from './runner.js';
 
 // The routing engine: one pending lead → a partner, or a reason why none took it.
@@ -27,7 +40,11 @@ const LEASE_MARGIN_MS = 5000;
 
 type Db = Kysely<Database>;
 
-const outcomeOf = (l: { status: DeliveryOutcome['status']; autologin_url: string | null; reason: string | null }): DeliveryOutcome => ({
+const outcomeOf = (l: {
+  status: DeliveryOutcome['status'];
+  autologin_url: string | null;
+  reason: string | null;
+}): DeliveryOutcome => ({
   status: l.status,
   autologin_url: l.autologin_url,
   reason: l.reason,
@@ -40,15 +57,32 @@ async function current(db: Db, id: string): Promise<DeliveryOutcome> {
 
 /** The lead row, still pending and still ours (the lease is the fencing token). */
 const owned = (leadId: string, lease: string | null) => (eb: ExpressionBuilder<Database, 'leads'>) =>
-  eb.and([eb('id', '=', leadId), eb('status', '=', 'pending'), lease === null ? eb('lease_until', 'is', null) : eb('lease_until', '=', lease)]);
+  eb.and([
+    eb('id', '=', leadId),
+    eb('status', '=', 'pending'),
+    lease === null ? eb('lease_until', 'is', null) : eb('lease_until', '=', lease),
+  ]);
 
 class LeaseLost extends Error {}
 
-type Started = { kind: 'started'; attemptId: string; lease: string } | { kind: 'full'; slot: CapSlot } | { kind: 'lost' };
+type Started =
+  { kind: 'started'; attemptId: string; lease: string } | { kind: 'full'; slot: CapSlot } | { kind: 'lost' };
 
-const inFlightAttempt = (leadId: string, c: Candidate, attemptNo: number): Insertable<LeadAttemptsTable> & { id: string } => ({
-  id: newId(), lead_id: leadId, partner_id: c.partner.id, attempt_no: attemptNo, requested_at: nowIso(),
-  duration_ms: null, http_status: null, outcome: 'in_flight', reason: null, response_excerpt: null,
+const inFlightAttempt = (
+  leadId: string,
+  c: Candidate,
+  attemptNo: number,
+): Insertable<LeadAttemptsTable> & { id: string } => ({
+  id: newId(),
+  lead_id: leadId,
+  partner_id: c.partner.id,
+  attempt_no: attemptNo,
+  requested_at: nowIso(),
+  duration_ms: null,
+  http_status: null,
+  outcome: 'in_flight',
+  reason: null,
+  response_excerpt: null,
 });
 
 /** How long the lead must stay leased for a call to candidate `c` from `now`, and its answer recorded. */
@@ -62,7 +96,14 @@ export const callLease = (c: Candidate, now: number) => now + c.integration.time
 export const firstAttempt = (plan: Plan) => inFlightAttempt(plan.lead.id, plan.order[0], 1);
 
 /** One transaction: the caps, the attempt as in_flight, the lease past the call's timeout. */
-async function startAttempt(db: Db, lead: LeadRow, c: Candidate, attemptNo: number, lease: string | null, newFlowId: string | null): Promise<Started> {
+async function startAttempt(
+  db: Db,
+  lead: LeadRow,
+  c: Candidate,
+  attemptNo: number,
+  lease: string | null,
+  newFlowId: string | null,
+): Promise<Started> {
   const needed = Date.now() + c.integration.timeout_ms + LEASE_MARGIN_MS;
   // A lease that still runs past this call's deadline needs no push, and proves ownership by
   // itself: the sweep only takes leads whose lease has run out. (Intake's first lease usually
@@ -101,8 +142,38 @@ async function startAttempt(db: Db, lead: LeadRow, c: Candidate, attemptNo: numb
 }
 
 function leadForPartner(l: LeadRow): LeadForPartner {
-  const { id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5 } = l;
-  return { id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5 };
+  const {
+    id,
+    first_name,
+    last_name,
+    email,
+    phone,
+    country,
+    ip,
+    language,
+    funnel,
+    sub_id1,
+    sub_id2,
+    sub_id3,
+    sub_id4,
+    sub_id5,
+  } = l;
+  return {
+    id,
+    first_name,
+    last_name,
+    email,
+    phone,
+    country,
+    ip,
+    language,
+    funnel,
+    sub_id1,
+    sub_id2,
+    sub_id3,
+    sub_id4,
+    sub_id5,
+  };
 }
 
 const attemptAnswer = (call: PartnerCall) => ({
@@ -134,16 +205,34 @@ function deliveredLead(c: Candidate, call: PartnerCall, costCents: number | null
  * The partner's answer on the attempt; accepted → the lead delivered; else the caps given back;
  * all or nothing. false when the lead is no longer ours (the sweep took it over meanwhile).
  */
-async function finishAttempt(db: Db, lead: LeadRow, c: Candidate, attemptId: string, lease: string, call: PartnerCall, costCents: number | null, skipped: Skip[]): Promise<boolean> {
+async function finishAttempt(
+  db: Db,
+  lead: LeadRow,
+  c: Candidate,
+  attemptId: string,
+  lease: string,
+  call: PartnerCall,
+  costCents: number | null,
+  skipped: Skip[],
+): Promise<boolean> {
   if (isPostgres(db)) return finishInOneStatement(db, lead, c, attemptId, lease, call, costCents, skipped);
   return writeTransaction(db, async (trx) => {
-    const attempt = await trx.updateTable('lead_attempts').set(attemptAnswer(call)).where('id', '=', attemptId).where('outcome', '=', 'in_flight').executeTakeFirst();
+    const attempt = await trx
+      .updateTable('lead_attempts')
+      .set(attemptAnswer(call))
+      .where('id', '=', attemptId)
+      .where('outcome', '=', 'in_flight')
+      .executeTakeFirst();
     if (Number(attempt.numUpdatedRows) === 0) return false;
     if (call.outcome !== 'accepted') {
       await release(trx, c.slots);
       return true;
     }
-    const res = await trx.updateTable('leads').set(deliveredLead(c, call, costCents, skipped, lead.country)).where(owned(lead.id, lease)).executeTakeFirst();
+    const res = await trx
+      .updateTable('leads')
+      .set(deliveredLead(c, call, costCents, skipped, lead.country))
+      .where(owned(lead.id, lease))
+      .executeTakeFirst();
     return Number(res.numUpdatedRows) > 0;
   });
 }
@@ -154,11 +243,27 @@ async function finishAttempt(db: Db, lead: LeadRow, c: Candidate, attemptId: str
  * attempt did (`exists (select from a)`), as in the transaction SQLite runs (there statements
  * are cheap and commits are shared: write-batch.ts).
  */
-async function finishInOneStatement(db: Db, lead: LeadRow, c: Candidate, attemptId: string, lease: string, call: PartnerCall, costCents: number | null, skipped: Skip[]): Promise<boolean> {
+async function finishInOneStatement(
+  db: Db,
+  lead: LeadRow,
+  c: Candidate,
+  attemptId: string,
+  lease: string,
+  call: PartnerCall,
+  costCents: number | null,
+  skipped: Skip[],
+): Promise<boolean> {
   const accepted = call.outcome === 'accepted';
   const slots = reserved(c.slots);
   const q = db
-    .with('a', (d) => d.updateTable('lead_attempts').set(attemptAnswer(call)).where('id', '=', attemptId).where('outcome', '=', 'in_flight').returning('lead_attempts.id'))
+    .with('a', (d) =>
+      d
+        .updateTable('lead_attempts')
+        .set(attemptAnswer(call))
+        .where('id', '=', attemptId)
+        .where('outcome', '=', 'in_flight')
+        .returning('lead_attempts.id'),
+    )
     .with('l', (d) =>
       d
         .updateTable('leads')
@@ -175,7 +280,11 @@ async function finishInOneStatement(db: Db, lead: LeadRow, c: Candidate, attempt
         .where((eb) =>
           eb.and([
             eb.val(!accepted && slots.length > 0),
-            eb.or(slots.length ? slots.map((s) => eb.and([eb('scope', '=', s.scope), eb('period', '=', s.period)])) : [eb.val(false)]),
+            eb.or(
+              slots.length
+                ? slots.map((s) => eb.and([eb('scope', '=', s.scope), eb('period', '=', s.period)]))
+                : [eb.val(false)],
+            ),
             eb('used', '>', 0),
             eb.exists(eb.selectFrom('a').select('a.id')),
           ]),
@@ -183,8 +292,14 @@ async function finishInOneStatement(db: Db, lead: LeadRow, c: Candidate, attempt
         .returning('cap_counters.scope'),
     )
     .selectNoFrom((eb) => [
-      eb.selectFrom('a').select((e) => e.fn.countAll<string>().as('n')).as('attempt'),
-      eb.selectFrom('l').select((e) => e.fn.countAll<string>().as('n')).as('lead'),
+      eb
+        .selectFrom('a')
+        .select((e) => e.fn.countAll<string>().as('n'))
+        .as('attempt'),
+      eb
+        .selectFrom('l')
+        .select((e) => e.fn.countAll<string>().as('n'))
+        .as('lead'),
     ]);
   const row = await q.executeTakeFirstOrThrow();
   if (Number(row.attempt) === 0) return false;
@@ -192,12 +307,26 @@ async function finishInOneStatement(db: Db, lead: LeadRow, c: Candidate, attempt
 }
 
 /** The lead `rejected` with `reason`, if still ours. */
-async function reject(db: Db, lead: LeadRow, lease: string | null, reason: string, flowId: string | null, skipped: Skip[] = []): Promise<DeliveryOutcome> {
+async function reject(
+  db: Db,
+  lead: LeadRow,
+  lease: string | null,
+  reason: string,
+  flowId: string | null,
+  skipped: Skip[] = [],
+): Promise<DeliveryOutcome> {
   const now = nowIso();
   const res = await writeTransaction(db, (trx) =>
     trx
       .updateTable('leads')
-      .set({ status: 'rejected', reason, status_updated_at: now, lease_until: null, verdicts: verdictsJson(skipped), ...(flowId ? { flow_id: flowId } : {}) })
+      .set({
+        status: 'rejected',
+        reason,
+        status_updated_at: now,
+        lease_until: null,
+        verdicts: verdictsJson(skipped),
+        ...(flowId ? { flow_id: flowId } : {}),
+      })
       .where(owned(lead.id, lease))
       .executeTakeFirst(),
   );
@@ -209,7 +338,11 @@ async function reject(db: Db, lead: LeadRow, lease: string | null, reason: strin
  * brief of issue 4). Partner problems are outcomes, never exceptions; a database error throws
  * and leaves the lease to run out, and the recovery sweep takes the lead from there.
  */
-export async function deliverLead(deps: DeliveryDeps, leadId: string, override: RouteOverride = {}): Promise<DeliveryOutcome> {
+export async function deliverLead(
+  deps: DeliveryDeps,
+  leadId: string,
+  override: RouteOverride = {},
+): Promise<DeliveryOutcome> {
   const { db } = deps;
   const lead = await loadLead(db, leadId, override.flowId ?? null);
   if (!lead) throw new Error(`deliverLead: no lead ${leadId}`);
@@ -220,10 +353,15 @@ export async function deliverLead(deps: DeliveryDeps, leadId: string, override: 
 }
 
 /** Delivers a lead intake stored with its plan's first attempt (`attemptId`) recorded, leased until `lease`. */
-export const deliverStarted = (deps: DeliveryDeps, planned: Plan, attemptId: string, lease: string) => offer(deps, planned, { attemptId, lease });
+export const deliverStarted = (deps: DeliveryDeps, planned: Plan, attemptId: string, lease: string) =>
+  offer(deps, planned, { attemptId, lease });
 
 /** Offers the lead to the plan's candidates in turn; the first one's attempt may be started already. */
-async function offer(deps: DeliveryDeps, p: Plan, started: { attemptId: string; lease: string } | null): Promise<DeliveryOutcome> {
+async function offer(
+  deps: DeliveryDeps,
+  p: Plan,
+  started: { attemptId: string; lease: string } | null,
+): Promise<DeliveryOutcome> {
   const { db } = deps;
   const { lead, route } = p;
   let lease = lead.lease_until;
@@ -257,7 +395,13 @@ async function offer(deps: DeliveryDeps, p: Plan, started: { attemptId: string; 
     const call = await deps.client.call(c.integration, leadForPartner(lead));
     deps.onPartnerCall?.({ id: c.partner.id, name: c.name }, call);
     // Taken: why each partner after this one was not offered the lead, recorded with it.
-    const verdicts = call.outcome === 'accepted' ? [...skipped, ...p.order.slice(i + 1).map((r) => skip(r, 'not_reached', `not reached: ${c.name} took the lead first`))] : skipped;
+    const verdicts =
+      call.outcome === 'accepted'
+        ? [
+            ...skipped,
+            ...p.order.slice(i + 1).map((r) => skip(r, 'not_reached', `not reached: ${c.name} took the lead first`)),
+          ]
+        : skipped;
     if (!(await finishAttempt(db, lead, c, attemptId, lease!, call, p.costCents, verdicts))) {
       deps.log.warn({ leadId: lead.id }, 'delivery taken over by the recovery sweep; stopping');
       return current(db, lead.id);
@@ -265,5 +409,12 @@ async function offer(deps: DeliveryDeps, p: Plan, started: { attemptId: string; 
     if (call.outcome === 'accepted') return { status: 'delivered', autologin_url: call.autologin_url, reason: null };
     tried.push(`${c.name} (${call.reason ?? call.outcome})`);
   }
-  return reject(db, lead, lease, rejectionReason(tried, skipped, route.maxAttempts), route.flowId !== lead.flow_id ? route.flowId : null, skipped);
+  return reject(
+    db,
+    lead,
+    lease,
+    rejectionReason(tried, skipped, route.maxAttempts),
+    route.flowId !== lead.flow_id ? route.flowId : null,
+    skipped,
+  );
 }

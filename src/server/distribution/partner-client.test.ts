@@ -3,9 +3,25 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { TEST_PARTNER_NETWORKS, until } from '../../../test/helpers.js';
-import { accepting, defaultIntegration, downUrl, json, malformed, rejecting, slow, startPartner, type PartnerHandler } from '../../../test/partner-server.js';
+import {
+  accepting,
+  defaultIntegration,
+  downUrl,
+  json,
+  malformed,
+  rejecting,
+  slow,
+  startPartner,
+  type PartnerHandler,
+} from '../../../test/partner-server.js';
 import type { StoredIntegration } from '../modules/partners/schemas.js';
-import { buildPartnerRequest, createPartnerClient, MAX_ANSWER_BYTES, SHOWN_ANSWER_BYTES, type LeadForPartner } from './partner-client.js';
+import {
+  buildPartnerRequest,
+  createPartnerClient,
+  MAX_ANSWER_BYTES,
+  SHOWN_ANSWER_BYTES,
+  type LeadForPartner,
+} from './partner-client.js';
 
 // The partner HTTP client against real loopback HTTP servers: what is sent, how answers are read.
 // No database: the client never touches one.
@@ -27,7 +43,8 @@ const LEAD: LeadForPartner = {
   sub_id5: null,
 };
 
-const integration = (url: string, extra: Partial<StoredIntegration> = {}) => defaultIntegration(url, extra) as StoredIntegration;
+const integration = (url: string, extra: Partial<StoredIntegration> = {}) =>
+  defaultIntegration(url, extra) as StoredIntegration;
 
 function client(t: TestContext) {
   // The partners below listen on loopback, which the outbound guard lets through only on purpose.
@@ -52,7 +69,12 @@ test('accepted: the request is rendered and sent as configured, and the answer r
   const c = client(t);
   const call = await c.call(
     integration(`${partner.url}?aff={{lead.sub_id1}}&f={{lead.funnel}}`, {
-      headers: { 'X-Api-Key': 'partner-secret-key-123456', 'Content-Type': 'application/vnd.broker+json', Host: 'evil.example', 'Content-Length': '1' },
+      headers: {
+        'X-Api-Key': 'partner-secret-key-123456',
+        'Content-Type': 'application/vnd.broker+json',
+        Host: 'evil.example',
+        'Content-Length': '1',
+      },
       body_template: {
         email: '{{lead.email}}',
         name: '{{lead.first_name}} {{lead.last_name}}',
@@ -67,7 +89,10 @@ test('accepted: the request is rendered and sent as configured, and the answer r
   assert.equal(call.outcome, 'accepted', call.reason ?? '');
   assert.equal(call.reason, null);
   assert.match(call.partner_lead_id!, /^P-\d+$/);
-  assert.equal(call.autologin_url, `https://broker.example/login/${call.partner_lead_id}?email=zoe%2Btest%40example.com`);
+  assert.equal(
+    call.autologin_url,
+    `https://broker.example/login/${call.partner_lead_id}?email=zoe%2Btest%40example.com`,
+  );
   assert.equal(call.response?.status, 200);
   assert.equal(call.response?.truncated, false);
   assert.equal(JSON.parse(call.response!.body).data.id, call.partner_lead_id);
@@ -94,11 +119,17 @@ test('accepted: the request is rendered and sent as configured, and the answer r
   // What the call reports as sent is what was sent.
   assert.equal(call.request.body, got.body);
   assert.equal(call.request.url, `${partner.url}?aff=aff%201%262&f=`);
-  assert.deepEqual(call.request.headers, { 'X-Api-Key': 'partner-secret-key-123456', 'Content-Type': 'application/vnd.broker+json' });
+  assert.deepEqual(call.request.headers, {
+    'X-Api-Key': 'partner-secret-key-123456',
+    'Content-Type': 'application/vnd.broker+json',
+  });
 });
 
 test('buildPartnerRequest: JSON content type unless the operator sets one; PUT carries the body', () => {
-  const req = buildPartnerRequest(integration('https://p.example/x/{{lead.country}}', { method: 'PUT', body_template: { id: '{{lead.id}}' } }), LEAD);
+  const req = buildPartnerRequest(
+    integration('https://p.example/x/{{lead.country}}', { method: 'PUT', body_template: { id: '{{lead.id}}' } }),
+    LEAD,
+  );
   assert.deepEqual(req, {
     method: 'PUT',
     url: 'https://p.example/x/DE',
@@ -106,7 +137,10 @@ test('buildPartnerRequest: JSON content type unless the operator sets one; PUT c
     body: JSON.stringify({ id: LEAD.id }),
   });
   // A template key "__proto__" is sent as a key, not swallowed as a prototype.
-  const proto = buildPartnerRequest(integration('https://p.example/', { body_template: JSON.parse('{"__proto__":{"a":"{{lead.email}}"}}') }), LEAD);
+  const proto = buildPartnerRequest(
+    integration('https://p.example/', { body_template: JSON.parse('{"__proto__":{"a":"{{lead.email}}"}}') }),
+    LEAD,
+  );
   assert.equal(proto.body, '{"__proto__":{"a":"zoe+test@example.com"}}');
 });
 
@@ -115,7 +149,15 @@ test('GET: top-level template values go into the query string, no body is sent',
   const call = await client(t).call(
     integration(`${partner.url}?source=lg`, {
       method: 'GET',
-      body_template: { email: '{{lead.email}}', aff: '{{lead.sub_id1}}', lang: '{{lead.language}}', missing: '{{lead.sub_id2}}', n: 5, ok: false, deep: { x: 1 } },
+      body_template: {
+        email: '{{lead.email}}',
+        aff: '{{lead.sub_id1}}',
+        lang: '{{lead.language}}',
+        missing: '{{lead.sub_id2}}',
+        n: 5,
+        ok: false,
+        deep: { x: 1 },
+      },
     }),
     LEAD,
   );
@@ -126,7 +168,17 @@ test('GET: top-level template values go into the query string, no body is sent',
   assert.equal(got.headers['content-type'], undefined);
   const q = new URL(got.url, 'http://x').searchParams;
   // null leaves the parameter out; nested values have no query-string form.
-  assert.deepEqual([...q], [['source', 'lg'], ['email', 'zoe+test@example.com'], ['aff', 'aff 1&2'], ['lang', 'de'], ['n', '5'], ['ok', 'false']]);
+  assert.deepEqual(
+    [...q],
+    [
+      ['source', 'lg'],
+      ['email', 'zoe+test@example.com'],
+      ['aff', 'aff 1&2'],
+      ['lang', 'de'],
+      ['n', '5'],
+      ['ok', 'false'],
+    ],
+  );
   assert.equal(call.request.body, null);
 });
 
@@ -182,7 +234,10 @@ test('rejected: non-2xx, a false success flag, a missing or non-URL autologin', 
 test('the success flag: what counts as yes', async (t) => {
   const yes = [true, 1, -1, 'yes', 'OK', 'true', 'accepted'];
   const no = [false, 0, '0', 'false', 'No', 'ERROR', 'fail', 'Failed', '', ' ', null, {}, ['x']];
-  const answers: [number, unknown][] = [...yes, ...no].map((v) => [200, { result: [{ ok: v, link: 'https://b.example/a' }] }]);
+  const answers: [number, unknown][] = [...yes, ...no].map((v) => [
+    200,
+    { result: [{ ok: v, link: 'https://b.example/a' }] },
+  ]);
   const partner = await startPartner(t, answering(answers));
   const c = client(t);
   // Array indexes in paths: "result.0.ok".
@@ -193,7 +248,8 @@ test('the success flag: what counts as yes', async (t) => {
     assert.equal(call.autologin_url, 'https://b.example/a');
     assert.equal(call.partner_lead_id, null); // lead_id_path set but absent: no id, still accepted
   }
-  for (const v of no) assert.equal((await c.call(integration(partner.url, paths), LEAD)).outcome, 'rejected', JSON.stringify(v));
+  for (const v of no)
+    assert.equal((await c.call(integration(partner.url, paths), LEAD)).outcome, 'rejected', JSON.stringify(v));
 });
 
 test('an answer that is not JSON: rejected when paths are set, accepted when none is', async (t) => {
@@ -203,7 +259,10 @@ test('an answer that is not JSON: rejected when paths are set, accepted when non
   assert.equal(bad.outcome, 'rejected');
   assert.equal(bad.reason, 'answer is not JSON: {"success": tru');
   assert.equal(bad.response?.body, '{"success": tru');
-  const plain = await c.call(integration(partner.url, { success_path: '', lead_id_path: '', autologin_path: '' }), LEAD);
+  const plain = await c.call(
+    integration(partner.url, { success_path: '', lead_id_path: '', autologin_path: '' }),
+    LEAD,
+  );
   assert.equal(plain.outcome, 'accepted');
   assert.equal(plain.reason, null);
 });
@@ -270,7 +329,10 @@ test('a huge answer is read up to 1 MiB and shown up to 64 KiB', async (t) => {
     pump();
   });
   const c = client(t);
-  const plain = await c.call(integration(partner.url, { success_path: '', lead_id_path: '', autologin_path: '' }), LEAD);
+  const plain = await c.call(
+    integration(partner.url, { success_path: '', lead_id_path: '', autologin_path: '' }),
+    LEAD,
+  );
   assert.equal(plain.outcome, 'accepted');
   assert.equal(plain.response?.truncated, true);
   assert.ok(Buffer.byteLength(plain.response!.body) <= SHOWN_ANSWER_BYTES);

@@ -43,7 +43,15 @@ export const SHOWN_ANSWER_BYTES = 64 * 1024;
 // Headers that frame the message or manage the connection: the client sets them (from the URL
 // and body) or refuses them (undici throws on transfer-encoding, upgrade, expect…), so an
 // operator's value for them is not sent. The request shown with each call lists what was sent.
-export const CLIENT_OWNED_HEADERS = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect']);
+export const CLIENT_OWNED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+]);
 
 /** The request an integration makes for a lead. Pure: used by the client and shown by the test endpoint. */
 export function buildPartnerRequest(integration: StoredIntegration, lead: LeadForPartner): PartnerRequest {
@@ -95,7 +103,8 @@ export function createPartnerClient({ allowedNetworks }: PartnerClientOptions): 
   };
 }
 
-type Outcome = Pick<PartnerCall, 'response' | 'outcome' | 'reason'> & Partial<Pick<PartnerCall, 'partner_lead_id' | 'autologin_url'>>;
+type Outcome = Pick<PartnerCall, 'response' | 'outcome' | 'reason'> &
+  Partial<Pick<PartnerCall, 'partner_lead_id' | 'autologin_url'>>;
 
 async function callPartner(agent: Agent, integration: StoredIntegration, lead: LeadForPartner): Promise<PartnerCall> {
   const started = performance.now();
@@ -105,29 +114,54 @@ async function callPartner(agent: Agent, integration: StoredIntegration, lead: L
   } catch (err) {
     // Only a URL that is no URL gets here (saved integrations are validated): a failed call, not a crash.
     req = { method: integration.method, url: integration.url, headers: {}, body: null };
-    return finish(req, started, { response: null, outcome: 'error', reason: `request could not be built: ${describeError(err)}` });
+    return finish(req, started, {
+      response: null,
+      outcome: 'error',
+      reason: `request could not be built: ${describeError(err)}`,
+    });
   }
   const { outcome, answer } = await send(agent, req, integration.timeout_ms);
   return finish(req, started, outcome ?? interpret(integration, answer!));
 }
 
 function finish(request: PartnerRequest, started: number, o: Outcome): PartnerCall {
-  return { request, duration_ms: Math.round(performance.now() - started), partner_lead_id: null, autologin_url: null, ...o };
+  return {
+    request,
+    duration_ms: Math.round(performance.now() - started),
+    partner_lead_id: null,
+    autologin_url: null,
+    ...o,
+  };
 }
 
 /** Sends the request; `outcome` is set when there is no complete answer to interpret. */
-async function send(agent: Agent, req: PartnerRequest, timeoutMs: number): Promise<{ outcome?: Outcome; answer?: RawAnswer }> {
+async function send(
+  agent: Agent,
+  req: PartnerRequest,
+  timeoutMs: number,
+): Promise<{ outcome?: Outcome; answer?: RawAnswer }> {
   const res = await exchange(agent, req, { timeoutMs, maxBytes: MAX_ANSWER_BYTES, peer: 'the partner' });
   if (!res.failure) return { answer: res.answer };
   const { answer, failure } = res;
-  return { outcome: { response: answer && showAnswer(answer), outcome: failure.timedOut ? 'timeout' : 'error', reason: failure.reason } };
+  return {
+    outcome: {
+      response: answer && showAnswer(answer),
+      outcome: failure.timedOut ? 'timeout' : 'error',
+      reason: failure.reason,
+    },
+  };
 }
 
 /** Accepted, or rejected with the reason, from a complete (or 1 MiB-capped) answer. */
 function interpret(integration: StoredIntegration, answer: RawAnswer): Outcome {
   const text = answer.raw.toString('utf8');
   const response = showAnswer(answer, text);
-  const reject = (reason: string, extra: Partial<Outcome> = {}): Outcome => ({ response, outcome: 'rejected', reason, ...extra });
+  const reject = (reason: string, extra: Partial<Outcome> = {}): Outcome => ({
+    response,
+    outcome: 'rejected',
+    reason,
+    ...extra,
+  });
   if (answer.status < 200 || answer.status > 299) {
     // Redirects are not followed (a POST must not be replayed elsewhere); say where it pointed,
     // since "http:// instead of https://" is the usual cause.
@@ -151,15 +185,22 @@ function interpret(integration: StoredIntegration, answer: RawAnswer): Outcome {
     const flag = compilePath(success_path)(json);
     if (!isTruthy(flag)) {
       const said = errorMessage(json);
-      const what = flag === undefined ? `no success value at "${success_path}"` : `success is ${JSON.stringify(flag)} at "${success_path}"`;
+      const what =
+        flag === undefined
+          ? `no success value at "${success_path}"`
+          : `success is ${JSON.stringify(flag)} at "${success_path}"`;
       return reject(said ? `${what} (error: ${said})` : what, { partner_lead_id });
     }
   }
   let autologin_url: string | null = null;
   if (autologin_path) {
     const link = compilePath(autologin_path)(json);
-    if (link === undefined || link === null || link === '') return reject(`no autologin URL at ${autologin_path}`, { partner_lead_id });
-    if (!isHttpUrl(link)) return reject(`autologin value at ${autologin_path} is not an http(s) URL: ${excerpt(JSON.stringify(link))}`, { partner_lead_id });
+    if (link === undefined || link === null || link === '')
+      return reject(`no autologin URL at ${autologin_path}`, { partner_lead_id });
+    if (!isHttpUrl(link))
+      return reject(`autologin value at ${autologin_path} is not an http(s) URL: ${excerpt(JSON.stringify(link))}`, {
+        partner_lead_id,
+      });
     autologin_url = link;
   }
   return { response, outcome: 'accepted', reason: null, partner_lead_id, autologin_url };
@@ -168,7 +209,10 @@ function interpret(integration: StoredIntegration, answer: RawAnswer): Outcome {
 function showAnswer(answer: RawAnswer, text?: string): NonNullable<PartnerCall['response']> {
   const { raw } = answer;
   // A cut inside a multi-byte character: StringDecoder holds back the partial bytes.
-  const body = raw.length <= SHOWN_ANSWER_BYTES ? (text ?? raw.toString('utf8')) : new StringDecoder('utf8').write(raw.subarray(0, SHOWN_ANSWER_BYTES));
+  const body =
+    raw.length <= SHOWN_ANSWER_BYTES
+      ? (text ?? raw.toString('utf8'))
+      : new StringDecoder('utf8').write(raw.subarray(0, SHOWN_ANSWER_BYTES));
   return { status: answer.status, headers: answer.headers, body, truncated: answer.truncated };
 }
 
@@ -193,7 +237,17 @@ function isHttpUrl(v: unknown): v is string {
 }
 
 // Where partners usually say why they refused a lead.
-const ERROR_KEYS = ['error', 'message', 'error_message', 'errorMessage', 'msg', 'reason', 'errors', 'detail', 'description'];
+const ERROR_KEYS = [
+  'error',
+  'message',
+  'error_message',
+  'errorMessage',
+  'msg',
+  'reason',
+  'errors',
+  'detail',
+  'description',
+];
 
 function errorMessage(json: unknown, depth = 0): string | null {
   if (typeof json === 'string') return json ? excerpt(json) : null;

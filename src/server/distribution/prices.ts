@@ -26,8 +26,11 @@ export interface StoredPrice {
 
 export type CrgPeriod = 'week' | 'month';
 
-export const PriceModelSchema = Type.Union([Type.Literal('cpl'), Type.Literal('cpa')], { description: 'cpl: per delivered lead; cpa: per FTD (first deposit)' });
-export const Amount = (description: string) => Type.Number({ minimum: 0, maximum: MAX_PRICE, description: `${description}, in ${CURRENCY}; at most 2 decimals` });
+export const PriceModelSchema = Type.Union([Type.Literal('cpl'), Type.Literal('cpa')], {
+  description: 'cpl: per delivered lead; cpa: per FTD (first deposit)',
+});
+export const Amount = (description: string) =>
+  Type.Number({ minimum: 0, maximum: MAX_PRICE, description: `${description}, in ${CURRENCY}; at most 2 decimals` });
 export const ByCountry = (description: string) =>
   Type.Record(Type.String({ pattern: '^[A-Z]{2}$', maxLength: 2 }), Amount('The price for leads from this country'), {
     maxProperties: 250,
@@ -51,17 +54,23 @@ export function priceErrors(p: unknown, at: string): FieldError[] {
   const errors: FieldError[] = [];
   if (p === null || typeof p !== 'object') return errors;
   const { amount, by_country } = p as { amount?: unknown; by_country?: unknown };
-  if (typeof amount === 'number' && toCents(amount) === null) errors.push({ field: `${at}.amount`, message: TWO_DECIMALS });
+  if (typeof amount === 'number' && toCents(amount) === null)
+    errors.push({ field: `${at}.amount`, message: TWO_DECIMALS });
   if (by_country !== null && typeof by_country === 'object') {
     for (const [code, v] of Object.entries(by_country)) {
-      if (typeof v === 'number' && toCents(v) === null) errors.push({ field: `${at}.by_country.${code}`, message: TWO_DECIMALS });
+      if (typeof v === 'number' && toCents(v) === null)
+        errors.push({ field: `${at}.by_country.${code}`, message: TWO_DECIMALS });
     }
   }
   return errors;
 }
 
 /** A price as sent (checked by priceErrors first) → as stored. */
-export function storedPrice(p: { model: PriceModel; amount: number; by_country?: Record<string, number> }): StoredPrice {
+export function storedPrice(p: {
+  model: PriceModel;
+  amount: number;
+  by_country?: Record<string, number>;
+}): StoredPrice {
   const byCountry = Object.fromEntries(Object.entries(p.by_country ?? {}).map(([code, v]) => [code, toCents(v)!]));
   return { model: p.model, amount_cents: toCents(p.amount)!, currency: CURRENCY, by_country: byCountry };
 }
@@ -83,12 +92,16 @@ export function priceFor(price: StoredPrice | null, model: PriceModel, country: 
 }
 
 /** What a lead delivered under `deal` was sold for: its CPL price for the lead's country, and its guarantee (lead columns). */
-export function saleAtDelivery(deal: StoredPrice | null, country: string): { revenue_cents?: number; crg_bp?: number | null } {
+export function saleAtDelivery(
+  deal: StoredPrice | null,
+  country: string,
+): { revenue_cents?: number; crg_bp?: number | null } {
   const revenue = priceFor(deal, 'cpl', country);
   return revenue === null ? {} : { revenue_cents: revenue, crg_bp: deal!.crg?.rate_bp ?? null };
 }
 
-export const parsePrice = (json: string | null): StoredPrice | null => (json === null ? null : (JSON.parse(json) as StoredPrice));
+export const parsePrice = (json: string | null): StoredPrice | null =>
+  json === null ? null : (JSON.parse(json) as StoredPrice);
 
 /** A partner's deal as sent. */
 export interface DealInput {
@@ -104,9 +117,14 @@ export function dealErrors(d: unknown, at = 'deal'): FieldError[] {
   if (d === null || typeof d !== 'object') return errors;
   const { model, crg } = d as { model?: unknown; crg?: unknown };
   if (crg === null || typeof crg !== 'object') return errors;
-  if (model === 'cpa') errors.push({ field: `${at}.crg`, message: 'a conversion-rate guarantee goes with a CPL deal (a price per delivered lead)' });
+  if (model === 'cpa')
+    errors.push({
+      field: `${at}.crg`,
+      message: 'a conversion-rate guarantee goes with a CPL deal (a price per delivered lead)',
+    });
   const rate = (crg as { rate?: unknown }).rate;
-  if (typeof rate === 'number' && toCents(rate) === null) errors.push({ field: `${at}.crg.rate`, message: 'must have at most 2 decimals (e.g. 12.5)' });
+  if (typeof rate === 'number' && toCents(rate) === null)
+    errors.push({ field: `${at}.crg.rate`, message: 'must have at most 2 decimals (e.g. 12.5)' });
   return errors;
 }
 

@@ -11,14 +11,23 @@ import { recoverStale } from './recovery.js';
 
 const PAST = '2020-01-01T00:00:00.000Z';
 
-async function setup(t: TestContext, engine: Engine, partners: WorldPartner[] = [{}], env: Record<string, string> = {}) {
+async function setup(
+  t: TestContext,
+  engine: Engine,
+  partners: WorldPartner[] = [{}],
+  env: Record<string, string> = {},
+) {
   const ta = await buildTestApp(t, engine, { env });
   const w = await makeWorld(t, ta, partners, { campaign: { payout: { model: 'cpl', amount: 3 } } });
   return { ta, w, stale: (over = {}) => insertPendingLead(ta, w, { lease_until: PAST, ...over }) };
 }
 
 const leadRow = (ta: TestApp, id: string) =>
-  ta.db.selectFrom('leads').select(['status', 'reason', 'partner_id', 'lease_until', 'email']).where('id', '=', id).executeTakeFirstOrThrow();
+  ta.db
+    .selectFrom('leads')
+    .select(['status', 'reason', 'partner_id', 'lease_until', 'email'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
 
 forEachDatabase('distribution recovery', (engine) => {
   test('a stale pending lead is resumed and delivered; a leased one is left to its owner', async (t) => {
@@ -45,7 +54,13 @@ forEachDatabase('distribution recovery', (engine) => {
   test('resumed leads skip partners already offered', async (t) => {
     const { ta, w, stale } = await setup(t, engine, [{}, {}]);
     const id = await stale();
-    await insertAttempt(ta.db, { lead_id: id, partner_id: w.partners[0].id, attempt_no: 1, outcome: 'timeout', http_status: null });
+    await insertAttempt(ta.db, {
+      lead_id: id,
+      partner_id: w.partners[0].id,
+      attempt_no: 1,
+      outcome: 'timeout',
+      http_status: null,
+    });
     await ta.app.delivery.sweep();
     const row = await leadRow(ta, id);
     assert.equal(row.status, 'delivered');
@@ -56,7 +71,15 @@ forEachDatabase('distribution recovery', (engine) => {
   test('a lead whose partner call was in flight is failed, not sent elsewhere', async (t) => {
     const { ta, w, stale } = await setup(t, engine, [{}, {}]);
     const id = await stale();
-    await insertAttempt(ta.db, { lead_id: id, partner_id: w.partners[0].id, attempt_no: 1, outcome: 'in_flight', http_status: null, duration_ms: null, response_excerpt: null });
+    await insertAttempt(ta.db, {
+      lead_id: id,
+      partner_id: w.partners[0].id,
+      attempt_no: 1,
+      outcome: 'in_flight',
+      http_status: null,
+      duration_ms: null,
+      response_excerpt: null,
+    });
     assert.deepEqual(await ta.app.delivery.sweep(), { resumed: 0, failed: 1 });
     const row = await leadRow(ta, id);
     assert.equal(row.status, 'failed');
@@ -65,8 +88,15 @@ forEachDatabase('distribution recovery', (engine) => {
       row.reason,
       `Delivery interrupted while ${w.partners[0].name} was being called; the partner may have registered it: check with them before redelivering.`,
     );
-    const [attempt] = await ta.db.selectFrom('lead_attempts').select(['outcome', 'reason']).where('lead_id', '=', id).execute();
-    assert.deepEqual(attempt, { outcome: 'error', reason: "the server stopped while waiting for the partner's answer" });
+    const [attempt] = await ta.db
+      .selectFrom('lead_attempts')
+      .select(['outcome', 'reason'])
+      .where('lead_id', '=', id)
+      .execute();
+    assert.deepEqual(attempt, {
+      outcome: 'error',
+      reason: "the server stopped while waiting for the partner's answer",
+    });
     assert.equal(w.partners[0].server!.received.length + w.partners[1].server!.received.length, 0);
   });
 
@@ -88,7 +118,8 @@ forEachDatabase('distribution recovery', (engine) => {
     const { ta, stale } = await setup(t, engine, [{}], { DELIVERY_RECOVERY_INTERVAL_MS: '50' });
     const id = await stale();
     const deadline = Date.now() + 10_000;
-    while ((await leadRow(ta, id)).status === 'pending' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    while ((await leadRow(ta, id)).status === 'pending' && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 25));
     assert.equal((await leadRow(ta, id)).status, 'delivered');
   });
 });

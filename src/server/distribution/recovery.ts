@@ -38,7 +38,9 @@ export async function recoverStale(runner: DeliveryRunner): Promise<{ resumed: n
       .set({ lease_until: lease })
       .where('id', '=', lead.id)
       .where('status', '=', 'pending')
-      .where((eb) => (lead.lease_until === null ? eb('lease_until', 'is', null) : eb('lease_until', '=', lead.lease_until)))
+      .where((eb) =>
+        lead.lease_until === null ? eb('lease_until', 'is', null) : eb('lease_until', '=', lead.lease_until),
+      )
       .executeTakeFirst();
     if (Number(claim.numUpdatedRows) === 0) return; // another sweep, or its owner, has it
 
@@ -59,22 +61,30 @@ export async function recoverStale(runner: DeliveryRunner): Promise<{ resumed: n
       `Delivery interrupted while ${inFlight.name} was being called; the partner may have registered it: ` +
       'check with them before redelivering.';
     // Attempt first, then lead: the order the engine's own last transaction writes them in.
-    const done = await db.transaction().execute(async (trx) => {
-      await trx.updateTable('lead_attempts').set({ outcome: 'error', reason: INTERRUPTED_ATTEMPT }).where('lead_id', '=', lead.id).where('outcome', '=', 'in_flight').execute();
-      const now = nowIso();
-      const res = await trx
-        .updateTable('leads')
-        .set({ status: 'failed', reason, status_updated_at: now, lease_until: null })
-        .where('id', '=', lead.id)
-        .where('status', '=', 'pending')
-        .where('lease_until', '=', lease)
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) === 0) throw new LostClaim(); // roll the attempt back too
-      return true;
-    }).catch((err) => {
-      if (err instanceof LostClaim) return false;
-      throw err;
-    });
+    const done = await db
+      .transaction()
+      .execute(async (trx) => {
+        await trx
+          .updateTable('lead_attempts')
+          .set({ outcome: 'error', reason: INTERRUPTED_ATTEMPT })
+          .where('lead_id', '=', lead.id)
+          .where('outcome', '=', 'in_flight')
+          .execute();
+        const now = nowIso();
+        const res = await trx
+          .updateTable('leads')
+          .set({ status: 'failed', reason, status_updated_at: now, lease_until: null })
+          .where('id', '=', lead.id)
+          .where('status', '=', 'pending')
+          .where('lease_until', '=', lease)
+          .executeTakeFirst();
+        if (Number(res.numUpdatedRows) === 0) throw new LostClaim(); // roll the attempt back too
+        return true;
+      })
+      .catch((err) => {
+        if (err instanceof LostClaim) return false;
+        throw err;
+      });
     if (done) failed++;
   }
 

@@ -24,17 +24,56 @@ export interface RouteOverride {
 }
 
 const LEAD_COLUMNS = [
-  'leads.id', 'leads.first_name', 'leads.last_name', 'leads.email', 'leads.phone', 'leads.country', 'leads.ip',
-  'leads.language', 'leads.funnel', 'leads.sub_id1', 'leads.sub_id2', 'leads.sub_id3', 'leads.sub_id4', 'leads.sub_id5',
-  'leads.status', 'leads.reason', 'leads.autologin_url', 'leads.campaign_id', 'leads.flow_id', 'leads.lease_until',
+  'leads.id',
+  'leads.first_name',
+  'leads.last_name',
+  'leads.email',
+  'leads.phone',
+  'leads.country',
+  'leads.ip',
+  'leads.language',
+  'leads.funnel',
+  'leads.sub_id1',
+  'leads.sub_id2',
+  'leads.sub_id3',
+  'leads.sub_id4',
+  'leads.sub_id5',
+  'leads.status',
+  'leads.reason',
+  'leads.autologin_url',
+  'leads.campaign_id',
+  'leads.flow_id',
+  'leads.lease_until',
 ] as const;
 
 const PARTNER_COLUMNS = [
-  'partners.id', 'partners.name', 'partners.status', 'partners.archived_at', 'partners.countries',
-  'partners.working_hours', 'partners.daily_cap', 'partners.hourly_cap', 'partners.total_cap', 'partners.deal', 'partners.integration',
+  'partners.id',
+  'partners.name',
+  'partners.status',
+  'partners.archived_at',
+  'partners.countries',
+  'partners.working_hours',
+  'partners.daily_cap',
+  'partners.hourly_cap',
+  'partners.total_cap',
+  'partners.deal',
+  'partners.integration',
 ] as const;
 
-type PartnerRow = Pick<Selectable<PartnersTable>, 'id' | 'name' | 'status' | 'archived_at' | 'countries' | 'working_hours' | 'daily_cap' | 'hourly_cap' | 'total_cap' | 'deal' | 'integration'>;
+type PartnerRow = Pick<
+  Selectable<PartnersTable>,
+  | 'id'
+  | 'name'
+  | 'status'
+  | 'archived_at'
+  | 'countries'
+  | 'working_hours'
+  | 'daily_cap'
+  | 'hourly_cap'
+  | 'total_cap'
+  | 'deal'
+  | 'integration'
+>;
 
 export interface Candidate {
   name: string;
@@ -61,13 +100,25 @@ export interface Route {
  * with the lead (leadForRouting), and intake with the campaign (so a new lead's delivery reads
  * nothing more).
  */
-export function routeOf<DB, TB extends keyof DB>(db: Db, eb: ExpressionBuilder<DB, TB>, flowId: Expression<string | null>) {
+export function routeOf<DB, TB extends keyof DB>(
+  db: Db,
+  eb: ExpressionBuilder<DB, TB>,
+  flowId: Expression<string | null>,
+) {
   const e = eb as unknown as ExpressionBuilder<Database, never>;
   // SQLite: json() keeps the value JSON when it is nested in another JSON object (intake's
   // campaigns), instead of a string to be parsed again.
   const nestable = <T>(value: RawBuilder<T>) => (isPostgres(db) ? value : sql<T>`json(${value})`);
   return [
-    nestable(jsonObjectFrom(db, e.selectFrom('flows').select(['flows.name', 'flows.status', 'flows.max_attempts', 'flows.archived_at']).where('flows.id', '=', flowId))).as('flow'),
+    nestable(
+      jsonObjectFrom(
+        db,
+        e
+          .selectFrom('flows')
+          .select(['flows.name', 'flows.status', 'flows.max_attempts', 'flows.archived_at'])
+          .where('flows.id', '=', flowId),
+      ),
+    ).as('flow'),
     nestable(
       jsonArrayFrom(
         db,
@@ -75,8 +126,22 @@ export function routeOf<DB, TB extends keyof DB>(db: Db, eb: ExpressionBuilder<D
           .selectFrom('flow_targets as t')
           .innerJoin('partners', 'partners.id', 't.partner_id')
           .select(PARTNER_COLUMNS)
-          .select(['t.id as target_id', 't.flow_id', 't.position', 't.priority', 't.weight', 't.countries as target_countries', 't.schedule'])
-          .select(['t.daily_cap as target_daily_cap', 't.hourly_cap as target_hourly_cap', 't.total_cap as target_total_cap', 't.country_caps', 't.cap_counts'])
+          .select([
+            't.id as target_id',
+            't.flow_id',
+            't.position',
+            't.priority',
+            't.weight',
+            't.countries as target_countries',
+            't.schedule',
+          ])
+          .select([
+            't.daily_cap as target_daily_cap',
+            't.hourly_cap as target_hourly_cap',
+            't.total_cap as target_total_cap',
+            't.country_caps',
+            't.cap_counts',
+          ])
           .where('t.flow_id', '=', flowId),
       ),
     ).as('targets'),
@@ -89,25 +154,35 @@ export function routeOf<DB, TB extends keyof DB>(db: Db, eb: ExpressionBuilder<D
  * its campaign's) with that flow's targets and their partners.
  */
 const leadForRouting = compiledOnce((db: Db, id: string, flowOverride: string | null) => {
-  const routeFlow = sql<string | null>`coalesce(${flowOverride}, ${sql.ref('leads.flow_id')}, ${sql.ref('campaigns.flow_id')})`;
+  const routeFlow = sql<
+    string | null
+  >`coalesce(${flowOverride}, ${sql.ref('leads.flow_id')}, ${sql.ref('campaigns.flow_id')})`;
   return db
     .selectFrom('leads')
     .leftJoin('campaigns', 'campaigns.id', 'leads.campaign_id')
     .select(LEAD_COLUMNS)
     .select(['campaigns.name as campaign_name', 'campaigns.flow_id as campaign_flow_id', 'campaigns.payout'])
     .select((eb) => [
-      eb.selectFrom('lead_attempts').select((a) => a.fn.max('lead_attempts.attempt_no').as('n')).whereRef('lead_attempts.lead_id', '=', 'leads.id').as('last_attempt'),
+      eb
+        .selectFrom('lead_attempts')
+        .select((a) => a.fn.max('lead_attempts.attempt_no').as('n'))
+        .whereRef('lead_attempts.lead_id', '=', 'leads.id')
+        .as('last_attempt'),
       ...routeOf(db, eb, routeFlow),
     ])
     .where('leads.id', '=', id)
     .modifyEnd(sql.raw(PREPARED));
 });
 
-export const loadLead = (db: Db, id: string, flowOverride: string | null = null) => leadForRouting(db, id, flowOverride).then((rows) => rows[0]);
+export const loadLead = (db: Db, id: string, flowOverride: string | null = null) =>
+  leadForRouting(db, id, flowOverride).then((rows) => rows[0]);
 
 export type LeadRow = NonNullable<Awaited<ReturnType<typeof loadLead>>>;
 
-type TargetRow = Pick<NonNullable<CapOwner['target']>, 'id' | 'flow_id' | 'daily_cap' | 'hourly_cap' | 'total_cap' | 'cap_counts'> & {
+type TargetRow = Pick<
+  NonNullable<CapOwner['target']>,
+  'id' | 'flow_id' | 'daily_cap' | 'hourly_cap' | 'total_cap' | 'cap_counts'
+> & {
   priority: number;
   weight: number;
   country_caps: string;
@@ -156,8 +231,17 @@ export function flowRoute(read: Pick<LeadRow, 'flow' | 'targets'>, flowId: strin
   const targets = fromJson(read.targets).sort((a, b) => a.position - b.position);
   const candidates = targets.map((r) =>
     candidate(r, {
-      id: r.target_id, flow_id: r.flow_id, priority: r.priority, weight: r.weight, countries: r.target_countries, schedule: r.schedule,
-      daily_cap: r.target_daily_cap, hourly_cap: r.target_hourly_cap, total_cap: r.target_total_cap, country_caps: r.country_caps, cap_counts: r.cap_counts,
+      id: r.target_id,
+      flow_id: r.flow_id,
+      priority: r.priority,
+      weight: r.weight,
+      countries: r.target_countries,
+      schedule: r.schedule,
+      daily_cap: r.target_daily_cap,
+      hourly_cap: r.target_hourly_cap,
+      total_cap: r.target_total_cap,
+      country_caps: r.country_caps,
+      cap_counts: r.cap_counts,
     }),
   );
   return { flowId, maxAttempts: Number(flow.max_attempts), candidates };
@@ -165,14 +249,21 @@ export function flowRoute(read: Pick<LeadRow, 'flow' | 'targets'>, flowId: strin
 
 /** The lead's flow, read with it, as a route; or why the lead cannot be routed at all. */
 function leadRoute(lead: LeadRow, flowId: string | null): Route | string {
-  if (!flowId) return lead.campaign_name === null ? 'The lead has no campaign and no flow' : `Campaign ${lead.campaign_name} has no flow`;
+  if (!flowId)
+    return lead.campaign_name === null
+      ? 'The lead has no campaign and no flow'
+      : `Campaign ${lead.campaign_name} has no flow`;
   return flowRoute(lead, flowId);
 }
 
 /** The flow (or partner) to route through, or why the lead cannot be routed at all. */
 async function resolveRoute(db: Db, lead: LeadRow, override: RouteOverride): Promise<Route | string> {
   if (override.partnerId) {
-    const p = await db.selectFrom('partners').select(PARTNER_COLUMNS).where('id', '=', override.partnerId).executeTakeFirst();
+    const p = await db
+      .selectFrom('partners')
+      .select(PARTNER_COLUMNS)
+      .where('id', '=', override.partnerId)
+      .executeTakeFirst();
     if (!p) return `Partner ${override.partnerId} does not exist`;
     return { flowId: null, maxAttempts: 1, candidates: [candidate(p, null)] };
   }
@@ -186,10 +277,22 @@ export interface Skip {
   verdict: Refusal;
   reason: string;
   /** The cap that was full, with its numbers (verdict cap_full). */
-  cap?: { kind: string; window: CapWindow; country: string | null; counts: 'deliveries' | 'ftds'; used: number; cap: number };
+  cap?: {
+    kind: string;
+    window: CapWindow;
+    country: string | null;
+    counts: 'deliveries' | 'ftds';
+    used: number;
+    cap: number;
+  };
 }
 
-export const skip = (c: Candidate, verdict: Refusal, reason: string): Skip => ({ partner_id: c.partner.id, name: c.name, verdict, reason });
+export const skip = (c: Candidate, verdict: Refusal, reason: string): Skip => ({
+  partner_id: c.partner.id,
+  name: c.name,
+  verdict,
+  reason,
+});
 
 export const capFull = (c: Candidate, s: CapSlot, used: number): Skip => ({
   ...skip(c, 'cap_full', s.full),
@@ -206,7 +309,8 @@ export const attemptsPerLead = (max: number) => `at most ${max} attempt${max ===
 export function rejectionReason(tried: string[], skips: Skip[], maxAttempts: number): string {
   const notTried = skips.filter((s) => s.verdict === 'not_tried').length;
   const skipped = skips.filter((s) => s.verdict !== 'not_tried').map(skipText);
-  if (!tried.length && !notTried) return `No eligible partner: ${skipped.length ? skipped.join(', ') : 'the flow has no partners'}`;
+  if (!tried.length && !notTried)
+    return `No eligible partner: ${skipped.length ? skipped.join(', ') : 'the flow has no partners'}`;
   const parts: string[] = [];
   if (tried.length) parts.push(`Every partner tried declined: ${tried.join(', ')}`);
   if (notTried) parts.push(`${notTried} more not tried (${attemptsPerLead(maxAttempts)})`);
@@ -215,7 +319,8 @@ export function rejectionReason(tried: string[], skips: Skip[], maxAttempts: num
 }
 
 /** What leads.verdicts keeps of the skips (names are looked up when read: a partner may be renamed). */
-export const verdictsJson = (skips: Skip[]) => (skips.length ? JSON.stringify(skips.map(({ name: _name, ...rest }) => rest)) : null);
+export const verdictsJson = (skips: Skip[]) =>
+  skips.length ? JSON.stringify(skips.map(({ name: _name, ...rest }) => rest)) : null;
 
 /** A delivery decided: engine.ts offers the lead to `order` one after another. */
 export interface Plan {
@@ -240,7 +345,9 @@ export function eligibility(route: Route, country: string, offered: Set<string>,
   const skipped: Skip[] = [];
   const eligible: Candidate[] = [];
   for (const c of route.candidates) {
-    const why = offered.has(c.partner.id) ? { verdict: 'already_offered' as const, reason: 'already offered before an interruption' } : refusal(c, country, now);
+    const why = offered.has(c.partner.id)
+      ? { verdict: 'already_offered' as const, reason: 'already offered before an interruption' }
+      : refusal(c, country, now);
     if (why) {
       skipped.push(skip(c, why.verdict, why.reason));
       continue;
@@ -253,7 +360,10 @@ export function eligibility(route: Route, country: string, offered: Set<string>,
 
 /** The eligible candidates whose caps have room by a read (the others join `skipped`, with the full cap's numbers). */
 export async function withRoom(db: Db, eligible: Candidate[], skipped: Skip[]): Promise<Candidate[]> {
-  const usage = await readUsage(db, eligible.flatMap((c) => c.slots));
+  const usage = await readUsage(
+    db,
+    eligible.flatMap((c) => c.slots),
+  );
   return eligible.filter((c) => {
     const full = firstFull(c.slots, usage);
     if (full) skipped.push(capFull(c, full, usedOf(full, usage)));
@@ -267,10 +377,20 @@ export async function plan(db: Db, lead: LeadRow, override: RouteOverride): Prom
   if (typeof route === 'string') return { reject: route };
   // A resumed delivery continues the interrupted one: partners offered are skipped, and their
   // calls count toward max_attempts.
-  const prior = override.resume ? await db.selectFrom('lead_attempts').select('partner_id').where('lead_id', '=', lead.id).execute() : [];
+  const prior = override.resume
+    ? await db.selectFrom('lead_attempts').select('partner_id').where('lead_id', '=', lead.id).execute()
+    : [];
   const { eligible, skipped } = eligibility(route, lead.country, new Set(prior.map((a) => a.partner_id)), Date.now());
   const open = await withRoom(db, eligible, skipped);
-  return { lead, route, costCents: costOf(lead), attemptNo: Number(lead.last_attempt ?? 0), calls: prior.length, skipped, order: tryOrder(open) };
+  return {
+    lead,
+    route,
+    costCents: costOf(lead),
+    attemptNo: Number(lead.last_attempt ?? 0),
+    calls: prior.length,
+    skipped,
+    order: tryOrder(open),
+  };
 }
 
 /**

@@ -4,7 +4,14 @@
 // lead records, the cap alerts and the cap usage view.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { capCounters, insertPendingLead, makeWorld, secondRunner, type World, type WorldPartner } from '../../../test/distribution-world.js';
+import {
+  capCounters,
+  insertPendingLead,
+  makeWorld,
+  secondRunner,
+  type World,
+  type WorldPartner,
+} from '../../../test/distribution-world.js';
 import { buildTestApp, call, forEachDatabase, getJson, type Engine, type TestApp } from '../../../test/helpers.js';
 import { accepting } from '../../../test/partner-server.js';
 
@@ -18,8 +25,8 @@ async function setup(t: TestContext, engine: Engine, partners: WorldPartner[]) {
   return { ta, w, lead: (country = 'DE') => insertPendingLead(ta, w, { country }) };
 }
 
-
-const targetIds = async (ta: TestApp, w: World): Promise<string[]> => (await getJson(ta, `/api/flows/${w.flowId}`)).targets.map((x: { id: string }) => x.id);
+const targetIds = async (ta: TestApp, w: World): Promise<string[]> =>
+  (await getJson(ta, `/api/flows/${w.flowId}`)).targets.map((x: { id: string }) => x.id);
 
 /** Runs all leads at once, half of them through a second runner (a second process on PostgreSQL). */
 async function runAtOnce(t: TestContext, ta: TestApp, engine: Engine, ids: string[]) {
@@ -31,7 +38,9 @@ const verdictsOf = async (ta: TestApp, leadId: string) => (await getJson(ta, `/a
 
 forEachDatabase('routing rules: caps', (engine) => {
   test('daily caps per country under concurrent delivery: DE 4 and AT 2 of 10 each, never over; verdicts, alerts and usage say so', async (t) => {
-    const { ta, w, lead } = await setup(t, engine, [{ handler: accepting(15), target: { country_caps: { DE: 4, AT: 2 } } }]);
+    const { ta, w, lead } = await setup(t, engine, [
+      { handler: accepting(15), target: { country_caps: { DE: 4, AT: 2 } } },
+    ]);
     const [target] = await targetIds(ta, w);
     const de: string[] = [];
     const at: string[] = [];
@@ -44,24 +53,49 @@ forEachDatabase('routing rules: caps', (engine) => {
     assert.equal(de.filter((id) => statusOf.get(id) === 'delivered').length, 4);
     assert.equal(at.filter((id) => statusOf.get(id) === 'delivered').length, 2);
     assert.equal(w.partners[0].server!.received.length, 6);
-    assert.deepEqual(await capCounters(ta), { [`target:${target}:DE 2026-06-15`]: 4, [`target:${target}:AT 2026-06-15`]: 2 });
+    assert.deepEqual(await capCounters(ta), {
+      [`target:${target}:DE 2026-06-15`]: 4,
+      [`target:${target}:AT 2026-06-15`]: 2,
+    });
 
     // A refused lead records why, with the cap's numbers; its reason says it in words.
     const refused = de.find((id) => statusOf.get(id) === 'rejected')!;
     assert.deepEqual(await verdictsOf(ta, refused), [
       {
-        partner_id: w.partners[0].id, partner_name: w.partners[0].name, verdict: 'cap_full', reason: 'daily cap for DE in this flow full',
+        partner_id: w.partners[0].id,
+        partner_name: w.partners[0].name,
+        verdict: 'cap_full',
+        reason: 'daily cap for DE in this flow full',
         cap: { kind: 'flow_country_daily', window: 'day', country: 'DE', counts: 'deliveries', used: 4, cap: 4 },
       },
     ]);
-    assert.equal((await getJson(ta, `/api/leads/${refused}`)).reason, `No eligible partner: ${w.partners[0].name} (daily cap for DE in this flow full)`);
+    assert.equal(
+      (await getJson(ta, `/api/leads/${refused}`)).reason,
+      `No eligible partner: ${w.partners[0].name} (daily cap for DE in this flow full)`,
+    );
     // A delivered lead skipped nobody.
-    assert.deepEqual(await verdictsOf(ta, de.find((id) => statusOf.get(id) === 'delivered')!), []);
+    assert.deepEqual(
+      await verdictsOf(
+        ta,
+        de.find((id) => statusOf.get(id) === 'delivered')!,
+      ),
+      [],
+    );
 
     // One alert per country cap filled (and one at 90 %: 4 × 0.9 rounds up to 4, so none for DE).
-    const alerts = (await ta.db.selectFrom('events').select(['type', 'data']).where('type', 'like', 'partner.cap%').orderBy('id').execute()).map((e) => ({ type: e.type, ...JSON.parse(e.data) }));
+    const alerts = (
+      await ta.db
+        .selectFrom('events')
+        .select(['type', 'data'])
+        .where('type', 'like', 'partner.cap%')
+        .orderBy('id')
+        .execute()
+    ).map((e) => ({ type: e.type, ...JSON.parse(e.data) }));
     assert.deepEqual(
-      alerts.filter((a) => a.type === 'partner.cap_full').map((a) => [a.cap_kind, a.country, a.used, a.cap, a.flow_id, a.counts]).sort(),
+      alerts
+        .filter((a) => a.type === 'partner.cap_full')
+        .map((a) => [a.cap_kind, a.country, a.used, a.cap, a.flow_id, a.counts])
+        .sort(),
       [
         ['flow_country_daily', 'AT', 2, 2, w.flowId, 'deliveries'],
         ['flow_country_daily', 'DE', 4, 4, w.flowId, 'deliveries'],
@@ -85,12 +119,18 @@ forEachDatabase('routing rules: caps', (engine) => {
 
   test("a partner's hourly cap under concurrent delivery: 3 of 9 this hour, 3 more the next hour, in the partner's time zone", async (t) => {
     const tokyo = { timezone: 'Asia/Tokyo', days: [1, 2, 3, 4, 5, 6, 7], from: '00:00', to: '00:00' };
-    const { ta, w, lead } = await setup(t, engine, [{ handler: accepting(15), fields: { hourly_cap: 3, daily_cap: 100, working_hours: tokyo } }]);
+    const { ta, w, lead } = await setup(t, engine, [
+      { handler: accepting(15), fields: { hourly_cap: 3, daily_cap: 100, working_hours: tokyo } },
+    ]);
     const first = [];
     for (let i = 0; i < 9; i++) first.push(await lead());
     let outcomes = await runAtOnce(t, ta, engine, first);
     assert.equal(outcomes.filter((o) => o.status === 'delivered').length, 3);
-    assert.ok(outcomes.filter((o) => o.status === 'rejected').every((o) => o.reason === `No eligible partner: ${w.partners[0].name} (hourly cap full)`));
+    assert.ok(
+      outcomes
+        .filter((o) => o.status === 'rejected')
+        .every((o) => o.reason === `No eligible partner: ${w.partners[0].name} (hourly cap full)`),
+    );
 
     t.mock.timers.tick(HOUR);
     const next = [];
@@ -99,7 +139,11 @@ forEachDatabase('routing rules: caps', (engine) => {
     assert.equal(outcomes.filter((o) => o.status === 'delivered').length, 3);
     // 12:00 UTC is 21:00 in Tokyo; the day counts 6.
     const p = w.partners[0].id;
-    assert.deepEqual(await capCounters(ta), { [`partner:${p} 2026-06-15`]: 6, [`partner:${p} 2026-06-15T21`]: 3, [`partner:${p} 2026-06-15T22`]: 3 });
+    assert.deepEqual(await capCounters(ta), {
+      [`partner:${p} 2026-06-15`]: 6,
+      [`partner:${p} 2026-06-15T21`]: 3,
+      [`partner:${p} 2026-06-15T22`]: 3,
+    });
     assert.equal(w.partners[0].server!.received.length, 6);
   });
 
@@ -114,24 +158,32 @@ forEachDatabase('routing rules: caps', (engine) => {
     };
     const first = await where();
     assert.equal(first.partner, a.id);
-    assert.deepEqual(first.verdicts.map((v: any) => [v.partner_id, v.verdict, v.reason]), [[b.id, 'not_reached', `not reached: ${a.name} took the lead first`]]);
+    assert.deepEqual(
+      first.verdicts.map((v: any) => [v.partner_id, v.verdict, v.reason]),
+      [[b.id, 'not_reached', `not reached: ${a.name} took the lead first`]],
+    );
     assert.equal((await where()).partner, a.id);
     const third = await where();
     assert.equal(third.partner, b.id);
-    assert.deepEqual(third.verdicts.map((v: any) => [v.partner_id, v.verdict, v.reason, v.cap.kind, v.cap.used, v.cap.cap]), [
-      [a.id, 'cap_full', 'hourly cap in this flow full', 'flow_hourly', 2, 2],
-    ]);
+    assert.deepEqual(
+      third.verdicts.map((v: any) => [v.partner_id, v.verdict, v.reason, v.cap.kind, v.cap.used, v.cap.cap]),
+      [[a.id, 'cap_full', 'hourly cap in this flow full', 'flow_hourly', 2, 2]],
+    );
     t.mock.timers.tick(HOUR);
     assert.equal((await where()).partner, a.id); // a new hour; 3 in all now
     const fifth = await where();
     assert.equal(fifth.partner, b.id);
-    assert.deepEqual(fifth.verdicts.map((v: any) => [v.verdict, v.reason, v.cap.kind, v.cap.window, v.cap.used, v.cap.cap]), [
-      ['cap_full', 'total cap in this flow full', 'flow_total', 'total', 3, 3],
-    ]);
+    assert.deepEqual(
+      fifth.verdicts.map((v: any) => [v.verdict, v.reason, v.cap.kind, v.cap.window, v.cap.used, v.cap.cap]),
+      [['cap_full', 'total cap in this flow full', 'flow_total', 'total', 3, 3]],
+    );
   });
 
   test('caps counted on FTDs: deliveries go on until the FTDs recorded today reach the cap, then the lead goes to the next partner', async (t) => {
-    const { ta, w, lead } = await setup(t, engine, [{ target: { cap_counts: 'ftds', daily_cap: 2, country_caps: { DE: 2 } } }, {}]);
+    const { ta, w, lead } = await setup(t, engine, [
+      { target: { cap_counts: 'ftds', daily_cap: 2, country_caps: { DE: 2 } } },
+      {},
+    ]);
     const [a, b] = w.partners;
     const [target] = await targetIds(ta, w);
     const delivered: string[] = [];
@@ -144,31 +196,46 @@ forEachDatabase('routing rules: caps', (engine) => {
     for (const id of delivered) assert.equal((await getJson(ta, `/api/leads/${id}`)).partner_id, a.id);
     assert.deepEqual(await capCounters(ta), {});
 
-    const ftd = (id: string) => call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/leads/${id}/conversion`, payload: { ftd: true } });
+    const ftd = (id: string) =>
+      call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/leads/${id}/conversion`, payload: { ftd: true } });
     for (const id of delivered.slice(0, 2)) assert.equal((await ftd(id)).statusCode, 200);
-    assert.deepEqual(await capCounters(ta), { [`target:${target}:ftds 2026-06-15`]: 2, [`target:${target}:ftds:DE 2026-06-15`]: 2 });
+    assert.deepEqual(await capCounters(ta), {
+      [`target:${target}:ftds 2026-06-15`]: 2,
+      [`target:${target}:ftds:DE 2026-06-15`]: 2,
+    });
 
     const next = await lead();
     assert.equal((await ta.app.delivery.run(next)).status, 'delivered');
     assert.equal((await getJson(ta, `/api/leads/${next}`)).partner_id, b.id);
-    assert.deepEqual((await verdictsOf(ta, next)).map((v: any) => [v.partner_id, v.reason, v.cap.counts, v.cap.used, v.cap.cap]), [
-      [a.id, 'daily FTD cap in this flow full', 'ftds', 2, 2],
-    ]);
+    assert.deepEqual(
+      (await verdictsOf(ta, next)).map((v: any) => [v.partner_id, v.reason, v.cap.counts, v.cap.used, v.cap.cap]),
+      [[a.id, 'daily FTD cap in this flow full', 'ftds', 2, 2]],
+    );
     // A lead delivered before the cap filled may still convert: it is counted past the cap.
     assert.equal((await ftd(delivered[2])).statusCode, 200);
     assert.equal((await capCounters(ta))[`target:${target}:ftds 2026-06-15`], 3);
     // The FTD cap's alert, counted on FTDs.
     const full = await ta.db.selectFrom('events').select('data').where('type', '=', 'partner.cap_full').execute();
-    assert.deepEqual(full.map((e) => JSON.parse(e.data)).map((d) => [d.cap_kind, d.counts, d.used, d.cap]).sort(), [
-      ['flow_country_daily', 'ftds', 2, 2],
-      ['flow_daily', 'ftds', 2, 2],
-    ]);
+    assert.deepEqual(
+      full
+        .map((e) => JSON.parse(e.data))
+        .map((d) => [d.cap_kind, d.counts, d.used, d.cap])
+        .sort(),
+      [
+        ['flow_country_daily', 'ftds', 2, 2],
+        ['flow_daily', 'ftds', 2, 2],
+      ],
+    );
     const texts = (await getJson(ta, '/api/notifications')).data.map((n: { text: string }) => n.text);
     assert.ok(texts.includes(`${a.name}: daily FTD cap in a flow full (2 of 2)`), texts.join('\n'));
     // Next day, a new count: A takes leads again (read from the table: the session has expired by then).
     t.mock.timers.tick(24 * HOUR);
     const tomorrow = await lead();
     await ta.app.delivery.run(tomorrow);
-    assert.equal((await ta.db.selectFrom('leads').select('partner_id').where('id', '=', tomorrow).executeTakeFirstOrThrow()).partner_id, a.id);
+    assert.equal(
+      (await ta.db.selectFrom('leads').select('partner_id').where('id', '=', tomorrow).executeTakeFirstOrThrow())
+        .partner_id,
+      a.id,
+    );
   });
 });

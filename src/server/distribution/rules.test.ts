@@ -14,7 +14,10 @@ const BERLIN_WEEKDAYS: Schedule = { timezone: 'Europe/Berlin', days: [1, 2, 3, 4
 test('local weekday and minute of an instant in a zone', () => {
   assert.deepEqual(localWeekMinute('Europe/Berlin', at('2026-11-23T08:30:00Z')), { weekday: 1, minute: 9 * 60 + 30 });
   assert.deepEqual(localWeekMinute('Asia/Tokyo', at('2026-11-22T15:00:00Z')), { weekday: 1, minute: 0 }); // Sunday in UTC
-  assert.deepEqual(localWeekMinute('America/New_York', at('2026-11-23T03:59:00Z')), { weekday: 7, minute: 22 * 60 + 59 });
+  assert.deepEqual(localWeekMinute('America/New_York', at('2026-11-23T03:59:00Z')), {
+    weekday: 7,
+    minute: 22 * 60 + 59,
+  });
 });
 
 test('from < to: open from `from` (inclusive) to `to` (exclusive) on the listed days only', () => {
@@ -61,11 +64,26 @@ test('countries: both the partner and the flow target must take the country', ()
 test('refusal: deleted, paused, country, hours (a target schedule replaces the partner hours)', () => {
   const partner = { status: 'active' as const, archived_at: null, countries: [], working_hours: BERLIN_WEEKDAYS };
   const saturday = at('2026-11-28T10:00:00Z');
-  assert.deepEqual(refusal({ partner, target: null }, 'DE', saturday), { verdict: 'hours', reason: 'outside working hours' });
-  assert.deepEqual(refusal({ partner, target: { countries: [], schedule: { ...BERLIN_WEEKDAYS, days: [6] } } }, 'DE', saturday), null);
-  assert.deepEqual(refusal({ partner: { ...partner, status: 'paused' }, target: null }, 'DE', saturday), { verdict: 'paused', reason: 'paused' });
-  assert.deepEqual(refusal({ partner: { ...partner, archived_at: '2026-01-01T00:00:00.000Z' }, target: null }, 'DE', saturday), { verdict: 'archived', reason: 'deleted' });
-  assert.deepEqual(refusal({ partner: { ...partner, working_hours: null, countries: ['FR'] }, target: null }, 'DE', saturday), { verdict: 'country', reason: 'does not take DE' });
+  assert.deepEqual(refusal({ partner, target: null }, 'DE', saturday), {
+    verdict: 'hours',
+    reason: 'outside working hours',
+  });
+  assert.deepEqual(
+    refusal({ partner, target: { countries: [], schedule: { ...BERLIN_WEEKDAYS, days: [6] } } }, 'DE', saturday),
+    null,
+  );
+  assert.deepEqual(refusal({ partner: { ...partner, status: 'paused' }, target: null }, 'DE', saturday), {
+    verdict: 'paused',
+    reason: 'paused',
+  });
+  assert.deepEqual(
+    refusal({ partner: { ...partner, archived_at: '2026-01-01T00:00:00.000Z' }, target: null }, 'DE', saturday),
+    { verdict: 'archived', reason: 'deleted' },
+  );
+  assert.deepEqual(
+    refusal({ partner: { ...partner, working_hours: null, countries: ['FR'] }, target: null }, 'DE', saturday),
+    { verdict: 'country', reason: 'does not take DE' },
+  );
 });
 
 /** A small seeded generator (mulberry32), so the statistical checks are reproducible. */
@@ -114,7 +132,8 @@ test('try order within a priority: first picks proportional to weight, second pi
     }
   }
   // Within 5 standard deviations of the binomial expectation: fails only if the order is wrong.
-  const within = (count: number, trials: number, p: number) => Math.abs(count - trials * p) <= 5 * Math.sqrt(trials * p * (1 - p));
+  const within = (count: number, trials: number, p: number) =>
+    Math.abs(count - trials * p) <= 5 * Math.sqrt(trials * p * (1 - p));
   assert.ok(within(first.w1, n, 0.1), `w1 first ${first.w1}`);
   assert.ok(within(first.w2, n, 0.2), `w2 first ${first.w2}`);
   assert.ok(within(first.w7, n, 0.7), `w7 first ${first.w7}`);
@@ -124,8 +143,22 @@ test('try order within a priority: first picks proportional to weight, second pi
 
 test('cap slots: only set caps, in a fixed order, on the partner’s local day and hour', () => {
   const ms = at('2026-11-22T12:30:00Z');
-  const partner = { id: 'p', daily_cap: 10, hourly_cap: 2, total_cap: 100, working_hours: { ...BERLIN_WEEKDAYS, timezone: 'Pacific/Kiritimati' } };
-  const target = { id: 't', flow_id: 'f', daily_cap: 3, hourly_cap: null, total_cap: 50, country_caps: { DE: 5, AT: 2 }, cap_counts: 'deliveries' as const };
+  const partner = {
+    id: 'p',
+    daily_cap: 10,
+    hourly_cap: 2,
+    total_cap: 100,
+    working_hours: { ...BERLIN_WEEKDAYS, timezone: 'Pacific/Kiritimati' },
+  };
+  const target = {
+    id: 't',
+    flow_id: 'f',
+    daily_cap: 3,
+    hourly_cap: null,
+    total_cap: 50,
+    country_caps: { DE: 5, AT: 2 },
+    cap_counts: 'deliveries' as const,
+  };
   const slots = capSlots({ partner, target }, ms, 'DE');
   assert.deepEqual(
     slots.map((s) => [s.scope, s.period, s.cap, s.kind, s.full]),
@@ -142,13 +175,24 @@ test('cap slots: only set caps, in a fixed order, on the partner’s local day a
   assert.deepEqual(capSlots({ partner, target }, ms, 'AT').at(-1)!.scope, 'target:t:AT');
   assert.equal(capSlots({ partner, target }, ms, 'FR').length, 5);
   // FTD-counted target caps live in their own counters, never the delivery ones.
-  const ftds = capSlots({ partner, target: { ...target, cap_counts: 'ftds' } }, ms, 'DE').filter((s) => s.counts === 'ftds');
-  assert.deepEqual(ftds.map((s) => [s.scope, s.full]), [
-    ['target:t:ftds', 'daily FTD cap in this flow full'],
-    ['target:t:ftds', 'total FTD cap in this flow full'],
-    ['target:t:ftds:DE', 'daily FTD cap for DE in this flow full'],
-  ]);
-  assert.deepEqual(capSlots({ partner: { ...partner, working_hours: null }, target: null }, ms, 'DE').map((s) => s.period), ['2026-11-22', '2026-11-22T12', 'total']);
+  const ftds = capSlots({ partner, target: { ...target, cap_counts: 'ftds' } }, ms, 'DE').filter(
+    (s) => s.counts === 'ftds',
+  );
+  assert.deepEqual(
+    ftds.map((s) => [s.scope, s.full]),
+    [
+      ['target:t:ftds', 'daily FTD cap in this flow full'],
+      ['target:t:ftds', 'total FTD cap in this flow full'],
+      ['target:t:ftds:DE', 'daily FTD cap for DE in this flow full'],
+    ],
+  );
+  assert.deepEqual(
+    capSlots({ partner: { ...partner, working_hours: null }, target: null }, ms, 'DE').map((s) => s.period),
+    ['2026-11-22', '2026-11-22T12', 'total'],
+  );
   const none = { ...target, daily_cap: null, total_cap: null, country_caps: {} };
-  assert.deepEqual(capSlots({ partner: { ...partner, daily_cap: null, hourly_cap: null, total_cap: null }, target: none }, ms, 'DE'), []);
+  assert.deepEqual(
+    capSlots({ partner: { ...partner, daily_cap: null, hourly_cap: null, total_cap: null }, target: none }, ms, 'DE'),
+    [],
+  );
 });

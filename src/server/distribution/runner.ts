@@ -93,7 +93,12 @@ declare module 'fastify' {
 
 /** app.delivery; the sweep starts when the app is ready; close() drains deliveries. */
 export function installDistribution(app: App, opts: Pick<DeliveryDeps, 'onPartnerCall'> = {}) {
-  const runner = new DeliveryRunner({ db: app.db, log: app.log, client: createPartnerClient({ allowedNetworks: app.config.partnerAllowedNetworks }), ...opts });
+  const runner = new DeliveryRunner({
+    db: app.db,
+    log: app.log,
+    client: createPartnerClient({ allowedNetworks: app.config.partnerAllowedNetworks }),
+    ...opts,
+  });
   app.decorate('delivery', runner);
   app.addHook('onReady', async () => runner.start(app.config.recoveryIntervalMs));
   app.addHook('onClose', async () => {

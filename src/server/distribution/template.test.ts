@@ -11,9 +11,17 @@ forEachDatabase('partner integration URLs', (engine) => {
     const port = new URL(partner.server!.url).port;
     // Written to the database as an older release could have stored it: WHATWG parsing reads
     // "http:\\x@…" as userinfo x and a host that is the lead's sub_id1.
-    const row = await ta.db.selectFrom('partners').select('integration').where('id', '=', partner.id).executeTakeFirstOrThrow();
+    const row = await ta.db
+      .selectFrom('partners')
+      .select('integration')
+      .where('id', '=', partner.id)
+      .executeTakeFirstOrThrow();
     const integration = { ...JSON.parse(row.integration), url: `http:\\\\x@{{lead.sub_id1}}.:${port}/leads` };
-    await ta.db.updateTable('partners').set({ integration: JSON.stringify(integration) }).where('id', '=', partner.id).execute();
+    await ta.db
+      .updateTable('partners')
+      .set({ integration: JSON.stringify(integration) })
+      .where('id', '=', partner.id)
+      .execute();
 
     const res = await postLead(ta, w.token, sampleLead({ sub_id1: '127.0.0.1' }));
     assert.equal(res.statusCode, 201, res.body);

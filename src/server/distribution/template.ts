@@ -42,7 +42,13 @@ export function renderValue(value: unknown, lead: LeadForPartner): unknown {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       // defineProperty: a template key "__proto__" stays a plain key of the JSON sent
-      if (k === '__proto__') Object.defineProperty(out, k, { value: renderValue(v, lead), enumerable: true, writable: true, configurable: true });
+      if (k === '__proto__')
+        Object.defineProperty(out, k, {
+          value: renderValue(v, lead),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       else out[k] = renderValue(v, lead);
     }
     return out;
@@ -57,7 +63,12 @@ export function renderValue(value: unknown, lead: LeadForPartner): unknown {
  */
 export function renderUrl(url: string, lead: LeadForPartner): string {
   const filled = renderString(url, lead, encodeURIComponent);
-  const problem = originProblem(fixedOrigin((sentinel) => url.replace(PLACEHOLDER, (whole, name: string) => (LEAD_FIELDS.has(name) ? sentinel : whole))), filled);
+  const problem = originProblem(
+    fixedOrigin((sentinel) =>
+      url.replace(PLACEHOLDER, (whole, name: string) => (LEAD_FIELDS.has(name) ? sentinel : whole)),
+    ),
+    filled,
+  );
   if (problem) throw new Error(problem);
   return filled;
 }
@@ -85,7 +96,8 @@ export function fixedOrigin(fill: (value: string) => string): { origin: string }
   // protocol + host, not .origin: that is "null" for every scheme but http(s), hiding a macro there
   const [a, b] = parsed.map((u) => `${u.protocol}//${u.host}`);
   if (a !== b || SENTINELS.some((s) => a.includes(s))) return { problem: MACROS_IN_ORIGIN };
-  if (parsed[0].protocol !== 'http:' && parsed[0].protocol !== 'https:') return { problem: 'must be an http or https URL' };
+  if (parsed[0].protocol !== 'http:' && parsed[0].protocol !== 'https:')
+    return { problem: 'must be an http or https URL' };
   return { origin: parsed[0].origin };
 }
 
@@ -98,7 +110,9 @@ export function originProblem(template: ReturnType<typeof fixedOrigin>, filled: 
   } catch {
     // not a URL: refused below
   }
-  return origin === template.origin ? null : `the filled URL leaves the template's scheme, host or port (${template.origin})`;
+  return origin === template.origin
+    ? null
+    : `the filled URL leaves the template's scheme, host or port (${template.origin})`;
 }
 
 /**

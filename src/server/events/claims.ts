@@ -59,11 +59,22 @@ export async function claimDue(
   o: { token: string; leaseUntil: string; limit: number; perDestination: number; scan: number; busy: Busy[] },
 ): Promise<ClaimedDelivery[]> {
   const now = nowIso();
-  const same = (alias: string, b: Busy) => sql`(${sql.ref(`${alias}.destination_kind`)} = ${b.kind} and ${sql.ref(`${alias}.destination_id`)} = ${b.id})`;
+  const same = (alias: string, b: Busy) =>
+    sql`(${sql.ref(`${alias}.destination_kind`)} = ${b.kind} and ${sql.ref(`${alias}.destination_id`)} = ${b.id})`;
   const full = o.busy.filter((b) => b.n >= o.perDestination);
   const partly = o.busy.filter((b) => b.n > 0 && b.n < o.perDestination);
-  const skipFull = full.length ? sql`and not (${sql.join(full.map((b) => same('d', b)), sql` or `)})` : sql``;
-  const inFlight = partly.length ? sql`case ${sql.join(partly.map((b) => sql`when ${same('c', b)} then ${sql.lit(b.n)}`), sql` `)} else 0 end` : sql`0`;
+  const skipFull = full.length
+    ? sql`and not (${sql.join(
+        full.map((b) => same('d', b)),
+        sql` or `,
+      )})`
+    : sql``;
+  const inFlight = partly.length
+    ? sql`case ${sql.join(
+        partly.map((b) => sql`when ${same('c', b)} then ${sql.lit(b.n)}`),
+        sql` `,
+      )} else 0 end`
+    : sql`0`;
   const skipLocked = isPostgres(db) ? sql`for update skip locked` : sql``;
   const { rows } = await sql<ClaimedDelivery>`
     update event_deliveries set lease_until = ${o.leaseUntil}, lease_token = ${o.token}
@@ -84,7 +95,9 @@ export async function claimDue(
       order by r.next_attempt_at, r.id limit ${o.limit})
     and state = 'pending' and (lease_until is null or lease_until < ${now})
     returning id, event_id, destination_kind, destination_id, attempts, expires_at`.execute(db);
-  return rows.map((r) => ({ ...r, id: String(r.id), event_id: String(r.event_id) })).sort((a, b) => Number(a.id) - Number(b.id));
+  return rows
+    .map((r) => ({ ...r, id: String(r.id), event_id: String(r.event_id) }))
+    .sort((a, b) => Number(a.id) - Number(b.id));
 }
 
 /**
@@ -95,7 +108,8 @@ export async function recordAnswers(db: DB, answers: Answer[]): Promise<Answer[]
   if (!answers.length) return [];
   const now = Date.now();
   const rows = answers.map(({ delivery: d, token, result }) => {
-    if ('cancel' in result) return sql`(${Number(d.id)}, ${token}, ${'cancelled'}, ${d.attempts}, ${iso(now)}, ${null}, ${null}, ${result.cancel})`;
+    if ('cancel' in result)
+      return sql`(${Number(d.id)}, ${token}, ${'cancelled'}, ${d.attempts}, ${iso(now)}, ${null}, ${null}, ${result.cancel})`;
     const tries = d.attempts + 1;
     const next = now + retryDelayMs(tries);
     const state = result.ok ? 'delivered' : next > Date.parse(d.expires_at) ? 'failed' : 'pending';
@@ -117,7 +131,17 @@ export async function recordAnswers(db: DB, answers: Answer[]): Promise<Answer[]
     const tries = kept.flatMap(({ delivery: d, result: r }) =>
       'cancel' in r
         ? []
-        : [{ delivery_id: d.id, attempted_at: iso(now - r.duration_ms), duration_ms: r.duration_ms, http_status: r.status, ok: r.ok ? 1 : 0, error: r.error, response_excerpt: r.excerpt }],
+        : [
+            {
+              delivery_id: d.id,
+              attempted_at: iso(now - r.duration_ms),
+              duration_ms: r.duration_ms,
+              http_status: r.status,
+              ok: r.ok ? 1 : 0,
+              error: r.error,
+              response_excerpt: r.excerpt,
+            },
+          ],
     );
     if (tries.length) await tx.insertInto('event_delivery_tries').values(tries).execute();
     return kept;

@@ -51,7 +51,12 @@ export function toDelivery(r: DeliveryRow): EventDelivery {
 }
 
 /** Newest first, before `beforeId` (the cursor), limit + 1 rows. */
-export async function listDeliveries(db: Kysely<Database>, kind: DestinationKind, destinationId: string, q: { state?: DeliveryState; beforeId?: string; limit: number }) {
+export async function listDeliveries(
+  db: Kysely<Database>,
+  kind: DestinationKind,
+  destinationId: string,
+  q: { state?: DeliveryState; beforeId?: string; limit: number },
+) {
   let query = db
     .selectFrom('event_deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')
@@ -63,10 +68,18 @@ export async function listDeliveries(db: Kysely<Database>, kind: DestinationKind
     if (!/^[0-9]{1,18}$/.test(q.beforeId)) return [];
     query = query.where('d.id', '<', Number(q.beforeId));
   }
-  return query.orderBy('d.id', 'desc').limit(q.limit + 1).execute();
+  return query
+    .orderBy('d.id', 'desc')
+    .limit(q.limit + 1)
+    .execute();
 }
 
-export async function findDelivery(db: Kysely<Database>, kind: DestinationKind, destinationId: string, deliveryId: string) {
+export async function findDelivery(
+  db: Kysely<Database>,
+  kind: DestinationKind,
+  destinationId: string,
+  deliveryId: string,
+) {
   const row = await db
     .selectFrom('event_deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')
@@ -86,6 +99,11 @@ export async function findDelivery(db: Kysely<Database>, kind: DestinationKind, 
   return {
     row,
     event,
-    tries: tries.map((t) => ({ ...t, duration_ms: Number(t.duration_ms), http_status: t.http_status === null ? null : Number(t.http_status), ok: Boolean(t.ok) })),
+    tries: tries.map((t) => ({
+      ...t,
+      duration_ms: Number(t.duration_ms),
+      http_status: t.http_status === null ? null : Number(t.http_status),
+      ok: Boolean(t.ok),
+    })),
   };
 }

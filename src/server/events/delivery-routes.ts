@@ -35,7 +35,10 @@ export interface DeliveryLogOptions {
 }
 
 const DeliveryParams = Type.Object(
-  { id: Type.String({ minLength: 1, maxLength: 100 }), deliveryId: Type.String({ minLength: 1, maxLength: 18, pattern: '^[0-9]+$' }) },
+  {
+    id: Type.String({ minLength: 1, maxLength: 100 }),
+    deliveryId: Type.String({ minLength: 1, maxLength: 18, pattern: '^[0-9]+$' }),
+  },
   { additionalProperties: false },
 );
 const IdOnly = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
@@ -58,7 +61,11 @@ export function deliveryLogRoutes(app: App, o: DeliveryLogOptions) {
     async (req) => {
       const dest = await o.find(req.params.id);
       const after = decodeCursor(req.query.cursor, ['id'] as const);
-      const rows = await listDeliveries(app.db, o.kind, dest.id, { state: req.query.state, beforeId: after?.id, limit: req.query.limit });
+      const rows = await listDeliveries(app.db, o.kind, dest.id, {
+        state: req.query.state,
+        beforeId: after?.id,
+        limit: req.query.limit,
+      });
       // Paged over all of them, so the cursor moves past the ones left out.
       const page = pageOf(rows.map(toDelivery), req.query.limit, (d) => ({ id: d.id }));
       const permissions = principalOf(req).permissions;
@@ -109,11 +116,27 @@ export function deliveryLogRoutes(app: App, o: DeliveryLogOptions) {
       if (!found || !mayReadEvent(principalOf(req).permissions, found.event.type)) return notFound('delivery');
       await app.db
         .updateTable('event_deliveries')
-        .set({ state: 'pending', next_attempt_at: new Date(now).toISOString(), expires_at: new Date(now + 86400_000).toISOString(), last_error: null })
+        .set({
+          state: 'pending',
+          next_attempt_at: new Date(now).toISOString(),
+          expires_at: new Date(now + 86400_000).toISOString(),
+          last_error: null,
+        })
         .where('id', '=', Number(req.params.deliveryId))
-        .where((eb) => eb.or([eb('state', '!=', 'pending'), eb('lease_until', 'is', null), eb('lease_until', '<', new Date(now).toISOString())]))
+        .where((eb) =>
+          eb.or([
+            eb('state', '!=', 'pending'),
+            eb('lease_until', 'is', null),
+            eb('lease_until', '<', new Date(now).toISOString()),
+          ]),
+        )
         .execute();
-      await audit(app.db, req, { action: o.retryAction, target_type: o.kind, target_id: dest.id, details: { delivery_id: found.row.id, event_type: found.event.type } });
+      await audit(app.db, req, {
+        action: o.retryAction,
+        target_type: o.kind,
+        target_id: dest.id,
+        details: { delivery_id: found.row.id, event_type: found.event.type },
+      });
       return toDelivery((await findDelivery(app.db, o.kind, dest.id, req.params.deliveryId))!.row);
     },
   );

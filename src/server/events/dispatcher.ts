@@ -88,7 +88,16 @@ export interface Prepared {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** An events row as the code uses it (ids as strings; pg answers bigint as text). */
-export function toStoredEvent(r: { id: number | string; type: string; occurred_at: string; lead_id: string | null; partner_id: string | null; traffic_provider_id: string | null; campaign_id: string | null; data: string }): StoredEvent {
+export function toStoredEvent(r: {
+  id: number | string;
+  type: string;
+  occurred_at: string;
+  lead_id: string | null;
+  partner_id: string | null;
+  traffic_provider_id: string | null;
+  campaign_id: string | null;
+  data: string;
+}): StoredEvent {
   return {
     id: String(r.id),
     type: r.type as EventType,
@@ -108,7 +117,8 @@ interface Try {
   prepared: Prepared | null;
 }
 
-const keyOf = (d: { destination_kind: DestinationKind; destination_id: string }) => `${d.destination_kind}\u0000${d.destination_id}`;
+const keyOf = (d: { destination_kind: DestinationKind; destination_id: string }) =>
+  `${d.destination_kind}\u0000${d.destination_id}`;
 
 export class EventDispatcher {
   private readonly destinations = new Map<DestinationKind, Destination>();
@@ -133,7 +143,10 @@ export class EventDispatcher {
   private signalled = false;
   private wake: (() => void) | null = null;
 
-  constructor(private readonly db: DB, private readonly log: FastifyBaseLogger) {}
+  constructor(
+    private readonly db: DB,
+    private readonly log: FastifyBaseLogger,
+  ) {}
 
   register(kind: DestinationKind, destination: Destination) {
     this.destinations.set(kind, destination);
@@ -169,7 +182,11 @@ export class EventDispatcher {
         // wait for a tick), when nothing is in flight, or at a tick (new work waits one at most).
         const due = this.poked || this.sending === 0 || this.roomAgain || this.ended * 4 >= this.sentAfterClaim * 3;
         // Before each claim: a lead's next event is claimable once the one before it is recorded.
-        if (this.answered.length && (due || this.answered.length >= RECORD_AT || Date.now() - this.answered[0].at >= RECORD_WITHIN_MS)) await this.record();
+        if (
+          this.answered.length &&
+          (due || this.answered.length >= RECORD_AT || Date.now() - this.answered[0].at >= RECORD_WITHIN_MS)
+        )
+          await this.record();
         free = CONCURRENCY - this.sending;
         if (!this.closed && failure === null && free > 0 && due) {
           this.poked = false;
@@ -212,13 +229,18 @@ export class EventDispatcher {
    */
   async fanOut(): Promise<number> {
     // Most rounds find nothing to fan out: a read, not a write transaction, tells.
-    if (!(await this.db.selectFrom('events').select('id').where('fanned', '=', 0).limit(1).executeTakeFirst())) return 0;
+    if (!(await this.db.selectFrom('events').select('id').where('fanned', '=', 0).limit(1).executeTakeFirst()))
+      return 0;
     return writeTransaction(this.db, async (tx) => {
       if (isPostgres(tx)) {
-        const { rows } = await sql<{ got: boolean }>`select pg_try_advisory_xact_lock(${FAN_OUT_LOCK}) as got`.execute(tx);
+        const { rows } = await sql<{ got: boolean }>`select pg_try_advisory_xact_lock(${FAN_OUT_LOCK}) as got`.execute(
+          tx,
+        );
         if (!rows[0].got) return 0;
       }
-      const ids = (await tx.selectFrom('events').select('id').where('fanned', '=', 0).orderBy('id').limit(FAN_OUT_BATCH).execute()).map((r) => Number(r.id));
+      const ids = (
+        await tx.selectFrom('events').select('id').where('fanned', '=', 0).orderBy('id').limit(FAN_OUT_BATCH).execute()
+      ).map((r) => Number(r.id));
       if (!ids.length) return 0;
       const now = Date.now();
       await sql`
@@ -256,7 +278,11 @@ export class EventDispatcher {
       const theirEvents = [...new Set(mine.map((d) => d.event_id))].flatMap((id) => events.get(id) ?? []);
       prepared.set(kind, destination ? await destination.prepare(ids, theirEvents) : null);
     }
-    for (const d of claimed) void this.send({ delivery: d, token, prepared: prepared.get(d.destination_kind) ?? null }, events.get(d.event_id));
+    for (const d of claimed)
+      void this.send(
+        { delivery: d, token, prepared: prepared.get(d.destination_kind) ?? null },
+        events.get(d.event_id),
+      );
     return claimed.length;
   }
 
@@ -294,7 +320,10 @@ export class EventDispatcher {
     this.answered = [];
     let recorded: Answer[];
     try {
-      recorded = await recordAnswers(this.db, batch.map((a) => ({ delivery: a.delivery, token: a.token, result: a.result })));
+      recorded = await recordAnswers(
+        this.db,
+        batch.map((a) => ({ delivery: a.delivery, token: a.token, result: a.result })),
+      );
     } catch (err) {
       // Kept for the next try: a lease still held is recorded then.
       this.answered.unshift(...batch);
@@ -308,11 +337,16 @@ export class EventDispatcher {
       list.push({ id: a.delivery.destination_id, ok: a.result.ok });
       tries.set(a.prepared, list);
     }
-    for (const [p, list] of tries) await p.afterTries!(list).catch((err) => this.log.error({ err }, 'recording destination health failed'));
+    for (const [p, list] of tries)
+      await p.afterTries!(list).catch((err) => this.log.error({ err }, 'recording destination health failed'));
   }
 
   private async loadEvents(ids: string[]): Promise<Map<string, StoredEvent>> {
-    const rows = await this.db.selectFrom('events').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+    const rows = await this.db
+      .selectFrom('events')
+      .selectAll()
+      .where('id', 'in', [...new Set(ids)])
+      .execute();
     return new Map(rows.map((r) => [String(r.id), toStoredEvent(r)]));
   }
 
@@ -325,13 +359,23 @@ export class EventDispatcher {
     const cutoff = iso(Date.now() - RETENTION_DAYS * 86400_000);
     let removed = 0;
     for (;;) {
-      const batch = await this.db.selectFrom('event_deliveries').select(['id', 'created_at', 'state']).orderBy('id').limit(PURGE_BATCH).execute();
+      const batch = await this.db
+        .selectFrom('event_deliveries')
+        .select(['id', 'created_at', 'state'])
+        .orderBy('id')
+        .limit(PURGE_BATCH)
+        .execute();
       const old = batch.filter((d) => d.created_at < cutoff && d.state !== 'pending').map((d) => Number(d.id));
       if (old.length) await this.db.deleteFrom('event_deliveries').where('id', 'in', old).execute();
       if (old.length < PURGE_BATCH) break;
     }
     for (;;) {
-      const batch = await this.db.selectFrom('events').select(['id', 'occurred_at', 'fanned']).orderBy('id').limit(PURGE_BATCH).execute();
+      const batch = await this.db
+        .selectFrom('events')
+        .select(['id', 'occurred_at', 'fanned'])
+        .orderBy('id')
+        .limit(PURGE_BATCH)
+        .execute();
       const old = batch.filter((e) => e.occurred_at < cutoff && Number(e.fanned) === 1).map((e) => Number(e.id));
       if (old.length) await this.db.deleteFrom('events').where('id', 'in', old).execute();
       removed += old.length;

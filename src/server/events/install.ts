@@ -21,7 +21,12 @@ declare module 'fastify' {
  */
 export function installEvents(app: App) {
   // Its own connection pool, through the same outbound guard as partner delivery.
-  const agent = createOutboundAgent({ allowedNetworks: app.config.partnerAllowedNetworks, keepAliveTimeout: 10_000, connections: 16, pipelining: 1 });
+  const agent = createOutboundAgent({
+    allowedNetworks: app.config.partnerAllowedNetworks,
+    keepAliveTimeout: 10_000,
+    connections: 16,
+    pipelining: 1,
+  });
   const dispatcher = new EventDispatcher(app.db, app.log);
   dispatcher.register('webhook', webhookDestination(app.db, agent, app.log));
   dispatcher.register('postback', postbackDestination(app.db, agent));
@@ -35,7 +40,13 @@ export function installEvents(app: App) {
     dispatcher.start(app.config.dispatchIntervalMs);
     puller.start(app.config.dispatchIntervalMs > 0);
     if (app.config.dispatchIntervalMs > 0) {
-      silence = setInterval(() => void checkSilentProviders(app.db).catch((err) => app.log.error({ err }, 'checking silent traffic providers failed')), SILENCE_CHECK_MS);
+      silence = setInterval(
+        () =>
+          void checkSilentProviders(app.db).catch((err) =>
+            app.log.error({ err }, 'checking silent traffic providers failed'),
+          ),
+        SILENCE_CHECK_MS,
+      );
       silence.unref();
     }
   });

@@ -11,9 +11,13 @@ export const EventTypeName = Type.Unsafe<EventType>({
   description: ALL_EVENT_TYPES.map((t) => `${t}: ${EVENT_TYPES[t].description}`).join('; '),
 });
 
-const DeliveryState = Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('cancelled')], {
-  description: 'pending: to be sent (next_attempt_at); delivered: answered 2xx; failed: given up 24 h after it was made (retry to send again); cancelled: the destination was disabled or removed',
-});
+const DeliveryState = Type.Union(
+  [Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('cancelled')],
+  {
+    description:
+      'pending: to be sent (next_attempt_at); delivered: answered 2xx; failed: given up 24 h after it was made (retry to send again); cancelled: the destination was disabled or removed',
+  },
+);
 
 const deliveryFields = {
   id: Type.String(),
@@ -25,7 +29,9 @@ const deliveryFields = {
   attempts: Type.Integer({ format: 'int32', description: 'Tries so far' }),
   next_attempt_at: { ...NullableTimestamp, description: 'When it is tried next; null unless pending' },
   last_attempt_at: NullableTimestamp,
-  last_status: Nullable(Type.Integer({ format: 'int32', description: 'HTTP status of the last try; null when no answer came' })),
+  last_status: Nullable(
+    Type.Integer({ format: 'int32', description: 'HTTP status of the last try; null when no answer came' }),
+  ),
   last_error: Nullable(Type.String()),
 };
 export const EventDelivery = Type.Object(deliveryFields, { title: 'EventDelivery' });
@@ -45,7 +51,7 @@ export const DeliveryTry = Type.Object(
 export const EventDeliveryDetail = Type.Object(
   {
     ...deliveryFields,
-    payload: Type.String({ description: 'What is sent: a webhook\'s body, a postback\'s URL (as it would be sent now)' }),
+    payload: Type.String({ description: "What is sent: a webhook's body, a postback's URL (as it would be sent now)" }),
     tries: Type.Array(DeliveryTry, { description: 'Oldest first' }),
   },
   { title: 'EventDeliveryDetail' },
@@ -56,6 +62,9 @@ export const DeliveryListQuery = Type.Object(
   { additionalProperties: false },
 );
 export const DeliveryParams = Type.Object(
-  { id: Type.String({ minLength: 1, maxLength: 100 }), deliveryId: Type.String({ minLength: 1, maxLength: 20, pattern: '^[0-9]+$' }) },
+  {
+    id: Type.String({ minLength: 1, maxLength: 100 }),
+    deliveryId: Type.String({ minLength: 1, maxLength: 20, pattern: '^[0-9]+$' }),
+  },
   { additionalProperties: false },
 );

@@ -11,9 +11,14 @@ import { SEND_TIMEOUT_MS, type SendResult } from './dispatcher.js';
 const MAX_ANSWER_BYTES = 64 * 1024;
 const EXCERPT_BYTES = 2048;
 
-const excerptOf = (raw: Buffer) => (raw.length ? new StringDecoder('utf8').write(raw.subarray(0, EXCERPT_BYTES)) : null);
+const excerptOf = (raw: Buffer) =>
+  raw.length ? new StringDecoder('utf8').write(raw.subarray(0, EXCERPT_BYTES)) : null;
 
-export async function sendHttp(agent: Agent, req: OutboundRequest, peer: string): Promise<Exclude<SendResult, { cancel: string }>> {
+export async function sendHttp(
+  agent: Agent,
+  req: OutboundRequest,
+  peer: string,
+): Promise<Exclude<SendResult, { cancel: string }>> {
   const started = performance.now();
   const res = await exchange(agent, req, { timeoutMs: SEND_TIMEOUT_MS, maxBytes: MAX_ANSWER_BYTES, peer });
   const duration_ms = Math.round(performance.now() - started);
@@ -22,6 +27,8 @@ export async function sendHttp(agent: Agent, req: OutboundRequest, peer: string)
   if (res.failure) return { ok: false, status, error: res.failure.reason, excerpt, duration_ms };
   const ok = status! >= 200 && status! < 300;
   const location = status! >= 300 && status! < 400 ? res.answer.headers.location : undefined;
-  const error = ok ? null : `HTTP ${status}${location ? ` (redirects to ${location.slice(0, 200)}; redirects are not followed)` : ''}`;
+  const error = ok
+    ? null
+    : `HTTP ${status}${location ? ` (redirects to ${location.slice(0, 200)}; redirects are not followed)` : ''}`;
   return { ok, status, error, excerpt, duration_ms };
 }

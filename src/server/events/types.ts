@@ -15,16 +15,50 @@ interface EventTypeInfo {
 export const EVENT_TYPES = {
   'lead.received': { description: 'A traffic provider posted a lead', alert: false, permission: 'leads:view' },
   'lead.delivered': { description: 'A partner accepted a lead', alert: false, permission: 'leads:view' },
-  'lead.rejected': { description: 'A lead was rejected: by every partner tried, by its flow, or as a duplicate', alert: false, permission: 'leads:view' },
-  'lead.failed': { description: 'A lead could not be delivered (no answer, an error, or delivery interrupted)', alert: false, permission: 'leads:view' },
+  'lead.rejected': {
+    description: 'A lead was rejected: by every partner tried, by its flow, or as a duplicate',
+    alert: false,
+    permission: 'leads:view',
+  },
+  'lead.failed': {
+    description: 'A lead could not be delivered (no answer, an error, or delivery interrupted)',
+    alert: false,
+    permission: 'leads:view',
+  },
   'lead.ftd': { description: "A lead's first deposit (FTD) was recorded", alert: false, permission: 'leads:view' },
   'lead.sale_status_changed': { description: "A lead's sale status changed", alert: false, permission: 'leads:view' },
-  'partner.cap_nearly_full': { description: "A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap", alert: true, permission: 'partners:view' },
-  'partner.cap_full': { description: "A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap", alert: true, permission: 'partners:view' },
-  'partner.failing': { description: "A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures", alert: true, permission: 'partners:view' },
-  'partner.pull_failed': { description: "A partner's status pull failed 3 times in a row", alert: true, permission: 'partners:view' },
-  'traffic_provider.silent': { description: 'A traffic provider sent no lead for its silent_after_hours', alert: true, permission: 'traffic_providers:view' },
-  'webhook.disabled': { description: 'A webhook was disabled after failing for days', alert: true, permission: 'webhooks:view' },
+  'partner.cap_nearly_full': {
+    description:
+      "A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap",
+    alert: true,
+    permission: 'partners:view',
+  },
+  'partner.cap_full': {
+    description:
+      "A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap",
+    alert: true,
+    permission: 'partners:view',
+  },
+  'partner.failing': {
+    description: "A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures",
+    alert: true,
+    permission: 'partners:view',
+  },
+  'partner.pull_failed': {
+    description: "A partner's status pull failed 3 times in a row",
+    alert: true,
+    permission: 'partners:view',
+  },
+  'traffic_provider.silent': {
+    description: 'A traffic provider sent no lead for its silent_after_hours',
+    alert: true,
+    permission: 'traffic_providers:view',
+  },
+  'webhook.disabled': {
+    description: 'A webhook was disabled after failing for days',
+    alert: true,
+    permission: 'webhooks:view',
+  },
 } as const satisfies Record<string, EventTypeInfo>;
 
 export type EventType = keyof typeof EVENT_TYPES;
@@ -33,4 +67,5 @@ export const ALERT_TYPES = ALL_EVENT_TYPES.filter((t) => EVENT_TYPES[t].alert);
 export const isEventType = (t: string): t is EventType => Object.hasOwn(EVENT_TYPES, t);
 
 /** Whether these permissions may read events of this type (a notification, a webhook's subscription, a delivery log). */
-export const mayReadEvent = (permissions: ReadonlySet<string>, type: EventType) => permissions.has(EVENT_TYPES[type].permission);
+export const mayReadEvent = (permissions: ReadonlySet<string>, type: EventType) =>
+  permissions.has(EVENT_TYPES[type].permission);

@@ -87,7 +87,12 @@ export const conflict = (detail: string): never => {
   throw new HttpProblem(409, 'conflict', detail);
 };
 export const invalid = (errors: FieldError[]): never => {
-  throw new HttpProblem(400, 'validation_failed', errors.map((e) => `${e.field} ${e.message}`).join('; ') + '.', errors);
+  throw new HttpProblem(
+    400,
+    'validation_failed',
+    errors.map((e) => `${e.field} ${e.message}`).join('; ') + '.',
+    errors,
+  );
 };
 
 export function sendProblem(reply: FastifyReply, p: HttpProblem) {
@@ -138,7 +143,11 @@ function fieldErrors(errors: AjvError[], context: string): FieldError[] {
   const isNullBranch = (e: AjvError) => e.keyword === 'type' && e.params.type === 'null';
   if (errors.some((e) => e.keyword !== 'anyOf' && !isNullBranch(e))) errors = errors.filter((e) => !isNullBranch(e));
   for (const e of errors) {
-    let path = e.instancePath.replace(/^\//, '').split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    let path = e.instancePath
+      .replace(/^\//, '')
+      .split('/')
+      .filter(Boolean)
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'required') {
       path = [...path, String(e.params.missingProperty)];
@@ -153,7 +162,9 @@ function fieldErrors(errors: AjvError[], context: string): FieldError[] {
     } else if (e.keyword === 'pattern' && e.params.pattern === '\\S') {
       message = 'must not be blank'; // names: spaces only
     } else if (e.parentSchema?.format === 'country' && (e.keyword === 'format' || e.keyword === 'pattern')) {
-      message = (typeof e.data === 'string' && countryProblem(e.data)) || 'is not an assigned ISO 3166-1 alpha-2 country code (e.g. DE, GB, US)';
+      message =
+        (typeof e.data === 'string' && countryProblem(e.data)) ||
+        'is not an assigned ISO 3166-1 alpha-2 country code (e.g. DE, GB, US)';
     } else if (e.keyword in PLAIN_LIMITS) {
       message = PLAIN_LIMITS[e.keyword](Number(e.params.limit));
     }
@@ -166,7 +177,9 @@ function fieldErrors(errors: AjvError[], context: string): FieldError[] {
     }
   }
   const hasNested = (f: string) => [...seen.keys()].some((k) => k.startsWith(`${f}.`) || k.startsWith(`${f}[`));
-  return [...seen].filter(([field]) => !(anyOfOnly.has(field) && hasNested(field))).map(([field, message]) => ({ field, message }));
+  return [...seen]
+    .filter(([field]) => !(anyOfOnly.has(field) && hasNested(field)))
+    .map(([field, message]) => ({ field, message }));
 }
 
 const FASTIFY_CODES: Record<string, [number, ProblemCode, string, string?]> = {
@@ -181,7 +194,9 @@ const FASTIFY_CODES: Record<string, [number, ProblemCode, string, string?]> = {
   FST_ERR_CTP_INVALID_TYPE: [415, 'unsupported_media_type', 'Content-Type header is not valid.'],
 };
 
-export function toProblem(err: FastifyError & { validation?: AjvError[]; validationContext?: string }): HttpProblem | null {
+export function toProblem(
+  err: FastifyError & { validation?: AjvError[]; validationContext?: string },
+): HttpProblem | null {
   if (err instanceof HttpProblem) return err;
   // A unique or foreign-key constraint that a concurrent request won the race for.
   const dbCode = String((err as { code?: unknown }).code ?? '');
@@ -194,24 +209,42 @@ export function toProblem(err: FastifyError & { validation?: AjvError[]; validat
   // The database is down, unreachable or cannot write (db/unavailable.ts): not a bug, retry later.
   // The detail never carries the driver's message (it may name hosts, paths or SQL).
   if (unavailableReason(err)) {
-    return new HttpProblem(503, 'unavailable', `The database cannot be reached or cannot write at the moment. Retry in ${RETRY_AFTER_S} seconds.`);
+    return new HttpProblem(
+      503,
+      'unavailable',
+      `The database cannot be reached or cannot write at the moment. Retry in ${RETRY_AFTER_S} seconds.`,
+    );
   }
   if (err.validation) {
     const context = err.validationContext ?? 'body';
     const errors = fieldErrors(err.validation, context);
-    return new HttpProblem(400, 'validation_failed', `Invalid ${context}: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, errors);
+    return new HttpProblem(
+      400,
+      'validation_failed',
+      `Invalid ${context}: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`,
+      errors,
+    );
   }
   const known = err.code ? FASTIFY_CODES[err.code] : undefined;
   if (known) {
     const [status, code, detail] = known;
-    return new HttpProblem(status, code, detail, code === 'validation_failed' ? [{ field: known[3] ?? 'body', message: detail }] : undefined);
+    return new HttpProblem(
+      status,
+      code,
+      detail,
+      code === 'validation_failed' ? [{ field: known[3] ?? 'body', message: detail }] : undefined,
+    );
   }
   if (err instanceof SyntaxError || err.statusCode === 400) {
-    return new HttpProblem(400, 'validation_failed', 'The request could not be read.', [{ field: 'body', message: 'is not valid JSON' }]);
+    return new HttpProblem(400, 'validation_failed', 'The request could not be read.', [
+      { field: 'body', message: 'is not valid JSON' },
+    ]);
   }
   if (err.statusCode === 503) return new HttpProblem(503, 'unavailable', 'The server is shutting down.');
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-    return new HttpProblem(err.statusCode, 'validation_failed', 'The request could not be processed.', [{ field: 'request', message: err.message }]);
+    return new HttpProblem(err.statusCode, 'validation_failed', 'The request could not be processed.', [
+      { field: 'request', message: err.message },
+    ]);
   }
   return null;
 }
@@ -230,7 +263,10 @@ export function frameworkErrorHandler(err: FastifyError, req: FastifyRequest, re
   reply.headers(PRE_ROUTING_HEADERS);
   const problem = toProblem(err);
   if (!problem) req.log.error({ err }, 'unhandled framework error');
-  return sendProblem(reply, problem ?? new HttpProblem(500, 'internal_error', 'An unexpected error occurred; it has been logged.'));
+  return sendProblem(
+    reply,
+    problem ?? new HttpProblem(500, 'internal_error', 'An unexpected error occurred; it has been logged.'),
+  );
 }
 
 /**
@@ -252,23 +288,40 @@ async function withMoreChecks(problem: HttpProblem, req: FastifyRequest): Promis
   const named = new Set((problem.errors ?? []).map((e) => e.field));
   const errors = [...(problem.errors ?? []), ...extra.filter((e) => !named.has(e.field))];
   if (errors.length === problem.errors?.length) return problem;
-  return new HttpProblem(400, 'validation_failed', `Invalid body: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, errors);
+  return new HttpProblem(
+    400,
+    'validation_failed',
+    `Invalid body: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`,
+    errors,
+  );
 }
 
 /** Answers a request no route matched (the dashboard's files), or returns undefined: a 404 problem. */
 export type NotFoundFallback = (req: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
 
 export function installErrorHandlers(app: FastifyInstance, fallback?: NotFoundFallback) {
-  app.setErrorHandler(async (err: FastifyError & { validation?: unknown; validationContext?: string }, req: FastifyRequest, reply: FastifyReply) => {
-    let problem = toProblem(err);
-    if (problem && err.validation && err.validationContext === 'body') problem = await withMoreChecks(problem, req);
-    // An outage is not a bug, but the operator must see it: one line per refused request.
-    if (problem?.code === 'unavailable' && !(err instanceof HttpProblem)) req.log.warn({ reason: unavailableReason(err) }, 'database unavailable: answered 503');
-    if (problem) return sendProblem(reply, problem);
-    req.log.error({ err }, 'unhandled error');
-    return sendProblem(reply, new HttpProblem(500, 'internal_error', 'An unexpected error occurred; it has been logged.'));
-  });
+  app.setErrorHandler(
+    async (
+      err: FastifyError & { validation?: unknown; validationContext?: string },
+      req: FastifyRequest,
+      reply: FastifyReply,
+    ) => {
+      let problem = toProblem(err);
+      if (problem && err.validation && err.validationContext === 'body') problem = await withMoreChecks(problem, req);
+      // An outage is not a bug, but the operator must see it: one line per refused request.
+      if (problem?.code === 'unavailable' && !(err instanceof HttpProblem))
+        req.log.warn({ reason: unavailableReason(err) }, 'database unavailable: answered 503');
+      if (problem) return sendProblem(reply, problem);
+      req.log.error({ err }, 'unhandled error');
+      return sendProblem(
+        reply,
+        new HttpProblem(500, 'internal_error', 'An unexpected error occurred; it has been logged.'),
+      );
+    },
+  );
   app.setNotFoundHandler(
-    (req, reply) => fallback?.(req, reply) ?? sendProblem(reply, new HttpProblem(404, 'not_found', `No route ${req.method} ${req.url.split('?')[0]}.`)),
+    (req, reply) =>
+      fallback?.(req, reply) ??
+      sendProblem(reply, new HttpProblem(404, 'not_found', `No route ${req.method} ${req.url.split('?')[0]}.`)),
   );
 }

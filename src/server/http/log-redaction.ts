@@ -22,7 +22,8 @@ const decode = (s: string) => {
   }
 };
 
-const safeValue = (name: string, value: string) => (SECRET_NAMES.test(name) || OWN_TOKEN.test(value) ? REDACTED : encodeURIComponent(value));
+const safeValue = (name: string, value: string) =>
+  SECRET_NAMES.test(name) || OWN_TOKEN.test(value) ? REDACTED : encodeURIComponent(value);
 
 function loggedQuery(raw: string): string {
   if (!raw) return '';

@@ -29,7 +29,10 @@ const problemResponse = (status: number) => ({
 
 /** Problem responses a route returns besides the ones every route gets automatically. */
 export const problems = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, problemResponse(s)])) as Record<number, ReturnType<typeof problemResponse>>;
+  Object.fromEntries(statuses.map((s) => [s, problemResponse(s)])) as Record<
+    number,
+    ReturnType<typeof problemResponse>
+  >;
 
 export interface RouteInfo {
   method: string;
@@ -42,13 +45,18 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function accessSentence(a: RouteAccess): string {
   if (a.public) return 'Access: public, no credentials needed.';
-  if (a.intake) return "Access: a traffic provider's intake token (`Authorization: Bearer lgt_…`), from an address in its allowed_ips. Not subject to the account IP allow-list.";
-  if (a.postback) return "Access: the partner's postback token in the path (the postback URL is the credential). Not subject to the account IP allow-list.";
+  if (a.intake)
+    return "Access: a traffic provider's intake token (`Authorization: Bearer lgt_…`), from an address in its allowed_ips. Not subject to the account IP allow-list.";
+  if (a.postback)
+    return "Access: the partner's postback token in the path (the postback URL is the credential). Not subject to the account IP allow-list.";
   const parts: string[] = [];
   if (a.permission) parts.push(`Access: needs the \`${a.permission}\` permission (key scope and role).`);
   if (a.authenticated) parts.push('Access: any valid session or API key.');
   if (a.sessionOnly) parts.push('Dashboard sessions only: API keys get 403 `session_required`.');
-  if (a.adminOnly) parts.push('Admins only (the built-in admin role): any other operator gets 403 `forbidden`, whatever permissions their role holds.');
+  if (a.adminOnly)
+    parts.push(
+      'Admins only (the built-in admin role): any other operator gets 403 `forbidden`, whatever permissions their role holds.',
+    );
   return parts.join(' ');
 }
 
@@ -74,8 +82,18 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
       for (const method of methods) table.push({ method, url: route.url, hidden: true, access });
       return;
     }
-    if (!access.permission && !access.public && !access.sessionOnly && !access.authenticated && !access.intake && !access.postback && !access.metrics) {
-      throw new Error(`${where} declares no access: set config.permission, public, sessionOnly, authenticated, intake, postback or metrics`);
+    if (
+      !access.permission &&
+      !access.public &&
+      !access.sessionOnly &&
+      !access.authenticated &&
+      !access.intake &&
+      !access.postback &&
+      !access.metrics
+    ) {
+      throw new Error(
+        `${where} declares no access: set config.permission, public, sessionOnly, authenticated, intake, postback or metrics`,
+      );
     }
     if (!route.url.startsWith('/api/') || schema.hide === true) {
       schema.hide = true;
@@ -85,7 +103,9 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
     // Admin powers come only from a session signed in with a password, never from a key.
     if (access.adminOnly && !access.sessionOnly) throw new Error(`${where} is adminOnly: it must be sessionOnly too`);
     if ((access.intake || access.postback) && !access.allowlistExempt) {
-      throw new Error(`${where}: machine-token routes must be allowlistExempt (providers and partners are not on the account allow-list)`);
+      throw new Error(
+        `${where}: machine-token routes must be allowlistExempt (providers and partners are not on the account allow-list)`,
+      );
     }
     if (access.permission && !isWriteAction(access.permission) && methods.some((m) => WRITE_METHODS.has(m))) {
       throw new Error(`${where} is a write but requires only ${access.permission}; view scopes never allow writes`);
@@ -94,13 +114,15 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
       if (!schema[field]) throw new Error(`${where} has no ${field} in its schema`);
     }
     const responses = (schema.response ??= {}) as Record<string, unknown>;
-    if (!Object.keys(responses).some((s) => /^2\d\d$/.test(s))) throw new Error(`${where} declares no success response`);
+    if (!Object.keys(responses).some((s) => /^2\d\d$/.test(s)))
+      throw new Error(`${where} declares no success response`);
 
     // A query parameter with a default is optional to the caller (validation fills it in):
     // the document must not call it required.
     for (const part of ['querystring', 'headers']) {
       const s = schema[part];
-      if (s?.properties && Array.isArray(s.required)) s.required = s.required.filter((k: string) => s.properties[k]?.default === undefined);
+      if (s?.properties && Array.isArray(s.required))
+        s.required = s.required.filter((k: string) => s.properties[k]?.default === undefined);
     }
 
     const add = (status: number) => (responses[status] ??= problemResponse(status));
@@ -110,7 +132,10 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
     if (takesBody || schema.querystring || schema.params) add(400);
     if (takesBody) add(413);
     // Postbacks also take forms (partners send either); every other body is JSON.
-    if (takesBody) responses[415] ??= access.postback ? { ...problemResponse(415), description: POSTBACK_415 } : problemResponse(415);
+    if (takesBody)
+      responses[415] ??= access.postback
+        ? { ...problemResponse(415), description: POSTBACK_415 }
+        : problemResponse(415);
     if (!access.public) [401, 403].forEach(add);
     if (!access.allowlistExempt) add(403);
     if (!UNLIMITED_ROUTES.has(route.url)) add(429); // every route but the health checks is under the rate limits (http/rate-limit.ts)
@@ -129,7 +154,10 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
   });
 }
 
-type OpenApiDoc = { paths?: Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, unknown> }> }>>; components?: Record<string, any> };
+type OpenApiDoc = {
+  paths?: Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, unknown> }> }>>;
+  components?: Record<string, any>;
+};
 
 /**
  * Every answer of a rate-limited operation (all but the health check; http/rate-limit.ts)
@@ -141,14 +169,19 @@ function declareRateLimitHeaders(doc: OpenApiDoc): OpenApiDoc {
   doc.components.headers = {
     ...doc.components.headers,
     RateLimit: {
-      description: 'What is left of each limit in force: `"key";r=<remaining>;t=<seconds to reset>, "ip";r=…;t=…` (IETF RateLimit headers draft). Absent when limits are off.',
+      description:
+        'What is left of each limit in force: `"key";r=<remaining>;t=<seconds to reset>, "ip";r=…;t=…` (IETF RateLimit headers draft). Absent when limits are off.',
       schema: { type: 'string', maxLength: 200 },
     },
     'RateLimit-Policy': {
-      description: 'The limits in force: `"key";q=<requests>;w=60` per API key or session, `"ip";q=…;w=60` per client address, per server instance. Absent when limits are off.',
+      description:
+        'The limits in force: `"key";q=<requests>;w=60` per API key or session, `"ip";q=…;w=60` per client address, per server instance. Absent when limits are off.',
       schema: { type: 'string', maxLength: 200 },
     },
-    'Retry-After': { description: 'Seconds until a request may be retried (on 429 and 503).', schema: { type: 'integer', format: 'int32', minimum: 0 } },
+    'Retry-After': {
+      description: 'Seconds until a request may be retried (on 429 and 503).',
+      schema: { type: 'integer', format: 'int32', minimum: 0 },
+    },
   };
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     if (UNLIMITED_ROUTES.has(path)) continue;
@@ -158,7 +191,9 @@ function declareRateLimitHeaders(doc: OpenApiDoc): OpenApiDoc {
           ...response.headers,
           RateLimit: { $ref: '#/components/headers/RateLimit' },
           'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
-          ...(status === '429' || status === '503' ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+          ...(status === '429' || status === '503'
+            ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } }
+            : {}),
         };
       }
     }
@@ -178,19 +213,24 @@ export async function installOpenApi(app: App, version: string) {
           'The REST API behind every screen of the Leadgate dashboard. Authenticate with ' +
           '`Authorization: Bearer <token>`: a dashboard session token from POST /api/auth/login, ' +
           'or an API key (`lg_…`) made in Settings → API. An API key acts as the operator who ' +
-          'made it, limited to its scopes and to what that operator\'s role holds now. ' +
+          "made it, limited to its scopes and to what that operator's role holds now. " +
           'Each operation names the permission it needs in `x-permission`.',
       },
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Session token (lgs_…) or API key (lg_…)' },
-          intakeToken: { type: 'http', scheme: 'bearer', description: "A traffic provider's intake token (lgt_…), for POST /api/intake/leads only" },
+          intakeToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: "A traffic provider's intake token (lgt_…), for POST /api/intake/leads only",
+          },
         },
       },
       security: [{ bearerAuth: [] }],
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
-    transformObject: (documentObject) => declareRateLimitHeaders((documentObject as { openapiObject: OpenApiDoc }).openapiObject) as never,
+    transformObject: (documentObject) =>
+      declareRateLimitHeaders((documentObject as { openapiObject: OpenApiDoc }).openapiObject) as never,
   });
   await app.register(swaggerUi, {
     routePrefix: '/api/docs',

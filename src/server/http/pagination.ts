@@ -2,15 +2,25 @@ import { Type, type TSchema } from 'typebox';
 import { invalid } from './errors.js';
 
 export const PageQuery = {
-  limit: Type.Integer({ format: 'int32', minimum: 1, maximum: 500, default: 50, description: 'Page size (1–500, default 50)' }),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'next_cursor from the previous page' })),
+  limit: Type.Integer({
+    format: 'int32',
+    minimum: 1,
+    maximum: 500,
+    default: 50,
+    description: 'Page size (1–500, default 50)',
+  }),
+  cursor: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 500, description: 'next_cursor from the previous page' }),
+  ),
 };
 
 export const Page = <T extends TSchema>(item: T, title: string) =>
   Type.Object(
     {
       data: Type.Array(item),
-      next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor= for the next page; null on the last page' }),
+      next_cursor: Type.Union([Type.String(), Type.Null()], {
+        description: 'Pass as cursor= for the next page; null on the last page',
+      }),
     },
     { title },
   );
@@ -20,11 +30,18 @@ export function encodeCursor(key: Record<string, string>): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
-export function decodeCursor<K extends string>(cursor: string | undefined, fields: readonly K[]): Record<K, string> | null {
+export function decodeCursor<K extends string>(
+  cursor: string | undefined,
+  fields: readonly K[],
+): Record<K, string> | null {
   if (cursor === undefined) return null;
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
-    if (parsed && typeof parsed === 'object' && fields.every((f) => typeof parsed[f] === 'string' && !parsed[f].includes('\u0000'))) {
+    if (
+      parsed &&
+      typeof parsed === 'object' &&
+      fields.every((f) => typeof parsed[f] === 'string' && !parsed[f].includes('\u0000'))
+    ) {
       return parsed as Record<K, string>;
     }
   } catch {

@@ -15,7 +15,10 @@ function expectRateLimited(res: LightMyRequestResponse, policy: string, max: num
   const body = expectProblem(res, 429, 'rate_limited');
   const retry = Number(res.headers['retry-after']);
   assert.ok(Number.isInteger(retry) && retry >= 1 && retry <= 60, `Retry-After ${res.headers['retry-after']}`);
-  assert.ok(String(res.headers['ratelimit-policy']).includes(`"${policy}";q=${max};w=60`), `RateLimit-Policy ${res.headers['ratelimit-policy']}`);
+  assert.ok(
+    String(res.headers['ratelimit-policy']).includes(`"${policy}";q=${max};w=60`),
+    `RateLimit-Policy ${res.headers['ratelimit-policy']}`,
+  );
   assert.ok(String(res.headers.ratelimit).includes(`"${policy}";r=0;t=${retry}`), `RateLimit ${res.headers.ratelimit}`);
   assert.match(body.detail, /Too many requests/);
   assert.match(body.detail, new RegExp(`at most ${max} a minute`));
@@ -25,7 +28,10 @@ function expectRateLimited(res: LightMyRequestResponse, policy: string, max: num
 forEachDatabase('rate limits', (engine) => {
   test('RATE_LIMIT_PER_KEY=3: the 4th request with one key is refused 429 rate_limited, another key still passes', async (t) => {
     let queries = 0;
-    const ta = await buildTestApp(t, engine, { env: { RATE_LIMIT_PER_KEY: '3', RATE_LIMIT_PER_IP: '0' }, onQuery: () => queries++ });
+    const ta = await buildTestApp(t, engine, {
+      env: { RATE_LIMIT_PER_KEY: '3', RATE_LIMIT_PER_IP: '0' },
+      onQuery: () => queries++,
+    });
     // The owner's session makes both keys: 2 of its 3.
     const a = await newApiKey(ta, ['leads:view']);
     const b = await newApiKey(ta, ['leads:view']);
@@ -56,7 +62,11 @@ forEachDatabase('rate limits', (engine) => {
   test('RATE_LIMIT_PER_IP=3: the 4th request from one address is refused whatever it is, another address passes; health is exempt', async (t) => {
     const ta = await buildTestApp(t, engine, { env: { RATE_LIMIT_PER_KEY: '0', RATE_LIMIT_PER_IP: '3' } });
     const from = (remoteAddress: string, opts: { method?: 'GET' | 'POST'; url: string; token?: string | null }) =>
-      call(ta.app, opts.token === undefined ? ta.ownerToken : opts.token, { method: opts.method ?? 'GET', url: opts.url, remoteAddress });
+      call(ta.app, opts.token === undefined ? ta.ownerToken : opts.token, {
+        method: opts.method ?? 'GET',
+        url: opts.url,
+        remoteAddress,
+      });
 
     for (let i = 1; i <= 3; i++) {
       const res = await from(FAR, { url: '/api/auth/whoami' });
@@ -80,7 +90,8 @@ forEachDatabase('rate limits', (engine) => {
     assert.notEqual((await from(FAR, { url: '/settings/api', token: null })).statusCode, 429);
 
     // IPv6: one /64 is one client.
-    for (let i = 0; i < 3; i++) assert.notEqual((await from('2001:db8:1:2::1', { url: '/api/auth/whoami' })).statusCode, 429);
+    for (let i = 0; i < 3; i++)
+      assert.notEqual((await from('2001:db8:1:2::1', { url: '/api/auth/whoami' })).statusCode, 429);
     expectRateLimited(await from('2001:db8:1:2::ffff', { url: '/api/auth/whoami' }), 'ip', 3);
     assert.equal((await from('2001:db8:1:3::1', { url: '/api/auth/whoami' })).statusCode, 200);
   });
@@ -88,11 +99,22 @@ forEachDatabase('rate limits', (engine) => {
   test('lead intake and postbacks count per address in buckets of their own, never per key', async (t) => {
     const ta = await buildTestApp(t, engine, { env: { RATE_LIMIT_PER_KEY: '1', RATE_LIMIT_PER_IP: '3' } });
     const intake = () =>
-      ta.app.inject({ method: 'POST', url: '/api/intake/leads', remoteAddress: FAR, headers: { authorization: 'Bearer lgt_not-a-token' }, payload: {} });
+      ta.app.inject({
+        method: 'POST',
+        url: '/api/intake/leads',
+        remoteAddress: FAR,
+        headers: { authorization: 'Bearer lgt_not-a-token' },
+        payload: {},
+      });
     const postback = () => ta.app.inject({ method: 'GET', url: '/api/postback/lgp_not-a-token', remoteAddress: FAR });
     // The address's API count is used up…
-    for (let i = 0; i < 3; i++) await call(ta.app, null, { method: 'GET', url: '/api/auth/whoami', remoteAddress: FAR });
-    expectRateLimited(await call(ta.app, null, { method: 'GET', url: '/api/auth/whoami', remoteAddress: FAR }), 'ip', 3);
+    for (let i = 0; i < 3; i++)
+      await call(ta.app, null, { method: 'GET', url: '/api/auth/whoami', remoteAddress: FAR });
+    expectRateLimited(
+      await call(ta.app, null, { method: 'GET', url: '/api/auth/whoami', remoteAddress: FAR }),
+      'ip',
+      3,
+    );
     // …and intake from it still reaches its own authentication (401 for this made-up token).
     for (let i = 0; i < 3; i++) {
       const res = await intake();
@@ -102,7 +124,10 @@ forEachDatabase('rate limits', (engine) => {
     expectRateLimited(await intake(), 'intake-ip', 3);
     const postbacks = [];
     for (let i = 0; i < 4; i++) postbacks.push(await postback());
-    assert.ok(postbacks.slice(0, 3).every((r) => r.statusCode !== 429), postbacks.map((r) => r.statusCode).join());
+    assert.ok(
+      postbacks.slice(0, 3).every((r) => r.statusCode !== 429),
+      postbacks.map((r) => r.statusCode).join(),
+    );
     expectRateLimited(postbacks[3], 'postback-ip', 3);
   });
 
@@ -118,7 +143,9 @@ forEachDatabase('rate limits', (engine) => {
   });
 
   test('behind a trusted proxy the client address is the one X-Forwarded-For names', async (t) => {
-    const ta = await buildTestApp(t, engine, { env: { RATE_LIMIT_PER_KEY: '0', RATE_LIMIT_PER_IP: '2', TRUST_PROXY: '127.0.0.1' } });
+    const ta = await buildTestApp(t, engine, {
+      env: { RATE_LIMIT_PER_KEY: '0', RATE_LIMIT_PER_IP: '2', TRUST_PROXY: '127.0.0.1' },
+    });
     const via = (client: string) =>
       call(ta.app, null, { method: 'GET', url: '/api/openapi.json', headers: { 'x-forwarded-for': client } });
     assert.equal((await via(FAR)).statusCode, 200);
@@ -134,7 +161,11 @@ forEachDatabase('rate limits', (engine) => {
     assert.equal(res.headers['ratelimit-policy'], '"key";q=2;w=60, "ip";q=5;w=60');
     assert.match(String(res.headers.ratelimit), /^"key";r=1;t=\d+, "ip";r=4;t=\d+$/);
     await call(ta.app, key.secret, { method: 'GET', url: '/api/auth/whoami', remoteAddress: FAR });
-    expectRateLimited(await call(ta.app, key.secret, { method: 'GET', url: '/api/auth/whoami', remoteAddress: FAR }), 'key', 2);
+    expectRateLimited(
+      await call(ta.app, key.secret, { method: 'GET', url: '/api/auth/whoami', remoteAddress: FAR }),
+      'key',
+      2,
+    );
   });
 });
 

@@ -85,7 +85,12 @@ export async function installRateLimit(app: App) {
   const perKey = rateLimitPerKey ? limiter(rateLimitPerKey) : null;
   const perIp = rateLimitPerIp ? limiter(rateLimitPerIp) : null;
 
-  async function count(req: FastifyRequest, limit: NonNullable<typeof perKey>, policy: PolicyName, bucket: string): Promise<Count> {
+  async function count(
+    req: FastifyRequest,
+    limit: NonNullable<typeof perKey>,
+    policy: PolicyName,
+    bucket: string,
+  ): Promise<Count> {
     (req as Bucketed)[BUCKET_KEY] = `${policy}:${bucket}`;
     const r = await limit(req);
     if (r.isAllowed) throw new Error('rate limit: no allow-list is configured'); // narrows the type

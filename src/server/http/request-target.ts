@@ -19,7 +19,8 @@ export function badRequestTarget(target: string): string | null {
   const q = target.indexOf('?');
   const path = q === -1 ? target : target.slice(0, q);
   if (/%(2f|5c)/i.test(path) || path.includes('\\')) return 'The path must not contain encoded slashes or backslashes.';
-  if (/%00/.test(path) || /[\x00-\x20\x7f]/.test(path)) return 'The path must not contain control characters or spaces.';
+  if (/%00/.test(path) || /[\x00-\x20\x7f]/.test(path))
+    return 'The path must not contain control characters or spaces.';
   for (const segment of path.split('/')) {
     // %2e is a dot: ".%2e" is "..", whichever layer decodes it.
     const plain = segment.replace(/%2e/gi, '.');

@@ -34,7 +34,11 @@ function expectSecurityHeaders(res: LightMyRequestResponse, what: string) {
   assert.deepEqual(policy.get('base-uri'), ["'none'"], at);
   assert.equal(policy.has('upgrade-insecure-requests'), false, `${at}: plain http must keep working`);
   for (const [name, sources] of policy) {
-    if (name !== 'style-src') assert.ok(!sources.includes("'unsafe-inline'") && !sources.includes("'unsafe-eval'"), `${at}: ${name} ${sources}`);
+    if (name !== 'style-src')
+      assert.ok(
+        !sources.includes("'unsafe-inline'") && !sources.includes("'unsafe-eval'"),
+        `${at}: ${name} ${sources}`,
+      );
   }
 }
 
@@ -47,7 +51,11 @@ forEachDatabase('security headers', (engine) => {
       expectSecurityHeaders(res, url);
     }
     const page = await call(ta.app, null, { method: 'GET', url: '/' });
-    assert.deepEqual(csp(page).get('style-src'), ["'self'", "'unsafe-inline'"], 'Mantine injects its styles at run time');
+    assert.deepEqual(
+      csp(page).get('style-src'),
+      ["'self'", "'unsafe-inline'"],
+      'Mantine injects its styles at run time',
+    );
     assert.deepEqual(csp(page).get('img-src'), ["'self'", 'data:'], 'the two-factor QR code is a data: URL');
     assert.deepEqual(csp(page).get('connect-src'), ["'self'"]);
   });
@@ -65,9 +73,22 @@ forEachDatabase('security headers', (engine) => {
     const errors: [LightMyRequestResponse, number, string][] = [
       [await call(ta.app, null, { method: 'GET', url: '/api/auth/whoami' }), 401, 'unauthorized'],
       [await call(ta.app, nobody.token, { method: 'GET', url: '/api/leads/search' }), 403, 'forbidden'],
-      [await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/leads/search?limit=0' }), 400, 'validation_failed'],
+      [
+        await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/leads/search?limit=0' }),
+        400,
+        'validation_failed',
+      ],
       [await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/no-such-route' }), 404, 'not_found'],
-      [await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/roles', payload: '{"name":', headers: { 'content-type': 'application/json' } }), 400, 'validation_failed'],
+      [
+        await call(ta.app, ta.ownerToken, {
+          method: 'POST',
+          url: '/api/roles',
+          payload: '{"name":',
+          headers: { 'content-type': 'application/json' },
+        }),
+        400,
+        'validation_failed',
+      ],
     ];
     for (const [res, status, code] of errors) {
       expectProblem(res, status, code);

@@ -19,7 +19,11 @@ forEachDatabase('Serving the dashboard', (engine) => {
     // An ETag lets the no-cache revalidation answer 304 without the body.
     const first = await call(app, null, { method: 'GET', url: '/settings/api' });
     assert.ok(first.headers.etag, 'index.html has an ETag');
-    const again = await call(app, null, { method: 'GET', url: '/settings/api', headers: { 'if-none-match': String(first.headers.etag) } });
+    const again = await call(app, null, {
+      method: 'GET',
+      url: '/settings/api',
+      headers: { 'if-none-match': String(first.headers.etag) },
+    });
     assert.equal(again.statusCode, 304);
     const head = await call(app, null, { method: 'HEAD', url: '/settings/api' });
     assert.equal(head.statusCode, 200);
@@ -46,9 +50,17 @@ forEachDatabase('Serving the dashboard', (engine) => {
 
   test('paths that climb out of the build never reach other files', async (t) => {
     const { app } = await buildTestApp(t, engine, { webDir: fakeBuild(t) });
-    for (const url of ['/..%2f..%2fpackage.json', '/assets/..%2f..%2f..%2fpackage.json', '/%2e%2e/%2e%2e/etc/passwd', '/assets/%2e%2e/%2e%2e/package.json']) {
+    for (const url of [
+      '/..%2f..%2fpackage.json',
+      '/assets/..%2f..%2f..%2fpackage.json',
+      '/%2e%2e/%2e%2e/etc/passwd',
+      '/assets/%2e%2e/%2e%2e/package.json',
+    ]) {
       const res = await call(app, null, { method: 'GET', url });
-      assert.ok(!res.body.includes('"name"') && !res.body.includes('root:'), `${url} leaked: ${res.statusCode} ${res.body.slice(0, 80)}`);
+      assert.ok(
+        !res.body.includes('"name"') && !res.body.includes('root:'),
+        `${url} leaked: ${res.statusCode} ${res.body.slice(0, 80)}`,
+      );
       assert.ok(res.statusCode < 500, `${url}: ${res.statusCode}`);
     }
   });
@@ -66,9 +78,16 @@ forEachDatabase('Serving the dashboard', (engine) => {
     const outside = Object.keys(doc.paths).filter((p) => !p.startsWith('/api/'));
     assert.deepEqual(outside, []);
     // The fallback is no route: the router's own answers under /api stay as they were.
-    expectProblem(await call(app, null, { method: 'GET', url: `/api/roles/${'a'.repeat(201)}` }), 400, 'validation_failed');
+    expectProblem(
+      await call(app, null, { method: 'GET', url: `/api/roles/${'a'.repeat(201)}` }),
+      400,
+      'validation_failed',
+    );
     // The dashboard is no route; the one route outside /api is Prometheus's /metrics.
-    assert.deepEqual(app.routeTable.filter((r) => !r.url.startsWith('/api')).map((r) => r.url), ['/metrics']);
+    assert.deepEqual(
+      app.routeTable.filter((r) => !r.url.startsWith('/api')).map((r) => r.url),
+      ['/metrics'],
+    );
   });
 
   test('without a build, / says how to make one instead of failing', async (t) => {

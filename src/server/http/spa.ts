@@ -45,7 +45,8 @@ export async function installSpa(app: App, webDir = DEFAULT_WEB_DIR): Promise<No
 
   return (req, reply) => {
     const pathname = req.url.split('?')[0];
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || pathname === '/api' || pathname.startsWith('/api/')) return undefined;
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || pathname === '/api' || pathname.startsWith('/api/'))
+      return undefined;
     if (!isFile(path.join(root, 'index.html'))) {
       return reply.code(503).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
     }

@@ -55,7 +55,15 @@ export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart
       check.errors = validate.errors;
       const at = ok ? nulAt(data) : null;
       if (at === null) return ok;
-      check.errors = [{ instancePath: at, schemaPath: '#', keyword: 'nul', params: {}, message: 'must not contain the NUL character (U+0000)' }];
+      check.errors = [
+        {
+          instancePath: at,
+          schemaPath: '#',
+          keyword: 'nul',
+          params: {},
+          message: 'must not contain the NUL character (U+0000)',
+        },
+      ];
       return false;
     },
     { errors: null as typeof validate.errors },

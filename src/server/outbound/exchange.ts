@@ -29,7 +29,11 @@ export type Exchanged =
 const EMPTY = Buffer.alloc(0);
 
 /** `peer` names the other side in error reasons ("connection reset by the partner"). */
-export async function exchange(agent: Agent, req: OutboundRequest, opts: { timeoutMs: number; maxBytes: number; peer?: string }): Promise<Exchanged> {
+export async function exchange(
+  agent: Agent,
+  req: OutboundRequest,
+  opts: { timeoutMs: number; maxBytes: number; peer?: string },
+): Promise<Exchanged> {
   const { timeoutMs, maxBytes, peer } = opts;
   // Connect, headers and body share the deadline: a server trickling its answer byte by byte
   // is as late as one that never answers.
@@ -64,7 +68,11 @@ export async function exchange(agent: Agent, req: OutboundRequest, opts: { timeo
     answer.raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
     return { answer };
   } catch (err) {
-    if (!answer) return { answer: null, failure: { timedOut, reason: timedOut ? `no answer within ${timeoutMs} ms` : describeError(err, peer) } };
+    if (!answer)
+      return {
+        answer: null,
+        failure: { timedOut, reason: timedOut ? `no answer within ${timeoutMs} ms` : describeError(err, peer) },
+      };
     // The status and headers came, the body did not finish: keep what arrived.
     answer.raw = Buffer.concat(chunks, size);
     answer.truncated = true;
@@ -72,7 +80,9 @@ export async function exchange(agent: Agent, req: OutboundRequest, opts: { timeo
       answer,
       failure: {
         timedOut,
-        reason: timedOut ? `answer not complete within ${timeoutMs} ms (HTTP ${answer.status})` : `answer broke off: ${describeError(err, peer)}`,
+        reason: timedOut
+          ? `answer not complete within ${timeoutMs} ms (HTTP ${answer.status})`
+          : `answer broke off: ${describeError(err, peer)}`,
       },
     };
   } finally {

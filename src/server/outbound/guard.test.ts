@@ -6,7 +6,14 @@ import { request } from 'undici';
 import { startTrap } from '../../../test/loopback-trap.js';
 import { defaultIntegration } from '../../../test/partner-server.js';
 import type { StoredIntegration } from '../modules/partners/schemas.js';
-import { checkAddress, checkDestinationUrl, classifyAddress, createOutboundAgent, resolveDestination, type Lookup } from './guard.js';
+import {
+  checkAddress,
+  checkDestinationUrl,
+  classifyAddress,
+  createOutboundAgent,
+  resolveDestination,
+  type Lookup,
+} from './guard.js';
 import { createPartnerClient, type LeadForPartner } from '../distribution/partner-client.js';
 
 // The outbound guard (contract rule 14): address rules as data, then the real client against
@@ -14,8 +21,20 @@ import { createPartnerClient, type LeadForPartner } from '../distribution/partne
 // loopback: the non-loopback addresses below are only ever classified, never connected to.
 
 const LEAD: LeadForPartner = {
-  id: '01930000-0000-7000-8000-000000000002', first_name: 'Ada', last_name: 'L', email: 'ada@example.com', phone: '+4915112345678',
-  country: 'DE', ip: '203.0.113.7', language: null, funnel: null, sub_id1: null, sub_id2: null, sub_id3: null, sub_id4: null, sub_id5: null,
+  id: '01930000-0000-7000-8000-000000000002',
+  first_name: 'Ada',
+  last_name: 'L',
+  email: 'ada@example.com',
+  phone: '+4915112345678',
+  country: 'DE',
+  ip: '203.0.113.7',
+  language: null,
+  funnel: null,
+  sub_id1: null,
+  sub_id2: null,
+  sub_id3: null,
+  sub_id4: null,
+  sub_id5: null,
 };
 const integration = (url: string) => ({ ...defaultIntegration(url), timeout_ms: 3000 }) as StoredIntegration;
 
@@ -85,17 +104,29 @@ test('classifyAddress: the range of an address in every spelling, IPv4-mapped an
     ['::ffff:93.184.216.34', '93.184.216.34', 'unicast'],
     ['2606:2800:220:1::1', '2606:2800:220:1::1', 'unicast'],
   ];
-  for (const [spelling, address, range] of table) assert.deepEqual(classifyAddress(spelling), { address, range }, spelling);
-  for (const notIp of ['localhost', 'example.com', '256.0.0.1', '1.2.3.4.5', '', '::g', 'http://127.0.0.1/']) assert.equal(classifyAddress(notIp), null, notIp);
+  for (const [spelling, address, range] of table)
+    assert.deepEqual(classifyAddress(spelling), { address, range }, spelling);
+  for (const notIp of ['localhost', 'example.com', '256.0.0.1', '1.2.3.4.5', '', '::g', 'http://127.0.0.1/'])
+    assert.equal(classifyAddress(notIp), null, notIp);
 });
 
 test('checkAddress: only public unicast passes, unless inside PARTNER_ALLOWED_NETWORKS', () => {
-  assert.deepEqual(checkAddress('2130706433', []), { address: '127.0.0.1', range: 'loopback', message: 'destination 127.0.0.1 is loopback: not allowed' });
+  assert.deepEqual(checkAddress('2130706433', []), {
+    address: '127.0.0.1',
+    range: 'loopback',
+    message: 'destination 127.0.0.1 is loopback: not allowed',
+  });
   assert.equal(checkAddress('169.254.169.254', [])?.message, 'destination 169.254.169.254 is link-local: not allowed');
   assert.equal(checkAddress('10.1.2.3', [])?.message, 'destination 10.1.2.3 is private: not allowed');
-  assert.equal(checkAddress('100.64.0.1', [])?.message, 'destination 100.64.0.1 is carrier-grade NAT (shared): not allowed');
+  assert.equal(
+    checkAddress('100.64.0.1', [])?.message,
+    'destination 100.64.0.1 is carrier-grade NAT (shared): not allowed',
+  );
   assert.equal(checkAddress('::', [])?.message, 'destination :: is unspecified: not allowed');
-  assert.equal(checkAddress('64:ff9b::7f00:1', [])?.message, 'destination 64:ff9b::7f00:1 is NAT64 (embeds an IPv4 address): not allowed');
+  assert.equal(
+    checkAddress('64:ff9b::7f00:1', [])?.message,
+    'destination 64:ff9b::7f00:1 is NAT64 (embeds an IPv4 address): not allowed',
+  );
   assert.equal(checkAddress('not-an-ip', [])?.range, 'invalid');
   assert.equal(checkAddress('93.184.216.34', []), null);
 
@@ -116,7 +147,8 @@ test('checkAddress: only public unicast passes, unless inside PARTNER_ALLOWED_NE
     ['0.0.0.0', ['0.0.0.0/32'], true],
     ['93.184.216.34', ['10.0.0.0/8'], true], // public stays allowed whatever the list says
   ];
-  for (const [ip, allowed, ok] of table) assert.equal(checkAddress(ip, allowed) === null, ok, `${ip} with ${allowed.join(',')}`);
+  for (const [ip, allowed, ok] of table)
+    assert.equal(checkAddress(ip, allowed) === null, ok, `${ip} with ${allowed.join(',')}`);
 });
 
 test('checkDestinationUrl: refused literal hosts (every spelling) and localhost at save time; names are not resolved', () => {
@@ -150,7 +182,13 @@ test('checkDestinationUrl: refused literal hosts (every spelling) and localhost 
   );
   assert.match(checkDestinationUrl('http://localhost/', [])!.message, /^points to localhost, a loopback address: /);
   // Host names are left to the connect-time check; public addresses and allowed networks pass.
-  for (const url of ['https://broker.example/api', 'https://127.0.0.1.nip.io/', 'http://93.184.216.34/', 'https://[2606:2800:220:1::1]/', 'not a url']) {
+  for (const url of [
+    'https://broker.example/api',
+    'https://127.0.0.1.nip.io/',
+    'http://93.184.216.34/',
+    'https://[2606:2800:220:1::1]/',
+    'not a url',
+  ]) {
     assert.equal(checkDestinationUrl(url, []), null, url);
   }
   assert.equal(checkDestinationUrl('http://127.0.0.1:3000/', ['127.0.0.0/8']), null);
@@ -180,16 +218,22 @@ test('every loopback spelling reaches a loopback server when allowed, and none d
     reasons[host] = call.reason;
   }
   // Where localhost resolves to ::1 as well, the first refused address is named.
-  assert.match(reasons.localhost!, /^destination localhost resolves to (127\.0\.0\.1|::1), which is loopback: not allowed$/);
-  assert.deepEqual({ ...reasons, localhost: undefined }, {
-    localhost: undefined,
-    '[::1]': 'destination ::1 is loopback: not allowed',
-    '2130706433': 'destination 127.0.0.1 is loopback: not allowed',
-    '0x7f000001': 'destination 127.0.0.1 is loopback: not allowed',
-    '127.1': 'destination 127.0.0.1 is loopback: not allowed',
-    '0.0.0.0': 'destination 0.0.0.0 is unspecified: not allowed',
-    '[::ffff:127.0.0.1]': 'destination 127.0.0.1 is loopback: not allowed',
-  });
+  assert.match(
+    reasons.localhost!,
+    /^destination localhost resolves to (127\.0\.0\.1|::1), which is loopback: not allowed$/,
+  );
+  assert.deepEqual(
+    { ...reasons, localhost: undefined },
+    {
+      localhost: undefined,
+      '[::1]': 'destination ::1 is loopback: not allowed',
+      '2130706433': 'destination 127.0.0.1 is loopback: not allowed',
+      '0x7f000001': 'destination 127.0.0.1 is loopback: not allowed',
+      '127.1': 'destination 127.0.0.1 is loopback: not allowed',
+      '0.0.0.0': 'destination 0.0.0.0 is unspecified: not allowed',
+      '[::ffff:127.0.0.1]': 'destination 127.0.0.1 is loopback: not allowed',
+    },
+  );
   assert.equal(trap.received.length, SPELLINGS.length, 'no request got through the guard');
 });
 
@@ -204,19 +248,34 @@ test('a host name is checked after resolution, on every address, at every new co
   };
   const allowed = ['127.0.0.1/32'];
   // Only the resolver decides: the name itself means nothing to the guard.
-  await assert.rejects(resolveDestination('partner.test', [], async () => ['127.0.0.1']), /destination partner\.test resolves to 127\.0\.0\.1, which is loopback: not allowed/);
+  await assert.rejects(
+    resolveDestination('partner.test', [], async () => ['127.0.0.1']),
+    /destination partner\.test resolves to 127\.0\.0\.1, which is loopback: not allowed/,
+  );
   assert.deepEqual(await resolveDestination('partner.test', [], async () => ['93.184.216.34']), ['93.184.216.34']);
 
   const agent = createOutboundAgent({ allowedNetworks: allowed, lookup });
   t.after(() => agent.close());
-  const send = () => request(trap.url('partner.test'), { dispatcher: agent, method: 'POST', body: '{}' }).then(async (r) => (await r.body.text(), r.statusCode));
+  const send = () =>
+    request(trap.url('partner.test'), { dispatcher: agent, method: 'POST', body: '{}' }).then(
+      async (r) => (await r.body.text(), r.statusCode),
+    );
 
   assert.equal(await send(), 200); // 127.0.0.1: allowed, and the socket went to the checked address
-  await assert.rejects(send(), { code: 'LEADGATE_DESTINATION_REFUSED', message: 'destination partner.test resolves to ::1, which is loopback: not allowed' });
+  await assert.rejects(send(), {
+    code: 'LEADGATE_DESTINATION_REFUSED',
+    message: 'destination partner.test resolves to ::1, which is loopback: not allowed',
+  });
   // One refused address among allowed ones refuses the lot: a fallback must be as safe as the first.
-  await assert.rejects(send(), { message: 'destination partner.test resolves to 10.9.8.7, which is private: not allowed' });
+  await assert.rejects(send(), {
+    message: 'destination partner.test resolves to 10.9.8.7, which is private: not allowed',
+  });
   assert.equal(await send(), 200);
-  assert.deepEqual(asked, ['partner.test', 'partner.test', 'partner.test', 'partner.test'], 'resolved once per connection, by the guard');
+  assert.deepEqual(
+    asked,
+    ['partner.test', 'partner.test', 'partner.test', 'partner.test'],
+    'resolved once per connection, by the guard',
+  );
   assert.equal(trap.received.length, 2);
 });
 

@@ -136,12 +136,18 @@ export function checkDestinationUrl(url: string, allowed: readonly string[]): Re
   if (host.endsWith('.')) host = host.slice(0, -1);
   if (net.isIP(host)) {
     const refusal = checkAddress(host, allowed);
-    return refusal && { ...refusal, message: `points to ${refusal.address}, ${withArticle(describeRange(refusal.range))} address: ${NOT_CALLED}` };
+    return (
+      refusal && {
+        ...refusal,
+        message: `points to ${refusal.address}, ${withArticle(describeRange(refusal.range))} address: ${NOT_CALLED}`,
+      }
+    );
   }
   if (host === 'localhost' || host.endsWith('.localhost')) {
     // Refused unless one of the addresses it stands for is allowed; the connect-time check has the last word.
     const refusals = LOCALHOST_ADDRESSES.map((a) => checkAddress(a, allowed));
-    if (refusals.every(Boolean)) return { ...refusals[0]!, message: `points to ${host}, a loopback address: ${NOT_CALLED}` };
+    if (refusals.every(Boolean))
+      return { ...refusals[0]!, message: `points to ${host}, a loopback address: ${NOT_CALLED}` };
   }
   return null;
 }
@@ -152,10 +158,15 @@ const NOT_CALLED =
 /** Every address a host name resolves to, in the resolver's order. */
 export type Lookup = (hostname: string) => Promise<string[]>;
 
-const systemLookup: Lookup = async (hostname) => (await dns.lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+const systemLookup: Lookup = async (hostname) =>
+  (await dns.lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 /** The addresses to connect to, every one of them checked; throws DestinationRefusedError when any is refused. */
-export async function resolveDestination(hostname: string, allowed: readonly string[], lookup: Lookup = systemLookup): Promise<string[]> {
+export async function resolveDestination(
+  hostname: string,
+  allowed: readonly string[],
+  lookup: Lookup = systemLookup,
+): Promise<string[]> {
   const literal = net.isIP(hostname) !== 0;
   const addresses = literal ? [hostname] : await lookup(hostname);
   if (!addresses.length) throw Object.assign(new Error(`${hostname} resolves to no address`), { code: 'ENOTFOUND' });
@@ -164,7 +175,12 @@ export async function resolveDestination(hostname: string, allowed: readonly str
     const refusal = checkAddress(ip, allowed);
     if (refusal) {
       throw new DestinationRefusedError(
-        literal ? refusal : { ...refusal, message: `destination ${hostname} resolves to ${refusal.address}, which is ${describeRange(refusal.range)}: not allowed` },
+        literal
+          ? refusal
+          : {
+              ...refusal,
+              message: `destination ${hostname} resolves to ${refusal.address}, which is ${describeRange(refusal.range)}: not allowed`,
+            },
       );
     }
   }
@@ -190,7 +206,12 @@ const TRY_NEXT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRN
  * Redirects are not followed (undici's default; do not turn maxRedirections on): a redirect
  * would pass this connector again anyway.
  */
-export function createOutboundAgent({ allowedNetworks, connectTimeout = 10_000, lookup = systemLookup, ...options }: OutboundAgentOptions): Agent {
+export function createOutboundAgent({
+  allowedNetworks,
+  connectTimeout = 10_000,
+  lookup = systemLookup,
+  ...options
+}: OutboundAgentOptions): Agent {
   const base = buildConnector({ timeout: connectTimeout });
   const connect: buildConnector.connector = (opts, callback) => {
     const attempt = (addresses: string[], i: number) =>

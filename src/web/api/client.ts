@@ -33,7 +33,8 @@ const WITHOUT_SESSION = new Set(['/api/auth/login', '/api/setup']);
 const auth: Middleware = {
   onRequest({ request }) {
     const token = session.token();
-    if (token && !WITHOUT_SESSION.has(new URL(request.url).pathname)) request.headers.set('Authorization', `Bearer ${token}`);
+    if (token && !WITHOUT_SESSION.has(new URL(request.url).pathname))
+      request.headers.set('Authorization', `Bearer ${token}`);
     return request;
   },
   onResponse({ request, response }) {

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { generateApiSchema, SCHEMA_FILE } from '../../../scripts/gen-api.js';
 
-test('src/web/api/schema.d.ts is up to date with the server\'s OpenAPI document', async () => {
+test("src/web/api/schema.d.ts is up to date with the server's OpenAPI document", async () => {
   const fresh = await generateApiSchema();
   const committed = readFileSync(SCHEMA_FILE, 'utf8');
   assert.ok(fresh.includes('"/api/api-keys"'), 'the generated schema describes the API-key routes');

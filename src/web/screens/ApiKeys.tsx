@@ -39,7 +39,9 @@ export default function ApiKeys() {
   // Admins may look at (and revoke) every operator's keys, e.g. when someone leaves.
   const [everyone, setEveryone] = useState(false);
   const all = everyone && Boolean(whoami.data?.admin);
-  const keys = usePagedList(['api-keys', all ? 'all' : 'mine'], async (cursor) => must(await api.GET('/api/api-keys', { params: { query: { limit: 100, cursor, all } } })));
+  const keys = usePagedList(['api-keys', all ? 'all' : 'mine'], async (cursor) =>
+    must(await api.GET('/api/api-keys', { params: { query: { limit: 100, cursor, all } } })),
+  );
   const [creating, setCreating] = useState(false);
   // The key stays set while the confirm modal animates closed, so it never renders empty.
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
@@ -84,7 +86,9 @@ export default function ApiKeys() {
           data-testid="show-revoked"
         />
       )}
-      {whoami.data && held.length === 0 && <Alert color="yellow">Your role holds no permissions, so you cannot make API keys.</Alert>}
+      {whoami.data && held.length === 0 && (
+        <Alert color="yellow">Your role holds no permissions, so you cannot make API keys.</Alert>
+      )}
       {keys.isError && (
         <Alert color="red" role="alert">
           {problemText(keys.error)}
@@ -105,7 +109,17 @@ export default function ApiKeys() {
           <Table striped data-testid="keys-table">
             <Table.Thead>
               <Table.Tr>
-                {['Name', ...(all ? ['Owner'] : []), 'Prefix', 'Scopes', 'Created', 'Expires', 'Last used', 'Status', ''].map((h) => (
+                {[
+                  'Name',
+                  ...(all ? ['Owner'] : []),
+                  'Prefix',
+                  'Scopes',
+                  'Created',
+                  'Expires',
+                  'Last used',
+                  'Status',
+                  '',
+                ].map((h) => (
                   <Table.Th key={h}>{h}</Table.Th>
                 ))}
               </Table.Tr>

@@ -30,7 +30,8 @@ export default function Login() {
     setBusy(true);
     setError(null);
     try {
-      const factor = second === 'totp' ? { totp_code: code.trim() } : second === 'recovery' ? { recovery_code: code.trim() } : {};
+      const factor =
+        second === 'totp' ? { totp_code: code.trim() } : second === 'recovery' ? { recovery_code: code.trim() } : {};
       const r = await api.POST('/api/auth/login', { body: { email, password, ...factor } });
       if ((r.error as Problem | undefined)?.code === 'totp_required') {
         setSecond('totp');
@@ -59,7 +60,9 @@ export default function Login() {
         {second ? (
           <Stack>
             <Text size="sm">
-              {second === 'totp' ? 'Enter the 6-digit code from your authenticator app.' : 'Enter one of your recovery codes. Each works once.'}
+              {second === 'totp'
+                ? 'Enter the 6-digit code from your authenticator app.'
+                : 'Enter one of your recovery codes. Each works once.'}
             </Text>
             <TextInput
               label={second === 'totp' ? 'Authentication code' : 'Recovery code'}
@@ -88,8 +91,21 @@ export default function Login() {
           </Stack>
         ) : (
           <Stack>
-            <TextInput label="Email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} />
-            <PasswordInput label="Password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} />
+            <TextInput
+              label="Email"
+              type="email"
+              autoComplete="username"
+              required
+              value={email}
+              onChange={(e) => setEmail(e.currentTarget.value)}
+            />
+            <PasswordInput
+              label="Password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onChange={(e) => setPassword(e.currentTarget.value)}
+            />
             <Button type="submit" loading={busy}>
               Sign in
             </Button>

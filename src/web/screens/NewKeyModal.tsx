@@ -44,12 +44,18 @@ export function NewKeyModal({ opened, onClose, held }: { opened: boolean; onClos
   }
 
   return (
-    <Modal opened={opened} onClose={close} title={created ? 'Your new API key' : 'New API key'} size="lg" closeOnClickOutside={!created}>
+    <Modal
+      opened={opened}
+      onClose={close}
+      title={created ? 'Your new API key' : 'New API key'}
+      size="lg"
+      closeOnClickOutside={!created}
+    >
       {created ? (
         <Stack>
           <Alert color="orange" title="Copy this secret now">
-            This is the only time the secret of “{created.name}” is shown. Store it in your secret manager; if it is lost,
-            revoke the key and make a new one.
+            This is the only time the secret of “{created.name}” is shown. Store it in your secret manager; if it is
+            lost, revoke the key and make a new one.
           </Alert>
           <Code block data-testid="key-secret">
             {created.secret}
@@ -64,14 +70,27 @@ export function NewKeyModal({ opened, onClose, held }: { opened: boolean; onClos
           <Stack>
             <Alert color="blue" title="Recommended practices">
               <List size="sm">
-                <List.Item>One key per integration, named after it, so one can be revoked without breaking the others.</List.Item>
+                <List.Item>
+                  One key per integration, named after it, so one can be revoked without breaking the others.
+                </List.Item>
                 <List.Item>Give a temporary key an expiry date.</List.Item>
                 <List.Item>Keep the secret in a secret manager, never in code or chat.</List.Item>
                 <List.Item>Grant only the scopes the integration needs.</List.Item>
               </List>
             </Alert>
-            <TextInput label="Name" placeholder="e.g. CRM sync" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
-            <Checkbox.Group label="Scopes" description="Only permissions your role holds can be granted." value={scopes} onChange={setScopes}>
+            <TextInput
+              label="Name"
+              placeholder="e.g. CRM sync"
+              required
+              value={name}
+              onChange={(e) => setName(e.currentTarget.value)}
+            />
+            <Checkbox.Group
+              label="Scopes"
+              description="Only permissions your role holds can be granted."
+              value={scopes}
+              onChange={setScopes}
+            >
               <SimpleGrid cols={{ base: 1, sm: 2 }} mt="xs">
                 {held.map((p) => (
                   <Checkbox key={p} value={p} label={p} />

@@ -4,7 +4,15 @@ import { api, must } from '../api/client';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import type { ApiKey } from './keys';
 
-export function RevokeKeyModal({ apiKey, opened, onClose }: { apiKey: ApiKey | null; opened: boolean; onClose: () => void }) {
+export function RevokeKeyModal({
+  apiKey,
+  opened,
+  onClose,
+}: {
+  apiKey: ApiKey | null;
+  opened: boolean;
+  onClose: () => void;
+}) {
   const queryClient = useQueryClient();
   async function revoke() {
     must(await api.POST('/api/api-keys/{id}/revoke', { params: { path: { id: apiKey!.id } } }));
@@ -12,10 +20,17 @@ export function RevokeKeyModal({ apiKey, opened, onClose }: { apiKey: ApiKey | n
     onClose();
   }
   return (
-    <ConfirmDialog opened={opened && apiKey !== null} title="Revoke API key" confirmLabel="Revoke key" onConfirm={revoke} onClose={onClose}>
+    <ConfirmDialog
+      opened={opened && apiKey !== null}
+      title="Revoke API key"
+      confirmLabel="Revoke key"
+      onConfirm={revoke}
+      onClose={onClose}
+    >
       {apiKey && (
         <Text>
-          Revoke <b>{apiKey.name}</b> ({apiKey.prefix})? Every request made with it fails from now on. This cannot be undone.
+          Revoke <b>{apiKey.name}</b> ({apiKey.prefix})? Every request made with it fails from now on. This cannot be
+          undone.
         </Text>
       )}
     </ConfirmDialog>

@@ -1,7 +1,15 @@
 import { Button, CopyButton, type ButtonProps } from '@mantine/core';
 
 /** "Copy" that says "Copied" for a moment: for ids, links, tokens and codes shown to be handed on. */
-export function CopyValueButton({ value, size, variant = 'light' }: { value: string; size?: ButtonProps['size']; variant?: ButtonProps['variant'] }) {
+export function CopyValueButton({
+  value,
+  size,
+  variant = 'light',
+}: {
+  value: string;
+  size?: ButtonProps['size'];
+  variant?: ButtonProps['variant'];
+}) {
   return (
     <CopyButton value={value}>
       {({ copied, copy }) => (

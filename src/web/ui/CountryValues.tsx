@@ -11,13 +11,22 @@ export interface CountryValue {
 }
 
 let seq = 0;
-export const newCountryValue = (country = '', value: number | string = ''): CountryValue => ({ key: `cv${++seq}`, country, value });
+export const newCountryValue = (country = '', value: number | string = ''): CountryValue => ({
+  key: `cv${++seq}`,
+  country,
+  value,
+});
 
-export const countryValuesOf = (o: Record<string, number> | undefined | null): CountryValue[] => Object.entries(o ?? {}).map(([c, v]) => newCountryValue(c, v));
+export const countryValuesOf = (o: Record<string, number> | undefined | null): CountryValue[] =>
+  Object.entries(o ?? {}).map(([c, v]) => newCountryValue(c, v));
 
 /** The rows as the API takes them: upper-case codes; an empty value is sent as null, for the API to name. */
 export const objectOf = (rows: CountryValue[]): Record<string, number> =>
-  Object.fromEntries(rows.filter((r) => r.country.trim()).map((r) => [r.country.trim().toUpperCase(), r.value === '' ? (null as unknown as number) : Number(r.value)]));
+  Object.fromEntries(
+    rows
+      .filter((r) => r.country.trim())
+      .map((r) => [r.country.trim().toUpperCase(), r.value === '' ? (null as unknown as number) : Number(r.value)]),
+  );
 
 interface Props {
   label: string;
@@ -31,16 +40,46 @@ interface Props {
   addLabel: string;
 }
 
-export function CountryValues({ label, description, valueLabel, rows, onChange, decimal = false, error, addLabel }: Props) {
-  const update = (key: string, patch: Partial<CountryValue>) => onChange(rows.map((r) => (r.key === key ? { ...r, ...patch } : r)));
+export function CountryValues({
+  label,
+  description,
+  valueLabel,
+  rows,
+  onChange,
+  decimal = false,
+  error,
+  addLabel,
+}: Props) {
+  const update = (key: string, patch: Partial<CountryValue>) =>
+    onChange(rows.map((r) => (r.key === key ? { ...r, ...patch } : r)));
   return (
     <Input.Wrapper label={label} description={description} error={error}>
       <Stack gap={6} mt={4}>
         {rows.map((r, i) => (
           <Group key={r.key} gap="xs" wrap="nowrap">
-            <TextInput aria-label={`${label}: country ${i + 1}`} placeholder="DE" value={r.country} onChange={(e) => update(r.key, { country: e.currentTarget.value.toUpperCase() })} w={70} maxLength={2} />
-            <NumberInput aria-label={`${label}: ${valueLabel.toLowerCase()} ${i + 1}`} placeholder={valueLabel} value={r.value} onChange={(v) => update(r.key, { value: v })} allowDecimal={decimal} min={0} w={120} />
-            <ActionIcon variant="subtle" color="gray" aria-label={`Remove ${label.toLowerCase()} ${i + 1}`} onClick={() => onChange(rows.filter((x) => x.key !== r.key))}>
+            <TextInput
+              aria-label={`${label}: country ${i + 1}`}
+              placeholder="DE"
+              value={r.country}
+              onChange={(e) => update(r.key, { country: e.currentTarget.value.toUpperCase() })}
+              w={70}
+              maxLength={2}
+            />
+            <NumberInput
+              aria-label={`${label}: ${valueLabel.toLowerCase()} ${i + 1}`}
+              placeholder={valueLabel}
+              value={r.value}
+              onChange={(v) => update(r.key, { value: v })}
+              allowDecimal={decimal}
+              min={0}
+              w={120}
+            />
+            <ActionIcon
+              variant="subtle"
+              color="gray"
+              aria-label={`Remove ${label.toLowerCase()} ${i + 1}`}
+              onClick={() => onChange(rows.filter((x) => x.key !== r.key))}
+            >
               ✕
             </ActionIcon>
           </Group>

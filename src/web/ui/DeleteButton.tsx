@@ -44,7 +44,13 @@ export function DeleteButton({ what, name, remove, list, disabled, title, onDele
       <Button color="red" variant="light" onClick={() => setOpen(true)} disabled={disabled} title={title}>
         Delete
       </Button>
-      <ConfirmDialog opened={open} title={`Delete ${what} “${name}”?`} confirmLabel="Delete" onConfirm={confirm} onClose={() => setOpen(false)}>
+      <ConfirmDialog
+        opened={open}
+        title={`Delete ${what} “${name}”?`}
+        confirmLabel="Delete"
+        onConfirm={confirm}
+        onClose={() => setOpen(false)}
+      >
         <Text size="sm">
           {note ??
             `If leads refer to this ${what}, it is archived instead: it leaves the list and can no longer be changed, but stays readable and in reports.`}

@@ -20,7 +20,19 @@ interface Props {
 }
 
 /** The top of every editor: title, actions and Save, then its notes, "Saved" or the refusal. */
-export function EditorHeader({ title, testId, actions, onSave, saving, canEdit, saved, savedText = 'Saved.', problem, summary = [], children }: Props) {
+export function EditorHeader({
+  title,
+  testId,
+  actions,
+  onSave,
+  saving,
+  canEdit,
+  saved,
+  savedText = 'Saved.',
+  problem,
+  summary = [],
+  children,
+}: Props) {
   return (
     <>
       <Group justify="space-between">

@@ -1,5 +1,10 @@
 import { Button, Group, Stack, Table, Text, Title } from '@mantine/core';
-import { keepPreviousData, useInfiniteQuery, type InfiniteData, type UseInfiniteQueryResult } from '@tanstack/react-query';
+import {
+  keepPreviousData,
+  useInfiniteQuery,
+  type InfiniteData,
+  type UseInfiniteQueryResult,
+} from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { Loading } from '../Loading';
@@ -48,7 +53,18 @@ interface Props<T> {
 }
 
 /** The list screen of a resource: title and New, intro, filters, then loading, error, empty or the table, and Load more. */
-export function ListPage<T>({ title, create, intro, filters, list, empty, testId, headers, minWidth = 800, row }: Props<T>) {
+export function ListPage<T>({
+  title,
+  create,
+  intro,
+  filters,
+  list,
+  empty,
+  testId,
+  headers,
+  minWidth = 800,
+  row,
+}: Props<T>) {
   const navigate = useNavigate();
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   return (

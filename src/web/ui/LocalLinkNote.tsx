@@ -2,7 +2,8 @@ import { Alert, Anchor, Text } from '@mantine/core';
 import { Link } from 'react-router-dom';
 
 /** Loopback, private and link-local hosts, and bare names: places a partner or provider on the internet cannot reach. */
-const UNREACHABLE = /^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|169\.254\.|\[::1\]|\[f[cd]|\[fe80:|[^.]+$)/i;
+const UNREACHABLE =
+  /^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|169\.254\.|\[::1\]|\[f[cd]|\[fe80:|[^.]+$)/i;
 
 /**
  * Said beside a link the API built without a public base URL (it answered a path, not a URL):

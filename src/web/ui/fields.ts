@@ -33,8 +33,11 @@ export function shownErrors(list: ShownError[]): FieldErrors {
     at: (i) => byInput.get(i),
     summary: list.map((e) => `${e.label}: ${e.message}`),
     without: (inputs) => {
-      const cleared = (input: string) => inputs.some((i) => (i.endsWith('*') ? input.startsWith(i.slice(0, -1)) : input === i));
-      return list.some((e) => cleared(e.input)) ? shownErrors(list.filter((e) => !cleared(e.input))) : shownErrors(list);
+      const cleared = (input: string) =>
+        inputs.some((i) => (i.endsWith('*') ? input.startsWith(i.slice(0, -1)) : input === i));
+      return list.some((e) => cleared(e.input))
+        ? shownErrors(list.filter((e) => !cleared(e.input)))
+        : shownErrors(list);
     },
   };
 }
@@ -63,14 +66,23 @@ export const partMessage = (part: string, message: string) => (part ? `${capital
  * `labels` maps each input (an API field prefix; the longest matching prefix wins) to its label
  * on screen; `item` words the list items of an input ("line" for one-per-line text areas).
  */
-export function fieldErrors(errors: Problem['errors'], labels: Record<string, string>, item: Record<string, string> = {}): FieldErrors {
+export function fieldErrors(
+  errors: Problem['errors'],
+  labels: Record<string, string>,
+  item: Record<string, string> = {},
+): FieldErrors {
   const inputs = Object.keys(labels).sort((a, b) => b.length - a.length);
   return shownErrors(
     (errors ?? []).map((e) => {
       const input = inputs.find((i) => e.field === i || e.field.startsWith(`${i}[`) || e.field.startsWith(`${i}.`));
       if (!input) return { input: e.field, label: fieldWords(e.field), atInput: e.message, message: e.message };
       const part = partWords(e.field.slice(input.length), item[input]);
-      return { input, label: part ? `${labels[input]}, ${part}` : labels[input], atInput: partMessage(part, e.message), message: e.message };
+      return {
+        input,
+        label: part ? `${labels[input]}, ${part}` : labels[input],
+        atInput: partMessage(part, e.message),
+        message: e.message,
+      };
     }),
   );
 }

@@ -4,7 +4,17 @@ import { Select, TextInput } from '@mantine/core';
 const TIMEZONES = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((z) => z !== 'UTC')];
 
 /** An IANA time zone picker; a stored zone this browser does not list is kept as an option. */
-export function TimezoneSelect({ value, onChange, error, description }: { value: string; onChange: (tz: string) => void; error?: string; description?: string }) {
+export function TimezoneSelect({
+  value,
+  onChange,
+  error,
+  description,
+}: {
+  value: string;
+  onChange: (tz: string) => void;
+  error?: string;
+  description?: string;
+}) {
   return (
     <Select
       label="Time zone"
@@ -20,7 +30,15 @@ export function TimezoneSelect({ value, onChange, error, description }: { value:
 }
 
 /** Country codes typed as "DE, AT": upper-cased, and undefined when empty (no filter). */
-export function CountriesInput({ value, onChange, placeholder }: { value: string[] | undefined; onChange: (codes: string[] | undefined) => void; placeholder: string }) {
+export function CountriesInput({
+  value,
+  onChange,
+  placeholder,
+}: {
+  value: string[] | undefined;
+  onChange: (codes: string[] | undefined) => void;
+  placeholder: string;
+}) {
   return (
     <TextInput
       label="Country"

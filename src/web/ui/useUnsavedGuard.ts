@@ -12,7 +12,9 @@ export function useUnsavedGuard() {
   // Read by the blocker at navigation time: a save that navigates right after `markClean` (new →
   // its id) must pass, before the state change has rendered.
   const dirtyNow = useRef(false);
-  const blocker = useBlocker(({ currentLocation, nextLocation }) => dirtyNow.current && currentLocation.pathname !== nextLocation.pathname);
+  const blocker = useBlocker(
+    ({ currentLocation, nextLocation }) => dirtyNow.current && currentLocation.pathname !== nextLocation.pathname,
+  );
 
   useEffect(() => {
     if (blocker.state !== 'blocked') return;

@@ -14,8 +14,16 @@ import {
   type LeadInput,
   assertAnalyticsGroups,
 } from '../../../../test/fixtures.js';
-import { buildTestApp, call, getJson, expectProblem, forEachDatabase, newApiKey, newOperator, parseCsv } from '../../../../test/helpers.js';
-
+import {
+  buildTestApp,
+  call,
+  getJson,
+  expectProblem,
+  forEachDatabase,
+  newApiKey,
+  newOperator,
+  parseCsv,
+} from '../../../../test/helpers.js';
 
 const MARCH_BERLIN = 'date_from=2026-03-01&date_to=2026-03-31&timezone=Europe/Berlin';
 const MARCH_FROM = '2026-02-28T23:00:00.000Z'; // midnight CET
@@ -30,7 +38,11 @@ forEachDatabase('Analytics', (engine) => {
     const noRole = await newOperator(ta, ['leads:view']);
     expectProblem(await call(ta.app, noRole.token, { method: 'GET', url: '/api/analytics/summary' }), 403, 'forbidden');
     const noScope = await newApiKey(ta, ['leads:view']);
-    expectProblem(await call(ta.app, noScope.secret, { method: 'GET', url: '/api/analytics/report?group_by=day' }), 403, 'insufficient_scope');
+    expectProblem(
+      await call(ta.app, noScope.secret, { method: 'GET', url: '/api/analytics/report?group_by=day' }),
+      403,
+      'insufficient_scope',
+    );
     const viewer = await newOperator(ta, ['analytics:view']);
     assert.equal((await getJson(ta, '/api/analytics/summary', viewer.token)).totals.leads, 0);
     const key = await newApiKey(ta, ['analytics:view']);
@@ -50,11 +62,21 @@ forEachDatabase('Analytics', (engine) => {
     const want = expectedAnalytics(rows, MARCH_FROM, MARCH_TO, 'registration').get('all')!;
     assert.deepEqual(body.totals, want);
     // The data set exercises every measure, so a measure stuck at zero would show.
-    for (const k of ['leads', 'delivered', 'rejected', 'duplicates', 'failed', 'ftds', 'revenue', 'cost']) assert.ok(want[k as keyof typeof want] > 0, k);
-    assert.ok(rows.some((r) => r.created_at! < MARCH_FROM) && rows.some((r) => r.created_at! >= MARCH_TO), 'rows on both sides of the range');
+    for (const k of ['leads', 'delivered', 'rejected', 'duplicates', 'failed', 'ftds', 'revenue', 'cost'])
+      assert.ok(want[k as keyof typeof want] > 0, k);
+    assert.ok(
+      rows.some((r) => r.created_at! < MARCH_FROM) && rows.some((r) => r.created_at! >= MARCH_TO),
+      'rows on both sides of the range',
+    );
     // Date-times are exact instants: one hour less at each end.
-    const narrow = await getJson(ta, `/api/analytics/summary?date_from=2026-03-01T00:00:00Z&date_to=2026-03-31T21:00:00.000%2B00:00`);
-    assert.deepEqual(narrow.totals, expectedAnalytics(rows, '2026-03-01T00:00:00.000Z', '2026-03-31T21:00:00.000Z', 'registration').get('all'));
+    const narrow = await getJson(
+      ta,
+      `/api/analytics/summary?date_from=2026-03-01T00:00:00Z&date_to=2026-03-31T21:00:00.000%2B00:00`,
+    );
+    assert.deepEqual(
+      narrow.totals,
+      expectedAnalytics(rows, '2026-03-01T00:00:00.000Z', '2026-03-31T21:00:00.000Z', 'registration').get('all'),
+    );
   });
 
   test('report by each dimension matches an independent grouping, with labels, and adds up to the totals', async (t) => {
@@ -73,7 +95,20 @@ forEachDatabase('Analytics', (engine) => {
       flow: (r) => r.flow_id ?? null,
       country: (r) => r.country ?? null,
     };
-    const names: Record<string, string> = { [w.p1]: 'Apex', [w.p2]: 'Blue', [w.t1]: 'Traffic One', [w.t2]: 'Traffic Two', [w.f1]: 'Flow One', [w.f2]: 'Flow Two', [w.c1]: 'Camp One', [w.c2]: 'Camp Two', [w.c3]: 'Camp Three', DE: 'Germany', FR: 'France', GB: 'United Kingdom' };
+    const names: Record<string, string> = {
+      [w.p1]: 'Apex',
+      [w.p2]: 'Blue',
+      [w.t1]: 'Traffic One',
+      [w.t2]: 'Traffic Two',
+      [w.f1]: 'Flow One',
+      [w.f2]: 'Flow Two',
+      [w.c1]: 'Camp One',
+      [w.c2]: 'Camp Two',
+      [w.c3]: 'Camp Three',
+      DE: 'Germany',
+      FR: 'France',
+      GB: 'United Kingdom',
+    };
     const totals = expectedAnalytics(rows, MARCH_FROM, MARCH_TO, 'registration').get('all');
     for (const [dim, key] of Object.entries(keyOf)) {
       const body = await getJson(ta, `/api/analytics/report?group_by=${dim}&${MARCH_BERLIN}`);
@@ -82,21 +117,43 @@ forEachDatabase('Analytics', (engine) => {
       assert.deepEqual(body.totals, totals, `${dim}: totals`);
       assertAnalyticsGroups(body.rows, expectedAnalytics(rows, MARCH_FROM, MARCH_TO, 'registration', key), dim);
       const sum = (k: string) => body.rows.reduce((s: number, r: any) => s + r[k], 0);
-      for (const k of ['leads', 'delivered', 'ftds']) assert.equal(sum(k), totals![k as 'leads'], `${dim}: ${k} adds up`);
+      for (const k of ['leads', 'delivered', 'ftds'])
+        assert.equal(sum(k), totals![k as 'leads'], `${dim}: ${k} adds up`);
       if (dim === 'day') {
         // Every day of March, in order, empty ones included.
-        assert.deepEqual(body.rows.map((r: any) => r.key), Array.from({ length: 31 }, (_, i) => `2026-03-${String(i + 1).padStart(2, '0')}`));
+        assert.deepEqual(
+          body.rows.map((r: any) => r.key),
+          Array.from({ length: 31 }, (_, i) => `2026-03-${String(i + 1).padStart(2, '0')}`),
+        );
         assert.equal(body.rows[0].label, '2026-03-01');
       } else if (dim === 'week') {
-        assert.deepEqual(body.rows.map((r: any) => r.key), ['2026-W09', '2026-W10', '2026-W11', '2026-W12', '2026-W13', '2026-W14']);
+        assert.deepEqual(
+          body.rows.map((r: any) => r.key),
+          ['2026-W09', '2026-W10', '2026-W11', '2026-W12', '2026-W13', '2026-W14'],
+        );
         assert.equal(body.rows[1].label, '2026-W10 (2026-03-02 – 2026-03-08)');
       } else if (dim === 'month') {
-        assert.deepEqual(body.rows.map((r: any) => [r.key, r.label]), [['2026-03', 'March 2026']]);
+        assert.deepEqual(
+          body.rows.map((r: any) => [r.key, r.label]),
+          [['2026-03', 'March 2026']],
+        );
       } else {
-        for (const r of body.rows) assert.equal(r.label, r.key === null ? { partner: 'Not taken by a partner', campaign: 'No campaign', flow: 'No flow' }[dim] : names[r.key], `${dim} label`);
+        for (const r of body.rows)
+          assert.equal(
+            r.label,
+            r.key === null
+              ? { partner: 'Not taken by a partner', campaign: 'No campaign', flow: 'No flow' }[dim]
+              : names[r.key],
+            `${dim} label`,
+          );
         // Most leads first.
-        for (let i = 1; i < body.rows.length; i++) assert.ok(body.rows[i - 1].leads >= body.rows[i].leads, `${dim}: order`);
-        if (['partner', 'campaign', 'flow'].includes(dim)) assert.ok(body.rows.some((r: any) => r.key === null), `${dim}: a group for leads without one`);
+        for (let i = 1; i < body.rows.length; i++)
+          assert.ok(body.rows[i - 1].leads >= body.rows[i].leads, `${dim}: order`);
+        if (['partner', 'campaign', 'flow'].includes(dim))
+          assert.ok(
+            body.rows.some((r: any) => r.key === null),
+            `${dim}: a group for leads without one`,
+          );
       }
     }
   });
@@ -107,7 +164,12 @@ forEachDatabase('Analytics', (engine) => {
     const rows = analyticsDataset(w);
     await insertLeads(ta.db, rows);
     const tz = 'Europe/Berlin';
-    const cases: [string, string, (r: LeadInput, at: number) => string | null, (r: LeadInput, at: number) => string | null][] = [
+    const cases: [
+      string,
+      string,
+      (r: LeadInput, at: number) => string | null,
+      (r: LeadInput, at: number) => string | null,
+    ][] = [
       ['day', 'partner', (_r, at) => localDate(at, tz), (r) => r.partner_id ?? null],
       ['partner', 'country', (r) => r.partner_id ?? null, (r) => r.country!],
       ['month', 'day', (_r, at) => localDate(at, tz).slice(0, 7), (_r, at) => localDate(at, tz)],
@@ -132,10 +194,16 @@ forEachDatabase('Analytics', (engine) => {
         for (const c of row.children) assert.ok(c.leads > 0 || c.ftds > 0, `${first} → ${second}: an empty child`);
       }
     }
-    const one = await getJson(ta, `/api/analytics/report?group_by=day&then_by=country&date_from=2026-03-02&date_to=2026-03-02&timezone=UTC`);
+    const one = await getJson(
+      ta,
+      `/api/analytics/report?group_by=day&then_by=country&date_from=2026-03-02&date_to=2026-03-02&timezone=UTC`,
+    );
     const dayRows = rows.filter((r) => r.created_at!.startsWith('2026-03-02'));
     assert.equal(one.rows.length, 1);
-    assert.deepEqual(one.rows[0].children.map((c: any) => c.key).sort(), [...new Set(dayRows.map((r) => r.country))].sort());
+    assert.deepEqual(
+      one.rows[0].children.map((c: any) => c.key).sort(),
+      [...new Set(dayRows.map((r) => r.country))].sort(),
+    );
   });
 
   test('a report as CSV: the same groups, inner groups after their group, the totals; formula-like names guarded', async (t) => {
@@ -148,9 +216,23 @@ forEachDatabase('Analytics', (engine) => {
       const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/analytics/report/export?${qs}` });
       assert.equal(res.statusCode, 200, res.body);
       assert.match(String(res.headers['content-type']), /^text\/csv/);
-      assert.equal(res.headers['content-disposition'], `attachment; filename="report-${body.then_by ? `${body.group_by}-${body.then_by}` : body.group_by}-2026-03-01-to-2026-03-31.csv"`);
+      assert.equal(
+        res.headers['content-disposition'],
+        `attachment; filename="report-${body.then_by ? `${body.group_by}-${body.then_by}` : body.group_by}-2026-03-01-to-2026-03-31.csv"`,
+      );
       const [header, ...lines] = parseCsv(res.body);
-      const measures = ['leads', 'delivered', 'rejected', 'duplicates', 'failed', 'ftds', 'conversion_rate', 'revenue', 'cost', 'profit'];
+      const measures = [
+        'leads',
+        'delivered',
+        'rejected',
+        'duplicates',
+        'failed',
+        'ftds',
+        'conversion_rate',
+        'revenue',
+        'cost',
+        'profit',
+      ];
       const levels = body.then_by ? [body.group_by, body.then_by] : [body.group_by];
       assert.deepEqual(header, [...levels.flatMap((d: string) => [d, `${d}_key`]), ...measures, 'currency']);
       const guard = (label: string) => (label.startsWith('=') ? `'${label}` : label);
@@ -159,16 +241,28 @@ forEachDatabase('Analytics', (engine) => {
       const m = (g: Record<string, number>) => [...measures.map((k) => String(g[k])), 'USD'];
       for (const row of body.rows) {
         expected.push([guard(row.label), row.key ?? '', ...blank, ...m(row)]);
-        for (const c of row.children ?? []) expected.push([guard(row.label), row.key ?? '', guard(c.label), c.key ?? '', ...m(c)]);
+        for (const c of row.children ?? [])
+          expected.push([guard(row.label), row.key ?? '', guard(c.label), c.key ?? '', ...m(c)]);
       }
       expected.push(['Total', '', ...blank, ...m(body.totals)]);
       assert.deepEqual(lines, expected, qs);
-      assert.ok(lines.some((l) => l.includes(`'=HYPERLINK("x")`)), 'the formula-like partner name is guarded');
+      assert.ok(
+        lines.some((l) => l.includes(`'=HYPERLINK("x")`)),
+        'the formula-like partner name is guarded',
+      );
     }
     // Same validation and access as the report.
-    expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/analytics/report/export?group_by=colour' }), 400, 'validation_failed');
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/analytics/report/export?group_by=colour' }),
+      400,
+      'validation_failed',
+    );
     const noRole = await newOperator(ta, ['leads:view']);
-    expectProblem(await call(ta.app, noRole.token, { method: 'GET', url: '/api/analytics/report/export' }), 403, 'forbidden');
+    expectProblem(
+      await call(ta.app, noRole.token, { method: 'GET', url: '/api/analytics/report/export' }),
+      403,
+      'forbidden',
+    );
   });
 
   test('filters narrow every measure: partner, traffic provider, campaign, flow, country (several values)', async (t) => {
@@ -193,7 +287,11 @@ forEachDatabase('Analytics', (engine) => {
         assert.deepEqual(body.totals, want, `${qs} ${dateType}`);
       }
       const report = await getJson(ta, `/api/analytics/report?group_by=country&${MARCH_BERLIN}&${qs}`);
-      assertAnalyticsGroups(report.rows, expectedAnalytics(matching, MARCH_FROM, MARCH_TO, 'registration', (r) => r.country!), `${qs} by country`);
+      assertAnalyticsGroups(
+        report.rows,
+        expectedAnalytics(matching, MARCH_FROM, MARCH_TO, 'registration', (r) => r.country!),
+        `${qs} by country`,
+      );
     }
   });
 
@@ -206,7 +304,10 @@ forEachDatabase('Analytics', (engine) => {
     assert.deepEqual(await fields('/api/analytics/summary?timezone=Mars/Phobos'), ['timezone']);
     assert.deepEqual(await fields('/api/analytics/summary?date_from=yesterday'), ['date_from']);
     assert.deepEqual(await fields('/api/analytics/summary?date_to=2026-02-30'), ['date_to']);
-    assert.deepEqual(await fields('/api/analytics/summary?date_from=2026-13-01&date_to=2026-01-01T25:00:00Z&timezone=Nowhere'), ['date_from', 'date_to', 'timezone']);
+    assert.deepEqual(
+      await fields('/api/analytics/summary?date_from=2026-13-01&date_to=2026-01-01T25:00:00Z&timezone=Nowhere'),
+      ['date_from', 'date_to', 'timezone'],
+    );
     assert.deepEqual(await fields('/api/analytics/summary?date_from=2026-03-10&date_to=2026-03-09'), ['date_to']);
     assert.deepEqual(await fields('/api/analytics/summary?date_from=2025-01-01&date_to=2026-01-02'), ['date_to']);
     assert.deepEqual(await fields('/api/analytics/summary?date_type=delivered'), ['date_type']);
@@ -218,6 +319,9 @@ forEachDatabase('Analytics', (engine) => {
     assert.deepEqual(await fields('/api/analytics/report?group_by=day&then_by=sub_id1'), ['then_by']);
     assert.equal((await getJson(ta, '/api/analytics/report')).group_by, 'day', 'group_by defaults to day');
     // The longest range allowed: 366 days (2024 was a leap year).
-    assert.equal((await getJson(ta, '/api/analytics/summary?date_from=2024-01-01&date_to=2024-12-31&timezone=UTC')).totals.leads, 0);
+    assert.equal(
+      (await getJson(ta, '/api/analytics/summary?date_from=2024-01-01&date_to=2024-12-31&timezone=UTC')).totals.leads,
+      0,
+    );
   });
 });

@@ -36,7 +36,10 @@ export const CrgReport = Type.Object(
         {
           partner_id: Type.String(),
           partner_name: Type.String(),
-          period: Type.String({ description: 'Month YYYY-MM or ISO week YYYY-Www (the deal’s CRG period), by the day each lead was delivered' }),
+          period: Type.String({
+            description:
+              'Month YYYY-MM or ISO week YYYY-Www (the deal’s CRG period), by the day each lead was delivered',
+          }),
           promised_rate: Type.Number({ description: 'Percent, as recorded on the leads when they were delivered' }),
           leads: Type.Integer({ description: 'Leads delivered under the guarantee in the period (and in the range)' }),
           ftds: Type.Integer({ description: 'Those leads that made an FTD, whenever' }),
@@ -78,20 +81,42 @@ export async function crgReport(db: DB, q: CrgQueryT, operatorTz: string) {
     .where('delivered_at', '<', new Date(range.toMs).toISOString())
     .groupBy(['partner_id', 'crg_bp', ...buckets]);
   if (q.partner_id?.length) query = query.where('partner_id', 'in', q.partner_id);
-  const rows = (await query.execute()) as unknown as { partner_id: string; crg_bp: number; b0: string; b1?: number; leads: number; ftds: number; revenue: number }[];
+  const rows = (await query.execute()) as unknown as {
+    partner_id: string;
+    crg_bp: number;
+    b0: string;
+    b1?: number;
+    leads: number;
+    ftds: number;
+    revenue: number;
+  }[];
 
   // The partners' names, and their deals' CRG periods now.
   const partnerIds = [...new Set(rows.map((r) => r.partner_id))];
   const partners = new Map(
-    partnerIds.length ? (await db.selectFrom('partners').select(['id', 'name', 'deal']).where('id', 'in', partnerIds).execute()).map((p) => [p.id, { name: p.name, deal: parsePrice(p.deal) }]) : [],
+    partnerIds.length
+      ? (await db.selectFrom('partners').select(['id', 'name', 'deal']).where('id', 'in', partnerIds).execute()).map(
+          (p) => [p.id, { name: p.name, deal: parsePrice(p.deal) }],
+        )
+      : [],
   );
-  const groups = new Map<string, { partner_id: string; period: string; bp: number; leads: number; ftds: number; revenueCents: number }>();
+  const groups = new Map<
+    string,
+    { partner_id: string; period: string; bp: number; leads: number; ftds: number; revenueCents: number }
+  >();
   for (const r of rows) {
     const ms = bucketStart(String(r.b0), buckets.length > 1 ? Number(r.b1) : null);
     const day = grid.days[dayIndex(grid, ms)];
     const period = partners.get(r.partner_id)?.deal?.crg?.period === 'week' ? isoWeekKey(day) : monthKey(day);
     const key = `${r.partner_id}\n${period}\n${r.crg_bp}`;
-    const g = groups.get(key) ?? { partner_id: r.partner_id, period, bp: Number(r.crg_bp), leads: 0, ftds: 0, revenueCents: 0 };
+    const g = groups.get(key) ?? {
+      partner_id: r.partner_id,
+      period,
+      bp: Number(r.crg_bp),
+      leads: 0,
+      ftds: 0,
+      revenueCents: 0,
+    };
     g.leads += Number(r.leads);
     g.ftds += Number(r.ftds);
     g.revenueCents += Number(r.revenue);
@@ -115,6 +140,18 @@ export async function crgReport(db: DB, q: CrgQueryT, operatorTz: string) {
       met: shortfall === 0,
     };
   });
-  out.sort((a, b) => a.partner_name.localeCompare(b.partner_name) || a.partner_id.localeCompare(b.partner_id) || a.period.localeCompare(b.period) || a.promised_rate - b.promised_rate);
-  return { from: new Date(range.fromMs).toISOString(), to: new Date(range.toMs).toISOString(), timezone: range.tz, currency: CURRENCY, rows: out };
+  out.sort(
+    (a, b) =>
+      a.partner_name.localeCompare(b.partner_name) ||
+      a.partner_id.localeCompare(b.partner_id) ||
+      a.period.localeCompare(b.period) ||
+      a.promised_rate - b.promised_rate,
+  );
+  return {
+    from: new Date(range.fromMs).toISOString(),
+    to: new Date(range.toMs).toISOString(),
+    timezone: range.tz,
+    currency: CURRENCY,
+    rows: out,
+  };
 }

@@ -6,12 +6,24 @@ import type { report } from './service.js';
 type ReportT = Awaited<ReturnType<typeof report>>;
 type Measures = ReportT['totals'];
 
-const MEASURE_COLUMNS: (keyof Measures)[] = ['leads', 'delivered', 'rejected', 'duplicates', 'failed', 'ftds', 'conversion_rate', 'revenue', 'cost', 'profit'];
+const MEASURE_COLUMNS: (keyof Measures)[] = [
+  'leads',
+  'delivered',
+  'rejected',
+  'duplicates',
+  'failed',
+  'ftds',
+  'conversion_rate',
+  'revenue',
+  'cost',
+  'profit',
+];
 
 export function reportCsv(r: ReportT): string {
   const levels = r.then_by ? [r.group_by, r.then_by] : [r.group_by];
   const header = [...levels.flatMap((d) => [d, `${d}_key`]), ...MEASURE_COLUMNS, 'currency'];
-  const line = (groups: (string | null)[], m: Measures) => [...groups, ...MEASURE_COLUMNS.map((k) => m[k]), r.currency].map(csvCell).join(',') + '\r\n';
+  const line = (groups: (string | null)[], m: Measures) =>
+    [...groups, ...MEASURE_COLUMNS.map((k) => m[k]), r.currency].map(csvCell).join(',') + '\r\n';
   let out = header.join(',') + '\r\n';
   const blank = r.then_by ? [null, null] : [];
   for (const row of r.rows) {

@@ -15,7 +15,10 @@ import { openDatabase, type DB } from '../../db/database.js';
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const DAY = 86_400_000;
 
-function demoData(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stderr: string; stdout: string }> {
+function demoData(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -46,8 +49,18 @@ async function freshDatabase(t: TestContext, engine: Engine): Promise<{ url: str
   return { url: url.toString(), db: openDatabase({ engine: 'postgres', url: POSTGRES_URL, schema }) };
 }
 
-const count = async (db: DB, table: 'leads' | 'partners' | 'traffic_providers' | 'campaigns' | 'flows' | 'flow_targets' | 'lead_attempts') =>
-  Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n);
+const count = async (
+  db: DB,
+  table: 'leads' | 'partners' | 'traffic_providers' | 'campaigns' | 'flows' | 'flow_targets' | 'lead_attempts',
+) =>
+  Number(
+    (
+      await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 forEachDatabase('Demo data', (engine) => {
   test('--leads 2000 makes a realistic configuration and 2,000 leads over 90 days; a second run needs --append', async (t) => {
@@ -69,33 +82,58 @@ forEachDatabase('Demo data', (engine) => {
     // Spread over the last 90 days, every week of them, in id order (UUIDv7 of their own time).
     const times = leads.map((l) => Date.parse(l.created_at));
     assert.ok(Math.min(...times) >= started - 90 * DAY - 60_000 && Math.max(...times) <= Date.now());
-    assert.ok(Math.min(...times) < started - 85 * DAY && Math.max(...times) > started - 2 * DAY, 'from the start of the period to its end');
+    assert.ok(
+      Math.min(...times) < started - 85 * DAY && Math.max(...times) > started - 2 * DAY,
+      'from the start of the period to its end',
+    );
     const days = new Set(leads.map((l) => l.created_at.slice(0, 10)));
     assert.ok(days.size >= 75, `${days.size} distinct days`);
     for (let w = 0; w < 12; w++) {
-      const inWeek = times.filter((x) => x >= started - 90 * DAY + w * 7 * DAY && x < started - 90 * DAY + (w + 1) * 7 * DAY).length;
+      const inWeek = times.filter(
+        (x) => x >= started - 90 * DAY + w * 7 * DAY && x < started - 90 * DAY + (w + 1) * 7 * DAY,
+      ).length;
       assert.ok(inWeek > 80, `week ${w}: ${inWeek} leads`);
     }
-    assert.deepEqual([...times].sort((a, b) => a - b), times, 'ids ascend with created_at');
+    assert.deepEqual(
+      [...times].sort((a, b) => a - b),
+      times,
+      'ids ascend with created_at',
+    );
 
     // A realistic mix of outcomes, FTDs on a share of delivered leads only.
     const share = (s: string) => leads.filter((l) => l.status === s).length / leads.length;
     assert.ok(share('delivered') > 0.45 && share('delivered') < 0.85, `delivered ${share('delivered')}`);
-    assert.ok(share('rejected') > 0.05 && share('duplicate') > 0.02 && share('failed') > 0.002, 'rejected, duplicate and failed leads');
+    assert.ok(
+      share('rejected') > 0.05 && share('duplicate') > 0.02 && share('failed') > 0.002,
+      'rejected, duplicate and failed leads',
+    );
     const ftds = leads.filter((l) => l.ftd_at !== null);
     assert.ok(ftds.length > 20 && ftds.length < leads.length * 0.2, `${ftds.length} FTDs`);
-    for (const l of ftds) assert.ok(l.status === 'delivered' && l.ftd_at! > l.delivered_at!, 'an FTD follows a delivery');
-    for (const l of leads.filter((x) => x.status === 'delivered')) assert.ok(l.partner_id && l.autologin_url && l.partner_lead_id, 'delivered leads carry the partner data');
+    for (const l of ftds)
+      assert.ok(l.status === 'delivered' && l.ftd_at! > l.delivered_at!, 'an FTD follows a delivery');
+    for (const l of leads.filter((x) => x.status === 'delivered'))
+      assert.ok(l.partner_id && l.autologin_url && l.partner_lead_id, 'delivered leads carry the partner data');
     assert.ok(new Set(leads.map((l) => l.country)).size >= 10, 'many countries');
-    assert.ok(leads.every((l) => /^\+\d{8,15}$/.test(l.phone) && /@([a-z]+\.)?example\.(com|net|org)$/.test(l.email) && l.sub_id1 && l.sub_id2));
+    assert.ok(
+      leads.every(
+        (l) =>
+          /^\+\d{8,15}$/.test(l.phone) && /@([a-z]+\.)?example\.(com|net|org)$/.test(l.email) && l.sub_id1 && l.sub_id2,
+      ),
+    );
     assert.ok(leads.some((l) => l.cost_cents > 0) && leads.some((l) => l.revenue_cents > 0));
     // Delivery attempts: every delivered lead has its accepted one.
     const attempts = await db.selectFrom('lead_attempts').select(['lead_id', 'outcome']).execute();
     const accepted = new Set(attempts.filter((a) => a.outcome === 'accepted').map((a) => a.lead_id));
     assert.ok(leads.filter((l) => l.status === 'delivered').every((l) => accepted.has(l.id)));
-    assert.ok(attempts.some((a) => a.outcome === 'rejected') && attempts.some((a) => a.outcome === 'timeout' || a.outcome === 'error'));
+    assert.ok(
+      attempts.some((a) => a.outcome === 'rejected') &&
+        attempts.some((a) => a.outcome === 'timeout' || a.outcome === 'error'),
+    );
     // The analytics rollups saw every lead.
-    const rolled = await (db as any).selectFrom('lead_stats_hourly').select((eb: any) => eb.fn.sum('n_leads').as('n')).executeTakeFirstOrThrow();
+    const rolled = await (db as any)
+      .selectFrom('lead_stats_hourly')
+      .select((eb: any) => eb.fn.sum('n_leads').as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(rolled.n), 2000);
 
     const again = await demoData(['--leads', '10', '--database-url', url]);
@@ -110,7 +148,13 @@ forEachDatabase('Demo data', (engine) => {
   });
 
   test('bad arguments are refused before touching any database', async () => {
-    for (const args of [[], ['--leads', '0'], ['--leads', 'many'], ['--leads', '5', '--days', '-3'], ['--leads', '5', '--frobnicate']]) {
+    for (const args of [
+      [],
+      ['--leads', '0'],
+      ['--leads', 'many'],
+      ['--leads', '5', '--days', '-3'],
+      ['--leads', '5', '--frobnicate'],
+    ]) {
       const run = await demoData(args, { DATA_DIR: join(tmpdir(), 'leadgate-demo-never-created') });
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
       assert.match(run.stderr, /--leads|Unknown option|must be/);

@@ -4,7 +4,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { insertAnalyticsWorld, insertAttempt, insertLeads, type LeadInput } from '../../../../test/fixtures.js';
-import { buildTestApp, call, expectProblem, forEachDatabase, getJson, newApiKey, newOperator, parseCsv } from '../../../../test/helpers.js';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  getJson,
+  newApiKey,
+  newOperator,
+  parseCsv,
+} from '../../../../test/helpers.js';
 
 const RANGE = 'date_from=2026-03-01&date_to=2026-03-31&timezone=UTC';
 const FROM = Date.UTC(2026, 2, 1);
@@ -26,22 +35,50 @@ async function world(ta: Awaited<ReturnType<typeof buildTestApp>>) {
   const attempts: A[] = [];
   for (let i = 0; i < 48; i++) {
     const at = FROM + i * 14 * 3_600_000; // through March, the last ones in April
-    leads.push({ traffic_provider_id: i % 2 ? w.t1 : w.t2, country: i % 4 < 2 ? 'DE' : 'FR', created_at: new Date(at).toISOString(), status: 'delivered', email: `lead${i}@example.com` });
+    leads.push({
+      traffic_provider_id: i % 2 ? w.t1 : w.t2,
+      country: i % 4 < 2 ? 'DE' : 'FR',
+      created_at: new Date(at).toISOString(),
+      status: 'delivered',
+      email: `lead${i}@example.com`,
+    });
     if (i % 3 === 0) {
       // Refused by Apex, quoting the lead's email; then taken by Blue.
-      attempts.push({ lead: i, partner: w.p1, outcome: 'rejected', reason: `email lead${i}@example.com already registered`, at, ms: 100 + i });
+      attempts.push({
+        lead: i,
+        partner: w.p1,
+        outcome: 'rejected',
+        reason: `email lead${i}@example.com already registered`,
+        at,
+        ms: 100 + i,
+      });
       attempts.push({ lead: i, partner: w.p2, outcome: 'accepted', reason: null, at: at + 1000, ms: 300 });
     } else if (i % 3 === 1) {
       attempts.push({ lead: i, partner: w.p1, outcome: 'accepted', reason: null, at, ms: 50 });
     } else {
       attempts.push({ lead: i, partner: w.p2, outcome: 'timeout', reason: 'no answer within 10000 ms', at, ms: null });
-      attempts.push({ lead: i, partner: w.p1, outcome: i % 2 ? 'error' : 'rejected', reason: i % 2 ? 'connection refused (ECONNREFUSED)' : 'HTTP 400: country not served', at: at + 1000, ms: 20 });
+      attempts.push({
+        lead: i,
+        partner: w.p1,
+        outcome: i % 2 ? 'error' : 'rejected',
+        reason: i % 2 ? 'connection refused (ECONNREFUSED)' : 'HTTP 400: country not served',
+        at: at + 1000,
+        ms: 20,
+      });
     }
   }
   attempts.push({ lead: 1, partner: w.p2, outcome: 'in_flight', reason: null, at: FROM + 3_600_000, ms: null }); // not finished: left out
   const ids = await insertLeads(ta.db, leads);
   for (const [n, a] of attempts.entries()) {
-    await insertAttempt(ta.db, { lead_id: ids[a.lead], partner_id: a.partner, attempt_no: n + 1, outcome: a.outcome, reason: a.reason, requested_at: new Date(a.at).toISOString(), duration_ms: a.ms });
+    await insertAttempt(ta.db, {
+      lead_id: ids[a.lead],
+      partner_id: a.partner,
+      attempt_no: n + 1,
+      outcome: a.outcome,
+      reason: a.reason,
+      requested_at: new Date(a.at).toISOString(),
+      duration_ms: a.ms,
+    });
   }
   return { w, leads, attempts };
 }
@@ -89,7 +126,11 @@ forEachDatabase('Partner performance', (engine) => {
     assert.deepEqual(
       body.rows.map((r: Record<string, unknown>) => ({ key: r.key, label: r.label, ...pick(r) })),
       [w.p1, w.p2]
-        .map((p) => ({ key: p, label: p === w.p1 ? 'Apex' : 'Blue', ...expected(attempts.filter((a) => a.partner === p)) }))
+        .map((p) => ({
+          key: p,
+          label: p === w.p1 ? 'Apex' : 'Blue',
+          ...expected(attempts.filter((a) => a.partner === p)),
+        }))
         .sort((a, b) => b.attempts - a.attempts),
     );
     const apex = body.rows.find((r: { key: string }) => r.key === w.p1);
@@ -102,7 +143,10 @@ forEachDatabase('Partner performance', (engine) => {
       [
         { reason: 'email {email} already registered', attempts: count((a) => a.reason?.startsWith('email') ?? false) },
         { reason: 'HTTP 400: country not served', attempts: count((a) => a.reason === 'HTTP 400: country not served') },
-        { reason: 'connection refused (ECONNREFUSED)', attempts: count((a) => a.reason === 'connection refused (ECONNREFUSED)') },
+        {
+          reason: 'connection refused (ECONNREFUSED)',
+          attempts: count((a) => a.reason === 'connection refused (ECONNREFUSED)'),
+        },
       ].sort((a, b) => b.attempts - a.attempts || a.reason.localeCompare(b.reason)),
     );
     assert.doesNotMatch(JSON.stringify(body), /example\.com/);
@@ -116,29 +160,68 @@ forEachDatabase('Partner performance', (engine) => {
     for (const row of body.rows) {
       const mine = attempts.filter((a) => a.partner === row.key);
       assert.deepEqual(
-        row.children.map((c: Record<string, unknown>) => ({ key: c.key, label: c.label, ...pick(c) })).sort((a: { key: string }, b: { key: string }) => a.key.localeCompare(b.key)),
+        row.children
+          .map((c: Record<string, unknown>) => ({ key: c.key, label: c.label, ...pick(c) }))
+          .sort((a: { key: string }, b: { key: string }) => a.key.localeCompare(b.key)),
         [w.t1, w.t2]
-          .map((tp) => ({ key: tp, label: tp === w.t1 ? 'Traffic One' : 'Traffic Two', ...expected(mine.filter((a) => leads[a.lead].traffic_provider_id === tp)) }))
+          .map((tp) => ({
+            key: tp,
+            label: tp === w.t1 ? 'Traffic One' : 'Traffic Two',
+            ...expected(mine.filter((a) => leads[a.lead].traffic_provider_id === tp)),
+          }))
           .sort((a, b) => a.key.localeCompare(b.key)),
       );
     }
     const de = await getJson(ta, `/api/analytics/partners?${RANGE}&country=DE`);
     assert.deepEqual(pick(de.totals), expected(attempts.filter((a) => leads[a.lead].country === 'DE')));
     const apexOnly = await getJson(ta, `/api/analytics/partners?${RANGE}&partner_id=${w.p1}`);
-    assert.deepEqual(apexOnly.rows.map((r: { key: string }) => r.key), [w.p1]);
+    assert.deepEqual(
+      apexOnly.rows.map((r: { key: string }) => r.key),
+      [w.p1],
+    );
 
-    const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/analytics/partners/export?${RANGE}&then_by=traffic_provider` });
+    const res = await call(ta.app, ta.ownerToken, {
+      method: 'GET',
+      url: `/api/analytics/partners/export?${RANGE}&then_by=traffic_provider`,
+    });
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /^text\/csv/);
-    assert.match(String(res.headers['content-disposition']), /filename="partners-traffic_provider-2026-03-01-to-2026-03-31\.csv"/);
+    assert.match(
+      String(res.headers['content-disposition']),
+      /filename="partners-traffic_provider-2026-03-01-to-2026-03-31\.csv"/,
+    );
     const csv = parseCsv(res.body);
-    assert.deepEqual(csv[0], ['partner', 'partner_key', 'traffic_provider', 'traffic_provider_key', 'attempts', 'accepted', 'rejected', 'failed', 'acceptance_rate', 'average_answer_ms', 'top_reasons']);
+    assert.deepEqual(csv[0], [
+      'partner',
+      'partner_key',
+      'traffic_provider',
+      'traffic_provider_key',
+      'attempts',
+      'accepted',
+      'rejected',
+      'failed',
+      'acceptance_rate',
+      'average_answer_ms',
+      'top_reasons',
+    ]);
     const first = body.rows[0];
     assert.deepEqual(csv[1].slice(0, 5), [first.label, first.key, '', '', String(first.attempts)]);
-    assert.equal(csv[1][10], first.top_reasons.map((x: { reason: string; attempts: number }) => `${x.reason} (${x.attempts})`).join('; '));
-    assert.deepEqual(csv[2].slice(0, 5), [first.label, first.key, first.children[0].label, first.children[0].key, String(first.children[0].attempts)]);
+    assert.equal(
+      csv[1][10],
+      first.top_reasons.map((x: { reason: string; attempts: number }) => `${x.reason} (${x.attempts})`).join('; '),
+    );
+    assert.deepEqual(csv[2].slice(0, 5), [
+      first.label,
+      first.key,
+      first.children[0].label,
+      first.children[0].key,
+      String(first.children[0].attempts),
+    ]);
     assert.deepEqual(csv.at(-1)!.slice(0, 5), ['Total', '', '', '', String(body.totals.attempts)]);
-    assert.equal(csv.length, 1 + body.rows.length + body.rows.reduce((n: number, r: { children: unknown[] }) => n + r.children.length, 0) + 1);
+    assert.equal(
+      csv.length,
+      1 + body.rows.length + body.rows.reduce((n: number, r: { children: unknown[] }) => n + r.children.length, 0) + 1,
+    );
   });
 
   test('bad input: a grouping it does not have, a date type, a bad day, each named', async (t) => {
@@ -148,8 +231,15 @@ forEachDatabase('Partner performance', (engine) => {
       ['date_type=ftd', 'date_type'],
       ['date_from=2026-02-30', 'date_from'],
     ] as const) {
-      const p = expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/analytics/partners?${query}` }), 400, 'validation_failed');
-      assert.ok(p.errors?.some((e) => e.field.includes(field)), `${query}: ${JSON.stringify(p.errors)}`);
+      const p = expectProblem(
+        await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/analytics/partners?${query}` }),
+        400,
+        'validation_failed',
+      );
+      assert.ok(
+        p.errors?.some((e) => e.field.includes(field)),
+        `${query}: ${JSON.stringify(p.errors)}`,
+      );
     }
   });
 });

@@ -12,16 +12,33 @@ import { AnalyticsQuery } from './schemas.js';
 import { countryName } from './service.js';
 
 const InnerSchema = (description?: string) =>
-  Type.Union([Type.Literal('traffic_provider'), Type.Literal('campaign'), Type.Literal('flow'), Type.Literal('country')], description ? { description } : {});
-const INNER_COLUMN = { traffic_provider: 'traffic_provider_id', campaign: 'campaign_id', flow: 'flow_id', country: 'country' } as const;
-const INNER_NONE = { traffic_provider: 'No traffic provider', campaign: 'No campaign', flow: 'No flow', country: 'Unknown country' } as const;
+  Type.Union(
+    [Type.Literal('traffic_provider'), Type.Literal('campaign'), Type.Literal('flow'), Type.Literal('country')],
+    description ? { description } : {},
+  );
+const INNER_COLUMN = {
+  traffic_provider: 'traffic_provider_id',
+  campaign: 'campaign_id',
+  flow: 'flow_id',
+  country: 'country',
+} as const;
+const INNER_NONE = {
+  traffic_provider: 'No traffic provider',
+  campaign: 'No campaign',
+  flow: 'No flow',
+  country: 'Unknown country',
+} as const;
 const TOP_REASONS = 5;
 
 const { date_type: _dateType, ...rangeAndFilters } = AnalyticsQuery;
 export const PartnerPerformanceQuery = Type.Object(
   {
     ...rangeAndFilters,
-    then_by: Type.Optional(InnerSchema("Split each partner by the leads' traffic provider (the provider × partner grid), campaign, flow or country")),
+    then_by: Type.Optional(
+      InnerSchema(
+        "Split each partner by the leads' traffic provider (the provider × partner grid), campaign, flow or country",
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -33,18 +50,30 @@ const measureFields = {
   accepted: Count('Calls the partner accepted'),
   rejected: Count('Calls the partner answered with a refusal'),
   failed: Count('Calls that timed out or failed (no usable answer)'),
-  acceptance_rate: Type.Number({ minimum: 0, maximum: 1, description: 'accepted / attempts (0 without attempts); a ratio, not a percentage' }),
-  average_answer_ms: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Mean time from the call to the complete answer, in ms; null without timed calls' }),
+  acceptance_rate: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    description: 'accepted / attempts (0 without attempts); a ratio, not a percentage',
+  }),
+  average_answer_ms: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+    description: 'Mean time from the call to the complete answer, in ms; null without timed calls',
+  }),
 };
 const Reason = Type.Object(
   {
-    reason: Type.String({ description: 'The refusal or failure as recorded, with email addresses shown as {email} and numbers of 6 digits or more as {number}' }),
+    reason: Type.String({
+      description:
+        'The refusal or failure as recorded, with email addresses shown as {email} and numbers of 6 digits or more as {number}',
+    }),
     attempts: Count('Calls that ended with this reason'),
   },
   { title: 'PartnerRefusalReason' },
 );
 const groupFields = {
-  key: Type.Union([Type.String(), Type.Null()], { description: 'Partner id; in children the provider, campaign or flow id or the country code (null: leads without one)' }),
+  key: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'Partner id; in children the provider, campaign or flow id or the country code (null: leads without one)',
+  }),
   label: Type.String({ description: 'Name of the partner, provider, campaign or flow; the country name' }),
   ...measureFields,
 };
@@ -59,8 +88,14 @@ export const PartnerPerformance = Type.Object(
       Type.Object(
         {
           ...groupFields,
-          top_reasons: Type.Array(Reason, { description: `Up to ${TOP_REASONS} most frequent refusal and failure reasons, most first` }),
-          children: Type.Optional(Type.Array(Type.Object(groupFields, { title: 'PartnerPerformanceGroup' }), { description: 'The then_by groups inside this partner, most attempts first' })),
+          top_reasons: Type.Array(Reason, {
+            description: `Up to ${TOP_REASONS} most frequent refusal and failure reasons, most first`,
+          }),
+          children: Type.Optional(
+            Type.Array(Type.Object(groupFields, { title: 'PartnerPerformanceGroup' }), {
+              description: 'The then_by groups inside this partner, most attempts first',
+            }),
+          ),
         },
         { title: 'PartnerPerformanceRow' },
       ),
@@ -110,7 +145,12 @@ export async function partnerPerformance(db: DB, q: PartnerPerformanceQueryT, op
       .where('a.requested_at', '<', new Date(range.toMs).toISOString());
     if (needsLead) b = b.innerJoin('leads as l', 'l.id', 'a.lead_id');
     if (q.partner_id) b = b.where('a.partner_id', 'in', q.partner_id);
-    for (const [param, column] of [['traffic_provider_id', 'traffic_provider_id'], ['campaign_id', 'campaign_id'], ['flow_id', 'flow_id'], ['country', 'country']] as const) {
+    for (const [param, column] of [
+      ['traffic_provider_id', 'traffic_provider_id'],
+      ['campaign_id', 'campaign_id'],
+      ['flow_id', 'flow_id'],
+      ['country', 'country'],
+    ] as const) {
       if (q[param]) b = b.where(`l.${column}`, 'in', q[param]!);
     }
     return b;
@@ -156,17 +196,21 @@ export async function partnerPerformance(db: DB, q: PartnerPerformanceQueryT, op
   }
   for (const r of reasons as Record<string, unknown>[]) {
     const p = partnerOf(String(r.p));
-    const text = contactPlaceholders(String(r.reason ?? (r.outcome === 'timeout' ? 'no answer in time' : 'call failed')));
+    const text = contactPlaceholders(
+      String(r.reason ?? (r.outcome === 'timeout' ? 'no answer in time' : 'call failed')),
+    );
     p.reasons.set(text, (p.reasons.get(text) ?? 0) + num(r.n));
   }
 
   const partnerNames = await entityNames(db, 'partner_id', [...partners.keys()]);
   const innerKeys = new Set<string>();
   for (const p of partners.values()) for (const k of p.children.keys()) if (k !== null) innerKeys.add(k);
-  const innerNames = q.then_by && q.then_by !== 'country' ? await entityNames(db, INNER_COLUMN[q.then_by], [...innerKeys]) : null;
+  const innerNames =
+    q.then_by && q.then_by !== 'country' ? await entityNames(db, INNER_COLUMN[q.then_by], [...innerKeys]) : null;
   const innerLabel = (key: string | null) =>
     key === null ? INNER_NONE[q.then_by!] : q.then_by === 'country' ? countryName(key) : (innerNames!.get(key) ?? key);
-  const byAttempts = <T extends { attempts: number; label: string }>(a: T, b: T) => b.attempts - a.attempts || a.label.localeCompare(b.label);
+  const byAttempts = <T extends { attempts: number; label: string }>(a: T, b: T) =>
+    b.attempts - a.attempts || a.label.localeCompare(b.label);
 
   const rows = [...partners]
     .map(([id, p]) => ({
@@ -177,7 +221,13 @@ export async function partnerPerformance(db: DB, q: PartnerPerformanceQueryT, op
         .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
         .slice(0, TOP_REASONS)
         .map(([reason, attempts]) => ({ reason, attempts })),
-      ...(inner ? { children: [...p.children].map(([key, acc]) => ({ key, label: innerLabel(key), ...measures(acc) })).sort(byAttempts) } : {}),
+      ...(inner
+        ? {
+            children: [...p.children]
+              .map(([key, acc]) => ({ key, label: innerLabel(key), ...measures(acc) }))
+              .sort(byAttempts),
+          }
+        : {}),
     }))
     // A partner with only in-flight calls has nothing to show yet.
     .filter((r) => r.attempts > 0)
@@ -203,7 +253,13 @@ export function partnerPerformanceCsv(r: Result): string {
   const values = (m: Result['totals']) => MEASURE_COLUMNS.map((k) => m[k]);
   let out = line([...levels, ...MEASURE_COLUMNS, 'top_reasons']);
   for (const row of r.rows) {
-    out += line([row.label, row.key, ...blank, ...values(row), row.top_reasons.map((x) => `${x.reason} (${x.attempts})`).join('; ')]);
+    out += line([
+      row.label,
+      row.key,
+      ...blank,
+      ...values(row),
+      row.top_reasons.map((x) => `${x.reason} (${x.attempts})`).join('; '),
+    ]);
     for (const c of row.children ?? []) out += line([row.label, row.key, c.label, c.key, ...values(c), null]);
   }
   out += line(['Total', null, ...blank, ...values(r.totals), null]);

@@ -75,7 +75,13 @@ const num = (v: unknown) => Number(v ?? 0); // PostgreSQL answers count/sum as b
 
 /** "2026-11-21T10" or "2026-11-21T10:37" (+ quarter index) → epoch ms of the bucket start. */
 export function bucketStart(text: string, quarter: number | null): number {
-  const ms = Date.UTC(+text.slice(0, 4), +text.slice(5, 7) - 1, +text.slice(8, 10), +text.slice(11, 13), text.length > 13 ? +text.slice(14, 16) : 0);
+  const ms = Date.UTC(
+    +text.slice(0, 4),
+    +text.slice(5, 7) - 1,
+    +text.slice(8, 10),
+    +text.slice(11, 13),
+    text.length > 13 ? +text.slice(14, 16) : 0,
+  );
   return quarter === null ? ms : ms + quarter * QUARTER_BUCKET;
 }
 
@@ -86,11 +92,17 @@ function applyFilters<Q extends SelectQueryBuilder<any, any, any>>(q: Q, filters
   return q;
 }
 
-function toRows(rows: Record<string, unknown>[], entities: EntityColumn[], bucketOf: (r: Record<string, unknown>) => number | null): AggregateRow[] {
+function toRows(
+  rows: Record<string, unknown>[],
+  entities: EntityColumn[],
+  bucketOf: (r: Record<string, unknown>) => number | null,
+): AggregateRow[] {
   return rows.map((r) => ({
     bucket: bucketOf(r),
     // The rollups store a missing reference as ''.
-    entities: entities.map((_, i) => (r[`e${i}`] === '' || r[`e${i}`] === undefined ? null : (r[`e${i}`] as string | null))),
+    entities: entities.map((_, i) =>
+      r[`e${i}`] === '' || r[`e${i}`] === undefined ? null : (r[`e${i}`] as string | null),
+    ),
     leads: num(r.leads),
     delivered: num(r.delivered),
     rejected: num(r.rejected),
@@ -109,13 +121,20 @@ function toRows(rows: Record<string, unknown>[], entities: EntityColumn[], bucke
 function rollupTable(spec: RollupSpec): string {
   if (spec.column === 'ftd_at') return 'lead_ftd_stats_hourly';
   const otherFilter = Object.entries(spec.filters).some(([column, values]) => column !== 'country' && values?.length);
-  return !otherFilter && spec.entities.every((c) => c === 'country') ? 'lead_country_stats_hourly' : 'lead_stats_hourly';
+  return !otherFilter && spec.entities.every((c) => c === 'country')
+    ? 'lead_country_stats_hourly'
+    : 'lead_stats_hourly';
 }
 
 const KEY_ORDER: EntityColumn[] = ['country', 'partner_id', 'campaign_id', 'traffic_provider_id', 'flow_id'];
 
 /** Each whole hour of [fromMs, toMs) but the skipped ones, with the index of the day holding it. */
-function dayOfEachHour(fromMs: number, toMs: number, skip: Set<number>, dayStarts: number[]): [hour: number, day: number][] {
+function dayOfEachHour(
+  fromMs: number,
+  toMs: number,
+  skip: Set<number>,
+  dayStarts: number[],
+): [hour: number, day: number][] {
   const out: [number, number][] = [];
   let day = 0;
   for (let h = fromMs; h < toMs; h += HOUR_BUCKET) {
@@ -129,7 +148,8 @@ export async function aggregateRollup(db: DB, spec: RollupSpec): Promise<Aggrega
   const volume = spec.column === 'created_at';
   // The range stays in WHERE with days too: PostgreSQL then reads a short range by index.
   const where: RawBuilder<unknown>[] = [sql`r.hour >= ${hourText(spec.fromMs)}`, sql`r.hour < ${hourText(spec.toMs)}`];
-  if (spec.skipHours.length && !spec.dayStarts) where.push(sql`r.hour not in (${sql.join(spec.skipHours.map(hourText))})`);
+  if (spec.skipHours.length && !spec.dayStarts)
+    where.push(sql`r.hour not in (${sql.join(spec.skipHours.map(hourText))})`);
   for (const [column, values] of Object.entries(spec.filters) as [EntityColumn, string[] | undefined][]) {
     if (values?.length) where.push(sql`${sql.ref(`r.${column}`)} in (${sql.join(values)})`);
   }
@@ -138,7 +158,9 @@ export async function aggregateRollup(db: DB, spec: RollupSpec): Promise<Aggrega
     : sql`sum(r.n_ftd) as ftds, sum(r.revenue_cents) as revenue`;
   const selections = [...spec.entities.map((c, i) => sql`${sql.ref(`r.${c}`)} as ${sql.ref(`e${i}`)}`), measures];
   // In the rollup's key order, so SQLite can group along its primary key without sorting.
-  const groups = [...spec.entities].sort((a, b) => KEY_ORDER.indexOf(a) - KEY_ORDER.indexOf(b)).map((c) => sql.ref(`r.${c}`));
+  const groups = [...spec.entities]
+    .sort((a, b) => KEY_ORDER.indexOf(a) - KEY_ORDER.indexOf(b))
+    .map((c) => sql.ref(`r.${c}`));
   const table = sql.table(rollupTable(spec));
   let statement: RawBuilder<unknown>;
   if (spec.dayStarts) {
@@ -155,7 +177,9 @@ export async function aggregateRollup(db: DB, spec: RollupSpec): Promise<Aggrega
   const rows = (await statement.execute(db)).rows as Record<string, unknown>[];
   const grouped = spec.dayStarts !== null || groups.length > 0;
   // Without grouping, SQL answers one row even over nothing.
-  return toRows(grouped ? rows : rows.filter((r) => r.leads !== null || r.ftds !== null), spec.entities, (r) => (spec.dayStarts ? spec.dayStarts[num(r.b0)] : null));
+  return toRows(grouped ? rows : rows.filter((r) => r.leads !== null || r.ftds !== null), spec.entities, (r) =>
+    spec.dayStarts ? spec.dayStarts[num(r.b0)] : null,
+  );
 }
 
 /** The SELECT (and GROUP BY) expressions that cut `column` into UTC buckets of `bucketMs`; bucketStart reads them back. */
@@ -165,7 +189,8 @@ export function bucketSelections(column: DateColumn | 'delivered_at', bucketMs: 
   // select list by text, and bound parameters would make them differ.
   if (bucketMs === null) return [];
   if (bucketMs === HOUR_BUCKET) return [sql<string>`substr(${col}, 1, 13)`];
-  if (bucketMs === QUARTER_BUCKET) return [sql<string>`substr(${col}, 1, 13)`, sql<number>`cast(substr(${col}, 15, 2) as integer) / 15`];
+  if (bucketMs === QUARTER_BUCKET)
+    return [sql<string>`substr(${col}, 1, 13)`, sql<number>`cast(substr(${col}, 15, 2) as integer) / 15`];
   return [sql<string>`substr(${col}, 1, 16)`];
 }
 
@@ -184,7 +209,9 @@ async function aggregateRawChunk(db: DB, spec: RawSpec, segments: [number, numbe
   const volume = spec.column === 'created_at';
   let q: SelectQueryBuilder<any, any, any> = db
     .selectFrom('leads')
-    .where((eb) => eb.or(segments.map(([from, to]) => eb.and([eb(spec.column, '>=', iso(from)), eb(spec.column, '<', iso(to))]))))
+    .where((eb) =>
+      eb.or(segments.map(([from, to]) => eb.and([eb(spec.column, '>=', iso(from)), eb(spec.column, '<', iso(to))]))),
+    )
     .select(buckets.map((b, i) => b.as(`b${i}`)))
     .select(spec.entities.map((c, i) => sql.ref(c).as(`e${i}`)));
   q = volume
@@ -196,7 +223,10 @@ async function aggregateRawChunk(db: DB, spec: RawSpec, segments: [number, numbe
         sql<number>`sum(case when status = 'failed' then 1 else 0 end)`.as('failed'),
         sql<number>`count(ftd_at)`.as('ftds'),
         sql<number>`sum(cost_cents)`.as('cost'),
-        (spec.revenueWithoutFtd ? sql<number>`sum(case when ftd_at is null then revenue_cents else 0 end)` : sql<number>`sum(revenue_cents)`).as('revenue'),
+        (spec.revenueWithoutFtd
+          ? sql<number>`sum(case when ftd_at is null then revenue_cents else 0 end)`
+          : sql<number>`sum(revenue_cents)`
+        ).as('revenue'),
       ])
     : q.select([sql<number>`count(*)`.as('ftds'), sql<number>`sum(revenue_cents)`.as('revenue')]);
   q = applyFilters(q, spec.filters);
@@ -204,13 +234,24 @@ async function aggregateRawChunk(db: DB, spec: RawSpec, segments: [number, numbe
   if (groups.length) q = q.groupBy(groups);
   const rows = (await q.execute()) as Record<string, unknown>[];
   const counted = groups.length ? rows : rows.filter((r) => num(r.leads) > 0 || num(r.ftds) > 0);
-  return toRows(counted, spec.entities, (r) => (buckets.length ? bucketStart(String(r.b0), buckets.length > 1 ? num(r.b1) : null) : null));
+  return toRows(counted, spec.entities, (r) =>
+    buckets.length ? bucketStart(String(r.b0), buckets.length > 1 ? num(r.b1) : null) : null,
+  );
 }
 
-const NAME_TABLES = { partner_id: 'partners', traffic_provider_id: 'traffic_providers', campaign_id: 'campaigns', flow_id: 'flows' } as const;
+const NAME_TABLES = {
+  partner_id: 'partners',
+  traffic_provider_id: 'traffic_providers',
+  campaign_id: 'campaigns',
+  flow_id: 'flows',
+} as const;
 
 /** Names of the entities a report shows, archived ones included. */
-export async function entityNames(db: DB, column: keyof typeof NAME_TABLES, ids: string[]): Promise<Map<string, string>> {
+export async function entityNames(
+  db: DB,
+  column: keyof typeof NAME_TABLES,
+  ids: string[],
+): Promise<Map<string, string>> {
   const names = new Map<string, string>();
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);

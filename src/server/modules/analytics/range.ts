@@ -6,7 +6,8 @@ import { addDays, canonicalTimeZone, dayNumberOfUtc, localDay, startOfLocalDay, 
 export const MAX_RANGE_DAYS = 366;
 const DAY_MS = 86_400_000;
 
-export const DATE_INPUT_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$';
+export const DATE_INPUT_PATTERN =
+  '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$';
 const DATE_INPUT = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2})))?$/;
 
 type Parsed = { kind: 'day'; day: DayNumber } | { kind: 'instant'; ms: number };
@@ -50,7 +51,8 @@ export function resolveRange(input: RangeInput, fallbackTz: string, nowMs = Date
   const errors: FieldError[] = [];
   let tz = canonicalTimeZone(input.timezone ?? fallbackTz);
   if (tz === null) {
-    if (input.timezone !== undefined) errors.push({ field: 'timezone', message: `"${input.timezone}" is not an IANA time zone (e.g. Europe/Berlin)` });
+    if (input.timezone !== undefined)
+      errors.push({ field: 'timezone', message: `"${input.timezone}" is not an IANA time zone (e.g. Europe/Berlin)` });
     tz = 'UTC'; // an operator row with a bad zone must not break every report
   }
   const from = input.date_from === undefined ? undefined : parseInput(input.date_from);

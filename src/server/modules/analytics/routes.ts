@@ -1,13 +1,19 @@
 import { Type } from 'typebox';
 import { principalOf, type App } from '../../types.js';
 import { reportCsv, reportFileName } from './csv.js';
-import { PartnerPerformance, partnerPerformance, partnerPerformanceCsv, partnerPerformanceFileName, PartnerPerformanceQuery } from './partners.js';
+import {
+  PartnerPerformance,
+  partnerPerformance,
+  partnerPerformanceCsv,
+  partnerPerformanceFileName,
+  PartnerPerformanceQuery,
+} from './partners.js';
 import { CrgQuery, CrgReport, crgReport } from './crg.js';
 import { Report, ReportQuery, Summary, SummaryQuery } from './schemas.js';
 import { report, summary } from './service.js';
 
 const RANGE_RULES =
-  'The range is date_from … date_to in `timezone` (default: the operator\'s own), at most 366 days; ' +
+  "The range is date_from … date_to in `timezone` (default: the operator's own), at most 366 days; " +
   'days, weeks (ISO, Monday to Sunday) and months are calendar periods of that time zone, exact across DST changes. ' +
   'Amounts are decimal numbers in `currency`; conversion_rate = ftds / delivered.';
 
@@ -61,7 +67,9 @@ export default async function analyticsRoutes(app: App) {
         response: {
           200: {
             description: 'The CSV file, sent as an attachment',
-            content: { 'text/csv': { schema: Type.String({ description: 'CSV: a header row, the groups, a Total row' }) } },
+            content: {
+              'text/csv': { schema: Type.String({ description: 'CSV: a header row, the groups, a Total row' }) },
+            },
           },
         },
       },
@@ -78,7 +86,7 @@ export default async function analyticsRoutes(app: App) {
 
   const PARTNER_RULES =
     'Counted from delivery attempts by the time of the call (requested_at): a lead refused by one partner and taken by the next counts for both. ' +
-    'The range is date_from … date_to in `timezone` (default: the operator\'s own), at most 366 days. Filters on provider, campaign, flow and country apply to the attempted leads.';
+    "The range is date_from … date_to in `timezone` (default: the operator's own), at most 366 days. Filters on provider, campaign, flow and country apply to the attempted leads.";
 
   app.get(
     '/api/analytics/partners',
@@ -112,7 +120,9 @@ export default async function analyticsRoutes(app: App) {
         response: {
           200: {
             description: 'The CSV file, sent as an attachment',
-            content: { 'text/csv': { schema: Type.String({ description: 'CSV: a header row, the partners, a Total row' }) } },
+            content: {
+              'text/csv': { schema: Type.String({ description: 'CSV: a header row, the partners, a Total row' }) },
+            },
           },
         },
       },

@@ -2,7 +2,16 @@ import { Type, type Static } from 'typebox';
 import { CountryCode } from '../../http/common-schemas.js';
 import { DATE_INPUT_PATTERN, MAX_RANGE_DAYS } from './range.js';
 
-export const DIMENSIONS = ['day', 'week', 'month', 'partner', 'traffic_provider', 'campaign', 'flow', 'country'] as const;
+export const DIMENSIONS = [
+  'day',
+  'week',
+  'month',
+  'partner',
+  'traffic_provider',
+  'campaign',
+  'flow',
+  'country',
+] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 export const TIME_DIMENSIONS = new Set<Dimension>(['day', 'week', 'month']);
 
@@ -26,9 +35,15 @@ const IdList = (what: string) =>
 
 export const AnalyticsQuery = {
   date_from: DateInput('Start, inclusive; default: 29 days before date_to (30 days in all).'),
-  date_to: DateInput(`End: a day counts through its last instant, a date-time is exclusive; default: today. At most ${MAX_RANGE_DAYS} days after date_from.`),
+  date_to: DateInput(
+    `End: a day counts through its last instant, a date-time is exclusive; default: today. At most ${MAX_RANGE_DAYS} days after date_from.`,
+  ),
   timezone: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 64, description: "IANA time zone of days, weeks and months, e.g. Europe/Berlin; default: the operator's own" }),
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: "IANA time zone of days, weeks and months, e.g. Europe/Berlin; default: the operator's own",
+    }),
   ),
   date_type: Type.Union([Type.Literal('registration'), Type.Literal('ftd')], {
     default: 'registration',
@@ -41,7 +56,13 @@ export const AnalyticsQuery = {
   traffic_provider_id: IdList('traffic providers'),
   campaign_id: IdList('campaigns'),
   flow_id: IdList('flows'),
-  country: Type.Optional(Type.Array(CountryCode, { minItems: 1, maxItems: 250, description: 'Only leads from these countries (repeat the parameter for several)' })),
+  country: Type.Optional(
+    Type.Array(CountryCode, {
+      minItems: 1,
+      maxItems: 250,
+      description: 'Only leads from these countries (repeat the parameter for several)',
+    }),
+  ),
 };
 
 export const SummaryQuery = Type.Object(AnalyticsQuery, { additionalProperties: false });
@@ -54,7 +75,9 @@ const DimensionSchema = (description: string, extra: { default?: Dimension } = {
 
 export const ReportQuery = Type.Object(
   {
-    group_by: DimensionSchema('First level: day (the default), week (ISO, from Monday), month, or an entity', { default: 'day' }),
+    group_by: DimensionSchema('First level: day (the default), week (ISO, from Monday), month, or an entity', {
+      default: 'day',
+    }),
     then_by: Type.Optional(DimensionSchema('Second level inside each group, different from group_by')),
     ...AnalyticsQuery,
   },
@@ -74,7 +97,10 @@ const measureFields = {
   duplicates: Count('Leads refused as duplicates'),
   failed: Count('Leads whose delivery failed (timeouts, errors)'),
   ftds: Count('First deposits'),
-  conversion_rate: Type.Number({ minimum: 0, description: 'ftds / delivered (0 when nothing was delivered); a ratio, not a percentage' }),
+  conversion_rate: Type.Number({
+    minimum: 0,
+    description: 'ftds / delivered (0 when nothing was delivered); a ratio, not a percentage',
+  }),
   revenue: Money('What partners pay'),
   cost: Money('What traffic providers are paid'),
   profit: Money('revenue − cost'),
@@ -94,16 +120,24 @@ export const Summary = Type.Object({ ...RangeFields, totals: Measures }, { title
 
 const groupFields = {
   key: Type.Union([Type.String(), Type.Null()], {
-    description: 'Day YYYY-MM-DD, ISO week YYYY-Www, month YYYY-MM, country code, or the entity id; null: leads without one (partner: leads no partner took, labelled "Not taken by a partner"; their refusals are in getPartnerPerformance)',
+    description:
+      'Day YYYY-MM-DD, ISO week YYYY-Www, month YYYY-MM, country code, or the entity id; null: leads without one (partner: leads no partner took, labelled "Not taken by a partner"; their refusals are in getPartnerPerformance)',
   }),
-  label: Type.String({ description: 'For display: the name of the partner, provider, campaign or flow; the country name; the period' }),
+  label: Type.String({
+    description: 'For display: the name of the partner, provider, campaign or flow; the country name; the period',
+  }),
   ...measureFields,
 };
 
 export const ReportGroup = Type.Object(groupFields, { title: 'AnalyticsGroup' });
 
 export const ReportRow = Type.Object(
-  { ...groupFields, children: Type.Optional(Type.Array(ReportGroup, { description: 'The then_by groups inside this one (only with then_by)' })) },
+  {
+    ...groupFields,
+    children: Type.Optional(
+      Type.Array(ReportGroup, { description: 'The then_by groups inside this one (only with then_by)' }),
+    ),
+  },
   { title: 'AnalyticsRow' },
 );
 
@@ -114,7 +148,8 @@ export const Report = Type.Object(
     then_by: Type.Union([DimensionSchema('As requested'), Type.Null()]),
     totals: Measures,
     rows: Type.Array(ReportRow, {
-      description: 'Days, weeks and months in time order, every period of the range included (zeros when empty); other groups by leads, most first',
+      description:
+        'Days, weeks and months in time order, every period of the range included (zeros when empty); other groups by leads, most first',
     }),
   },
   { title: 'AnalyticsReport' },

@@ -2,7 +2,16 @@
 import { sql } from 'kysely';
 import { isPostgres, type DB } from '../../db/database.js';
 import { invalid } from '../../http/errors.js';
-import { aggregateRaw, aggregateRollup, entityNames, HOUR_BUCKET, type AggregateRow, type EntityColumn, type Filters, type Measures } from './queries.js';
+import {
+  aggregateRaw,
+  aggregateRollup,
+  entityNames,
+  HOUR_BUCKET,
+  type AggregateRow,
+  type EntityColumn,
+  type Filters,
+  type Measures,
+} from './queries.js';
 import { resolveRange, type Range } from './range.js';
 import { TIME_DIMENSIONS, type Dimension, type ReportQueryT, type SummaryQueryT } from './schemas.js';
 import { dayGrid, dayIndex, dayKey, isoWeekKey, monthKey, weekSpan, type DayGrid, type DayNumber } from '../../time.js';
@@ -27,7 +36,16 @@ const NONE_LABEL: Record<EntityColumn, string> = {
 
 type Acc = Measures;
 
-const zero = (): Acc => ({ leads: 0, delivered: 0, rejected: 0, duplicates: 0, failed: 0, ftds: 0, costCents: 0, revenueCents: 0 });
+const zero = (): Acc => ({
+  leads: 0,
+  delivered: 0,
+  rejected: 0,
+  duplicates: 0,
+  failed: 0,
+  ftds: 0,
+  costCents: 0,
+  revenueCents: 0,
+});
 
 /** Adds a row's measures; `part` picks what a query contributes in ftd mode. */
 function add(acc: Acc, r: AggregateRow, part: 'all' | 'volume' | 'ftd') {
@@ -61,7 +79,13 @@ export function measures(a: Acc) {
 }
 
 function filtersOf(q: SummaryQueryT): Filters {
-  return { partner_id: q.partner_id, traffic_provider_id: q.traffic_provider_id, campaign_id: q.campaign_id, flow_id: q.flow_id, country: q.country };
+  return {
+    partner_id: q.partner_id,
+    traffic_provider_id: q.traffic_provider_id,
+    campaign_id: q.campaign_id,
+    flow_id: q.flow_id,
+    country: q.country,
+  };
 }
 
 const HOUR = HOUR_BUCKET;
@@ -101,8 +125,12 @@ async function collect(db: DB, range: Range, q: SummaryQueryT, entities: EntityC
       const common = { column, filters: filtersOf(q), entities, revenueWithoutFtd: ftd && column === 'created_at' };
       const part = !ftd ? 'all' : column === 'created_at' ? 'volume' : 'ftd';
       const rows = [
-        ...(plan.rollup ? await aggregateRollup(conn, { ...common, ...plan.rollup, dayStarts: grid?.starts ?? null }) : []),
-        ...(plan.raw.length ? await aggregateRaw(conn, { ...common, segments: plan.raw, bucketMs: grid?.bucketMs ?? null }) : []),
+        ...(plan.rollup
+          ? await aggregateRollup(conn, { ...common, ...plan.rollup, dayStarts: grid?.starts ?? null })
+          : []),
+        ...(plan.raw.length
+          ? await aggregateRaw(conn, { ...common, segments: plan.raw, bucketMs: grid?.bucketMs ?? null })
+          : []),
       ];
       for (const row of rows) out.push({ row, part });
     }
@@ -118,7 +146,13 @@ async function collect(db: DB, range: Range, q: SummaryQueryT, entities: EntityC
 }
 
 function rangeFields(range: Range, dateType: 'registration' | 'ftd') {
-  return { from: new Date(range.fromMs).toISOString(), to: new Date(range.toMs).toISOString(), timezone: range.tz, date_type: dateType, currency: CURRENCY };
+  return {
+    from: new Date(range.fromMs).toISOString(),
+    to: new Date(range.toMs).toISOString(),
+    timezone: range.tz,
+    date_type: dateType,
+    currency: CURRENCY,
+  };
 }
 
 export async function summary(db: DB, q: SummaryQueryT, operatorTz: string) {
@@ -128,7 +162,20 @@ export async function summary(db: DB, q: SummaryQueryT, operatorTz: string) {
   return { ...rangeFields(range, q.date_type), totals: measures(totals) };
 }
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 function periodKey(dim: Dimension, day: DayNumber): string {
   return dim === 'day' ? dayKey(day) : dim === 'week' ? isoWeekKey(day) : monthKey(day);
@@ -162,22 +209,32 @@ interface Group {
 }
 
 export async function report(db: DB, q: ReportQueryT, operatorTz: string) {
-  if (q.then_by !== undefined && q.then_by === q.group_by) invalid([{ field: 'then_by', message: 'must differ from group_by' }]);
+  if (q.then_by !== undefined && q.then_by === q.group_by)
+    invalid([{ field: 'then_by', message: 'must differ from group_by' }]);
   const range = resolveRange(q, operatorTz);
   const levels: Dimension[] = q.then_by ? [q.group_by, q.then_by] : [q.group_by];
-  const entities = [...new Set(levels.filter((d) => !TIME_DIMENSIONS.has(d)).map((d) => ENTITY_COLUMN[d as keyof typeof ENTITY_COLUMN]))];
+  const entities = [
+    ...new Set(
+      levels.filter((d) => !TIME_DIMENSIONS.has(d)).map((d) => ENTITY_COLUMN[d as keyof typeof ENTITY_COLUMN]),
+    ),
+  ];
   const grid = levels.some((d) => TIME_DIMENSIONS.has(d)) ? dayGrid(range.tz, range.fromMs, range.toMs) : null;
 
   const totals = zero();
   const top = new Map<string | null, Group>();
   const dayOfBucket = new Map<number, DayNumber>();
   const keyOf = (dim: Dimension, row: AggregateRow): { key: string | null; day?: DayNumber } => {
-    if (!TIME_DIMENSIONS.has(dim)) return { key: row.entities[entities.indexOf(ENTITY_COLUMN[dim as keyof typeof ENTITY_COLUMN])] };
+    if (!TIME_DIMENSIONS.has(dim))
+      return { key: row.entities[entities.indexOf(ENTITY_COLUMN[dim as keyof typeof ENTITY_COLUMN])] };
     let day = dayOfBucket.get(row.bucket!);
     if (day === undefined) dayOfBucket.set(row.bucket!, (day = grid!.days[dayIndex(grid!, row.bucket!)]));
     return { key: periodKey(dim, day), day };
   };
-  const groupIn = (map: Map<string | null, Group>, k: { key: string | null; day?: DayNumber }, nested: boolean): Group => {
+  const groupIn = (
+    map: Map<string | null, Group>,
+    k: { key: string | null; day?: DayNumber },
+    nested: boolean,
+  ): Group => {
     let g = map.get(k.key);
     if (!g) map.set(k.key, (g = { key: k.key, acc: zero(), day: k.day, ...(nested ? { children: new Map() } : {}) }));
     return g;
@@ -190,7 +247,8 @@ export async function report(db: DB, q: ReportQueryT, operatorTz: string) {
     if (levels.length > 1) add(groupIn(g.children!, keyOf(levels[1], row), false).acc, row, part);
   }
   // Charts want every period of the range, empty ones too.
-  if (TIME_DIMENSIONS.has(q.group_by)) for (const day of grid!.days) groupIn(top, { key: periodKey(q.group_by, day), day }, levels.length > 1);
+  if (TIME_DIMENSIONS.has(q.group_by))
+    for (const day of grid!.days) groupIn(top, { key: periodKey(q.group_by, day), day }, levels.length > 1);
 
   const labels = new Map<Dimension, (g: Group) => string>();
   for (const dim of levels) {
@@ -203,7 +261,9 @@ export async function report(db: DB, q: ReportQueryT, operatorTz: string) {
         if (dim === levels[1]) for (const c of g.children!.values()) if (c.key !== null) keys.add(c.key);
       }
       const names = column === 'country' ? null : await entityNames(db, column, [...keys]);
-      labels.set(dim, (g) => (g.key === null ? NONE_LABEL[column] : names ? (names.get(g.key) ?? g.key) : countryName(g.key)));
+      labels.set(dim, (g) =>
+        g.key === null ? NONE_LABEL[column] : names ? (names.get(g.key) ?? g.key) : countryName(g.key),
+      );
     }
   }
 
@@ -211,14 +271,33 @@ export async function report(db: DB, q: ReportQueryT, operatorTz: string) {
     const label = labels.get(dim)!;
     const list = [...groups].map((g) => ({ g, label: label(g) }));
     if (TIME_DIMENSIONS.has(dim)) return list.sort((a, b) => (a.g.key! < b.g.key! ? -1 : a.g.key! > b.g.key! ? 1 : 0));
-    return list.sort((a, b) => b.g.acc.leads - a.g.acc.leads || a.label.localeCompare(b.label) || String(a.g.key).localeCompare(String(b.g.key)));
+    return list.sort(
+      (a, b) =>
+        b.g.acc.leads - a.g.acc.leads ||
+        a.label.localeCompare(b.label) ||
+        String(a.g.key).localeCompare(String(b.g.key)),
+    );
   };
   const rows = ordered(levels[0], top.values()).map(({ g, label }) => ({
     key: g.key,
     label,
     ...measures(g.acc),
-    ...(g.children ? { children: ordered(levels[1], g.children.values()).map((c) => ({ key: c.g.key, label: c.label, ...measures(c.g.acc) })) } : {}),
+    ...(g.children
+      ? {
+          children: ordered(levels[1], g.children.values()).map((c) => ({
+            key: c.g.key,
+            label: c.label,
+            ...measures(c.g.acc),
+          })),
+        }
+      : {}),
   }));
 
-  return { ...rangeFields(range, q.date_type), group_by: q.group_by, then_by: q.then_by ?? null, totals: measures(totals), rows };
+  return {
+    ...rangeFields(range, q.date_type),
+    group_by: q.group_by,
+    then_by: q.then_by ?? null,
+    totals: measures(totals),
+    rows,
+  };
 }

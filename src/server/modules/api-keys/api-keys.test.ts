@@ -22,7 +22,8 @@ function expectUnauthorized(res: LightMyRequestResponse) {
   return body;
 }
 
-const getKey = (ta: TestApp, id: string, token = ta.ownerToken) => call(ta.app, token, { method: 'GET', url: `/api/api-keys/${id}` });
+const getKey = (ta: TestApp, id: string, token = ta.ownerToken) =>
+  call(ta.app, token, { method: 'GET', url: `/api/api-keys/${id}` });
 
 async function countKeys(ta: TestApp, operatorId?: string) {
   let q = ta.db.selectFrom('api_keys').select((eb) => eb.fn.countAll<string | number>().as('n'));
@@ -34,7 +35,11 @@ async function countKeys(ta: TestApp, operatorId?: string) {
 function routes(ta: TestApp, pick: (r: TestApp['app']['routeTable'][number]) => boolean) {
   return ta.app.routeTable
     .filter((r) => !r.hidden && pick(r))
-    .map((r) => ({ method: r.method, url: r.url.replace(/:\w+/g, 'no-such-id').replace(/\*/g, 'x'), access: r.access }));
+    .map((r) => ({
+      method: r.method,
+      url: r.url.replace(/:\w+/g, 'no-such-id').replace(/\*/g, 'x'),
+      access: r.access,
+    }));
 }
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -62,7 +67,9 @@ forEachDatabase('API keys', (engine) => {
     const get = (headers: Record<string, string>) => ta.app.inject({ method: 'GET', url: '/api/roles', headers });
 
     expectUnauthorized(await get({}));
-    expectUnauthorized(await get({ authorization: `Basic ${Buffer.from('owner@example.test:owner-password-1').toString('base64')}` }));
+    expectUnauthorized(
+      await get({ authorization: `Basic ${Buffer.from('owner@example.test:owner-password-1').toString('base64')}` }),
+    );
     expectUnauthorized(await get({ authorization: key.secret })); // no scheme at all
     expectUnauthorized(await get({ authorization: 'Bearer' }));
     expectUnauthorized(await get({ authorization: `Bearer ${key.secret}a` })); // one character too long
@@ -94,7 +101,9 @@ forEachDatabase('API keys', (engine) => {
 
     // Expired: works while in the future, refused once expires_at has passed.
     // An hour ahead: "still in the future" must not depend on how fast the next calls run.
-    const expiring = await newApiKey(ta, ['roles:view'], { expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+    const expiring = await newApiKey(ta, ['roles:view'], {
+      expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     assert.equal(expiring.status, 'active');
     assert.equal((await call(ta.app, expiring.secret, { method: 'GET', url: '/api/roles' })).statusCode, 200);
     const past = new Date(Date.now() - 1_000).toISOString();
@@ -132,7 +141,11 @@ forEachDatabase('API keys', (engine) => {
     const disabledOp = await newOperator(ta, ['roles:view']);
     const k1 = await newApiKey(ta, ['roles:view'], { token: disabledOp.token });
     assert.equal((await call(ta.app, k1.secret, { method: 'GET', url: '/api/roles' })).statusCode, 200);
-    const dis = await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/operators/${disabledOp.id}`, payload: { status: 'disabled' } });
+    const dis = await call(ta.app, ta.ownerToken, {
+      method: 'PATCH',
+      url: `/api/operators/${disabledOp.id}`,
+      payload: { status: 'disabled' },
+    });
     assert.equal(dis.statusCode, 200);
     assert.equal(dis.json().status, 'disabled');
     expectUnauthorized(await call(ta.app, k1.secret, { method: 'GET', url: '/api/roles' }));
@@ -142,7 +155,10 @@ forEachDatabase('API keys', (engine) => {
     const deletedOp = await newOperator(ta, ['roles:view']);
     const k2 = await newApiKey(ta, ['roles:view'], { token: deletedOp.token });
     assert.equal((await call(ta.app, k2.secret, { method: 'GET', url: '/api/roles' })).statusCode, 200);
-    assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${deletedOp.id}` })).statusCode, 204);
+    assert.equal(
+      (await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${deletedOp.id}` })).statusCode,
+      204,
+    );
     expectUnauthorized(await call(ta.app, k2.secret, { method: 'GET', url: '/api/roles' }));
     assert.equal(await countKeys(ta, deletedOp.id), 0, "a deleted operator's keys are gone");
   });
@@ -152,26 +168,50 @@ forEachDatabase('API keys', (engine) => {
     const op = await newOperator(ta, ['roles:view']);
     const viewScopes = ALL_PERMISSIONS.filter((p) => !isWriteAction(p));
     const viewKey = await newApiKey(ta, viewScopes);
-    const roleBefore = await ta.db.selectFrom('roles').selectAll().where('id', '=', op.roleId).executeTakeFirstOrThrow();
+    const roleBefore = await ta.db
+      .selectFrom('roles')
+      .selectAll()
+      .where('id', '=', op.roleId)
+      .executeTakeFirstOrThrow();
 
     // The writes named in the contract, on real records, and nothing changes.
     const named = [
       { method: 'POST', url: '/api/roles', payload: { name: 'sneaky', permissions: ['roles:view'] } },
       { method: 'PATCH', url: `/api/roles/${op.roleId}`, payload: { permissions: ALL_PERMISSIONS } },
       { method: 'DELETE', url: `/api/roles/${op.roleId}` },
-      { method: 'POST', url: '/api/operators', payload: { email: 'x@example.test', name: 'X', password: 'password-long-1', role_id: op.roleId } },
+      {
+        method: 'POST',
+        url: '/api/operators',
+        payload: { email: 'x@example.test', name: 'X', password: 'password-long-1', role_id: op.roleId },
+      },
       { method: 'PATCH', url: `/api/operators/${op.id}`, payload: { status: 'disabled' } },
       { method: 'DELETE', url: `/api/operators/${op.id}` },
     ] as const;
     for (const r of named) {
       const res = await call(ta.app, viewKey.secret, { ...r });
       // Creating an operator is for sessions only: a key is refused that before its scopes are read.
-      expectProblem(res, 403, r.method === 'POST' && r.url === '/api/operators' ? 'session_required' : 'insufficient_scope');
+      expectProblem(
+        res,
+        403,
+        r.method === 'POST' && r.url === '/api/operators' ? 'session_required' : 'insufficient_scope',
+      );
     }
-    assert.deepEqual(await ta.db.selectFrom('roles').selectAll().where('id', '=', op.roleId).executeTakeFirstOrThrow(), roleBefore);
-    assert.equal((await ta.db.selectFrom('roles').select('id').where('name', '=', 'sneaky').executeTakeFirst()), undefined);
-    assert.equal((await ta.db.selectFrom('operators').select('status').where('id', '=', op.id).executeTakeFirstOrThrow()).status, 'active');
-    assert.equal((await ta.db.selectFrom('operators').select('id').where('email', '=', 'x@example.test').executeTakeFirst()), undefined);
+    assert.deepEqual(
+      await ta.db.selectFrom('roles').selectAll().where('id', '=', op.roleId).executeTakeFirstOrThrow(),
+      roleBefore,
+    );
+    assert.equal(
+      await ta.db.selectFrom('roles').select('id').where('name', '=', 'sneaky').executeTakeFirst(),
+      undefined,
+    );
+    assert.equal(
+      (await ta.db.selectFrom('operators').select('status').where('id', '=', op.id).executeTakeFirstOrThrow()).status,
+      'active',
+    );
+    assert.equal(
+      await ta.db.selectFrom('operators').select('id').where('email', '=', 'x@example.test').executeTakeFirst(),
+      undefined,
+    );
 
     // And every other write route the server has.
     const writes = routes(ta, (r) => WRITES.has(r.method) && !!r.access.permission && !r.access.sessionOnly);
@@ -185,10 +225,26 @@ forEachDatabase('API keys', (engine) => {
     // A key needs the matching view scope to read a module.
     const rolesKey = await newApiKey(ta, ['roles:view']);
     assert.equal((await call(ta.app, rolesKey.secret, { method: 'GET', url: '/api/roles' })).statusCode, 200);
-    expectProblem(await call(ta.app, rolesKey.secret, { method: 'GET', url: '/api/operators' }), 403, 'insufficient_scope');
-    expectProblem(await call(ta.app, rolesKey.secret, { method: 'GET', url: `/api/operators/${op.id}` }), 403, 'insufficient_scope');
-    expectProblem(await call(ta.app, rolesKey.secret, { method: 'GET', url: '/api/audit-log' }), 403, 'insufficient_scope');
-    const reads = routes(ta, (r) => r.method === 'GET' && !!r.access.permission && r.access.permission !== 'roles:view' && !r.access.sessionOnly);
+    expectProblem(
+      await call(ta.app, rolesKey.secret, { method: 'GET', url: '/api/operators' }),
+      403,
+      'insufficient_scope',
+    );
+    expectProblem(
+      await call(ta.app, rolesKey.secret, { method: 'GET', url: `/api/operators/${op.id}` }),
+      403,
+      'insufficient_scope',
+    );
+    expectProblem(
+      await call(ta.app, rolesKey.secret, { method: 'GET', url: '/api/audit-log' }),
+      403,
+      'insufficient_scope',
+    );
+    const reads = routes(
+      ta,
+      (r) =>
+        r.method === 'GET' && !!r.access.permission && r.access.permission !== 'roles:view' && !r.access.sessionOnly,
+    );
     for (const r of reads) {
       const res = await call(ta.app, rolesKey.secret, { method: 'GET', url: r.url });
       assert.equal(res.json().code, 'insufficient_scope', `GET ${r.url}: ${res.body}`);
@@ -200,7 +256,11 @@ forEachDatabase('API keys', (engine) => {
     const op = await newOperator(ta, ['roles:view', 'operators:view']);
     const before = await countKeys(ta);
     for (const scopes of [['roles:edit'], ['roles:view', 'audit:view'], ['operators:view', 'settings:edit']]) {
-      const res = await call(ta.app, op.token, { method: 'POST', url: '/api/api-keys', payload: { name: 'too wide', scopes } });
+      const res = await call(ta.app, op.token, {
+        method: 'POST',
+        url: '/api/api-keys',
+        payload: { name: 'too wide', scopes },
+      });
       const body = expectProblem(res, 403, 'scope_not_held');
       assert.match(body.detail, new RegExp(scopes.at(-1)!));
     }
@@ -225,7 +285,10 @@ forEachDatabase('API keys', (engine) => {
     for (const [payload, field] of cases) {
       const res = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/api-keys', payload });
       const body = expectProblem(res, 400, 'validation_failed');
-      assert.ok(body.errors?.some((e) => field.test(e.field) && e.message), `${JSON.stringify(payload)} → ${res.body}`);
+      assert.ok(
+        body.errors?.some((e) => field.test(e.field) && e.message),
+        `${JSON.stringify(payload)} → ${res.body}`,
+      );
     }
     assert.equal(await countKeys(ta), 0);
   });
@@ -243,7 +306,11 @@ forEachDatabase('API keys', (engine) => {
       { method: 'PUT', url: '/api/settings/security', payload: { ip_allowlist: ['0.0.0.0/0'] } },
       { method: 'GET', url: '/api/profile' },
       { method: 'PATCH', url: '/api/profile', payload: { name: 'Renamed by key' } },
-      { method: 'POST', url: '/api/profile/password', payload: { current_password: 'owner-password-1', new_password: 'changed-by-a-key' } },
+      {
+        method: 'POST',
+        url: '/api/profile/password',
+        payload: { current_password: 'owner-password-1', new_password: 'changed-by-a-key' },
+      },
       { method: 'POST', url: '/api/auth/logout' },
     ] as const;
     for (const r of named) {
@@ -252,15 +319,33 @@ forEachDatabase('API keys', (engine) => {
     // Nothing happened: no key minted, the other key still active, settings and profile untouched.
     assert.equal(await countKeys(ta), 2);
     assert.equal((await getKey(ta, own.id)).json().status, 'active');
-    assert.equal(await ta.db.selectFrom('settings').select('key').where('key', '=', 'ip_allowlist').executeTakeFirst(), undefined);
-    assert.equal((await ta.db.selectFrom('operators').select('name').where('id', '=', ta.ownerId).executeTakeFirstOrThrow()).name, 'Owner');
-    assert.equal((await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/profile' })).statusCode, 200, 'the session survived');
+    assert.equal(
+      await ta.db.selectFrom('settings').select('key').where('key', '=', 'ip_allowlist').executeTakeFirst(),
+      undefined,
+    );
+    assert.equal(
+      (await ta.db.selectFrom('operators').select('name').where('id', '=', ta.ownerId).executeTakeFirstOrThrow()).name,
+      'Owner',
+    );
+    assert.equal(
+      (await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/profile' })).statusCode,
+      200,
+      'the session survived',
+    );
 
     // Every session-only route the server has, including ones added later.
     const sessionOnly = routes(ta, (r) => !!r.access.sessionOnly);
-    for (const r of named) assert.ok(ta.app.routeTable.some((x) => x.method === r.method && x.access.sessionOnly), `${r.method} ${r.url} is session-only`);
+    for (const r of named)
+      assert.ok(
+        ta.app.routeTable.some((x) => x.method === r.method && x.access.sessionOnly),
+        `${r.method} ${r.url} is session-only`,
+      );
     for (const r of sessionOnly) {
-      const res = await call(ta.app, key.secret, { method: r.method as 'GET', url: r.url, ...(WRITES.has(r.method) ? { payload: {} } : {}) });
+      const res = await call(ta.app, key.secret, {
+        method: r.method as 'GET',
+        url: r.url,
+        ...(WRITES.has(r.method) ? { payload: {} } : {}),
+      });
       assert.equal(res.json().code, 'session_required', `${r.method} ${r.url}: ${res.body}`);
       expectProblem(res, 403, 'session_required');
     }
@@ -271,11 +356,19 @@ forEachDatabase('API keys', (engine) => {
     const op = await newOperator(ta, ['roles:view', 'operators:view', 'audit:view']);
     const key = await newApiKey(ta, ['roles:view', 'operators:view'], { token: op.token });
     const whoami = async () => (await call(ta.app, key.secret, { method: 'GET', url: '/api/auth/whoami' })).json();
-    assert.deepEqual((await whoami()).permissions, ['operators:view', 'roles:view'], 'scopes ∩ role, not the whole role');
+    assert.deepEqual(
+      (await whoami()).permissions,
+      ['operators:view', 'roles:view'],
+      'scopes ∩ role, not the whole role',
+    );
     assert.equal((await call(ta.app, key.secret, { method: 'GET', url: '/api/roles' })).statusCode, 200);
 
     const setRole = async (permissions: string[]) => {
-      const res = await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/roles/${op.roleId}`, payload: { permissions } });
+      const res = await call(ta.app, ta.ownerToken, {
+        method: 'PATCH',
+        url: `/api/roles/${op.roleId}`,
+        payload: { permissions },
+      });
       assert.equal(res.statusCode, 200, res.body);
     };
     await setRole(['operators:view', 'audit:view']);
@@ -291,9 +384,22 @@ forEachDatabase('API keys', (engine) => {
     assert.deepEqual((await whoami()).permissions, ['operators:view', 'roles:view']);
 
     // Moving the operator to another role applies at once too.
-    const other = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/roles', payload: { name: 'audit only', permissions: ['audit:view'] } });
+    const other = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/roles',
+      payload: { name: 'audit only', permissions: ['audit:view'] },
+    });
     assert.equal(other.statusCode, 201);
-    assert.equal((await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/operators/${op.id}`, payload: { role_id: other.json().id } })).statusCode, 200);
+    assert.equal(
+      (
+        await call(ta.app, ta.ownerToken, {
+          method: 'PATCH',
+          url: `/api/operators/${op.id}`,
+          payload: { role_id: other.json().id },
+        })
+      ).statusCode,
+      200,
+    );
     expectProblem(await call(ta.app, key.secret, { method: 'GET', url: '/api/operators' }), 403, 'forbidden');
     assert.deepEqual((await whoami()).permissions, []);
   });
@@ -311,7 +417,11 @@ forEachDatabase('API keys', (engine) => {
     assert.ok(Date.parse(first) >= t0 - 1000 && Date.parse(first) <= Date.now() + 1000, first);
 
     assert.equal((await call(ta.app, key.secret, { method: 'GET', url: '/api/roles' })).statusCode, 200);
-    assert.equal((await getKey(ta, key.id)).json().last_used_at, first, 'a second use within a minute does not rewrite it');
+    assert.equal(
+      (await getKey(ta, key.id)).json().last_used_at,
+      first,
+      'a second use within a minute does not rewrite it',
+    );
 
     const old = new Date(Date.now() - 2 * 60_000).toISOString();
     await ta.db.updateTable('api_keys').set({ last_used_at: old }).where('id', '=', key.id).execute();
@@ -330,7 +440,11 @@ forEachDatabase('API keys', (engine) => {
 
   test('the secret is in the creating response only, in no log line, and only its hash is stored', async (t) => {
     const ta = await buildTestApp(t, engine);
-    const create = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/api-keys', payload: { name: 'leak check', scopes: ['roles:view', 'audit:view'] } });
+    const create = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/api-keys',
+      payload: { name: 'leak check', scopes: ['roles:view', 'audit:view'] },
+    });
     assert.equal(create.statusCode, 201);
     const key = create.json() as { id: string; secret: string };
     const secretPart = secretPartOf(key.secret);
@@ -357,7 +471,11 @@ forEachDatabase('API keys', (engine) => {
     const key2 = await newApiKey(ta, ['roles:view']);
     const secret2 = secretPartOf(key2.secret);
     assert.equal((await call(ta.app, key2.secret, { method: 'GET', url: '/api/roles' })).statusCode, 200);
-    expectProblem(await call(ta.app, key2.secret, { method: 'POST', url: '/api/roles', payload: { name: 'n', permissions: [] } }), 403, 'insufficient_scope');
+    expectProblem(
+      await call(ta.app, key2.secret, { method: 'POST', url: '/api/roles', payload: { name: 'n', permissions: [] } }),
+      403,
+      'insufficient_scope',
+    );
     for (const url of [
       `/api/auth/whoami?api_key=${key2.secret}`,
       `/api/roles?api_key=${key2.secret}`,
@@ -369,9 +487,16 @@ forEachDatabase('API keys', (engine) => {
       assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${url}: ${res.statusCode}`);
     }
     assert.ok(ta.logs.length > 0, 'the app logs requests');
-    assert.ok(ta.logs.some((l) => l.includes('api_key=')), 'query-string requests were logged');
+    assert.ok(
+      ta.logs.some((l) => l.includes('api_key=')),
+      'query-string requests were logged',
+    );
     for (const line of ta.logs) {
-      for (const [token, part] of [[key.secret, secretPart], [key2.secret, secret2], [ta.ownerToken, ta.ownerToken.slice(4 + 12, 4 + 12 + 32)]]) {
+      for (const [token, part] of [
+        [key.secret, secretPart],
+        [key2.secret, secret2],
+        [ta.ownerToken, ta.ownerToken.slice(4 + 12, 4 + 12 + 32)],
+      ]) {
         assert.ok(!line.includes(token), `a log line holds a token: ${line}`);
         assert.ok(!line.includes(part), `a log line holds a secret part: ${line}`);
       }
@@ -394,20 +519,37 @@ forEachDatabase('API keys', (engine) => {
 
     const mine = await call(ta.app, op.token, { method: 'GET', url: '/api/api-keys' });
     assert.equal(mine.statusCode, 200);
-    assert.deepEqual(mine.json().data.map((k: { id: string }) => k.id), [opKey.id]);
+    assert.deepEqual(
+      mine.json().data.map((k: { id: string }) => k.id),
+      [opKey.id],
+    );
     assert.equal(mine.json().next_cursor, null);
     assert.equal(mine.json().data[0].operator_id, op.id);
     const ownerMine = await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/api-keys' });
-    assert.deepEqual(ownerMine.json().data.map((k: { id: string }) => k.id), [ownerKey.id], 'admins too see only their own by default');
+    assert.deepEqual(
+      ownerMine.json().data.map((k: { id: string }) => k.id),
+      [ownerKey.id],
+      'admins too see only their own by default',
+    );
 
     expectProblem(await call(ta.app, op.token, { method: 'GET', url: '/api/api-keys?all=true' }), 403, 'forbidden');
     const all = await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/api-keys?all=true' });
     assert.equal(all.statusCode, 200);
-    assert.deepEqual(all.json().data.map((k: { id: string }) => k.id).sort(), [ownerKey.id, opKey.id].sort());
+    assert.deepEqual(
+      all
+        .json()
+        .data.map((k: { id: string }) => k.id)
+        .sort(),
+      [ownerKey.id, opKey.id].sort(),
+    );
 
     // Another operator's key is invisible to a non-admin: 404 to read and to revoke.
     expectProblem(await getKey(ta, ownerKey.id, op.token), 404, 'not_found');
-    expectProblem(await call(ta.app, op.token, { method: 'POST', url: `/api/api-keys/${ownerKey.id}/revoke` }), 404, 'not_found');
+    expectProblem(
+      await call(ta.app, op.token, { method: 'POST', url: `/api/api-keys/${ownerKey.id}/revoke` }),
+      404,
+      'not_found',
+    );
     expectProblem(await getKey(ta, 'no-such-key', op.token), 404, 'not_found');
     assert.equal((await getKey(ta, ownerKey.id)).json().status, 'active');
     // An admin may read and revoke anyone's.
@@ -423,7 +565,8 @@ forEachDatabase('API keys', (engine) => {
     const op = await newOperator(ta, ['roles:view']);
     await newApiKey(ta, ['roles:view']); // the owner's, never in op's pages
     const ids: string[] = [];
-    for (let i = 0; i < 7; i++) ids.push((await newApiKey(ta, ['roles:view'], { token: op.token, name: `key ${i}` })).id);
+    for (let i = 0; i < 7; i++)
+      ids.push((await newApiKey(ta, ['roles:view'], { token: op.token, name: `key ${i}` })).id);
 
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -443,13 +586,29 @@ forEachDatabase('API keys', (engine) => {
     assert.equal(pages, 3);
     assert.equal(seen.length, 7);
     assert.deepEqual([...seen].sort(), [...ids].sort(), 'every key exactly once');
-    expectProblem(await call(ta.app, op.token, { method: 'GET', url: '/api/api-keys?cursor=garbage!' }), 400, 'validation_failed');
-    expectProblem(await call(ta.app, op.token, { method: 'GET', url: '/api/api-keys?limit=0' }), 400, 'validation_failed');
-    expectProblem(await call(ta.app, op.token, { method: 'GET', url: '/api/api-keys?limit=501' }), 400, 'validation_failed');
+    expectProblem(
+      await call(ta.app, op.token, { method: 'GET', url: '/api/api-keys?cursor=garbage!' }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await call(ta.app, op.token, { method: 'GET', url: '/api/api-keys?limit=0' }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await call(ta.app, op.token, { method: 'GET', url: '/api/api-keys?limit=501' }),
+      400,
+      'validation_failed',
+    );
 
     // Status: revoke one, expire one.
     await call(ta.app, op.token, { method: 'POST', url: `/api/api-keys/${ids[0]}/revoke` });
-    await ta.db.updateTable('api_keys').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', ids[1]).execute();
+    await ta.db
+      .updateTable('api_keys')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('id', '=', ids[1])
+      .execute();
     const byStatus = async (status: string) => {
       const res = await call(ta.app, op.token, { method: 'GET', url: `/api/api-keys?status=${status}` });
       assert.equal(res.statusCode, 200, res.body);
@@ -460,6 +619,10 @@ forEachDatabase('API keys', (engine) => {
     assert.deepEqual(await byStatus('revoked'), [ids[0]]);
     assert.deepEqual(await byStatus('expired'), [ids[1]]);
     assert.deepEqual(await byStatus('active'), ids.slice(2).sort());
-    expectProblem(await call(ta.app, op.token, { method: 'GET', url: '/api/api-keys?status=bogus' }), 400, 'validation_failed');
+    expectProblem(
+      await call(ta.app, op.token, { method: 'GET', url: '/api/api-keys?status=bogus' }),
+      400,
+      'validation_failed',
+    );
   });
 });

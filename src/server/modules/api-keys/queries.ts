@@ -2,7 +2,16 @@ import type { Kysely } from 'kysely';
 import { displayPrefix } from '../../auth/credentials.js';
 import type { ApiKeyRow, Database } from '../../db/tables.js';
 
-export const keyColumns = ['id', 'operator_id', 'name', 'scopes', 'created_at', 'expires_at', 'revoked_at', 'last_used_at'] as const;
+export const keyColumns = [
+  'id',
+  'operator_id',
+  'name',
+  'scopes',
+  'created_at',
+  'expires_at',
+  'revoked_at',
+  'last_used_at',
+] as const;
 type KeyRow = Omit<ApiKeyRow, 'secret_hash'>;
 
 export function keyStatus(k: Pick<KeyRow, 'revoked_at' | 'expires_at'>, now = Date.now()) {

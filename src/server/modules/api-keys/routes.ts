@@ -37,10 +37,15 @@ export default async function apiKeyRoutes(app: App) {
     async (req, reply) => {
       const p = principalOf(req);
       const { name, scopes, expires_at } = req.body;
-      if (expires_at && Date.parse(expires_at) <= Date.now()) invalid([{ field: 'expires_at', message: 'must be in the future' }]);
+      if (expires_at && Date.parse(expires_at) <= Date.now())
+        invalid([{ field: 'expires_at', message: 'must be in the future' }]);
       const notHeld = scopes.filter((s) => !p.rolePermissions.has(s as Permission));
       if (notHeld.length) {
-        throw new HttpProblem(403, 'scope_not_held', `Your role does not hold: ${notHeld.join(', ')}. No key was made.`);
+        throw new HttpProblem(
+          403,
+          'scope_not_held',
+          `Your role does not hold: ${notHeld.join(', ')}. No key was made.`,
+        );
       }
       const { id, token, secretHash } = issueToken('lg_');
       const row = {
@@ -56,7 +61,12 @@ export default async function apiKeyRoutes(app: App) {
       };
       await app.db.transaction().execute(async (tx) => {
         await tx.insertInto('api_keys').values(row).execute();
-        await audit(tx, req, { action: 'api_key.created', target_type: 'api_key', target_id: id, details: { name: row.name, scopes, expires_at: row.expires_at } });
+        await audit(tx, req, {
+          action: 'api_key.created',
+          target_type: 'api_key',
+          target_id: id,
+          details: { name: row.name, scopes, expires_at: row.expires_at },
+        });
       });
       return reply.status(201).send({ ...toApiKey(row), secret: token });
     },
@@ -69,11 +79,11 @@ export default async function apiKeyRoutes(app: App) {
       schema: {
         operationId: 'listApiKeys',
         tags: ['API keys'],
-        summary: 'Your API keys (admins: all=true for everyone\'s); never a secret',
+        summary: "Your API keys (admins: all=true for everyone's); never a secret",
         querystring: Type.Object(
           {
             ...PageQuery,
-            all: Type.Boolean({ default: false, description: 'Admins only: every operator\'s keys' }),
+            all: Type.Boolean({ default: false, description: "Admins only: every operator's keys" }),
             status: Type.Optional(KeyStatus),
           },
           { additionalProperties: false },
@@ -84,16 +94,22 @@ export default async function apiKeyRoutes(app: App) {
     async (req) => {
       const p = principalOf(req);
       const { limit, cursor, all, status } = req.query;
-      if (all && !p.isAdmin) throw new HttpProblem(403, 'forbidden', 'Only admins can list every operator\'s keys.');
+      if (all && !p.isAdmin) throw new HttpProblem(403, 'forbidden', "Only admins can list every operator's keys.");
       const after = decodeCursor(cursor, ['id']);
       const now = nowIso();
-      let q = app.db.selectFrom('api_keys').select(keyColumns).orderBy('id').limit(limit + 1);
+      let q = app.db
+        .selectFrom('api_keys')
+        .select(keyColumns)
+        .orderBy('id')
+        .limit(limit + 1);
       if (!all) q = q.where('operator_id', '=', p.operator.id);
       if (after) q = q.where('id', '>', after.id);
       if (status === 'revoked') q = q.where('revoked_at', 'is not', null);
       if (status === 'expired') q = q.where('revoked_at', 'is', null).where('expires_at', '<=', now);
       if (status === 'active') {
-        q = q.where('revoked_at', 'is', null).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+        q = q
+          .where('revoked_at', 'is', null)
+          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
       }
       const page = pageOf(await q.execute(), limit, (r) => ({ id: r.id }));
       return { ...page, data: page.data.map(toApiKey) };
@@ -104,7 +120,13 @@ export default async function apiKeyRoutes(app: App) {
     '/api/api-keys/:id',
     {
       config: { sessionOnly: true },
-      schema: { operationId: 'getApiKey', tags: ['API keys'], summary: 'One API key; never its secret', params: IdParams, response: { 200: ApiKey, ...problems(404) } },
+      schema: {
+        operationId: 'getApiKey',
+        tags: ['API keys'],
+        summary: 'One API key; never its secret',
+        params: IdParams,
+        response: { 200: ApiKey, ...problems(404) },
+      },
     },
     async (req) => toApiKey(await visibleKey(app, principalOf(req), req.params.id)),
   );
@@ -117,7 +139,8 @@ export default async function apiKeyRoutes(app: App) {
         operationId: 'revokeApiKey',
         tags: ['API keys'],
         summary: 'Revoke an API key',
-        description: 'Takes effect on the very next request, on every server instance. Revoking a revoked key changes nothing.',
+        description:
+          'Takes effect on the very next request, on every server instance. Revoking a revoked key changes nothing.',
         params: IdParams,
         response: { 200: ApiKey, ...problems(404) },
       },
@@ -127,8 +150,18 @@ export default async function apiKeyRoutes(app: App) {
       if (key.revoked_at) return toApiKey(key);
       const revoked_at = nowIso();
       await app.db.transaction().execute(async (tx) => {
-        await tx.updateTable('api_keys').set({ revoked_at }).where('id', '=', key.id).where('revoked_at', 'is', null).execute();
-        await audit(tx, req, { action: 'api_key.revoked', target_type: 'api_key', target_id: key.id, details: { name: key.name, owner_id: key.operator_id } });
+        await tx
+          .updateTable('api_keys')
+          .set({ revoked_at })
+          .where('id', '=', key.id)
+          .where('revoked_at', 'is', null)
+          .execute();
+        await audit(tx, req, {
+          action: 'api_key.revoked',
+          target_type: 'api_key',
+          target_id: key.id,
+          details: { name: key.name, owner_id: key.operator_id },
+        });
       });
       return toApiKey({ ...key, revoked_at });
     },

@@ -21,15 +21,29 @@ const keyFields = {
 export const ApiKey = Type.Object(keyFields, { title: 'ApiKey' });
 
 export const ApiKeyCreated = Type.Object(
-  { ...keyFields, secret: Type.String({ description: 'The key itself (lg_…). Shown only in this response; store it in a secret manager.' }) },
+  {
+    ...keyFields,
+    secret: Type.String({
+      description: 'The key itself (lg_…). Shown only in this response; store it in a secret manager.',
+    }),
+  },
   { title: 'ApiKeyCreated' },
 );
 
 export const CreateApiKey = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'What the key is for, e.g. "CRM sync"' }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      pattern: '\\S',
+      description: 'What the key is for, e.g. "CRM sync"',
+    }),
     scopes: PermissionList(1, 'module:action scopes (at least one); each must be held by your role'),
-    expires_at: Type.Optional(Type.Union([Type.String({ format: 'date-time', maxLength: 40 }), Type.Null()], { description: 'Optional expiry, in the future' })),
+    expires_at: Type.Optional(
+      Type.Union([Type.String({ format: 'date-time', maxLength: 40 }), Type.Null()], {
+        description: 'Optional expiry, in the future',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -3,7 +3,16 @@ import { test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { insertLeads, insertTrafficProvider } from '../../../../test/fixtures.js';
 import { newId, nowIso } from '../../db/ids.js';
-import { buildTestApp, call, expectProblem, forEachDatabase, newApiKey, newOperator, OWNER, type TestApp } from '../../../../test/helpers.js';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  newApiKey,
+  newOperator,
+  OWNER,
+  type TestApp,
+} from '../../../../test/helpers.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -42,7 +51,12 @@ async function entryFor(ta: TestApp, action: string, targetId: string | null): P
   return found[0];
 }
 
-function assertActor(e: Entry, actor: { id: string; email: string }, via: 'session' | 'api_key', window: [string, string]) {
+function assertActor(
+  e: Entry,
+  actor: { id: string; email: string },
+  via: 'session' | 'api_key',
+  window: [string, string],
+) {
   assert.equal(e.actor_id, actor.id, `${e.action} actor_id`);
   assert.equal(e.actor_email, actor.email, `${e.action} actor_email`);
   assert.equal(e.via, via, `${e.action} via`);
@@ -77,7 +91,7 @@ const allIdsInDb = async (ta: TestApp, action?: string) => {
 };
 
 forEachDatabase('audit log', (engine) => {
-  test('entries name who acted and what they acted on, also after it was deleted; a lead\'s name only with leads:view', async (t) => {
+  test("entries name who acted and what they acted on, also after it was deleted; a lead's name only with leads:view", async (t) => {
     const ta = await buildTestApp(t, engine);
     const post = async (url: string, payload: Record<string, unknown>) => {
       const res = await call(ta.app, ta.ownerToken, { method: 'POST', url, payload });
@@ -85,23 +99,66 @@ forEachDatabase('audit log', (engine) => {
       return res.json();
     };
     const role = await post('/api/roles', { name: 'Night shift', permissions: ['leads:view'] });
-    const kim = await post('/api/operators', { email: 'kim@example.test', name: 'Kim', password: 'kim-password-123', role_id: role.id, current_password: OWNER.password });
+    const kim = await post('/api/operators', {
+      email: 'kim@example.test',
+      name: 'Kim',
+      password: 'kim-password-123',
+      role_id: role.id,
+      current_password: OWNER.password,
+    });
     const provider = await post('/api/traffic-providers', { name: 'Affiliate One' });
-    assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${kim.id}` })).statusCode, 204);
-    assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${role.id}` })).statusCode, 204);
-    const [lead] = await insertLeads(ta.db, [{ traffic_provider_id: await insertTrafficProvider(ta.db), first_name: 'Ada', last_name: 'Lovelace' }]);
-    await ta.db.insertInto('audit_log').values({ id: newId(), at: nowIso(), actor_id: null, actor_email: null, via: 'system', ip: null, action: 'lead.redelivered', target_type: 'lead', target_id: lead, details: '{}' }).execute();
+    assert.equal(
+      (await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${kim.id}` })).statusCode,
+      204,
+    );
+    assert.equal(
+      (await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${role.id}` })).statusCode,
+      204,
+    );
+    const [lead] = await insertLeads(ta.db, [
+      { traffic_provider_id: await insertTrafficProvider(ta.db), first_name: 'Ada', last_name: 'Lovelace' },
+    ]);
+    await ta.db
+      .insertInto('audit_log')
+      .values({
+        id: newId(),
+        at: nowIso(),
+        actor_id: null,
+        actor_email: null,
+        via: 'system',
+        ip: null,
+        action: 'lead.redelivered',
+        target_type: 'lead',
+        target_id: lead,
+        details: '{}',
+      })
+      .execute();
 
     const byAction = async (action: string, token?: string) => (await entries(ta, `&action=${action}`, token))[0];
     const created = await byAction('traffic_provider.created');
-    assert.deepEqual([created.actor_name, created.target_name, created.target_id], [OWNER.name, 'Affiliate One', provider.id]);
-    assert.equal((await byAction('role.deleted')).target_name, 'Night shift', 'a deleted role keeps the name its entry recorded');
-    assert.equal((await byAction('operator.deleted')).target_name, 'kim@example.test', 'a deleted operator keeps the email its entry recorded');
+    assert.deepEqual(
+      [created.actor_name, created.target_name, created.target_id],
+      [OWNER.name, 'Affiliate One', provider.id],
+    );
+    assert.equal(
+      (await byAction('role.deleted')).target_name,
+      'Night shift',
+      'a deleted role keeps the name its entry recorded',
+    );
+    assert.equal(
+      (await byAction('operator.deleted')).target_name,
+      'kim@example.test',
+      'a deleted operator keeps the email its entry recorded',
+    );
     assert.equal((await byAction('role.created')).target_name, 'Night shift', 'gone since, named from the entry');
     assert.equal((await byAction('lead.redelivered')).target_name, 'Ada Lovelace');
 
     const auditor = await newOperator(ta, ['audit:view']);
-    assert.equal((await byAction('lead.redelivered', auditor.token)).target_name, null, 'audit:view alone does not show lead names');
+    assert.equal(
+      (await byAction('lead.redelivered', auditor.token)).target_name,
+      null,
+      'audit:view alone does not show lead names',
+    );
     assert.equal((await byAction('traffic_provider.created', auditor.token)).target_name, 'Affiliate One');
   });
 
@@ -110,15 +167,45 @@ forEachDatabase('audit log', (engine) => {
     const owner = { id: ta.ownerId, email: OWNER.email };
     const start = new Date().toISOString();
 
-    const role = (await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/roles', payload: { name: 'Audited', permissions: ['leads:view'] } })).json();
-    await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/roles/${role.id}`, payload: { permissions: ['leads:view', 'flows:view'] } });
+    const role = (
+      await call(ta.app, ta.ownerToken, {
+        method: 'POST',
+        url: '/api/roles',
+        payload: { name: 'Audited', permissions: ['leads:view'] },
+      })
+    ).json();
+    await call(ta.app, ta.ownerToken, {
+      method: 'PATCH',
+      url: `/api/roles/${role.id}`,
+      payload: { permissions: ['leads:view', 'flows:view'] },
+    });
     const password = 'operator-secret-pw';
     const op = (
-      await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/operators', payload: { email: 'aud@example.test', name: 'Aud', password, role_id: role.id, current_password: OWNER.password } })
+      await call(ta.app, ta.ownerToken, {
+        method: 'POST',
+        url: '/api/operators',
+        payload: {
+          email: 'aud@example.test',
+          name: 'Aud',
+          password,
+          role_id: role.id,
+          current_password: OWNER.password,
+        },
+      })
     ).json();
-    await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/operators/${op.id}`, payload: { status: 'disabled', password: 'reset-secret-pw', current_password: OWNER.password } });
-    assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${op.id}` })).statusCode, 204);
-    assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${role.id}` })).statusCode, 204);
+    await call(ta.app, ta.ownerToken, {
+      method: 'PATCH',
+      url: `/api/operators/${op.id}`,
+      payload: { status: 'disabled', password: 'reset-secret-pw', current_password: OWNER.password },
+    });
+    assert.equal(
+      (await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${op.id}` })).statusCode,
+      204,
+    );
+    assert.equal(
+      (await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${role.id}` })).statusCode,
+      204,
+    );
     const end = new Date().toISOString();
 
     const created = await entryFor(ta, 'role.created', role.id);
@@ -150,9 +237,17 @@ forEachDatabase('audit log', (engine) => {
     const ta = await buildTestApp(t, engine);
     const op = await newOperator(ta, ['leads:view']);
     const start = new Date().toISOString();
-    const pw = await call(ta.app, op.token, { method: 'POST', url: '/api/profile/password', payload: { current_password: op.password, new_password: 'changed-password-9' } });
+    const pw = await call(ta.app, op.token, {
+      method: 'POST',
+      url: '/api/profile/password',
+      payload: { current_password: op.password, new_password: 'changed-password-9' },
+    });
     assert.equal(pw.statusCode, 204);
-    const put = await call(ta.app, ta.ownerToken, { method: 'PUT', url: '/api/settings/security', payload: { ip_allowlist: ['127.0.0.0/8'] } });
+    const put = await call(ta.app, ta.ownerToken, {
+      method: 'PUT',
+      url: '/api/settings/security',
+      payload: { ip_allowlist: ['127.0.0.0/8'] },
+    });
     assert.equal(put.statusCode, 200, put.body);
     const end = new Date().toISOString();
 
@@ -170,16 +265,35 @@ forEachDatabase('audit log', (engine) => {
     const ta = await buildTestApp(t, engine);
     const key = await newApiKey(ta, ['roles:view', 'roles:edit', 'operators:view', 'operators:edit', 'leads:view']);
     const start = new Date().toISOString();
-    const role = await call(ta.app, key.secret, { method: 'POST', url: '/api/roles', payload: { name: 'By key', permissions: ['leads:view'] } });
+    const role = await call(ta.app, key.secret, {
+      method: 'POST',
+      url: '/api/roles',
+      payload: { name: 'By key', permissions: ['leads:view'] },
+    });
     assert.equal(role.statusCode, 201, role.body);
     // Creating an operator sets a password: a person's act, from a session (issue 24); a key may then change it.
     const op = await call(ta.app, ta.ownerToken, {
       method: 'POST',
       url: '/api/operators',
-      payload: { email: 'bykey@example.test', name: 'By Key', password: 'long-enough-1', role_id: role.json().id, current_password: OWNER.password },
+      payload: {
+        email: 'bykey@example.test',
+        name: 'By Key',
+        password: 'long-enough-1',
+        role_id: role.json().id,
+        current_password: OWNER.password,
+      },
     });
     assert.equal(op.statusCode, 201, op.body);
-    assert.equal((await call(ta.app, key.secret, { method: 'PATCH', url: `/api/operators/${op.json().id}`, payload: { name: 'Renamed' } })).statusCode, 200);
+    assert.equal(
+      (
+        await call(ta.app, key.secret, {
+          method: 'PATCH',
+          url: `/api/operators/${op.json().id}`,
+          payload: { name: 'Renamed' },
+        })
+      ).statusCode,
+      200,
+    );
     const end = new Date().toISOString();
     const owner = { id: ta.ownerId, email: OWNER.email };
     assertActor(await entryFor(ta, 'role.created', role.json().id), owner, 'api_key', [start, end]);
@@ -205,11 +319,19 @@ forEachDatabase('audit log', (engine) => {
     assert.ok(ok.json().data.length > 0);
 
     const wrongKey = await newApiKey(ta, ['leads:view']);
-    expectProblem(await call(ta.app, wrongKey.secret, { method: 'GET', url: '/api/audit-log' }), 403, 'insufficient_scope');
+    expectProblem(
+      await call(ta.app, wrongKey.secret, { method: 'GET', url: '/api/audit-log' }),
+      403,
+      'insufficient_scope',
+    );
     // A key with the scope whose operator's role has since lost it: refused.
     const auditorKey = await newApiKey(ta, ['audit:view'], { token: auditor.token });
     assert.equal((await call(ta.app, auditorKey.secret, { method: 'GET', url: '/api/audit-log' })).statusCode, 200);
-    await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/roles/${auditor.roleId}`, payload: { permissions: ['leads:view'] } });
+    await call(ta.app, ta.ownerToken, {
+      method: 'PATCH',
+      url: `/api/roles/${auditor.roleId}`,
+      payload: { permissions: ['leads:view'] },
+    });
     expectProblem(await call(ta.app, auditorKey.secret, { method: 'GET', url: '/api/audit-log' }), 403, 'forbidden');
     expectProblem(await call(ta.app, auditor.token, { method: 'GET', url: '/api/audit-log' }), 403, 'forbidden');
   });
@@ -218,8 +340,16 @@ forEachDatabase('audit log', (engine) => {
     const ta = await buildTestApp(t, engine);
     const op = await newOperator(ta, ['roles:view', 'roles:edit']);
     for (let i = 0; i < 3; i++) {
-      await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/roles', payload: { name: `owner ${i}`, permissions: [] } });
-      await call(ta.app, op.token, { method: 'POST', url: '/api/roles', payload: { name: `op ${i}`, permissions: [] } });
+      await call(ta.app, ta.ownerToken, {
+        method: 'POST',
+        url: '/api/roles',
+        payload: { name: `owner ${i}`, permissions: [] },
+      });
+      await call(ta.app, op.token, {
+        method: 'POST',
+        url: '/api/roles',
+        payload: { name: `op ${i}`, permissions: [] },
+      });
     }
     const all = await entries(ta);
     assert.ok(all.length >= 10);
@@ -227,7 +357,10 @@ forEachDatabase('audit log', (engine) => {
       assert.ok(all[i - 1].id > all[i].id, 'ids descend');
       assert.ok(all[i - 1].at >= all[i].at, 'times never go up');
     }
-    assert.deepEqual(all.map((e) => e.id), await allIdsInDb(ta));
+    assert.deepEqual(
+      all.map((e) => e.id),
+      await allIdsInDb(ta),
+    );
     // The newest entry is the last thing done.
     assert.equal(all[0].action, 'role.created');
     assert.equal(all[0].actor_id, op.id);
@@ -235,7 +368,10 @@ forEachDatabase('audit log', (engine) => {
     const created = await entries(ta, '&action=role.created');
     assert.equal(created.length, 7, "6 here + newOperator's role");
     assert.ok(created.every((e) => e.action === 'role.created'));
-    assert.deepEqual(created.map((e) => e.id), await allIdsInDb(ta, 'role.created'));
+    assert.deepEqual(
+      created.map((e) => e.id),
+      await allIdsInDb(ta, 'role.created'),
+    );
 
     const byOp = await entries(ta, `&actor_id=${op.id}`);
     assert.ok(byOp.every((e) => e.actor_id === op.id));
@@ -250,7 +386,11 @@ forEachDatabase('audit log', (engine) => {
     const ta = await buildTestApp(t, engine);
     let n = 0;
     const newEvent = async () => {
-      const res = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/roles', payload: { name: `r${++n}`, permissions: [] } });
+      const res = await call(ta.app, ta.ownerToken, {
+        method: 'POST',
+        url: '/api/roles',
+        payload: { name: `r${++n}`, permissions: [] },
+      });
       assert.equal(res.statusCode, 201);
     };
     for (let i = 0; i < 9; i++) await newEvent();
@@ -271,7 +411,10 @@ forEachDatabase('audit log', (engine) => {
     const after = await allIdsInDb(ta);
     assert.equal(after.length, before.length + busy.sizes.length);
     const newcomers = after.slice(0, busy.sizes.length);
-    assert.ok(newcomers.every((id) => id > before[0]), 'new events sort before (above) every older one');
+    assert.ok(
+      newcomers.every((id) => id > before[0]),
+      'new events sort before (above) every older one',
+    );
     assert.deepEqual(after.slice(busy.sizes.length), before);
 
     // Same with a filter, and an odd page size.
@@ -310,14 +453,30 @@ forEachDatabase('audit log', (engine) => {
     const written = await ta.db.selectFrom('audit_log').select('action').distinct().execute();
     assert.ok(written.length > 0);
     for (const { action } of written) assert.ok(actions.includes(action), action);
-    for (const a of ['auth.login_failed', 'profile.2fa_enabled', 'hosting.backup_created', 'licence.installed', 'lead.redelivered']) assert.ok(actions.includes(a), a);
+    for (const a of [
+      'auth.login_failed',
+      'profile.2fa_enabled',
+      'hosting.backup_created',
+      'licence.installed',
+      'lead.redelivered',
+    ])
+      assert.ok(actions.includes(a), a);
     assert.equal(new Set(actions).size, actions.length, 'no duplicates');
     assert.equal(res.json().next_cursor, null, 'one page of 500 holds them all');
     const first = (await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/audit-log/actions?limit=10' })).json();
-    const rest = (await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/audit-log/actions?limit=500&cursor=${first.next_cursor}` })).json();
+    const rest = (
+      await call(ta.app, ta.ownerToken, {
+        method: 'GET',
+        url: `/api/audit-log/actions?limit=500&cursor=${first.next_cursor}`,
+      })
+    ).json();
     assert.deepEqual([...first.data, ...rest.data], actions, 'pages continue where the last one ended');
     for (const bad of ['bm9wZQ', Buffer.from('{"action":"no.such"}').toString('base64url')]) {
-      expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/audit-log/actions?cursor=${bad}` }), 400, 'validation_failed');
+      expectProblem(
+        await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/audit-log/actions?cursor=${bad}` }),
+        400,
+        'validation_failed',
+      );
     }
     const other = await newOperator(ta, ['leads:view']);
     expectProblem(await call(ta.app, other.token, { method: 'GET', url: '/api/audit-log/actions' }), 403, 'forbidden');

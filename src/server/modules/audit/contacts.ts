@@ -31,7 +31,9 @@ const FREE_TEXT_FILTERS = ['q', 'sale_status', 'sub_id1', 'sub_id2', 'sub_id3', 
  */
 export async function maskLeadContacts<T extends Entry>(db: Kysely<Database>, entries: T[]): Promise<T[]> {
   const ids = [...new Set(entries.filter((e) => e.target_type === 'lead' && e.target_id).map((e) => e.target_id!))];
-  const leads = ids.length ? await db.selectFrom('leads').select(['id', 'email', 'phone']).where('id', 'in', ids).execute() : [];
+  const leads = ids.length
+    ? await db.selectFrom('leads').select(['id', 'email', 'phone']).where('id', 'in', ids).execute()
+    : [];
   const maskers = new Map<string, Masker>(leads.map((l) => [l.id, contactMasker(l)]));
   return entries.map((e) => {
     if (e.target_type === 'lead' && e.target_id) {
@@ -44,7 +46,11 @@ export async function maskLeadContacts<T extends Entry>(db: Kysely<Database>, en
       return { ...e, details: { ...e.details, filters } };
     }
     const quoted = PARTNER_TEXT[e.action]?.filter((k) => k in e.details);
-    if (quoted?.length) return { ...e, details: { ...e.details, ...Object.fromEntries(quoted.map((k) => [k, maskDeep(e.details[k], maskFreeText)])) } };
+    if (quoted?.length)
+      return {
+        ...e,
+        details: { ...e.details, ...Object.fromEntries(quoted.map((k) => [k, maskDeep(e.details[k], maskFreeText)])) },
+      };
     return e;
   });
 }

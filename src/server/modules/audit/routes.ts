@@ -12,8 +12,15 @@ const AuditEntry = Type.Object(
     at: Type.String({ format: 'date-time' }),
     actor_id: Type.Union([Type.String(), Type.Null()]),
     actor_email: Type.Union([Type.String(), Type.Null()]),
-    actor_name: Type.Union([Type.String(), Type.Null()], { description: "The operator's name now; null for the system, an anonymous caller or a deleted operator" }),
-    via: Type.Union([Type.Literal('session'), Type.Literal('api_key'), Type.Literal('system'), Type.Literal('anonymous')]),
+    actor_name: Type.Union([Type.String(), Type.Null()], {
+      description: "The operator's name now; null for the system, an anonymous caller or a deleted operator",
+    }),
+    via: Type.Union([
+      Type.Literal('session'),
+      Type.Literal('api_key'),
+      Type.Literal('system'),
+      Type.Literal('anonymous'),
+    ]),
     ip: Type.Union([Type.String(), Type.Null()]),
     action: Type.String({ description: 'e.g. auth.login, auth.login_failed, api_key.created, role.updated' }),
     target_type: Type.Union([Type.String(), Type.Null()]),
@@ -41,7 +48,9 @@ export default async function auditRoutes(app: App) {
         querystring: Type.Object(
           {
             ...PageQuery,
-            action: Type.Optional(Type.String({ maxLength: 100, description: 'Only this action, e.g. auth.login_failed' })),
+            action: Type.Optional(
+              Type.String({ maxLength: 100, description: 'Only this action, e.g. auth.login_failed' }),
+            ),
             actor_id: Type.Optional(Type.String({ maxLength: 100, description: 'Only events by this operator' })),
           },
           { additionalProperties: false },
@@ -52,7 +61,11 @@ export default async function auditRoutes(app: App) {
     async (req) => {
       const { limit, cursor, action, actor_id } = req.query;
       const after = decodeCursor(cursor, ['id']);
-      let q = app.db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(limit + 1);
+      let q = app.db
+        .selectFrom('audit_log')
+        .selectAll()
+        .orderBy('id', 'desc')
+        .limit(limit + 1);
       if (after) q = q.where('id', '<', after.id);
       if (action) q = q.where('action', '=', action);
       if (actor_id) q = q.where('actor_id', '=', actor_id);

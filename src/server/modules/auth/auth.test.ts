@@ -33,7 +33,10 @@ function expectRateLimited(res: LightMyRequestResponse) {
   assert.ok(Number(retryAfter) >= 1 && Number(retryAfter) <= 15 * 60, retryAfter);
   // Which failure budget refused, in the RateLimit headers' form (rule 18).
   assert.match(String(res.headers['ratelimit-policy']), /^"login-(account";q=5|ip";q=20);w=900$/);
-  assert.equal(String(res.headers['ratelimit']), `"${/login-account/.test(String(res.headers['ratelimit-policy'])) ? 'login-account' : 'login-ip'}";r=0;t=${retryAfter}`);
+  assert.equal(
+    String(res.headers['ratelimit']),
+    `"${/login-account/.test(String(res.headers['ratelimit-policy'])) ? 'login-account' : 'login-ip'}";r=0;t=${retryAfter}`,
+  );
 }
 
 const whoami = (ta: TestApp, token: string) => call(ta.app, token, { method: 'GET', url: '/api/auth/whoami' });
@@ -91,13 +94,21 @@ forEachDatabase('auth', (engine) => {
     assert.equal(wrong.detail, unknown.detail, 'the answer does not tell which part was wrong');
 
     const op = await newOperator(ta, ['roles:view']);
-    const dis = await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/operators/${op.id}`, payload: { status: 'disabled' } });
+    const dis = await call(ta.app, ta.ownerToken, {
+      method: 'PATCH',
+      url: `/api/operators/${op.id}`,
+      payload: { status: 'disabled' },
+    });
     assert.equal(dis.statusCode, 200);
     const disabled = expectUnauthorized(await tryLogin(ta, op.email, op.password));
     assert.equal(disabled.detail, wrong.detail);
     expectUnauthorized(await whoami(ta, op.token)); // and the session it had has ended
     // Malformed input is a 400, not a 401.
-    const bad = expectProblem(await ta.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'not-an-email' } }), 400, 'validation_failed');
+    const bad = expectProblem(
+      await ta.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'not-an-email' } }),
+      400,
+      'validation_failed',
+    );
     assert.ok(bad.errors?.some((e) => e.field === 'email'));
     assert.ok(bad.errors?.some((e) => e.field === 'password'));
   });
@@ -118,7 +129,8 @@ forEachDatabase('auth', (engine) => {
   test('429 rate_limited after 20 failures from one address across different emails', async (t) => {
     const ta = await buildTestApp(t, engine);
     const ip = '198.51.100.7';
-    for (let i = 0; i < 20; i++) expectUnauthorized(await tryLogin(ta, `stranger-${i}@example.test`, 'wrong-password', ip));
+    for (let i = 0; i < 20; i++)
+      expectUnauthorized(await tryLogin(ta, `stranger-${i}@example.test`, 'wrong-password', ip));
     // No account reached its own limit, yet the address is blocked, even for a right password.
     expectRateLimited(await tryLogin(ta, OWNER.email, OWNER.password, ip));
     expectRateLimited(await tryLogin(ta, 'stranger-99@example.test', 'whatever', ip));
@@ -143,7 +155,9 @@ forEachDatabase('auth', (engine) => {
     const ta = await buildTestApp(t, engine);
     const op = await newOperator(ta, ['roles:view']);
     // From 30 addresses, so only the account's budget can stop them.
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => tryLogin(ta, op.email, `wrong-password-${i}`, `10.2.0.${i + 1}`)));
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => tryLogin(ta, op.email, `wrong-password-${i}`, `10.2.0.${i + 1}`)),
+    );
     const counts = tally(answers);
     assert.ok((counts[401] ?? 0) <= 5, `judged: ${JSON.stringify(counts)}`);
     assert.equal((counts[401] ?? 0) + (counts[429] ?? 0), 30, JSON.stringify(counts));
@@ -158,11 +172,14 @@ forEachDatabase('auth', (engine) => {
   test('30 concurrent wrong logins from one address across accounts: at most 20 are judged', async (t) => {
     const ta = await buildTestApp(t, engine);
     const ip = '198.51.100.77';
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => tryLogin(ta, `stranger-${i}@example.test`, 'wrong-password', ip)));
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => tryLogin(ta, `stranger-${i}@example.test`, 'wrong-password', ip)),
+    );
     const counts = tally(answers);
     assert.ok((counts[401] ?? 0) <= 20, `judged: ${JSON.stringify(counts)}`);
     assert.equal((counts[401] ?? 0) + (counts[429] ?? 0), 30, JSON.stringify(counts));
-    for (let i = counts[401] ?? 0; i < 20; i++) expectUnauthorized(await tryLogin(ta, `late-${i}@example.test`, 'wrong-password', ip));
+    for (let i = counts[401] ?? 0; i < 20; i++)
+      expectUnauthorized(await tryLogin(ta, `late-${i}@example.test`, 'wrong-password', ip));
     expectRateLimited(await tryLogin(ta, OWNER.email, OWNER.password, ip));
   });
 
@@ -171,7 +188,12 @@ forEachDatabase('auth', (engine) => {
     const other = await secondInstance(t, ta);
     const op = await newOperator(ta, ['roles:view']);
     const on = (app: typeof other, i: number) =>
-      app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: op.email, password: `wrong-${i}` }, remoteAddress: `10.3.0.${i + 1}` });
+      app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { email: op.email, password: `wrong-${i}` },
+        remoteAddress: `10.3.0.${i + 1}`,
+      });
     const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => on(i % 2 ? other : ta.app, i)));
     const counts = tally(answers);
     assert.ok((counts[401] ?? 0) <= 5, `judged across both instances: ${JSON.stringify(counts)}`);
@@ -182,7 +204,14 @@ forEachDatabase('auth', (engine) => {
     for (let i = 0; i < 3; i++) expectUnauthorized(await on(ta.app, i));
     for (let i = 0; i < 2; i++) expectUnauthorized(await on(other, i));
     for (const app of [ta.app, other]) {
-      expectRateLimited(await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: op.email, password: op.password }, remoteAddress: '10.3.1.1' }));
+      expectRateLimited(
+        await app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          payload: { email: op.email, password: op.password },
+          remoteAddress: '10.3.1.1',
+        }),
+      );
     }
   });
 
@@ -244,12 +273,20 @@ forEachDatabase('auth', (engine) => {
     assert.equal(expires_at, '2026-06-15T12:05:00.000Z', 'expires 5 minutes after login');
     const id = token.slice(4, 16);
     const setLastSeen = (minutesAgo: number) =>
-      ta.db.updateTable('sessions').set({ last_seen_at: new Date(Date.now() - minutesAgo * 60_000).toISOString() }).where('id', '=', id).execute();
+      ta.db
+        .updateTable('sessions')
+        .set({ last_seen_at: new Date(Date.now() - minutesAgo * 60_000).toISOString() })
+        .where('id', '=', id)
+        .execute();
 
     // 4 minutes idle: still valid, and the use moves last_seen_at forward.
     await setLastSeen(4);
     assert.equal((await whoami(ta, token)).statusCode, 200);
-    const seen = await ta.db.selectFrom('sessions').select('last_seen_at').where('id', '=', id).executeTakeFirstOrThrow();
+    const seen = await ta.db
+      .selectFrom('sessions')
+      .select('last_seen_at')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     assert.equal(seen.last_seen_at, '2026-06-15T12:00:00.000Z', 'refreshed to now');
 
     // 6 minutes idle: gone.
@@ -268,7 +305,10 @@ forEachDatabase('auth', (engine) => {
     assert.deepEqual(status.json(), { needed: false });
     const owner2 = { email: 'second-owner@example.test', name: 'Second', password: 'second-password-1' };
     expectProblem(await ta.app.inject({ method: 'POST', url: '/api/setup', payload: owner2 }), 409, 'conflict');
-    assert.equal(await ta.db.selectFrom('operators').select('id').where('email', '=', owner2.email).executeTakeFirst(), undefined);
+    assert.equal(
+      await ta.db.selectFrom('operators').select('id').where('email', '=', owner2.email).executeTakeFirst(),
+      undefined,
+    );
 
     // Back to a fresh installation: no operator (its sessions and keys go with it), no marker.
     await ta.db.deleteFrom('sessions').execute();
@@ -277,7 +317,15 @@ forEachDatabase('auth', (engine) => {
     assert.deepEqual((await ta.app.inject({ method: 'GET', url: '/api/setup' })).json(), { needed: true });
     expectUnauthorized(await whoami(ta, ta.ownerToken));
 
-    expectProblem(await ta.app.inject({ method: 'POST', url: '/api/setup', payload: { email: 'bad', name: '', password: 'short' } }), 400, 'validation_failed');
+    expectProblem(
+      await ta.app.inject({
+        method: 'POST',
+        url: '/api/setup',
+        payload: { email: 'bad', name: '', password: 'short' },
+      }),
+      400,
+      'validation_failed',
+    );
     const created = await ta.app.inject({ method: 'POST', url: '/api/setup', payload: owner2 });
     assert.equal(created.statusCode, 201, created.body);
     const body = created.json();
@@ -294,12 +342,16 @@ forEachDatabase('auth', (engine) => {
     const again = { email: 'third@example.test', name: 'Third', password: 'third-password-1' };
     expectProblem(await ta.app.inject({ method: 'POST', url: '/api/setup', payload: again }), 409, 'conflict');
     const operators = await ta.db.selectFrom('operators').select('email').execute();
-    assert.deepEqual(operators.map((o) => o.email), [owner2.email]);
+    assert.deepEqual(
+      operators.map((o) => o.email),
+      [owner2.email],
+    );
   });
 
   test('audit entries for auth.login, auth.login_failed, api_key.created and api_key.revoked', async (t) => {
     const ta = await buildTestApp(t, engine);
-    const entries = (action: string) => ta.db.selectFrom('audit_log').selectAll().where('action', '=', action).orderBy('id').execute();
+    const entries = (action: string) =>
+      ta.db.selectFrom('audit_log').selectAll().where('action', '=', action).orderBy('id').execute();
 
     const logins = await entries('auth.login');
     assert.equal(logins.length, 1, 'the helper logged the owner in once');
@@ -330,7 +382,10 @@ forEachDatabase('auth', (engine) => {
     assert.deepEqual(JSON.parse(createdEntries[0].details).scopes, ['roles:view']);
     assert.ok(!createdEntries[0].details.includes(key.secret), 'the secret is not in the audit log');
 
-    assert.equal((await call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/api-keys/${key.id}/revoke` })).statusCode, 200);
+    assert.equal(
+      (await call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/api-keys/${key.id}/revoke` })).statusCode,
+      200,
+    );
     const revoked = await entries('api_key.revoked');
     assert.equal(revoked.length, 1);
     assert.equal(revoked[0].actor_id, ta.ownerId);

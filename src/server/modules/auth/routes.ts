@@ -14,7 +14,10 @@ import { beginAttempt, clearFailures, createSession, forgetAttempt } from './ser
 const SessionCreated = Type.Object(
   {
     token: Type.String({ description: 'Session token (lgs_…); send as Authorization: Bearer. Shown once.' }),
-    expires_at: Type.String({ format: 'date-time', description: 'When the session ends if left idle; each use extends it' }),
+    expires_at: Type.String({
+      format: 'date-time',
+      description: 'When the session ends if left idle; each use extends it',
+    }),
     operator: Operator,
   },
   { title: 'SessionCreated' },
@@ -31,7 +34,10 @@ const WhoAmI = Type.Object(
   {
     operator: Operator,
     via: Type.Union([Type.Literal('session'), Type.Literal('api_key')]),
-    admin: Type.Boolean({ description: "The operator's role is the built-in admin role (e.g. may list and revoke every operator's API keys)" }),
+    admin: Type.Boolean({
+      description:
+        "The operator's role is the built-in admin role (e.g. may list and revoke every operator's API keys)",
+    }),
     permissions: Type.Array(Type.String(), { description: 'Effective: key scopes ∩ role permissions, now' }),
     api_key: Type.Union([ApiKeyInfo, Type.Null()]),
   },
@@ -59,8 +65,21 @@ export default async function authRoutes(app: App) {
           {
             email: Email,
             password: Type.String({ minLength: 1, maxLength: 256 }),
-            totp_code: Type.Optional(Type.String({ minLength: 6, maxLength: 6, pattern: '^[0-9]{6}$', description: 'The 6-digit code from your authenticator app' })),
-            recovery_code: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'One of your one-time recovery codes, instead of totp_code' })),
+            totp_code: Type.Optional(
+              Type.String({
+                minLength: 6,
+                maxLength: 6,
+                pattern: '^[0-9]{6}$',
+                description: 'The 6-digit code from your authenticator app',
+              }),
+            ),
+            recovery_code: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 32,
+                description: 'One of your one-time recovery codes, instead of totp_code',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -69,12 +88,17 @@ export default async function authRoutes(app: App) {
     },
     async (req) => {
       const { totp_code, recovery_code } = req.body;
-      if (totp_code !== undefined && recovery_code !== undefined) invalid([{ field: 'recovery_code', message: 'goes instead of totp_code, not with it' }]);
+      if (totp_code !== undefined && recovery_code !== undefined)
+        invalid([{ field: 'recovery_code', message: 'goes instead of totp_code, not with it' }]);
       const email = req.body.email.trim().toLowerCase();
       const ip = clientIp(req);
       // Counted before it is judged (see beginAttempt): a failure is this row left in place.
       const attempt = await beginAttempt(app.db, ip, email);
-      const row = await app.db.selectFrom('operators').select(['id', 'password_hash', 'status', 'totp_secret']).where('email', '=', email).executeTakeFirst();
+      const row = await app.db
+        .selectFrom('operators')
+        .select(['id', 'password_hash', 'status', 'totp_secret'])
+        .where('email', '=', email)
+        .executeTakeFirst();
       const ok = await verifyPassword(row?.password_hash ?? null, req.body.password);
       if (!row || !ok || row.status !== 'active') {
         await audit(app.db, req, {
@@ -88,7 +112,11 @@ export default async function authRoutes(app: App) {
       if (row.totp_secret !== null) {
         if (totp_code === undefined && recovery_code === undefined) {
           await forgetAttempt(app.db, attempt); // a right password is no failure, nor a reset
-          throw new HttpProblem(401, 'totp_required', 'Enter the 6-digit code from your authenticator app, or a recovery code.');
+          throw new HttpProblem(
+            401,
+            'totp_required',
+            'Enter the 6-digit code from your authenticator app, or a recovery code.',
+          );
         }
         const kind = totp_code !== undefined ? 'totp' : 'recovery';
         if (!(await spendCode(app.db, row.id, totp_code ?? recovery_code!, kind))) {
@@ -137,7 +165,11 @@ export default async function authRoutes(app: App) {
     async (req) => {
       const p = principalOf(req);
       const key = p.apiKeyId
-        ? await app.db.selectFrom('api_keys').select(['id', 'name', 'scopes', 'expires_at']).where('id', '=', p.apiKeyId).executeTakeFirst()
+        ? await app.db
+            .selectFrom('api_keys')
+            .select(['id', 'name', 'scopes', 'expires_at'])
+            .where('id', '=', p.apiKeyId)
+            .executeTakeFirst()
         : undefined;
       return {
         operator: (await findOperator(app.db, p.operator.id))!,
@@ -179,7 +211,13 @@ export default async function authRoutes(app: App) {
     async (req, reply) => {
       const id = await createOwner(app.db, req.body);
       if (!id) conflict('Setup is already done; log in instead.');
-      await audit(app.db, req, { action: 'operator.created', actor: { id, email: req.body.email.toLowerCase() }, target_type: 'operator', target_id: id!, details: { via: 'setup' } });
+      await audit(app.db, req, {
+        action: 'operator.created',
+        actor: { id, email: req.body.email.toLowerCase() },
+        target_type: 'operator',
+        target_id: id!,
+        details: { via: 'setup' },
+      });
       const session = await createSession(app.db, id!, clientIp(req), req.headers['user-agent'] ?? '', idle);
       return reply.status(201).send({ ...session, operator: (await findOperator(app.db, id!))! });
     },

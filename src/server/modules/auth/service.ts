@@ -9,12 +9,26 @@ import { HttpProblem, invalid } from '../../http/errors.js';
 import type { Principal } from '../../types.js';
 import { audit } from '../audit/service.js';
 
-export async function createSession(db: Kysely<Database>, operatorId: string, ip: string, userAgent: string, idleMinutes: number) {
+export async function createSession(
+  db: Kysely<Database>,
+  operatorId: string,
+  ip: string,
+  userAgent: string,
+  idleMinutes: number,
+) {
   const { id, token, secretHash } = issueToken('lgs_');
   const now = nowIso();
   await db
     .insertInto('sessions')
-    .values({ id, secret_hash: secretHash, operator_id: operatorId, created_at: now, last_seen_at: now, ip, user_agent: userAgent.slice(0, 300) })
+    .values({
+      id,
+      secret_hash: secretHash,
+      operator_id: operatorId,
+      created_at: now,
+      last_seen_at: now,
+      ip,
+      user_agent: userAgent.slice(0, 300),
+    })
     .execute();
   return { token, expires_at: new Date(Date.now() + idleMinutes * 60_000).toISOString() };
 }
@@ -45,7 +59,14 @@ export interface Attempt {
  * When the `max`-th newest other attempt within the window leaves it, or null when fewer than
  * `max` other attempts are in the window (this one is then within budget).
  */
-async function freeAt(db: Kysely<Database>, column: 'ip' | 'email', value: string, since: string, exceptId: string, max: number) {
+async function freeAt(
+  db: Kysely<Database>,
+  column: 'ip' | 'email',
+  value: string,
+  since: string,
+  exceptId: string,
+  max: number,
+) {
   const row = await db
     .selectFrom('login_failures')
     .select('at')
@@ -67,7 +88,10 @@ async function freeAt(db: Kysely<Database>, column: 'ip' | 'email', value: strin
 export async function beginAttempt(db: Kysely<Database>, ip: string, email: string): Promise<Attempt> {
   const attempt = { id: newId(), email, ip };
   const now = Date.now();
-  await db.insertInto('login_failures').values({ id: attempt.id, at: new Date(now).toISOString(), ip, email }).execute();
+  await db
+    .insertInto('login_failures')
+    .values({ id: attempt.id, at: new Date(now).toISOString(), ip, email })
+    .execute();
   const since = new Date(now - LOGIN_WINDOW_MS).toISOString();
   const [account, address] = await Promise.all([
     freeAt(db, 'email', email, since, attempt.id, MAX_FAILURES_PER_ACCOUNT),
@@ -79,7 +103,9 @@ export async function beginAttempt(db: Kysely<Database>, ip: string, email: stri
     // in the same draft-ietf-httpapi-ratelimit-headers form as the request limits (http/rate-limit.ts),
     // standing in for theirs on this answer: this is the limit that refused.
     const [retryAt, policy, max] =
-      (account ?? 0) >= (address ?? 0) ? [account!, 'login-account', MAX_FAILURES_PER_ACCOUNT] : [address!, 'login-ip', MAX_FAILURES_PER_IP];
+      (account ?? 0) >= (address ?? 0)
+        ? [account!, 'login-account', MAX_FAILURES_PER_ACCOUNT]
+        : [address!, 'login-ip', MAX_FAILURES_PER_IP];
     const seconds = String(Math.max(1, Math.ceil((retryAt - Date.now()) / 1000)));
     throw new HttpProblem(429, 'rate_limited', `Too many failed attempts; try again in ${seconds} s.`, undefined, {
       'Retry-After': seconds,
@@ -110,12 +136,27 @@ export async function clearFailures(db: Kysely<Database>, email: string) {
  * account's login budget like a login, so a stolen session cannot brute-force the password
  * here. Missing or wrong: 400 validation_failed naming `current_password`; over budget: 429.
  */
-export async function confirmCurrentPassword(db: Kysely<Database>, req: FastifyRequest, p: Principal, password: string | undefined, purpose: string) {
+export async function confirmCurrentPassword(
+  db: Kysely<Database>,
+  req: FastifyRequest,
+  p: Principal,
+  password: string | undefined,
+  purpose: string,
+) {
   if (password === undefined) invalid([{ field: 'current_password', message: `is required to ${purpose}` }]);
   const attempt = await beginAttempt(db, clientIp(req), p.operator.email);
-  const row = await db.selectFrom('operators').select('password_hash').where('id', '=', p.operator.id).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('operators')
+    .select('password_hash')
+    .where('id', '=', p.operator.id)
+    .executeTakeFirstOrThrow();
   if (!(await verifyPassword(row.password_hash, password!))) {
-    await audit(db, req, { action: 'auth.reauth_failed', target_type: 'operator', target_id: p.operator.id, details: { where: req.routeOptions.url } });
+    await audit(db, req, {
+      action: 'auth.reauth_failed',
+      target_type: 'operator',
+      target_id: p.operator.id,
+      details: { where: req.routeOptions.url },
+    });
     invalid([{ field: 'current_password', message: 'is not your current password' }]);
   }
   // Right: this try was no failure. Earlier wrong ones still count (only a login clears them).

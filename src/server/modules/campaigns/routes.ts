@@ -34,7 +34,9 @@ export default async function campaignsRoutes(app: App) {
     async (req) => {
       const { limit, cursor, status, q, include_archived, traffic_provider_id, flow_id } = req.query;
       const after = decodeCursor(cursor, ['id']);
-      let query = campaignsWithNames(app.db).orderBy('campaigns.id').limit(limit + 1);
+      let query = campaignsWithNames(app.db)
+        .orderBy('campaigns.id')
+        .limit(limit + 1);
       if (after) query = query.where('campaigns.id', '>', after.id);
       if (!include_archived) query = query.where('campaigns.archived_at', 'is', null);
       if (status) query = query.where('campaigns.status', '=', status);
@@ -72,7 +74,7 @@ export default async function campaignsRoutes(app: App) {
         summary: 'Create a campaign',
         description:
           'traffic_provider_id and flow_id (when not null) must name records that exist and are not archived; ' +
-          'otherwise 400 names the field. payout.amount is in the installation\'s currency with at most 2 decimals.',
+          "otherwise 400 names the field. payout.amount is in the installation's currency with at most 2 decimals.",
         body: CreateCampaign,
         response: { 201: Campaign, ...problems(409) },
       },
@@ -101,7 +103,14 @@ export default async function campaignsRoutes(app: App) {
           action: 'campaign.created',
           target_type: 'campaign',
           target_id: id,
-          details: { name: row.name, status: row.status, traffic_provider_id: row.traffic_provider_id, flow_id, countries: b.countries ?? [], payout: payoutOf(row.payout) },
+          details: {
+            name: row.name,
+            status: row.status,
+            traffic_provider_id: row.traffic_provider_id,
+            flow_id,
+            countries: b.countries ?? [],
+            payout: payoutOf(row.payout),
+          },
         });
       });
       return reply.status(201).send((await findCampaign(app.db, id))!);
@@ -111,7 +120,15 @@ export default async function campaignsRoutes(app: App) {
   app.patch(
     '/api/campaigns/:id',
     {
-      config: { permission: 'campaigns:edit', moreChecks: async (body, req) => referenceErrors(app.db, (body ?? {}) as object, await findCampaignRow(app.db, (req.params as { id: string }).id)) },
+      config: {
+        permission: 'campaigns:edit',
+        moreChecks: async (body, req) =>
+          referenceErrors(
+            app.db,
+            (body ?? {}) as object,
+            await findCampaignRow(app.db, (req.params as { id: string }).id),
+          ),
+      },
       schema: {
         operationId: 'updateCampaign',
         tags,
@@ -141,9 +158,21 @@ export default async function campaignsRoutes(app: App) {
           updated_at: nowIso(),
         };
         await tx.updateTable('campaigns').set(patch).where('id', '=', c.id).execute();
-        const stored = { name: c.name, status: c.status, traffic_provider_id: c.traffic_provider_id, flow_id: c.flow_id, countries: JSON.parse(c.countries), payout: payoutOf(c.payout) };
+        const stored = {
+          name: c.name,
+          status: c.status,
+          traffic_provider_id: c.traffic_provider_id,
+          flow_id: c.flow_id,
+          countries: JSON.parse(c.countries),
+          payout: payoutOf(c.payout),
+        };
         const before = Object.fromEntries(Object.keys(b).map((k) => [k, stored[k as keyof typeof stored]]));
-        await audit(tx, req, { action: 'campaign.updated', target_type: 'campaign', target_id: c.id, details: { name: c.name, before, after: b } });
+        await audit(tx, req, {
+          action: 'campaign.updated',
+          target_type: 'campaign',
+          target_id: c.id,
+          details: { name: c.name, before, after: b },
+        });
       });
       return (await findCampaign(app.db, req.params.id))!;
     },
@@ -172,7 +201,12 @@ export default async function campaignsRoutes(app: App) {
           if (c.archived_at) return; // already archived: nothing changes
           const now = nowIso();
           await tx.updateTable('campaigns').set({ archived_at: now, updated_at: now }).where('id', '=', c.id).execute();
-          await audit(tx, req, { action: 'campaign.archived', target_type: 'campaign', target_id: c.id, details: { name: c.name, reason: 'leads refer to it' } });
+          await audit(tx, req, {
+            action: 'campaign.archived',
+            target_type: 'campaign',
+            target_id: c.id,
+            details: { name: c.name, reason: 'leads refer to it' },
+          });
           return;
         }
         await tx.deleteFrom('campaigns').where('id', '=', c.id).execute();
@@ -180,7 +214,12 @@ export default async function campaignsRoutes(app: App) {
           action: 'campaign.deleted',
           target_type: 'campaign',
           target_id: c.id,
-          details: { name: c.name, traffic_provider_id: c.traffic_provider_id, flow_id: c.flow_id, payout: payoutOf(c.payout) },
+          details: {
+            name: c.name,
+            traffic_provider_id: c.traffic_provider_id,
+            flow_id: c.flow_id,
+            payout: payoutOf(c.payout),
+          },
         });
       });
       return reply.status(204).send(null);

@@ -1,5 +1,13 @@
 import { Type } from 'typebox';
-import { ActiveStatus, Countries, CountryCode, NullableTimestamp, ResourceListQuery, ResourceName, Timestamp } from '../../http/common-schemas.js';
+import {
+  ActiveStatus,
+  Countries,
+  CountryCode,
+  NullableTimestamp,
+  ResourceListQuery,
+  ResourceName,
+  Timestamp,
+} from '../../http/common-schemas.js';
 import { PageQuery } from '../../http/pagination.js';
 import { Amount, ByCountry, CURRENCY, PriceModelSchema } from '../../distribution/prices.js';
 
@@ -9,8 +17,10 @@ export const Payout = Type.Object(
   {
     model: PriceModelSchema,
     amount: Type.Number({ description: `What the traffic provider is paid, in ${CURRENCY}` }),
-    currency: Type.Literal(CURRENCY, { description: 'The installation\'s currency' }),
-    by_country: Type.Record(Type.String(), Type.Number(), { description: 'Prices for leads from these countries, replacing amount there' }),
+    currency: Type.Literal(CURRENCY, { description: "The installation's currency" }),
+    by_country: Type.Record(Type.String(), Type.Number(), {
+      description: 'Prices for leads from these countries, replacing amount there',
+    }),
   },
   { additionalProperties: false, title: 'Payout' },
 );
@@ -19,8 +29,15 @@ export const PayoutInput = Type.Object(
   {
     model: PriceModelSchema,
     amount: Amount('What the traffic provider is paid (e.g. 12.5)'),
-    currency: Type.Optional(Type.Literal(CURRENCY, { default: CURRENCY, description: 'The installation\'s currency; only USD for now' })),
-    by_country: Type.Optional({ ...ByCountry('Prices per lead country, replacing amount there, e.g. {"DE": 15}; recorded on each lead when it is paid for'), default: {} }),
+    currency: Type.Optional(
+      Type.Literal(CURRENCY, { default: CURRENCY, description: "The installation's currency; only USD for now" }),
+    ),
+    by_country: Type.Optional({
+      ...ByCountry(
+        'Prices per lead country, replacing amount there, e.g. {"DE": 15}; recorded on each lead when it is paid for',
+      ),
+      default: {},
+    }),
   },
   { additionalProperties: false, title: 'PayoutInput' },
 );
@@ -44,15 +61,29 @@ export const Campaign = Type.Object(
 );
 
 const ProviderRef = Ref('A traffic provider that is not archived');
-const FlowRef = Type.Union([Ref('A flow that is not archived'), Type.Null()], { description: 'null: leads are stored but not routed' });
+const FlowRef = Type.Union([Ref('A flow that is not archived'), Type.Null()], {
+  description: 'null: leads are stored but not routed',
+});
 
 export const CreateCampaign = Type.Object(
   {
     name: ResourceName,
     status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('paused')], { default: 'active' })),
     traffic_provider_id: ProviderRef,
-    flow_id: Type.Optional(Type.Union([Ref('A flow that is not archived'), Type.Null()], { default: null, description: 'null: leads are stored but not routed' })),
-    countries: Type.Optional(Type.Array(CountryCode, { uniqueItems: true, maxItems: 250, default: [], description: 'ISO 3166-1 alpha-2; empty: every country' })),
+    flow_id: Type.Optional(
+      Type.Union([Ref('A flow that is not archived'), Type.Null()], {
+        default: null,
+        description: 'null: leads are stored but not routed',
+      }),
+    ),
+    countries: Type.Optional(
+      Type.Array(CountryCode, {
+        uniqueItems: true,
+        maxItems: 250,
+        default: [],
+        description: 'ISO 3166-1 alpha-2; empty: every country',
+      }),
+    ),
     payout: PayoutInput,
   },
   { additionalProperties: false },

@@ -34,7 +34,12 @@ export async function referenceErrors(
 ): Promise<FieldError[]> {
   const errors: FieldError[] = [];
   errors.push(...priceErrors(refs.payout, 'payout'));
-  const check = async (field: 'traffic_provider_id' | 'flow_id', table: 'traffic_providers' | 'flows', id: unknown, what: string) => {
+  const check = async (
+    field: 'traffic_provider_id' | 'flow_id',
+    table: 'traffic_providers' | 'flows',
+    id: unknown,
+    what: string,
+  ) => {
     if (typeof id !== 'string' || id === current?.[field]) return;
     const row = await referenced(db, table, id);
     if (!row) errors.push({ field, message: `no ${what} with that id` });

@@ -32,7 +32,17 @@ export interface LeadForConversion {
   cost_cents: number | string;
 }
 
-export const CONVERSION_LEAD_COLUMNS = ['id', 'campaign_id', 'partner_id', 'flow_id', 'country', 'sale_status', 'ftd_at', 'revenue_cents', 'cost_cents'] as const;
+export const CONVERSION_LEAD_COLUMNS = [
+  'id',
+  'campaign_id',
+  'partner_id',
+  'flow_id',
+  'country',
+  'sale_status',
+  'ftd_at',
+  'revenue_cents',
+  'cost_cents',
+] as const;
 
 export type LeadPatch = Partial<{
   status: 'delivered';
@@ -57,7 +67,12 @@ export interface Applied {
 }
 
 /** The campaign's payout for a lead from `country`, in cents, when it pays per `model`. */
-export async function payoutCents(tx: DB, campaignId: string | null, model: PriceModel, country: string): Promise<number | null> {
+export async function payoutCents(
+  tx: DB,
+  campaignId: string | null,
+  model: PriceModel,
+  country: string,
+): Promise<number | null> {
   if (!campaignId) return null;
   const c = await tx.selectFrom('campaigns').select('payout').where('id', '=', campaignId).executeTakeFirst();
   return priceFor(parsePrice(c?.payout ?? null), model, country);
@@ -74,19 +89,34 @@ export async function dealOf(tx: DB, partnerId: string | null): Promise<StoredPr
  * An FTD's revenue: with a CPA deal, its price for the lead's country; with a CPL deal, nothing
  * more (the lead was paid for when delivered); with no deal, what the partner reported.
  */
-function ftdRevenue(deal: StoredPrice | null, reported: number | undefined, country: string, notes: string[]): number | undefined {
+function ftdRevenue(
+  deal: StoredPrice | null,
+  reported: number | undefined,
+  country: string,
+  notes: string[],
+): number | undefined {
   if (!deal) return reported;
   const price = priceFor(deal, 'cpa', country);
   if (price === null) {
-    if (reported !== undefined) notes.push('The partner is paid per delivered lead (CPL deal): the revenue reported with the FTD is not recorded.');
+    if (reported !== undefined)
+      notes.push(
+        'The partner is paid per delivered lead (CPL deal): the revenue reported with the FTD is not recorded.',
+      );
     return undefined;
   }
-  if (reported !== undefined && reported !== price) notes.push(`Revenue is the CPA deal's price (${price / 100}), not the ${reported / 100} reported.`);
+  if (reported !== undefined && reported !== price)
+    notes.push(`Revenue is the CPA deal's price (${price / 100}), not the ${reported / 100} reported.`);
   return price;
 }
 
 /** Applies `c` to `lead` (with `base`, changes already decided by the caller), writes the lead and its history. */
-export async function applyConversion(tx: DB, lead: LeadForConversion, c: Conversion, source: ConversionSource, base: Applied = { changed: false, patch: {}, changes: {}, notes: [] }): Promise<Applied> {
+export async function applyConversion(
+  tx: DB,
+  lead: LeadForConversion,
+  c: Conversion,
+  source: ConversionSource,
+  base: Applied = { changed: false, patch: {}, changes: {}, notes: [] },
+): Promise<Applied> {
   const { patch, changes, notes } = base;
   if (c.sale_status !== undefined && c.sale_status !== lead.sale_status) {
     patch.sale_status = c.sale_status;
@@ -109,10 +139,13 @@ export async function applyConversion(tx: DB, lead: LeadForConversion, c: Conver
     // A cap counting FTDs counts this one, in the windows of when it happened (never later than now).
     await countFtd(tx, { ...lead, partner_id: partnerId }, Math.min(Date.parse(patch.ftd_at), Date.now()));
   } else if (c.ftd === true) {
-    notes.push(`An FTD is already recorded for this lead (at ${lead.ftd_at}); the first one reported wins, so ftd, ftd_at and revenue change nothing.`);
+    notes.push(
+      `An FTD is already recorded for this lead (at ${lead.ftd_at}); the first one reported wins, so ftd, ftd_at and revenue change nothing.`,
+    );
   } else {
     if (c.ftd === false && lead.ftd_at !== null) notes.push('An FTD already recorded is not withdrawn by ftd=false.');
-    if (c.ftd_at !== undefined || c.revenue_cents !== undefined) notes.push('ftd_at and revenue are recorded only with ftd=true; ignored.');
+    if (c.ftd_at !== undefined || c.revenue_cents !== undefined)
+      notes.push('ftd_at and revenue are recorded only with ftd=true; ignored.');
   }
   const changed = Object.keys(patch).length > 0;
   if (changed) {
@@ -122,7 +155,14 @@ export async function applyConversion(tx: DB, lead: LeadForConversion, c: Conver
     if (patch.sale_status !== undefined || patch.ftd_at !== undefined) {
       await tx
         .insertInto('lead_status_history')
-        .values({ lead_id: lead.id, at: now, source, sale_status: patch.sale_status ?? lead.sale_status, previous_sale_status: lead.sale_status, ftd_at: patch.ftd_at ?? null })
+        .values({
+          lead_id: lead.id,
+          at: now,
+          source,
+          sale_status: patch.sale_status ?? lead.sale_status,
+          previous_sale_status: lead.sale_status,
+          ftd_at: patch.ftd_at ?? null,
+        })
         .execute();
     }
   }

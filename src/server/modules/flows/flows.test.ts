@@ -1,13 +1,29 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { insertCampaign, insertFlow, insertLeads, insertPartner, insertTrafficProvider } from '../../../../test/fixtures.js';
-import { buildTestApp, call, expectProblem, forEachDatabase, newApiKey, newOperator, type TestApp } from '../../../../test/helpers.js';
+import {
+  insertCampaign,
+  insertFlow,
+  insertLeads,
+  insertPartner,
+  insertTrafficProvider,
+} from '../../../../test/fixtures.js';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  newApiKey,
+  newOperator,
+  type TestApp,
+} from '../../../../test/helpers.js';
 
-const post = (ta: TestApp, payload: unknown, token = ta.ownerToken) => call(ta.app, token, { method: 'POST', url: '/api/flows', payload: payload as object });
+const post = (ta: TestApp, payload: unknown, token = ta.ownerToken) =>
+  call(ta.app, token, { method: 'POST', url: '/api/flows', payload: payload as object });
 const patch = (ta: TestApp, id: string, payload: unknown, token = ta.ownerToken) =>
   call(ta.app, token, { method: 'PATCH', url: `/api/flows/${id}`, payload: payload as object });
 const get = (ta: TestApp, url: string, token = ta.ownerToken) => call(ta.app, token, { method: 'GET', url });
-const del = (ta: TestApp, id: string, token = ta.ownerToken) => call(ta.app, token, { method: 'DELETE', url: `/api/flows/${id}` });
+const del = (ta: TestApp, id: string, token = ta.ownerToken) =>
+  call(ta.app, token, { method: 'DELETE', url: `/api/flows/${id}` });
 
 /** The fields a 400 names, sorted. */
 const fieldsOf = (res: Awaited<ReturnType<typeof get>>) =>
@@ -22,12 +38,20 @@ const targetRows = (ta: TestApp, flowId?: string) => {
 };
 
 const auditOf = async (ta: TestApp, action: string, targetId: string) =>
-  (await ta.db.selectFrom('audit_log').selectAll().where('action', '=', action).where('target_id', '=', targetId).execute()).map((r) => ({
+  (
+    await ta.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', action)
+      .where('target_id', '=', targetId)
+      .execute()
+  ).map((r) => ({
     ...r,
     details: JSON.parse(r.details),
   }));
 
-const archivePartner = (ta: TestApp, id: string) => ta.db.updateTable('partners').set({ archived_at: new Date().toISOString() }).where('id', '=', id).execute();
+const archivePartner = (ta: TestApp, id: string) =>
+  ta.db.updateTable('partners').set({ archived_at: new Date().toISOString() }).where('id', '=', id).execute();
 
 const BERLIN = { timezone: 'Europe/Berlin', days: [1, 2, 3, 4, 5], from: '09:00', to: '18:00' };
 
@@ -37,7 +61,11 @@ const NO_CAPS = { hourly_cap: null, total_cap: null, country_caps: {}, cap_count
 forEachDatabase('Flows', (engine) => {
   test('create keeps targets in the given order, fills defaults, and GET and the list answer the same flow with partner names', async (t) => {
     const ta = await buildTestApp(t, engine);
-    const [a, b, c] = [await insertPartner(ta.db, { name: 'Alpha' }), await insertPartner(ta.db, { name: 'Bravo' }), await insertPartner(ta.db, { name: 'Charlie' })];
+    const [a, b, c] = [
+      await insertPartner(ta.db, { name: 'Alpha' }),
+      await insertPartner(ta.db, { name: 'Bravo' }),
+      await insertPartner(ta.db, { name: 'Charlie' }),
+    ];
     const res = await post(ta, {
       name: '  DE main  ',
       targets: [
@@ -48,7 +76,16 @@ forEachDatabase('Flows', (engine) => {
     });
     assert.equal(res.statusCode, 201, res.body);
     const flow = res.json();
-    assert.deepEqual(Object.keys(flow).sort(), ['archived_at', 'created_at', 'id', 'max_attempts', 'name', 'status', 'targets', 'updated_at']);
+    assert.deepEqual(Object.keys(flow).sort(), [
+      'archived_at',
+      'created_at',
+      'id',
+      'max_attempts',
+      'name',
+      'status',
+      'targets',
+      'updated_at',
+    ]);
     assert.equal(flow.name, 'DE main');
     assert.equal(flow.status, 'active');
     assert.equal(flow.max_attempts, 3);
@@ -58,9 +95,36 @@ forEachDatabase('Flows', (engine) => {
     assert.deepEqual(
       flow.targets.map(({ id, ...rest }: { id: string }) => (assert.equal(typeof id, 'string'), rest)),
       [
-        { partner_id: c, partner_name: 'Charlie', priority: 5, weight: 30, daily_cap: 40, ...NO_CAPS, countries: ['DE', 'AT'], schedule: BERLIN },
-        { partner_id: a, partner_name: 'Alpha', priority: 1, weight: 100, daily_cap: null, ...NO_CAPS, countries: [], schedule: null },
-        { partner_id: b, partner_name: 'Bravo', priority: 3, weight: 70, daily_cap: 0, ...NO_CAPS, countries: [], schedule: null },
+        {
+          partner_id: c,
+          partner_name: 'Charlie',
+          priority: 5,
+          weight: 30,
+          daily_cap: 40,
+          ...NO_CAPS,
+          countries: ['DE', 'AT'],
+          schedule: BERLIN,
+        },
+        {
+          partner_id: a,
+          partner_name: 'Alpha',
+          priority: 1,
+          weight: 100,
+          daily_cap: null,
+          ...NO_CAPS,
+          countries: [],
+          schedule: null,
+        },
+        {
+          partner_id: b,
+          partner_name: 'Bravo',
+          priority: 3,
+          weight: 70,
+          daily_cap: 0,
+          ...NO_CAPS,
+          countries: [],
+          schedule: null,
+        },
       ],
     );
     const rows = await targetRows(ta, flow.id);
@@ -96,30 +160,76 @@ forEachDatabase('Flows', (engine) => {
 
   test('PATCH with targets replaces the whole list atomically: one bad target changes nothing', async (t) => {
     const ta = await buildTestApp(t, engine);
-    const [a, b, c] = [await insertPartner(ta.db), await insertPartner(ta.db), await insertPartner(ta.db, { name: 'Charlie' })];
-    const created = (await post(ta, { name: 'F', targets: [{ partner_id: a, priority: 1 }, { partner_id: b, priority: 2, weight: 5 }] })).json();
+    const [a, b, c] = [
+      await insertPartner(ta.db),
+      await insertPartner(ta.db),
+      await insertPartner(ta.db, { name: 'Charlie' }),
+    ];
+    const created = (
+      await post(ta, {
+        name: 'F',
+        targets: [
+          { partner_id: a, priority: 1 },
+          { partner_id: b, priority: 2, weight: 5 },
+        ],
+      })
+    ).json();
     const before = await targetRows(ta);
-    const flowBefore = await ta.db.selectFrom('flows').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    const flowBefore = await ta.db
+      .selectFrom('flows')
+      .selectAll()
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
 
     // The second target names a partner that does not exist: 400, and neither the name nor
     // the targets change.
-    const bad = await patch(ta, created.id, { name: 'Renamed', targets: [{ partner_id: c, priority: 1 }, { partner_id: 'no-such-partner', priority: 2 }] });
+    const bad = await patch(ta, created.id, {
+      name: 'Renamed',
+      targets: [
+        { partner_id: c, priority: 1 },
+        { partner_id: 'no-such-partner', priority: 2 },
+      ],
+    });
     assert.deepEqual(fieldsOf(bad), ['targets[1].partner_id']);
     assert.deepEqual(await targetRows(ta), before);
-    assert.deepEqual(await ta.db.selectFrom('flows').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow(), flowBefore);
+    assert.deepEqual(
+      await ta.db.selectFrom('flows').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow(),
+      flowBefore,
+    );
     // A schema error inside the list: the same.
-    assert.deepEqual(fieldsOf(await patch(ta, created.id, { targets: [{ partner_id: c, priority: 1 }, { partner_id: a, priority: 1, weight: 0 }] })), ['targets[1].weight']);
+    assert.deepEqual(
+      fieldsOf(
+        await patch(ta, created.id, {
+          targets: [
+            { partner_id: c, priority: 1 },
+            { partner_id: a, priority: 1, weight: 0 },
+          ],
+        }),
+      ),
+      ['targets[1].weight'],
+    );
     assert.deepEqual(await targetRows(ta), before);
     assert.equal((await auditOf(ta, 'flow.updated', created.id)).length, 0);
 
     // A good list replaces the old one: b stays (same target id, new settings), a goes, c comes.
-    const ok = await patch(ta, created.id, { targets: [{ partner_id: c, priority: 1, countries: ['FR'] }, { partner_id: b, priority: 7 }] });
+    const ok = await patch(ta, created.id, {
+      targets: [
+        { partner_id: c, priority: 1, countries: ['FR'] },
+        { partner_id: b, priority: 7 },
+      ],
+    });
     assert.equal(ok.statusCode, 200, ok.body);
     const flow = ok.json();
     assert.equal(flow.name, 'F');
     assert.ok(flow.updated_at >= created.updated_at);
     assert.deepEqual(
-      flow.targets.map((x: any) => [x.partner_id, x.partner_name === 'Charlie' || x.partner_id === b, x.priority, x.weight, x.countries]),
+      flow.targets.map((x: any) => [
+        x.partner_id,
+        x.partner_name === 'Charlie' || x.partner_id === b,
+        x.priority,
+        x.weight,
+        x.countries,
+      ]),
       [
         [c, true, 1, 100, ['FR']],
         [b, true, 7, 100, []],
@@ -161,7 +271,9 @@ forEachDatabase('Flows', (engine) => {
     const partners: string[] = [];
     for (let i = 0; i < 12; i++) partners.push(await insertPartner(ta.db));
     const flow = (await post(ta, { name: 'Race', targets: [{ partner_id: partners[0], priority: 1 }] })).json();
-    const lists = Array.from({ length: 6 }, (_, k) => [partners[2 * k], partners[2 * k + 1]].map((partner_id, i) => ({ partner_id, priority: i + 1 })));
+    const lists = Array.from({ length: 6 }, (_, k) =>
+      [partners[2 * k], partners[2 * k + 1]].map((partner_id, i) => ({ partner_id, priority: i + 1 })),
+    );
     const answers = await Promise.all(lists.map((targets) => patch(ta, flow.id, { targets })));
     for (const res of answers) assert.equal(res.statusCode, 200, res.body);
     const rows = await targetRows(ta, flow.id);
@@ -169,7 +281,10 @@ forEachDatabase('Flows', (engine) => {
       lists.some((l) => JSON.stringify(l.map((x) => x.partner_id)) === JSON.stringify(rows.map((r) => r.partner_id))),
       `targets mixed: ${JSON.stringify(rows.map((r) => r.partner_id))}`,
     );
-    assert.deepEqual(rows.map((r) => r.position), [0, 1]);
+    assert.deepEqual(
+      rows.map((r) => r.position),
+      [0, 1],
+    );
     assert.equal((await auditOf(ta, 'flow.updated', flow.id)).length, lists.length);
   });
 
@@ -193,25 +308,28 @@ forEachDatabase('Flows', (engine) => {
     });
     // Whether the nullable schedule as a whole is named too, beside schedule.from, is the error
     // mapper's business; the bad nested field must be named.
-    assert.deepEqual(fieldsOf(schemaBad).filter((f) => f !== 'targets[4].schedule'), [
-      'colour',
-      'max_attempts',
-      'name',
-      'targets[0].priority',
-      'targets[1].weight',
-      'targets[2].countries[0]',
-      'targets[2].partner_id', // a repeat of targets[0]'s partner: found in the same answer
-      'targets[2].priority',
-      'targets[3].countries[0]',
-      'targets[3].daily_cap',
-      'targets[3].partner_id',
-      'targets[4].extra',
-      'targets[4].partner_id',
-      'targets[4].schedule.from',
-      'targets[4].weight',
-      'targets[5].partner_id',
-      'targets[5].priority',
-    ]);
+    assert.deepEqual(
+      fieldsOf(schemaBad).filter((f) => f !== 'targets[4].schedule'),
+      [
+        'colour',
+        'max_attempts',
+        'name',
+        'targets[0].priority',
+        'targets[1].weight',
+        'targets[2].countries[0]',
+        'targets[2].partner_id', // a repeat of targets[0]'s partner: found in the same answer
+        'targets[2].priority',
+        'targets[3].countries[0]',
+        'targets[3].daily_cap',
+        'targets[3].partner_id',
+        'targets[4].extra',
+        'targets[4].partner_id',
+        'targets[4].schedule.from',
+        'targets[4].weight',
+        'targets[5].partner_id',
+        'targets[5].priority',
+      ],
+    );
     const tooMany = Array.from({ length: 51 }, () => ({ partner_id: a, priority: 1 }));
     assert.ok(fieldsOf(await post(ta, { name: 'x', targets: tooMany })).includes('targets'));
     assert.deepEqual(fieldsOf(await post(ta, { targets: [] })), ['name']);
@@ -228,10 +346,12 @@ forEachDatabase('Flows', (engine) => {
       ],
     });
     const problem = expectProblem(refsBad, 400, 'validation_failed');
-    assert.deepEqual(
-      problem.errors!.map((e) => e.field).sort(),
-      ['targets[0].schedule.timezone', 'targets[2].partner_id', 'targets[3].partner_id', 'targets[4].partner_id'],
-    );
+    assert.deepEqual(problem.errors!.map((e) => e.field).sort(), [
+      'targets[0].schedule.timezone',
+      'targets[2].partner_id',
+      'targets[3].partner_id',
+      'targets[4].partner_id',
+    ]);
     const msg = Object.fromEntries(problem.errors!.map((e) => [e.field, e.message]));
     assert.match(msg['targets[2].partner_id'], /repeats the partner of targets\[0\]/);
     assert.match(msg['targets[3].partner_id'], /no partner/);
@@ -244,7 +364,9 @@ forEachDatabase('Flows', (engine) => {
     const flow = (await post(ta, { name: 'ok', targets: [{ partner_id: a, priority: 1 }] })).json();
     assert.deepEqual(fieldsOf(await patch(ta, flow.id, {})), ['body']);
     assert.deepEqual(fieldsOf(await patch(ta, flow.id, { id: 'x', created_at: 'x' })), ['created_at', 'id']);
-    assert.deepEqual(fieldsOf(await patch(ta, flow.id, { targets: [{ partner_id: archived, priority: 1 }] })), ['targets[0].partner_id']);
+    assert.deepEqual(fieldsOf(await patch(ta, flow.id, { targets: [{ partner_id: archived, priority: 1 }] })), [
+      'targets[0].partner_id',
+    ]);
     // Archiving is refused only as a new reference: a partner the flow already routes to may stay.
     await archivePartner(ta, a);
     const kept = await patch(ta, flow.id, { targets: [{ partner_id: a, priority: 9 }] });
@@ -257,9 +379,17 @@ forEachDatabase('Flows', (engine) => {
     const p = await insertPartner(ta.db);
     const flowId = await insertFlow(ta.db, [p]);
     const body = { name: 'n', targets: [{ partner_id: p, priority: 1 }] };
-    const writes = (token: string) => [post(ta, body, token), patch(ta, flowId, { name: 'x' }, token), del(ta, flowId, token)];
+    const writes = (token: string) => [
+      post(ta, body, token),
+      patch(ta, flowId, { name: 'x' }, token),
+      del(ta, flowId, token),
+    ];
 
-    for (const res of [await get(ta, '/api/flows', ''), await get(ta, `/api/flows/${flowId}`, ''), ...(await Promise.all(writes('')))]) {
+    for (const res of [
+      await get(ta, '/api/flows', ''),
+      await get(ta, `/api/flows/${flowId}`, ''),
+      ...(await Promise.all(writes(''))),
+    ]) {
       expectProblem(res, 401, 'unauthorized');
     }
     // A key without the flows scopes, though its operator holds them.
@@ -278,7 +408,10 @@ forEachDatabase('Flows', (engine) => {
     assert.equal((await get(ta, '/api/flows', viewer.token)).statusCode, 200);
     for (const res of await Promise.all(writes(viewer.token))) expectProblem(res, 403, 'forbidden');
     // Nothing changed on the way.
-    assert.equal((await ta.db.selectFrom('flows').select('name').executeTakeFirstOrThrow()).name.startsWith('Flow'), true);
+    assert.equal(
+      (await ta.db.selectFrom('flows').select('name').executeTakeFirstOrThrow()).name.startsWith('Flow'),
+      true,
+    );
     assert.equal((await ta.db.selectFrom('flows').select('id').execute()).length, 1);
 
     // An edit key works, and the audit names the key's operator and the channel.
@@ -291,7 +424,11 @@ forEachDatabase('Flows', (engine) => {
 
   test('404 for a flow that does not exist', async (t) => {
     const ta = await buildTestApp(t, engine);
-    for (const res of [await get(ta, '/api/flows/nope'), await patch(ta, 'nope', { name: 'x' }), await del(ta, 'nope')]) {
+    for (const res of [
+      await get(ta, '/api/flows/nope'),
+      await patch(ta, 'nope', { name: 'x' }),
+      await del(ta, 'nope'),
+    ]) {
       expectProblem(res, 404, 'not_found');
     }
   });
@@ -306,10 +443,21 @@ forEachDatabase('Flows', (engine) => {
     const inUse = expectProblem(await del(ta, used), 409, 'conflict');
     assert.match(inUse.detail, /Spring DE/);
     assert.ok(inUse.detail.includes(campaign));
-    assert.ok(await ta.db.selectFrom('flows').select('id').where('id', '=', used).where('archived_at', 'is', null).executeTakeFirst());
+    assert.ok(
+      await ta.db
+        .selectFrom('flows')
+        .select('id')
+        .where('id', '=', used)
+        .where('archived_at', 'is', null)
+        .executeTakeFirst(),
+    );
 
     // The campaign is archived and leads went through the flow: the flow is archived, not deleted.
-    await ta.db.updateTable('campaigns').set({ archived_at: new Date().toISOString() }).where('id', '=', campaign).execute();
+    await ta.db
+      .updateTable('campaigns')
+      .set({ archived_at: new Date().toISOString() })
+      .where('id', '=', campaign)
+      .execute();
     await insertLeads(ta.db, [{ traffic_provider_id: provider, campaign_id: campaign, flow_id: used }]);
     const targetsBefore = await targetRows(ta, used);
     assert.equal((await del(ta, used)).statusCode, 204);
@@ -322,7 +470,10 @@ forEachDatabase('Flows', (engine) => {
     assert.equal((await auditOf(ta, 'flow.archived', used))[0].details.name, 'Used');
     // Hidden from the list unless asked for; closed to changes; deleting again changes nothing.
     assert.deepEqual((await get(ta, '/api/flows')).json().data, []);
-    assert.deepEqual((await get(ta, '/api/flows?include_archived=true')).json().data.map((f: { id: string }) => f.id), [used]);
+    assert.deepEqual(
+      (await get(ta, '/api/flows?include_archived=true')).json().data.map((f: { id: string }) => f.id),
+      [used],
+    );
     expectProblem(await patch(ta, used, { name: 'again' }), 409, 'conflict');
     assert.equal((await del(ta, used)).statusCode, 204);
     assert.equal((await auditOf(ta, 'flow.archived', used)).length, 1);
@@ -331,7 +482,11 @@ forEachDatabase('Flows', (engine) => {
     // Only an archived campaign (no lead) still points at it: archived too, since the campaign keeps its history.
     const historic = await insertFlow(ta.db, [p]);
     const oldCampaign = await insertCampaign(ta.db, provider, historic);
-    await ta.db.updateTable('campaigns').set({ archived_at: new Date().toISOString() }).where('id', '=', oldCampaign).execute();
+    await ta.db
+      .updateTable('campaigns')
+      .set({ archived_at: new Date().toISOString() })
+      .where('id', '=', oldCampaign)
+      .execute();
     assert.equal((await del(ta, historic)).statusCode, 204);
     assert.ok((await get(ta, `/api/flows/${historic}`)).json().archived_at);
 
@@ -375,7 +530,10 @@ forEachDatabase('Flows', (engine) => {
     assert.deepEqual(await ids(`include_archived=true&q=archived&partner_id=${a}`), [gone]);
     // The list carries each flow's targets, in order.
     const listed = (await get(ta, `/api/flows?partner_id=${a}`)).json().data[1];
-    assert.deepEqual(listed.targets.map((x: { partner_id: string }) => x.partner_id), [b, a]);
+    assert.deepEqual(
+      listed.targets.map((x: { partner_id: string }) => x.partner_id),
+      [b, a],
+    );
 
     // Pages of 2 over 5 flows: each exactly once, in id order, and the last page says so.
     const seen: string[] = [];
@@ -400,12 +558,30 @@ forEachDatabase('Flows', (engine) => {
   test('caps the way operators write them: hourly, total, per country, counted on FTDs; contradictions named at their field', async (t) => {
     const ta = await buildTestApp(t, engine);
     const [a, b] = [await insertPartner(ta.db), await insertPartner(ta.db)];
-    const broker = { partner_id: a, priority: 1, daily_cap: 70, hourly_cap: 10, total_cap: 1000, country_caps: { DE: 50, AT: 20 }, countries: ['DE', 'AT'], schedule: { ...BERLIN, from: '00:00', to: '00:00' } };
-    const made = await post(ta, { name: 'Broker X', targets: [broker, { partner_id: b, priority: 2, cap_counts: 'ftds', daily_cap: 5 }] });
+    const broker = {
+      partner_id: a,
+      priority: 1,
+      daily_cap: 70,
+      hourly_cap: 10,
+      total_cap: 1000,
+      country_caps: { DE: 50, AT: 20 },
+      countries: ['DE', 'AT'],
+      schedule: { ...BERLIN, from: '00:00', to: '00:00' },
+    };
+    const made = await post(ta, {
+      name: 'Broker X',
+      targets: [broker, { partner_id: b, priority: 2, cap_counts: 'ftds', daily_cap: 5 }],
+    });
     assert.equal(made.statusCode, 201, made.body);
     const [x, y] = made.json().targets;
-    assert.deepEqual([x.daily_cap, x.hourly_cap, x.total_cap, x.country_caps, x.cap_counts], [70, 10, 1000, { DE: 50, AT: 20 }, 'deliveries']);
-    assert.deepEqual([y.daily_cap, y.hourly_cap, y.total_cap, y.country_caps, y.cap_counts], [5, null, null, {}, 'ftds']);
+    assert.deepEqual(
+      [x.daily_cap, x.hourly_cap, x.total_cap, x.country_caps, x.cap_counts],
+      [70, 10, 1000, { DE: 50, AT: 20 }, 'deliveries'],
+    );
+    assert.deepEqual(
+      [y.daily_cap, y.hourly_cap, y.total_cap, y.country_caps, y.cap_counts],
+      [5, null, null, {}, 'ftds'],
+    );
     assert.deepEqual((await get(ta, `/api/flows/${made.json().id}`)).json().targets, made.json().targets);
 
     const bad = await post(ta, {
@@ -425,11 +601,24 @@ forEachDatabase('Flows', (engine) => {
       'targets[1].country_caps.DEU', // each key that is not a country code, named
       'targets[1].country_caps.de',
     ]);
-    const messages = Object.fromEntries(bad.json().errors.map((e: { field: string; message: string }) => [e.field, e.message]));
+    const messages = Object.fromEntries(
+      bad.json().errors.map((e: { field: string; message: string }) => [e.field, e.message]),
+    );
     assert.match(messages['targets[0].country_caps.FR'], /does not take FR/);
     assert.match(messages['targets[0].country_caps.UK'], /use GB/);
     assert.match(messages['targets[0].hourly_cap'], /at most the daily cap \(70\)/);
     assert.match(messages['targets[0].total_cap'], /at least the daily cap \(70\)/);
-    assert.equal(Number((await ta.db.selectFrom('flows').select((eb) => eb.fn.countAll().as('n')).where('name', '=', 'Bad').executeTakeFirstOrThrow()).n), 0);
+    assert.equal(
+      Number(
+        (
+          await ta.db
+            .selectFrom('flows')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('name', '=', 'Bad')
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+      0,
+    );
   });
 });

@@ -72,7 +72,11 @@ export async function withTargets(db: Kysely<Database>, rows: FlowRow[]) {
   );
   const byFlow = new Map<string, TargetRow[]>();
   for (const t of targets) byFlow.set(t.flow_id, [...(byFlow.get(t.flow_id) ?? []), t]);
-  return rows.map((r) => ({ ...r, max_attempts: Number(r.max_attempts), targets: (byFlow.get(r.id) ?? []).map(toTarget) }));
+  return rows.map((r) => ({
+    ...r,
+    max_attempts: Number(r.max_attempts),
+    targets: (byFlow.get(r.id) ?? []).map(toTarget),
+  }));
 }
 
 export async function findFlow(db: Kysely<Database>, id: string) {
@@ -90,12 +94,24 @@ export async function partnersById(db: Kysely<Database>, ids: string[]) {
 
 /** Non-archived campaigns that route through the flow (for the in-use answer). */
 export const liveCampaignsOf = (db: Kysely<Database>, flowId: string) =>
-  db.selectFrom('campaigns').select(['id', 'name']).where('flow_id', '=', flowId).where('archived_at', 'is', null).orderBy('id').limit(11).execute();
+  db
+    .selectFrom('campaigns')
+    .select(['id', 'name'])
+    .where('flow_id', '=', flowId)
+    .where('archived_at', 'is', null)
+    .orderBy('id')
+    .limit(11)
+    .execute();
 
 /** Whether any lead or archived campaign still refers to the flow (then it is archived, not deleted). */
 export async function flowIsReferenced(db: Kysely<Database>, flowId: string) {
   const lead = await db.selectFrom('leads').select('id').where('flow_id', '=', flowId).limit(1).executeTakeFirst();
   if (lead) return true;
-  const campaign = await db.selectFrom('campaigns').select('id').where('flow_id', '=', flowId).limit(1).executeTakeFirst();
+  const campaign = await db
+    .selectFrom('campaigns')
+    .select('id')
+    .where('flow_id', '=', flowId)
+    .limit(1)
+    .executeTakeFirst();
   return !!campaign;
 }

@@ -7,7 +7,16 @@ import { problems } from '../../http/openapi.js';
 import { decodeCursor, Page, pageOf } from '../../http/pagination.js';
 import type { App } from '../../types.js';
 import { audit } from '../audit/service.js';
-import { findFlow, findFlowRow, flowColumns, flowIsReferenced, liveCampaignsOf, targetsOf, toTarget, withTargets } from './queries.js';
+import {
+  findFlow,
+  findFlowRow,
+  flowColumns,
+  flowIsReferenced,
+  liveCampaignsOf,
+  targetsOf,
+  toTarget,
+  withTargets,
+} from './queries.js';
 import { CreateFlow, Flow, FlowListQuery, UpdateFlow } from './schemas.js';
 import { checkTargets, currentPartners, replaceTargets, targetErrors, targetSummary } from './service.js';
 
@@ -30,13 +39,19 @@ export default async function flowsRoutes(app: App) {
     async (req) => {
       const { limit, cursor, status, q, include_archived, partner_id } = req.query;
       const after = decodeCursor(cursor, ['id']);
-      let query = app.db.selectFrom('flows').select(flowColumns).orderBy('id').limit(limit + 1);
+      let query = app.db
+        .selectFrom('flows')
+        .select(flowColumns)
+        .orderBy('id')
+        .limit(limit + 1);
       if (after) query = query.where('id', '>', after.id);
       if (!include_archived) query = query.where('archived_at', 'is', null);
       if (status) query = query.where('status', '=', status);
       if (q) query = query.where((eb) => containsText(eb.ref('name'), q));
       if (partner_id) {
-        query = query.where('id', 'in', (eb) => eb.selectFrom('flow_targets').select('flow_id').where('partner_id', '=', partner_id));
+        query = query.where('id', 'in', (eb) =>
+          eb.selectFrom('flow_targets').select('flow_id').where('partner_id', '=', partner_id),
+        );
       }
       const page = pageOf(await query.execute(), limit, (r) => ({ id: r.id }));
       return { ...page, data: await withTargets(app.db, page.data) };
@@ -62,7 +77,10 @@ export default async function flowsRoutes(app: App) {
   app.post(
     '/api/flows',
     {
-      config: { permission: 'flows:edit', moreChecks: (body) => targetErrors(app.db, (body as { targets?: unknown } | null)?.targets) },
+      config: {
+        permission: 'flows:edit',
+        moreChecks: (body) => targetErrors(app.db, (body as { targets?: unknown } | null)?.targets),
+      },
       schema: {
         operationId: 'createFlow',
         tags,
@@ -81,14 +99,27 @@ export default async function flowsRoutes(app: App) {
       const id = newId();
       const flow = await app.db.transaction().execute(async (tx) => {
         await checkTargets(tx, targets);
-        const row = { id, name: b.name.trim(), status: b.status ?? 'active', max_attempts: b.max_attempts ?? 3, created_at: now, updated_at: now, archived_at: null };
+        const row = {
+          id,
+          name: b.name.trim(),
+          status: b.status ?? 'active',
+          max_attempts: b.max_attempts ?? 3,
+          created_at: now,
+          updated_at: now,
+          archived_at: null,
+        };
         await tx.insertInto('flows').values(row).execute();
         await replaceTargets(tx, id, targets);
         await audit(tx, req, {
           action: 'flow.created',
           target_type: 'flow',
           target_id: id,
-          details: { name: row.name, status: row.status, max_attempts: row.max_attempts, targets: targetSummary(targets) },
+          details: {
+            name: row.name,
+            status: row.status,
+            max_attempts: row.max_attempts,
+            targets: targetSummary(targets),
+          },
         });
         return (await withTargets(tx, [row]))[0];
       });
@@ -99,7 +130,15 @@ export default async function flowsRoutes(app: App) {
   app.patch(
     '/api/flows/:id',
     {
-      config: { permission: 'flows:edit', moreChecks: async (body, req) => targetErrors(app.db, (body as { targets?: unknown } | null)?.targets, await currentPartners(app.db, (req.params as { id: string }).id)) },
+      config: {
+        permission: 'flows:edit',
+        moreChecks: async (body, req) =>
+          targetErrors(
+            app.db,
+            (body as { targets?: unknown } | null)?.targets,
+            await currentPartners(app.db, (req.params as { id: string }).id),
+          ),
+      },
       schema: {
         operationId: 'updateFlow',
         tags,
@@ -137,7 +176,12 @@ export default async function flowsRoutes(app: App) {
           target_id: flow.id,
           details: {
             name: flow.name,
-            before: { ...changed('name'), ...changed('status'), ...changed('max_attempts'), ...(b.targets ? { targets: targetSummary(before.targets) } : {}) },
+            before: {
+              ...changed('name'),
+              ...changed('status'),
+              ...changed('max_attempts'),
+              ...(b.targets ? { targets: targetSummary(before.targets) } : {}),
+            },
             after: { ...b, ...(b.targets ? { targets: targetSummary(b.targets) } : {}) },
           },
         });
@@ -169,13 +213,20 @@ export default async function flowsRoutes(app: App) {
         const campaigns = await liveCampaignsOf(tx, flow.id);
         if (campaigns.length) {
           const names = campaigns.slice(0, 10).map((c) => `"${c.name}" (${c.id})`);
-          conflict(`Campaigns still route through this flow: ${names.join(', ')}${campaigns.length > 10 ? ', …' : ''}. Give them another flow first.`);
+          conflict(
+            `Campaigns still route through this flow: ${names.join(', ')}${campaigns.length > 10 ? ', …' : ''}. Give them another flow first.`,
+          );
         }
         if (await flowIsReferenced(tx, flow.id)) {
           if (flow.archived_at) return; // already archived: nothing changes
           const now = nowIso();
           await tx.updateTable('flows').set({ archived_at: now, updated_at: now }).where('id', '=', flow.id).execute();
-          await audit(tx, req, { action: 'flow.archived', target_type: 'flow', target_id: flow.id, details: { name: flow.name, reason: 'leads or archived campaigns refer to it' } });
+          await audit(tx, req, {
+            action: 'flow.archived',
+            target_type: 'flow',
+            target_id: flow.id,
+            details: { name: flow.name, reason: 'leads or archived campaigns refer to it' },
+          });
           return;
         }
         const targets = await targetsOf(tx, [flow.id]);

@@ -1,15 +1,42 @@
 import { Type, type Static } from 'typebox';
-import { ActiveStatus, CountryCode, NullableTimestamp, ResourceListQuery, ResourceName, Timestamp, WorkingHours } from '../../http/common-schemas.js';
+import {
+  ActiveStatus,
+  CountryCode,
+  NullableTimestamp,
+  ResourceListQuery,
+  ResourceName,
+  Timestamp,
+  WorkingHours,
+} from '../../http/common-schemas.js';
 import { PageQuery } from '../../http/pagination.js';
 
 export const MAX_TARGETS = 50;
 
 const Ref = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
-const Priority = Type.Integer({ format: 'int32', minimum: 1, maximum: 1000, description: 'Lower is tried first; targets with the same priority share leads by weight' });
-const Weight = Type.Integer({ format: 'int32', minimum: 1, maximum: 10_000, description: 'Share of leads among targets of the same priority' });
-const MaxAttempts = Type.Integer({ format: 'int32', minimum: 1, maximum: 10, description: 'How many partners a lead is offered to at most' });
+const Priority = Type.Integer({
+  format: 'int32',
+  minimum: 1,
+  maximum: 1000,
+  description: 'Lower is tried first; targets with the same priority share leads by weight',
+});
+const Weight = Type.Integer({
+  format: 'int32',
+  minimum: 1,
+  maximum: 10_000,
+  description: 'Share of leads among targets of the same priority',
+});
+const MaxAttempts = Type.Integer({
+  format: 'int32',
+  minimum: 1,
+  maximum: 10,
+  description: 'How many partners a lead is offered to at most',
+});
 const scheduleOptions = { description: "Working-hours override; null: the partner's own working hours" };
-const countriesOptions = { uniqueItems: true, maxItems: 250, description: "ISO 3166-1 alpha-2; empty: the partner's own countries" };
+const countriesOptions = {
+  uniqueItems: true,
+  maxItems: 250,
+  description: "ISO 3166-1 alpha-2; empty: the partner's own countries",
+};
 const CapValue = Type.Integer({ format: 'int32', minimum: 0, maximum: 10_000_000 });
 const capOf = (what: string) => ({ description: `${what} for this target; null: no cap of its own` });
 const countryCapsOptions = {
@@ -18,7 +45,8 @@ const countryCapsOptions = {
   description: 'Daily caps per lead country, e.g. {"DE": 50, "AT": 20}; a country left out has no cap of its own here',
 };
 const CapCounts = Type.Union([Type.Literal('deliveries'), Type.Literal('ftds')], {
-  description: "What this target's caps count: leads delivered (a slot is reserved before the partner is called), or FTDs recorded (deliveries stop once the count reaches the cap)",
+  description:
+    "What this target's caps count: leads delivered (a slot is reserved before the partner is called), or FTDs recorded (deliveries stop once the count reaches the cap)",
 });
 
 export const FlowTarget = Type.Object(
@@ -59,10 +87,19 @@ export const FlowTargetInput = Type.Object(
     partner_id: Ref('A partner that is not archived; at most once per flow'),
     priority: Priority,
     weight: Type.Optional(Type.Integer({ ...Weight, default: 100 })),
-    daily_cap: Type.Optional(Type.Union([CapValue, Type.Null()], { ...capOf("Leads per day of the partner's local time"), default: null })),
-    hourly_cap: Type.Optional(Type.Union([CapValue, Type.Null()], { ...capOf("Leads per hour of the partner's local time"), default: null })),
+    daily_cap: Type.Optional(
+      Type.Union([CapValue, Type.Null()], { ...capOf("Leads per day of the partner's local time"), default: null }),
+    ),
+    hourly_cap: Type.Optional(
+      Type.Union([CapValue, Type.Null()], { ...capOf("Leads per hour of the partner's local time"), default: null }),
+    ),
     total_cap: Type.Optional(Type.Union([CapValue, Type.Null()], { ...capOf('Leads in all'), default: null })),
-    country_caps: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z]{2}$', maxLength: 2 }), CapValue, { ...countryCapsOptions, default: {} })),
+    country_caps: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[A-Z]{2}$', maxLength: 2 }), CapValue, {
+        ...countryCapsOptions,
+        default: {},
+      }),
+    ),
     cap_counts: Type.Optional({ ...CapCounts, default: 'deliveries' }),
     countries: Type.Optional(Type.Array(CountryCode, { ...countriesOptions, default: [] })),
     schedule: Type.Optional(Type.Union([WorkingHours, Type.Null()], { ...scheduleOptions, default: null })),
@@ -70,13 +107,18 @@ export const FlowTargetInput = Type.Object(
   { additionalProperties: false, title: 'FlowTargetInput' },
 );
 
-
 export const CreateFlow = Type.Object(
   {
     name: ResourceName,
     status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('paused')], { default: 'active' })),
     max_attempts: Type.Optional(Type.Integer({ ...MaxAttempts, default: 3 })),
-    targets: Type.Optional(Type.Array(FlowTargetInput, { maxItems: MAX_TARGETS, default: [], description: `Ordered; at most ${MAX_TARGETS}` })),
+    targets: Type.Optional(
+      Type.Array(FlowTargetInput, {
+        maxItems: MAX_TARGETS,
+        default: [],
+        description: `Ordered; at most ${MAX_TARGETS}`,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -87,7 +129,12 @@ export const UpdateFlow = Type.Object(
     name: Type.Optional(ResourceName),
     status: Type.Optional(ActiveStatus),
     max_attempts: Type.Optional(MaxAttempts),
-    targets: Type.Optional(Type.Array(FlowTargetInput, { maxItems: MAX_TARGETS, description: `Replaces the whole list, in one transaction; at most ${MAX_TARGETS}` })),
+    targets: Type.Optional(
+      Type.Array(FlowTargetInput, {
+        maxItems: MAX_TARGETS,
+        description: `Replaces the whole list, in one transaction; at most ${MAX_TARGETS}`,
+      }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );

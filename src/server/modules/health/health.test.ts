@@ -16,7 +16,9 @@ const health = (ta: { app: TestApp['app'] }, url = '/api/health', remoteAddress?
 async function appOnOwnConnection(t: import('node:test').TestContext, ta: TestApp) {
   const db = openDatabase(ta.config.database);
   const logs: string[] = [];
-  const app = await buildApp(ta.config, db, { logStream: new Writable({ write: (c, _e, cb) => (logs.push(String(c)), cb()) }) });
+  const app = await buildApp(ta.config, db, {
+    logStream: new Writable({ write: (c, _e, cb) => (logs.push(String(c)), cb()) }),
+  });
   let destroyed = false;
   t.after(async () => {
     await app.close();
@@ -40,27 +42,43 @@ forEachDatabase('health', (engine) => {
     const body = res.json();
     assert.equal(body.status, 'ok');
     assert.deepEqual(body.database, { engine, ok: true });
-    assert.deepEqual(body.migrations, { ok: true, applied: MIGRATION_NAMES.length, expected: MIGRATION_NAMES.length, missing: [] });
+    assert.deepEqual(body.migrations, {
+      ok: true,
+      applied: MIGRATION_NAMES.length,
+      expected: MIGRATION_NAMES.length,
+      missing: [],
+    });
     assert.equal(typeof body.version, 'string');
     assert.equal(res.headers['retry-after'], undefined);
   });
 
   test('a migration this version needs is missing: 503 unavailable with Retry-After, naming it; liveness stays 200', async (t) => {
     const ta = await buildTestApp(t, engine);
-    await (ta.db as unknown as Kysely<any>).deleteFrom('schema_migrations').where('name', '=', LATEST_MIGRATION).execute();
+    await (ta.db as unknown as Kysely<any>)
+      .deleteFrom('schema_migrations')
+      .where('name', '=', LATEST_MIGRATION)
+      .execute();
     const res = await health(ta);
     assert.equal(res.statusCode, 503, res.body);
     assert.equal(res.headers['retry-after'], '5');
     const body = res.json();
     assert.equal(body.status, 'unavailable');
     assert.deepEqual(body.database, { engine, ok: true });
-    assert.deepEqual(body.migrations, { ok: false, applied: MIGRATION_NAMES.length - 1, expected: MIGRATION_NAMES.length, missing: [LATEST_MIGRATION] });
+    assert.deepEqual(body.migrations, {
+      ok: false,
+      applied: MIGRATION_NAMES.length - 1,
+      expected: MIGRATION_NAMES.length,
+      missing: [LATEST_MIGRATION],
+    });
     assert.equal((await health(ta, '/api/health/live')).statusCode, 200);
   });
 
   test('a database migrated further than this version (a rolling upgrade) is still ready', async (t) => {
     const ta = await buildTestApp(t, engine);
-    await (ta.db as unknown as Kysely<any>).insertInto('schema_migrations').values({ name: '29990101T000000Z_from_a_newer_version', applied_at: new Date().toISOString() }).execute();
+    await (ta.db as unknown as Kysely<any>)
+      .insertInto('schema_migrations')
+      .values({ name: '29990101T000000Z_from_a_newer_version', applied_at: new Date().toISOString() })
+      .execute();
     const res = await health(ta);
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().migrations.missing.length, 0);
@@ -79,8 +97,15 @@ forEachDatabase('health', (engine) => {
     assert.equal(body.status, 'unavailable');
     assert.deepEqual(body.database, { engine, ok: false });
     assert.equal(body.migrations.ok, false);
-    assert.deepEqual(Object.keys(body).sort(), ['database', 'migrations', 'status', 'uptime_s', 'version'], 'the error itself goes to the log only');
-    assert.ok(other.logs.some((l) => l.includes('health: not ready')), 'the reason is logged');
+    assert.deepEqual(
+      Object.keys(body).sort(),
+      ['database', 'migrations', 'status', 'uptime_s', 'version'],
+      'the error itself goes to the log only',
+    );
+    assert.ok(
+      other.logs.some((l) => l.includes('health: not ready')),
+      'the reason is logged',
+    );
 
     const live = await health(other, '/api/health/live');
     assert.equal(live.statusCode, 200, live.body);
@@ -92,10 +117,18 @@ forEachDatabase('health', (engine) => {
 test('liveness runs no query; both checks skip the IP allow-list and the request rate limits', async (t) => {
   const queries: string[] = [];
   const ta = await buildTestApp(t, 'sqlite', { onQuery: (sql) => queries.push(sql), env: { RATE_LIMIT_PER_IP: '2' } });
-  const put = await call(ta.app, ta.ownerToken, { method: 'PUT', url: '/api/settings/security', payload: { ip_allowlist: ['127.0.0.0/8'] } });
+  const put = await call(ta.app, ta.ownerToken, {
+    method: 'PUT',
+    url: '/api/settings/security',
+    payload: { ip_allowlist: ['127.0.0.0/8'] },
+  });
   assert.equal(put.statusCode, 200, put.body);
   const FAR = '192.0.2.50';
-  expectProblem(await call(ta.app, null, { method: 'GET', url: '/api/openapi.json', remoteAddress: FAR }), 403, 'ip_not_allowed');
+  expectProblem(
+    await call(ta.app, null, { method: 'GET', url: '/api/openapi.json', remoteAddress: FAR }),
+    403,
+    'ip_not_allowed',
+  );
 
   queries.length = 0;
   for (let i = 0; i < 5; i++) {
@@ -105,5 +138,8 @@ test('liveness runs no query; both checks skip the IP allow-list and the request
   }
   assert.deepEqual(queries, [], 'liveness touched the database');
   for (let i = 0; i < 5; i++) assert.equal((await health(ta, '/api/health', FAR)).statusCode, 200);
-  assert.ok(queries.some((q) => /schema_migrations/.test(q)), 'readiness reads the applied migrations');
+  assert.ok(
+    queries.some((q) => /schema_migrations/.test(q)),
+    'readiness reads the applied migrations',
+  );
 });

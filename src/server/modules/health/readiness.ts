@@ -23,7 +23,12 @@ export async function readiness(db: Kysely<any>): Promise<Readiness> {
   const expected = MIGRATION_NAMES.length;
   const status = await databaseStatus(db);
   if (!status.reachable) {
-    return { ok: false, databaseOk: false, migrations: { ok: false, applied: 0, expected, missing: [] }, error: status.error };
+    return {
+      ok: false,
+      databaseOk: false,
+      migrations: { ok: false, applied: 0, expected, missing: [] },
+      error: status.error,
+    };
   }
   try {
     const missing = await missingMigrations(db);
@@ -36,6 +41,11 @@ export async function readiness(db: Kysely<any>): Promise<Readiness> {
     };
   } catch (error) {
     // No schema_migrations to read: a database never migrated.
-    return { ok: false, databaseOk: status.ok, migrations: { ok: false, applied: 0, expected, missing: [...MIGRATION_NAMES] }, error };
+    return {
+      ok: false,
+      databaseOk: status.ok,
+      migrations: { ok: false, applied: 0, expected, missing: [...MIGRATION_NAMES] },
+      error,
+    };
   }
 }

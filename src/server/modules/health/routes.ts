@@ -4,7 +4,9 @@ import { readiness, RETRY_AFTER_S } from './readiness.js';
 
 const Health = Type.Object(
   {
-    status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')], { description: '`ok` (200): ready to serve; `unavailable` (503): the database does not answer or lacks migrations' }),
+    status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')], {
+      description: '`ok` (200): ready to serve; `unavailable` (503): the database does not answer or lacks migrations',
+    }),
     version: Type.String(),
     database: Type.Object({ engine: Type.String(), ok: Type.Boolean({ description: 'Answered a query' }) }),
     migrations: Type.Object({
@@ -24,7 +26,9 @@ const Liveness = Type.Object(
 );
 
 // An OpenAPI header map (name → schema), as @fastify/swagger reads a response's `headers`.
-const RetryAfter = { 'Retry-After': { type: 'integer', minimum: 0, description: 'Seconds to wait before asking again' } };
+const RetryAfter = {
+  'Retry-After': { type: 'integer', minimum: 0, description: 'Seconds to wait before asking again' },
+};
 
 export default async function healthRoutes(app: App, opts: { version: string }) {
   const uptime = () => Math.floor((Date.now() - app.startedAt) / 1000);
@@ -41,7 +45,10 @@ export default async function healthRoutes(app: App, opts: { version: string }) 
           'Answers 200 `ok` when this instance can serve: the database answers a real query (within 3 s) and has every ' +
           'migration this version needs. Else 503 `unavailable` with Retry-After: take the instance out of rotation, do not ' +
           'restart it (use /api/health/live for that). Not subject to the IP allow-list or the request rate limits.',
-        response: { 200: Health, 503: { ...Health, description: 'Not ready; Retry-After says when to ask again', headers: RetryAfter } },
+        response: {
+          200: Health,
+          503: { ...Health, description: 'Not ready; Retry-After says when to ask again', headers: RetryAfter },
+        },
       },
     },
     async (req, reply) => {

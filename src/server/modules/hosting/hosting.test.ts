@@ -6,7 +6,17 @@ import { test } from 'node:test';
 import { ALL_PERMISSIONS } from '../../auth/permissions.js';
 import { loadConfig } from '../../config.js';
 import { LATEST_MIGRATION } from '../../db/migrate.js';
-import { buildTestApp, call, expectProblem, forEachDatabase, getJson, newApiKey, newOperator, postgresOnly, type TestApp } from '../../../../test/helpers.js';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  getJson,
+  newApiKey,
+  newOperator,
+  postgresOnly,
+  type TestApp,
+} from '../../../../test/helpers.js';
 
 const putUrl = (ta: TestApp, value: unknown, token = ta.ownerToken) =>
   call(ta.app, token, { method: 'PUT', url: '/api/hosting/public-url', payload: { public_base_url: value } });
@@ -72,7 +82,9 @@ forEachDatabase('hosting', (engine) => {
     }
     // Nothing was made, served or deleted for them; the panel itself stays open to hosting:view.
     assert.equal((await call(ta.app, hostingRole.token, { method: 'GET', url: '/api/hosting' })).statusCode, 200);
-    const actions = (await ta.db.selectFrom('audit_log').select('action').where('action', 'like', 'hosting.backup%').execute()).map((a) => a.action);
+    const actions = (
+      await ta.db.selectFrom('audit_log').select('action').where('action', 'like', 'hosting.backup%').execute()
+    ).map((a) => a.action);
     assert.deepEqual(actions, sqlite ? ['hosting.backup_created'] : []);
 
     // The admin passes the access check on each (PostgreSQL then answers 409: no backups there).
@@ -90,7 +102,9 @@ forEachDatabase('hosting', (engine) => {
     assert.equal(h.build, commit);
     assert.equal(h.node_version, process.version);
     assert.ok(Date.parse(h.started_at) <= Date.now() && h.uptime_seconds >= 0);
-    assert.ok(h.memory.rss_bytes > 0 && h.memory.heap_used_bytes > 0 && h.memory.heap_total_bytes >= h.memory.heap_used_bytes);
+    assert.ok(
+      h.memory.rss_bytes > 0 && h.memory.heap_used_bytes > 0 && h.memory.heap_total_bytes >= h.memory.heap_used_bytes,
+    );
     assert.equal(h.load_average.length, 3);
     assert.ok(h.cpu_count >= 1);
     assert.equal(h.disk.path, ta.config.dataDir);
@@ -106,23 +120,49 @@ forEachDatabase('hosting', (engine) => {
 
     const plain = await buildTestApp(t, engine);
     assert.equal((await getJson(plain, '/api/hosting')).build, null, 'no commit given: null');
-    assert.throws(() => loadConfig({ LEADGATE_BUILD_COMMIT: 'main; rm -rf' }), /LEADGATE_BUILD_COMMIT must be a git commit hash/);
+    assert.throws(
+      () => loadConfig({ LEADGATE_BUILD_COMMIT: 'main; rm -rf' }),
+      /LEADGATE_BUILD_COMMIT must be a git commit hash/,
+    );
   });
 
   test('the public base URL: validated, stored as an origin, audited, and used for postback URLs', async (t) => {
     const ta = await buildTestApp(t, engine);
-    for (const bad of ['leads.example.com', 'ftp://leads.example.com', 'https://leads.example.com/leadgate', 'https://leads.example.com/?a=1',
-      'https://leads.example.com/#x', 'https://user:pw@leads.example.com', 'https://', '']) {
+    for (const bad of [
+      'leads.example.com',
+      'ftp://leads.example.com',
+      'https://leads.example.com/leadgate',
+      'https://leads.example.com/?a=1',
+      'https://leads.example.com/#x',
+      'https://user:pw@leads.example.com',
+      'https://',
+      '',
+    ]) {
       const body = expectProblem(await putUrl(ta, bad), 400, 'validation_failed');
-      assert.ok(body.errors?.some((e) => e.field === 'public_base_url' || e.field === '/public_base_url'), `${bad}: ${JSON.stringify(body.errors)}`);
+      assert.ok(
+        body.errors?.some((e) => e.field === 'public_base_url' || e.field === '/public_base_url'),
+        `${bad}: ${JSON.stringify(body.errors)}`,
+      );
     }
     expectProblem(await putUrl(ta, 42), 400, 'validation_failed');
-    expectProblem(await call(ta.app, ta.ownerToken, { method: 'PUT', url: '/api/hosting/public-url', payload: {} }), 400, 'validation_failed');
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'PUT', url: '/api/hosting/public-url', payload: {} }),
+      400,
+      'validation_failed',
+    );
     assert.equal((await getJson(ta, '/api/hosting')).public_base_url, null, 'nothing refused was stored');
 
-    const partner = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/partners', payload: { name: 'P1', integration: { url: 'https://x.example/' } } });
+    const partner = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/partners',
+      payload: { name: 'P1', integration: { url: 'https://x.example/' } },
+    });
     assert.match(partner.json().postback_url, /^\/api\/postback\/lgp_/, 'no base URL: a path, as before');
-    const provider = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/traffic-providers', payload: { name: 'TP1' } });
+    const provider = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/traffic-providers',
+      payload: { name: 'TP1' },
+    });
     assert.equal(provider.json().intake_url, '/api/intake/leads');
 
     const put = await putUrl(ta, ' HTTPS://Leads.Example.COM:443/ ');
@@ -132,25 +172,56 @@ forEachDatabase('hosting', (engine) => {
     assert.equal((await putUrl(ta, 'http://10.0.0.5:8080')).json().public_base_url, 'http://10.0.0.5:8080');
     await putUrl(ta, 'https://leads.example.com');
 
-    const created = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/partners', payload: { name: 'P2', integration: { url: 'https://x.example/' } } });
+    const created = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/partners',
+      payload: { name: 'P2', integration: { url: 'https://x.example/' } },
+    });
     const { postback_url, postback_token } = created.json();
     assert.equal(postback_url, `https://leads.example.com/api/postback/${postback_token}`);
-    const rotated = (await call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/partners/${created.json().id}/rotate-postback-token` })).json();
+    const rotated = (
+      await call(ta.app, ta.ownerToken, {
+        method: 'POST',
+        url: `/api/partners/${created.json().id}/rotate-postback-token`,
+      })
+    ).json();
     assert.equal(rotated.postback_url, `https://leads.example.com/api/postback/${rotated.postback_token}`);
-    const providerRotated = (await call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/traffic-providers/${provider.json().id}/rotate-token` })).json();
-    assert.equal(providerRotated.intake_url, 'https://leads.example.com/api/intake/leads', "the intake link handed to providers uses it too");
+    const providerRotated = (
+      await call(ta.app, ta.ownerToken, {
+        method: 'POST',
+        url: `/api/traffic-providers/${provider.json().id}/rotate-token`,
+      })
+    ).json();
+    assert.equal(
+      providerRotated.intake_url,
+      'https://leads.example.com/api/intake/leads',
+      'the intake link handed to providers uses it too',
+    );
 
     assert.deepEqual((await putUrl(ta, null)).json(), { public_base_url: null });
-    const again = (await call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/partners/${created.json().id}/rotate-postback-token` })).json();
+    const again = (
+      await call(ta.app, ta.ownerToken, {
+        method: 'POST',
+        url: `/api/partners/${created.json().id}/rotate-postback-token`,
+      })
+    ).json();
     assert.equal(again.postback_url, `/api/postback/${again.postback_token}`, 'cleared: paths again');
 
-    const events = await ta.db.selectFrom('audit_log').select(['details', 'actor_id']).where('action', '=', 'hosting.public_url_updated').orderBy('at').execute();
-    assert.deepEqual(events.map((e) => JSON.parse(e.details)), [
-      { before: null, after: 'https://leads.example.com' },
-      { before: 'https://leads.example.com', after: 'http://10.0.0.5:8080' },
-      { before: 'http://10.0.0.5:8080', after: 'https://leads.example.com' },
-      { before: 'https://leads.example.com', after: null },
-    ]);
+    const events = await ta.db
+      .selectFrom('audit_log')
+      .select(['details', 'actor_id'])
+      .where('action', '=', 'hosting.public_url_updated')
+      .orderBy('at')
+      .execute();
+    assert.deepEqual(
+      events.map((e) => JSON.parse(e.details)),
+      [
+        { before: null, after: 'https://leads.example.com' },
+        { before: 'https://leads.example.com', after: 'http://10.0.0.5:8080' },
+        { before: 'http://10.0.0.5:8080', after: 'https://leads.example.com' },
+        { before: 'https://leads.example.com', after: null },
+      ],
+    );
     assert.ok(events.every((e) => e.actor_id === ta.ownerId));
   });
 });
@@ -162,5 +233,8 @@ postgresOnly('hosting [postgres]: every backup route answers 409 with how to bac
     const body = expectProblem(await call(ta.app, ta.ownerToken, { method: r.method, url: r.url }), 409, 'conflict');
     assert.match(body.detail, /pg_dump/);
   }
-  assert.equal(await ta.db.selectFrom('audit_log').select('id').where('action', 'like', 'hosting.backup%').executeTakeFirst(), undefined);
+  assert.equal(
+    await ta.db.selectFrom('audit_log').select('id').where('action', 'like', 'hosting.backup%').executeTakeFirst(),
+    undefined,
+  );
 });

@@ -15,7 +15,8 @@ const tags = ['Hosting'];
 // A backup is the whole database: every lead unmasked, partner credentials, password hashes and
 // two-factor secrets. hosting:view / hosting:edit open the panel; the backups in it are for the
 // built-in admin role only (API-CONTRACT rule 17), and always from a session (sessionOnly).
-const ADMIN_ONLY = 'Admins only because a backup holds the whole database (every lead unmasked, partner credentials, two-factor secrets).';
+const ADMIN_ONLY =
+  'Admins only because a backup holds the whole database (every lead unmasked, partner credentials, two-factor secrets).';
 
 export default async function hostingRoutes(app: App) {
   const dataDir = app.config.dataDir;
@@ -45,7 +46,8 @@ export default async function hostingRoutes(app: App) {
         operationId: 'updatePublicUrl',
         tags,
         summary: 'Set or clear the public base URL',
-        description: 'Stored as an origin (scheme, host, port). A path, query, fragment or credentials in it is refused with 400.',
+        description:
+          'Stored as an origin (scheme, host, port). A path, query, fragment or credentials in it is refused with 400.',
         body: PublicUrlBody,
         response: { 200: PublicUrlBody },
       },
@@ -102,7 +104,12 @@ export default async function hostingRoutes(app: App) {
     },
     async (req, reply) => {
       const made = await makeBackup(sqliteFile(), dataDir);
-      await audit(app.db, req, { action: 'hosting.backup_created', target_type: 'backup', target_id: made.name, details: { size_bytes: made.size_bytes } });
+      await audit(app.db, req, {
+        action: 'hosting.backup_created',
+        target_type: 'backup',
+        target_id: made.name,
+        details: { size_bytes: made.size_bytes },
+      });
       return reply.status(201).send(made);
     },
   );
@@ -129,13 +136,15 @@ export default async function hostingRoutes(app: App) {
     async (req, reply) => {
       sqliteFile();
       const { file, size } = await backupPath(dataDir, req.params.name);
-      return reply
-        .type('application/vnd.sqlite3')
-        .header('content-length', size)
-        .header('content-disposition', `attachment; filename="${req.params.name}"`)
-        .header('cache-control', 'no-store')
-        // The schema types the body as the file; a stream of it is what goes out.
-        .send(fs.createReadStream(file) as unknown as string);
+      return (
+        reply
+          .type('application/vnd.sqlite3')
+          .header('content-length', size)
+          .header('content-disposition', `attachment; filename="${req.params.name}"`)
+          .header('cache-control', 'no-store')
+          // The schema types the body as the file; a stream of it is what goes out.
+          .send(fs.createReadStream(file) as unknown as string)
+      );
     },
   );
 
@@ -156,7 +165,12 @@ export default async function hostingRoutes(app: App) {
       sqliteFile();
       const { file, size } = await backupPath(dataDir, req.params.name);
       await fs.promises.rm(file);
-      await audit(app.db, req, { action: 'hosting.backup_deleted', target_type: 'backup', target_id: req.params.name, details: { size_bytes: size } });
+      await audit(app.db, req, {
+        action: 'hosting.backup_deleted',
+        target_type: 'backup',
+        target_id: req.params.name,
+        details: { size_bytes: size },
+      });
       return reply.status(204).send(null);
     },
   );

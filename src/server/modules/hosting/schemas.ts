@@ -8,20 +8,29 @@ const Bytes = Type.Integer({ minimum: 0 });
 export const PublicBaseUrl = Type.Union([Type.String({ minLength: 1, maxLength: 2000 }), Type.Null()], {
   description:
     'The address operators and partners reach this server at, as scheme://host[:port] with no path ' +
-    '(e.g. https://leads.example.com). When set, links the API hands out (a partner\'s postback_url) are absolute ' +
+    "(e.g. https://leads.example.com). When set, links the API hands out (a partner's postback_url) are absolute " +
     'URLs under it; null: they stay paths (/api/…) for the caller to put after its own address.',
 });
 
 export const HostingStatus = Type.Object(
   {
     version: Type.String({ description: 'Leadgate version (package.json)' }),
-    build: Type.Union([Type.String(), Type.Null()], { description: 'Git commit of the build (LEADGATE_BUILD_COMMIT), null when not given' }),
+    build: Type.Union([Type.String(), Type.Null()], {
+      description: 'Git commit of the build (LEADGATE_BUILD_COMMIT), null when not given',
+    }),
     started_at: Timestamp,
     uptime_seconds: Type.Integer({ minimum: 0 }),
     node_version: Type.String(),
     platform: Type.String({ description: 'Operating system, kernel release and CPU architecture' }),
-    memory: Type.Object({ rss_bytes: Bytes, heap_used_bytes: Bytes, heap_total_bytes: Bytes }, { description: 'This server process' }),
-    load_average: Type.Array(Type.Number(), { minItems: 3, maxItems: 3, description: '1, 5 and 15 minutes (zeros on Windows)' }),
+    memory: Type.Object(
+      { rss_bytes: Bytes, heap_used_bytes: Bytes, heap_total_bytes: Bytes },
+      { description: 'This server process' },
+    ),
+    load_average: Type.Array(Type.Number(), {
+      minItems: 3,
+      maxItems: 3,
+      description: '1, 5 and 15 minutes (zeros on Windows)',
+    }),
     cpu_count: Type.Integer({ minimum: 1 }),
     disk: Type.Object(
       { path: Type.String({ description: 'DATA_DIR' }), free_bytes: Bytes, total_bytes: Bytes },
@@ -42,7 +51,10 @@ export const HostingStatus = Type.Object(
   { title: 'HostingStatus' },
 );
 
-export const PublicUrlBody = Type.Object({ public_base_url: PublicBaseUrl }, { additionalProperties: false, title: 'PublicUrlSettings' });
+export const PublicUrlBody = Type.Object(
+  { public_base_url: PublicBaseUrl },
+  { additionalProperties: false, title: 'PublicUrlSettings' },
+);
 
 export const Backup = Type.Object(
   {
@@ -56,5 +68,9 @@ export const Backup = Type.Object(
 export const BackupPage = Page(Backup, 'BackupPage');
 
 export const BackupParams = Type.Object({
-  name: Type.String({ pattern: BACKUP_NAME_PATTERN, maxLength: 64, description: 'leadgate-<YYYYMMDDTHHMMSSmmm>Z.sqlite' }),
+  name: Type.String({
+    pattern: BACKUP_NAME_PATTERN,
+    maxLength: 64,
+    description: 'leadgate-<YYYYMMDDTHHMMSSmmm>Z.sqlite',
+  }),
 });

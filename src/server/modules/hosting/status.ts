@@ -10,7 +10,7 @@ import { readPublicBaseUrl } from './public-url.js';
 export const PG_BACKUP_ADVICE =
   'This server stores its data in PostgreSQL, which Leadgate does not copy itself: a file copy of a running ' +
   'PostgreSQL is not a backup. Use pg_dump (e.g. `pg_dump --format=custom --file=leadgate.dump "$DATABASE_URL"`, ' +
-  'restored with pg_restore) on a schedule, or your provider\'s managed backups and point-in-time recovery.';
+  "restored with pg_restore) on a schedule, or your provider's managed backups and point-in-time recovery.";
 
 const sqliteAdvice = (dir: string) =>
   `Backups are consistent copies of the SQLite database, written to ${dir} on this machine. ` +
@@ -21,7 +21,9 @@ const fileSize = async (file: string) => (await fs.promises.stat(file).catch(() 
 async function databaseFacts(app: App) {
   const db = app.db;
   // Names start with an ISO timestamp, so the greatest is the newest applied.
-  const { rows: levels } = await sql<{ level: string | null }>`select max(name) as level from schema_migrations`.execute(db);
+  const { rows: levels } = await sql<{
+    level: string | null;
+  }>`select max(name) as level from schema_migrations`.execute(db);
   const common = { migration_level: levels[0]?.level ?? null, latest_migration: LATEST_MIGRATION };
   if (isPostgres(db)) {
     const { rows } = await sql<{ size: string }>`select pg_database_size(current_database()) as size`.execute(db);

@@ -20,7 +20,12 @@ export function activePolicy(json: string): StoredDuplicatePolicy | null {
  * Idempotency-Key. Sorted, so two requests sharing several names take them in the same order
  * and cannot deadlock.
  */
-export function lockNames(policy: StoredDuplicatePolicy | null, lead: NormalizedLead, providerId: string, key: string | null): string[] {
+export function lockNames(
+  policy: StoredDuplicatePolicy | null,
+  lead: NormalizedLead,
+  providerId: string,
+  key: string | null,
+): string[] {
   const names = (policy?.fields ?? []).map((f) => `dup:${f}:${lead[f]}`);
   if (key !== null) names.push(`idem:${providerId}:${key}`);
   return names.sort();
@@ -45,7 +50,11 @@ export function lockNames(policy: StoredDuplicatePolicy | null, lead: Normalized
  * transaction-scoped and PostgreSQL hashed the names: an old and a new process do not wait for
  * each other during a rolling upgrade.)
  */
-export async function serialized<T>(db: Kysely<Database>, names: string[], work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+export async function serialized<T>(
+  db: Kysely<Database>,
+  names: string[],
+  work: (db: Kysely<Database>) => Promise<T>,
+): Promise<T> {
   if (!isPostgres(db)) return writeTransaction(db, work);
   if (!names.length) return work(db);
   return db.connection().execute(async (conn) => {
@@ -72,7 +81,13 @@ export const lockKey = (name: string): bigint => createHash('sha256').update(nam
  * provider's index (every lead of the provider in the window) instead. At most one row, the
  * earlier lead's id and email; duplicateOf reads it. `since`: the window's start (windowStart).
  */
-export function duplicateQuery(db: Kysely<Database>, policy: StoredDuplicatePolicy, lead: Pick<NormalizedLead, 'email' | 'phone'>, providerId: string, since: string) {
+export function duplicateQuery(
+  db: Kysely<Database>,
+  policy: StoredDuplicatePolicy,
+  lead: Pick<NormalizedLead, 'email' | 'phone'>,
+  providerId: string,
+  since: string,
+) {
   const fields = checkedFields(policy);
   let q = db
     .selectFrom('leads')
@@ -85,12 +100,21 @@ export function duplicateQuery(db: Kysely<Database>, policy: StoredDuplicatePoli
 }
 
 /** Where the policy's window starts, for a lead received at `now`. */
-export const windowStart = (policy: StoredDuplicatePolicy, now: Date) => new Date(now.getTime() - policy.window_hours * 3_600_000).toISOString();
+export const windowStart = (policy: StoredDuplicatePolicy, now: Date) =>
+  new Date(now.getTime() - policy.window_hours * 3_600_000).toISOString();
 
-export const checkedFields = (policy: StoredDuplicatePolicy) => (['email', 'phone'] as const).filter((f) => policy.fields.includes(f));
+export const checkedFields = (policy: StoredDuplicatePolicy) =>
+  (['email', 'phone'] as const).filter((f) => policy.fields.includes(f));
 
 /** duplicateQuery's row → the earlier lead and the field named (email when both match), or null. */
-export function duplicateOf(row: { id: string; email: string } | null | undefined, policy: StoredDuplicatePolicy, lead: NormalizedLead): { leadId: string; field: Field } | null {
+export function duplicateOf(
+  row: { id: string; email: string } | null | undefined,
+  policy: StoredDuplicatePolicy,
+  lead: NormalizedLead,
+): { leadId: string; field: Field } | null {
   if (!row) return null;
-  return { leadId: row.id, field: checkedFields(policy).includes('email') && row.email === lead.email ? 'email' : 'phone' };
+  return {
+    leadId: row.id,
+    field: checkedFields(policy).includes('email') && row.email === lead.email ? 'email' : 'phone',
+  };
 }

@@ -7,7 +7,14 @@ import { purgeIdempotencyKeys } from './service.js';
 import { lockKey } from './duplicates.js';
 
 const count = async (ta: TestApp, table: 'leads' | 'intake_requests') =>
-  Number((await ta.db.selectFrom(table).select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await ta.db
+        .selectFrom(table)
+        .select((e) => e.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
 const key = (k: string) => ({ 'idempotency-key': k });
 const NO_DUPLICATE_CHECK = { provider: { duplicate_policy: { fields: [], window_hours: 0, scope: 'provider' } } };
@@ -22,7 +29,12 @@ forEachDatabase('Lead intake: Idempotency-Key', (engine) => {
     assert.equal(first.json().status, 'delivered');
 
     // The same lead, written differently (case, phone format, spaces), is the same request.
-    const retry = await postLead(ta, w.token, { ...lead, email: ' retry@example.COM', phone: '0151 23456789' }, key('order-1'));
+    const retry = await postLead(
+      ta,
+      w.token,
+      { ...lead, email: ' retry@example.COM', phone: '0151 23456789' },
+      key('order-1'),
+    );
     assert.equal(retry.statusCode, 201, retry.body);
     assert.deepEqual(retry.json(), first.json());
     assert.deepEqual([await count(ta, 'leads'), await count(ta, 'intake_requests')], [1, 1]);
@@ -75,7 +87,10 @@ forEachDatabase('Lead intake: Idempotency-Key', (engine) => {
     const w = await makeWorld(t, ta, [{}], NO_DUPLICATE_CHECK);
     const lead = sampleLead();
     const answers = await Promise.all(Array.from({ length: 12 }, () => postLead(ta, w.token, lead, key('same-key'))));
-    assert.ok(answers.every((r) => r.statusCode === 201), answers.map((r) => r.body).join('\n'));
+    assert.ok(
+      answers.every((r) => r.statusCode === 201),
+      answers.map((r) => r.body).join('\n'),
+    );
     assert.equal(new Set(answers.map((r) => r.json().id)).size, 1);
     assert.deepEqual([await count(ta, 'leads'), await count(ta, 'intake_requests')], [1, 1]);
     assert.equal(w.partners[0].server!.received.length, 1);
@@ -86,7 +101,10 @@ forEachDatabase('Lead intake: Idempotency-Key', (engine) => {
     const w = await makeWorld(t, ta, [{}], NO_DUPLICATE_CHECK);
     const lead = sampleLead();
     const first = (await postLead(ta, w.token, lead, key('old'))).json();
-    await ta.db.updateTable('intake_requests').set({ created_at: hoursAgo(25) }).execute();
+    await ta.db
+      .updateTable('intake_requests')
+      .set({ created_at: hoursAgo(25) })
+      .execute();
     const again = await postLead(ta, w.token, sampleLead(), key('old'));
     assert.equal(again.statusCode, 201, again.body);
     assert.notEqual(again.json().id, first.id, 'an expired key starts afresh, even for another lead');
@@ -94,9 +112,16 @@ forEachDatabase('Lead intake: Idempotency-Key', (engine) => {
     assert.equal(row.lead_id, again.json().id);
 
     await postLead(ta, w.token, sampleLead(), key('fresh'));
-    await ta.db.updateTable('intake_requests').set({ created_at: hoursAgo(30) }).where('idempotency_key', '=', 'old').execute();
+    await ta.db
+      .updateTable('intake_requests')
+      .set({ created_at: hoursAgo(30) })
+      .where('idempotency_key', '=', 'old')
+      .execute();
     assert.equal(await purgeIdempotencyKeys(ta.db, hoursAgo(24)), 1);
-    assert.deepEqual((await ta.db.selectFrom('intake_requests').select('idempotency_key').execute()).map((r) => r.idempotency_key), ['fresh']);
+    assert.deepEqual(
+      (await ta.db.selectFrom('intake_requests').select('idempotency_key').execute()).map((r) => r.idempotency_key),
+      ['fresh'],
+    );
     assert.equal(await count(ta, 'leads'), 3, 'purging keys keeps the leads');
   });
 
@@ -119,7 +144,11 @@ forEachDatabase('Lead intake: Idempotency-Key', (engine) => {
         .where('classid' as any, '=', Number(k >> 32n))
         .where('objid' as any, '=', Number(k & 0xffffffffn))
         .executeTakeFirstOrThrow();
-      assert.equal(Number(held.n), 0, "no advisory lock is held once the requests are answered (the Idempotency-Key's)");
+      assert.equal(
+        Number(held.n),
+        0,
+        "no advisory lock is held once the requests are answered (the Idempotency-Key's)",
+      );
     }
   });
 });

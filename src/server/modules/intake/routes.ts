@@ -2,7 +2,15 @@ import { invalid, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import type { App } from '../../types.js';
 import { IntakeAnswer, IntakeHeaders, IntakeLead } from './schemas.js';
-import { answerOf, currentAnswer, IDEMPOTENCY_TTL_MS, purgeIdempotencyKeys, resolveCampaign, storeLead, type Started } from './service.js';
+import {
+  answerOf,
+  currentAnswer,
+  IDEMPOTENCY_TTL_MS,
+  purgeIdempotencyKeys,
+  resolveCampaign,
+  storeLead,
+  type Started,
+} from './service.js';
 import { readIntake } from './validate.js';
 
 const DESCRIPTION =
@@ -10,9 +18,9 @@ const DESCRIPTION =
   "campaign's flow; the answer comes when a buyer took it or none did, or, if that takes longer than the server's " +
   'INTAKE_WAIT_MS (default 25 s), at once with status `pending` while delivery goes on. Always 201 for a stored lead, ' +
   'whatever its status; `reason` says why it is not delivered. Invalid input: 400 naming every bad field, nothing stored. ' +
-  'Duplicates (per the provider\'s duplicate policy: same email and/or phone within its window) are stored with status ' +
+  "Duplicates (per the provider's duplicate policy: same email and/or phone within its window) are stored with status " +
   '`duplicate` and not offered to buyers. `campaign_id` may be left out when the provider has exactly one active campaign. ' +
-  'Send an `Idempotency-Key` to retry safely: the same key within 24 hours answers the first lead\'s current state.';
+  "Send an `Idempotency-Key` to retry safely: the same key within 24 hours answers the first lead's current state.";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -39,15 +47,21 @@ export default async function intakeRoutes(app: App) {
       timer = setTimeout(resolve, app.config.intakeWaitMs, null);
     });
     try {
-      const delivery = started ? app.delivery.runStarted(started.plan, started.attemptId, started.lease) : app.delivery.run(leadId);
+      const delivery = started
+        ? app.delivery.runStarted(started.plan, started.attemptId, started.lease)
+        : app.delivery.run(leadId);
       const outcome = await Promise.race([delivery, late]);
-      return outcome ? answerOf(leadId, outcome) : answerOf(leadId, { status: 'pending', autologin_url: null, reason: null });
+      return outcome
+        ? answerOf(leadId, outcome)
+        : answerOf(leadId, { status: 'pending', autologin_url: null, reason: null });
     } catch {
       // A bug in delivery (the runner logs it). The lead is stored and leased; the recovery sweep
       // takes it up when the lease ends. Answer what it is, so the provider does not send it again.
       // If the database cannot even say that (it went away after the lead was stored), the lead
       // is stored and pending all the same: a 503 would make the provider send it twice.
-      return currentAnswer(app.db, leadId).catch(() => answerOf(leadId, { status: 'pending', autologin_url: null, reason: null }));
+      return currentAnswer(app.db, leadId).catch(() =>
+        answerOf(leadId, { status: 'pending', autologin_url: null, reason: null }),
+      );
     } finally {
       clearTimeout(timer);
     }

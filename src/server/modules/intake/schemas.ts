@@ -5,10 +5,17 @@ import { Type, type Static } from 'typebox';
 // both sets of errors come back together in one 400.
 
 const Name = (what: string) =>
-  Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: `${what}; 1–100 characters, not blank; trimmed` });
+  Type.String({
+    minLength: 1,
+    maxLength: 100,
+    pattern: '\\S',
+    description: `${what}; 1–100 characters, not blank; trimmed`,
+  });
 
 const Optional = (maxLength: number, description: string) =>
-  Type.Optional(Type.Union([Type.String({ maxLength }), Type.Null()], { description: `${description}; trimmed, empty = null` }));
+  Type.Optional(
+    Type.Union([Type.String({ maxLength }), Type.Null()], { description: `${description}; trimmed, empty = null` }),
+  );
 
 const subIds = Object.fromEntries(
   [1, 2, 3, 4, 5].map((i) => [`sub_id${i}`, Optional(500, `Your own tracking value ${i} (at most 500 characters)`)]),
@@ -23,11 +30,20 @@ export const IntakeLead = Type.Object(
       minLength: 1,
       maxLength: 32,
       description:
-        'International (+49 151 23456789) or national format of the lead\'s country (0151 23456789 with country DE); ' +
+        "International (+49 151 23456789) or national format of the lead's country (0151 23456789 with country DE); " +
         'must be a valid number; stored as E.164 (+4915123456789)',
     }),
-    country: Type.String({ minLength: 2, maxLength: 2, pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2 code, any case (stored upper case), e.g. DE' }),
-    ip: Type.String({ minLength: 1, maxLength: 45, description: "The lead's IPv4 or IPv6 address (IPv4-mapped IPv6 is stored as IPv4)" }),
+    country: Type.String({
+      minLength: 2,
+      maxLength: 2,
+      pattern: '^[A-Za-z]{2}$',
+      description: 'ISO 3166-1 alpha-2 code, any case (stored upper case), e.g. DE',
+    }),
+    ip: Type.String({
+      minLength: 1,
+      maxLength: 45,
+      description: "The lead's IPv4 or IPv6 address (IPv4-mapped IPv6 is stored as IPv4)",
+    }),
     campaign_id: Type.Optional(
       Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()], {
         description: 'One of your campaigns; may be left out when you have exactly one active campaign',
@@ -52,7 +68,7 @@ export const IntakeHeaders = Type.Object(
         pattern: IDEMPOTENCY_KEY_PATTERN,
         description:
           'Optional; 1–255 visible ASCII characters, unique per lead you send. A retry with the same key within 24 hours ' +
-          'creates nothing new and answers the lead\'s current state; the same key with a different lead is refused (409).',
+          "creates nothing new and answers the lead's current state; the same key with a different lead is refused (409).",
       }),
     ),
   },
@@ -60,7 +76,13 @@ export const IntakeHeaders = Type.Object(
 );
 
 export const IntakeStatus = Type.Union(
-  [Type.Literal('delivered'), Type.Literal('rejected'), Type.Literal('duplicate'), Type.Literal('pending'), Type.Literal('failed')],
+  [
+    Type.Literal('delivered'),
+    Type.Literal('rejected'),
+    Type.Literal('duplicate'),
+    Type.Literal('pending'),
+    Type.Literal('failed'),
+  ],
   {
     description:
       'delivered: a buyer took the lead (autologin_url is theirs); rejected: no buyer took it, or the campaign does not accept it; ' +
@@ -73,8 +95,12 @@ export const IntakeAnswer = Type.Object(
   {
     id: Type.String({ description: "Leadgate's id of the lead" }),
     status: IntakeStatus,
-    autologin_url: Type.Union([Type.String(), Type.Null()], { description: "The buyer's autologin URL when delivered, else null" }),
-    reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the lead is not delivered (null when delivered or pending)' }),
+    autologin_url: Type.Union([Type.String(), Type.Null()], {
+      description: "The buyer's autologin URL when delivered, else null",
+    }),
+    reason: Type.Union([Type.String(), Type.Null()], {
+      description: 'Why the lead is not delivered (null when delivered or pending)',
+    }),
   },
   { title: 'IntakeAnswer' },
 );

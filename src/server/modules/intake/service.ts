@@ -8,7 +8,15 @@ import type { Database, IntakeRequestsTable, LeadAttemptsTable, LeadStatus, Lead
 import { callLease, firstAttempt } from '../../distribution/engine.js';
 import { planAtIntake, routeOf, type LeadRow, type Plan } from '../../distribution/route.js';
 import { conflict, invalid, type FieldError } from '../../http/errors.js';
-import { activePolicy, checkedFields, duplicateOf, duplicateQuery, lockNames, serialized, windowStart } from './duplicates.js';
+import {
+  activePolicy,
+  checkedFields,
+  duplicateOf,
+  duplicateQuery,
+  lockNames,
+  serialized,
+  windowStart,
+} from './duplicates.js';
 import type { IntakeAnswer } from './schemas.js';
 import { requestHash, type IntakeInput, type NormalizedLead } from './validate.js';
 import type { StoredDuplicatePolicy } from '../traffic-providers/schemas.js';
@@ -41,7 +49,10 @@ export function providerReason(status: LeadStatus, reason: string | null): strin
   }
 }
 
-export const answerOf = (id: string, o: { status: LeadStatus; autologin_url: string | null; reason: string | null }): IntakeAnswer => ({
+export const answerOf = (
+  id: string,
+  o: { status: LeadStatus; autologin_url: string | null; reason: string | null },
+): IntakeAnswer => ({
   id,
   status: o.status as IntakeAnswer['status'], // 'new' is never a lead that came through intake
   autologin_url: o.autologin_url,
@@ -50,7 +61,11 @@ export const answerOf = (id: string, o: { status: LeadStatus; autologin_url: str
 
 /** A stored lead's current state, as the provider sees it. */
 export async function currentAnswer(db: Kysely<Database>, leadId: string): Promise<IntakeAnswer> {
-  const row = await db.selectFrom('leads').select(['status', 'autologin_url', 'reason']).where('id', '=', leadId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('leads')
+    .select(['status', 'autologin_url', 'reason'])
+    .where('id', '=', leadId)
+    .executeTakeFirstOrThrow();
   return answerOf(leadId, row);
 }
 
@@ -67,7 +82,11 @@ interface CampaignRef {
  * campaign without leads can be: the insert's foreign key answers 409, and the provider's retry
  * is told the campaign is gone.)
  */
-export async function resolveCampaign(db: Kysely<Database>, providerId: string, campaignId: string | null): Promise<CampaignRef | FieldError> {
+export async function resolveCampaign(
+  db: Kysely<Database>,
+  providerId: string,
+  campaignId: string | null,
+): Promise<CampaignRef | FieldError> {
   return pickCampaign(await campaignQuery(db, providerId, campaignId).execute(), campaignId);
 }
 
@@ -84,12 +103,16 @@ function campaignQuery(db: Kysely<Database>, providerId: string, campaignId: str
 function pickCampaign(rows: CampaignRef[], campaignId: string | null): CampaignRef | FieldError {
   if (campaignId !== null) {
     // Another provider's campaign answers like a missing one: providers do not see each other.
-    return rows[0] ?? { field: 'campaign_id', message: 'is not a campaign of this traffic provider (or it was deleted)' };
+    return (
+      rows[0] ?? { field: 'campaign_id', message: 'is not a campaign of this traffic provider (or it was deleted)' }
+    );
   }
   if (rows.length === 1) return rows[0];
   return {
     field: 'campaign_id',
-    message: rows.length ? `is required: this traffic provider has ${rows.length} active campaigns` : 'is required: this traffic provider has no active campaign',
+    message: rows.length
+      ? `is required: this traffic provider has ${rows.length} active campaigns`
+      : 'is required: this traffic provider has no active campaign',
   };
 }
 
@@ -115,27 +138,63 @@ export type Stored =
 function buildIntakeRead(db: DB, named: boolean, policy: StoredDuplicatePolicy | null, args: string[]) {
   const [providerId, key, ...rest] = args;
   const campaignId = named ? rest.shift()! : null;
-  const contacts = Object.fromEntries((policy ? checkedFields(policy) : []).map((f) => [f, rest.shift()!])) as { email: string; phone: string };
+  const contacts = Object.fromEntries((policy ? checkedFields(policy) : []).map((f) => [f, rest.shift()!])) as {
+    email: string;
+    phone: string;
+  };
   return db
     .selectNoFrom(() => [
       jsonObjectFrom(
         db,
-        db.selectFrom('intake_requests').select(['request_hash', 'lead_id', 'created_at']).where('traffic_provider_id', '=', providerId).where('idempotency_key', '=', key),
+        db
+          .selectFrom('intake_requests')
+          .select(['request_hash', 'lead_id', 'created_at'])
+          .where('traffic_provider_id', '=', providerId)
+          .where('idempotency_key', '=', key),
       ).as('earlier'),
-      jsonArrayFrom(db, campaignQuery(db, providerId, campaignId).select((eb) => ['name', 'payout', ...routeOf(db, eb, eb.ref('campaigns.flow_id'))])).as('campaigns'),
-      (policy ? jsonObjectFrom(db, duplicateQuery(db, policy, contacts, providerId, rest.shift()!)) : sql<null>`null`).as('duplicate'),
+      jsonArrayFrom(
+        db,
+        campaignQuery(db, providerId, campaignId).select((eb) => [
+          'name',
+          'payout',
+          ...routeOf(db, eb, eb.ref('campaigns.flow_id')),
+        ]),
+      ).as('campaigns'),
+      (policy
+        ? jsonObjectFrom(db, duplicateQuery(db, policy, contacts, providerId, rest.shift()!))
+        : sql<null>`null`
+      ).as('duplicate'),
     ])
     .modifyEnd(sql.raw(PREPARED));
 }
 
-const intakeReads = new Map<string, (db: DB, ...args: string[]) => Promise<InferResult<ReturnType<typeof buildIntakeRead>>>>();
+const intakeReads = new Map<
+  string,
+  (db: DB, ...args: string[]) => Promise<InferResult<ReturnType<typeof buildIntakeRead>>>
+>();
 
 /** The intake's read for this shape, and the arguments it binds. */
-function intakeRead(provider: string, key: string | null, campaignId: string | null, policy: StoredDuplicatePolicy | null, lead: NormalizedLead, now: Date) {
-  const args = [provider, key ?? '', ...(campaignId !== null ? [campaignId] : []), ...(policy ? [...checkedFields(policy).map((f) => lead[f]), windowStart(policy, now)] : [])];
+function intakeRead(
+  provider: string,
+  key: string | null,
+  campaignId: string | null,
+  policy: StoredDuplicatePolicy | null,
+  lead: NormalizedLead,
+  now: Date,
+) {
+  const args = [
+    provider,
+    key ?? '',
+    ...(campaignId !== null ? [campaignId] : []),
+    ...(policy ? [...checkedFields(policy).map((f) => lead[f]), windowStart(policy, now)] : []),
+  ];
   const shape = JSON.stringify([campaignId !== null, policy && checkedFields(policy), policy?.scope]);
   let read = intakeReads.get(shape);
-  if (!read) intakeReads.set(shape, (read = compiledOnce((db: DB, ...a: string[]) => buildIntakeRead(db, campaignId !== null, policy, a))));
+  if (!read)
+    intakeReads.set(
+      shape,
+      (read = compiledOnce((db: DB, ...a: string[]) => buildIntakeRead(db, campaignId !== null, policy, a))),
+    );
   return (db: DB) => read(db, ...args);
 }
 
@@ -159,11 +218,16 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
     if (key !== null) {
       const earlier = fromJson(read.earlier);
       if (earlier && earlier.created_at >= new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString()) {
-        if (earlier.request_hash !== hash) conflict('Idempotency-Key was used for a different lead; send a new key for a new lead.');
+        if (earlier.request_hash !== hash)
+          conflict('Idempotency-Key was used for a different lead; send a new key for a new lead.');
         return { replay: true, leadId: earlier.lead_id };
       }
       if (earlier) {
-        await tx.deleteFrom('intake_requests').where('traffic_provider_id', '=', provider.id).where('idempotency_key', '=', key).execute();
+        await tx
+          .deleteFrom('intake_requests')
+          .where('traffic_provider_id', '=', provider.id)
+          .where('idempotency_key', '=', key)
+          .execute();
       }
     }
     const campaign = pickCampaign(fromJson(read.campaigns), campaignId);
@@ -176,7 +240,8 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
     let reason: string | null = null;
     if (duplicate) [status, reason] = ['duplicate', `duplicate of lead ${duplicate.leadId} (same ${duplicate.field})`];
     else if (c.status !== 'active') [status, reason] = ['rejected', PAUSED];
-    else if (countries.length && !countries.includes(lead.country)) [status, reason] = ['rejected', notInCountries(lead.country)];
+    else if (countries.length && !countries.includes(lead.country))
+      [status, reason] = ['rejected', notInCountries(lead.country)];
 
     const id = newId();
     const row = {
@@ -201,25 +266,53 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
     };
     // A delivery that needs nothing more from the database starts here: its first attempt is
     // stored with the lead, and the lease covers that call.
-    const plan = status === 'pending' ? planAtIntake({ ...row, campaign_name: c.name, campaign_flow_id: c.flow_id, payout: c.payout, last_attempt: null, flow: c.flow, targets: c.targets }, now.getTime()) : null;
+    const plan =
+      status === 'pending'
+        ? planAtIntake(
+            {
+              ...row,
+              campaign_name: c.name,
+              campaign_flow_id: c.flow_id,
+              payout: c.payout,
+              last_attempt: null,
+              flow: c.flow,
+              targets: c.targets,
+            },
+            now.getTime(),
+          )
+        : null;
     const attempt = plan && firstAttempt(plan);
     if (status === 'pending') {
-      row.lease_until = new Date(Math.max(now.getTime() + FIRST_LEASE_MS, plan ? callLease(plan.order[0], now.getTime()) : 0)).toISOString();
+      row.lease_until = new Date(
+        Math.max(now.getTime() + FIRST_LEASE_MS, plan ? callLease(plan.order[0], now.getTime()) : 0),
+      ).toISOString();
       if (plan) plan.lead.lease_until = row.lease_until;
     }
     const referring: Referring[] = [];
-    if (key !== null) referring.push(['intake_requests', { traffic_provider_id: provider.id, idempotency_key: key, request_hash: hash, lead_id: id, created_at: at }]);
+    if (key !== null)
+      referring.push([
+        'intake_requests',
+        { traffic_provider_id: provider.id, idempotency_key: key, request_hash: hash, lead_id: id, created_at: at },
+      ]);
     if (attempt) referring.push(['lead_attempts', attempt]);
     if (isPostgres(tx)) await insertInOneStatement(tx, row, referring);
     else {
       await tx.insertInto('leads').values(row).execute();
-      for (const [table, values] of referring) await (tx as unknown as Kysely<any>).insertInto(table).values(values).execute();
+      for (const [table, values] of referring)
+        await (tx as unknown as Kysely<any>).insertInto(table).values(values).execute();
     }
-    return { replay: false, leadId: id, status, reason, started: plan && { plan, attemptId: attempt!.id, lease: row.lease_until! } };
+    return {
+      replay: false,
+      leadId: id,
+      status,
+      reason,
+      started: plan && { plan, attemptId: attempt!.id, lease: row.lease_until! },
+    };
   });
 }
 
-type Referring = ['intake_requests', Insertable<IntakeRequestsTable>] | ['lead_attempts', Insertable<LeadAttemptsTable>];
+type Referring =
+  ['intake_requests', Insertable<IntakeRequestsTable>] | ['lead_attempts', Insertable<LeadAttemptsTable>];
 
 /**
  * PostgreSQL: the lead, its Idempotency-Key and its first attempt in one statement (one round
@@ -234,7 +327,10 @@ async function insertInOneStatement(tx: Kysely<Database>, row: Insertable<LeadsT
     q = q.with(`r${i}`, (w) => w.insertInto(table).values({ ...values, lead_id: leadId })) as unknown as typeof q;
   });
   const [table, values] = referring[referring.length - 1];
-  return q.insertInto(table).values({ ...values, lead_id: leadId }).execute();
+  return q
+    .insertInto(table)
+    .values({ ...values, lead_id: leadId })
+    .execute();
 }
 
 /** Forgets Idempotency-Keys recorded before `before` (ISO time); returns how many. */

@@ -45,10 +45,15 @@ function phoneOf(raw: string, country: string | null): { e164: string } | { erro
   const parsed = parsePhoneNumberFromString(raw, (country ?? undefined) as CountryCode | undefined);
   if (!parsed) {
     if (!country && !/^\s*(\+|00)/.test(raw)) return null; // the country error says enough
-    return { error: country ? `is not a phone number (international +… or national format for ${country})` : 'is not a phone number' };
+    return {
+      error: country
+        ? `is not a phone number (international +… or national format for ${country})`
+        : 'is not a phone number',
+    };
   }
   if (parsed.ext) return { error: 'must not carry an extension' };
-  if (!parsed.isValid()) return { error: `is not a valid phone number${parsed.country ? ` for ${parsed.country}` : ''}` };
+  if (!parsed.isValid())
+    return { error: `is not a valid phone number${parsed.country ? ` for ${parsed.country}` : ''}` };
   return { e164: parsed.number };
 }
 
@@ -69,18 +74,24 @@ const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
  * route attaches them instead of answering at once) together with the checks a schema cannot
  * make, so one 400 names every bad field. Campaign rules need the database: see service.ts.
  */
-export function readIntake(body: unknown, schemaError: Error | undefined, keyHeader: unknown): { input: IntakeInput } | { errors: FieldError[] } {
+export function readIntake(
+  body: unknown,
+  schemaError: Error | undefined,
+  keyHeader: unknown,
+): { input: IntakeInput } | { errors: FieldError[] } {
   const errors: FieldError[] = [];
   const ctx = (schemaError as { validationContext?: string } | undefined)?.validationContext;
   // A header error is found again below, alongside the body's (the schema stops at the first bad part).
-  if (schemaError && ctx !== 'headers') errors.push(...(toProblem(schemaError as never)?.errors ?? [{ field: 'body', message: schemaError.message }]));
+  if (schemaError && ctx !== 'headers')
+    errors.push(...(toProblem(schemaError as never)?.errors ?? [{ field: 'body', message: schemaError.message }]));
 
   let idempotencyKey: string | null = null;
   if (keyHeader !== undefined) {
     if (typeof keyHeader === 'string' && KEY_RE.test(keyHeader)) idempotencyKey = keyHeader;
     else errors.push({ field: 'idempotency-key', message: 'must be 1–255 visible ASCII characters (no spaces)' });
   }
-  if (!isRecord(body)) return { errors: errors.length ? errors : [{ field: 'body', message: 'must be a JSON object' }] };
+  if (!isRecord(body))
+    return { errors: errors.length ? errors : [{ field: 'body', message: 'must be a JSON object' }] };
 
   const named = new Set(errors.map((e) => e.field));
   // A field the schema already refused, or of the wrong type, is not judged again.
@@ -139,7 +150,13 @@ export function readIntake(body: unknown, schemaError: Error | undefined, keyHea
 export function requestHash(input: IntakeInput): string {
   const l = input.lead;
   const canonical = [
-    input.campaignId, l.first_name, l.last_name, l.email, l.phone, l.country, l.ip,
+    input.campaignId,
+    l.first_name,
+    l.last_name,
+    l.email,
+    l.phone,
+    l.country,
+    l.ip,
     ...OPTIONAL_FIELDS.map((f) => l[f]),
   ];
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');

@@ -18,7 +18,14 @@ const PHONE = '+4915123456789';
  * case (texts are lower-cased before the search, so "ADA.LOVELACE@EXAMPLE.COM" is caught too).
  * '15123456789' is inside every ungrouped notation of the phone (+49…, 49…, %2B49…, 0151…).
  */
-const FORMS = [EMAIL, 'ada.lovelace%40example.com', 'ada.lovelace\\u0040example.com', '15123456789', '151 2345 6789', '151-2345-6789'];
+const FORMS = [
+  EMAIL,
+  'ada.lovelace%40example.com',
+  'ada.lovelace\\u0040example.com',
+  '15123456789',
+  '151 2345 6789',
+  '151-2345-6789',
+];
 
 /** The raw answer of a partner that refuses the lead and quotes it, the way partners do. */
 function quotingBody(email: string, phone: string): string {
@@ -60,10 +67,18 @@ async function setup(t: TestContext, engine: Engine) {
   const ta = await buildTestApp(t, engine);
   const rejecting = await makeWorld(t, ta, [{ handler: quoting(409) }, { handler: quoting(200) }]);
   const delivering = await makeWorld(t, ta, [{ handler: quoting(422) }, { handler: accepting() }]);
-  const a = await postLead(ta, rejecting.token, sampleLead({ email: EMAIL, phone: PHONE, campaign_id: rejecting.campaignId }));
+  const a = await postLead(
+    ta,
+    rejecting.token,
+    sampleLead({ email: EMAIL, phone: PHONE, campaign_id: rejecting.campaignId }),
+  );
   assert.equal(a.statusCode, 201, a.body);
   assert.equal(a.json().status, 'rejected');
-  const b = await postLead(ta, delivering.token, sampleLead({ email: 'Grace.Hopper@Example.com', phone: '+4915198765432', campaign_id: delivering.campaignId }));
+  const b = await postLead(
+    ta,
+    delivering.token,
+    sampleLead({ email: 'Grace.Hopper@Example.com', phone: '+4915198765432', campaign_id: delivering.campaignId }),
+  );
   assert.equal(b.statusCode, 201, b.body);
   assert.equal(b.json().status, 'delivered');
   const pb = await ta.app.inject({
@@ -72,19 +87,35 @@ async function setup(t: TestContext, engine: Engine) {
   });
   assert.equal(pb.statusCode, 200, pb.body);
   for (const q of [EMAIL, '+49 151 2345 6789', 'Grace.Hopper@example.com']) {
-    assert.equal((await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/leads/export?q=${encodeURIComponent(q)}` })).statusCode, 200);
+    assert.equal(
+      (await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/leads/export?q=${encodeURIComponent(q)}` }))
+        .statusCode,
+      200,
+    );
   }
 
   const viewer = await newOperator(ta, ['leads:view', 'audit:view']);
   const reader = await newOperator(ta, ['leads:view', 'audit:view', 'leads:contacts']);
   const without = [viewer.token, (await newApiKey(ta, ['leads:view', 'audit:view'], { token: reader.token })).secret];
-  const withContacts = [ta.ownerToken, reader.token, (await newApiKey(ta, ['leads:view', 'audit:view', 'leads:contacts'])).secret];
+  const withContacts = [
+    ta.ownerToken,
+    reader.token,
+    (await newApiKey(ta, ['leads:view', 'audit:view', 'leads:contacts'])).secret,
+  ];
   const get = (url: string, token: string) => call(ta.app, token, { method: 'GET', url });
   return { ta, leadA: a.json().id as string, leadB: b.json().id as string, without, withContacts, get };
 }
 
 /** Lead B's contacts, spelled as its partners and the postback wrote them. */
-const B_FORMS = ['grace.hopper@example.com', 'grace.hopper%40example.com', 'grace.hopper\\u0040example.com', '15198765432', '151 98765432', '151 9876 5432', '151-9876-5432'];
+const B_FORMS = [
+  'grace.hopper@example.com',
+  'grace.hopper%40example.com',
+  'grace.hopper\\u0040example.com',
+  '15198765432',
+  '151 98765432',
+  '151 9876 5432',
+  '151-9876-5432',
+];
 const leakedB = (res: LightMyRequestResponse) => B_FORMS.filter((f) => texts(res).includes(f));
 
 forEachDatabase('Contacts in partner answers (leads:contacts)', (engine) => {
@@ -159,13 +190,19 @@ forEachDatabase('Contacts in partner answers (leads:contacts)', (engine) => {
       const entries = res.json().data as { action: string; details: any }[];
       const postback = entries.find((e) => e.action === 'lead.postback')!;
       assert.equal(postback.details.changes.sale_status.to, 'call back: g***@example.com / 49*********32');
-      const searched = entries.filter((e) => e.action === 'lead.exported' && e.details.filters.q).map((e) => e.details.filters.q);
+      const searched = entries
+        .filter((e) => e.action === 'lead.exported' && e.details.filters.q)
+        .map((e) => e.details.filters.q);
       assert.deepEqual(searched, ['g***@example.com', '+49*********89', 'a***@example.com']);
     }
     for (const token of withContacts) {
       const res = await get('/api/audit-log?limit=500', token);
       const t2 = texts(res);
-      assert.ok(t2.includes(EMAIL) && t2.includes('+49 151 2345 6789') && t2.includes('grace.hopper@example.com / 0151 98765432'));
+      assert.ok(
+        t2.includes(EMAIL) &&
+          t2.includes('+49 151 2345 6789') &&
+          t2.includes('grace.hopper@example.com / 0151 98765432'),
+      );
     }
   });
 });

@@ -43,7 +43,8 @@ export function parseBound(text: string): Bound | null {
   if (back.getUTCDate() !== day) return null; // 2026-02-30T…
   const ms = Math.trunc(Number(`0${m[7] ?? ''}`) * 1000);
   const zone = m[8].toUpperCase();
-  const offset = zone === 'Z' ? 0 : (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6))) * 60_000;
+  const offset =
+    zone === 'Z' ? 0 : (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6))) * 60_000;
   return { kind: 'instant', ms: wall + ms - offset };
 }
 

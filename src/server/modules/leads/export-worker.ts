@@ -94,7 +94,12 @@ interface Page {
 async function page(j: Job, after: SortKey | null, first: boolean): Promise<Page> {
   const rows = await findLeads(db, j.filter, after, j.chunk);
   const text = (first ? csvHeader() : '') + csvRows(rows, j.contacts);
-  return { text, rows: rows.length, last: rows.length < j.chunk, after: rows.length ? sortKeyOf(j.filter, rows[rows.length - 1]) : after };
+  return {
+    text,
+    rows: rows.length,
+    last: rows.length < j.chunk,
+    after: rows.length ? sortKeyOf(j.filter, rows[rows.length - 1]) : after,
+  };
 }
 
 /** Lets the other jobs (and this thread's message handling) run between two pages. */
@@ -121,7 +126,12 @@ async function run(j: Job) {
     }
     port.postMessage({ type: 'end', id: j.id } satisfies FromWorker);
   } catch (err) {
-    if (!j.cancelled) port.postMessage({ type: 'error', id: j.id, message: err instanceof Error ? err.message : String(err) } satisfies FromWorker);
+    if (!j.cancelled)
+      port.postMessage({
+        type: 'error',
+        id: j.id,
+        message: err instanceof Error ? err.message : String(err),
+      } satisfies FromWorker);
   } finally {
     jobs.delete(j.id);
   }
@@ -135,7 +145,15 @@ function wake(j: Job) {
 
 port.on('message', (m: ToWorker) => {
   if (m.type === 'start') {
-    const j: Job = { id: m.id, filter: m.filter, contacts: m.contacts, chunk: m.chunk, credits: 1, cancelled: false, wake: null };
+    const j: Job = {
+      id: m.id,
+      filter: m.filter,
+      contacts: m.contacts,
+      chunk: m.chunk,
+      credits: 1,
+      cancelled: false,
+      wake: null,
+    };
     jobs.set(j.id, j);
     void run(j);
     return;

@@ -27,7 +27,12 @@ export function csvRows(rows: LeadRow[], contacts: boolean): string {
  * The CSV as a byte stream. The first chunk is read before the answer starts, so a failing
  * query still gets a proper error answer; later chunks are read only as the client takes them.
  */
-export async function exportStream(db: DB, filter: LeadFilter, contacts: boolean, chunk = EXPORT_CHUNK): Promise<Readable> {
+export async function exportStream(
+  db: DB,
+  filter: LeadFilter,
+  contacts: boolean,
+  chunk = EXPORT_CHUNK,
+): Promise<Readable> {
   const first = await findLeads(db, filter, null, chunk);
   async function* lines() {
     yield csvHeader();

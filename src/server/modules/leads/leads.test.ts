@@ -3,7 +3,15 @@
 // day boundaries in a time zone, masking by leads:contacts, attempts, 401/403 and validation.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildTestApp, call, expectProblem, forEachDatabase, newApiKey, newOperator, type TestApp } from '../../../../test/helpers.js';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  newApiKey,
+  newOperator,
+  type TestApp,
+} from '../../../../test/helpers.js';
 import { insertAttempt, insertLeads, insertLeadWorld, leadRow, type LeadInput } from '../../../../test/fixtures.js';
 
 const at = (minutes: number) => new Date(Date.UTC(2026, 9, 1, 10) + minutes * 60_000).toISOString();
@@ -14,7 +22,8 @@ async function search(ta: TestApp, qs: string, token = ta.ownerToken) {
   assert.equal(res.statusCode, 200, `${qs}: ${res.body}`);
   return res.json() as { data: Record<string, any>[]; next_cursor: string | null };
 }
-const ids = async (ta: TestApp, qs: string, token?: string) => (await search(ta, qs, token)).data.map((r) => r.id as string);
+const ids = async (ta: TestApp, qs: string, token?: string) =>
+  (await search(ta, qs, token)).data.map((r) => r.id as string);
 
 const STATUSES = ['new', 'pending', 'delivered', 'rejected', 'duplicate', 'failed'] as const;
 
@@ -23,30 +32,101 @@ forEachDatabase('Leads search and detail', (engine) => {
     const ta = await buildTestApp(t, engine);
     const w = await insertLeadWorld(ta.db);
     const full: LeadInput = {
-      traffic_provider_id: w.providerA, campaign_id: w.campaignA, flow_id: w.flow, partner_id: w.partnerA,
-      created_at: at(0), first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com', phone: '+4915123456767',
-      country: 'DE', ip: '198.51.100.4', language: 'de', funnel: 'crypto-1', sub_id1: 'a', sub_id2: 'b', sub_id3: 'c', sub_id4: 'd', sub_id5: 'e',
-      status: 'delivered', reason: null, partner_lead_id: 'P-77', sale_status: 'FTD', autologin_url: 'https://broker.example/login?t=1',
-      delivered_at: at(1), ftd_at: at(90), status_updated_at: at(90), cost_cents: 1250, revenue_cents: 60000,
+      traffic_provider_id: w.providerA,
+      campaign_id: w.campaignA,
+      flow_id: w.flow,
+      partner_id: w.partnerA,
+      created_at: at(0),
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      email: 'grace@example.com',
+      phone: '+4915123456767',
+      country: 'DE',
+      ip: '198.51.100.4',
+      language: 'de',
+      funnel: 'crypto-1',
+      sub_id1: 'a',
+      sub_id2: 'b',
+      sub_id3: 'c',
+      sub_id4: 'd',
+      sub_id5: 'e',
+      status: 'delivered',
+      reason: null,
+      partner_lead_id: 'P-77',
+      sale_status: 'FTD',
+      autologin_url: 'https://broker.example/login?t=1',
+      delivered_at: at(1),
+      ftd_at: at(90),
+      status_updated_at: at(90),
+      cost_cents: 1250,
+      revenue_cents: 60000,
     };
-    const [fullId, bareId] = await insertLeads(ta.db, [full, { traffic_provider_id: w.providerB, created_at: at(-5), status: 'rejected', reason: 'no partner' }]);
+    const [fullId, bareId] = await insertLeads(ta.db, [
+      full,
+      { traffic_provider_id: w.providerB, created_at: at(-5), status: 'rejected', reason: 'no partner' },
+    ]);
     const { data, next_cursor } = await search(ta, '');
     assert.equal(next_cursor, null);
-    assert.deepEqual(data.map((r) => r.id), [fullId, bareId]);
+    assert.deepEqual(
+      data.map((r) => r.id),
+      [fullId, bareId],
+    );
     assert.deepEqual(data[0], {
-      id: fullId, created_at: at(0), first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com', phone: '+4915123456767',
-      country: 'DE', ip: '198.51.100.4', language: 'de', funnel: 'crypto-1', sub_id1: 'a', sub_id2: 'b', sub_id3: 'c', sub_id4: 'd', sub_id5: 'e',
-      traffic_provider_id: w.providerA, traffic_provider_name: 'Provider A', campaign_id: w.campaignA, campaign_name: 'Campaign A',
-      flow_id: w.flow, flow_name: 'Flow A', partner_id: w.partnerA, partner_name: 'Partner A',
-      status: 'delivered', reason: null, partner_lead_id: 'P-77', sale_status: 'FTD', autologin_url: 'https://broker.example/login?t=1',
-      delivered_at: at(1), ftd_at: at(90), is_ftd: true, status_updated_at: at(90), payout: 12.5, revenue: 600,
+      id: fullId,
+      created_at: at(0),
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      email: 'grace@example.com',
+      phone: '+4915123456767',
+      country: 'DE',
+      ip: '198.51.100.4',
+      language: 'de',
+      funnel: 'crypto-1',
+      sub_id1: 'a',
+      sub_id2: 'b',
+      sub_id3: 'c',
+      sub_id4: 'd',
+      sub_id5: 'e',
+      traffic_provider_id: w.providerA,
+      traffic_provider_name: 'Provider A',
+      campaign_id: w.campaignA,
+      campaign_name: 'Campaign A',
+      flow_id: w.flow,
+      flow_name: 'Flow A',
+      partner_id: w.partnerA,
+      partner_name: 'Partner A',
+      status: 'delivered',
+      reason: null,
+      partner_lead_id: 'P-77',
+      sale_status: 'FTD',
+      autologin_url: 'https://broker.example/login?t=1',
+      delivered_at: at(1),
+      ftd_at: at(90),
+      is_ftd: true,
+      status_updated_at: at(90),
+      payout: 12.5,
+      revenue: 600,
     });
     const bare = data[1];
     assert.equal(bare.traffic_provider_name, 'Provider B');
-    for (const k of ['campaign_id', 'campaign_name', 'flow_id', 'flow_name', 'partner_id', 'partner_name', 'autologin_url', 'delivered_at', 'ftd_at', 'sale_status']) {
+    for (const k of [
+      'campaign_id',
+      'campaign_name',
+      'flow_id',
+      'flow_name',
+      'partner_id',
+      'partner_name',
+      'autologin_url',
+      'delivered_at',
+      'ftd_at',
+      'sale_status',
+    ]) {
       assert.equal(bare[k], null, k);
     }
-    assert.deepEqual([bare.status, bare.reason, bare.is_ftd, bare.payout, bare.revenue], ['rejected', 'no partner', false, 0, 0]);
+    assert.deepEqual(
+      [bare.status, bare.reason, bare.is_ftd, bare.payout, bare.revenue],
+      ['rejected', 'no partner', false, 0, 0],
+    );
     // The detail is the same record plus its attempts and its status history.
     const detail = await get(ta, `/api/leads/${fullId}`);
     assert.equal(detail.statusCode, 200);
@@ -74,7 +154,11 @@ forEachDatabase('Leads search and detail', (engine) => {
       last_name: `Quart${i}`,
       email: `person${i}@example.com`,
       phone: `+4915100000${String(i).padStart(3, '0')}`,
-      sub_id1: i % 2 ? 'one' : null, sub_id2: `two-${i % 3}`, sub_id3: i % 5 ? 'three' : 'x', sub_id4: i === 7 ? 'four' : null, sub_id5: `five-${i % 2}`,
+      sub_id1: i % 2 ? 'one' : null,
+      sub_id2: `two-${i % 3}`,
+      sub_id3: i % 5 ? 'three' : 'x',
+      sub_id4: i === 7 ? 'four' : null,
+      sub_id5: `five-${i % 2}`,
     }));
     const rows = specs.map(leadRow);
     await ta.db.insertInto('leads').values(rows).execute();
@@ -110,13 +194,22 @@ forEachDatabase('Leads search and detail', (engine) => {
       ['q=0049151%2F00000011', () => false], // a slash is not phone notation: no match at all
       ['q=004915100000012', (x) => x.phone === '+4915100000012'],
       // Combined filters are ANDed.
-      [`status=pending,delivered&country=AT,DE,CH&traffic_provider_id=${w.providerB}`, (x) =>
-        ['pending', 'delivered'].includes(x.status) && ['AT', 'DE', 'CH'].includes(x.country) && x.traffic_provider_id === w.providerB],
-      [`is_ftd=true&partner_id=${w.partnerA}&sub_id5=five-1`, (x) => x.ftd_at != null && x.partner_id === w.partnerA && x.sub_id5 === 'five-1'],
+      [
+        `status=pending,delivered&country=AT,DE,CH&traffic_provider_id=${w.providerB}`,
+        (x) =>
+          ['pending', 'delivered'].includes(x.status) &&
+          ['AT', 'DE', 'CH'].includes(x.country) &&
+          x.traffic_provider_id === w.providerB,
+      ],
+      [
+        `is_ftd=true&partner_id=${w.partnerA}&sub_id5=five-1`,
+        (x) => x.ftd_at != null && x.partner_id === w.partnerA && x.sub_id5 === 'five-1',
+      ],
     ];
     for (const [qs, pred] of cases) {
       const expected = byNewest.filter(pred).map((x) => x.id);
-      if (!qs.includes('%2F')) assert.ok(expected.length > 0 && expected.length < rows.length, `${qs}: the case must both match and exclude`);
+      if (!qs.includes('%2F'))
+        assert.ok(expected.length > 0 && expected.length < rows.length, `${qs}: the case must both match and exclude`);
       assert.deepEqual(await ids(ta, `${qs}&limit=500`), expected, qs);
     }
     // Contacts match exactly, not as a part: no %contains% scan.
@@ -135,7 +228,15 @@ forEachDatabase('Leads search and detail', (engine) => {
     const tp = w.providerA;
     // Over a thousand leads share a first name (on SQLite the search then walks the date index
     // instead of the name index); a few others are rare.
-    const common = await insertLeads(ta.db, Array.from({ length: 1100 }, (_, i) => ({ traffic_provider_id: tp, created_at: at(i), first_name: 'Maria', last_name: i % 2 ? 'Schmidt' : 'Rossi' })));
+    const common = await insertLeads(
+      ta.db,
+      Array.from({ length: 1100 }, (_, i) => ({
+        traffic_provider_id: tp,
+        created_at: at(i),
+        first_name: 'Maria',
+        last_name: i % 2 ? 'Schmidt' : 'Rossi',
+      })),
+    );
     const [oz, ad, mar, hy] = await insertLeads(ta.db, [
       { traffic_provider_id: tp, created_at: at(5000), first_name: 'Mesut', last_name: 'Özil' },
       { traffic_provider_id: tp, created_at: at(5001), first_name: 'Ádám', last_name: 'Kovács' },
@@ -232,10 +333,19 @@ forEachDatabase('Leads search and detail', (engine) => {
     const ta = await buildTestApp(t, engine);
     const w = await insertLeadWorld(ta.db);
     const [id] = await insertLeads(ta.db, [
-      { traffic_provider_id: w.providerA, partner_id: w.partnerA, first_name: 'John', last_name: 'Doe', email: 'john.doe@example.com', phone: '+4915123456767' },
+      {
+        traffic_provider_id: w.providerA,
+        partner_id: w.partnerA,
+        first_name: 'John',
+        last_name: 'Doe',
+        email: 'john.doe@example.com',
+        phone: '+4915123456767',
+      },
     ]);
     await insertAttempt(ta.db, {
-      lead_id: id, partner_id: w.partnerA, attempt_no: 1,
+      lead_id: id,
+      partner_id: w.partnerA,
+      attempt_no: 1,
       response_excerpt: '{"ok":true,"email":"JOHN.DOE@example.com","phone":"4915123456767","tel":"+4915123456767"}',
     });
     const viewer = await newOperator(ta, ['leads:view']);
@@ -248,7 +358,11 @@ forEachDatabase('Leads search and detail', (engine) => {
     async function contactsSeenBy(token: string) {
       const row = (await search(ta, '', token)).data[0];
       const detail = (await get(ta, `/api/leads/${id}`, token)).json();
-      assert.deepEqual({ email: detail.email, phone: detail.phone }, { email: row.email, phone: row.phone }, 'search and detail agree');
+      assert.deepEqual(
+        { email: detail.email, phone: detail.phone },
+        { email: row.email, phone: row.phone },
+        'search and detail agree',
+      );
       return { seen: { email: row.email, phone: row.phone }, excerpt: detail.attempts[0].response_excerpt as string };
     }
     for (const token of [ta.ownerToken, reader.token, fullKey.secret]) {
@@ -270,7 +384,11 @@ forEachDatabase('Leads search and detail', (engine) => {
     assert.deepEqual(await ids(ta, 'q=john%20doe', viewer.token), [id]);
     // A key's rights are its scopes ∩ its operator's role now: take leads:contacts from the role
     // and the full key masks on its very next request.
-    const patch = await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/roles/${reader.roleId}`, payload: { permissions: ['leads:view'] } });
+    const patch = await call(ta.app, ta.ownerToken, {
+      method: 'PATCH',
+      url: `/api/roles/${reader.roleId}`,
+      payload: { permissions: ['leads:view'] },
+    });
     assert.equal(patch.statusCode, 200, patch.body);
     assert.deepEqual((await contactsSeenBy(fullKey.secret)).seen, MASKED);
     assert.deepEqual((await contactsSeenBy(reader.token)).seen, MASKED);
@@ -281,7 +399,13 @@ forEachDatabase('Leads search and detail', (engine) => {
     const ta = await buildTestApp(t, engine);
     const w = await insertLeadWorld(ta.db);
     const lead = (sale_status: string | null) => ({ traffic_provider_id: w.providerA, sale_status });
-    await insertLeads(ta.db, [lead('No answer'), lead('FTD'), lead('No answer'), lead(null), lead('Call back ada@example.com')]);
+    await insertLeads(ta.db, [
+      lead('No answer'),
+      lead('FTD'),
+      lead('No answer'),
+      lead(null),
+      lead('Call back ada@example.com'),
+    ]);
     const res = await get(ta, '/api/leads/sale-statuses');
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json(), { data: ['Call back ada@example.com', 'FTD', 'No answer'], complete: true });
@@ -290,7 +414,10 @@ forEachDatabase('Leads search and detail', (engine) => {
     assert.equal(masked.data.length, 3);
     assert.ok(!masked.data.some((v: string) => v.includes('ada@example.com')), JSON.stringify(masked));
     assert.deepEqual(masked.data.slice(1), ['FTD', 'No answer']);
-    await insertLeads(ta.db, Array.from({ length: 500 }, (_, i) => lead(`S${String(i).padStart(3, '0')}`)));
+    await insertLeads(
+      ta.db,
+      Array.from({ length: 500 }, (_, i) => lead(`S${String(i).padStart(3, '0')}`)),
+    );
     const many = (await get(ta, '/api/leads/sale-statuses')).json();
     assert.equal(many.data.length, 500);
     assert.equal(many.complete, false);
@@ -301,21 +428,71 @@ forEachDatabase('Leads search and detail', (engine) => {
     const ta = await buildTestApp(t, engine);
     const w = await insertLeadWorld(ta.db);
     const [id, other] = await insertLeads(ta.db, [
-      { traffic_provider_id: w.providerA, partner_id: w.partnerB, status: 'delivered', autologin_url: 'https://b.example/in' },
+      {
+        traffic_provider_id: w.providerA,
+        partner_id: w.partnerB,
+        status: 'delivered',
+        autologin_url: 'https://b.example/in',
+      },
       { traffic_provider_id: w.providerA },
     ]);
     // Written out of order: the answer is ordered by attempt number.
-    await insertAttempt(ta.db, { lead_id: id, partner_id: w.partnerB, attempt_no: 2, requested_at: at(2), duration_ms: 340, http_status: 200, outcome: 'accepted', response_excerpt: '{"url":"https://b.example/in"}' });
-    await insertAttempt(ta.db, { lead_id: id, partner_id: w.partnerA, attempt_no: 1, requested_at: at(1), duration_ms: 5000, http_status: null, outcome: 'timeout', reason: 'no answer in 5000 ms', response_excerpt: null });
-    await insertAttempt(ta.db, { lead_id: other, partner_id: w.partnerA, attempt_no: 1, outcome: 'rejected', http_status: 400 });
+    await insertAttempt(ta.db, {
+      lead_id: id,
+      partner_id: w.partnerB,
+      attempt_no: 2,
+      requested_at: at(2),
+      duration_ms: 340,
+      http_status: 200,
+      outcome: 'accepted',
+      response_excerpt: '{"url":"https://b.example/in"}',
+    });
+    await insertAttempt(ta.db, {
+      lead_id: id,
+      partner_id: w.partnerA,
+      attempt_no: 1,
+      requested_at: at(1),
+      duration_ms: 5000,
+      http_status: null,
+      outcome: 'timeout',
+      reason: 'no answer in 5000 ms',
+      response_excerpt: null,
+    });
+    await insertAttempt(ta.db, {
+      lead_id: other,
+      partner_id: w.partnerA,
+      attempt_no: 1,
+      outcome: 'rejected',
+      http_status: 400,
+    });
     const res = await get(ta, `/api/leads/${id}`);
     assert.equal(res.statusCode, 200);
     const lead = res.json();
     assert.equal(lead.autologin_url, 'https://b.example/in');
     assert.equal(lead.partner_name, 'Partner B');
     assert.deepEqual(lead.attempts, [
-      { attempt_no: 1, partner_id: w.partnerA, partner_name: 'Partner A', requested_at: at(1), duration_ms: 5000, http_status: null, outcome: 'timeout', reason: 'no answer in 5000 ms', response_excerpt: null },
-      { attempt_no: 2, partner_id: w.partnerB, partner_name: 'Partner B', requested_at: at(2), duration_ms: 340, http_status: 200, outcome: 'accepted', reason: null, response_excerpt: '{"url":"https://b.example/in"}' },
+      {
+        attempt_no: 1,
+        partner_id: w.partnerA,
+        partner_name: 'Partner A',
+        requested_at: at(1),
+        duration_ms: 5000,
+        http_status: null,
+        outcome: 'timeout',
+        reason: 'no answer in 5000 ms',
+        response_excerpt: null,
+      },
+      {
+        attempt_no: 2,
+        partner_id: w.partnerB,
+        partner_name: 'Partner B',
+        requested_at: at(2),
+        duration_ms: 340,
+        http_status: 200,
+        outcome: 'accepted',
+        reason: null,
+        response_excerpt: '{"url":"https://b.example/in"}',
+      },
     ]);
     expectProblem(await get(ta, '/api/leads/01900000-0000-7000-8000-000000000000'), 404, 'not_found');
     expectProblem(await get(ta, '/api/leads/no-such-lead'), 404, 'not_found');
@@ -343,7 +520,10 @@ forEachDatabase('Leads search and detail', (engine) => {
 
   test('bad parameters are 400 validation_failed naming each one', async (t) => {
     const ta = await buildTestApp(t, engine);
-    const fields = async (url: string) => expectProblem(await get(ta, url), 400, 'validation_failed').errors!.map((e) => e.field).sort();
+    const fields = async (url: string) =>
+      expectProblem(await get(ta, url), 400, 'validation_failed')
+        .errors!.map((e) => e.field)
+        .sort();
     const cases: [string, string[]][] = [
       ['limit=0', ['limit']],
       ['limit=501', ['limit']],
@@ -368,13 +548,19 @@ forEachDatabase('Leads search and detail', (engine) => {
       ['colour=red', ['colour']],
       ['cursor=not-a-cursor', ['cursor']],
       ['id=42', ['id']],
-      [`id=${Array.from({ length: 201 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`).join(',')}`, ['id']],
+      [
+        `id=${Array.from({ length: 201 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`).join(',')}`,
+        ['id'],
+      ],
       ['status=bad&country=bad&date_from=bad&timezone=bad', ['country', 'date_from', 'status', 'timezone']],
     ];
     for (const [qs, expected] of cases) assert.deepEqual(await fields(`/api/leads/search?${qs}`), expected, qs);
     // A cursor only continues the date_type it was made for.
     const w = await insertLeadWorld(ta.db);
-    await insertLeads(ta.db, [0, 1, 2].map((i) => ({ traffic_provider_id: w.providerA, created_at: at(i), delivered_at: at(i) })));
+    await insertLeads(
+      ta.db,
+      [0, 1, 2].map((i) => ({ traffic_provider_id: w.providerA, created_at: at(i), delivered_at: at(i) })),
+    );
     const { next_cursor } = await search(ta, 'limit=1');
     assert.ok(next_cursor);
     assert.deepEqual(await fields(`/api/leads/search?limit=1&date_type=delivered&cursor=${next_cursor}`), ['cursor']);

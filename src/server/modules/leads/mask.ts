@@ -44,7 +44,7 @@ function tokenAt(src: string, i: number): { text: string; end: number } | null {
     if (first < 0x80) return { text: String.fromCharCode(first), end: PCT.lastIndex };
     const bytes = [first];
     let end = PCT.lastIndex;
-    while ((m = PCT.exec(src)) && parseInt(m[1], 16) >= 0x80) bytes.push(parseInt(m[1], 16)), (end = PCT.lastIndex);
+    while ((m = PCT.exec(src)) && parseInt(m[1], 16) >= 0x80) (bytes.push(parseInt(m[1], 16)), (end = PCT.lastIndex));
     return { text: utf8.decode(Uint8Array.from(bytes)), end };
   }
   if (c === 0x5c /* \ */) {
@@ -72,7 +72,7 @@ function decodeForSearch(src: string) {
   const segEnd: number[] = []; // -1: plain, one to one; else where its spelling ends in the original
   let length = 0;
   const add = (text: string, from: number, to: number, plain: boolean) => {
-    segAt.push(length), segSrc.push(from), segEnd.push(plain ? -1 : to), parts.push(text);
+    (segAt.push(length), segSrc.push(from), segEnd.push(plain ? -1 : to), parts.push(text));
     length += text.length;
   };
   let i = 0;
@@ -89,8 +89,8 @@ function decodeForSearch(src: string) {
     }
     if (i >= src.length) break;
     const token = tokenAt(src, i);
-    if (token) add(token.text.toLowerCase(), i, token.end, false), (i = token.end);
-    else add(src[i], i, i + 1, true), i++;
+    if (token) (add(token.text.toLowerCase(), i, token.end, false), (i = token.end));
+    else (add(src[i], i, i + 1, true), i++);
   }
   const segOf = (pos: number) => {
     let lo = 0;
@@ -120,7 +120,10 @@ function maskEmailIn(src: string, email: string, masked: string): string {
   if (!AT_ANYWHERE.test(src)) return src;
   // Nothing encoded, and lower case keeps every position: the plain text is its own map.
   const low = /[%\\&]/.test(src) ? null : src.toLowerCase();
-  const d = low !== null && low.length === src.length ? { text: low, startOf: (i: number) => i, endOf: (i: number) => i + 1 } : decodeForSearch(src);
+  const d =
+    low !== null && low.length === src.length
+      ? { text: low, startOf: (i: number) => i, endOf: (i: number) => i + 1 }
+      : decodeForSearch(src);
   let at = d.text.indexOf(email);
   if (at < 0) return src;
   let out = '';
@@ -246,7 +249,8 @@ export function contactPlaceholders(text: string): string {
 }
 
 /** A whole id (UUID) or date, hour or timestamp ("2026-11-26", "2026-11-26T13", ISO 8601): ours, never a contact. */
-const STRUCTURED = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4}-\d{2}-\d{2}(?:T[\d:.]+Z?)?)$/i;
+const STRUCTURED =
+  /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4}-\d{2}-\d{2}(?:T[\d:.]+Z?)?)$/i;
 
 /**
  * maskContactLike for the texts of a record that mixes free text with ids and times (an event's

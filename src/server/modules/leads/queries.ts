@@ -43,7 +43,12 @@ type NameMode = 'postgres' | 'index' | 'scan';
  */
 function nameStartsWith(mode: NameMode, column: 'first_name' | 'last_name', typed: string) {
   const ref = sql.ref(`leads.${column}`);
-  const expr = mode === 'postgres' ? sql`(lower(${ref}) collate "C")` : mode === 'index' ? sql`lower(${ref})` : sql`(lower(${ref}) || '')`;
+  const expr =
+    mode === 'postgres'
+      ? sql`(lower(${ref}) collate "C")`
+      : mode === 'index'
+        ? sql`lower(${ref})`
+        : sql`(lower(${ref}) || '')`;
   const prefix = mode === 'postgres' ? typed.toLowerCase() : typed.replace(/[A-Z]+/g, (c) => c.toLowerCase());
   const end = prefixEnd(prefix);
   return end === null ? sql<SqlBool>`${expr} >= ${prefix}` : sql<SqlBool>`(${expr} >= ${prefix} and ${expr} < ${end})`;
@@ -61,7 +66,10 @@ async function nameMode(db: DB, m: TextMatch): Promise<NameMode> {
     .select(sql`1`.as('one'))
     .where((eb) => eb.or([nameStartsWith('index', 'first_name', whole), nameStartsWith('index', 'last_name', whole)]))
     .limit(COMMON_NAME);
-  const { n } = await db.selectFrom(probe.as('p')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const { n } = await db
+    .selectFrom(probe.as('p'))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(n) >= COMMON_NAME ? 'scan' : 'index';
 }
 
@@ -73,7 +81,9 @@ function textCondition(eb: ExpressionBuilder<Database, 'leads'>, m: TextMatch, m
   if (m.name) {
     any.push(nameStartsWith(mode, 'first_name', m.name.whole), nameStartsWith(mode, 'last_name', m.name.whole));
     if (m.name.first && m.name.last) {
-      any.push(eb.and([nameStartsWith(mode, 'first_name', m.name.first), nameStartsWith(mode, 'last_name', m.name.last)]));
+      any.push(
+        eb.and([nameStartsWith(mode, 'first_name', m.name.first), nameStartsWith(mode, 'last_name', m.name.last)]),
+      );
     }
   }
   return eb.or(any);
@@ -144,7 +154,11 @@ export type LeadRow = Selectable<LeadsTable> & {
 // on SQLite a chain of left joins costs three times as much for the same rows (measured on one
 // lead: 67 µs against 21 µs).
 const names = (eb: ExpressionBuilder<Database & { l: LeadsTable }, 'l'>) => [
-  eb.selectFrom('traffic_providers as tp').select('tp.name').whereRef('tp.id', '=', 'l.traffic_provider_id').as('traffic_provider_name'),
+  eb
+    .selectFrom('traffic_providers as tp')
+    .select('tp.name')
+    .whereRef('tp.id', '=', 'l.traffic_provider_id')
+    .as('traffic_provider_name'),
   eb.selectFrom('campaigns as c').select('c.name').whereRef('c.id', '=', 'l.campaign_id').as('campaign_name'),
   eb.selectFrom('flows as fl').select('fl.name').whereRef('fl.id', '=', 'l.flow_id').as('flow_name'),
   eb.selectFrom('partners as p').select('p.name').whereRef('p.id', '=', 'l.partner_id').as('partner_name'),
@@ -161,7 +175,9 @@ export async function findLeads(db: DB, f: LeadFilter, after: SortKey | null, li
   const rows = (await withNames(db, selectLeads(db, f, after, limit, mode)).execute()) as LeadRow[];
   // The outer select may return the joined rows in any order: restore the page order.
   const sign = f.order === 'asc' ? -1 : 1;
-  return rows.sort((a, b) => sign * (a[col]! < b[col]! ? 1 : a[col]! > b[col]! ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  return rows.sort(
+    (a, b) => sign * (a[col]! < b[col]! ? 1 : a[col]! > b[col]! ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0),
+  );
 }
 
 /**
@@ -170,8 +186,13 @@ export async function findLeads(db: DB, f: LeadFilter, after: SortKey | null, li
  */
 export async function countLeads(db: DB, f: LeadFilter, cap: number): Promise<{ count: number; exact: boolean }> {
   const mode = f.q ? await nameMode(db, f.q) : 'index';
-  const inner = selectLeads(db, f, null, cap + 1, mode).clearSelect().select(sql<number>`1`.as('one'));
-  const row = await db.selectFrom(inner.as('m')).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  const inner = selectLeads(db, f, null, cap + 1, mode)
+    .clearSelect()
+    .select(sql<number>`1`.as('one'));
+  const row = await db
+    .selectFrom(inner.as('m'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
   const n = Number(row.n);
   return n > cap ? { count: cap, exact: false } : { count: n, exact: true };
 }
@@ -220,7 +241,13 @@ const leadWithAttempts = compiledOnce((db: DB, id: string) =>
       return jsonArrayFrom(db, attempts).as('attempts');
     })
     .select((eb) =>
-      jsonArrayFrom(db, eb.selectFrom('lead_status_history as h').select(['h.id', 'h.at', 'h.source', 'h.sale_status', 'h.previous_sale_status', 'h.ftd_at']).whereRef('h.lead_id', '=', 'l.id')).as('status_history'),
+      jsonArrayFrom(
+        db,
+        eb
+          .selectFrom('lead_status_history as h')
+          .select(['h.id', 'h.at', 'h.source', 'h.sale_status', 'h.previous_sale_status', 'h.ftd_at'])
+          .whereRef('h.lead_id', '=', 'l.id'),
+      ).as('status_history'),
     )
     .where('l.id', '=', id)
     .modifyEnd(sql.raw(PREPARED)),
@@ -231,7 +258,10 @@ type AttemptRow = Omit<Selectable<LeadAttemptsTable>, 'lead_id'> & { partner_nam
 type HistoryRow = Omit<Selectable<LeadStatusHistoryTable>, 'lead_id'>;
 
 /** A lead with its names, its attempts in order (attempt, time, id) and its status history (oldest first), or undefined. */
-export async function findLead(db: DB, id: string): Promise<(LeadRow & { attempts: Omit<AttemptRow, 'id'>[]; status_history: Omit<HistoryRow, 'id'>[] }) | undefined> {
+export async function findLead(
+  db: DB,
+  id: string,
+): Promise<(LeadRow & { attempts: Omit<AttemptRow, 'id'>[]; status_history: Omit<HistoryRow, 'id'>[] }) | undefined> {
   const [row] = await leadWithAttempts(db, id);
   if (!row) return undefined;
   // In order here: an aggregate does not promise its subquery's order (db/json.ts).
@@ -239,7 +269,11 @@ export async function findLead(db: DB, id: string): Promise<(LeadRow & { attempt
   attempts.sort((a, b) => a.attempt_no - b.attempt_no || cmp(a.requested_at, b.requested_at) || cmp(a.id, b.id));
   const history = fromJson(row.status_history) as HistoryRow[];
   history.sort((a, b) => Number(a.id) - Number(b.id));
-  return { ...(row as LeadRow), attempts: attempts.map(({ id: _, ...a }) => a), status_history: history.map(({ id: _, ...h }) => h) };
+  return {
+    ...(row as LeadRow),
+    attempts: attempts.map(({ id: _, ...a }) => a),
+    status_history: history.map(({ id: _, ...h }) => h),
+  };
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -252,9 +286,27 @@ const money = (cents: number) => Number(cents) / 100;
  * text is masked; a new field is masked until it is listed here.
  */
 const NO_CONTACTS = new Set([
-  'id', 'created_at', 'country', 'ip', 'traffic_provider_id', 'traffic_provider_name', 'campaign_id', 'campaign_name',
-  'flow_id', 'flow_name', 'partner_id', 'partner_name', 'status', 'delivered_at', 'ftd_at', 'status_updated_at',
-  'email', 'phone', 'attempt_no', 'requested_at', 'outcome',
+  'id',
+  'created_at',
+  'country',
+  'ip',
+  'traffic_provider_id',
+  'traffic_provider_name',
+  'campaign_id',
+  'campaign_name',
+  'flow_id',
+  'flow_name',
+  'partner_id',
+  'partner_name',
+  'status',
+  'delivered_at',
+  'ftd_at',
+  'status_updated_at',
+  'email',
+  'phone',
+  'attempt_no',
+  'requested_at',
+  'outcome',
 ]);
 
 /** Every text field of `view` that may hold contacts, through `mask` (in place). */
@@ -321,7 +373,13 @@ async function verdictsOf(db: DB, json: string | null) {
   if (json === null) return [];
   const verdicts = JSON.parse(json) as StoredVerdict[];
   const names = await namesOf(db, 'partner', [...new Set(verdicts.map((v) => v.partner_id))]);
-  return verdicts.map((v) => ({ partner_id: v.partner_id, partner_name: names.get(v.partner_id) ?? null, verdict: v.verdict, reason: v.reason, cap: v.cap ?? null }));
+  return verdicts.map((v) => ({
+    partner_id: v.partner_id,
+    partner_name: names.get(v.partner_id) ?? null,
+    verdict: v.verdict,
+    reason: v.reason,
+    cap: v.cap ?? null,
+  }));
 }
 
 export async function leadDetail(db: DB, id: string, contacts: boolean) {

@@ -4,7 +4,16 @@ import { nowIso } from '../../db/ids.js';
 import type { LeadStatus } from '../../db/tables.js';
 import { insertFlow, insertLeads, insertPartner } from '../../../../test/fixtures.js';
 import { makeWorld } from '../../../../test/distribution-world.js';
-import { buildTestApp, call, expectProblem, forEachDatabase, newApiKey, newOperator, type Engine, type TestApp } from '../../../../test/helpers.js';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  newApiKey,
+  newOperator,
+  type Engine,
+  type TestApp,
+} from '../../../../test/helpers.js';
 import { accepting, rejecting } from '../../../../test/partner-server.js';
 
 /**
@@ -24,7 +33,12 @@ async function setup(t: TestContext, engine: Engine) {
           campaign_id: world.campaignId,
           flow_id: world.flowId,
           status,
-          reason: status === 'rejected' ? 'Every partner tried declined' : status === 'failed' ? 'Delivery interrupted' : null,
+          reason:
+            status === 'rejected'
+              ? 'Every partner tried declined'
+              : status === 'failed'
+                ? 'Delivery interrupted'
+                : null,
           ...(status === 'delivered' ? { partner_id: world.partners[0].id, delivered_at: nowIso() } : {}),
         },
       ])
@@ -35,9 +49,15 @@ async function setup(t: TestContext, engine: Engine) {
 /** payload null: no body at all. */
 const redeliver = (ta: TestApp, id: string, payload: object | null = {}, token: string | null = ta.ownerToken) =>
   call(ta.app, token, { method: 'POST', url: `/api/leads/${id}/redeliver`, ...(payload ? { payload } : {}) });
-const statusOf = async (ta: TestApp, id: string) => (await ta.db.selectFrom('leads').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+const statusOf = async (ta: TestApp, id: string) =>
+  (await ta.db.selectFrom('leads').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
 const redeliveries = (ta: TestApp, id: string) =>
-  ta.db.selectFrom('audit_log').selectAll().where('action', '=', 'lead.redelivered').where('target_id', '=', id).execute();
+  ta.db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('action', '=', 'lead.redelivered')
+    .where('target_id', '=', id)
+    .execute();
 
 forEachDatabase('Redeliver', (engine) => {
   test('needs leads:edit: 401 without a credential, 403 for a view-only key and a view-only role', async (t) => {
@@ -67,7 +87,8 @@ forEachDatabase('Redeliver', (engine) => {
   test('a bad flow_id or partner_id is a 400 naming the field, and the lead stays as it was', async (t) => {
     const { ta, a, b, lead } = await setup(t, engine);
     const id = await lead('rejected');
-    const fields = async (payload: object) => expectProblem(await redeliver(ta, id, payload), 400, 'validation_failed').errors!.map((e) => e.field);
+    const fields = async (payload: object) =>
+      expectProblem(await redeliver(ta, id, payload), 400, 'validation_failed').errors!.map((e) => e.field);
     const archivedFlow = await insertFlow(ta.db);
     await ta.db.updateTable('flows').set({ archived_at: nowIso() }).where('id', '=', archivedFlow).execute();
     const archivedPartner = await insertPartner(ta.db);
@@ -78,7 +99,11 @@ forEachDatabase('Redeliver', (engine) => {
     assert.deepEqual(await fields({ partner_id: archivedPartner }), ['partner_id']);
     assert.deepEqual(await fields({ flow_id: b.flowId, partner_id: a.partners[0].id }), ['partner_id']);
     assert.deepEqual(await fields({ flow: b.flowId }), ['flow']);
-    assert.deepEqual(expectProblem(await redeliver(ta, id, null), 400, 'validation_failed').errors!.map((e) => e.field), ['body'], 'a body is required ({} for neither)');
+    assert.deepEqual(
+      expectProblem(await redeliver(ta, id, null), 400, 'validation_failed').errors!.map((e) => e.field),
+      ['body'],
+      'a body is required ({} for neither)',
+    );
     assert.equal(await statusOf(ta, id), 'rejected');
     assert.equal((await redeliveries(ta, id)).length, 0);
   });
@@ -99,12 +124,16 @@ forEachDatabase('Redeliver', (engine) => {
     assert.equal(body.attempts.length, 1);
     assert.equal(body.attempts[0].outcome, 'accepted');
     assert.match(body.email, /^.\*\*\*@/, 'masked without leads:contacts');
-    assert.equal(b.partners[0].server!.received.length, 1, 'world B\'s partner was called');
-    assert.equal(a.partners[0].server!.received.length, 0, 'world A\'s partner was not');
+    assert.equal(b.partners[0].server!.received.length, 1, "world B's partner was called");
+    assert.equal(a.partners[0].server!.received.length, 0, "world A's partner was not");
     const [entry] = await redeliveries(ta, id);
     assert.equal(entry.actor_id, editor.id);
     assert.deepEqual(JSON.parse(entry.details), { from_status: 'rejected', flow_id: b.flowId });
-    const row = await ta.db.selectFrom('leads').select(['lease_until', 'status']).where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await ta.db
+      .selectFrom('leads')
+      .select(['lease_until', 'status'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(row, { lease_until: null, status: 'delivered' });
   });
 
@@ -115,7 +144,10 @@ forEachDatabase('Redeliver', (engine) => {
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().status, 'delivered');
     assert.equal(res.json().partner_id, b.partners[0].id);
-    assert.deepEqual(JSON.parse((await redeliveries(ta, chosen))[0].details), { from_status: 'failed', partner_id: b.partners[0].id });
+    assert.deepEqual(JSON.parse((await redeliveries(ta, chosen))[0].details), {
+      from_status: 'failed',
+      partner_id: b.partners[0].id,
+    });
 
     const own = await lead('failed', b);
     const res2 = await redeliver(ta, own, {});
@@ -135,9 +167,16 @@ forEachDatabase('Redeliver', (engine) => {
   test('two redeliveries of one lead at once: one wins, the other gets 409', async (t) => {
     const { ta, b, lead } = await setup(t, engine);
     const id = await lead('rejected');
-    const answers = await Promise.all([redeliver(ta, id, { flow_id: b.flowId }), redeliver(ta, id, { flow_id: b.flowId })]);
+    const answers = await Promise.all([
+      redeliver(ta, id, { flow_id: b.flowId }),
+      redeliver(ta, id, { flow_id: b.flowId }),
+    ]);
     assert.deepEqual(answers.map((r) => r.statusCode).sort(), [200, 409], answers.map((r) => r.body).join('\n'));
-    expectProblem(answers.find((r) => r.statusCode === 409)!, 409, 'conflict');
+    expectProblem(
+      answers.find((r) => r.statusCode === 409)!,
+      409,
+      'conflict',
+    );
     assert.equal(answers.find((r) => r.statusCode === 200)!.json().status, 'delivered');
     assert.equal(b.partners[0].server!.received.length, 1, 'the partner got the lead once');
     assert.equal((await redeliveries(ta, id)).length, 1);

@@ -12,14 +12,18 @@ import { canSeeContacts } from './search.js';
 /** How long the claim holds the lead before the engine's own lease takes over. */
 const CLAIM_MS = 30_000;
 
-const Ref = (what: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: `${what} (id), not archived` }));
+const Ref = (what: string) =>
+  Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: `${what} (id), not archived` }));
 
 const RedeliverBody = Type.Object(
   {
     flow_id: Ref('Route the lead through this flow instead of its own'),
     partner_id: Ref('Offer the lead to this one partner only (one attempt)'),
   },
-  { additionalProperties: false, description: "At most one of flow_id and partner_id; neither: the lead's own flow, else its campaign's" },
+  {
+    additionalProperties: false,
+    description: "At most one of flow_id and partner_id; neither: the lead's own flow, else its campaign's",
+  },
 );
 
 /** The chosen flow or partner must exist and not be archived (a paused one is the engine's call: it rejects with a reason). */
@@ -29,15 +33,29 @@ async function overrideOf(app: App, body: { flow_id?: string; partner_id?: strin
     invalid([{ field: 'partner_id', message: 'must not be sent together with flow_id: choose a flow or a partner' }]);
   }
   if (body.flow_id !== undefined) {
-    const flow = await app.db.selectFrom('flows').select('id').where('id', '=', body.flow_id).where('archived_at', 'is', null).executeTakeFirst();
+    const flow = await app.db
+      .selectFrom('flows')
+      .select('id')
+      .where('id', '=', body.flow_id)
+      .where('archived_at', 'is', null)
+      .executeTakeFirst();
     if (!flow) errors.push({ field: 'flow_id', message: 'names no flow (or an archived one)' });
   }
   if (body.partner_id !== undefined) {
-    const partner = await app.db.selectFrom('partners').select('id').where('id', '=', body.partner_id).where('archived_at', 'is', null).executeTakeFirst();
+    const partner = await app.db
+      .selectFrom('partners')
+      .select('id')
+      .where('id', '=', body.partner_id)
+      .where('archived_at', 'is', null)
+      .executeTakeFirst();
     if (!partner) errors.push({ field: 'partner_id', message: 'names no partner (or an archived one)' });
   }
   if (errors.length) invalid(errors);
-  return body.flow_id !== undefined ? { flowId: body.flow_id } : body.partner_id !== undefined ? { partnerId: body.partner_id } : {};
+  return body.flow_id !== undefined
+    ? { flowId: body.flow_id }
+    : body.partner_id !== undefined
+      ? { partnerId: body.partner_id }
+      : {};
 }
 
 /** POST /api/leads/{id}/redeliver, registered by the leads module. */
@@ -52,10 +70,10 @@ export function registerRedeliver(app: App) {
         summary: 'Send a rejected or failed lead through a flow or to a partner again',
         description:
           'Only a `rejected` or `failed` lead can be redelivered (else 409 naming its status; duplicates never: they are ' +
-          'duplicates by the traffic provider\'s policy). The lead is claimed atomically (two redeliveries of one lead: one ' +
+          "duplicates by the traffic provider's policy). The lead is claimed atomically (two redeliveries of one lead: one " +
           'wins, the other gets 409), recorded in the audit log (lead.redelivered), delivered like a new lead (waterfall, caps, ' +
           'working hours; with partner_id, that partner alone, one attempt), and answered in full as getLead answers it, ' +
-          'with the new attempts. Send {} to use the lead\'s own flow (without one, its campaign\'s). An unknown or archived flow_id or partner_id is a 400. ' +
+          "with the new attempts. Send {} to use the lead's own flow (without one, its campaign's). An unknown or archived flow_id or partner_id is a 400. " +
           'Email and phone are masked unless the caller holds `leads:contacts`.',
         params: IdParams,
         body: RedeliverBody,
@@ -64,9 +82,12 @@ export function registerRedeliver(app: App) {
     },
     async (req) => {
       const id = req.params.id;
-      const lead = (await app.db.selectFrom('leads').select(['id', 'status']).where('id', '=', id).executeTakeFirst()) ?? notFound('lead');
+      const lead =
+        (await app.db.selectFrom('leads').select(['id', 'status']).where('id', '=', id).executeTakeFirst()) ??
+        notFound('lead');
       const override = await overrideOf(app, req.body);
-      if (lead.status === 'duplicate') conflict('This lead is a duplicate by its traffic provider\'s policy; duplicates are not redelivered.');
+      if (lead.status === 'duplicate')
+        conflict("This lead is a duplicate by its traffic provider's policy; duplicates are not redelivered.");
       if (lead.status !== 'rejected' && lead.status !== 'failed') {
         conflict(`This lead is ${lead.status}; only rejected or failed leads can be redelivered.`);
       }
@@ -77,18 +98,31 @@ export function registerRedeliver(app: App) {
         // lead on), only one finds it still rejected or failed.
         const claimed = await tx
           .updateTable('leads')
-          .set({ status: 'pending', reason: null, lease_until: new Date(now + CLAIM_MS).toISOString(), status_updated_at: new Date(now).toISOString() })
+          .set({
+            status: 'pending',
+            reason: null,
+            lease_until: new Date(now + CLAIM_MS).toISOString(),
+            status_updated_at: new Date(now).toISOString(),
+          })
           .where('id', '=', id)
           .where('status', 'in', ['rejected', 'failed'])
           .executeTakeFirst();
         if (Number(claimed.numUpdatedRows) === 0) {
-          throw new HttpProblem(409, 'conflict', 'This lead was just redelivered (or otherwise moved on) by someone else.');
+          throw new HttpProblem(
+            409,
+            'conflict',
+            'This lead was just redelivered (or otherwise moved on) by someone else.',
+          );
         }
         await audit(tx, req, {
           action: 'lead.redelivered',
           target_type: 'lead',
           target_id: id,
-          details: { from_status: lead.status, ...(override.flowId ? { flow_id: override.flowId } : {}), ...(override.partnerId ? { partner_id: override.partnerId } : {}) },
+          details: {
+            from_status: lead.status,
+            ...(override.flowId ? { flow_id: override.flowId } : {}),
+            ...(override.partnerId ? { partner_id: override.partnerId } : {}),
+          },
         });
       });
 

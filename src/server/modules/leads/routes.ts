@@ -24,7 +24,7 @@ const MASKING =
 
 const FILTERS =
   'Filters combine with AND; `status` and `country` take several values (repeat the parameter or separate with commas). ' +
-  'Dates: `date_from`/`date_to` are days in `timezone` (default: the operator\'s own) or ISO 8601 instants; ' +
+  "Dates: `date_from`/`date_to` are days in `timezone` (default: the operator's own) or ISO 8601 instants; " +
   'rows are sorted by the `date_type` date, newest first, then by id.';
 
 /** Seconds a client refused for too many exports at once is asked to wait. */
@@ -65,7 +65,12 @@ export default async function leadsRoutes(app: App) {
       }
       const rows = await findLeads(app.db, filter, after ? { d: after.d, id: after.id } : null, limit + 1);
       // A first page that holds every match is its own count; only a longer result is counted.
-      const total = after || !counted ? null : rows.length <= limit ? { count: rows.length, exact: true } : await countLeads(app.db, filter, TOTAL_CAP);
+      const total =
+        after || !counted
+          ? null
+          : rows.length <= limit
+            ? { count: rows.length, exact: true }
+            : await countLeads(app.db, filter, TOTAL_CAP);
       const page = pageOf(rows, limit, (r) => ({ t: filter.dateType, o: filter.order, ...sortKeyOf(filter, r) }));
       const contacts = canSeeContacts(p);
       return { data: page.data.map((r) => toLead(r, contacts)), next_cursor: page.next_cursor, total };
@@ -91,7 +96,9 @@ export default async function leadsRoutes(app: App) {
         response: {
           200: {
             description: 'The CSV file, sent as an attachment',
-            content: { 'text/csv': { schema: Type.String({ description: 'CSV: a header row, then one row per lead' }) } },
+            content: {
+              'text/csv': { schema: Type.String({ description: 'CSV: a header row, then one row per lead' }) },
+            },
           },
           429: {
             ...problems(429)[429],
@@ -118,17 +125,23 @@ export default async function leadsRoutes(app: App) {
       const stream = await opening;
       // A bulk copy of leads leaves the system: who took which selection, with or without contacts.
       try {
-        await audit(app.db, req, { action: 'lead.exported', target_type: 'lead', details: { filters: req.query, contacts } });
+        await audit(app.db, req, {
+          action: 'lead.exported',
+          target_type: 'lead',
+          details: { filters: req.query, contacts },
+        });
       } catch (err) {
         stream.destroy(); // frees the worker
         throw err;
       }
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="${exportFileName()}"`)
-        .header('cache-control', 'no-store')
-        // The schema types the body as the CSV text; a stream of that text is what goes out.
-        .send(stream as unknown as string);
+      return (
+        reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${exportFileName()}"`)
+          .header('cache-control', 'no-store')
+          // The schema types the body as the CSV text; a stream of that text is what goes out.
+          .send(stream as unknown as string)
+      );
     },
   );
 
@@ -142,8 +155,16 @@ export default async function leadsRoutes(app: App) {
         summary: 'The sale statuses partners have reported, for the Leads filter',
         description:
           `The distinct sale statuses on leads, sorted, at most ${SALE_STATUS_LIMIT} (one index seek per value). ` +
-          'A partner may quote a lead\'s contacts in its sale status: without `leads:contacts` anything shaped like an email or a phone is masked.',
-        response: { 200: Type.Object({ data: Type.Array(Type.String()), complete: Type.Boolean({ description: `false when there are more than ${SALE_STATUS_LIMIT}` }) }, { title: 'SaleStatuses' }) },
+          "A partner may quote a lead's contacts in its sale status: without `leads:contacts` anything shaped like an email or a phone is masked.",
+        response: {
+          200: Type.Object(
+            {
+              data: Type.Array(Type.String()),
+              complete: Type.Boolean({ description: `false when there are more than ${SALE_STATUS_LIMIT}` }),
+            },
+            { title: 'SaleStatuses' },
+          ),
+        },
       },
     },
     async (req) => {

@@ -11,7 +11,10 @@ const NullableInstant = Nullable(Instant);
 const EMAIL_NOTE = 'Masked (e.g. "j***@example.com") unless the caller holds `leads:contacts`';
 const PHONE_NOTE = 'E.164; masked (e.g. "+49******67") unless the caller holds `leads:contacts`';
 
-export const LeadStatusSchema = Type.Unsafe<(typeof LEAD_STATUSES)[number]>({ type: 'string', enum: [...LEAD_STATUSES] });
+export const LeadStatusSchema = Type.Unsafe<(typeof LEAD_STATUSES)[number]>({
+  type: 'string',
+  enum: [...LEAD_STATUSES],
+});
 
 export const Lead = Type.Object(
   {
@@ -36,12 +39,17 @@ export const Lead = Type.Object(
     campaign_name: NullableText,
     flow_id: NullableText,
     flow_name: NullableText,
-    partner_id: Type.Union([Type.String(), Type.Null()], { description: 'The partner the lead was delivered to; null while it is not delivered (every partner tried is in its attempts)' }),
+    partner_id: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The partner the lead was delivered to; null while it is not delivered (every partner tried is in its attempts)',
+    }),
     partner_name: NullableText,
     status: LeadStatusSchema,
     reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it was rejected, failed or is a duplicate' }),
     partner_lead_id: Type.Union([Type.String(), Type.Null()], { description: "The partner's own id for the lead" }),
-    sale_status: Type.Union([Type.String(), Type.Null()], { description: "The partner's sale status, as the partner reports it" }),
+    sale_status: Type.Union([Type.String(), Type.Null()], {
+      description: "The partner's sale status, as the partner reports it",
+    }),
     autologin_url: Type.Union([Type.String(), Type.Null()], { description: 'null when no partner returned one' }),
     delivered_at: NullableInstant,
     ftd_at: NullableInstant,
@@ -60,7 +68,9 @@ export const LeadAttempt = Type.Object(
     partner_name: NullableText,
     requested_at: Instant,
     duration_ms: Nullable(Type.Integer()),
-    http_status: Type.Union([Type.Integer(), Type.Null()], { description: 'null when no answer came (timeout, connection error)' }),
+    http_status: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'null when no answer came (timeout, connection error)',
+    }),
     outcome: Type.Unsafe<'in_flight' | 'accepted' | 'rejected' | 'timeout' | 'error'>({
       type: 'string',
       enum: ['in_flight', 'accepted', 'rejected', 'timeout', 'error'],
@@ -68,7 +78,8 @@ export const LeadAttempt = Type.Object(
     }),
     reason: NullableText,
     response_excerpt: Type.Union([Type.String(), Type.Null()], {
-      description: "The start of the partner's answer; the lead's contacts in it are masked unless the caller holds `leads:contacts`",
+      description:
+        "The start of the partner's answer; the lead's contacts in it are masked unless the caller holds `leads:contacts`",
     }),
   },
   { title: 'LeadAttempt' },
@@ -77,10 +88,14 @@ export const LeadAttempt = Type.Object(
 export const LeadStatusChange = Type.Object(
   {
     at: Type.String({ format: 'date-time' }),
-    source: Type.Union([Type.Literal('postback'), Type.Literal('pull'), Type.Literal('operator')], { description: "postback: the partner's postback; pull: the partner's status API; operator: changed in Leadgate" }),
+    source: Type.Union([Type.Literal('postback'), Type.Literal('pull'), Type.Literal('operator')], {
+      description: "postback: the partner's postback; pull: the partner's status API; operator: changed in Leadgate",
+    }),
     sale_status: Type.Union([Type.String(), Type.Null()]),
     previous_sale_status: Type.Union([Type.String(), Type.Null()]),
-    ftd_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Set on the change that recorded the FTD' }),
+    ftd_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'Set on the change that recorded the FTD',
+    }),
   },
   { title: 'LeadStatusChange' },
 );
@@ -89,17 +104,23 @@ export const LeadDetail = Type.Object(
   {
     ...Lead.properties,
     attempts: Type.Array(LeadAttempt, { description: 'Delivery attempts, first to last' }),
-    status_history: Type.Array(LeadStatusChange, { description: 'Every sale-status change and the FTD, oldest first, with where each came from' }),
+    status_history: Type.Array(LeadStatusChange, {
+      description: 'Every sale-status change and the FTD, oldest first, with where each came from',
+    }),
     verdicts: Type.Array(LeadVerdict, {
-      description: "The flow's partners this lead was not offered to, and why (country, hours, a cap full with its numbers, paused, deleted, not tried), from its last delivery",
+      description:
+        "The flow's partners this lead was not offered to, and why (country, hours, a cap full with its numbers, paused, deleted, not tried), from its last delivery",
     }),
   },
   { title: 'LeadDetail' },
 );
 
-const Id = (what: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: `Only leads of this ${what} (id)` }));
-const Multi = (description: string) => Type.Optional(Type.Array(Type.String({ maxLength: 300 }), { maxItems: 50, description }));
-const SubIdParam = (n: number) => Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: `sub_id${n} equals this exactly` }));
+const Id = (what: string) =>
+  Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: `Only leads of this ${what} (id)` }));
+const Multi = (description: string) =>
+  Type.Optional(Type.Array(Type.String({ maxLength: 300 }), { maxItems: 50, description }));
+const SubIdParam = (n: number) =>
+  Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: `sub_id${n} equals this exactly` }));
 
 /** The Leads table's filters, shared by search and export. */
 export const LeadFilterQuery = {
@@ -118,16 +139,25 @@ export const LeadFilterQuery = {
     description: 'desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index.',
   }),
   date_from: Type.Optional(
-    Type.String({ maxLength: 40, description: 'From this day (YYYY-MM-DD, in `timezone`) or this instant (ISO 8601 date-time with Z or an offset), inclusive' }),
+    Type.String({
+      maxLength: 40,
+      description:
+        'From this day (YYYY-MM-DD, in `timezone`) or this instant (ISO 8601 date-time with Z or an offset), inclusive',
+    }),
   ),
   date_to: Type.Optional(
     Type.String({
       maxLength: 40,
-      description: 'Up to this day, inclusive (YYYY-MM-DD, in `timezone`), or up to this instant, exclusive (ISO 8601 date-time with Z or an offset)',
+      description:
+        'Up to this day, inclusive (YYYY-MM-DD, in `timezone`), or up to this instant, exclusive (ISO 8601 date-time with Z or an offset)',
     }),
   ),
   timezone: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 64, description: "IANA time zone the dates are days in (e.g. Europe/Berlin); default: the operator's own" }),
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: "IANA time zone the dates are days in (e.g. Europe/Berlin); default: the operator's own",
+    }),
   ),
   status: Multi(`Lead statuses (${LEAD_STATUSES.join(', ')}); repeat the parameter or separate with commas`),
   country: Multi('ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas'),
@@ -136,7 +166,9 @@ export const LeadFilterQuery = {
   campaign_id: Id('campaign'),
   flow_id: Id('flow'),
   is_ftd: Type.Optional(Type.Boolean({ description: 'true: only leads with an FTD; false: only leads without' })),
-  sale_status: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "The partner's sale status, exactly" })),
+  sale_status: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: "The partner's sale status, exactly" }),
+  ),
   q: Type.Optional(
     Type.String({
       minLength: 1,
@@ -184,13 +216,19 @@ export const CSV_COLUMNS = Object.keys(Lead.properties) as (keyof typeof Lead.pr
 export const LeadPage = Type.Object(
   {
     data: Type.Array(Lead),
-    next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor= for the next page; null on the last page' }),
+    next_cursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as cursor= for the next page; null on the last page',
+    }),
     total: Type.Union(
       [
         Type.Object(
           {
-            count: Type.Integer({ description: `Leads matching the filters, counted up to ${TOTAL_CAP.toLocaleString('en-US')}` }),
-            exact: Type.Boolean({ description: `false when there are more than ${TOTAL_CAP.toLocaleString('en-US')} (count is then the cap)` }),
+            count: Type.Integer({
+              description: `Leads matching the filters, counted up to ${TOTAL_CAP.toLocaleString('en-US')}`,
+            }),
+            exact: Type.Boolean({
+              description: `false when there are more than ${TOTAL_CAP.toLocaleString('en-US')} (count is then the cap)`,
+            }),
           },
           { additionalProperties: false },
         ),

@@ -5,7 +5,14 @@ import { invalid, type FieldError } from '../../http/errors.js';
 import type { Principal } from '../../types.js';
 import { isoText, isTimeZone, lowerBound, parseBound, upperBound } from './dates.js';
 
-export const LEAD_STATUSES = ['new', 'pending', 'delivered', 'rejected', 'duplicate', 'failed'] as const satisfies readonly LeadStatus[];
+export const LEAD_STATUSES = [
+  'new',
+  'pending',
+  'delivered',
+  'rejected',
+  'duplicate',
+  'failed',
+] as const satisfies readonly LeadStatus[];
 export const DATE_TYPES = ['registration', 'delivered', 'ftd', 'status_updated'] as const;
 export type DateType = (typeof DATE_TYPES)[number];
 
@@ -78,8 +85,14 @@ export interface SearchParams {
 export const canSeeContacts = (p: Principal) => p.permissions.has('leads:contacts');
 
 /** Repeated and comma-separated values alike: ["a,b", "c"] → ["a", "b", "c"], blanks dropped. */
-export const splitMulti = (values: string[] | undefined) =>
-  [...new Set((values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean))];
+export const splitMulti = (values: string[] | undefined) => [
+  ...new Set(
+    (values ?? [])
+      .flatMap((v) => v.split(','))
+      .map((v) => v.trim())
+      .filter(Boolean),
+  ),
+];
 
 const PHONE_TEXT = /^\+?[\d\s().-]+$/;
 
@@ -104,7 +117,11 @@ export function textMatch(q: string, contacts: boolean): TextMatch {
   let name: TextMatch['name'] = null;
   if (!hasAt && /\p{L}/u.test(text)) {
     const words = text.split(/\s+/);
-    name = { whole: words.join(' '), first: words.length > 1 ? words[0] : null, last: words.length > 1 ? words.slice(1).join(' ') : null };
+    name = {
+      whole: words.join(' '),
+      first: words.length > 1 ? words[0] : null,
+      last: words.length > 1 ? words.slice(1).join(' ') : null,
+    };
   }
   return {
     id: text,
@@ -117,7 +134,10 @@ export function textMatch(q: string, contacts: boolean): TextMatch {
 
 /** The first few bad values, quoted, for an error message of bounded length. */
 const quoted = (values: string[]) =>
-  values.slice(0, 5).map((v) => JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)).join(', ') + (values.length > 5 ? ', …' : '');
+  values
+    .slice(0, 5)
+    .map((v) => JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v))
+    .join(', ') + (values.length > 5 ? ', …' : '');
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -127,7 +147,8 @@ export function leadFilter(params: SearchParams, principal: Principal): LeadFilt
   const tz = params.timezone ?? principal.operator.timezone;
   const zoneOk = isTimeZone(tz);
   if (!zoneOk) {
-    if (params.timezone !== undefined) errors.push({ field: 'timezone', message: `"${params.timezone}" is not an IANA time zone (e.g. Europe/Berlin)` });
+    if (params.timezone !== undefined)
+      errors.push({ field: 'timezone', message: `"${params.timezone}" is not an IANA time zone (e.g. Europe/Berlin)` });
   }
   // An operator whose stored zone no longer exists still gets answers, in UTC.
   const zone = zoneOk ? tz : 'UTC';
@@ -150,17 +171,23 @@ export function leadFilter(params: SearchParams, principal: Principal): LeadFilt
 
   const status = splitMulti(params.status);
   const badStatus = status.filter((s) => !(LEAD_STATUSES as readonly string[]).includes(s));
-  if (badStatus.length) errors.push({ field: 'status', message: `unknown status ${quoted(badStatus)}; one of: ${LEAD_STATUSES.join(', ')}` });
+  if (badStatus.length)
+    errors.push({
+      field: 'status',
+      message: `unknown status ${quoted(badStatus)}; one of: ${LEAD_STATUSES.join(', ')}`,
+    });
 
   const country = splitMulti(params.country).map((c) => c.toUpperCase());
   const badCountry = country.filter((c) => !/^[A-Z]{2}$/.test(c));
-  if (badCountry.length) errors.push({ field: 'country', message: `must be ISO 3166-1 alpha-2 codes (e.g. DE); not ${quoted(badCountry)}` });
+  if (badCountry.length)
+    errors.push({ field: 'country', message: `must be ISO 3166-1 alpha-2 codes (e.g. DE); not ${quoted(badCountry)}` });
   else if (country.length > 250) errors.push({ field: 'country', message: 'lists too many values' });
 
   const ids = splitMulti(params.id).map((v) => v.toLowerCase());
   const badIds = ids.filter((v) => !UUID.test(v));
   if (badIds.length) errors.push({ field: 'id', message: `must be lead ids (UUIDs); not ${quoted(badIds)}` });
-  else if (ids.length > MAX_IDS) errors.push({ field: 'id', message: `lists ${ids.length} lead ids; at most ${MAX_IDS}` });
+  else if (ids.length > MAX_IDS)
+    errors.push({ field: 'id', message: `lists ${ids.length} lead ids; at most ${MAX_IDS}` });
 
   if (errors.length) invalid(errors);
 

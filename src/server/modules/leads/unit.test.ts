@@ -30,10 +30,25 @@ test('date_from/date_to: a date or a date-time with a zone, nothing else', () =>
   assert.deepEqual(parseBound('2026-02-28'), { kind: 'date', year: 2026, month: 2, day: 28 });
   assert.equal(parseBound('2026-02-29'), null);
   assert.equal(parseBound('2028-02-29')?.kind, 'date');
-  assert.deepEqual(parseBound('2026-11-21T10:00:00+01:00'), { kind: 'instant', ms: Date.parse('2026-11-21T09:00:00Z') });
+  assert.deepEqual(parseBound('2026-11-21T10:00:00+01:00'), {
+    kind: 'instant',
+    ms: Date.parse('2026-11-21T09:00:00Z'),
+  });
   assert.deepEqual(parseBound('2026-11-21T10:00Z'), { kind: 'instant', ms: Date.parse('2026-11-21T10:00:00Z') });
-  assert.deepEqual(parseBound('2026-11-21T10:00:00.123456Z'), { kind: 'instant', ms: Date.parse('2026-11-21T10:00:00.123Z') });
-  for (const bad of ['2026-11-21T10:00:00', '2026-11-21 10:00:00Z', '2026-13-01', '2026-02-30T00:00:00Z', '2026-11-21T24:00:00Z', '21.11.2026', 'today', '']) {
+  assert.deepEqual(parseBound('2026-11-21T10:00:00.123456Z'), {
+    kind: 'instant',
+    ms: Date.parse('2026-11-21T10:00:00.123Z'),
+  });
+  for (const bad of [
+    '2026-11-21T10:00:00',
+    '2026-11-21 10:00:00Z',
+    '2026-13-01',
+    '2026-02-30T00:00:00Z',
+    '2026-11-21T24:00:00Z',
+    '21.11.2026',
+    'today',
+    '',
+  ]) {
     assert.equal(parseBound(bad), null, bad);
   }
   // Bounds stay in the years ISO text sorts correctly in.
@@ -52,11 +67,20 @@ test('phone numbers in common notations become E.164; other text does not', () =
 test('q: a UUID is looked up alone; contacts only with leads:contacts; names keep their case for the engine to fold', () => {
   const id = '0190a6b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b';
   assert.deepEqual(textMatch(id.toUpperCase(), true), { id, email: null, phone: null, name: null });
-  assert.deepEqual(textMatch(' Ann@Example.com ', true), { id: 'Ann@Example.com', email: 'ann@example.com', phone: null, name: null });
+  assert.deepEqual(textMatch(' Ann@Example.com ', true), {
+    id: 'Ann@Example.com',
+    email: 'ann@example.com',
+    phone: null,
+    name: null,
+  });
   assert.deepEqual(textMatch('Ann@Example.com', false).email, null);
   assert.equal(textMatch('+49 151 23456767', true).phone, '+4915123456767');
   assert.equal(textMatch('+49 151 23456767', false).phone, null);
-  assert.deepEqual(textMatch('Ada  Love lace', false).name, { whole: 'Ada Love lace', first: 'Ada', last: 'Love lace' });
+  assert.deepEqual(textMatch('Ada  Love lace', false).name, {
+    whole: 'Ada Love lace',
+    first: 'Ada',
+    last: 'Love lace',
+  });
   assert.equal(textMatch('12345', true).name, null);
   assert.deepEqual(splitMulti(['new,pending', ' failed ', '', 'new']), ['new', 'pending', 'failed']);
 });
@@ -69,7 +93,10 @@ test('a prefix is the range [prefix, prefixEnd(prefix)) in code point order', ()
   const words = ['ab', 'abz', 'ab\u{10ffff}', 'ac', 'aa', 'a', 'abc-d', 'ab\u00ff'];
   const end = prefixEnd('ab')!;
   const cmp = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b)); // UTF-8 byte order, as both engines compare
-  assert.deepEqual(words.filter((w) => cmp(w, 'ab') >= 0 && cmp(w, end) < 0).sort(), words.filter((w) => w.startsWith('ab')).sort());
+  assert.deepEqual(
+    words.filter((w) => cmp(w, 'ab') >= 0 && cmp(w, end) < 0).sort(),
+    words.filter((w) => w.startsWith('ab')).sort(),
+  );
 });
 
 test('masking keeps enough to tell leads apart and nothing to reach them', () => {
@@ -80,7 +107,10 @@ test('masking keeps enough to tell leads apart and nothing to reach them', () =>
   assert.equal(maskPhone('+49301234567'), '+49*******67');
   assert.equal(maskPhone('+12345'), '******');
   assert.equal(
-    maskInText('{"e":"John.Doe@Example.com","p":"4915123456767","q":"+4915123456767"}', { email: 'john.doe@example.com', phone: '+4915123456767' }),
+    maskInText('{"e":"John.Doe@Example.com","p":"4915123456767","q":"+4915123456767"}', {
+      email: 'john.doe@example.com',
+      phone: '+4915123456767',
+    }),
     '{"e":"j***@example.com","p":"49*********67","q":"+49*********67"}',
   );
 });

@@ -50,7 +50,8 @@ export function payloadProblem(p: Record<string, unknown>): string | null {
   if (typeof limits !== 'object' || limits === null || Array.isArray(limits)) return 'has no limits object';
   for (const [name, value] of Object.entries(limits)) {
     if (!LIMIT_NAME.test(name)) return `has a limit with a bad name "${name}" (lower-case letters, digits, _)`;
-    if (!Number.isSafeInteger(value) || (value as number) < 0) return `has limit ${name} that is not a whole number ≥ 0`;
+    if (!Number.isSafeInteger(value) || (value as number) < 0)
+      return `has limit ${name} that is not a whole number ≥ 0`;
   }
   const known = new Set(['v', 'licence_id', 'holder', 'plan', 'limits', 'issued_at', 'expires_at', 'installation_id']);
   const extra = Object.keys(p).find((k) => !known.has(k));
@@ -91,11 +92,13 @@ export function decodeLicence(raw: string, publicKey: KeyObject): DecodedLicence
   } catch {
     throw new MalformedLicence('has a payload that does not decode; was the key copied in full?');
   }
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new MalformedLicence('has a payload that is not an object');
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+    throw new MalformedLicence('has a payload that is not an object');
   const problem = payloadProblem(payload as Record<string, unknown>);
   if (problem) throw new MalformedLicence(problem);
   const signature = Buffer.from(parts[2], 'base64url');
-  const authentic = signature.length === 64 && verify(null, Buffer.from(`${parts[0]}.${parts[1]}`), publicKey, signature);
+  const authentic =
+    signature.length === 64 && verify(null, Buffer.from(`${parts[0]}.${parts[1]}`), publicKey, signature);
   return { payload: payload as LicencePayload, authentic };
 }
 

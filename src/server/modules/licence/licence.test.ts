@@ -8,7 +8,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { buildTestApp, call, expectProblem, forEachDatabase, newApiKey, newOperator, type Engine, type TestApp } from '../../../../test/helpers.js';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  newApiKey,
+  newOperator,
+  type Engine,
+  type TestApp,
+} from '../../../../test/helpers.js';
 import { ConfigError, loadConfig } from '../../config.js';
 import { signLicence, type LicencePayload } from './format.js';
 import { installationId, saveLicence } from './service.js';
@@ -57,12 +66,21 @@ forEachDatabase('licence', (engine) => {
     }
     const operator = await newOperator(ta, ['settings:view', 'settings:edit', 'operators:view', 'operators:edit']);
     expectProblem(await call(ta.app, operator.token, { method: 'GET', url: URL }), 403, 'forbidden');
-    expectProblem(await call(ta.app, operator.token, { method: 'PUT', url: URL, payload: { key: licence() } }), 403, 'forbidden');
+    expectProblem(
+      await call(ta.app, operator.token, { method: 'PUT', url: URL, payload: { key: licence() } }),
+      403,
+      'forbidden',
+    );
     expectProblem(await call(ta.app, operator.token, { method: 'DELETE', url: URL }), 403, 'forbidden');
 
     const first = await get(ta);
     assert.match(first.installation_id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    assert.deepEqual(first, { installation_id: first.installation_id, status: 'community', licence: null, warning: null });
+    assert.deepEqual(first, {
+      installation_id: first.installation_id,
+      status: 'community',
+      licence: null,
+      warning: null,
+    });
     assert.equal((await get(ta)).installation_id, first.installation_id, 'made once, then kept');
   });
 
@@ -90,7 +108,11 @@ forEachDatabase('licence', (engine) => {
     assert.equal(body.licence.installation_id, null);
     assert.deepEqual(await get(ta), body);
 
-    const entry = await ta.db.selectFrom('audit_log').selectAll().where('action', '=', 'licence.installed').executeTakeFirstOrThrow();
+    const entry = await ta.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'licence.installed')
+      .executeTakeFirstOrThrow();
     assert.equal(entry.actor_id, ta.ownerId);
     assert.equal(entry.target_id, 'LIC-0001');
     const details = JSON.parse(entry.details);
@@ -105,7 +127,9 @@ forEachDatabase('licence', (engine) => {
     assert.equal(del.statusCode, 200, del.body);
     assert.equal(del.json().status, 'community');
     assert.equal(del.json().installation_id, body.installation_id);
-    assert.ok(await ta.db.selectFrom('audit_log').select('id').where('action', '=', 'licence.removed').executeTakeFirst());
+    assert.ok(
+      await ta.db.selectFrom('audit_log').select('id').where('action', '=', 'licence.removed').executeTakeFirst(),
+    );
   });
 
   test('forged, foreign-signed, malformed, expired and wrongly bound keys are refused; the licence in force stays', async (t) => {
@@ -127,22 +151,44 @@ forEachDatabase('licence', (engine) => {
     expectProblem(await put(ta, good.slice(0, -10)), 400, 'licence_invalid');
 
     // Not a licence key at all: validation_failed naming `key`.
-    for (const bad of ['hello', 'LG2.abc.def', 'LG1.abc', 'LG1.!!!.abc', `LG1.${Buffer.from('not json').toString('base64url')}.abc`, `LG1.${Buffer.from('{"v":1}').toString('base64url')}.abc`]) {
+    for (const bad of [
+      'hello',
+      'LG2.abc.def',
+      'LG1.abc',
+      'LG1.!!!.abc',
+      `LG1.${Buffer.from('not json').toString('base64url')}.abc`,
+      `LG1.${Buffer.from('{"v":1}').toString('base64url')}.abc`,
+    ]) {
       const problem = expectProblem(await put(ta, bad), 400, 'validation_failed');
-      assert.deepEqual(problem.errors!.map((e) => e.field), ['key'], bad);
+      assert.deepEqual(
+        problem.errors!.map((e) => e.field),
+        ['key'],
+        bad,
+      );
     }
-    expectProblem(await call(ta.app, ta.ownerToken, { method: 'PUT', url: URL, payload: {} }), 400, 'validation_failed');
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'PUT', url: URL, payload: {} }),
+      400,
+      'validation_failed',
+    );
     expectProblem(await put(ta, 'x'.repeat(9000)), 400, 'validation_failed');
 
     // Expired, authentically signed.
-    const expired = licence({ issued_at: new Date(Date.now() - 400 * DAY).toISOString(), expires_at: new Date(Date.now() - DAY).toISOString() });
+    const expired = licence({
+      issued_at: new Date(Date.now() - 400 * DAY).toISOString(),
+      expires_at: new Date(Date.now() - DAY).toISOString(),
+    });
     assert.match(expectProblem(await put(ta, expired), 400, 'licence_expired').detail, /expired on \d{4}-\d{2}-\d{2}/);
 
     // Bound to another installation.
     expectProblem(await put(ta, licence({ installation_id: randomUUID() })), 400, 'licence_wrong_installation');
 
     assert.deepEqual(await get(ta), before, 'every refusal left the licence in force');
-    const installs = await ta.db.selectFrom('audit_log').select('id').where('action', '=', 'licence.installed').execute();
+    const installs = await ta.db
+      .selectFrom('audit_log')
+      .select('id')
+      .where('action', '=', 'licence.installed')
+      .execute();
     assert.equal(installs.length, 1);
   });
 
@@ -164,13 +210,22 @@ forEachDatabase('licence', (engine) => {
     assert.equal(body.licence.days_left, 12);
     assert.match(body.warning, /expires in 12 days/);
     // 31 days away is still plainly valid.
-    assert.equal((await put(ta, licence({ expires_at: new Date(Date.now() + 31 * DAY).toISOString() }))).json().status, 'valid');
+    assert.equal(
+      (await put(ta, licence({ expires_at: new Date(Date.now() + 31 * DAY).toISOString() }))).json().status,
+      'valid',
+    );
   });
 
   test('an installed licence that lapses shows expired; one that no longer verifies shows invalid', async (t) => {
     const ta = await app(t, engine);
     // Stored directly: as if installed in the past, or under a release with another public key.
-    await saveLicence(ta.db, licence({ issued_at: new Date(Date.now() - 400 * DAY).toISOString(), expires_at: new Date(Date.now() - 2 * DAY).toISOString() }));
+    await saveLicence(
+      ta.db,
+      licence({
+        issued_at: new Date(Date.now() - 400 * DAY).toISOString(),
+        expires_at: new Date(Date.now() - 2 * DAY).toISOString(),
+      }),
+    );
     let body = await get(ta);
     assert.equal(body.status, 'expired');
     assert.equal(body.licence.days_left, 0);
@@ -194,9 +249,14 @@ test('LICENCE_PUBLIC_KEY: PEM or base64 SPKI; anything else is a clear config er
   for (const value of [PUBLIC_B64, pem, pem.replace(/\n/g, '\\n')]) {
     assert.ok(loadConfig({ LICENCE_PUBLIC_KEY: value }).licencePublicKey.equals(vendor.publicKey));
   }
-  const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 })
+    .publicKey.export({ type: 'spki', format: 'pem' })
+    .toString();
   for (const bad of ['not a key', rsa]) {
-    assert.throws(() => loadConfig({ LICENCE_PUBLIC_KEY: bad }), (err: unknown) => err instanceof ConfigError && /LICENCE_PUBLIC_KEY/.test(err.message));
+    assert.throws(
+      () => loadConfig({ LICENCE_PUBLIC_KEY: bad }),
+      (err: unknown) => err instanceof ConfigError && /LICENCE_PUBLIC_KEY/.test(err.message),
+    );
   }
   assert.equal(loadConfig({}).licencePublicKey.asymmetricKeyType, 'ed25519', 'the built-in key');
 });
@@ -213,16 +273,42 @@ test('npm run licence: keygen, then issue a key the server accepts', { timeout: 
   const ta = await buildTestApp(t, 'sqlite', { env: { LICENCE_PUBLIC_KEY: publicPem } });
   const { installation_id } = await get(ta);
   const issued = await run(process.execPath, [
-    ...SCRIPT, 'issue', '--key', privatePem, '--holder', 'Acme Ltd', '--plan', 'business', '--expires', '2099-12-31',
-    '--installation', installation_id, '--limit', 'operators=25', '--limit', 'leads_per_month=100000',
+    ...SCRIPT,
+    'issue',
+    '--key',
+    privatePem,
+    '--holder',
+    'Acme Ltd',
+    '--plan',
+    'business',
+    '--expires',
+    '2099-12-31',
+    '--installation',
+    installation_id,
+    '--limit',
+    'operators=25',
+    '--limit',
+    'leads_per_month=100000',
   ]);
   const res = await put(ta, issued.stdout.trim());
   assert.equal(res.statusCode, 200, res.body);
   const body = res.json();
   assert.equal(body.status, 'valid');
   assert.deepEqual(
-    { holder: body.licence.holder, plan: body.licence.plan, limits: body.licence.limits, expires_at: body.licence.expires_at, bound: body.licence.installation_id },
-    { holder: 'Acme Ltd', plan: 'business', limits: { operators: 25, leads_per_month: 100000 }, expires_at: '2099-12-31T23:59:59.000Z', bound: installation_id },
+    {
+      holder: body.licence.holder,
+      plan: body.licence.plan,
+      limits: body.licence.limits,
+      expires_at: body.licence.expires_at,
+      bound: body.licence.installation_id,
+    },
+    {
+      holder: 'Acme Ltd',
+      plan: 'business',
+      limits: { operators: 25, leads_per_month: 100000 },
+      expires_at: '2099-12-31T23:59:59.000Z',
+      bound: installation_id,
+    },
   );
 
   // Bad arguments: exit 2 with a message naming what is wrong, nothing on stdout.
@@ -230,10 +316,56 @@ test('npm run licence: keygen, then issue a key the server accepts', { timeout: 
     [['issue', '--key', privatePem, '--holder', 'A', '--plan', 'pro'], /needs --expires/],
     [['issue', '--key', privatePem, '--holder', 'A', '--plan', 'pro', '--expires', '2001-01-01'], /in the past/],
     [['issue', '--key', privatePem, '--holder', 'A', '--plan', 'pro', '--expires', '2099-02-30'], /not a real date/],
-    [['issue', '--key', privatePem, '--holder', 'A', '--plan', 'pro', '--expires', '2099-01-01', '--limit', 'Operators=x'], /--limit must be NAME=N/],
-    [['issue', '--key', privatePem, '--holder', 'A', '--plan', 'pro', '--expires', '2099-01-01', '--installation', 'nope'], /--installation must be/],
-    [['issue', '--key', path.join(dir, 'leadgate-vendor-public-key.pem'), '--holder', 'A', '--plan', 'pro', '--expires', '2099-01-01'], /not an Ed25519 private key/],
-    [['issue', '--key', path.join(dir, 'missing.pem'), '--holder', 'A', '--plan', 'pro', '--expires', '2099-01-01'], /cannot read it \(ENOENT\)/],
+    [
+      [
+        'issue',
+        '--key',
+        privatePem,
+        '--holder',
+        'A',
+        '--plan',
+        'pro',
+        '--expires',
+        '2099-01-01',
+        '--limit',
+        'Operators=x',
+      ],
+      /--limit must be NAME=N/,
+    ],
+    [
+      [
+        'issue',
+        '--key',
+        privatePem,
+        '--holder',
+        'A',
+        '--plan',
+        'pro',
+        '--expires',
+        '2099-01-01',
+        '--installation',
+        'nope',
+      ],
+      /--installation must be/,
+    ],
+    [
+      [
+        'issue',
+        '--key',
+        path.join(dir, 'leadgate-vendor-public-key.pem'),
+        '--holder',
+        'A',
+        '--plan',
+        'pro',
+        '--expires',
+        '2099-01-01',
+      ],
+      /not an Ed25519 private key/,
+    ],
+    [
+      ['issue', '--key', path.join(dir, 'missing.pem'), '--holder', 'A', '--plan', 'pro', '--expires', '2099-01-01'],
+      /cannot read it \(ENOENT\)/,
+    ],
     [['issue', '--bogus'], /Unknown option '--bogus'/],
     [['keygen', '--out', dir], /already exists/],
     [['frobnicate'], /Unknown command "frobnicate"/],

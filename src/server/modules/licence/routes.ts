@@ -8,25 +8,44 @@ import { fingerprint, licenceView, removeLicence, saveLicence, installationId, v
 
 const Licence = Type.Object(
   {
-    installation_id: Type.String({ format: 'uuid', description: 'Made once per installation; a licence may be bound to it' }),
-    status: Type.Union([Type.Literal('community'), Type.Literal('valid'), Type.Literal('expiring'), Type.Literal('expired'), Type.Literal('invalid')], {
-      description: 'community: no licence installed (the default; nothing is limited). expiring: within 30 days of expiry. invalid: the stored key no longer verifies.',
+    installation_id: Type.String({
+      format: 'uuid',
+      description: 'Made once per installation; a licence may be bound to it',
     }),
+    status: Type.Union(
+      [
+        Type.Literal('community'),
+        Type.Literal('valid'),
+        Type.Literal('expiring'),
+        Type.Literal('expired'),
+        Type.Literal('invalid'),
+      ],
+      {
+        description:
+          'community: no licence installed (the default; nothing is limited). expiring: within 30 days of expiry. invalid: the stored key no longer verifies.',
+      },
+    ),
     licence: Type.Union([
       Type.Object({
         licence_id: Type.String(),
         holder: Type.String(),
         plan: Type.String(),
-        limits: Type.Record(Type.String(), Type.Integer(), { description: 'As granted, e.g. {"operators": 10}; informational' }),
+        limits: Type.Record(Type.String(), Type.Integer(), {
+          description: 'As granted, e.g. {"operators": 10}; informational',
+        }),
         issued_at: Type.String({ format: 'date-time' }),
         expires_at: Type.String({ format: 'date-time' }),
-        installation_id: Type.Union([Type.String(), Type.Null()], { description: 'The installation the licence is bound to, or null' }),
+        installation_id: Type.Union([Type.String(), Type.Null()], {
+          description: 'The installation the licence is bound to, or null',
+        }),
         days_left: Type.Integer({ minimum: 0 }),
         installed_at: Type.String({ format: 'date-time' }),
       }),
       Type.Null(),
     ]),
-    warning: Type.Union([Type.String(), Type.Null()], { description: 'Shown in the panel when expiring, expired or invalid' }),
+    warning: Type.Union([Type.String(), Type.Null()], {
+      description: 'Shown in the panel when expiring, expired or invalid',
+    }),
   },
   { title: 'Licence' },
 );
@@ -44,7 +63,12 @@ export default async function licenceRoutes(app: App) {
     '/api/licence',
     {
       config: { sessionOnly: true, adminOnly: true },
-      schema: { operationId: 'getLicence', tags: ['Licence'], summary: 'The installation id and the licence in force', response: { 200: Licence } },
+      schema: {
+        operationId: 'getLicence',
+        tags: ['Licence'],
+        summary: 'The installation id and the licence in force',
+        response: { 200: Licence },
+      },
     },
     async (req) => {
       return view();

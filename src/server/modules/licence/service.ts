@@ -19,7 +19,13 @@ export type LicenceStatus = 'community' | 'valid' | 'expiring' | 'expired' | 'in
 export interface LicenceView {
   installation_id: string;
   status: LicenceStatus;
-  licence: (Omit<LicencePayload, 'v' | 'installation_id'> & { installation_id: string | null; days_left: number; installed_at: string }) | null;
+  licence:
+    | (Omit<LicencePayload, 'v' | 'installation_id'> & {
+        installation_id: string | null;
+        days_left: number;
+        installed_at: string;
+      })
+    | null;
   warning: string | null;
 }
 
@@ -53,13 +59,25 @@ export function verifyForInstall(key: string, publicKey: KeyObject, installation
   }
   const p = decoded!.payload;
   if (!decoded!.authentic) {
-    throw new HttpProblem(400, 'licence_invalid', 'The licence key is not signed by the Leadgate vendor key this release trusts: it was altered, or made for another release.');
+    throw new HttpProblem(
+      400,
+      'licence_invalid',
+      'The licence key is not signed by the Leadgate vendor key this release trusts: it was altered, or made for another release.',
+    );
   }
   if (Date.parse(p.expires_at) <= Date.now()) {
-    throw new HttpProblem(400, 'licence_expired', `This licence expired on ${day(p.expires_at)}; ask for a renewed key.`);
+    throw new HttpProblem(
+      400,
+      'licence_expired',
+      `This licence expired on ${day(p.expires_at)}; ask for a renewed key.`,
+    );
   }
   if (p.installation_id && p.installation_id !== installation) {
-    throw new HttpProblem(400, 'licence_wrong_installation', `This licence is for installation ${p.installation_id}; this installation is ${installation}.`);
+    throw new HttpProblem(
+      400,
+      'licence_wrong_installation',
+      `This licence is for installation ${p.installation_id}; this installation is ${installation}.`,
+    );
   }
   return p;
 }
@@ -101,16 +119,27 @@ export async function licenceView(db: Db, publicKey: KeyObject): Promise<Licence
       installation_id,
       status: 'invalid',
       licence,
-      warning: 'The installed licence key does not verify with this release (altered, made for another release or installation). The community plan applies; install a valid key.',
+      warning:
+        'The installed licence key does not verify with this release (altered, made for another release or installation). The community plan applies; install a valid key.',
     };
   }
   const left = Date.parse(p.expires_at) - now;
   if (left <= 0) {
-    return { installation_id, status: 'expired', licence, warning: `The licence expired on ${day(p.expires_at)}. Nothing stops working; install a renewed key.` };
+    return {
+      installation_id,
+      status: 'expired',
+      licence,
+      warning: `The licence expired on ${day(p.expires_at)}. Nothing stops working; install a renewed key.`,
+    };
   }
   if (left <= WARN_DAYS * DAY_MS) {
     const n = licence!.days_left;
-    return { installation_id, status: 'expiring', licence, warning: `The licence expires in ${n} day${n === 1 ? '' : 's'}, on ${day(p.expires_at)}. Install a renewed key before then.` };
+    return {
+      installation_id,
+      status: 'expiring',
+      licence,
+      warning: `The licence expires in ${n} day${n === 1 ? '' : 's'}, on ${day(p.expires_at)}. Install a renewed key before then.`,
+    };
   }
   return { installation_id, status: 'valid', licence, warning: null };
 }

@@ -38,7 +38,22 @@ const PENDING = 'leadgate_pending_deliveries';
 /** Label for a request no route matched (404s, dashboard files, targets refused before routing). */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-const SQL_OPERATIONS = new Set(['select', 'insert', 'update', 'delete', 'with', 'begin', 'commit', 'rollback', 'savepoint', 'release', 'pragma', 'create', 'alter', 'drop']);
+const SQL_OPERATIONS = new Set([
+  'select',
+  'insert',
+  'update',
+  'delete',
+  'with',
+  'begin',
+  'commit',
+  'rollback',
+  'savepoint',
+  'release',
+  'pragma',
+  'create',
+  'alter',
+  'drop',
+]);
 
 /** The statement's first keyword (a fixed vocabulary): never its text, which holds values and names. */
 export function sqlOperation(text: string): string {
@@ -58,7 +73,8 @@ export function installMetrics(app: App): MetricsSink {
   collectDefaultMetrics({ register: registry });
   // Gauges whose names end in _total, which the exposition format keeps for counters (promtool
   // check metrics fails on them); the same counts by type remain (nodejs_active_handles{type}).
-  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
+    registry.removeSingleMetric(name);
 
   new Gauge({
     name: 'leadgate_build_info',
@@ -127,7 +143,10 @@ export function installMetrics(app: App): MetricsSink {
     );
   });
   const stopObserving = observeQueries(app.db, (e) => {
-    queries.observe({ operation: sqlOperation(e.query.sql), outcome: e.level === 'error' ? 'error' : 'ok' }, e.queryDurationMillis / 1000);
+    queries.observe(
+      { operation: sqlOperation(e.query.sql), outcome: e.level === 'error' ? 'error' : 'ok' },
+      e.queryDurationMillis / 1000,
+    );
   });
   app.addHook('onClose', async () => stopObserving());
 
@@ -158,7 +177,11 @@ export function installMetrics(app: App): MetricsSink {
 
   const sink: MetricsSink = {
     leadReceived: (status) => leads.inc({ status }),
-    partnerCall: (partner, call) => partnerCalls.observe({ partner_id: partner.id, partner: partner.name, outcome: call.outcome }, call.duration_ms / 1000),
+    partnerCall: (partner, call) =>
+      partnerCalls.observe(
+        { partner_id: partner.id, partner: partner.name, outcome: call.outcome },
+        call.duration_ms / 1000,
+      ),
   };
   app.decorate('metrics', sink);
   return sink;

@@ -28,9 +28,25 @@ export async function readDatabaseGauges(db: Kysely<Database>, now: number): Pro
   // The same slot (scope and local day) the engine reserves in, so the gauge is the engine's count.
   const capped = partners.map((p) => ({
     p,
-    slot: capSlots({ partner: { id: p.id, daily_cap: p.daily_cap, hourly_cap: null, total_cap: null, working_hours: p.working_hours ? JSON.parse(p.working_hours) : null }, target: null }, now, '')[0],
+    slot: capSlots(
+      {
+        partner: {
+          id: p.id,
+          daily_cap: p.daily_cap,
+          hourly_cap: null,
+          total_cap: null,
+          working_hours: p.working_hours ? JSON.parse(p.working_hours) : null,
+        },
+        target: null,
+      },
+      now,
+      '',
+    )[0],
   }));
-  const usage = await readUsage(db, capped.map((c) => c.slot));
+  const usage = await readUsage(
+    db,
+    capped.map((c) => c.slot),
+  );
   return {
     pending: Number(row.n),
     caps: capped.map(({ p, slot }) => ({ id: p.id, name: p.name, used: usedOf(slot, usage), cap: slot.cap })),

@@ -25,7 +25,9 @@ const Notification = Type.Object(
     partner_id: Nullable(Type.String()),
     traffic_provider_id: Nullable(Type.String()),
     campaign_id: Nullable(Type.String()),
-    data: Type.Record(Type.String(), Type.Unknown(), { description: 'What the event carries (as webhooks receive it)' }),
+    data: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'What the event carries (as webhooks receive it)',
+    }),
     unread: Type.Boolean(),
   },
   { title: 'Notification' },
@@ -35,7 +37,10 @@ const NotificationPage = Type.Object(
   {
     data: Type.Array(Notification),
     next_cursor: Nullable(Type.String()),
-    unread_count: Type.Integer({ format: 'int32', description: 'Unread notifications in all (not only this page), up to 1000' }),
+    unread_count: Type.Integer({
+      format: 'int32',
+      description: 'Unread notifications in all (not only this page), up to 1000',
+    }),
   },
   { title: 'NotificationPage' },
 );
@@ -43,14 +48,27 @@ const NotificationPage = Type.Object(
 const UNREAD_COUNT_LIMIT = 1000;
 
 async function lastRead(db: DB, operatorId: string): Promise<number> {
-  const row = await db.selectFrom('notification_reads').select('last_read_event_id').where('operator_id', '=', operatorId).executeTakeFirst();
+  const row = await db
+    .selectFrom('notification_reads')
+    .select('last_read_event_id')
+    .where('operator_id', '=', operatorId)
+    .executeTakeFirst();
   return row ? Number(row.last_read_event_id) : 0;
 }
 
 /** Alerts of these types after the operator's read mark, counted up to UNREAD_COUNT_LIMIT. */
 async function unreadCount(db: DB, types: EventType[], read: number): Promise<number> {
   const row = await db
-    .selectFrom((eb) => eb.selectFrom('events').select('id').where('lead_id', 'is', null).where('type', 'in', types).where('id', '>', read).limit(UNREAD_COUNT_LIMIT).as('u'))
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('events')
+        .select('id')
+        .where('lead_id', 'is', null)
+        .where('type', 'in', types)
+        .where('id', '>', read)
+        .limit(UNREAD_COUNT_LIMIT)
+        .as('u'),
+    )
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
@@ -68,7 +86,10 @@ export default async function notificationRoutes(app: App) {
         tags: TAGS,
         summary: 'Alerts, newest first, with the unread count',
         description: `Cap alerts need partners:view, webhook alerts webhooks:view; an operator sees only those. Kept 30 days.`,
-        querystring: Type.Object({ ...PageQuery, unread_only: Type.Boolean({ default: false }) }, { additionalProperties: false }),
+        querystring: Type.Object(
+          { ...PageQuery, unread_only: Type.Boolean({ default: false }) },
+          { additionalProperties: false },
+        ),
         response: { 200: NotificationPage },
       },
     },
@@ -81,14 +102,21 @@ export default async function notificationRoutes(app: App) {
       let q = app.db.selectFrom('events').selectAll().where('lead_id', 'is', null).where('type', 'in', types);
       if (req.query.unread_only) q = q.where('id', '>', read);
       if (after) q = q.where('id', '<', /^[0-9]{1,18}$/.test(after.id) ? Number(after.id) : 0);
-      const rows = await q.orderBy('id', 'desc').limit(req.query.limit + 1).execute();
+      const rows = await q
+        .orderBy('id', 'desc')
+        .limit(req.query.limit + 1)
+        .execute();
       const more = rows.length > req.query.limit;
       const page = more ? rows.slice(0, req.query.limit) : rows;
       const stored = page.map(toStoredEvent);
       const events = stored.map(await safeEvents(app.db, stored));
       const names = await eventNames(app.db, events);
       const data = events.map((e) => ({ ...e, text: describeEvent(e, names(e)), unread: Number(e.id) > read }));
-      return { data, next_cursor: more ? encodeCursor({ id: String(page.at(-1)!.id) }) : null, unread_count: await unreadCount(app.db, types, read) };
+      return {
+        data,
+        next_cursor: more ? encodeCursor({ id: String(page.at(-1)!.id) }) : null,
+        unread_count: await unreadCount(app.db, types, read),
+      };
     },
   );
   app.post(
@@ -99,19 +127,37 @@ export default async function notificationRoutes(app: App) {
         operationId: 'markNotificationsRead',
         tags: TAGS,
         summary: 'Mark notifications read',
-        description: 'Marks read every notification up to and including up_to (an id from the list); without up_to, all of them. Never moves the mark back.',
-        body: Type.Object({ up_to: Type.Optional(Type.String({ maxLength: 18, pattern: '^[0-9]{1,18}$', description: 'A notification id' })) }, { additionalProperties: false }),
-        response: { 200: Type.Object({ unread_count: Type.Integer({ format: 'int32' }) }, { title: 'NotificationsRead' }) },
+        description:
+          'Marks read every notification up to and including up_to (an id from the list); without up_to, all of them. Never moves the mark back.',
+        body: Type.Object(
+          {
+            up_to: Type.Optional(
+              Type.String({ maxLength: 18, pattern: '^[0-9]{1,18}$', description: 'A notification id' }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({ unread_count: Type.Integer({ format: 'int32' }) }, { title: 'NotificationsRead' }),
+        },
       },
     },
     async (req) => {
       const principal = principalOf(req);
-      const newest = await app.db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+      const newest = await app.db
+        .selectFrom('events')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst();
       const upTo = Math.min(req.body.up_to !== undefined ? Number(req.body.up_to) : Infinity, Number(newest?.id ?? 0));
       await app.db
         .insertInto('notification_reads')
         .values({ operator_id: principal.operator.id, last_read_event_id: upTo })
-        .onConflict((oc) => oc.column('operator_id').doUpdateSet({ last_read_event_id: upTo }).where('notification_reads.last_read_event_id', '<', upTo))
+        .onConflict((oc) =>
+          oc
+            .column('operator_id')
+            .doUpdateSet({ last_read_event_id: upTo })
+            .where('notification_reads.last_read_event_id', '<', upTo),
+        )
         .execute();
       const read = await lastRead(app.db, principal.operator.id);
       const types = visibleTypes(principal.permissions);

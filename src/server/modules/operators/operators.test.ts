@@ -3,7 +3,17 @@ import { test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { ALL_PERMISSIONS } from '../../auth/permissions.js';
 import { totpAt } from '../../auth/totp.js';
-import { buildTestApp, call, expectProblem, forEachDatabase, login, newApiKey, newOperator, OWNER, type TestApp } from '../../../../test/helpers.js';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  login,
+  newApiKey,
+  newOperator,
+  OWNER,
+  type TestApp,
+} from '../../../../test/helpers.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -36,7 +46,8 @@ const createOp = (ta: TestApp, payload: Record<string, unknown>, token = ta.owne
 const patchOp = (ta: TestApp, id: string, payload: Record<string, unknown>, token = ta.ownerToken) =>
   call(ta.app, token, { method: 'PATCH', url: `/api/operators/${id}`, payload });
 
-const getOp = async (ta: TestApp, id: string) => (await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/operators/${id}` })).json() as OperatorBody;
+const getOp = async (ta: TestApp, id: string) =>
+  (await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/operators/${id}` })).json() as OperatorBody;
 
 function fieldsOf(res: LightMyRequestResponse): string[] {
   const p = expectProblem(res, 400, 'validation_failed');
@@ -62,7 +73,10 @@ async function walk(ta: TestApp, url: string): Promise<{ pages: number[]; ids: s
   let cursor: string | null = null;
   do {
     const sep = url.includes('?') ? '&' : '?';
-    const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: cursor ? `${url}${sep}cursor=${encodeURIComponent(cursor)}` : url });
+    const res = await call(ta.app, ta.ownerToken, {
+      method: 'GET',
+      url: cursor ? `${url}${sep}cursor=${encodeURIComponent(cursor)}` : url,
+    });
     assert.equal(res.statusCode, 200, res.body);
     const page = res.json();
     pages.push(page.data.length);
@@ -73,22 +87,38 @@ async function walk(ta: TestApp, url: string): Promise<{ pages: number[]; ids: s
   return { pages, ids };
 }
 
-const whoamiStatus = async (ta: TestApp, token: string) => (await call(ta.app, token, { method: 'GET', url: '/api/auth/whoami' })).statusCode;
+const whoamiStatus = async (ta: TestApp, token: string) =>
+  (await call(ta.app, token, { method: 'GET', url: '/api/auth/whoami' })).statusCode;
 
 /** Turns two-factor sign-in on for an operator through their own profile; returns the seed. */
 async function enrolTwoFactor(ta: TestApp, token: string): Promise<string> {
   const started = await call(ta.app, token, { method: 'POST', url: '/api/profile/2fa/enrol' });
   assert.equal(started.statusCode, 200, started.body);
   const { secret } = started.json();
-  const confirmed = await call(ta.app, token, { method: 'POST', url: '/api/profile/2fa/confirm', payload: { code: totpAt(secret, Date.now()) } });
+  const confirmed = await call(ta.app, token, {
+    method: 'POST',
+    url: '/api/profile/2fa/confirm',
+    payload: { code: totpAt(secret, Date.now()) },
+  });
   assert.equal(confirmed.statusCode, 200, confirmed.body);
   return secret;
 }
 
 /** What a takeover would change: sign-in, email, second factor and recovery codes. */
 const secretsOf = async (ta: TestApp, id: string) => ({
-  ...(await ta.db.selectFrom('operators').select(['email', 'password_hash', 'totp_secret', 'updated_at']).where('id', '=', id).executeTakeFirstOrThrow()),
-  recovery_codes: (await ta.db.selectFrom('recovery_codes').select('code_hash').where('operator_id', '=', id).orderBy('code_hash').execute()).map((r) => r.code_hash),
+  ...(await ta.db
+    .selectFrom('operators')
+    .select(['email', 'password_hash', 'totp_secret', 'updated_at'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow()),
+  recovery_codes: (
+    await ta.db
+      .selectFrom('recovery_codes')
+      .select('code_hash')
+      .where('operator_id', '=', id)
+      .orderBy('code_hash')
+      .execute()
+  ).map((r) => r.code_hash),
 });
 
 forEachDatabase('operators', (engine) => {
@@ -96,11 +126,29 @@ forEachDatabase('operators', (engine) => {
     const ta = await buildTestApp(t, engine);
     const roleId = await makeRole(ta, 'Support', ['leads:view']);
     const password = 'a-very-secret-pass';
-    const res = await createOp(ta, { email: 'Jane.Doe@Example.TEST', name: ' Jane Doe ', password, role_id: roleId, timezone: 'Europe/Berlin' });
+    const res = await createOp(ta, {
+      email: 'Jane.Doe@Example.TEST',
+      name: ' Jane Doe ',
+      password,
+      role_id: roleId,
+      timezone: 'Europe/Berlin',
+    });
     assert.equal(res.statusCode, 201, res.body);
     assertNoPassword(res, password);
     const op = res.json() as OperatorBody;
-    assert.deepEqual(Object.keys(op).sort(), ['admin', 'created_at', 'email', 'id', 'name', 'role_id', 'role_name', 'status', 'timezone', 'two_factor', 'updated_at']);
+    assert.deepEqual(Object.keys(op).sort(), [
+      'admin',
+      'created_at',
+      'email',
+      'id',
+      'name',
+      'role_id',
+      'role_name',
+      'status',
+      'timezone',
+      'two_factor',
+      'updated_at',
+    ]);
     assert.equal(op.admin, false);
     assert.equal(op.email, 'jane.doe@example.test');
     assert.equal(op.name, 'Jane Doe');
@@ -129,13 +177,22 @@ forEachDatabase('operators', (engine) => {
     assertNoPassword(reset, 'another-secret-1');
 
     // The new operator logs in whatever case the email is typed in.
-    const session = await ta.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'JANE.doe@example.test', password: 'another-secret-1' } });
+    const session = await ta.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: 'JANE.doe@example.test', password: 'another-secret-1' },
+    });
     assert.equal(session.statusCode, 200, session.body);
     assertNoPassword(session, 'another-secret-1');
     assert.equal(session.json().operator.id, op.id);
 
     // Defaults: time zone UTC, status active.
-    const bare = await createOp(ta, { email: 'bare@example.test', name: 'Bare', password: 'long-enough-1', role_id: roleId });
+    const bare = await createOp(ta, {
+      email: 'bare@example.test',
+      name: 'Bare',
+      password: 'long-enough-1',
+      role_id: roleId,
+    });
     assert.equal(bare.statusCode, 201);
     assert.equal(bare.json().timezone, 'UTC');
     assert.equal(bare.json().status, 'active');
@@ -144,15 +201,45 @@ forEachDatabase('operators', (engine) => {
   test('create: duplicate email 409, in any letter case', async (t) => {
     const ta = await buildTestApp(t, engine);
     const roleId = await makeRole(ta, 'R', []);
-    assert.equal((await createOp(ta, { email: 'dup@example.test', name: 'One', password: 'long-enough-1', role_id: roleId })).statusCode, 201);
-    expectProblem(await createOp(ta, { email: 'dup@example.test', name: 'Two', password: 'long-enough-2', role_id: roleId }), 409, 'conflict');
-    expectProblem(await createOp(ta, { email: 'DUP@Example.Test', name: 'Two', password: 'long-enough-2', role_id: roleId }), 409, 'conflict');
-    expectProblem(await createOp(ta, { email: OWNER.email.toUpperCase(), name: 'Three', password: 'long-enough-2', role_id: roleId }), 409, 'conflict');
+    assert.equal(
+      (await createOp(ta, { email: 'dup@example.test', name: 'One', password: 'long-enough-1', role_id: roleId }))
+        .statusCode,
+      201,
+    );
+    expectProblem(
+      await createOp(ta, { email: 'dup@example.test', name: 'Two', password: 'long-enough-2', role_id: roleId }),
+      409,
+      'conflict',
+    );
+    expectProblem(
+      await createOp(ta, { email: 'DUP@Example.Test', name: 'Two', password: 'long-enough-2', role_id: roleId }),
+      409,
+      'conflict',
+    );
+    expectProblem(
+      await createOp(ta, {
+        email: OWNER.email.toUpperCase(),
+        name: 'Three',
+        password: 'long-enough-2',
+        role_id: roleId,
+      }),
+      409,
+      'conflict',
+    );
     const rows = await ta.db.selectFrom('operators').select('name').where('email', '=', 'dup@example.test').execute();
-    assert.deepEqual(rows.map((r) => r.name), ['One']);
+    assert.deepEqual(
+      rows.map((r) => r.name),
+      ['One'],
+    );
     // Changing an email to one in use is refused too.
-    const other = (await createOp(ta, { email: 'other@example.test', name: 'Other', password: 'long-enough-3', role_id: roleId })).json();
-    expectProblem(await patchOp(ta, other.id, { email: 'Dup@example.test', current_password: OWNER.password }), 409, 'conflict');
+    const other = (
+      await createOp(ta, { email: 'other@example.test', name: 'Other', password: 'long-enough-3', role_id: roleId })
+    ).json();
+    expectProblem(
+      await patchOp(ta, other.id, { email: 'Dup@example.test', current_password: OWNER.password }),
+      409,
+      'conflict',
+    );
   });
 
   test('create: 400 naming each bad field, and nothing stored', async (t) => {
@@ -166,10 +253,16 @@ forEachDatabase('operators', (engine) => {
     assert.deepEqual(fieldsOf(await createOp(ta, { ...ok, timezone: 'Mars/Olympus_Mons' })), ['timezone']);
     assert.deepEqual(fieldsOf(await createOp(ta, { ...ok, email: 'not-an-email' })), ['email']);
     const short = await createOp(ta, { ...ok, password: 'short' });
-    assert.deepEqual(short.json().errors, [{ field: 'password', message: 'must be at least 10 characters long' }], 'a limit said plainly');
+    assert.deepEqual(
+      short.json().errors,
+      [{ field: 'password', message: 'must be at least 10 characters long' }],
+      'a limit said plainly',
+    );
     const noName = await createOp(ta, { ...ok, name: '' });
     assert.deepEqual(noName.json().errors, [{ field: 'name', message: 'must not be empty' }]);
-    assert.deepEqual((await createOp(ta, { ...ok, name: '   ' })).json().errors, [{ field: 'name', message: 'must not be blank' }]);
+    assert.deepEqual((await createOp(ta, { ...ok, name: '   ' })).json().errors, [
+      { field: 'name', message: 'must not be blank' },
+    ]);
     assert.deepEqual(fieldsOf(await createOp(ta, { ...ok, status: 'sleeping' })), ['status']);
     assert.deepEqual(fieldsOf(await createOp(ta, { ...ok, password_hash: 'x' })), ['password_hash']);
     const { password: _p, ...noPassword } = ok;
@@ -190,10 +283,11 @@ forEachDatabase('operators', (engine) => {
     const bob = await mk('bob@example.test', 'Bob Jones', sales, 'disabled');
     const carol = await mk('carol_x@example.test', 'Carol', ops);
     const dave = await mk('dave@corp.test', 'Dave Smithers', ops, 'disabled');
-    const ids = (url: string) => call(ta.app, ta.ownerToken, { method: 'GET', url }).then((r) => {
-      assert.equal(r.statusCode, 200, r.body);
-      return (r.json().data as OperatorBody[]).map((o) => o.id).sort();
-    });
+    const ids = (url: string) =>
+      call(ta.app, ta.ownerToken, { method: 'GET', url }).then((r) => {
+        assert.equal(r.statusCode, 200, r.body);
+        return (r.json().data as OperatorBody[]).map((o) => o.id).sort();
+      });
 
     assert.deepEqual(await ids('/api/operators?status=disabled'), [bob, dave].sort());
     assert.deepEqual(await ids('/api/operators?status=active'), [ta.ownerId, alice, carol].sort());
@@ -218,16 +312,27 @@ forEachDatabase('operators', (engine) => {
     const active = await walk(ta, '/api/operators?limit=1&status=active');
     assert.deepEqual(active.pages, [1, 1, 1]);
     assert.deepEqual([...active.ids].sort(), [ta.ownerId, alice, carol].sort());
-    for (const limit of ['0', '501']) fieldsOf(await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/operators?limit=${limit}` }));
-    assert.deepEqual(fieldsOf(await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/operators?cursor=%%%' })), ['cursor']);
+    for (const limit of ['0', '501'])
+      fieldsOf(await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/operators?limit=${limit}` }));
+    assert.deepEqual(fieldsOf(await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/operators?cursor=%%%' })), [
+      'cursor',
+    ]);
   });
 
   test('patch changes fields; bad timezone or role is 400; missing id is 404', async (t) => {
     const ta = await buildTestApp(t, engine);
     const r1 = await makeRole(ta, 'R1', ['leads:view']);
     const r2 = await makeRole(ta, 'R2', ['flows:view']);
-    const op = (await createOp(ta, { email: 'p@example.test', name: 'P', password: 'long-enough-1', role_id: r1 })).json() as OperatorBody;
-    const res = await patchOp(ta, op.id, { name: 'Pat', email: 'PAT@example.test', timezone: 'America/New_York', role_id: r2, current_password: OWNER.password });
+    const op = (
+      await createOp(ta, { email: 'p@example.test', name: 'P', password: 'long-enough-1', role_id: r1 })
+    ).json() as OperatorBody;
+    const res = await patchOp(ta, op.id, {
+      name: 'Pat',
+      email: 'PAT@example.test',
+      timezone: 'America/New_York',
+      role_id: r2,
+      current_password: OWNER.password,
+    });
     assert.equal(res.statusCode, 200, res.body);
     const after = res.json() as OperatorBody;
     assert.equal(after.name, 'Pat');
@@ -236,7 +341,10 @@ forEachDatabase('operators', (engine) => {
     assert.equal(after.role_id, r2);
     assert.equal(after.role_name, 'R2');
     assert.equal(after.created_at, op.created_at);
-    assert.deepEqual((await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/operators/${op.id}` })).json(), after);
+    assert.deepEqual(
+      (await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/operators/${op.id}` })).json(),
+      after,
+    );
     // A patch that leaves a field out leaves it alone (the time zone is not reset to a default).
     const renamed = await patchOp(ta, op.id, { name: 'Patricia' });
     assert.equal(renamed.statusCode, 200);
@@ -253,9 +361,17 @@ forEachDatabase('operators', (engine) => {
     assert.equal(row.role_id, r2);
 
     const missing = '00000000-0000-7000-8000-000000000000';
-    expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/operators/${missing}` }), 404, 'not_found');
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/operators/${missing}` }),
+      404,
+      'not_found',
+    );
     expectProblem(await patchOp(ta, missing, { name: 'x' }), 404, 'not_found');
-    expectProblem(await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${missing}` }), 404, 'not_found');
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${missing}` }),
+      404,
+      'not_found',
+    );
   });
 
   test('delete: 204, then 404, and their sessions and keys stop working', async (t) => {
@@ -267,15 +383,32 @@ forEachDatabase('operators', (engine) => {
 
     const del = await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${op.id}` });
     assert.equal(del.statusCode, 204);
-    expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/operators/${op.id}` }), 404, 'not_found');
-    expectProblem(await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${op.id}` }), 404, 'not_found');
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/operators/${op.id}` }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${op.id}` }),
+      404,
+      'not_found',
+    );
     expectProblem(await call(ta.app, op.token, { method: 'GET', url: '/api/auth/whoami' }), 401, 'unauthorized');
     expectProblem(await call(ta.app, key.secret, { method: 'GET', url: '/api/roles' }), 401, 'unauthorized');
     assert.equal(await loginStatus(ta, op.email, op.password), 401);
-    assert.equal((await ta.db.selectFrom('sessions').select('id').where('operator_id', '=', op.id).execute()).length, 0);
-    assert.equal((await ta.db.selectFrom('api_keys').select('id').where('operator_id', '=', op.id).execute()).length, 0);
+    assert.equal(
+      (await ta.db.selectFrom('sessions').select('id').where('operator_id', '=', op.id).execute()).length,
+      0,
+    );
+    assert.equal(
+      (await ta.db.selectFrom('api_keys').select('id').where('operator_id', '=', op.id).execute()).length,
+      0,
+    );
     // Their role is free to delete now.
-    assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${op.roleId}` })).statusCode, 204);
+    assert.equal(
+      (await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${op.roleId}` })).statusCode,
+      204,
+    );
   });
 
   test('disabling ends sessions and stops keys; re-enabling allows login but revives no session', async (t) => {
@@ -288,7 +421,10 @@ forEachDatabase('operators', (engine) => {
     assert.equal(off.json().status, 'disabled');
     expectProblem(await call(ta.app, op.token, { method: 'GET', url: '/api/auth/whoami' }), 401, 'unauthorized');
     expectProblem(await call(ta.app, key.secret, { method: 'GET', url: '/api/roles' }), 401, 'unauthorized');
-    assert.equal((await ta.db.selectFrom('sessions').select('id').where('operator_id', '=', op.id).execute()).length, 0);
+    assert.equal(
+      (await ta.db.selectFrom('sessions').select('id').where('operator_id', '=', op.id).execute()).length,
+      0,
+    );
     assert.equal(await loginStatus(ta, op.email, op.password), 401, 'a disabled operator cannot log in');
 
     const on = await patchOp(ta, op.id, { status: 'active' });
@@ -304,15 +440,27 @@ forEachDatabase('operators', (engine) => {
     const other = await makeRole(ta, 'Other', []);
     expectProblem(await patchOp(ta, ta.ownerId, { role_id: other }), 409, 'conflict');
     expectProblem(await patchOp(ta, ta.ownerId, { status: 'disabled' }), 409, 'conflict');
-    expectProblem(await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${ta.ownerId}` }), 409, 'conflict');
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${ta.ownerId}` }),
+      409,
+      'conflict',
+    );
     // A non-admin operator manager is held to the same rule.
     const mgr = await newOperator(ta, ['operators:view', 'operators:edit']);
     expectProblem(await patchOp(ta, mgr.id, { status: 'disabled' }, mgr.token), 409, 'conflict');
-    expectProblem(await call(ta.app, mgr.token, { method: 'DELETE', url: `/api/operators/${mgr.id}` }), 409, 'conflict');
+    expectProblem(
+      await call(ta.app, mgr.token, { method: 'DELETE', url: `/api/operators/${mgr.id}` }),
+      409,
+      'conflict',
+    );
     // Their own name is fine.
     assert.equal((await patchOp(ta, mgr.id, { name: 'Manager' }, mgr.token)).statusCode, 200);
 
-    const owner = await ta.db.selectFrom('operators').selectAll().where('id', '=', ta.ownerId).executeTakeFirstOrThrow();
+    const owner = await ta.db
+      .selectFrom('operators')
+      .selectAll()
+      .where('id', '=', ta.ownerId)
+      .executeTakeFirstOrThrow();
     assert.equal(owner.status, 'active');
     assert.equal(owner.role_id, await adminRoleId(ta));
     assert.equal(await whoamiStatus(ta, ta.ownerToken), 200);
@@ -328,12 +476,26 @@ forEachDatabase('operators', (engine) => {
     expectProblem(await patchOp(ta, ta.ownerId, { status: 'disabled' }, su.token), 403, 'forbidden');
 
     // The owner is the last active admin; a disabled admin does not count as a second one.
-    const dormant = (await createOp(ta, { email: 'dormant@example.test', name: 'Dormant', password: 'long-enough-1', role_id: admin, status: 'disabled' })).json();
+    const dormant = (
+      await createOp(ta, {
+        email: 'dormant@example.test',
+        name: 'Dormant',
+        password: 'long-enough-1',
+        role_id: admin,
+        status: 'disabled',
+      })
+    ).json();
     expectProblem(await patchOp(ta, ta.ownerId, { status: 'disabled' }), 409, 'conflict');
-    expectProblem(await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${ta.ownerId}` }), 409, 'conflict');
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/operators/${ta.ownerId}` }),
+      409,
+      'conflict',
+    );
 
     // A second active admin demotes, disables and deletes the owner.
-    const second = (await createOp(ta, { email: 'second@example.test', name: 'Second', password: 'long-enough-2', role_id: admin })).json();
+    const second = (
+      await createOp(ta, { email: 'second@example.test', name: 'Second', password: 'long-enough-2', role_id: admin })
+    ).json();
     const secondToken = await login(ta.app, 'second@example.test', 'long-enough-2');
     const demoted = await patchOp(ta, ta.ownerId, { role_id: plain }, secondToken);
     assert.equal(demoted.statusCode, 200, demoted.body);
@@ -344,21 +506,47 @@ forEachDatabase('operators', (engine) => {
     assert.equal((await patchOp(ta, ta.ownerId, { role_id: admin }, secondToken)).statusCode, 200);
     assert.equal((await patchOp(ta, ta.ownerId, { status: 'disabled' }, secondToken)).statusCode, 200);
     expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/auth/whoami' }), 401, 'unauthorized');
-    assert.equal((await call(ta.app, secondToken, { method: 'DELETE', url: `/api/operators/${ta.ownerId}` })).statusCode, 204);
+    assert.equal(
+      (await call(ta.app, secondToken, { method: 'DELETE', url: `/api/operators/${ta.ownerId}` })).statusCode,
+      204,
+    );
     // A disabled admin can go at any time.
-    assert.equal((await call(ta.app, secondToken, { method: 'DELETE', url: `/api/operators/${dormant.id}` })).statusCode, 204);
-    const admins = await ta.db.selectFrom('operators').select('id').where('role_id', '=', admin).where('status', '=', 'active').execute();
-    assert.deepEqual(admins.map((a) => a.id), [second.id]);
+    assert.equal(
+      (await call(ta.app, secondToken, { method: 'DELETE', url: `/api/operators/${dormant.id}` })).statusCode,
+      204,
+    );
+    const admins = await ta.db
+      .selectFrom('operators')
+      .select('id')
+      .where('role_id', '=', admin)
+      .where('status', '=', 'active')
+      .execute();
+    assert.deepEqual(
+      admins.map((a) => a.id),
+      [second.id],
+    );
   });
 
   test('two admins disabling each other at the same moment never leave none', async (t) => {
     const ta = await buildTestApp(t, engine);
     const admin = await adminRoleId(ta);
     for (let round = 0; round < 5; round++) {
-      const a = (await createOp(ta, { email: `race-a${round}@example.test`, name: 'A', password: 'long-enough-a', role_id: admin })).json();
+      const a = (
+        await createOp(ta, {
+          email: `race-a${round}@example.test`,
+          name: 'A',
+          password: 'long-enough-a',
+          role_id: admin,
+        })
+      ).json();
       const aToken = await login(ta.app, a.email, 'long-enough-a');
       // Leave exactly two active admins: the owner and `a`.
-      const others = await ta.db.selectFrom('operators').select('id').where('role_id', '=', admin).where('status', '=', 'active').execute();
+      const others = await ta.db
+        .selectFrom('operators')
+        .select('id')
+        .where('role_id', '=', admin)
+        .where('status', '=', 'active')
+        .execute();
       assert.deepEqual(new Set(others.map((o) => o.id)), new Set([ta.ownerId, a.id]));
       const [r1, r2] = await Promise.all([
         patchOp(ta, a.id, { status: 'disabled' }, ta.ownerToken),
@@ -366,8 +554,16 @@ forEachDatabase('operators', (engine) => {
       ]);
       const codes = [r1.statusCode, r2.statusCode].sort();
       // One wins; the other is refused as the last admin (or, having been disabled itself, 401).
-      assert.ok(codes[0] === 200 && (codes[1] === 409 || codes[1] === 401), `round ${round}: ${r1.statusCode} ${r1.body} / ${r2.statusCode} ${r2.body}`);
-      const active = await ta.db.selectFrom('operators').select('id').where('role_id', '=', admin).where('status', '=', 'active').execute();
+      assert.ok(
+        codes[0] === 200 && (codes[1] === 409 || codes[1] === 401),
+        `round ${round}: ${r1.statusCode} ${r1.body} / ${r2.statusCode} ${r2.body}`,
+      );
+      const active = await ta.db
+        .selectFrom('operators')
+        .select('id')
+        .where('role_id', '=', admin)
+        .where('status', '=', 'active')
+        .execute();
       assert.equal(active.length, 1, `round ${round}: exactly one active admin remains`);
       if (active[0].id !== ta.ownerId) {
         // Put the owner back for the next round.
@@ -381,20 +577,37 @@ forEachDatabase('operators', (engine) => {
   test('an API key cannot mint a role or an operator stronger than its own scopes', async (t) => {
     const ta = await buildTestApp(t, engine);
     const key = await newApiKey(ta, ['roles:edit', 'operators:edit']);
-    const role = await call(ta.app, key.secret, { method: 'POST', url: '/api/roles', payload: { name: 'wide', permissions: ['leads:edit'] } });
+    const role = await call(ta.app, key.secret, {
+      method: 'POST',
+      url: '/api/roles',
+      payload: { name: 'wide', permissions: ['leads:edit'] },
+    });
     expectProblem(role, 403, 'forbidden');
-    const ok = await call(ta.app, key.secret, { method: 'POST', url: '/api/roles', payload: { name: 'narrow', permissions: ['roles:edit'] } });
+    const ok = await call(ta.app, key.secret, {
+      method: 'POST',
+      url: '/api/roles',
+      payload: { name: 'narrow', permissions: ['roles:edit'] },
+    });
     assert.equal(ok.statusCode, 201, ok.body);
     // No operator at all can be made through a key (a new password is a credential for a person).
     for (const role_id of [await adminRoleId(ta), ok.json().id]) {
       const op = await call(ta.app, key.secret, {
         method: 'POST',
         url: '/api/operators',
-        payload: { email: 'minted@example.test', name: 'Minted', password: 'long-enough-9', role_id, current_password: OWNER.password },
+        payload: {
+          email: 'minted@example.test',
+          name: 'Minted',
+          password: 'long-enough-9',
+          role_id,
+          current_password: OWNER.password,
+        },
       });
       expectProblem(op, 403, 'session_required');
     }
-    assert.equal(await ta.db.selectFrom('operators').select('id').where('email', '=', 'minted@example.test').executeTakeFirst(), undefined);
+    assert.equal(
+      await ta.db.selectFrom('operators').select('id').where('email', '=', 'minted@example.test').executeTakeFirst(),
+      undefined,
+    );
   });
 
   test('a non-admin with operators:edit cannot make or manage admins (403 forbidden)', async (t) => {
@@ -404,33 +617,72 @@ forEachDatabase('operators', (engine) => {
     const count = async () => (await ta.db.selectFrom('operators').select('id').execute()).length;
     const before = await count();
 
-    expectProblem(await createOp(ta, { email: 'evil@example.test', name: 'Evil', password: 'long-enough-1', role_id: admin }, mgr.token, mgr.password), 403, 'forbidden');
+    expectProblem(
+      await createOp(
+        ta,
+        { email: 'evil@example.test', name: 'Evil', password: 'long-enough-1', role_id: admin },
+        mgr.token,
+        mgr.password,
+      ),
+      403,
+      'forbidden',
+    );
     // Nor any role holding more than they do.
     const bigger = await makeRole(ta, 'Bigger', ['leads:view', 'leads:edit']);
-    expectProblem(await createOp(ta, { email: 'evil@example.test', name: 'Evil', password: 'long-enough-1', role_id: bigger }, mgr.token, mgr.password), 403, 'forbidden');
+    expectProblem(
+      await createOp(
+        ta,
+        { email: 'evil@example.test', name: 'Evil', password: 'long-enough-1', role_id: bigger },
+        mgr.token,
+        mgr.password,
+      ),
+      403,
+      'forbidden',
+    );
     assert.equal(await count(), before);
 
     expectProblem(await patchOp(ta, ta.ownerId, { name: 'Hacked' }, mgr.token), 403, 'forbidden');
     expectProblem(await patchOp(ta, ta.ownerId, { status: 'disabled' }, mgr.token), 403, 'forbidden');
     expectProblem(await patchOp(ta, ta.ownerId, { password: 'i-own-you-now' }, mgr.token), 403, 'forbidden');
-    expectProblem(await call(ta.app, mgr.token, { method: 'DELETE', url: `/api/operators/${ta.ownerId}` }), 403, 'forbidden');
+    expectProblem(
+      await call(ta.app, mgr.token, { method: 'DELETE', url: `/api/operators/${ta.ownerId}` }),
+      403,
+      'forbidden',
+    );
     // Nor promote someone (themselves included) to admin.
     const small = await makeRole(ta, 'Small', ['leads:view']);
-    const peon = (await createOp(ta, { email: 'peon@example.test', name: 'Peon', password: 'long-enough-1', role_id: small }, mgr.token, mgr.password));
+    const peon = await createOp(
+      ta,
+      { email: 'peon@example.test', name: 'Peon', password: 'long-enough-1', role_id: small },
+      mgr.token,
+      mgr.password,
+    );
     assert.equal(peon.statusCode, 201, peon.body);
     expectProblem(await patchOp(ta, peon.json().id, { role_id: admin }, mgr.token), 403, 'forbidden');
     expect403or409(await patchOp(ta, mgr.id, { role_id: admin }, mgr.token));
 
-    const owner = await ta.db.selectFrom('operators').selectAll().where('id', '=', ta.ownerId).executeTakeFirstOrThrow();
+    const owner = await ta.db
+      .selectFrom('operators')
+      .selectAll()
+      .where('id', '=', ta.ownerId)
+      .executeTakeFirstOrThrow();
     assert.equal(owner.name, OWNER.name);
     assert.equal(owner.status, 'active');
     assert.equal(await whoamiStatus(ta, ta.ownerToken), 200);
     assert.equal(await loginStatus(ta, OWNER.email, 'i-own-you-now'), 401);
-    assert.equal((await ta.db.selectFrom('operators').select('role_id').where('id', '=', peon.json().id).executeTakeFirstOrThrow()).role_id, small);
-    assert.equal((await ta.db.selectFrom('operators').select('role_id').where('id', '=', mgr.id).executeTakeFirstOrThrow()).role_id, mgr.roleId);
+    assert.equal(
+      (await ta.db.selectFrom('operators').select('role_id').where('id', '=', peon.json().id).executeTakeFirstOrThrow())
+        .role_id,
+      small,
+    );
+    assert.equal(
+      (await ta.db.selectFrom('operators').select('role_id').where('id', '=', mgr.id).executeTakeFirstOrThrow())
+        .role_id,
+      mgr.roleId,
+    );
   });
 
-  test('a password reset by PATCH ends that operator\'s sessions; the new password works', async (t) => {
+  test("a password reset by PATCH ends that operator's sessions; the new password works", async (t) => {
     const ta = await buildTestApp(t, engine);
     const op = await newOperator(ta, ['roles:view']);
     const second = await login(ta.app, op.email, op.password);
@@ -445,10 +697,11 @@ forEachDatabase('operators', (engine) => {
     assert.equal(await whoamiStatus(ta, ta.ownerToken), 200);
   });
 
-  test('an API key with operators:edit cannot set a password, change an email or turn off 2FA, its own operator\'s or anyone\'s (403 session_required)', async (t) => {
+  test("an API key with operators:edit cannot set a password, change an email or turn off 2FA, its own operator's or anyone's (403 session_required)", async (t) => {
     const ta = await buildTestApp(t, engine);
     // Every scope the owner (admin) holds: operators:edit and enough to manage anyone.
-    const all: string[] = (await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/permissions' })).json().permissions;
+    const all: string[] = (await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/permissions' })).json()
+      .permissions;
     const key = await newApiKey(ta, all);
     const op = await newOperator(ta, ['leads:view']);
     await enrolTwoFactor(ta, op.token);
@@ -478,11 +731,21 @@ forEachDatabase('operators', (engine) => {
     assert.equal(await whoamiStatus(ta, ta.ownerToken), 200);
     assert.equal(await whoamiStatus(ta, op.token), 200);
     // No operator.updated entry was written by the key.
-    const entries = await ta.db.selectFrom('audit_log').select('id').where('action', '=', 'operator.updated').where('via', '=', 'api_key').execute();
+    const entries = await ta.db
+      .selectFrom('audit_log')
+      .select('id')
+      .where('action', '=', 'operator.updated')
+      .where('via', '=', 'api_key')
+      .execute();
     assert.equal(entries.length, 0);
 
     // What needs no person stays open to the key: name, time zone, status (and an unchanged email).
-    const renamed = await patchOp(ta, op.id, { name: 'Renamed by key', timezone: 'Europe/Berlin', email: op.email }, key.secret);
+    const renamed = await patchOp(
+      ta,
+      op.id,
+      { name: 'Renamed by key', timezone: 'Europe/Berlin', email: op.email },
+      key.secret,
+    );
     assert.equal(renamed.statusCode, 200, renamed.body);
     assert.equal(renamed.json().name, 'Renamed by key');
     // (An admin is another matter: only an admin's session changes one.)
@@ -493,7 +756,7 @@ forEachDatabase('operators', (engine) => {
     assert.equal(await whoamiStatus(ta, op.token), 401);
   });
 
-  test('a session sets a password, email or 2FA only with its own current_password; the target\'s sessions end', async (t) => {
+  test("a session sets a password, email or 2FA only with its own current_password; the target's sessions end", async (t) => {
     const ta = await buildTestApp(t, engine);
     const op = await newOperator(ta, ['leads:view']);
     await enrolTwoFactor(ta, op.token);
@@ -513,7 +776,11 @@ forEachDatabase('operators', (engine) => {
     assert.equal(await whoamiStatus(ta, op.token), 200);
     const counted = await ta.db.selectFrom('login_failures').select('id').where('email', '=', OWNER.email).execute();
     assert.equal(counted.length, 3, "wrong guesses count toward the acting operator's login budget");
-    const reauth = await ta.db.selectFrom('audit_log').select(['actor_id', 'details']).where('action', '=', 'auth.reauth_failed').execute();
+    const reauth = await ta.db
+      .selectFrom('audit_log')
+      .select(['actor_id', 'details'])
+      .where('action', '=', 'auth.reauth_failed')
+      .execute();
     assert.equal(reauth.length, 3);
     assert.ok(reauth.every((e) => e.actor_id === ta.ownerId && !e.details.includes('not-my-password')));
 
@@ -536,24 +803,36 @@ forEachDatabase('operators', (engine) => {
     assert.equal(moved.json().email, 'moved@example.test');
     // The acting session stays; a right password is no failure.
     assert.equal(await whoamiStatus(ta, ta.ownerToken), 200);
-    assert.equal((await ta.db.selectFrom('login_failures').select('id').where('email', '=', OWNER.email).execute()).length, 3);
+    assert.equal(
+      (await ta.db.selectFrom('login_failures').select('id').where('email', '=', OWNER.email).execute()).length,
+      3,
+    );
 
     // Audited without any password: what changed, and how many sessions ended.
-    const updates = await ta.db.selectFrom('audit_log').select('details').where('action', '=', 'operator.updated').where('target_id', '=', op.id).orderBy('id').execute();
+    const updates = await ta.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('action', '=', 'operator.updated')
+      .where('target_id', '=', op.id)
+      .orderBy('id')
+      .execute();
     const details = updates.map((u) => JSON.parse(u.details));
     const twoFactorOff = details.find((d) => d.two_factor_reset);
     const passwordReset = details.find((d) => d.password_reset);
     assert.ok(twoFactorOff && twoFactorOff.sessions_ended >= 1, JSON.stringify(details));
     assert.ok(passwordReset && passwordReset.sessions_ended >= 1, JSON.stringify(details));
     const all = JSON.stringify(await ta.db.selectFrom('audit_log').select('details').execute());
-    for (const secret of [OWNER.password, 'reset-by-admin-1', 'not-my-password']) assert.ok(!all.includes(secret), `${secret} in the audit log`);
+    for (const secret of [OWNER.password, 'reset-by-admin-1', 'not-my-password'])
+      assert.ok(!all.includes(secret), `${secret} in the audit log`);
   });
 
   test('wrong current_password guesses are throttled like logins, also when racing', async (t) => {
     const ta = await buildTestApp(t, engine);
     const op = await newOperator(ta, ['leads:view']);
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => patchOp(ta, op.id, { password: 'reset-by-admin-1', current_password: `guess-${i}` })),
+      Array.from({ length: 20 }, (_, i) =>
+        patchOp(ta, op.id, { password: 'reset-by-admin-1', current_password: `guess-${i}` }),
+      ),
     );
     const judged = answers.filter((r) => r.statusCode === 400).length;
     const limited = answers.filter((r) => r.statusCode === 429).length;
@@ -565,8 +844,13 @@ forEachDatabase('operators', (engine) => {
     }
     // Only judged guesses count; after the rest of the budget even the right password is not looked
     // at, and the owner's login is locked too.
-    for (let i = judged; i < 5; i++) fieldsOf(await patchOp(ta, op.id, { password: 'reset-by-admin-1', current_password: `late-guess-${i}` }));
-    expectProblem(await patchOp(ta, op.id, { password: 'reset-by-admin-1', current_password: OWNER.password }), 429, 'rate_limited');
+    for (let i = judged; i < 5; i++)
+      fieldsOf(await patchOp(ta, op.id, { password: 'reset-by-admin-1', current_password: `late-guess-${i}` }));
+    expectProblem(
+      await patchOp(ta, op.id, { password: 'reset-by-admin-1', current_password: OWNER.password }),
+      429,
+      'rate_limited',
+    );
     assert.equal(await loginStatus(ta, OWNER.email, OWNER.password), 429);
     assert.equal(await loginStatus(ta, op.email, op.password), 200);
   });
@@ -578,10 +862,19 @@ forEachDatabase('operators', (engine) => {
     const res = await call(ta.app, key.secret, {
       method: 'POST',
       url: '/api/operators',
-      payload: { email: 'backdoor@example.test', name: 'Backdoor', password: 'chosen-by-the-key', role_id: role, current_password: OWNER.password },
+      payload: {
+        email: 'backdoor@example.test',
+        name: 'Backdoor',
+        password: 'chosen-by-the-key',
+        role_id: role,
+        current_password: OWNER.password,
+      },
     });
     expectProblem(res, 403, 'session_required');
-    assert.equal(await ta.db.selectFrom('operators').select('id').where('email', '=', 'backdoor@example.test').executeTakeFirst(), undefined);
+    assert.equal(
+      await ta.db.selectFrom('operators').select('id').where('email', '=', 'backdoor@example.test').executeTakeFirst(),
+      undefined,
+    );
     assert.equal(await loginStatus(ta, 'backdoor@example.test', 'chosen-by-the-key'), 401);
   });
 
@@ -591,7 +884,10 @@ forEachDatabase('operators', (engine) => {
     const payload = { email: 'new@example.test', name: 'New', password: 'long-enough-1', role_id: role };
     assert.deepEqual(fieldsOf(await createOp(ta, { ...payload, current_password: undefined })), ['current_password']);
     assert.deepEqual(fieldsOf(await createOp(ta, payload, ta.ownerToken, 'not-my-password')), ['current_password']);
-    assert.equal(await ta.db.selectFrom('operators').select('id').where('email', '=', payload.email).executeTakeFirst(), undefined);
+    assert.equal(
+      await ta.db.selectFrom('operators').select('id').where('email', '=', payload.email).executeTakeFirst(),
+      undefined,
+    );
     for (let i = 0; i < 10; i++) await createOp(ta, payload, ta.ownerToken, `wrong-${i}`);
     expectProblem(await createOp(ta, payload), 429, 'rate_limited');
   });
@@ -600,20 +896,49 @@ forEachDatabase('operators', (engine) => {
     const ta = await buildTestApp(t, engine);
     const admin = await adminRoleId(ta);
     const almost = await newOperator(ta, [...ALL_PERMISSIONS]);
-    const secondAdmin = (await createOp(ta, { email: 'second-admin@example.test', name: 'Second', password: 'second-admin-pw-1', role_id: admin })).json() as OperatorBody;
+    const secondAdmin = (
+      await createOp(ta, {
+        email: 'second-admin@example.test',
+        name: 'Second',
+        password: 'second-admin-pw-1',
+        role_id: admin,
+      })
+    ).json() as OperatorBody;
     const small = await makeRole(ta, 'Small', ['leads:view']);
-    const peon = (await createOp(ta, { email: 'peon@example.test', name: 'Peon', password: 'long-enough-1', role_id: small })).json() as OperatorBody;
+    const peon = (
+      await createOp(ta, { email: 'peon@example.test', name: 'Peon', password: 'long-enough-1', role_id: small })
+    ).json() as OperatorBody;
     const snapshot = () => ta.db.selectFrom('operators').selectAll().orderBy('id').execute();
     const before = await snapshot();
     const as = (payload: Record<string, unknown>) => ({ current_password: almost.password, ...payload });
 
-    expectProblem(await createOp(ta, { email: 'evil@example.test', name: 'Evil', password: 'long-enough-1', role_id: admin }, almost.token, almost.password), 403, 'forbidden');
+    expectProblem(
+      await createOp(
+        ta,
+        { email: 'evil@example.test', name: 'Evil', password: 'long-enough-1', role_id: admin },
+        almost.token,
+        almost.password,
+      ),
+      403,
+      'forbidden',
+    );
     expectProblem(await patchOp(ta, peon.id, { role_id: admin }, almost.token), 403, 'forbidden');
     for (const target of [ta.ownerId, secondAdmin.id]) {
-      for (const change of [{ password: 'i-own-you-now' }, { email: 'mine@example.test' }, { two_factor: false }, { status: 'disabled' }, { role_id: small }, { name: 'Hacked' }]) {
+      for (const change of [
+        { password: 'i-own-you-now' },
+        { email: 'mine@example.test' },
+        { two_factor: false },
+        { status: 'disabled' },
+        { role_id: small },
+        { name: 'Hacked' },
+      ]) {
         expectProblem(await patchOp(ta, target, as(change), almost.token), 403, 'forbidden');
       }
-      expectProblem(await call(ta.app, almost.token, { method: 'DELETE', url: `/api/operators/${target}` }), 403, 'forbidden');
+      expectProblem(
+        await call(ta.app, almost.token, { method: 'DELETE', url: `/api/operators/${target}` }),
+        403,
+        'forbidden',
+      );
     }
     assert.deepEqual(await snapshot(), before, 'nothing changed');
     assert.equal(await loginStatus(ta, 'second-admin@example.test', 'i-own-you-now'), 401);
@@ -626,14 +951,27 @@ forEachDatabase('operators', (engine) => {
     const ta = await buildTestApp(t, engine);
     const admin = await adminRoleId(ta);
     const small = await makeRole(ta, 'Small', ['leads:view']);
-    const second = (await createOp(ta, { email: 'second-admin@example.test', name: 'Second', password: 'second-admin-pw-1', role_id: admin })).json() as OperatorBody;
-    const peon = (await createOp(ta, { email: 'peon@example.test', name: 'Peon', password: 'long-enough-1', role_id: small })).json() as OperatorBody;
+    const second = (
+      await createOp(ta, {
+        email: 'second-admin@example.test',
+        name: 'Second',
+        password: 'second-admin-pw-1',
+        role_id: admin,
+      })
+    ).json() as OperatorBody;
+    const peon = (
+      await createOp(ta, { email: 'peon@example.test', name: 'Peon', password: 'long-enough-1', role_id: small })
+    ).json() as OperatorBody;
     const key = await newApiKey(ta, ['operators:view', 'operators:edit', 'roles:view', 'leads:view']);
     for (const change of [{ status: 'disabled' }, { role_id: small }, { name: 'Renamed' }]) {
       expectProblem(await patchOp(ta, second.id, change, key.secret), 403, 'session_required');
     }
     expectProblem(await patchOp(ta, peon.id, { role_id: admin }, key.secret), 403, 'session_required');
-    expectProblem(await call(ta.app, key.secret, { method: 'DELETE', url: `/api/operators/${second.id}` }), 403, 'session_required');
+    expectProblem(
+      await call(ta.app, key.secret, { method: 'DELETE', url: `/api/operators/${second.id}` }),
+      403,
+      'session_required',
+    );
     assert.equal((await getOp(ta, second.id)).status, 'active');
     assert.equal((await getOp(ta, peon.id)).role_id, small);
     // Non-admins stay open to the key; admins to the admin's session.
@@ -648,7 +986,11 @@ forEachDatabase('operators', (engine) => {
     const routes = [
       { method: 'GET', url: '/api/operators' },
       { method: 'GET', url: `/api/operators/${target.id}` },
-      { method: 'POST', url: '/api/operators', payload: { email: 'n@example.test', name: 'N', password: 'long-enough-1', role_id: target.roleId } },
+      {
+        method: 'POST',
+        url: '/api/operators',
+        payload: { email: 'n@example.test', name: 'N', password: 'long-enough-1', role_id: target.roleId },
+      },
       { method: 'PATCH', url: `/api/operators/${target.id}`, payload: { name: 'N' } },
       { method: 'DELETE', url: `/api/operators/${target.id}` },
     ] as const;
@@ -669,13 +1011,21 @@ forEachDatabase('operators', (engine) => {
     // A view-only key is refused every write; a key without the scope cannot even read.
     const viewKey = await newApiKey(ta, ['operators:view']);
     assert.equal((await call(ta.app, viewKey.secret, routes[0])).statusCode, 200);
-    for (const r of routes.slice(2)) expectProblem(await call(ta.app, viewKey.secret, { ...r }), 403, r.method === 'POST' ? 'session_required' : 'insufficient_scope');
+    for (const r of routes.slice(2))
+      expectProblem(
+        await call(ta.app, viewKey.secret, { ...r }),
+        403,
+        r.method === 'POST' ? 'session_required' : 'insufficient_scope',
+      );
     const noKey = await newApiKey(ta, ['leads:view']);
     expectProblem(await call(ta.app, noKey.secret, routes[0]), 403, 'insufficient_scope');
 
     const row = await ta.db.selectFrom('operators').selectAll().where('id', '=', target.id).executeTakeFirstOrThrow();
     assert.equal(row.name.startsWith('Operator'), true);
-    assert.equal((await ta.db.selectFrom('operators').select('id').where('email', '=', 'n@example.test').execute()).length, 0);
+    assert.equal(
+      (await ta.db.selectFrom('operators').select('id').where('email', '=', 'n@example.test').execute()).length,
+      0,
+    );
   });
 });
 

@@ -21,7 +21,11 @@ const twoFactor = sql<boolean>`(case when operators.totp_secret is null then fal
 const admin = sql<boolean>`(case when roles.builtin = 1 then true else false end)`.as('admin');
 
 export const operatorsWithRole = (db: Kysely<Database>) =>
-  db.selectFrom('operators').innerJoin('roles', 'roles.id', 'operators.role_id').select(operatorColumns).select([twoFactor, admin]);
+  db
+    .selectFrom('operators')
+    .innerJoin('roles', 'roles.id', 'operators.role_id')
+    .select(operatorColumns)
+    .select([twoFactor, admin]);
 
 export const findOperator = (db: Kysely<Database>, id: string) =>
   operatorsWithRole(db).where('operators.id', '=', id).executeTakeFirst();

@@ -47,11 +47,16 @@ export default async function operatorRoutes(app: App) {
     async (req) => {
       const { limit, cursor, status, role_id, q } = req.query;
       const after = decodeCursor(cursor, ['id']);
-      let query = operatorsWithRole(app.db).orderBy('operators.id').limit(limit + 1);
+      let query = operatorsWithRole(app.db)
+        .orderBy('operators.id')
+        .limit(limit + 1);
       if (after) query = query.where('operators.id', '>', after.id);
       if (status) query = query.where('operators.status', '=', status);
       if (role_id) query = query.where('operators.role_id', '=', role_id);
-      if (q) query = query.where((eb) => eb.or([containsText(eb.ref('operators.email'), q), containsText(eb.ref('operators.name'), q)]));
+      if (q)
+        query = query.where((eb) =>
+          eb.or([containsText(eb.ref('operators.email'), q), containsText(eb.ref('operators.name'), q)]),
+        );
       return pageOf(await query.execute(), limit, (r) => ({ id: r.id }));
     },
   );
@@ -60,7 +65,13 @@ export default async function operatorRoutes(app: App) {
     '/api/operators/:id',
     {
       config: { permission: 'operators:view' },
-      schema: { operationId: 'getOperator', tags: ['Operators'], summary: 'One operator', params: IdParams, response: { 200: Operator, ...problems(404) } },
+      schema: {
+        operationId: 'getOperator',
+        tags: ['Operators'],
+        summary: 'One operator',
+        params: IdParams,
+        response: { 200: Operator, ...problems(404) },
+      },
     },
     async (req) => (await findOperator(app.db, req.params.id)) ?? notFound('operator'),
   );
@@ -106,9 +117,24 @@ export default async function operatorRoutes(app: App) {
         }
         await tx
           .insertInto('operators')
-          .values({ id, email, name: b.name.trim(), password_hash, role_id: role.id, status: b.status ?? 'active', timezone: b.timezone ?? 'UTC', created_at: now, updated_at: now })
+          .values({
+            id,
+            email,
+            name: b.name.trim(),
+            password_hash,
+            role_id: role.id,
+            status: b.status ?? 'active',
+            timezone: b.timezone ?? 'UTC',
+            created_at: now,
+            updated_at: now,
+          })
           .execute();
-        await audit(tx, req, { action: 'operator.created', target_type: 'operator', target_id: id, details: { email, role: role.name } });
+        await audit(tx, req, {
+          action: 'operator.created',
+          target_type: 'operator',
+          target_id: id,
+          details: { email, role: role.name },
+        });
       });
       return reply.status(201).send((await findOperator(app.db, id))!);
     },
@@ -144,7 +170,8 @@ export default async function operatorRoutes(app: App) {
       assertTimezone(b.timezone);
       const email = b.email?.trim().toLowerCase();
       // Rule 13: a key never does what needs a person; a session proves it is one, again.
-      const needsPerson = (target: { email: string }) => b.password !== undefined || b.two_factor !== undefined || (email !== undefined && email !== target.email);
+      const needsPerson = (target: { email: string }) =>
+        b.password !== undefined || b.two_factor !== undefined || (email !== undefined && email !== target.email);
       type Target = NonNullable<Awaited<ReturnType<typeof findOperator>>>;
       /** Who may do this to whom; checked before the password is asked for, and again in the transaction. */
       const authorize = async (db: Kysely<Database>, target: Target) => {
@@ -158,7 +185,8 @@ export default async function operatorRoutes(app: App) {
         if (self && (newRole || (b.status && b.status !== target.status))) {
           conflict('You cannot change your own role or status; ask another operator.');
         }
-        if (self && b.two_factor === false) conflict('Turn off your own two-factor sign-in from your profile, with a code.');
+        if (self && b.two_factor === false)
+          conflict('Turn off your own two-factor sign-in from your profile, with a code.');
         return { currentRole, newRole, self };
       };
       const before = (await findOperator(app.db, req.params.id)) ?? notFound('operator');
@@ -173,7 +201,13 @@ export default async function operatorRoutes(app: App) {
         }
         // Refusals that need no password come first: only a change that would go ahead spends a try.
         await authorize(app.db, before);
-        await confirmCurrentPassword(app.db, req, p, b.current_password, "change an operator's password, email or two-factor sign-in");
+        await confirmCurrentPassword(
+          app.db,
+          req,
+          p,
+          b.current_password,
+          "change an operator's password, email or two-factor sign-in",
+        );
       }
       const password_hash = b.password ? await hashPassword(b.password) : undefined;
       await app.db.transaction().execute(async (tx) => {
@@ -181,9 +215,17 @@ export default async function operatorRoutes(app: App) {
         // The email changed meanwhile, so this now would change it: not what was confirmed.
         if (!confirmed && needsPerson(target)) conflict('The operator changed meanwhile; load it again.');
         const { currentRole, newRole, self } = await authorize(tx, target);
-        const losesAdmin = currentRole.builtin === 1 && target.status === 'active' && ((newRole && !newRole.builtin) || b.status === 'disabled');
-        if (losesAdmin && (await otherActiveAdmins(tx, target.id)) === 0) conflict('This is the last active admin; make another admin first.');
-        if (email && email !== target.email && (await tx.selectFrom('operators').select('id').where('email', '=', email).executeTakeFirst())) {
+        const losesAdmin =
+          currentRole.builtin === 1 &&
+          target.status === 'active' &&
+          ((newRole && !newRole.builtin) || b.status === 'disabled');
+        if (losesAdmin && (await otherActiveAdmins(tx, target.id)) === 0)
+          conflict('This is the last active admin; make another admin first.');
+        if (
+          email &&
+          email !== target.email &&
+          (await tx.selectFrom('operators').select('id').where('email', '=', email).executeTakeFirst())
+        ) {
           conflict(`An operator with the email ${email} already exists.`);
         }
         await tx
@@ -254,7 +296,12 @@ export default async function operatorRoutes(app: App) {
           conflict('This is the last active admin; make another admin first.');
         }
         await tx.deleteFrom('operators').where('id', '=', target.id).execute();
-        await audit(tx, req, { action: 'operator.deleted', target_type: 'operator', target_id: target.id, details: { email: target.email } });
+        await audit(tx, req, {
+          action: 'operator.deleted',
+          target_type: 'operator',
+          target_id: target.id,
+          details: { email: target.email },
+        });
       });
       return reply.status(204).send(null);
     },

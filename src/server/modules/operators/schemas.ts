@@ -2,7 +2,11 @@ import { Type } from 'typebox';
 import { MIN_PASSWORD_LENGTH } from '../../config.js';
 
 export const Email = Type.String({ format: 'email', maxLength: 254 });
-export const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 256, description: `At least ${MIN_PASSWORD_LENGTH} characters` });
+export const Password = Type.String({
+  minLength: MIN_PASSWORD_LENGTH,
+  maxLength: 256,
+  description: `At least ${MIN_PASSWORD_LENGTH} characters`,
+});
 export const PersonName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' });
 // No `default` here: the validator fills defaults in, so on a PATCH schema it would reset an
 // omitted time zone to UTC (and make an empty body non-empty). Only creation defaults it.
@@ -20,7 +24,9 @@ export const Operator = Type.Object(
     status: OperatorStatus,
     timezone: Type.String(),
     two_factor: Type.Boolean({ description: 'Two-factor sign-in is on' }),
-    admin: Type.Boolean({ description: 'Holds the built-in admin role: only an admin, from a dashboard session, changes or deletes them' }),
+    admin: Type.Boolean({
+      description: 'Holds the built-in admin role: only an admin, from a dashboard session, changes or deletes them',
+    }),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
@@ -39,7 +45,8 @@ export const CreateOperator = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 256,
-        description: "Your own password (the acting operator's): creating an operator sets a password for a person. Missing or wrong: 400 naming it.",
+        description:
+          "Your own password (the acting operator's): creating an operator sets a password for a person. Missing or wrong: 400 naming it.",
       }),
     ),
   },
@@ -47,13 +54,22 @@ export const CreateOperator = Type.Object(
 );
 
 // What only a person may change, from a dashboard session, proving it with their own password.
-const SESSION_ONLY = 'Dashboard sessions only (an API key gets 403 `session_required`), and only with `current_password`.';
+const SESSION_ONLY =
+  'Dashboard sessions only (an API key gets 403 `session_required`), and only with `current_password`.';
 
 export const UpdateOperator = Type.Object(
   {
-    email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: `Their sign-in. Changing it: ${SESSION_ONLY}` })),
+    email: Type.Optional(
+      Type.String({ format: 'email', maxLength: 254, description: `Their sign-in. Changing it: ${SESSION_ONLY}` }),
+    ),
     name: Type.Optional(PersonName),
-    password: Type.Optional(Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 256, description: `A new password for them (at least ${MIN_PASSWORD_LENGTH} characters); it ends all their sessions. ${SESSION_ONLY}` })),
+    password: Type.Optional(
+      Type.String({
+        minLength: MIN_PASSWORD_LENGTH,
+        maxLength: 256,
+        description: `A new password for them (at least ${MIN_PASSWORD_LENGTH} characters); it ends all their sessions. ${SESSION_ONLY}`,
+      }),
+    ),
     role_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     timezone: Type.Optional(Timezone),
     status: Type.Optional(OperatorStatus),
@@ -70,7 +86,7 @@ export const UpdateOperator = Type.Object(
         minLength: 1,
         maxLength: 256,
         description:
-          'Your own password (the acting operator\'s), needed to set a password, change an email or turn off two-factor ' +
+          "Your own password (the acting operator's), needed to set a password, change an email or turn off two-factor " +
           'sign-in. Missing or wrong: 400 naming it; wrong guesses count toward your login rate limit (429).',
       }),
     ),

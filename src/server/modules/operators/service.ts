@@ -16,7 +16,8 @@ export function isTimezone(tz: string): boolean {
 }
 
 export function assertTimezone(tz: string | undefined, field = 'timezone') {
-  if (tz !== undefined && !isTimezone(tz)) invalid([{ field, message: `"${tz}" is not an IANA time zone (e.g. Europe/Berlin)` }]);
+  if (tz !== undefined && !isTimezone(tz))
+    invalid([{ field, message: `"${tz}" is not an IANA time zone (e.g. Europe/Berlin)` }]);
 }
 
 /**
@@ -26,8 +27,10 @@ export function assertTimezone(tz: string | undefined, field = 'timezone') {
  * admin's API key: a leaked key must not be able to demote, disable or replace the admins.
  */
 export function assertMayTouchAdmin(p: Principal, what: string) {
-  if (!p.isAdmin) throw new HttpProblem(403, 'forbidden', `Only an admin can ${what}, whatever permissions another role holds.`);
-  if (p.via !== 'session') throw new HttpProblem(403, 'session_required', `Only an admin's dashboard session can ${what}; an API key cannot.`);
+  if (!p.isAdmin)
+    throw new HttpProblem(403, 'forbidden', `Only an admin can ${what}, whatever permissions another role holds.`);
+  if (p.via !== 'session')
+    throw new HttpProblem(403, 'session_required', `Only an admin's dashboard session can ${what}; an API key cannot.`);
 }
 
 /** The built-in admin role exists on every installation; made at start-up if missing. */
@@ -38,7 +41,15 @@ export async function ensureAdminRole(db: Kysely<Database>): Promise<string> {
   const id = newId();
   await db
     .insertInto('roles')
-    .values({ id, name: ADMIN_ROLE_NAME, description: 'Holds every permission', permissions: JSON.stringify(ALL_PERMISSIONS), builtin: 1, created_at: now, updated_at: now })
+    .values({
+      id,
+      name: ADMIN_ROLE_NAME,
+      description: 'Holds every permission',
+      permissions: JSON.stringify(ALL_PERMISSIONS),
+      builtin: 1,
+      created_at: now,
+      updated_at: now,
+    })
     .onConflict((oc) => oc.column('name').doNothing())
     .execute();
   return (await db.selectFrom('roles').select('id').where('builtin', '=', 1).executeTakeFirstOrThrow()).id;
@@ -51,7 +62,10 @@ const OWNER_MARKER = 'owner_created';
  * makes this safe when several instances start at once or two setup forms race.
  * Returns the new operator's id, or null when an owner already existed.
  */
-export async function createOwner(db: Kysely<Database>, owner: { email: string; name: string; password: string }): Promise<string | null> {
+export async function createOwner(
+  db: Kysely<Database>,
+  owner: { email: string; name: string; password: string },
+): Promise<string | null> {
   const roleId = await ensureAdminRole(db);
   const password_hash = await hashPassword(owner.password);
   return db.transaction().execute(async (tx) => {
@@ -68,7 +82,17 @@ export async function createOwner(db: Kysely<Database>, owner: { email: string; 
     const id = newId();
     await tx
       .insertInto('operators')
-      .values({ id, email: owner.email.trim().toLowerCase(), name: owner.name, password_hash, role_id: roleId, status: 'active', timezone: 'UTC', created_at: now, updated_at: now })
+      .values({
+        id,
+        email: owner.email.trim().toLowerCase(),
+        name: owner.name,
+        password_hash,
+        role_id: roleId,
+        status: 'active',
+        timezone: 'UTC',
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
     return id;
   });

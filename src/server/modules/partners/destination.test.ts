@@ -15,12 +15,19 @@ import { accepting, defaultIntegration, startPartner } from '../../../../test/pa
 
 const GUARDED = { env: { PARTNER_ALLOWED_NETWORKS: '' } };
 const SECRET = 'partner-secret-key-123456';
-const NOT_CALLED = 'Leadgate does not call loopback, private, link-local or other non-public addresses unless PARTNER_ALLOWED_NETWORKS includes them';
+const NOT_CALLED =
+  'Leadgate does not call loopback, private, link-local or other non-public addresses unless PARTNER_ALLOWED_NETWORKS includes them';
 
 const create = (ta: TestApp, url: string, extra: Record<string, unknown> = {}) =>
-  call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/partners', payload: { name: 'Broker', integration: defaultIntegration(url, extra) } });
-const patch = (ta: TestApp, id: string, payload: object) => call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/partners/${id}`, payload });
-const testSend = (ta: TestApp, id: string, payload: object = {}) => call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/partners/${id}/test`, payload });
+  call(ta.app, ta.ownerToken, {
+    method: 'POST',
+    url: '/api/partners',
+    payload: { name: 'Broker', integration: defaultIntegration(url, extra) },
+  });
+const patch = (ta: TestApp, id: string, payload: object) =>
+  call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/partners/${id}`, payload });
+const testSend = (ta: TestApp, id: string, payload: object = {}) =>
+  call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/partners/${id}/test`, payload });
 
 async function created(ta: TestApp, url: string, extra: Record<string, unknown> = {}) {
   const res = await create(ta, url, extra);
@@ -29,7 +36,10 @@ async function created(ta: TestApp, url: string, extra: Record<string, unknown> 
 }
 
 const storedIntegration = async (ta: TestApp, id: string) =>
-  JSON.parse((await ta.db.selectFrom('partners').select('integration').where('id', '=', id).executeTakeFirstOrThrow()).integration);
+  JSON.parse(
+    (await ta.db.selectFrom('partners').select('integration').where('id', '=', id).executeTakeFirstOrThrow())
+      .integration,
+  );
 
 /**
  * Points a saved partner at `url` behind the API's back: a partner saved while
@@ -37,7 +47,11 @@ const storedIntegration = async (ta: TestApp, id: string) =>
  */
 async function repoint(ta: TestApp, id: string, url: string) {
   const integration = { ...(await storedIntegration(ta, id)), url };
-  await ta.db.updateTable('partners').set({ integration: JSON.stringify(integration) }).where('id', '=', id).execute();
+  await ta.db
+    .updateTable('partners')
+    .set({ integration: JSON.stringify(integration) })
+    .where('id', '=', id)
+    .execute();
 }
 
 forEachDatabase('Partner destinations and write-only secrets', (engine) => {
@@ -68,21 +82,39 @@ forEachDatabase('Partner destinations and write-only secrets', (engine) => {
     assert.equal((await create(ta, 'http://93.184.216.34/leads')).statusCode, 201);
     const before = await storedIntegration(ta, partner.id);
     const problem = expectProblem(
-      await patch(ta, partner.id, { integration: { ...defaultIntegration('http://0xa9fea9fe/latest/meta-data/'), headers: { 'X-Api-Key': 'a-new-key-0000' } } }),
+      await patch(ta, partner.id, {
+        integration: {
+          ...defaultIntegration('http://0xa9fea9fe/latest/meta-data/'),
+          headers: { 'X-Api-Key': 'a-new-key-0000' },
+        },
+      }),
       400,
       'validation_failed',
     );
-    assert.deepEqual(problem.errors, [{ field: 'integration.url', message: `points to 169.254.169.254, a link-local address: ${NOT_CALLED}` }]);
+    assert.deepEqual(problem.errors, [
+      { field: 'integration.url', message: `points to 169.254.169.254, a link-local address: ${NOT_CALLED}` },
+    ]);
     assert.deepEqual(await storedIntegration(ta, partner.id), before);
   });
 
   test("a lead's data never picks the host: placeholders in the URL's host are a 400, in the path and query they are fine", async (t) => {
     const ta = await buildTestApp(t, engine, GUARDED);
-    for (const url of ['https://{{lead.sub_id1}}/leads', 'https://{{lead.country}}.broker.example/leads', 'https://api.{{lead.funnel}}.example/x']) {
+    for (const url of [
+      'https://{{lead.sub_id1}}/leads',
+      'https://{{lead.country}}.broker.example/leads',
+      'https://api.{{lead.funnel}}.example/x',
+    ]) {
       const problem = expectProblem(await create(ta, url), 400, 'validation_failed');
-      assert.deepEqual(problem.errors, [{ field: 'integration.url', message: 'placeholders may fill the path and query only, not the host' }], url);
+      assert.deepEqual(
+        problem.errors,
+        [{ field: 'integration.url', message: 'placeholders may fill the path and query only, not the host' }],
+        url,
+      );
     }
-    assert.equal((await create(ta, 'https://broker.example/{{lead.country}}/leads?src={{lead.sub_id1}}')).statusCode, 201);
+    assert.equal(
+      (await create(ta, 'https://broker.example/{{lead.country}}/leads?src={{lead.sub_id1}}')).statusCode,
+      201,
+    );
   });
 
   test('delivery: a refused destination is not called, each attempt says why, and the waterfall moves on', async (t) => {
@@ -90,25 +122,49 @@ forEachDatabase('Partner destinations and write-only secrets', (engine) => {
     const trap = await startTrap(t);
     const hosts = ['localhost', '[::1]', '2130706433', '0x7f000001', '127.1', '0.0.0.0', '[::ffff:127.0.0.1]'];
     // Saved under host names (not resolved when saving), then pointed at the loopback spellings.
-    const w = await makeWorld(t, ta, hosts.map((_, i) => ({ url: `https://broker-${i}.example/leads` })), { maxAttempts: hosts.length });
+    const w = await makeWorld(
+      t,
+      ta,
+      hosts.map((_, i) => ({ url: `https://broker-${i}.example/leads` })),
+      { maxAttempts: hosts.length },
+    );
     for (const [i, host] of hosts.entries()) await repoint(ta, w.partners[i].id, trap.url(host));
 
     const res = await postLead(ta, w.token, sampleLead());
     assert.equal(res.statusCode, 201, res.body);
     assert.equal(res.json().status, 'rejected');
-    const attempts = await ta.db.selectFrom('lead_attempts').select(['partner_id', 'outcome', 'reason', 'http_status']).where('lead_id', '=', res.json().id).orderBy('attempt_no').execute();
-    assert.deepEqual(attempts.map((a) => a.partner_id), w.partners.map((p) => p.id), 'every partner tried, in order');
+    const attempts = await ta.db
+      .selectFrom('lead_attempts')
+      .select(['partner_id', 'outcome', 'reason', 'http_status'])
+      .where('lead_id', '=', res.json().id)
+      .orderBy('attempt_no')
+      .execute();
+    assert.deepEqual(
+      attempts.map((a) => a.partner_id),
+      w.partners.map((p) => p.id),
+      'every partner tried, in order',
+    );
     assert.ok(attempts.every((a) => a.outcome === 'error' && a.http_status === null));
-    assert.match(attempts[0].reason!, /^destination localhost resolves to (127\.0\.0\.1|::1), which is loopback: not allowed$/);
-    assert.deepEqual(attempts.slice(1).map((a) => a.reason), [
-      'destination ::1 is loopback: not allowed',
-      'destination 127.0.0.1 is loopback: not allowed',
-      'destination 127.0.0.1 is loopback: not allowed',
-      'destination 127.0.0.1 is loopback: not allowed',
-      'destination 0.0.0.0 is unspecified: not allowed',
-      'destination 127.0.0.1 is loopback: not allowed',
-    ]);
-    const lead = await ta.db.selectFrom('leads').select('reason').where('id', '=', res.json().id).executeTakeFirstOrThrow();
+    assert.match(
+      attempts[0].reason!,
+      /^destination localhost resolves to (127\.0\.0\.1|::1), which is loopback: not allowed$/,
+    );
+    assert.deepEqual(
+      attempts.slice(1).map((a) => a.reason),
+      [
+        'destination ::1 is loopback: not allowed',
+        'destination 127.0.0.1 is loopback: not allowed',
+        'destination 127.0.0.1 is loopback: not allowed',
+        'destination 127.0.0.1 is loopback: not allowed',
+        'destination 0.0.0.0 is unspecified: not allowed',
+        'destination 127.0.0.1 is loopback: not allowed',
+      ],
+    );
+    const lead = await ta.db
+      .selectFrom('leads')
+      .select('reason')
+      .where('id', '=', res.json().id)
+      .executeTakeFirstOrThrow();
     assert.match(lead.reason!, /destination 0\.0\.0\.0 is unspecified: not allowed/);
     assert.equal(trap.received.length, 0, 'no partner server was called');
   });
@@ -129,8 +185,15 @@ forEachDatabase('Partner destinations and write-only secrets', (engine) => {
     assert.equal(r.request.headers['X-Api-Key'], '••••3456');
 
     // An unsaved integration with a literal refused address: refused as saving it would be.
-    const draft = expectProblem(await testSend(ta, partner.id, { integration: { ...defaultIntegration(trap.url('127.1')), headers: {} } }), 400, 'validation_failed');
-    assert.deepEqual(draft.errors!.map((e) => e.field), ['integration.url']);
+    const draft = expectProblem(
+      await testSend(ta, partner.id, { integration: { ...defaultIntegration(trap.url('127.1')), headers: {} } }),
+      400,
+      'validation_failed',
+    );
+    assert.deepEqual(
+      draft.errors!.map((e) => e.field),
+      ['integration.url'],
+    );
     assert.equal(trap.received.length, 0);
   });
 
@@ -145,7 +208,10 @@ forEachDatabase('Partner destinations and write-only secrets', (engine) => {
     assert.equal(trap.received.length, 3);
     assert.equal(trap.received[0].headers['x-api-key'], SECRET);
     // ::1 is loopback too, but not inside 127.0.0.1/32.
-    assert.deepEqual(expectProblem(await create(ta, trap.url('[::1]')), 400, 'validation_failed').errors!.map((e) => e.field), ['integration.url']);
+    assert.deepEqual(
+      expectProblem(await create(ta, trap.url('[::1]')), 400, 'validation_failed').errors!.map((e) => e.field),
+      ['integration.url'],
+    );
     assert.equal(trap.received.length, 3);
   });
 
@@ -157,24 +223,53 @@ forEachDatabase('Partner destinations and write-only secrets', (engine) => {
     assert.deepEqual(shown, { 'X-Api-Key': '••••9876', Authorization: '••••5678' });
     const before = await storedIntegration(ta, partner.id);
 
-    for (const url of ['https://attacker.example/collect', 'https://broker.example:8443/api/leads', 'http://broker.example/api/leads', 'https://broker.example.attacker.example/api/leads']) {
-      const problem = expectProblem(await patch(ta, partner.id, { integration: { ...defaultIntegration(url), headers: shown } }), 400, 'validation_failed');
-      assert.deepEqual(problem.errors, [
-        { field: 'integration.headers.X-Api-Key', message: 're-enter this secret: the destination changed (scheme, host or port)' },
-        { field: 'integration.headers.Authorization', message: 're-enter this secret: the destination changed (scheme, host or port)' },
-      ], url);
+    for (const url of [
+      'https://attacker.example/collect',
+      'https://broker.example:8443/api/leads',
+      'http://broker.example/api/leads',
+      'https://broker.example.attacker.example/api/leads',
+    ]) {
+      const problem = expectProblem(
+        await patch(ta, partner.id, { integration: { ...defaultIntegration(url), headers: shown } }),
+        400,
+        'validation_failed',
+      );
+      assert.deepEqual(
+        problem.errors,
+        [
+          {
+            field: 'integration.headers.X-Api-Key',
+            message: 're-enter this secret: the destination changed (scheme, host or port)',
+          },
+          {
+            field: 'integration.headers.Authorization',
+            message: 're-enter this secret: the destination changed (scheme, host or port)',
+          },
+        ],
+        url,
+      );
       assert.deepEqual(await storedIntegration(ta, partner.id), before, url);
     }
 
     // The same origin (other path, other spelling of scheme, host and default port) keeps the secrets.
-    const same = await patch(ta, partner.id, { integration: { ...defaultIntegration('HTTPS://Broker.Example:443/v2/leads'), headers: shown } });
+    const same = await patch(ta, partner.id, {
+      integration: { ...defaultIntegration('HTTPS://Broker.Example:443/v2/leads'), headers: shown },
+    });
     assert.equal(same.statusCode, 200, same.body);
     assert.deepEqual((await storedIntegration(ta, partner.id)).headers, headers);
 
     // A new destination with the secrets typed in again is fine; a new header's value may be anything.
-    const moved = await patch(ta, partner.id, { integration: { ...defaultIntegration('https://new-broker.example/leads'), headers: { 'X-Api-Key': 'new-key-abcdef', 'X-Other': 'v' } } });
+    const moved = await patch(ta, partner.id, {
+      integration: {
+        ...defaultIntegration('https://new-broker.example/leads'),
+        headers: { 'X-Api-Key': 'new-key-abcdef', 'X-Other': 'v' },
+      },
+    });
     assert.equal(moved.statusCode, 200, moved.body);
-    assert.deepEqual((await storedIntegration(ta, partner.id)).headers, { 'X-Api-Key': 'new-key-abcdef', 'X-Other': 'v' });
+    assert.deepEqual((await storedIntegration(ta, partner.id)).headers, {
+      'X-Api-Key': 'new-key-abcdef',
+      'X-Other': 'v',
+    });
   });
 
   test('send test lead: a masked header value for another port is refused and that server receives nothing; the same origin gets the secret', async (t) => {
@@ -183,13 +278,29 @@ forEachDatabase('Partner destinations and write-only secrets', (engine) => {
     const other = await startPartner(t, accepting());
     const partner = await created(ta, saved.url);
 
-    const refused = expectProblem(await testSend(ta, partner.id, { integration: { ...defaultIntegration(other.url), headers: { 'X-Api-Key': '••••3456' } } }), 400, 'validation_failed');
-    assert.deepEqual(refused.errors, [{ field: 'integration.headers.X-Api-Key', message: 're-enter this secret: the destination changed (scheme, host or port)' }]);
+    const refused = expectProblem(
+      await testSend(ta, partner.id, {
+        integration: { ...defaultIntegration(other.url), headers: { 'X-Api-Key': '••••3456' } },
+      }),
+      400,
+      'validation_failed',
+    );
+    assert.deepEqual(refused.errors, [
+      {
+        field: 'integration.headers.X-Api-Key',
+        message: 're-enter this secret: the destination changed (scheme, host or port)',
+      },
+    ]);
     assert.equal(other.received.length, 0);
     assert.equal(saved.received.length, 0);
 
     // Same scheme, host and port, another path: the mask stands for the stored secret.
-    const ok = await testSend(ta, partner.id, { integration: { ...defaultIntegration(saved.url.replace('/leads', '/v2/leads')), headers: { 'X-Api-Key': '••••3456' } } });
+    const ok = await testSend(ta, partner.id, {
+      integration: {
+        ...defaultIntegration(saved.url.replace('/leads', '/v2/leads')),
+        headers: { 'X-Api-Key': '••••3456' },
+      },
+    });
     assert.equal(ok.statusCode, 200, ok.body);
     assert.equal(ok.json().outcome, 'accepted', ok.body);
     assert.equal(saved.received.length, 1);

@@ -1,29 +1,59 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { hashSecret, parseToken } from '../../auth/credentials.js';
-import { buildTestApp, call, expectProblem, forEachDatabase, newApiKey, newOperator, type TestApp } from '../../../../test/helpers.js';
-import { insertAttempt, insertFlow, insertLeads, insertPartner, insertTrafficProvider } from '../../../../test/fixtures.js';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  newApiKey,
+  newOperator,
+  type TestApp,
+} from '../../../../test/helpers.js';
+import {
+  insertAttempt,
+  insertFlow,
+  insertLeads,
+  insertPartner,
+  insertTrafficProvider,
+} from '../../../../test/fixtures.js';
 
 const INTEGRATION = {
   method: 'POST',
   url: 'https://broker.example/api/leads',
   headers: { Authorization: 'Bearer sk_live_abcdefgh12345678', 'X-Short': 'abcdefgh' },
-  body_template: { person: { mail: '{{lead.email}}', names: ['{{lead.first_name}} {{lead.last_name}}'] }, aff: 'sub={{lead.sub_id3}}', fixed: 7 },
+  body_template: {
+    person: { mail: '{{lead.email}}', names: ['{{lead.first_name}} {{lead.last_name}}'] },
+    aff: 'sub={{lead.sub_id3}}',
+    fixed: 7,
+  },
   success_path: 'success',
   lead_id_path: 'data.id',
   autologin_path: 'data.autologin_url',
   timeout_ms: 8000,
 };
 
-const create = (ta: TestApp, payload: object, token = ta.ownerToken) => call(ta.app, token, { method: 'POST', url: '/api/partners', payload });
+const create = (ta: TestApp, payload: object, token = ta.ownerToken) =>
+  call(ta.app, token, { method: 'POST', url: '/api/partners', payload });
 const get = (ta: TestApp, url: string, token = ta.ownerToken) => call(ta.app, token, { method: 'GET', url });
-const patch = (ta: TestApp, id: string, payload: object, token = ta.ownerToken) => call(ta.app, token, { method: 'PATCH', url: `/api/partners/${id}`, payload });
-const del = (ta: TestApp, id: string, token = ta.ownerToken) => call(ta.app, token, { method: 'DELETE', url: `/api/partners/${id}` });
-const rotate = (ta: TestApp, id: string, token = ta.ownerToken) => call(ta.app, token, { method: 'POST', url: `/api/partners/${id}/rotate-postback-token` });
-const fields = (res: Awaited<ReturnType<typeof get>>) => expectProblem(res, 400, 'validation_failed').errors!.map((e) => e.field).sort();
+const patch = (ta: TestApp, id: string, payload: object, token = ta.ownerToken) =>
+  call(ta.app, token, { method: 'PATCH', url: `/api/partners/${id}`, payload });
+const del = (ta: TestApp, id: string, token = ta.ownerToken) =>
+  call(ta.app, token, { method: 'DELETE', url: `/api/partners/${id}` });
+const rotate = (ta: TestApp, id: string, token = ta.ownerToken) =>
+  call(ta.app, token, { method: 'POST', url: `/api/partners/${id}/rotate-postback-token` });
+const fields = (res: Awaited<ReturnType<typeof get>>) =>
+  expectProblem(res, 400, 'validation_failed')
+    .errors!.map((e) => e.field)
+    .sort();
 
 async function auditActions(ta: TestApp, targetId: string) {
-  const rows = await ta.db.selectFrom('audit_log').select(['action', 'details']).where('target_id', '=', targetId).orderBy('id').execute();
+  const rows = await ta.db
+    .selectFrom('audit_log')
+    .select(['action', 'details'])
+    .where('target_id', '=', targetId)
+    .orderBy('id')
+    .execute();
   return rows.map((r) => ({ action: r.action, details: JSON.parse(r.details) }));
 }
 
@@ -44,7 +74,22 @@ async function allPages(ta: TestApp, query: string, limit: number) {
 }
 
 const PARTNER_KEYS = [
-  'archived_at', 'consecutive_failures', 'countries', 'created_at', 'daily_cap', 'deal', 'hourly_cap', 'id', 'integration', 'name', 'pause_after_failures', 'postback_token_prefix', 'status', 'total_cap', 'updated_at', 'working_hours',
+  'archived_at',
+  'consecutive_failures',
+  'countries',
+  'created_at',
+  'daily_cap',
+  'deal',
+  'hourly_cap',
+  'id',
+  'integration',
+  'name',
+  'pause_after_failures',
+  'postback_token_prefix',
+  'status',
+  'total_cap',
+  'updated_at',
+  'working_hours',
 ].sort();
 
 forEachDatabase('Partners', (engine) => {
@@ -62,7 +107,14 @@ forEachDatabase('Partners', (engine) => {
     assert.equal(m.total_cap, null);
     assert.equal(m.archived_at, null);
     assert.deepEqual(m.integration, {
-      method: 'POST', url: 'http://buyer.example/leads', headers: {}, body_template: {}, success_path: '', lead_id_path: '', autologin_path: '', timeout_ms: 5000,
+      method: 'POST',
+      url: 'http://buyer.example/leads',
+      headers: {},
+      body_template: {},
+      success_path: '',
+      lead_id_path: '',
+      autologin_path: '',
+      timeout_ms: 5000,
     });
     assert.match(m.postback_token, /^lgp_[0-9A-Za-z]{50}$/);
     assert.equal(m.postback_url, `/api/postback/${m.postback_token}`);
@@ -81,7 +133,13 @@ forEachDatabase('Partners', (engine) => {
       daily_cap: 50,
       hourly_cap: 10,
       total_cap: 1000,
-      deal: { model: 'cpl', amount: 40, currency: 'USD', by_country: { AT: 35.5 }, crg: { rate: 12.5, period: 'week' } },
+      deal: {
+        model: 'cpl',
+        amount: 40,
+        currency: 'USD',
+        by_country: { AT: 35.5 },
+        crg: { rate: 12.5, period: 'week' },
+      },
       pause_after_failures: 10,
       integration: INTEGRATION,
     };
@@ -94,7 +152,12 @@ forEachDatabase('Partners', (engine) => {
       {
         ...full,
         integration: { ...INTEGRATION, headers: { Authorization: '••••5678', 'X-Short': '••••' } },
-        id: undefined, created_at: undefined, updated_at: undefined, postback_token_prefix: undefined, archived_at: null, consecutive_failures: 0,
+        id: undefined,
+        created_at: undefined,
+        updated_at: undefined,
+        postback_token_prefix: undefined,
+        archived_at: null,
+        consecutive_failures: 0,
       },
     );
 
@@ -102,24 +165,52 @@ forEachDatabase('Partners', (engine) => {
     assert.equal(one.statusCode, 200);
     assert.deepEqual(one.json(), shown, 'GET shows what the create showed, without the token');
 
-    const changed = await patch(ta, p.id, { name: 'Broker 1', status: 'active', countries: [], working_hours: null, daily_cap: null });
+    const changed = await patch(ta, p.id, {
+      name: 'Broker 1',
+      status: 'active',
+      countries: [],
+      working_hours: null,
+      daily_cap: null,
+    });
     assert.equal(changed.statusCode, 200, changed.body);
     assert.deepEqual(Object.keys(changed.json()).sort(), PARTNER_KEYS);
     assert.deepEqual(
       { ...(changed.json() as object), updated_at: undefined },
-      { ...shown, name: 'Broker 1', status: 'active', countries: [], working_hours: null, daily_cap: null, updated_at: undefined },
+      {
+        ...shown,
+        name: 'Broker 1',
+        status: 'active',
+        countries: [],
+        working_hours: null,
+        daily_cap: null,
+        updated_at: undefined,
+      },
     );
     assert.ok(changed.json().updated_at >= shown.updated_at);
     assert.deepEqual((await get(ta, `/api/partners/${p.id}`)).json(), changed.json());
-    const stored = await ta.db.selectFrom('partners').select(['name', 'status', 'countries', 'working_hours', 'daily_cap', 'total_cap']).where('id', '=', p.id).executeTakeFirstOrThrow();
-    assert.deepEqual(stored, { name: 'Broker 1', status: 'active', countries: '[]', working_hours: null, daily_cap: null, total_cap: 1000 });
+    const stored = await ta.db
+      .selectFrom('partners')
+      .select(['name', 'status', 'countries', 'working_hours', 'daily_cap', 'total_cap'])
+      .where('id', '=', p.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(stored, {
+      name: 'Broker 1',
+      status: 'active',
+      countries: '[]',
+      working_hours: null,
+      daily_cap: null,
+      total_cap: 1000,
+    });
 
     // An empty PATCH is refused; so is an unknown field.
     assert.deepEqual(fields(await patch(ta, p.id, {})), ['body']);
     assert.deepEqual(fields(await patch(ta, p.id, { postback_token_hash: 'x' })), ['postback_token_hash']);
 
     const audit = await auditActions(ta, p.id);
-    assert.deepEqual(audit.map((a) => a.action), ['partner.created', 'partner.updated']);
+    assert.deepEqual(
+      audit.map((a) => a.action),
+      ['partner.created', 'partner.updated'],
+    );
     assert.equal(audit[0].details.name, 'Broker One');
     assert.deepEqual(audit[0].details.integration.headers, ['Authorization', 'X-Short'], 'header names only');
     assert.equal(audit[1].details.changes.name, 'Broker 1');
@@ -161,7 +252,11 @@ forEachDatabase('Partners', (engine) => {
     const editKey = await newApiKey(ta, ['partners:view', 'partners:edit']);
     const made = await create(ta, { name: 'By key', integration: { url: 'https://x.example/' } }, editKey.secret);
     assert.equal(made.statusCode, 201, made.body);
-    const entry = await ta.db.selectFrom('audit_log').select(['via', 'actor_id']).where('target_id', '=', made.json().id).executeTakeFirstOrThrow();
+    const entry = await ta.db
+      .selectFrom('audit_log')
+      .select(['via', 'actor_id'])
+      .where('target_id', '=', made.json().id)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(entry, { via: 'api_key', actor_id: ta.ownerId });
   });
 
@@ -202,7 +297,11 @@ forEachDatabase('Partners', (engine) => {
     assert.equal(r.postback_url, `/api/postback/${r.postback_token}`);
     assert.equal(r.postback_token_prefix, `lgp_${second.id}`);
     assert.equal(r.name, 'P2');
-    const row = await ta.db.selectFrom('partners').select(['postback_token_id', 'postback_token_hash']).where('id', '=', made.id).executeTakeFirstOrThrow();
+    const row = await ta.db
+      .selectFrom('partners')
+      .select(['postback_token_id', 'postback_token_hash'])
+      .where('id', '=', made.id)
+      .executeTakeFirstOrThrow();
     const old = parseToken(first)!;
     assert.notEqual(row.postback_token_id, old.id, 'the old token id finds nothing');
     assert.notEqual(row.postback_token_hash, hashSecret(old.secret), 'the old secret does not match');
@@ -211,7 +310,10 @@ forEachDatabase('Partners', (engine) => {
     assert.deepEqual(byOldId, []);
 
     // Neither token in later answers, the audit log or any log line.
-    const after = [(await get(ta, `/api/partners/${made.id}`)).body, (await get(ta, '/api/audit-log?limit=500')).body].join('\n');
+    const after = [
+      (await get(ta, `/api/partners/${made.id}`)).body,
+      (await get(ta, '/api/audit-log?limit=500')).body,
+    ].join('\n');
     const logs = ta.logs.join('\n');
     for (const secret of [firstSecret, second.secret]) {
       assert.ok(!after.includes(secret));
@@ -252,11 +354,17 @@ forEachDatabase('Partners', (engine) => {
     const [lead] = await insertLeads(ta.db, [{ traffic_provider_id: provider, status: 'rejected' }]);
     await insertAttempt(ta.db, { lead_id: lead, partner_id: withAttempt, attempt_no: 1, outcome: 'rejected' });
     assert.equal((await del(ta, withAttempt)).statusCode, 204);
-    assert.ok((await ta.db.selectFrom('partners').select('archived_at').where('id', '=', withAttempt).executeTakeFirstOrThrow()).archived_at);
+    assert.ok(
+      (await ta.db.selectFrom('partners').select('archived_at').where('id', '=', withAttempt).executeTakeFirstOrThrow())
+        .archived_at,
+    );
 
     const unused = (await create(ta, { name: 'Unused', integration: INTEGRATION })).json().id;
     assert.equal((await del(ta, unused)).statusCode, 204);
-    assert.equal(await ta.db.selectFrom('partners').select('id').where('id', '=', unused).executeTakeFirst(), undefined);
+    assert.equal(
+      await ta.db.selectFrom('partners').select('id').where('id', '=', unused).executeTakeFirst(),
+      undefined,
+    );
     expectProblem(await get(ta, `/api/partners/${unused}`), 404, 'not_found');
 
     // Archived partners are left out of lists unless asked for.
@@ -265,9 +373,18 @@ forEachDatabase('Partners', (engine) => {
     const all = (await get(ta, '/api/partners?include_archived=true')).json().data.map((p: { id: string }) => p.id);
     assert.deepEqual(all, [routed, withLeads, withAttempt]);
 
-    assert.deepEqual((await auditActions(ta, withLeads)).map((a) => a.action), ['partner.created', 'partner.archived']);
-    assert.deepEqual((await auditActions(ta, unused)).map((a) => a.action), ['partner.created', 'partner.deleted']);
-    assert.deepEqual((await auditActions(ta, routed)).map((a) => a.action), ['partner.archived']);
+    assert.deepEqual(
+      (await auditActions(ta, withLeads)).map((a) => a.action),
+      ['partner.created', 'partner.archived'],
+    );
+    assert.deepEqual(
+      (await auditActions(ta, unused)).map((a) => a.action),
+      ['partner.created', 'partner.deleted'],
+    );
+    assert.deepEqual(
+      (await auditActions(ta, routed)).map((a) => a.action),
+      ['partner.archived'],
+    );
   });
 
   test('list: every partner exactly once across pages; filters by status, name, country and archive', async (t) => {
@@ -277,13 +394,18 @@ forEachDatabase('Partners', (engine) => {
     const paused = await insertPartner(ta.db, { name: 'Sleepy 50%_off', status: 'paused', countries: ['DE', 'FR'] });
     const french = await insertPartner(ta.db, { name: 'Le Courtier', countries: ['FR'] });
     const archived = await insertPartner(ta.db, { name: 'Broker old', countries: ['DE'] });
-    await ta.db.updateTable('partners').set({ archived_at: new Date().toISOString() }).where('id', '=', archived).execute();
+    await ta.db
+      .updateTable('partners')
+      .set({ archived_at: new Date().toISOString() })
+      .where('id', '=', archived)
+      .execute();
     const live = [...ids, paused, french];
 
     for (const limit of [1, 3, 9, 10, 500]) assert.deepEqual(await allPages(ta, '', limit), live, `limit ${limit}`);
     assert.deepEqual(await allPages(ta, '&include_archived=true', 4), [...live, archived]);
 
-    const list = async (q: string) => (await get(ta, `/api/partners?${q}`)).json().data.map((p: { id: string }) => p.id);
+    const list = async (q: string) =>
+      (await get(ta, `/api/partners?${q}`)).json().data.map((p: { id: string }) => p.id);
     assert.deepEqual(await list('status=paused'), [paused]);
     assert.deepEqual(await list('status=active'), [...ids, french]);
     assert.deepEqual(await list('q=bROKER'), ids);
@@ -318,7 +440,12 @@ forEachDatabase('Partners: every error in one answer', (engine) => {
       daily_cap: 10,
       total_cap: 5,
       working_hours: { timezone: 'Mars/Olympus', days: [1], from: '09:00', to: '18:00' },
-      integration: { url: 'http://10.1.2.3/leads', headers: { 'Content-Length': '1', 'bad name': 'x' }, body_template: { email: '{{lead.mail}}' }, timeout_ms: -5 },
+      integration: {
+        url: 'http://10.1.2.3/leads',
+        headers: { 'Content-Length': '1', 'bad name': 'x' },
+        body_template: { email: '{{lead.mail}}' },
+        timeout_ms: -5,
+      },
     };
     const first = expectProblem(await create(ta, body), 400, 'validation_failed');
     const byField = new Map(first.errors!.map((e) => [e.field, e.message]));
@@ -337,12 +464,25 @@ forEachDatabase('Partners: every error in one answer', (engine) => {
     // The same on PATCH, and nothing stored by either.
     const ok = await create(ta, { name: 'Fine', integration: INTEGRATION });
     assert.equal(ok.statusCode, 201, ok.body);
-    const p = expectProblem(await patch(ta, ok.json().id, { ...body, name: 'x'.repeat(500) }), 400, 'validation_failed');
-    assert.ok(p.errors!.some((e) => e.field === 'name') && p.errors!.some((e) => e.field === 'integration.url') && p.errors!.some((e) => e.field === 'total_cap'));
+    const p = expectProblem(
+      await patch(ta, ok.json().id, { ...body, name: 'x'.repeat(500) }),
+      400,
+      'validation_failed',
+    );
+    assert.ok(
+      p.errors!.some((e) => e.field === 'name') &&
+        p.errors!.some((e) => e.field === 'integration.url') &&
+        p.errors!.some((e) => e.field === 'total_cap'),
+    );
     assert.equal((await get(ta, '/api/partners')).json().data.length, 1);
     assert.equal((await get(ta, `/api/partners/${ok.json().id}`)).json().name, 'Fine');
     // A body of the wrong shape altogether: the schema's errors, no crash in the extra checks.
-    for (const odd of [[], { integration: [] }, { integration: { url: 5, headers: 'x', body_template: null } }, { working_hours: 'x', daily_cap: 'x' }]) {
+    for (const odd of [
+      [],
+      { integration: [] },
+      { integration: { url: 5, headers: 'x', body_template: null } },
+      { working_hours: 'x', daily_cap: 'x' },
+    ]) {
       expectProblem(await create(ta, odd as object), 400, 'validation_failed');
     }
   });

@@ -11,12 +11,27 @@ export type PartnerRow = Selectable<PartnersTable>;
 
 // Every column but the postback token hash, which never leaves the database.
 const partnerColumns = [
-  'id', 'name', 'status', 'countries', 'working_hours', 'daily_cap', 'hourly_cap', 'total_cap', 'deal', 'pause_after_failures', 'consecutive_failures', 'integration',
-  'postback_token_id', 'created_at', 'updated_at', 'archived_at',
+  'id',
+  'name',
+  'status',
+  'countries',
+  'working_hours',
+  'daily_cap',
+  'hourly_cap',
+  'total_cap',
+  'deal',
+  'pause_after_failures',
+  'consecutive_failures',
+  'integration',
+  'postback_token_id',
+  'created_at',
+  'updated_at',
+  'archived_at',
 ] as const;
 export type PartnerRecord = Omit<PartnerRow, 'postback_token_hash'>;
 
-export const storedIntegration = (row: Pick<PartnerRow, 'integration'>) => JSON.parse(row.integration) as StoredIntegration;
+export const storedIntegration = (row: Pick<PartnerRow, 'integration'>) =>
+  JSON.parse(row.integration) as StoredIntegration;
 
 /** The API form of a row: header values masked, no token. */
 export function toPartner(row: PartnerRecord): Partner {
@@ -55,7 +70,11 @@ export interface PartnerFilter {
 
 export async function listPartners(db: Kysely<Database>, f: PartnerFilter) {
   const after = decodeCursor(f.cursor, ['id']);
-  let q = db.selectFrom('partners').select(partnerColumns).orderBy('id').limit(f.limit + 1);
+  let q = db
+    .selectFrom('partners')
+    .select(partnerColumns)
+    .orderBy('id')
+    .limit(f.limit + 1);
   if (after) q = q.where('id', '>', after.id);
   if (!f.include_archived) q = q.where('archived_at', 'is', null);
   if (f.status) q = q.where('status', '=', f.status);

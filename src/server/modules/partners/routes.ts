@@ -10,14 +10,22 @@ import { storedDeal } from '../../distribution/prices.js';
 import type { App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
-import { findPartner, listPartners, liveFlowsUsing, partnerReferenced, storedIntegration, toPartner } from './queries.js';
+import {
+  findPartner,
+  listPartners,
+  liveFlowsUsing,
+  partnerReferenced,
+  storedIntegration,
+  toPartner,
+} from './queries.js';
 import { CreatePartner, Partner, PartnerListQuery, PartnerWithToken, UpdatePartner } from './schemas.js';
 import { checkPartnerRules, integrationForAudit, partnerBodyChecks, resolveIntegration } from './service.js';
 import testPartnerRoute from './test-lead.js';
 
 const TAGS = ['Partners'];
 /** Absolute under the hosting panel's public base URL when one is set, else a path. */
-const postbackUrl = async (app: App, token: string) => publicLink(await readPublicBaseUrl(app.db), `/api/postback/${token}`);
+const postbackUrl = async (app: App, token: string) =>
+  publicLink(await readPublicBaseUrl(app.db), `/api/postback/${token}`);
 
 export default async function partnersRoutes(app: App) {
   app.get(
@@ -55,7 +63,10 @@ export default async function partnersRoutes(app: App) {
   app.post(
     '/api/partners',
     {
-      config: { permission: 'partners:edit', moreChecks: (body) => partnerBodyChecks(body, app.config.partnerAllowedNetworks) },
+      config: {
+        permission: 'partners:edit',
+        moreChecks: (body) => partnerBodyChecks(body, app.config.partnerAllowedNetworks),
+      },
       schema: {
         operationId: 'createPartner',
         tags: TAGS,
@@ -100,7 +111,10 @@ export default async function partnersRoutes(app: App) {
         archived_at: null,
       };
       await app.db.transaction().execute(async (tx) => {
-        await tx.insertInto('partners').values({ ...row, postback_token_hash: token.secretHash }).execute();
+        await tx
+          .insertInto('partners')
+          .values({ ...row, postback_token_hash: token.secretHash })
+          .execute();
         await audit(tx, req, {
           action: 'partner.created',
           target_type: 'partner',
@@ -108,14 +122,19 @@ export default async function partnersRoutes(app: App) {
           details: { name: row.name, status: row.status, integration: integrationForAudit(integration) },
         });
       });
-      return reply.status(201).send({ ...toPartner(row), postback_token: token.token, postback_url: await postbackUrl(app, token.token) });
+      return reply
+        .status(201)
+        .send({ ...toPartner(row), postback_token: token.token, postback_url: await postbackUrl(app, token.token) });
     },
   );
 
   app.patch(
     '/api/partners/:id',
     {
-      config: { permission: 'partners:edit', moreChecks: (body) => partnerBodyChecks(body, app.config.partnerAllowedNetworks) },
+      config: {
+        permission: 'partners:edit',
+        moreChecks: (body) => partnerBodyChecks(body, app.config.partnerAllowedNetworks),
+      },
       schema: {
         operationId: 'updatePartner',
         tags: TAGS,
@@ -124,7 +143,7 @@ export default async function partnersRoutes(app: App) {
           'Changes only the fields sent. `integration`, when sent, replaces the whole integration ' +
           '(left-out integration fields take their defaults), except that a header value sent back ' +
           'exactly as answers show it (masked) keeps the stored value of that header, as long as the URL keeps ' +
-          "its scheme, host and port (otherwise 400: re-enter the secret for the new destination); any other value " +
+          'its scheme, host and port (otherwise 400: re-enter the secret for the new destination); any other value ' +
           'replaces it, and a header left out is removed. A URL whose host is a loopback, private, link-local or ' +
           'other non-public address (outside PARTNER_ALLOWED_NETWORKS) is refused (400). An archived partner cannot be changed (409).',
         params: IdParams,
@@ -136,22 +155,32 @@ export default async function partnersRoutes(app: App) {
       const b = req.body;
       return app.db.transaction().execute(async (tx) => {
         const current = (await findPartner(tx, req.params.id)) ?? notFound('partner');
-        if (current.archived_at) conflict('This partner is archived (deleted while leads refer to it) and cannot be changed.');
+        if (current.archived_at)
+          conflict('This partner is archived (deleted while leads refer to it) and cannot be changed.');
         const errors: FieldError[] = [];
         const merged = {
-          working_hours: b.working_hours !== undefined ? b.working_hours : current.working_hours ? JSON.parse(current.working_hours) : null,
+          working_hours:
+            b.working_hours !== undefined
+              ? b.working_hours
+              : current.working_hours
+                ? JSON.parse(current.working_hours)
+                : null,
           daily_cap: b.daily_cap !== undefined ? b.daily_cap : current.daily_cap,
           hourly_cap: b.hourly_cap !== undefined ? b.hourly_cap : current.hourly_cap,
           total_cap: b.total_cap !== undefined ? b.total_cap : current.total_cap,
         };
         checkPartnerRules({ ...merged, deal: b.deal }, errors);
-        const integration = b.integration ? resolveIntegration(b.integration, storedIntegration(current), errors, app.config.partnerAllowedNetworks) : undefined;
+        const integration = b.integration
+          ? resolveIntegration(b.integration, storedIntegration(current), errors, app.config.partnerAllowedNetworks)
+          : undefined;
         if (errors.length) invalid(errors);
         const patch = {
           ...(b.name !== undefined ? { name: b.name.trim() } : {}),
           ...(b.status !== undefined ? { status: b.status } : {}),
           ...(b.countries !== undefined ? { countries: JSON.stringify(b.countries) } : {}),
-          ...(b.working_hours !== undefined ? { working_hours: b.working_hours ? JSON.stringify(b.working_hours) : null } : {}),
+          ...(b.working_hours !== undefined
+            ? { working_hours: b.working_hours ? JSON.stringify(b.working_hours) : null }
+            : {}),
           ...(b.daily_cap !== undefined ? { daily_cap: b.daily_cap } : {}),
           ...(b.hourly_cap !== undefined ? { hourly_cap: b.hourly_cap } : {}),
           ...(b.total_cap !== undefined ? { total_cap: b.total_cap } : {}),
@@ -168,7 +197,10 @@ export default async function partnersRoutes(app: App) {
           action: 'partner.updated',
           target_type: 'partner',
           target_id: current.id,
-          details: { name: current.name, changes: { ...plain, ...(integration ? { integration: integrationForAudit(integration) } : {}) } },
+          details: {
+            name: current.name,
+            changes: { ...plain, ...(integration ? { integration: integrationForAudit(integration) } : {}) },
+          },
         });
         return toPartner({ ...current, ...patch });
       });
@@ -195,10 +227,20 @@ export default async function partnersRoutes(app: App) {
       const url = await postbackUrl(app, token.token); // before the transaction: SQLite has one connection
       return app.db.transaction().execute(async (tx) => {
         const current = (await findPartner(tx, req.params.id)) ?? notFound('partner');
-        if (current.archived_at) conflict('This partner is archived (deleted while leads refer to it) and cannot be changed.');
+        if (current.archived_at)
+          conflict('This partner is archived (deleted while leads refer to it) and cannot be changed.');
         const patch = { postback_token_id: token.id, updated_at: nowIso() };
-        await tx.updateTable('partners').set({ ...patch, postback_token_hash: token.secretHash }).where('id', '=', current.id).execute();
-        await audit(tx, req, { action: 'partner.postback_token_rotated', target_type: 'partner', target_id: current.id, details: { name: current.name } });
+        await tx
+          .updateTable('partners')
+          .set({ ...patch, postback_token_hash: token.secretHash })
+          .where('id', '=', current.id)
+          .execute();
+        await audit(tx, req, {
+          action: 'partner.postback_token_rotated',
+          target_type: 'partner',
+          target_id: current.id,
+          details: { name: current.name },
+        });
         return { ...toPartner({ ...current, ...patch }), postback_token: token.token, postback_url: url };
       });
     },
@@ -226,17 +268,29 @@ export default async function partnersRoutes(app: App) {
       await app.db.transaction().execute(async (tx) => {
         // Lock the row first (PostgreSQL): a flow or campaign being pointed at it meanwhile holds
         // a share lock, so the usage check below sees every reference committed before it.
-        if (isPostgres(tx)) await tx.selectFrom('partners').select('id').where('id', '=', req.params.id).forUpdate().execute();
+        if (isPostgres(tx))
+          await tx.selectFrom('partners').select('id').where('id', '=', req.params.id).forUpdate().execute();
         const current = (await findPartner(tx, req.params.id)) ?? notFound('partner');
         const flows = await liveFlowsUsing(tx, current.id);
-        if (flows.length) conflict(`Flows still route to this partner: ${flows.join(', ')}. Remove it from them first.`);
+        if (flows.length)
+          conflict(`Flows still route to this partner: ${flows.join(', ')}. Remove it from them first.`);
         if (await partnerReferenced(tx, current.id)) {
           if (current.archived_at) return; // already archived: nothing to do
           await tx.updateTable('partners').set({ archived_at: nowIso() }).where('id', '=', current.id).execute();
-          await audit(tx, req, { action: 'partner.archived', target_type: 'partner', target_id: current.id, details: { name: current.name } });
+          await audit(tx, req, {
+            action: 'partner.archived',
+            target_type: 'partner',
+            target_id: current.id,
+            details: { name: current.name },
+          });
         } else {
           await tx.deleteFrom('partners').where('id', '=', current.id).execute();
-          await audit(tx, req, { action: 'partner.deleted', target_type: 'partner', target_id: current.id, details: { name: current.name } });
+          await audit(tx, req, {
+            action: 'partner.deleted',
+            target_type: 'partner',
+            target_id: current.id,
+            details: { name: current.name },
+          });
         }
       });
       return reply.status(204).send(null);

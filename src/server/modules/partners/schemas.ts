@@ -1,12 +1,34 @@
 import { Type, type Static } from 'typebox';
-import { ActiveStatus, Cap, Countries, CountryCode, NullableTimestamp, ResourceListQuery, ResourceName, Timestamp, WorkingHours } from '../../http/common-schemas.js';
+import {
+  ActiveStatus,
+  Cap,
+  Countries,
+  CountryCode,
+  NullableTimestamp,
+  ResourceListQuery,
+  ResourceName,
+  Timestamp,
+  WorkingHours,
+} from '../../http/common-schemas.js';
 import { PageQuery } from '../../http/pagination.js';
 import { Amount, ByCountry, CURRENCY, PriceModelSchema } from '../../distribution/prices.js';
 
 /** Lead fields a body template may name as {{lead.<field>}}. */
 export const LEAD_TEMPLATE_FIELDS = [
-  'id', 'first_name', 'last_name', 'email', 'phone', 'country', 'ip', 'language', 'funnel',
-  'sub_id1', 'sub_id2', 'sub_id3', 'sub_id4', 'sub_id5',
+  'id',
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'country',
+  'ip',
+  'language',
+  'funnel',
+  'sub_id1',
+  'sub_id2',
+  'sub_id3',
+  'sub_id4',
+  'sub_id5',
 ] as const;
 
 export const DEFAULT_TIMEOUT_MS = 5000;
@@ -19,11 +41,20 @@ const Method = Type.Union([Type.Literal('POST'), Type.Literal('GET'), Type.Liter
 
 const integrationFields = {
   method: Method,
-  url: Type.String({ minLength: 1, maxLength: 2000, description: 'http or https URL of the partner\'s lead API. Shown in full to readers: put secrets in headers.' }),
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2000,
+    description: "http or https URL of the partner's lead API. Shown in full to readers: put secrets in headers.",
+  }),
   success_path: DotPath('Dot path to a truthy value in the answer that means "accepted"; empty: any 2xx is accepted'),
   lead_id_path: DotPath("Dot path to the partner's own lead id in the answer; empty: none"),
   autologin_path: DotPath('Dot path to the autologin URL in the answer; empty: none'),
-  timeout_ms: Type.Integer({ format: 'int32', minimum: 100, maximum: 60_000, description: 'Request timeout (100–60000 ms)' }),
+  timeout_ms: Type.Integer({
+    format: 'int32',
+    minimum: 100,
+    maximum: 60_000,
+    description: 'Request timeout (100–60000 ms)',
+  }),
 };
 
 const BodyTemplate = Type.Object(
@@ -40,10 +71,14 @@ const BodyTemplate = Type.Object(
 export const Integration = Type.Object(
   {
     ...integrationFields,
-    headers: Type.Object({}, {
-      additionalProperties: Type.String(),
-      description: 'Header values are write-only: shown masked ("••••" + the last 4 characters when longer than 8, else "••••")',
-    }),
+    headers: Type.Object(
+      {},
+      {
+        additionalProperties: Type.String(),
+        description:
+          'Header values are write-only: shown masked ("••••" + the last 4 characters when longer than 8, else "••••")',
+      },
+    ),
     body_template: BodyTemplate,
   },
   { title: 'PartnerIntegration' },
@@ -55,15 +90,18 @@ export const IntegrationInput = Type.Object(
     method: Type.Optional({ ...Method, default: 'POST' }),
     url: integrationFields.url,
     headers: Type.Optional(
-      Type.Object({}, {
-        additionalProperties: Type.String({ maxLength: 4096 }),
-        maxProperties: 50,
-        default: {},
-        description:
-          'Request headers (name → value). Values are write-only. On PATCH, a value sent back exactly as ' +
-          'answers show it (masked) keeps the stored value of that header while the URL\'s scheme, host and ' +
-          'port stay the same (a masked value for a new destination is refused); any other value replaces it.',
-      }),
+      Type.Object(
+        {},
+        {
+          additionalProperties: Type.String({ maxLength: 4096 }),
+          maxProperties: 50,
+          default: {},
+          description:
+            'Request headers (name → value). Values are write-only. On PATCH, a value sent back exactly as ' +
+            "answers show it (masked) keeps the stored value of that header while the URL's scheme, host and " +
+            'port stay the same (a masked value for a new destination is refused); any other value replaces it.',
+        },
+      ),
     ),
     body_template: Type.Optional({ ...BodyTemplate, default: {} }),
     success_path: Type.Optional({ ...integrationFields.success_path, default: '' }),
@@ -89,7 +127,9 @@ export interface StoredIntegration {
 
 const NullableWorkingHours = Type.Union([WorkingHours, Type.Null()], { description: 'null: always open' });
 
-const CrgPeriod = Type.Union([Type.Literal('week'), Type.Literal('month')], { description: 'Over which calendar periods the rate is promised (the CRG report groups by them)' });
+const CrgPeriod = Type.Union([Type.Literal('week'), Type.Literal('month')], {
+  description: 'Over which calendar periods the rate is promised (the CRG report groups by them)',
+});
 
 const Deal = Type.Union(
   [
@@ -98,8 +138,16 @@ const Deal = Type.Union(
         model: PriceModelSchema,
         amount: Type.Number(),
         currency: Type.Literal(CURRENCY),
-        by_country: Type.Record(Type.String(), Type.Number(), { description: 'Prices for leads from these countries, replacing amount there' }),
-        crg: Type.Union([Type.Object({ rate: Type.Number({ description: 'Promised FTD rate, percent' }), period: CrgPeriod }, { title: 'Crg' }), Type.Null()]),
+        by_country: Type.Record(Type.String(), Type.Number(), {
+          description: 'Prices for leads from these countries, replacing amount there',
+        }),
+        crg: Type.Union([
+          Type.Object(
+            { rate: Type.Number({ description: 'Promised FTD rate, percent' }), period: CrgPeriod },
+            { title: 'Crg' },
+          ),
+          Type.Null(),
+        ]),
       },
       { title: 'Deal' },
     ),
@@ -114,13 +162,22 @@ const DealInput = Type.Union(
       {
         model: PriceModelSchema,
         amount: Amount('What the partner pays per delivered lead (cpl) or per FTD (cpa)'),
-        currency: Type.Optional(Type.Literal(CURRENCY, { default: CURRENCY, description: "The installation's currency; only USD for now" })),
-        by_country: Type.Optional({ ...ByCountry('Prices per lead country, replacing amount there, e.g. {"DE": 45}'), default: {} }),
+        currency: Type.Optional(
+          Type.Literal(CURRENCY, { default: CURRENCY, description: "The installation's currency; only USD for now" }),
+        ),
+        by_country: Type.Optional({
+          ...ByCountry('Prices per lead country, replacing amount there, e.g. {"DE": 45}'),
+          default: {},
+        }),
         crg: Type.Optional({
           ...Type.Union([
             Type.Object(
               {
-                rate: Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'The FTD rate promised, in percent (e.g. 10), at most 2 decimals' }),
+                rate: Type.Number({
+                  exclusiveMinimum: 0,
+                  maximum: 100,
+                  description: 'The FTD rate promised, in percent (e.g. 10), at most 2 decimals',
+                }),
                 period: Type.Optional({ ...CrgPeriod, default: 'month' }),
               },
               { additionalProperties: false, title: 'CrgInput' },
@@ -128,14 +185,18 @@ const DealInput = Type.Union(
             Type.Null(),
           ]),
           default: null,
-          description: 'A conversion-rate guarantee, with a CPL deal only: the leads delivered in a period should convert at this rate; the CRG report computes the shortfall',
+          description:
+            'A conversion-rate guarantee, with a CPL deal only: the leads delivered in a period should convert at this rate; the CRG report computes the shortfall',
         }),
       },
       { additionalProperties: false, title: 'DealInput' },
     ),
     Type.Null(),
   ],
-  { description: 'What the partner pays, recorded on each lead as revenue when it is delivered (cpl) or converts (cpa); null: no deal' },
+  {
+    description:
+      'What the partner pays, recorded on each lead as revenue when it is delivered (cpl) or converts (cpa); null: no deal',
+  },
 );
 
 const partnerFields = {
@@ -145,13 +206,22 @@ const partnerFields = {
   countries: Type.Array(Type.String(), { description: 'ISO alpha-2 codes accepted; empty: every country' }),
   working_hours: NullableWorkingHours,
   daily_cap: Type.Union([Type.Integer(), Type.Null()]),
-  hourly_cap: Type.Union([Type.Integer(), Type.Null()], { description: "Leads per hour of the partner's local time; null: none" }),
+  hourly_cap: Type.Union([Type.Integer(), Type.Null()], {
+    description: "Leads per hour of the partner's local time; null: none",
+  }),
   total_cap: Type.Union([Type.Integer(), Type.Null()]),
   deal: Deal,
-  pause_after_failures: Type.Union([Type.Integer(), Type.Null()], { description: 'Paused after this many failed calls in a row; null: never' }),
-  consecutive_failures: Type.Integer({ format: 'int32', description: 'Failed calls in a row now (a call answered resets it)' }),
+  pause_after_failures: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Paused after this many failed calls in a row; null: never',
+  }),
+  consecutive_failures: Type.Integer({
+    format: 'int32',
+    description: 'Failed calls in a row now (a call answered resets it)',
+  }),
   integration: Integration,
-  postback_token_prefix: Type.String({ description: 'The non-secret start of the postback token (lgp_ + id), to recognise it' }),
+  postback_token_prefix: Type.String({
+    description: 'The non-secret start of the postback token (lgp_ + id), to recognise it',
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
   archived_at: { ...NullableTimestamp, description: 'Set when deleted while leads still refer to it' },
@@ -167,7 +237,7 @@ export const PartnerWithToken = Type.Object(
     postback_url: Type.String({
       description:
         'Where the partner posts conversions: <public base URL>/api/postback/<token> when the hosting panel has a public ' +
-        'base URL set, else the path /api/postback/<token> (put your server\'s address before it).',
+        "base URL set, else the path /api/postback/<token> (put your server's address before it).",
     }),
   },
   { title: 'PartnerWithPostbackToken' },
@@ -180,10 +250,25 @@ export const CreatePartner = Type.Object(
     countries: Type.Optional({ ...Countries, default: [] }),
     working_hours: Type.Optional({ ...NullableWorkingHours, default: null }),
     daily_cap: Type.Optional({ ...Cap, default: null }),
-    hourly_cap: Type.Optional({ ...Cap, default: null, description: "Leads per hour of the partner's local time (its working hours' time zone, else UTC); null: no cap; at most daily_cap" }),
-    total_cap: Type.Optional({ ...Cap, default: null, description: 'null: no cap; when both are set, at least daily_cap' }),
+    hourly_cap: Type.Optional({
+      ...Cap,
+      default: null,
+      description:
+        "Leads per hour of the partner's local time (its working hours' time zone, else UTC); null: no cap; at most daily_cap",
+    }),
+    total_cap: Type.Optional({
+      ...Cap,
+      default: null,
+      description: 'null: no cap; when both are set, at least daily_cap',
+    }),
     deal: Type.Optional({ ...DealInput, default: null }),
-    pause_after_failures: Type.Optional({ ...Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: 1000 }), Type.Null()], { description: 'Pause the partner (audited, with an alert) after this many failed calls in a row (no answer, an error, HTTP 5xx); null: never' }), default: null }),
+    pause_after_failures: Type.Optional({
+      ...Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: 1000 }), Type.Null()], {
+        description:
+          'Pause the partner (audited, with an alert) after this many failed calls in a row (no answer, an error, HTTP 5xx); null: never',
+      }),
+      default: null,
+    }),
     integration: IntegrationInput,
   },
   { additionalProperties: false },
@@ -199,8 +284,16 @@ export const UpdatePartner = Type.Object(
     hourly_cap: Type.Optional(Cap),
     total_cap: Type.Optional(Cap),
     deal: Type.Optional(DealInput),
-    pause_after_failures: Type.Optional(Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: 1000 }), Type.Null()], { description: 'Pause the partner (audited, with an alert) after this many failed calls in a row (no answer, an error, HTTP 5xx); null: never' })),
-    integration: Type.Optional({ ...IntegrationInput, description: 'Replaces the whole integration (masked header values keep their stored value)' }),
+    pause_after_failures: Type.Optional(
+      Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: 1000 }), Type.Null()], {
+        description:
+          'Pause the partner (audited, with an alert) after this many failed calls in a row (no answer, an error, HTTP 5xx); null: never',
+      }),
+    ),
+    integration: Type.Optional({
+      ...IntegrationInput,
+      description: 'Replaces the whole integration (masked header values keep their stored value)',
+    }),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -210,7 +303,10 @@ export const PartnerListQuery = Type.Object(
   {
     ...PageQuery,
     ...ResourceListQuery,
-    country: Type.Optional({ ...CountryCode, description: 'Only partners accepting this country (listing it, or accepting every country)' }),
+    country: Type.Optional({
+      ...CountryCode,
+      description: 'Only partners accepting this country (listing it, or accepting every country)',
+    }),
   },
   { additionalProperties: false },
 );

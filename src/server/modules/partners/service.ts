@@ -24,7 +24,12 @@ export const maskHeaders = (headers: Record<string, string>) =>
 /** For audit details: which headers are set, never their values. */
 export const integrationForAudit = (i: StoredIntegration) => ({ ...i, headers: Object.keys(i.headers) });
 
-export function checkUrl(url: string, allowedNetworks: readonly string[], errors: FieldError[], field = 'integration.url') {
+export function checkUrl(
+  url: string,
+  allowedNetworks: readonly string[],
+  errors: FieldError[],
+  field = 'integration.url',
+) {
   let parsed: URL | null = null;
   try {
     parsed = new URL(url);
@@ -57,7 +62,8 @@ export function originOf(url: string): string | null {
   }
 }
 
-const childPath = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : `${path}.${key}`);
+const childPath = (path: string, key: string | number) =>
+  typeof key === 'number' ? `${path}[${key}]` : `${path}.${key}`;
 
 /** Every {{…}} placeholder in the template must be {{lead.<known field>}}. */
 function checkTemplate(value: unknown, path: string, depth: number, errors: FieldError[]) {
@@ -66,11 +72,15 @@ function checkTemplate(value: unknown, path: string, depth: number, errors: Fiel
     for (const m of value.matchAll(PLACEHOLDER)) {
       const name = /^lead\.([A-Za-z0-9_]+)$/.exec(m[1])?.[1];
       if (!name || !KNOWN_FIELDS.has(name)) {
-        errors.push({ field: path, message: `placeholder ${m[0]} names no lead field; use {{lead.<field>}} with one of: ${LEAD_TEMPLATE_FIELDS.join(', ')}` });
+        errors.push({
+          field: path,
+          message: `placeholder ${m[0]} names no lead field; use {{lead.<field>}} with one of: ${LEAD_TEMPLATE_FIELDS.join(', ')}`,
+        });
         return;
       }
     }
-    if (value.replace(PLACEHOLDER, '').includes('{{')) errors.push({ field: path, message: 'has a {{ without its closing }}' });
+    if (value.replace(PLACEHOLDER, '').includes('{{'))
+      errors.push({ field: path, message: 'has a {{ without its closing }}' });
     return;
   }
   if (!value || typeof value !== 'object') return;
@@ -84,8 +94,9 @@ function checkTemplate(value: unknown, path: string, depth: number, errors: Fiel
 
 /** What is wrong with a header name (seen: the lower-case names before it, added to); null: nothing. */
 function headerNameProblem(name: string, seen: Set<string>): string | null {
-  if (!HEADER_NAME.test(name)) return 'is not a valid header name (letters, digits and !#$%&\'*+-.^_`|~)';
-  if (CLIENT_OWNED_HEADERS.has(name.toLowerCase())) return 'is set by the HTTP client itself (from the URL and body) and cannot be configured';
+  if (!HEADER_NAME.test(name)) return "is not a valid header name (letters, digits and !#$%&'*+-.^_`|~)";
+  if (CLIENT_OWNED_HEADERS.has(name.toLowerCase()))
+    return 'is set by the HTTP client itself (from the URL and body) and cannot be configured';
   if (seen.has(name.toLowerCase())) return 'repeats a header name (names are case-insensitive)';
   seen.add(name.toLowerCase());
   return null;
@@ -105,7 +116,13 @@ export function partnerBodyChecks(body: unknown, allowedNetworks: readonly strin
   const wh = body.working_hours;
   const cap = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null);
   checkPartnerRules(
-    { working_hours: isObject(wh) && typeof wh.timezone === 'string' ? { timezone: wh.timezone } : null, daily_cap: cap(body.daily_cap), hourly_cap: cap(body.hourly_cap), total_cap: cap(body.total_cap), deal: body.deal },
+    {
+      working_hours: isObject(wh) && typeof wh.timezone === 'string' ? { timezone: wh.timezone } : null,
+      daily_cap: cap(body.daily_cap),
+      hourly_cap: cap(body.hourly_cap),
+      total_cap: cap(body.total_cap),
+      deal: body.deal,
+    },
     errors,
   );
   const i = body.integration;
@@ -136,7 +153,13 @@ export function resolveIntegration(
   checkUrl(input.url, allowedNetworks, errors);
   const origin = originOf(input.url);
   const sameDestination = previous !== null && origin !== null && origin === originOf(previous.url);
-  const headers = resolveSecretHeaders((input.headers ?? {}) as Record<string, string>, previous?.headers ?? {}, sameDestination, 'integration.headers', errors);
+  const headers = resolveSecretHeaders(
+    (input.headers ?? {}) as Record<string, string>,
+    previous?.headers ?? {},
+    sameDestination,
+    'integration.headers',
+    errors,
+  );
   const body_template = (input.body_template ?? {}) as Record<string, unknown>;
   checkTemplate(body_template, 'integration.body_template', 1, errors);
   return {
@@ -190,11 +213,20 @@ export function resolveSecretHeaders(
 
 /** Checks shared by create and update, on the values the partner would end up with (the deal as sent: it is replaced whole). */
 export function checkPartnerRules(
-  p: { working_hours: { timezone: string } | null; daily_cap: number | null; hourly_cap: number | null; total_cap: number | null; deal?: unknown },
+  p: {
+    working_hours: { timezone: string } | null;
+    daily_cap: number | null;
+    hourly_cap: number | null;
+    total_cap: number | null;
+    deal?: unknown;
+  },
   errors: FieldError[],
 ) {
   if (p.working_hours && !isTimezone(p.working_hours.timezone)) {
-    errors.push({ field: 'working_hours.timezone', message: `"${p.working_hours.timezone}" is not an IANA time zone (e.g. Europe/Berlin)` });
+    errors.push({
+      field: 'working_hours.timezone',
+      message: `"${p.working_hours.timezone}" is not an IANA time zone (e.g. Europe/Berlin)`,
+    });
   }
   if (p.daily_cap !== null && p.total_cap !== null && p.total_cap < p.daily_cap) {
     errors.push({ field: 'total_cap', message: `must be at least the daily cap (${p.daily_cap})` });

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildTestApp, call, expectProblem, forEachDatabase, newApiKey, newOperator, type TestApp } from '../../../../test/helpers.js';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  newApiKey,
+  newOperator,
+  type TestApp,
+} from '../../../../test/helpers.js';
 import { accepting, defaultIntegration, downUrl, rejecting, startPartner } from '../../../../test/partner-server.js';
 
 // POST /api/partners/{id}/test: one real request to a (loopback) partner, shown, nothing stored.
@@ -8,7 +16,11 @@ import { accepting, defaultIntegration, downUrl, rejecting, startPartner } from 
 const SECRET = 'partner-secret-key-123456';
 
 async function createPartner(ta: TestApp, url: string, extra: Record<string, unknown> = {}) {
-  const res = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/partners', payload: { name: 'Broker', integration: defaultIntegration(url), ...extra } });
+  const res = await call(ta.app, ta.ownerToken, {
+    method: 'POST',
+    url: '/api/partners',
+    payload: { name: 'Broker', integration: defaultIntegration(url), ...extra },
+  });
   assert.equal(res.statusCode, 201, res.body);
   return res.json().id as string;
 }
@@ -18,8 +30,20 @@ const testPartner = (ta: TestApp, id: string, payload?: object, token = ta.owner
 
 async function counts(ta: TestApp) {
   const n = async (table: 'leads' | 'lead_attempts' | 'audit_log' | 'cap_counters') =>
-    Number((await ta.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-  return { leads: await n('leads'), attempts: await n('lead_attempts'), audit: await n('audit_log'), caps: await n('cap_counters') };
+    Number(
+      (
+        await ta.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  return {
+    leads: await n('leads'),
+    attempts: await n('lead_attempts'),
+    audit: await n('audit_log'),
+    caps: await n('cap_counters'),
+  };
 }
 
 forEachDatabase('Send a test lead to a partner', (engine) => {
@@ -29,7 +53,9 @@ forEachDatabase('Send a test lead to a partner', (engine) => {
     const id = await createPartner(ta, partner.url, { status: 'paused' }); // a paused partner can be tested
     const before = await counts(ta);
 
-    const res = await testPartner(ta, id, { lead: { email: 'tester@example.org', sub_id1: 'campaign-7', language: null } });
+    const res = await testPartner(ta, id, {
+      lead: { email: 'tester@example.org', sub_id1: 'campaign-7', language: null },
+    });
     assert.equal(res.statusCode, 200, res.body);
     const r = res.json();
     assert.equal(r.outcome, 'accepted');
@@ -42,9 +68,18 @@ forEachDatabase('Send a test lead to a partner', (engine) => {
     assert.equal(partner.received.length, 1);
     const got = partner.received[0];
     assert.equal(got.headers['x-api-key'], SECRET);
-    assert.deepEqual({ ...got.json, clickId: undefined }, {
-      firstName: 'Test', lastName: 'Lead', email: 'tester@example.org', phone: '+4915112345678', country: 'DE', ip: '203.0.113.10', clickId: undefined,
-    });
+    assert.deepEqual(
+      { ...got.json, clickId: undefined },
+      {
+        firstName: 'Test',
+        lastName: 'Lead',
+        email: 'tester@example.org',
+        phone: '+4915112345678',
+        country: 'DE',
+        ip: '203.0.113.10',
+        clickId: undefined,
+      },
+    );
     assert.match(got.json.clickId, /^[0-9a-f-]{36}$/);
 
     // The answer shows the request as sent, the secret masked; the client's own header in full.
@@ -114,7 +149,10 @@ forEachDatabase('Send a test lead to a partner', (engine) => {
     assert.equal(got.headers['x-extra'], 'draft-value-abcdef');
     assert.deepEqual(res.json().request.headers, { 'X-Api-Key': '••••3456', 'X-Extra': '••••cdef' });
     // The saved integration did not change.
-    const stored = JSON.parse((await ta.db.selectFrom('partners').select('integration').where('id', '=', id).executeTakeFirstOrThrow()).integration);
+    const stored = JSON.parse(
+      (await ta.db.selectFrom('partners').select('integration').where('id', '=', id).executeTakeFirstOrThrow())
+        .integration,
+    );
     assert.equal(stored.url, partner.url);
     assert.deepEqual(stored.headers, { 'X-Api-Key': SECRET });
   });
@@ -123,10 +161,20 @@ forEachDatabase('Send a test lead to a partner', (engine) => {
     const ta = await buildTestApp(t, engine);
     const partner = await startPartner(t, accepting());
     const id = await createPartner(ta, partner.url);
-    const fields = async (payload: object) => expectProblem(await testPartner(ta, id, payload), 400, 'validation_failed').errors!.map((e) => e.field).sort();
-    assert.deepEqual(await fields({ integration: { url: 'ftp://x.example/', headers: { 'X-New': '••••9999' }, body_template: { a: '{{lead.password}}' } } }), [
-      'integration.body_template.a', 'integration.headers.X-New', 'integration.url',
-    ]);
+    const fields = async (payload: object) =>
+      expectProblem(await testPartner(ta, id, payload), 400, 'validation_failed')
+        .errors!.map((e) => e.field)
+        .sort();
+    assert.deepEqual(
+      await fields({
+        integration: {
+          url: 'ftp://x.example/',
+          headers: { 'X-New': '••••9999' },
+          body_template: { a: '{{lead.password}}' },
+        },
+      }),
+      ['integration.body_template.a', 'integration.headers.X-New', 'integration.url'],
+    );
     assert.deepEqual(await fields({ lead: { email: 5, password: 'x' } }), ['lead.email', 'lead.password']);
     assert.deepEqual(await fields({ lead: { first_name: null } }), ['lead.first_name']);
     assert.deepEqual(await fields({ extra: true }), ['extra']);
@@ -144,7 +192,11 @@ forEachDatabase('Send a test lead to a partner', (engine) => {
     const id = await createPartner(ta, partner.url);
     const res = await ta.app.inject({ method: 'POST', url: `/api/partners/${id}/test` });
     expectProblem(res, 401, 'unauthorized');
-    expectProblem(await testPartner(ta, id, {}, (await newApiKey(ta, ['partners:view'])).secret), 403, 'insufficient_scope');
+    expectProblem(
+      await testPartner(ta, id, {}, (await newApiKey(ta, ['partners:view'])).secret),
+      403,
+      'insufficient_scope',
+    );
     expectProblem(await testPartner(ta, id, {}, (await newOperator(ta, ['partners:view'])).token), 403, 'forbidden');
     assert.equal(partner.received.length, 0);
     const editKey = await newApiKey(ta, ['partners:edit']);
@@ -176,16 +228,25 @@ forEachDatabase('Test before the first save; the sample lead and placeholders', 
       url: '/api/partners/test',
       payload: { integration: { ...defaultIntegration(partner.url), headers: { 'X-Api-Key': '••••3456' } } },
     });
-    assert.deepEqual(expectProblem(masked, 400, 'validation_failed').errors!.map((e) => e.field), ['integration.headers.X-Api-Key']);
+    assert.deepEqual(
+      expectProblem(masked, 400, 'validation_failed').errors!.map((e) => e.field),
+      ['integration.headers.X-Api-Key'],
+    );
     // Schema faults and the URL check in one answer.
     const bad = await call(ta.app, ta.ownerToken, {
       method: 'POST',
       url: '/api/partners/test',
       payload: { integration: { ...defaultIntegration('http://10.0.0.9/x'), timeout_ms: 5 }, lead: { nickname: 'x' } },
     });
-    const fields = expectProblem(bad, 400, 'validation_failed').errors!.map((e) => e.field).sort();
+    const fields = expectProblem(bad, 400, 'validation_failed')
+      .errors!.map((e) => e.field)
+      .sort();
     assert.deepEqual(fields, ['integration.timeout_ms', 'integration.url', 'lead.nickname']);
-    expectProblem(await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/partners/test', payload: {} }), 400, 'validation_failed');
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/partners/test', payload: {} }),
+      400,
+      'validation_failed',
+    );
     assert.equal(partner.received.length, 1);
   });
 
@@ -196,12 +257,36 @@ forEachDatabase('Test before the first save; the sample lead and placeholders', 
     assert.equal(body.lead.email, 'test.lead@example.com');
     assert.deepEqual(
       body.placeholders.map((p: { placeholder: string }) => p.placeholder),
-      ['id', 'first_name', 'last_name', 'email', 'phone', 'country', 'ip', 'language', 'funnel', 'sub_id1', 'sub_id2', 'sub_id3', 'sub_id4', 'sub_id5'].map((f) => `{{lead.${f}}}`),
+      [
+        'id',
+        'first_name',
+        'last_name',
+        'email',
+        'phone',
+        'country',
+        'ip',
+        'language',
+        'funnel',
+        'sub_id1',
+        'sub_id2',
+        'sub_id3',
+        'sub_id4',
+        'sub_id5',
+      ].map((f) => `{{lead.${f}}}`),
     );
     assert.equal(body.placeholders.find((p: { field: string }) => p.field === 'email').example, body.lead.email);
     // Each placeholder is one a template may use: a partner saved with all of them is accepted.
-    const template = Object.fromEntries(body.placeholders.map((p: { field: string; placeholder: string }) => [p.field, p.placeholder]));
-    const saved = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/partners', payload: { name: 'All', integration: { ...defaultIntegration('https://broker.example/x'), body_template: template } } });
+    const template = Object.fromEntries(
+      body.placeholders.map((p: { field: string; placeholder: string }) => [p.field, p.placeholder]),
+    );
+    const saved = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/partners',
+      payload: {
+        name: 'All',
+        integration: { ...defaultIntegration('https://broker.example/x'), body_template: template },
+      },
+    });
     assert.equal(saved.statusCode, 201, saved.body);
   });
 });

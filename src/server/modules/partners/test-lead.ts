@@ -52,8 +52,9 @@ const TestLeadOverrides = Type.Object(
   {
     additionalProperties: false,
     description:
-      `Fields replacing those of the built-in sample lead (${Object.entries(SAMPLE_LEAD).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ')}). ` +
-      'The lead id ({{lead.id}}) is a new id on every test.',
+      `Fields replacing those of the built-in sample lead (${Object.entries(SAMPLE_LEAD)
+        .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+        .join(', ')}). ` + 'The lead id ({{lead.id}}) is a new id on every test.',
   },
 );
 
@@ -64,7 +65,7 @@ const TestPartnerBody = Type.Object(
       ...IntegrationInput,
       description:
         'Test this integration instead of the saved one (e.g. from an editor before saving). Header values ' +
-        'sent back masked, as answers show them, use the saved values, but only to the saved URL\'s scheme, ' +
+        "sent back masked, as answers show them, use the saved values, but only to the saved URL's scheme, " +
         'host and port (to another destination: 400, re-enter the secret).',
     }),
   },
@@ -79,7 +80,9 @@ const TestPartnerResult = Type.Object(
       method: Type.String(),
       url: Type.String(),
       headers: StringMap("As sent; the integration's header values masked"),
-      body: Type.Union([Type.String(), Type.Null()], { description: 'The JSON body sent; null for GET (the template went into the query string)' }),
+      body: Type.Union([Type.String(), Type.Null()], {
+        description: 'The JSON body sent; null for GET (the template went into the query string)',
+      }),
     }),
     response: Type.Union(
       [
@@ -87,15 +90,20 @@ const TestPartnerResult = Type.Object(
           status: Type.Integer(),
           headers: StringMap("The partner's answer headers"),
           body: Type.String({ description: 'The first 64 KiB of the answer' }),
-          truncated: Type.Boolean({ description: 'The answer was not read in full (over 1 MiB, or cut off by the timeout)' }),
+          truncated: Type.Boolean({
+            description: 'The answer was not read in full (over 1 MiB, or cut off by the timeout)',
+          }),
         }),
         Type.Null(),
       ],
       { description: 'null when no answer came (timeout, connection error)' },
     ),
-    outcome: Type.Union([Type.Literal('accepted'), Type.Literal('rejected'), Type.Literal('timeout'), Type.Literal('error')], {
-      description: 'What a delivery would have concluded from this answer',
-    }),
+    outcome: Type.Union(
+      [Type.Literal('accepted'), Type.Literal('rejected'), Type.Literal('timeout'), Type.Literal('error')],
+      {
+        description: 'What a delivery would have concluded from this answer',
+      },
+    ),
     reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it is not accepted; null when accepted' }),
     duration_ms: Type.Integer(),
     partner_lead_id: Type.Union([Type.String(), Type.Null()], { description: 'Found at lead_id_path' }),
@@ -107,17 +115,19 @@ const TestPartnerResult = Type.Object(
 const TestUnsavedBody = Type.Object(
   {
     lead: Type.Optional(TestLeadOverrides),
-    integration: { ...IntegrationInput, description: 'The integration to test, as the partner editor holds it before the first save' },
+    integration: {
+      ...IntegrationInput,
+      description: 'The integration to test, as the partner editor holds it before the first save',
+    },
   },
   { additionalProperties: false },
 );
 
 const SampleLead = Type.Object(
   {
-    lead: Type.Object(
-      Object.fromEntries(Object.keys(SAMPLE_LEAD).map((k) => [k, NullableText])),
-      { description: 'What a test sends unless the request overrides it (the id is new on every test)' },
-    ),
+    lead: Type.Object(Object.fromEntries(Object.keys(SAMPLE_LEAD).map((k) => [k, NullableText])), {
+      description: 'What a test sends unless the request overrides it (the id is new on every test)',
+    }),
     placeholders: Type.Array(
       Type.Object({
         placeholder: Type.String({ description: 'As written in a body template or URL, e.g. {{lead.email}}' }),
@@ -146,7 +156,8 @@ export default async function testPartnerRoute(app: App) {
     // (content-type) is no secret.
     const secret = new Set(Object.keys(integration.headers));
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(result.request.headers)) headers[name] = secret.has(name) ? maskHeaderValue(value) : value;
+    for (const [name, value] of Object.entries(result.request.headers))
+      headers[name] = secret.has(name) ? maskHeaderValue(value) : value;
     return { ...result, request: { ...result.request, headers } };
   }
   const more = (body: unknown) => partnerBodyChecks(body, app.config.partnerAllowedNetworks);
@@ -215,7 +226,8 @@ export default async function testPartnerRoute(app: App) {
     },
     async (req) => {
       const partner = (await findPartner(app.db, req.params.id)) ?? notFound('partner');
-      if (partner.archived_at) conflict('This partner is archived (deleted while leads refer to it): it cannot be tested.');
+      if (partner.archived_at)
+        conflict('This partner is archived (deleted while leads refer to it): it cannot be tested.');
       const saved = storedIntegration(partner);
       let integration = saved;
       if (req.body.integration) {

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildTestApp, call, expectProblem, forEachDatabase, newApiKey, newOperator } from '../../../../test/helpers.js';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  newApiKey,
+  newOperator,
+} from '../../../../test/helpers.js';
 
 // Modules that have both actions, and the ones that are read-only by design.
 const VIEW_AND_EDIT = ['leads', 'flows', 'partners', 'campaigns', 'traffic_providers', 'operators', 'roles'];
@@ -13,14 +20,21 @@ forEachDatabase('permissions', (engine) => {
     assert.equal(res.statusCode, 200);
     const body = res.json() as {
       permissions: string[];
-      modules: { module: string; label: string; actions: { action: string; permission: string; description: string }[] }[];
+      modules: {
+        module: string;
+        label: string;
+        actions: { action: string; permission: string; description: string }[];
+      }[];
     };
     const perms = new Set(body.permissions);
     assert.equal(perms.size, body.permissions.length, 'no permission is listed twice');
     for (const p of body.permissions) assert.match(p, /^[a-z_]+:(view|edit|contacts)$/);
     // Unmasked contacts are a lead permission of their own.
     assert.ok(perms.has('leads:contacts'));
-    assert.deepEqual(body.permissions.filter((p) => p.endsWith(':contacts')), ['leads:contacts']);
+    assert.deepEqual(
+      body.permissions.filter((p) => p.endsWith(':contacts')),
+      ['leads:contacts'],
+    );
     for (const m of VIEW_AND_EDIT) {
       assert.ok(perms.has(`${m}:view`), `${m}:view`);
       assert.ok(perms.has(`${m}:edit`), `${m}:edit`);
@@ -43,16 +57,28 @@ forEachDatabase('permissions', (engine) => {
 
   test('the vocabulary is exactly what roles and key scopes accept', async (t) => {
     const ta = await buildTestApp(t, engine);
-    const all: string[] = (await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/permissions' })).json().permissions;
+    const all: string[] = (await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/permissions' })).json()
+      .permissions;
     // The built-in admin role holds every listed permission.
-    const roles = (await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/roles' })).json().data as { builtin: boolean; permissions: string[] }[];
+    const roles = (await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/roles' })).json().data as {
+      builtin: boolean;
+      permissions: string[];
+    }[];
     const admin = roles.find((r) => r.builtin)!;
     assert.deepEqual([...admin.permissions].sort(), [...all].sort());
     // A role may be given all of them, and nothing outside them.
-    const made = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/roles', payload: { name: 'everything', permissions: all } });
+    const made = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/roles',
+      payload: { name: 'everything', permissions: all },
+    });
     assert.equal(made.statusCode, 201, made.body);
     assert.deepEqual([...made.json().permissions].sort(), [...all].sort());
-    const bad = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/roles', payload: { name: 'bad', permissions: ['leads:delete'] } });
+    const bad = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/roles',
+      payload: { name: 'bad', permissions: ['leads:delete'] },
+    });
     expectProblem(bad, 400, 'validation_failed');
     // A key may be scoped to any of them.
     const key = await newApiKey(ta, all);
@@ -66,7 +92,11 @@ forEachDatabase('permissions', (engine) => {
     assert.match(String(none.headers['www-authenticate']), /^Bearer/);
     const garbage = await call(ta.app, 'lg_not-a-real-key', { method: 'GET', url: '/api/permissions' });
     expectProblem(garbage, 401, 'unauthorized');
-    const basic = await ta.app.inject({ method: 'GET', url: '/api/permissions', headers: { authorization: 'Basic b3duZXI6cGFzcw==' } });
+    const basic = await ta.app.inject({
+      method: 'GET',
+      url: '/api/permissions',
+      headers: { authorization: 'Basic b3duZXI6cGFzcw==' },
+    });
     expectProblem(basic, 401, 'unauthorized');
   });
 

@@ -9,7 +9,9 @@ const Vocabulary = Type.Object(
       Type.Object({
         module: Type.String(),
         label: Type.String(),
-        actions: Type.Array(Type.Object({ action: Type.String(), permission: Type.String(), description: Type.String() })),
+        actions: Type.Array(
+          Type.Object({ action: Type.String(), permission: Type.String(), description: Type.String() }),
+        ),
       }),
     ),
   },

@@ -10,11 +10,11 @@ const TAGS = ['Postbacks'];
 const DESCRIPTION =
   "A partner reports what became of a lead it was sent: its sale status and its first deposit (FTD). The partner's postback " +
   'URL (postback_url, shown when the partner is created or its token rotated) is the credential: an unknown, malformed or ' +
-  'rotated-away token gets 401. Name the lead by lead_id (the Leadgate id) or partner_lead_id (the partner\'s own id), not ' +
-  "both; it must have been delivered to this partner (else 404). A changed sale_status is stored; ftd=true records the FTD " +
-  '(ftd_at, default now; revenue in USD; and, when the campaign pays its traffic provider per FTD (cpa), the lead\'s cost). ' +
+  "rotated-away token gets 401. Name the lead by lead_id (the Leadgate id) or partner_lead_id (the partner's own id), not " +
+  'both; it must have been delivered to this partner (else 404). A changed sale_status is stored; ftd=true records the FTD ' +
+  "(ftd_at, default now; revenue in USD; and, when the campaign pays its traffic provider per FTD (cpa), the lead's cost). " +
   'Repeating a postback changes nothing (changed: false): the first FTD reported wins, and `notes` says what was ignored. ' +
-  'Unknown parameters are ignored (partners\' templates often add their own); empty values count as not sent. ' +
+  "Unknown parameters are ignored (partners' templates often add their own); empty values count as not sent. " +
   'Every postback that changes a lead is recorded in the audit log (lead.postback).';
 
 const answers = { 200: PostbackResult, ...problems(404, 409) };
@@ -27,7 +27,8 @@ export default async function postbackRoutes(app: App) {
     done(null, parseForm(body as string));
   });
 
-  const handle = async (req: FastifyRequest, raw: RawPostback) => applyPostback(app.db, req, req.postbackPartner!, parsePostback(raw));
+  const handle = async (req: FastifyRequest, raw: RawPostback) =>
+    applyPostback(app.db, req, req.postbackPartner!, parsePostback(raw));
 
   app.get(
     '/api/postback/:token',

@@ -10,15 +10,21 @@ import { Type } from 'typebox';
 // would see the 400s. So the schemas below leave additionalProperties open, and the handler
 // reads only the fields it knows.
 
-const LEAD_ID = 'The Leadgate lead id (the {{lead.id}} sent to the partner). Give lead_id or partner_lead_id, not both.';
-const PARTNER_LEAD_ID = "The partner's own id for the lead (from its answer when the lead was delivered). Give lead_id or partner_lead_id, not both.";
-const SALE_STATUS = "The lead's sale status in the partner's words (at most 100 characters), e.g. \"Interested\", \"No answer\"; stored as sent.";
+const LEAD_ID =
+  'The Leadgate lead id (the {{lead.id}} sent to the partner). Give lead_id or partner_lead_id, not both.';
+const PARTNER_LEAD_ID =
+  "The partner's own id for the lead (from its answer when the lead was delivered). Give lead_id or partner_lead_id, not both.";
+const SALE_STATUS =
+  'The lead\'s sale status in the partner\'s words (at most 100 characters), e.g. "Interested", "No answer"; stored as sent.';
 const FTD = 'true when the lead made its first deposit: true, false, 1, 0, yes or no (any case).';
-const FTD_AT = 'When the first deposit was made: ISO 8601 date-time with Z or an offset (e.g. 2026-11-22T10:15:00Z); default: now. At most 5 minutes in the future, and not before 2000.';
-const REVENUE = 'What the partner pays for the FTD, in USD: a decimal with at most 2 decimals, ≥ 0 (e.g. 250 or 250.50). Recorded only with ftd=true.';
+const FTD_AT =
+  'When the first deposit was made: ISO 8601 date-time with Z or an offset (e.g. 2026-11-22T10:15:00Z); default: now. At most 5 minutes in the future, and not before 2000.';
+const REVENUE =
+  'What the partner pays for the FTD, in USD: a decimal with at most 2 decimals, ≥ 0 (e.g. 250 or 250.50). Recorded only with ftd=true.';
 const EMPTY = ' An empty value counts as not sent (templates often leave a macro empty).';
 
-const text = (maxLength: number, description: string) => Type.Optional(Type.String({ maxLength, description: description + EMPTY }));
+const text = (maxLength: number, description: string) =>
+  Type.Optional(Type.String({ maxLength, description: description + EMPTY }));
 
 /** GET: everything is text. */
 export const PostbackQuery = Type.Object(
@@ -37,28 +43,51 @@ export const PostbackQuery = Type.Object(
 export const PostbackBody = Type.Object(
   {
     lead_id: text(100, LEAD_ID),
-    partner_lead_id: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER })], { description: PARTNER_LEAD_ID + EMPTY })),
+    partner_lead_id: Type.Optional(
+      Type.Union(
+        [
+          Type.String({ maxLength: 200 }),
+          Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+        ],
+        { description: PARTNER_LEAD_ID + EMPTY },
+      ),
+    ),
     sale_status: text(100, SALE_STATUS),
-    ftd: Type.Optional(Type.Union([Type.Boolean(), Type.Integer({ format: 'int32', minimum: 0, maximum: 1 }), Type.String({ maxLength: 10 })], { description: FTD + EMPTY })),
+    ftd: Type.Optional(
+      Type.Union(
+        [Type.Boolean(), Type.Integer({ format: 'int32', minimum: 0, maximum: 1 }), Type.String({ maxLength: 10 })],
+        { description: FTD + EMPTY },
+      ),
+    ),
     ftd_at: text(40, FTD_AT),
-    revenue: Type.Optional(Type.Union([Type.Number(), Type.String({ maxLength: 40 })], { description: REVENUE + EMPTY })),
+    revenue: Type.Optional(
+      Type.Union([Type.Number(), Type.String({ maxLength: 40 })], { description: REVENUE + EMPTY }),
+    ),
   },
   { additionalProperties: true, title: 'Postback', description: 'Unknown fields are ignored.' },
 );
 
 export const PostbackParams = Type.Object(
-  { token: Type.String({ maxLength: 200, description: "The partner's postback token (lgp_…), as in its postback_url" }) },
+  {
+    token: Type.String({ maxLength: 200, description: "The partner's postback token (lgp_…), as in its postback_url" }),
+  },
   { additionalProperties: false },
 );
 
 export const PostbackResult = Type.Object(
   {
     lead_id: Type.String(),
-    changed: Type.Boolean({ description: 'false when the lead already held everything this postback reports (a repeat changes nothing)' }),
+    changed: Type.Boolean({
+      description: 'false when the lead already held everything this postback reports (a repeat changes nothing)',
+    }),
     sale_status: Type.Union([Type.String(), Type.Null()], { description: "The lead's sale status now" }),
-    ftd_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: "The lead's FTD time now (the first FTD reported wins)" }),
+    ftd_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: "The lead's FTD time now (the first FTD reported wins)",
+    }),
     revenue: Type.Number({ description: "The lead's revenue now, in USD" }),
-    notes: Type.Array(Type.String(), { description: 'What this postback reported but did not change, and why (e.g. an FTD already recorded)' }),
+    notes: Type.Array(Type.String(), {
+      description: 'What this postback reported but did not change, and why (e.g. an FTD already recorded)',
+    }),
   },
   { title: 'PostbackResult' },
 );

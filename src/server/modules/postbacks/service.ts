@@ -19,7 +19,9 @@ export interface Postback {
 }
 
 /** Raw fields as they arrive: text from a query or form, native types from JSON. */
-export type RawPostback = Partial<Record<'lead_id' | 'partner_lead_id' | 'sale_status' | 'ftd' | 'ftd_at' | 'revenue', unknown>>;
+export type RawPostback = Partial<
+  Record<'lead_id' | 'partner_lead_id' | 'sale_status' | 'ftd' | 'ftd_at' | 'revenue', unknown>
+>;
 
 /** Partners' clocks drift; an FTD time a little ahead of ours is still believable. */
 const FUTURE_SLACK_MS = 5 * 60_000;
@@ -51,7 +53,8 @@ export function parsePostback(raw: RawPostback): Postback {
 
   const leadId = given(raw.lead_id) ? String(raw.lead_id).trim() : '';
   const partnerLeadId = given(raw.partner_lead_id) ? String(raw.partner_lead_id).trim() : '';
-  if (leadId && partnerLeadId) errors.push({ field: 'partner_lead_id', message: 'must not be sent together with lead_id: send one of them' });
+  if (leadId && partnerLeadId)
+    errors.push({ field: 'partner_lead_id', message: 'must not be sent together with lead_id: send one of them' });
   else if (leadId) out.ref = { lead_id: leadId };
   else if (partnerLeadId) out.ref = { partner_lead_id: partnerLeadId };
   else errors.push({ field: 'lead_id', message: 'is required (or partner_lead_id): which lead the postback is about' });
@@ -69,9 +72,15 @@ export function parsePostback(raw: RawPostback): Postback {
 
   if (given(raw.ftd_at)) {
     const b = parseBound(String(raw.ftd_at).trim());
-    if (!b || b.kind !== 'instant') errors.push({ field: 'ftd_at', message: 'must be an ISO 8601 date-time with Z or an offset, e.g. 2026-11-22T10:15:00Z' });
-    else if (b.ms > Date.now() + FUTURE_SLACK_MS) errors.push({ field: 'ftd_at', message: 'is more than 5 minutes in the future' });
-    else if (b.ms < EARLIEST_FTD_MS) errors.push({ field: 'ftd_at', message: 'is before 2000: not a believable FTD time' });
+    if (!b || b.kind !== 'instant')
+      errors.push({
+        field: 'ftd_at',
+        message: 'must be an ISO 8601 date-time with Z or an offset, e.g. 2026-11-22T10:15:00Z',
+      });
+    else if (b.ms > Date.now() + FUTURE_SLACK_MS)
+      errors.push({ field: 'ftd_at', message: 'is more than 5 minutes in the future' });
+    else if (b.ms < EARLIEST_FTD_MS)
+      errors.push({ field: 'ftd_at', message: 'is before 2000: not a believable FTD time' });
     else out.ftd_at = new Date(b.ms).toISOString();
   }
 
@@ -108,14 +117,22 @@ const LEAD_COLUMNS = CONVERSION_LEAD_COLUMNS;
  * conversion must not be lost for it (`recovered`).
  */
 async function lockLead(tx: DB, partnerId: string, ref: Postback['ref']) {
-  let q = tx.selectFrom('leads').select(LEAD_COLUMNS).where('partner_id', '=', partnerId).where('status', '=', 'delivered');
+  let q = tx
+    .selectFrom('leads')
+    .select(LEAD_COLUMNS)
+    .where('partner_id', '=', partnerId)
+    .where('status', '=', 'delivered');
   q = 'lead_id' in ref ? q.where('id', '=', ref.lead_id) : q.where('partner_lead_id', '=', ref.partner_lead_id);
   // PostgreSQL: concurrent postbacks for one lead take turns, so each sees what the last one
   // wrote (SQLite runs one write transaction at a time anyway).
   if (isPostgres(tx)) q = q.forUpdate();
   const rows = await q.limit(2).execute();
   if (rows.length > 1) {
-    throw new HttpProblem(409, 'conflict', 'Several leads delivered to this partner carry that partner_lead_id; send lead_id instead.');
+    throw new HttpProblem(
+      409,
+      'conflict',
+      'Several leads delivered to this partner carry that partner_lead_id; send lead_id instead.',
+    );
   }
   if (rows.length) return { ...rows[0], recovered: false };
   if ('lead_id' in ref) {
@@ -126,7 +143,12 @@ async function lockLead(tx: DB, partnerId: string, ref: Postback['ref']) {
       .where('status', '=', 'failed')
       .where((eb) =>
         eb(
-          eb.selectFrom('lead_attempts').select('lead_attempts.partner_id').whereRef('lead_attempts.lead_id', '=', 'leads.id').orderBy('lead_attempts.attempt_no', 'desc').limit(1),
+          eb
+            .selectFrom('lead_attempts')
+            .select('lead_attempts.partner_id')
+            .whereRef('lead_attempts.lead_id', '=', 'leads.id')
+            .orderBy('lead_attempts.attempt_no', 'desc')
+            .limit(1),
           '=',
           partnerId,
         ),
@@ -143,7 +165,12 @@ async function lockLead(tx: DB, partnerId: string, ref: Postback['ref']) {
  * written when it differs, and the first FTD reported wins (later ones only add a note).
  * Every postback that changes the lead is audited (via system: the actor is the partner).
  */
-export async function applyPostback(db: DB, req: FastifyRequest, partner: PostbackPartner, p: Postback): Promise<PostbackResult> {
+export async function applyPostback(
+  db: DB,
+  req: FastifyRequest,
+  partner: PostbackPartner,
+  p: Postback,
+): Promise<PostbackResult> {
   return db.transaction().execute(async (tx) => {
     const lead = await lockLead(tx, partner.id, p.ref);
     const base: Applied = { changed: false, patch: {}, changes: {}, notes: [] };
@@ -153,7 +180,9 @@ export async function applyPostback(db: DB, req: FastifyRequest, partner: Postba
       const cost = await payoutCents(tx, lead.campaign_id, 'cpl', lead.country);
       if (cost !== null) base.patch.cost_cents = cost;
       Object.assign(base.patch, saleAtDelivery(await dealOf(tx, partner.id), lead.country));
-      base.notes.push('The delivery of this lead to you was interrupted on our side; your postback shows you registered it, so it is now recorded as delivered to you.');
+      base.notes.push(
+        'The delivery of this lead to you was interrupted on our side; your postback shows you registered it, so it is now recorded as delivered to you.',
+      );
     }
     const { changed, patch, changes, notes } = await applyConversion(tx, lead, p, 'postback', base);
     if (changed) {

@@ -60,7 +60,9 @@ export default async function profileRoutes(app: App) {
             name: Type.Optional(PersonName),
             timezone: Type.Optional(Timezone),
             email: Type.Optional(Email),
-            current_password: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Needed to change the email' })),
+            current_password: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 256, description: 'Needed to change the email' }),
+            ),
           },
           { additionalProperties: false, minProperties: 1 },
         ),
@@ -91,7 +93,12 @@ export default async function profileRoutes(app: App) {
           .where('id', '=', p.operator.id)
           .execute();
         if (newEmail !== undefined) {
-          await audit(tx, req, { action: 'profile.email_changed', target_type: 'operator', target_id: p.operator.id, details: { from: p.operator.email, to: newEmail } });
+          await audit(tx, req, {
+            action: 'profile.email_changed',
+            target_type: 'operator',
+            target_id: p.operator.id,
+            details: { from: p.operator.email, to: newEmail },
+          });
         }
       });
       return profileOf(p.operator.id, p.rolePermissions);
@@ -121,8 +128,16 @@ export default async function profileRoutes(app: App) {
       await confirmCurrentPassword(app.db, req, p, req.body.current_password, 'change your password');
       const password_hash = await hashPassword(req.body.new_password);
       await app.db.transaction().execute(async (tx) => {
-        await tx.updateTable('operators').set({ password_hash, updated_at: nowIso() }).where('id', '=', p.operator.id).execute();
-        await tx.deleteFrom('sessions').where('operator_id', '=', p.operator.id).where('id', '!=', p.sessionId!).execute();
+        await tx
+          .updateTable('operators')
+          .set({ password_hash, updated_at: nowIso() })
+          .where('id', '=', p.operator.id)
+          .execute();
+        await tx
+          .deleteFrom('sessions')
+          .where('operator_id', '=', p.operator.id)
+          .where('id', '!=', p.sessionId!)
+          .execute();
         await audit(tx, req, { action: 'profile.password_changed', target_type: 'operator', target_id: p.operator.id });
       });
       return reply.status(204).send(null);

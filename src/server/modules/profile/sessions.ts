@@ -75,9 +75,18 @@ export default async function sessionRoutes(app: App) {
         .orderBy('id', 'desc')
         .limit(limit + 1);
       // Session ids are random: the sign-in time orders them, the id breaks ties.
-      if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)])]));
+      if (after)
+        q = q.where((eb) =>
+          eb.or([
+            eb('created_at', '<', after.created_at),
+            eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)]),
+          ]),
+        );
       const page = pageOf(await q.execute(), limit, (r) => ({ created_at: r.created_at, id: r.id }));
-      return { ...page, data: page.data.map((r) => ({ ...r, device: deviceOf(r.user_agent), current: r.id === p.sessionId })) };
+      return {
+        ...page,
+        data: page.data.map((r) => ({ ...r, device: deviceOf(r.user_agent), current: r.id === p.sessionId })),
+      };
     },
   );
 
@@ -89,14 +98,19 @@ export default async function sessionRoutes(app: App) {
         operationId: 'revokeMySession',
         tags: ['Profile'],
         summary: 'Sign out one of your sessions',
-        description: 'Its token stops working on the next request. Your own current session may be ended this way too (like logout). 404 for anyone else\'s.',
+        description:
+          "Its token stops working on the next request. Your own current session may be ended this way too (like logout). 404 for anyone else's.",
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
         response: { 204: Type.Null({ description: 'Signed out' }), ...problems(404) },
       },
     },
     async (req, reply) => {
       const p = principalOf(req);
-      const res = await app.db.deleteFrom('sessions').where('id', '=', req.params.id).where('operator_id', '=', p.operator.id).executeTakeFirst();
+      const res = await app.db
+        .deleteFrom('sessions')
+        .where('id', '=', req.params.id)
+        .where('operator_id', '=', p.operator.id)
+        .executeTakeFirst();
       if (res.numDeletedRows === 0n) notFound('session');
       await audit(app.db, req, { action: 'profile.session_revoked', target_type: 'session', target_id: req.params.id });
       return reply.status(204).send(null);
@@ -112,12 +126,21 @@ export default async function sessionRoutes(app: App) {
         tags: ['Profile'],
         summary: 'Sign out everywhere else',
         description: 'Ends every session of yours except this one. API keys are not sessions and keep working.',
-        response: { 200: Type.Object({ revoked: Type.Integer({ description: 'How many sessions ended' }) }, { title: 'SessionsRevoked' }) },
+        response: {
+          200: Type.Object(
+            { revoked: Type.Integer({ description: 'How many sessions ended' }) },
+            { title: 'SessionsRevoked' },
+          ),
+        },
       },
     },
     async (req) => {
       const p = principalOf(req);
-      const res = await app.db.deleteFrom('sessions').where('operator_id', '=', p.operator.id).where('id', '!=', p.sessionId!).executeTakeFirst();
+      const res = await app.db
+        .deleteFrom('sessions')
+        .where('operator_id', '=', p.operator.id)
+        .where('id', '!=', p.sessionId!)
+        .executeTakeFirst();
       const revoked = Number(res.numDeletedRows);
       await audit(app.db, req, { action: 'profile.sessions_revoked', details: { revoked } });
       return { revoked };

@@ -8,10 +8,23 @@ import { problems } from '../../http/openapi.js';
 import { principalOf, type App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { beginAttempt, forgetAttempt } from '../auth/service.js';
-import { confirmEnrolment, disableTwoFactor, replaceRecoveryCodes, spendCode, startEnrolment, twoFactorStatus } from './two-factor.js';
+import {
+  confirmEnrolment,
+  disableTwoFactor,
+  replaceRecoveryCodes,
+  spendCode,
+  startEnrolment,
+  twoFactorStatus,
+} from './two-factor.js';
 
 const CodeBody = Type.Object(
-  { code: Type.String({ minLength: 1, maxLength: 32, description: 'A 6-digit code from your authenticator app, or one of your recovery codes' }) },
+  {
+    code: Type.String({
+      minLength: 1,
+      maxLength: 32,
+      description: 'A 6-digit code from your authenticator app, or one of your recovery codes',
+    }),
+  },
   { additionalProperties: false },
 );
 
@@ -25,7 +38,11 @@ const Enrolment = Type.Object(
 );
 
 const RecoveryCodes = Type.Object(
-  { recovery_codes: Type.Array(Type.String(), { description: 'Ten one-time codes, shown this once; only their hashes are kept' }) },
+  {
+    recovery_codes: Type.Array(Type.String(), {
+      description: 'Ten one-time codes, shown this once; only their hashes are kept',
+    }),
+  },
   { title: 'RecoveryCodes' },
 );
 
@@ -42,7 +59,12 @@ export default async function twoFactorRoutes(app: App) {
     const attempt = await beginAttempt(app.db, clientIp(req), p.operator.email);
     const kind = await spendCode(app.db, p.operator.id, code);
     if (!kind) {
-      await audit(app.db, req, { action: 'auth.totp_failed', target_type: 'operator', target_id: p.operator.id, details: { where: req.routeOptions.url } });
+      await audit(app.db, req, {
+        action: 'auth.totp_failed',
+        target_type: 'operator',
+        target_id: p.operator.id,
+        details: { where: req.routeOptions.url },
+      });
       invalid([{ field: 'code', message: 'is wrong or already used' }]);
     }
     await forgetAttempt(app.db, attempt);
@@ -57,7 +79,8 @@ export default async function twoFactorRoutes(app: App) {
         operationId: 'enrolTwoFactor',
         tags: ['Profile'],
         summary: 'Start two-factor enrolment: a new secret and its QR code',
-        description: 'Nothing changes until the secret is confirmed with a code. Calling it again replaces the pending secret. 409 while 2FA is on.',
+        description:
+          'Nothing changes until the secret is confirmed with a code. Calling it again replaces the pending secret. 409 while 2FA is on.',
         response: { 200: Enrolment, ...problems(409) },
       },
     },
@@ -78,7 +101,8 @@ export default async function twoFactorRoutes(app: App) {
         operationId: 'confirmTwoFactor',
         tags: ['Profile'],
         summary: 'Turn two-factor sign-in on with a code from the new secret',
-        description: 'Answers the ten recovery codes, shown this once. 400 naming `code` for a wrong code; 409 without a pending enrolment.',
+        description:
+          'Answers the ten recovery codes, shown this once. 400 naming `code` for a wrong code; 409 without a pending enrolment.',
         body: CodeBody,
         response: { 200: RecoveryCodes, ...problems(409) },
       },
@@ -104,7 +128,10 @@ export default async function twoFactorRoutes(app: App) {
         summary: 'Turn two-factor sign-in off',
         description: 'Needs a current code or a recovery code. Wrong codes count toward the login rate limit (429).',
         body: CodeBody,
-        response: { 204: Type.Null({ description: 'Off; the secret and recovery codes are deleted' }), ...problems(409, 429) },
+        response: {
+          204: Type.Null({ description: 'Off; the secret and recovery codes are deleted' }),
+          ...problems(409, 429),
+        },
       },
     },
     async (req, reply) => {
@@ -112,7 +139,12 @@ export default async function twoFactorRoutes(app: App) {
       const kind = await spendOrRefuse(req, req.body.code);
       await app.db.transaction().execute(async (tx) => {
         await disableTwoFactor(tx, p.operator.id);
-        await audit(tx, req, { action: 'profile.2fa_disabled', target_type: 'operator', target_id: p.operator.id, details: { with: kind } });
+        await audit(tx, req, {
+          action: 'profile.2fa_disabled',
+          target_type: 'operator',
+          target_id: p.operator.id,
+          details: { with: kind },
+        });
       });
       return reply.status(204).send(null);
     },
@@ -126,7 +158,8 @@ export default async function twoFactorRoutes(app: App) {
         operationId: 'regenerateRecoveryCodes',
         tags: ['Profile'],
         summary: 'Replace your recovery codes with ten new ones',
-        description: 'Needs a current code or a recovery code; the old recovery codes stop working. Wrong codes count toward the login rate limit (429).',
+        description:
+          'Needs a current code or a recovery code; the old recovery codes stop working. Wrong codes count toward the login rate limit (429).',
         body: CodeBody,
         response: { 200: RecoveryCodes, ...problems(409, 429) },
       },
@@ -136,7 +169,11 @@ export default async function twoFactorRoutes(app: App) {
       await spendOrRefuse(req, req.body.code);
       const codes = await app.db.transaction().execute(async (tx) => {
         const codes = await replaceRecoveryCodes(tx, p.operator.id);
-        await audit(tx, req, { action: 'profile.recovery_codes_replaced', target_type: 'operator', target_id: p.operator.id });
+        await audit(tx, req, {
+          action: 'profile.recovery_codes_replaced',
+          target_type: 'operator',
+          target_id: p.operator.id,
+        });
         return codes;
       });
       return { recovery_codes: codes };

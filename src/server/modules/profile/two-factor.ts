@@ -27,7 +27,11 @@ const hashRecoveryCode = (code: string) => hashSecret(normalizeRecoveryCode(code
 const isTotpCode = (code: string) => /^\d{6}$/.test(code.replace(/\s/g, ''));
 
 export async function twoFactorStatus(db: Db, operatorId: string) {
-  const op = await db.selectFrom('operators').select('totp_secret').where('id', '=', operatorId).executeTakeFirstOrThrow();
+  const op = await db
+    .selectFrom('operators')
+    .select('totp_secret')
+    .where('id', '=', operatorId)
+    .executeTakeFirstOrThrow();
   const left = await db
     .selectFrom('recovery_codes')
     .select((eb) => eb.fn.countAll<string | number>().as('n'))
@@ -57,7 +61,15 @@ export async function replaceRecoveryCodes(db: Db, operatorId: string): Promise<
   await db.deleteFrom('recovery_codes').where('operator_id', '=', operatorId).execute();
   await db
     .insertInto('recovery_codes')
-    .values(codes.map((c) => ({ id: newId(), operator_id: operatorId, code_hash: hashRecoveryCode(c), created_at: now, used_at: null })))
+    .values(
+      codes.map((c) => ({
+        id: newId(),
+        operator_id: operatorId,
+        code_hash: hashRecoveryCode(c),
+        created_at: now,
+        used_at: null,
+      })),
+    )
     .execute();
   return codes;
 }
@@ -67,11 +79,16 @@ export async function replaceRecoveryCodes(db: Db, operatorId: string): Promise<
  * `code` when it does not match; 409 when there is nothing to confirm.
  */
 export async function confirmEnrolment(tx: Db, operatorId: string, code: string): Promise<string[]> {
-  const op = await tx.selectFrom('operators').select(['totp_secret', 'totp_pending_secret']).where('id', '=', operatorId).executeTakeFirstOrThrow();
+  const op = await tx
+    .selectFrom('operators')
+    .select(['totp_secret', 'totp_pending_secret'])
+    .where('id', '=', operatorId)
+    .executeTakeFirstOrThrow();
   if (op.totp_secret !== null) conflict('Two-factor sign-in is already on.');
   if (op.totp_pending_secret === null) conflict('Start the enrolment first: there is no pending secret to confirm.');
   const step = matchStep(op.totp_pending_secret!, code.replace(/\s/g, ''));
-  if (step === null) invalid([{ field: 'code', message: 'does not match the secret; check the device clock and try the current code' }]);
+  if (step === null)
+    invalid([{ field: 'code', message: 'does not match the secret; check the device clock and try the current code' }]);
   const res = await tx
     .updateTable('operators')
     .set({ totp_secret: op.totp_pending_secret, totp_pending_secret: null, totp_last_step: step, updated_at: nowIso() })
@@ -94,7 +111,11 @@ export async function spendCode(
   code: string,
   kind: 'totp' | 'recovery' = isTotpCode(code) ? 'totp' : 'recovery',
 ): Promise<'totp' | 'recovery' | null> {
-  const op = await db.selectFrom('operators').select(['totp_secret', 'totp_last_step']).where('id', '=', operatorId).executeTakeFirstOrThrow();
+  const op = await db
+    .selectFrom('operators')
+    .select(['totp_secret', 'totp_last_step'])
+    .where('id', '=', operatorId)
+    .executeTakeFirstOrThrow();
   if (op.totp_secret === null) return null;
   if (kind === 'totp') {
     const step = matchStep(op.totp_secret, code.replace(/\s/g, ''));
@@ -117,7 +138,12 @@ export async function spendCode(
     .where('used_at', 'is', null)
     .executeTakeFirst();
   if (!row) return null;
-  const res = await db.updateTable('recovery_codes').set({ used_at: nowIso() }).where('id', '=', row.id).where('used_at', 'is', null).executeTakeFirst();
+  const res = await db
+    .updateTable('recovery_codes')
+    .set({ used_at: nowIso() })
+    .where('id', '=', row.id)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
   return res.numUpdatedRows > 0n ? 'recovery' : null;
 }
 

@@ -17,7 +17,11 @@ export function postbackDestination(db: DB, agent: Agent): Destination {
           if (!template) return { cancel: 'the traffic provider has no postback for this event any more' };
           const target = postbackUrl(template, event);
           if ('refused' in target) return { cancel: target.refused };
-          return sendHttp(agent, { method: 'GET', url: target.url, headers: { 'user-agent': 'Leadgate-Postback' }, body: null }, "the provider's tracker");
+          return sendHttp(
+            agent,
+            { method: 'GET', url: target.url, headers: { 'user-agent': 'Leadgate-Postback' }, body: null },
+            "the provider's tracker",
+          );
         },
       };
     },

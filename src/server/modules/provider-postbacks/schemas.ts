@@ -10,7 +10,12 @@ export const PostbackEventName = Type.Unsafe<PostbackEvent>({
 
 const postbackFields = {
   event_type: PostbackEventName,
-  campaign_id: Nullable(Type.String({ maxLength: 100, description: "One of the provider's campaigns; null: every campaign without its own postback for this event" })),
+  campaign_id: Nullable(
+    Type.String({
+      maxLength: 100,
+      description: "One of the provider's campaigns; null: every campaign without its own postback for this event",
+    }),
+  ),
   url: Type.String({
     minLength: 1,
     maxLength: 2000,
@@ -21,7 +26,12 @@ const postbackFields = {
 export const Postback = Type.Object(postbackFields, { title: 'ProviderPostback' });
 export const PostbackList = Type.Object({ postbacks: Type.Array(Postback) }, { title: 'ProviderPostbacks' });
 export const PutPostbacks = Type.Object(
-  { postbacks: Type.Array(Type.Object(postbackFields, { additionalProperties: false }), { maxItems: 100, description: 'Replaces every postback of the provider; at most one per event and campaign' }) },
+  {
+    postbacks: Type.Array(Type.Object(postbackFields, { additionalProperties: false }), {
+      maxItems: 100,
+      description: 'Replaces every postback of the provider; at most one per event and campaign',
+    }),
+  },
   { additionalProperties: false, title: 'PutProviderPostbacks' },
 );
 export type PutPostbacks = Static<typeof PutPostbacks>;
@@ -30,7 +40,12 @@ export const TestPostback = Type.Object(
   {
     event_type: PostbackEventName,
     campaign_id: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
-    lead_id: Type.Optional(Type.String({ maxLength: 100, description: "One of the provider's leads to fill the macros from; default: a sample lead" })),
+    lead_id: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description: "One of the provider's leads to fill the macros from; default: a sample lead",
+      }),
+    ),
   },
   { additionalProperties: false, title: 'TestPostbackRequest' },
 );

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { buildTestApp, call, expectProblem, forEachDatabase, newApiKey, newOperator, type TestApp } from '../../../../test/helpers.js';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  newApiKey,
+  newOperator,
+  type TestApp,
+} from '../../../../test/helpers.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -30,7 +38,10 @@ async function walk(ta: TestApp, url: string, token = ta.ownerToken) {
   let cursor: string | null = null;
   do {
     const sep = url.includes('?') ? '&' : '?';
-    const res = await call(ta.app, token, { method: 'GET', url: cursor ? `${url}${sep}cursor=${encodeURIComponent(cursor)}` : url });
+    const res = await call(ta.app, token, {
+      method: 'GET',
+      url: cursor ? `${url}${sep}cursor=${encodeURIComponent(cursor)}` : url,
+    });
     assert.equal(res.statusCode, 200, res.body);
     const page = res.json();
     pages.push(page);
@@ -41,13 +52,17 @@ async function walk(ta: TestApp, url: string, token = ta.ownerToken) {
 }
 
 const adminRole = async (ta: TestApp) =>
-  (await ta.db.selectFrom('roles').select(['id', 'name']).where('builtin', '=', 1).executeTakeFirstOrThrow());
+  await ta.db.selectFrom('roles').select(['id', 'name']).where('builtin', '=', 1).executeTakeFirstOrThrow();
 
 forEachDatabase('roles', (engine) => {
   test('create answers 201 with the role; get returns the same; the row is stored', async (t) => {
     const ta = await buildTestApp(t, engine);
     const before = new Date().toISOString();
-    const res = await createRole(ta, { name: '  Support  ', description: 'Reads leads', permissions: ['leads:view', 'analytics:view'] });
+    const res = await createRole(ta, {
+      name: '  Support  ',
+      description: 'Reads leads',
+      permissions: ['leads:view', 'analytics:view'],
+    });
     assert.equal(res.statusCode, 201, res.body);
     const role = res.json() as RoleBody;
     assert.equal(typeof role.id, 'string');
@@ -86,7 +101,10 @@ forEachDatabase('roles', (engine) => {
     }
     const pages = await walk(ta, '/api/roles?limit=2');
     // 6 made + admin = 7 roles → pages of 2, 2, 2, 1.
-    assert.deepEqual(pages.map((p) => p.data.length), [2, 2, 2, 1]);
+    assert.deepEqual(
+      pages.map((p) => p.data.length),
+      [2, 2, 2, 1],
+    );
     assert.equal(pages[pages.length - 1].next_cursor, null);
     const ids = pages.flatMap((p) => p.data.map((r) => r.id));
     assert.equal(new Set(ids).size, ids.length, 'no role is listed twice');
@@ -131,25 +149,44 @@ forEachDatabase('roles', (engine) => {
     assert.deepEqual([...updated.permissions].sort(), ['leads:edit', 'leads:view']);
     assert.equal(updated.created_at, role.created_at);
     assert.ok(updated.updated_at >= role.updated_at);
-    assert.deepEqual((await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/roles/${role.id}` })).json(), updated);
+    assert.deepEqual(
+      (await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/roles/${role.id}` })).json(),
+      updated,
+    );
 
     // A partial patch leaves the other fields alone.
-    const partial = await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/roles/${role.id}`, payload: { permissions: [] } });
+    const partial = await call(ta.app, ta.ownerToken, {
+      method: 'PATCH',
+      url: `/api/roles/${role.id}`,
+      payload: { permissions: [] },
+    });
     assert.equal(partial.statusCode, 200);
     assert.equal(partial.json().name, 'Editor');
     assert.equal(partial.json().description, 'Edits leads');
     assert.deepEqual(partial.json().permissions, []);
-    const row = await ta.db.selectFrom('roles').select('permissions').where('id', '=', role.id).executeTakeFirstOrThrow();
+    const row = await ta.db
+      .selectFrom('roles')
+      .select('permissions')
+      .where('id', '=', role.id)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(JSON.parse(row.permissions), []);
 
     // Renaming a role to its own name is not a conflict.
-    const same = await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/roles/${role.id}`, payload: { name: 'Editor' } });
+    const same = await call(ta.app, ta.ownerToken, {
+      method: 'PATCH',
+      url: `/api/roles/${role.id}`,
+      payload: { name: 'Editor' },
+    });
     assert.equal(same.statusCode, 200);
 
     // A permission change applies to its holders on their next request.
     const op = await newOperator(ta, ['roles:view']);
     assert.equal((await call(ta.app, op.token, { method: 'GET', url: '/api/roles' })).statusCode, 200);
-    const drop = await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/roles/${op.roleId}`, payload: { permissions: ['leads:view'] } });
+    const drop = await call(ta.app, ta.ownerToken, {
+      method: 'PATCH',
+      url: `/api/roles/${op.roleId}`,
+      payload: { permissions: ['leads:view'] },
+    });
     assert.equal(drop.statusCode, 200);
     expectProblem(await call(ta.app, op.token, { method: 'GET', url: '/api/roles' }), 403, 'forbidden');
   });
@@ -161,7 +198,11 @@ forEachDatabase('roles', (engine) => {
     assert.equal(del.statusCode, 204);
     assert.equal(del.body, '');
     expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/roles/${role.id}` }), 404, 'not_found');
-    expectProblem(await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${role.id}` }), 404, 'not_found');
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${role.id}` }),
+      404,
+      'not_found',
+    );
     assert.equal(await ta.db.selectFrom('roles').select('id').where('id', '=', role.id).executeTakeFirst(), undefined);
     // The name is free again.
     assert.equal((await createRole(ta, { name: 'Temp', permissions: [] })).statusCode, 201);
@@ -171,7 +212,11 @@ forEachDatabase('roles', (engine) => {
     const ta = await buildTestApp(t, engine);
     for (const id of ['00000000-0000-7000-8000-000000000000', 'nope']) {
       expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/roles/${id}` }), 404, 'not_found');
-      expectProblem(await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/roles/${id}`, payload: { name: 'x' } }), 404, 'not_found');
+      expectProblem(
+        await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/roles/${id}`, payload: { name: 'x' } }),
+        404,
+        'not_found',
+      );
       expectProblem(await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${id}` }), 404, 'not_found');
     }
   });
@@ -182,19 +227,28 @@ forEachDatabase('roles', (engine) => {
     const before = await count();
 
     assert.deepEqual(fieldsOf(await createRole(ta, { name: 'R', permissions: ['leads:fly'] })), ['permissions[0]']);
-    assert.deepEqual(fieldsOf(await createRole(ta, { name: 'R', permissions: ['leads:view', 'nope'] })), ['permissions[1]']);
+    assert.deepEqual(fieldsOf(await createRole(ta, { name: 'R', permissions: ['leads:view', 'nope'] })), [
+      'permissions[1]',
+    ]);
     assert.deepEqual(fieldsOf(await createRole(ta, { name: '', permissions: [] })), ['name']);
     assert.deepEqual(fieldsOf(await createRole(ta, { name: '   ', permissions: [] })), ['name']);
     assert.deepEqual(fieldsOf(await createRole(ta, { name: 'R', permissions: [], colour: 'red' })), ['colour']);
     assert.deepEqual(fieldsOf(await createRole(ta, { name: 'R' })), ['permissions']);
     assert.deepEqual(fieldsOf(await createRole(ta, { name: 'R', permissions: 'leads:view' })), ['permissions']);
-    assert.deepEqual(fieldsOf(await createRole(ta, { name: 'R', permissions: ['leads:view', 'leads:view'] })), ['permissions']);
+    assert.deepEqual(fieldsOf(await createRole(ta, { name: 'R', permissions: ['leads:view', 'leads:view'] })), [
+      'permissions',
+    ]);
     // Several bad fields at once: one entry each.
-    assert.deepEqual(fieldsOf(await createRole(ta, { name: '', permissions: ['x'], extra: 1 })).sort(), ['extra', 'name', 'permissions[0]']);
+    assert.deepEqual(fieldsOf(await createRole(ta, { name: '', permissions: ['x'], extra: 1 })).sort(), [
+      'extra',
+      'name',
+      'permissions[0]',
+    ]);
     assert.equal(await count(), before);
 
     const role = (await createRole(ta, { name: 'Valid', permissions: ['leads:view'] })).json() as RoleBody;
-    const patch = (payload: unknown) => call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/roles/${role.id}`, payload: payload as object });
+    const patch = (payload: unknown) =>
+      call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/roles/${role.id}`, payload: payload as object });
     assert.deepEqual(fieldsOf(await patch({ permissions: ['leads:fly'] })), ['permissions[0]']);
     assert.deepEqual(fieldsOf(await patch({ name: '' })), ['name']);
     assert.deepEqual(fieldsOf(await patch({ builtin: true })), ['builtin']);
@@ -212,16 +266,24 @@ forEachDatabase('roles', (engine) => {
     expectProblem(await createRole(ta, { name: ' Sales ', permissions: [] }), 409, 'conflict');
     expectProblem(await createRole(ta, { name: 'admin', permissions: [] }), 409, 'conflict');
     const other = (await createRole(ta, { name: 'Other', permissions: [] })).json() as RoleBody;
-    expectProblem(await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/roles/${other.id}`, payload: { name: 'Sales' } }), 409, 'conflict');
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/roles/${other.id}`, payload: { name: 'Sales' } }),
+      409,
+      'conflict',
+    );
     const rows = await ta.db.selectFrom('roles').select('name').where('name', '=', 'Sales').execute();
     assert.equal(rows.length, 1);
-    assert.equal((await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/roles/${other.id}` })).json().name, 'Other');
+    assert.equal(
+      (await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/roles/${other.id}` })).json().name,
+      'Other',
+    );
   });
 
   test('the built-in admin role lists every permission and cannot be changed or deleted (409)', async (t) => {
     const ta = await buildTestApp(t, engine);
     const admin = await adminRole(ta);
-    const all: string[] = (await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/permissions' })).json().permissions;
+    const all: string[] = (await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/permissions' })).json()
+      .permissions;
     const got = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/roles/${admin.id}` });
     assert.equal(got.statusCode, 200);
     assert.equal(got.json().name, 'admin');
@@ -229,9 +291,17 @@ forEachDatabase('roles', (engine) => {
     assert.deepEqual([...got.json().permissions].sort(), [...all].sort());
 
     for (const payload of [{ permissions: ['leads:view'] }, { name: 'root' }, { description: 'changed' }]) {
-      expectProblem(await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/roles/${admin.id}`, payload }), 409, 'conflict');
+      expectProblem(
+        await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/roles/${admin.id}`, payload }),
+        409,
+        'conflict',
+      );
     }
-    expectProblem(await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${admin.id}` }), 409, 'conflict');
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${admin.id}` }),
+      409,
+      'conflict',
+    );
     const after = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/roles/${admin.id}` });
     assert.deepEqual(after.json(), got.json());
     // The owner still holds everything.
@@ -241,14 +311,43 @@ forEachDatabase('roles', (engine) => {
   test('409 deleting a role an operator still holds; once reassigned it can go', async (t) => {
     const ta = await buildTestApp(t, engine);
     const op = await newOperator(ta, ['leads:view']);
-    expectProblem(await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${op.roleId}` }), 409, 'conflict');
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${op.roleId}` }),
+      409,
+      'conflict',
+    );
     assert.ok(await ta.db.selectFrom('roles').select('id').where('id', '=', op.roleId).executeTakeFirst());
     // A disabled holder still counts.
-    assert.equal((await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/operators/${op.id}`, payload: { status: 'disabled' } })).statusCode, 200);
-    expectProblem(await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${op.roleId}` }), 409, 'conflict');
+    assert.equal(
+      (
+        await call(ta.app, ta.ownerToken, {
+          method: 'PATCH',
+          url: `/api/operators/${op.id}`,
+          payload: { status: 'disabled' },
+        })
+      ).statusCode,
+      200,
+    );
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${op.roleId}` }),
+      409,
+      'conflict',
+    );
     const other = (await createRole(ta, { name: 'Other', permissions: [] })).json() as RoleBody;
-    assert.equal((await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/operators/${op.id}`, payload: { role_id: other.id } })).statusCode, 200);
-    assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${op.roleId}` })).statusCode, 204);
+    assert.equal(
+      (
+        await call(ta.app, ta.ownerToken, {
+          method: 'PATCH',
+          url: `/api/operators/${op.id}`,
+          payload: { role_id: other.id },
+        })
+      ).statusCode,
+      200,
+    );
+    assert.equal(
+      (await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/roles/${op.roleId}` })).statusCode,
+      204,
+    );
   });
 
   test('a non-admin with roles:edit cannot grant what they do not hold (403 forbidden)', async (t) => {
@@ -258,7 +357,11 @@ forEachDatabase('roles', (engine) => {
     const before = await count();
 
     // Create with a permission not held: refused, nothing made.
-    expectProblem(await createRole(ta, { name: 'Lead editor', permissions: ['leads:view', 'leads:edit'] }, op.token), 403, 'forbidden');
+    expectProblem(
+      await createRole(ta, { name: 'Lead editor', permissions: ['leads:view', 'leads:edit'] }, op.token),
+      403,
+      'forbidden',
+    );
     expectProblem(await createRole(ta, { name: 'Auditor', permissions: ['audit:view'] }, op.token), 403, 'forbidden');
     assert.equal(await count(), before);
 
@@ -269,18 +372,40 @@ forEachDatabase('roles', (engine) => {
 
     // Widening it beyond what they hold: refused, unchanged.
     expectProblem(
-      await call(ta.app, op.token, { method: 'PATCH', url: `/api/roles/${mineId}`, payload: { permissions: ['leads:view', 'flows:edit'] } }),
+      await call(ta.app, op.token, {
+        method: 'PATCH',
+        url: `/api/roles/${mineId}`,
+        payload: { permissions: ['leads:view', 'flows:edit'] },
+      }),
       403,
       'forbidden',
     );
-    const row = await ta.db.selectFrom('roles').select('permissions').where('id', '=', mineId).executeTakeFirstOrThrow();
+    const row = await ta.db
+      .selectFrom('roles')
+      .select('permissions')
+      .where('id', '=', mineId)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(JSON.parse(row.permissions), ['leads:view']);
-    assert.equal((await call(ta.app, op.token, { method: 'PATCH', url: `/api/roles/${mineId}`, payload: { name: 'Readers' } })).statusCode, 200);
+    assert.equal(
+      (await call(ta.app, op.token, { method: 'PATCH', url: `/api/roles/${mineId}`, payload: { name: 'Readers' } }))
+        .statusCode,
+      200,
+    );
 
     // A role that already holds more than they do cannot be edited or deleted by them either.
-    const bigger = (await createRole(ta, { name: 'Flow admin', permissions: ['flows:view', 'flows:edit'] })).json() as RoleBody;
-    expectProblem(await call(ta.app, op.token, { method: 'PATCH', url: `/api/roles/${bigger.id}`, payload: { name: 'Renamed' } }), 403, 'forbidden');
-    expectProblem(await call(ta.app, op.token, { method: 'PATCH', url: `/api/roles/${bigger.id}`, payload: { permissions: [] } }), 403, 'forbidden');
+    const bigger = (
+      await createRole(ta, { name: 'Flow admin', permissions: ['flows:view', 'flows:edit'] })
+    ).json() as RoleBody;
+    expectProblem(
+      await call(ta.app, op.token, { method: 'PATCH', url: `/api/roles/${bigger.id}`, payload: { name: 'Renamed' } }),
+      403,
+      'forbidden',
+    );
+    expectProblem(
+      await call(ta.app, op.token, { method: 'PATCH', url: `/api/roles/${bigger.id}`, payload: { permissions: [] } }),
+      403,
+      'forbidden',
+    );
     expectProblem(await call(ta.app, op.token, { method: 'DELETE', url: `/api/roles/${bigger.id}` }), 403, 'forbidden');
     const biggerRow = await ta.db.selectFrom('roles').selectAll().where('id', '=', bigger.id).executeTakeFirstOrThrow();
     assert.equal(biggerRow.name, 'Flow admin');
@@ -318,21 +443,39 @@ forEachDatabase('roles', (engine) => {
     assert.equal((await call(ta.app, viewer.token, { method: 'GET', url: '/api/roles' })).statusCode, 200);
     assert.equal((await call(ta.app, viewer.token, { method: 'GET', url: `/api/roles/${target.id}` })).statusCode, 200);
     expectProblem(await createRole(ta, { name: 'x', permissions: [] }, viewer.token), 403, 'forbidden');
-    expectProblem(await call(ta.app, viewer.token, { method: 'PATCH', url: `/api/roles/${target.id}`, payload: { name: 'y' } }), 403, 'forbidden');
-    expectProblem(await call(ta.app, viewer.token, { method: 'DELETE', url: `/api/roles/${target.id}` }), 403, 'forbidden');
+    expectProblem(
+      await call(ta.app, viewer.token, { method: 'PATCH', url: `/api/roles/${target.id}`, payload: { name: 'y' } }),
+      403,
+      'forbidden',
+    );
+    expectProblem(
+      await call(ta.app, viewer.token, { method: 'DELETE', url: `/api/roles/${target.id}` }),
+      403,
+      'forbidden',
+    );
 
     // A key is held to its scopes: view scope only → every write is insufficient_scope.
     const viewKey = await newApiKey(ta, ['roles:view']);
     assert.equal((await call(ta.app, viewKey.secret, { method: 'GET', url: '/api/roles' })).statusCode, 200);
     expectProblem(await createRole(ta, { name: 'x', permissions: [] }, viewKey.secret), 403, 'insufficient_scope');
-    expectProblem(await call(ta.app, viewKey.secret, { method: 'DELETE', url: `/api/roles/${target.id}` }), 403, 'insufficient_scope');
+    expectProblem(
+      await call(ta.app, viewKey.secret, { method: 'DELETE', url: `/api/roles/${target.id}` }),
+      403,
+      'insufficient_scope',
+    );
     // No roles scope at all → even reading is refused.
     const otherKey = await newApiKey(ta, ['leads:view']);
     expectProblem(await call(ta.app, otherKey.secret, { method: 'GET', url: '/api/roles' }), 403, 'insufficient_scope');
     // An edit key works, granting only what the key itself holds.
     const editKey = await newApiKey(ta, ['roles:view', 'roles:edit', 'leads:view']);
-    assert.equal((await createRole(ta, { name: 'By key', permissions: ['leads:view'] }, editKey.secret)).statusCode, 201);
+    assert.equal(
+      (await createRole(ta, { name: 'By key', permissions: ['leads:view'] }, editKey.secret)).statusCode,
+      201,
+    );
 
-    assert.equal((await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/roles/${target.id}` })).json().name, 'Target');
+    assert.equal(
+      (await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/roles/${target.id}` })).json().name,
+      'Target',
+    );
   });
 });

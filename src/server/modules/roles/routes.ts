@@ -16,7 +16,11 @@ import { CreateRole, IdParams, Role, UpdateRole } from './schemas.js';
 export function assertHeld(p: Principal, permissions: Iterable<string>) {
   const missing = [...permissions].filter((x) => !p.permissions.has(x as Permission));
   if (missing.length) {
-    throw new HttpProblem(403, 'forbidden', `You cannot grant permissions you do not hold yourself: ${missing.join(', ')}.`);
+    throw new HttpProblem(
+      403,
+      'forbidden',
+      `You cannot grant permissions you do not hold yourself: ${missing.join(', ')}.`,
+    );
   }
 }
 
@@ -36,7 +40,11 @@ export default async function roleRoutes(app: App) {
     async (req) => {
       const { limit, cursor } = req.query;
       const after = decodeCursor(cursor, ['id']);
-      let q = app.db.selectFrom('roles').selectAll().orderBy('id').limit(limit + 1);
+      let q = app.db
+        .selectFrom('roles')
+        .selectAll()
+        .orderBy('id')
+        .limit(limit + 1);
       if (after) q = q.where('id', '>', after.id);
       const page = pageOf(await q.execute(), limit, (r) => ({ id: r.id }));
       return { ...page, data: page.data.map(toRole) };
@@ -47,7 +55,13 @@ export default async function roleRoutes(app: App) {
     '/api/roles/:id',
     {
       config: { permission: 'roles:view' },
-      schema: { operationId: 'getRole', tags: ['Roles'], summary: 'One role', params: IdParams, response: { 200: Role, ...problems(404) } },
+      schema: {
+        operationId: 'getRole',
+        tags: ['Roles'],
+        summary: 'One role',
+        params: IdParams,
+        response: { 200: Role, ...problems(404) },
+      },
     },
     async (req) => toRole((await findRole(app.db, req.params.id)) ?? notFound('role')),
   );
@@ -56,18 +70,37 @@ export default async function roleRoutes(app: App) {
     '/api/roles',
     {
       config: { permission: 'roles:edit' },
-      schema: { operationId: 'createRole', tags: ['Roles'], summary: 'Create a role', body: CreateRole, response: { 201: Role, ...problems(409) } },
+      schema: {
+        operationId: 'createRole',
+        tags: ['Roles'],
+        summary: 'Create a role',
+        body: CreateRole,
+        response: { 201: Role, ...problems(409) },
+      },
     },
     async (req, reply) => {
       const p = principalOf(req);
       const { name, description = '', permissions } = req.body;
       assertHeld(p, permissions);
       const now = nowIso();
-      const row = { id: newId(), name: name.trim(), description, permissions: JSON.stringify(permissions), builtin: 0, created_at: now, updated_at: now };
+      const row = {
+        id: newId(),
+        name: name.trim(),
+        description,
+        permissions: JSON.stringify(permissions),
+        builtin: 0,
+        created_at: now,
+        updated_at: now,
+      };
       await app.db.transaction().execute(async (tx) => {
         if (await findRoleByName(tx, row.name)) conflict(`A role named "${row.name}" already exists.`);
         await tx.insertInto('roles').values(row).execute();
-        await audit(tx, req, { action: 'role.created', target_type: 'role', target_id: row.id, details: { name: row.name, permissions } });
+        await audit(tx, req, {
+          action: 'role.created',
+          target_type: 'role',
+          target_id: row.id,
+          details: { name: row.name, permissions },
+        });
       });
       return reply.status(201).send(toRole(row));
     },
@@ -135,10 +168,20 @@ export default async function roleRoutes(app: App) {
         const role = (await findRole(tx, req.params.id)) ?? notFound('role');
         if (role.builtin) conflict('The built-in admin role cannot be deleted.');
         assertHeld(p, JSON.parse(role.permissions));
-        const used = await tx.selectFrom('operators').select('id').where('role_id', '=', role.id).limit(1).executeTakeFirst();
+        const used = await tx
+          .selectFrom('operators')
+          .select('id')
+          .where('role_id', '=', role.id)
+          .limit(1)
+          .executeTakeFirst();
         if (used) conflict('Operators still hold this role; give them another role first.');
         await tx.deleteFrom('roles').where('id', '=', role.id).execute();
-        await audit(tx, req, { action: 'role.deleted', target_type: 'role', target_id: role.id, details: { name: role.name } });
+        await audit(tx, req, {
+          action: 'role.deleted',
+          target_type: 'role',
+          target_id: role.id,
+          details: { name: role.name },
+        });
       });
       return reply.status(204).send(null);
     },

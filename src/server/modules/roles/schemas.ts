@@ -8,7 +8,12 @@ export const PermissionString = Type.Unsafe<Permission>({
 });
 
 export const PermissionList = (minItems = 0, description?: string) =>
-  Type.Array(PermissionString, { uniqueItems: true, minItems, maxItems: ALL_PERMISSIONS.length, ...(description ? { description } : {}) });
+  Type.Array(PermissionString, {
+    uniqueItems: true,
+    minItems,
+    maxItems: ALL_PERMISSIONS.length,
+    ...(description ? { description } : {}),
+  });
 
 export const Role = Type.Object(
   {

@@ -29,9 +29,19 @@ export default async function routingRoutes(app: App) {
     async (req) => {
       const b = req.body;
       if ((b.campaign_id === undefined) === (b.flow_id === undefined)) {
-        invalid([{ field: b.campaign_id === undefined ? 'campaign_id' : 'flow_id', message: 'send exactly one of campaign_id and flow_id' }]);
+        invalid([
+          {
+            field: b.campaign_id === undefined ? 'campaign_id' : 'flow_id',
+            message: 'send exactly one of campaign_id and flow_id',
+          },
+        ]);
       }
-      return simulate(app.db, { country: b.country, campaign_id: b.campaign_id, flow_id: b.flow_id, at: b.at === undefined ? Date.now() : Date.parse(b.at) });
+      return simulate(app.db, {
+        country: b.country,
+        campaign_id: b.campaign_id,
+        flow_id: b.flow_id,
+        at: b.at === undefined ? Date.now() : Date.parse(b.at),
+      });
     },
   );
 

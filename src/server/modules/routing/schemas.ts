@@ -8,7 +8,10 @@ const CapCounts = Type.Union([Type.Literal('deliveries'), Type.Literal('ftds')])
 
 export const FullCap = Type.Object(
   {
-    kind: Type.String({ description: 'daily | hourly | total (the partner’s), flow_daily | flow_hourly | flow_total | flow_country_daily (the flow target’s)' }),
+    kind: Type.String({
+      description:
+        'daily | hourly | total (the partner’s), flow_daily | flow_hourly | flow_total | flow_country_daily (the flow target’s)',
+    }),
     window: CapWindow,
     country: Nullable(Type.String({ description: 'For a country’s cap' })),
     counts: CapCounts,
@@ -20,8 +23,15 @@ export const FullCap = Type.Object(
 
 const Verdict = Type.Union(
   [
-    Type.Literal('offer'), Type.Literal('not_tried'), Type.Literal('cap_full'), Type.Literal('hours'),
-    Type.Literal('country'), Type.Literal('paused'), Type.Literal('archived'), Type.Literal('already_offered'), Type.Literal('not_reached'),
+    Type.Literal('offer'),
+    Type.Literal('not_tried'),
+    Type.Literal('cap_full'),
+    Type.Literal('hours'),
+    Type.Literal('country'),
+    Type.Literal('paused'),
+    Type.Literal('archived'),
+    Type.Literal('already_offered'),
+    Type.Literal('not_reached'),
   ],
   {
     description:
@@ -49,7 +59,13 @@ export const SimulateBody = Type.Object(
     country: CountryCode,
     campaign_id: Type.Optional(Id('Route as a lead of this campaign (through its flow, after its own checks)')),
     flow_id: Type.Optional(Id('Route through this flow directly')),
-    at: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'When the lead would arrive (default: now): working hours and cap windows of that instant' })),
+    at: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        maxLength: 40,
+        description: 'When the lead would arrive (default: now): working hours and cap windows of that instant',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'RoutingSimulation' },
 );
@@ -63,7 +79,11 @@ export const SimulatedCandidate = Type.Object(
     weight: Type.Integer(),
     verdict: Verdict,
     reason: Nullable(Type.String({ description: 'Why not offered, in the words a lead’s reason uses' })),
-    share: Nullable(Type.Number({ description: 'With verdict offer: the chance to be offered first among those of its priority (by weight)' })),
+    share: Nullable(
+      Type.Number({
+        description: 'With verdict offer: the chance to be offered first among those of its priority (by weight)',
+      }),
+    ),
     cap: Type.Union([FullCap, Type.Null()]),
   },
   { title: 'SimulatedCandidate' },
@@ -79,12 +99,17 @@ export const SimulationResult = Type.Object(
     max_attempts: Nullable(Type.Integer()),
     routable: Type.Boolean({ description: 'false: no partner would be offered the lead (reason says why)' }),
     reason: Nullable(Type.String()),
-    candidates: Type.Array(SimulatedCandidate, { description: 'In the order they would be considered: priority, then offered ones by weight' }),
+    candidates: Type.Array(SimulatedCandidate, {
+      description: 'In the order they would be considered: priority, then offered ones by weight',
+    }),
   },
   { title: 'RoutingSimulationResult' },
 );
 
-const Usage = Type.Union([Type.Object({ used: Type.Integer(), cap: Type.Integer(), period: Type.String() }, { title: 'CapUse' }), Type.Null()]);
+const Usage = Type.Union([
+  Type.Object({ used: Type.Integer(), cap: Type.Integer(), period: Type.String() }, { title: 'CapUse' }),
+  Type.Null(),
+]);
 
 export const CapUsageRow = Type.Object(
   {
@@ -102,4 +127,7 @@ export const CapUsageRow = Type.Object(
   { title: 'CapUsage' },
 );
 
-export const CapUsage = Type.Object({ at: Type.String({ format: 'date-time' }), data: Type.Array(CapUsageRow) }, { title: 'CapUsagePage' });
+export const CapUsage = Type.Object(
+  { at: Type.String({ format: 'date-time' }), data: Type.Array(CapUsageRow) },
+  { title: 'CapUsagePage' },
+);

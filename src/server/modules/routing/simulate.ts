@@ -2,7 +2,16 @@ import { sql } from 'kysely';
 import type { DB } from '../../db/database.js';
 import { notFound } from '../../http/errors.js';
 import { fromJson } from '../../db/json.js';
-import { attemptsPerLead, eligibility, flowRoute, rejectionReason, routeOf, withRoom, type Candidate, type Skip } from '../../distribution/route.js';
+import {
+  attemptsPerLead,
+  eligibility,
+  flowRoute,
+  rejectionReason,
+  routeOf,
+  withRoom,
+  type Candidate,
+  type Skip,
+} from '../../distribution/route.js';
 
 // "Where would this lead go?": the routing engine's own eligibility and cap checks (route.ts) on
 // a lead that is not stored, at a chosen instant. Nothing is written, no partner is called, and
@@ -18,12 +27,18 @@ export interface SimulationInput {
 
 /** The campaign's own checks, as intake makes them: why its leads go nowhere, or null. */
 async function campaignOf(db: DB, id: string, country: string) {
-  const c = (await db.selectFrom('campaigns').select(['id', 'name', 'status', 'countries', 'flow_id', 'archived_at']).where('id', '=', id).executeTakeFirst()) ?? notFound('campaign');
+  const c =
+    (await db
+      .selectFrom('campaigns')
+      .select(['id', 'name', 'status', 'countries', 'flow_id', 'archived_at'])
+      .where('id', '=', id)
+      .executeTakeFirst()) ?? notFound('campaign');
   const countries = JSON.parse(c.countries) as string[];
   let blocked: string | null = null;
   if (c.archived_at) blocked = `Campaign ${c.name} is deleted`;
   else if (c.status !== 'active') blocked = `Campaign ${c.name} is paused: intake rejects its leads`;
-  else if (countries.length && !countries.includes(country)) blocked = `Campaign ${c.name} does not accept ${country} leads`;
+  else if (countries.length && !countries.includes(country))
+    blocked = `Campaign ${c.name} does not accept ${country} leads`;
   else if (!c.flow_id) blocked = `Campaign ${c.name} has no flow`;
   return { flowId: c.flow_id, blocked };
 }
@@ -40,7 +55,15 @@ export async function simulate(db: DB, input: SimulationInput) {
   const base = { at: new Date(input.at).toISOString(), country: input.country, campaign_id: input.campaign_id ?? null };
   const campaign = input.campaign_id ? await campaignOf(db, input.campaign_id, input.country) : null;
   const flowId = campaign ? campaign.flowId : input.flow_id!;
-  const nowhere = (reason: string) => ({ ...base, flow_id: flowId, flow_name: null, max_attempts: null, routable: false, reason, candidates: [] });
+  const nowhere = (reason: string) => ({
+    ...base,
+    flow_id: flowId,
+    flow_name: null,
+    max_attempts: null,
+    routable: false,
+    reason,
+    candidates: [],
+  });
   if (!flowId) return nowhere(campaign!.blocked!);
   const read = await db.selectNoFrom((eb) => routeOf(db, eb, sql<string>`${flowId}`)).executeTakeFirstOrThrow();
   const route = flowRoute(read, flowId);
@@ -66,7 +89,11 @@ export async function simulate(db: DB, input: SimulationInput) {
       candidates.push({
         ...row(c),
         ...(notTried
-          ? { verdict: 'not_tried' as const, reason: `not tried: ${attemptsPerLead(route.maxAttempts)}, all taken by earlier priorities if they decline`, share: null }
+          ? {
+              verdict: 'not_tried' as const,
+              reason: `not tried: ${attemptsPerLead(route.maxAttempts)}, all taken by earlier priorities if they decline`,
+              share: null,
+            }
           : { verdict: 'offer' as const, reason: null, share: Math.round((c.weight / total) * 10_000) / 10_000 }),
         cap: null,
       });
@@ -79,5 +106,13 @@ export async function simulate(db: DB, input: SimulationInput) {
   }
   const routable = !campaign?.blocked && candidates.some((c) => c.verdict === 'offer');
   const reason = campaign?.blocked ?? (routable ? null : rejectionReason([], skipped, route.maxAttempts));
-  return { ...base, flow_id: flowId, flow_name: flow.name, max_attempts: route.maxAttempts, routable, reason, candidates };
+  return {
+    ...base,
+    flow_id: flowId,
+    flow_name: flow.name,
+    max_attempts: route.maxAttempts,
+    routable,
+    reason,
+    candidates,
+  };
 }

@@ -20,7 +20,9 @@ const SecuritySettings = Type.Object(
 const SecuritySettingsView = Type.Object(
   {
     ...SecuritySettings.properties,
-    your_ip: Type.String({ description: 'Your current address, as the allow-list sees it (behind a trusted proxy: the forwarded one)' }),
+    your_ip: Type.String({
+      description: 'Your current address, as the allow-list sees it (behind a trusted proxy: the forwarded one)',
+    }),
   },
   { title: 'SecuritySettingsView' },
 );
@@ -34,7 +36,8 @@ export default async function securityRoutes(app: App) {
         operationId: 'getSecuritySettings',
         tags: ['Security settings'],
         summary: 'The account IP allow-list',
-        description: 'Applies to every dashboard session and API key, and to login itself (not to lead intake or postbacks).',
+        description:
+          'Applies to every dashboard session and API key, and to login itself (not to lead intake or postbacks).',
         response: { 200: SecuritySettingsView },
       },
     },
@@ -49,7 +52,8 @@ export default async function securityRoutes(app: App) {
         operationId: 'updateSecuritySettings',
         tags: ['Security settings'],
         summary: 'Replace the account IP allow-list',
-        description: 'A list that would block your own current address is refused with 409, so nobody locks themselves out by mistake.',
+        description:
+          'A list that would block your own current address is refused with 409, so nobody locks themselves out by mistake.',
         body: SecuritySettings,
         response: { 200: SecuritySettings, ...problems(409) },
       },

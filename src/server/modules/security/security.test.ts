@@ -5,7 +5,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { InjectOptions } from 'fastify';
-import { OWNER, buildTestApp, call, expectProblem, forEachDatabase, newApiKey, newOperator, type TestApp } from '../../../../test/helpers.js';
+import {
+  OWNER,
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  newApiKey,
+  newOperator,
+  type TestApp,
+} from '../../../../test/helpers.js';
 
 const URL = '/api/settings/security';
 
@@ -34,12 +43,21 @@ function realRequest(
   headers: Record<string, string> = {},
 ): Promise<{ status: number; body: any; contentType: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, localAddress, path, method: 'GET', headers, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), contentType: String(res.headers['content-type']) }));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, localAddress, path, method: 'GET', headers, agent: false },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            body: JSON.parse(text),
+            contentType: String(res.headers['content-type']),
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -54,20 +72,36 @@ forEachDatabase('security settings', (engine) => {
     assert.deepEqual(get.json(), { ip_allowlist: [], your_ip: '127.0.0.1' });
 
     expectProblem(await call(ta.app, null, { method: 'GET', url: URL }), 401, 'unauthorized');
-    expectProblem(await call(ta.app, null, { method: 'PUT', url: URL, payload: { ip_allowlist: [] } }), 401, 'unauthorized');
+    expectProblem(
+      await call(ta.app, null, { method: 'PUT', url: URL, payload: { ip_allowlist: [] } }),
+      401,
+      'unauthorized',
+    );
 
     // Even the owner's key with both scopes cannot read or widen the list.
     const key = await newApiKey(ta, ['settings:view', 'settings:edit']);
     expectProblem(await call(ta.app, key.secret, { method: 'GET', url: URL }), 403, 'session_required');
-    expectProblem(await call(ta.app, key.secret, { method: 'PUT', url: URL, payload: { ip_allowlist: ['0.0.0.0/0'] } }), 403, 'session_required');
+    expectProblem(
+      await call(ta.app, key.secret, { method: 'PUT', url: URL, payload: { ip_allowlist: ['0.0.0.0/0'] } }),
+      403,
+      'session_required',
+    );
 
     const nobody = await newOperator(ta, ['roles:view']);
     expectProblem(await call(ta.app, nobody.token, { method: 'GET', url: URL }), 403, 'forbidden');
-    expectProblem(await call(ta.app, nobody.token, { method: 'PUT', url: URL, payload: { ip_allowlist: ['127.0.0.1'] } }), 403, 'forbidden');
+    expectProblem(
+      await call(ta.app, nobody.token, { method: 'PUT', url: URL, payload: { ip_allowlist: ['127.0.0.1'] } }),
+      403,
+      'forbidden',
+    );
 
     const viewer = await newOperator(ta, ['settings:view']);
     assert.equal((await call(ta.app, viewer.token, { method: 'GET', url: URL })).statusCode, 200);
-    expectProblem(await call(ta.app, viewer.token, { method: 'PUT', url: URL, payload: { ip_allowlist: ['127.0.0.1'] } }), 403, 'forbidden');
+    expectProblem(
+      await call(ta.app, viewer.token, { method: 'PUT', url: URL, payload: { ip_allowlist: ['127.0.0.1'] } }),
+      403,
+      'forbidden',
+    );
     assert.equal(await storedList(ta), undefined, 'no refused PUT stored anything');
 
     const editor = await newOperator(ta, ['settings:view', 'settings:edit']);
@@ -78,7 +112,15 @@ forEachDatabase('security settings', (engine) => {
 
   test('PUT normalises and dedupes entries, takes IPv6, and is audited', async (t) => {
     const ta = await buildTestApp(t, engine);
-    const res = await putList(ta, ['127.0.0.1', '127.0.0.1/32', ' 10.0.0.0/8 ', '2001:DB8::/32', '2001:db8::/32', '::1', 'fe80::/10']);
+    const res = await putList(ta, [
+      '127.0.0.1',
+      '127.0.0.1/32',
+      ' 10.0.0.0/8 ',
+      '2001:DB8::/32',
+      '2001:db8::/32',
+      '::1',
+      'fe80::/10',
+    ]);
     assert.equal(res.statusCode, 200, res.body);
     const expected = ['127.0.0.1/32', '10.0.0.0/8', '2001:db8::/32', '::1/128', 'fe80::/10'];
     assert.deepEqual(res.json(), { ip_allowlist: expected });
@@ -112,9 +154,17 @@ forEachDatabase('security settings', (engine) => {
 
     // Not a list of strings at all: schema validation, also 400.
     expectProblem(await putList(ta, [42 as unknown as string]), 400, 'validation_failed');
-    expectProblem(await call(ta.app, ta.ownerToken, { method: 'PUT', url: URL, payload: {} }), 400, 'validation_failed');
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'PUT', url: URL, payload: {} }),
+      400,
+      'validation_failed',
+    );
     assert.deepEqual(await storedList(ta), ['127.0.0.1/32']);
-    const audits = await ta.db.selectFrom('audit_log').select('id').where('action', '=', 'settings.ip_allowlist_updated').execute();
+    const audits = await ta.db
+      .selectFrom('audit_log')
+      .select('id')
+      .where('action', '=', 'settings.ip_allowlist_updated')
+      .execute();
     assert.equal(audits.length, 1, 'only the accepted PUT is audited');
   });
 
@@ -141,20 +191,33 @@ forEachDatabase('security settings', (engine) => {
     const OUT = '192.0.2.77';
     assert.equal((await putList(ta, ['10.0.0.0/8'], IN)).statusCode, 200);
 
-    const from = (remoteAddress: string, token: string | null, opts: InjectOptions) => call(ta.app, token, { ...opts, remoteAddress });
+    const from = (remoteAddress: string, token: string | null, opts: InjectOptions) =>
+      call(ta.app, token, { ...opts, remoteAddress });
 
     // Blocked: sessions, keys, login, the schema, unknown routes, even the settings.
     expectProblem(await from(OUT, ta.ownerToken, { method: 'GET', url: '/api/roles' }), 403, 'ip_not_allowed');
     expectProblem(await from(OUT, ta.ownerToken, { method: 'GET', url: '/api/auth/whoami' }), 403, 'ip_not_allowed');
-    expectProblem(await from(OUT, ta.ownerToken, { method: 'PUT', url: URL, payload: { ip_allowlist: [] } }), 403, 'ip_not_allowed');
+    expectProblem(
+      await from(OUT, ta.ownerToken, { method: 'PUT', url: URL, payload: { ip_allowlist: [] } }),
+      403,
+      'ip_not_allowed',
+    );
     expectProblem(await from(OUT, key.secret, { method: 'GET', url: '/api/roles' }), 403, 'ip_not_allowed');
     expectProblem(await from(OUT, null, { method: 'GET', url: '/api/openapi.json' }), 403, 'ip_not_allowed');
     expectProblem(await from(OUT, null, { method: 'GET', url: '/api/no-such-route' }), 403, 'ip_not_allowed');
 
     const sessionsBefore = (await ta.db.selectFrom('sessions').select('id').execute()).length;
-    const refusedLogin = await from(OUT, null, { method: 'POST', url: '/api/auth/login', payload: { email: OWNER.email, password: OWNER.password } });
+    const refusedLogin = await from(OUT, null, {
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: OWNER.email, password: OWNER.password },
+    });
     expectProblem(refusedLogin, 403, 'ip_not_allowed');
-    assert.equal((await ta.db.selectFrom('sessions').select('id').execute()).length, sessionsBefore, 'no session was made');
+    assert.equal(
+      (await ta.db.selectFrom('sessions').select('id').execute()).length,
+      sessionsBefore,
+      'no session was made',
+    );
     assert.deepEqual(await storedList(ta), ['10.0.0.0/8'], 'the blocked PUT changed nothing');
 
     // Exempt: health.
@@ -168,7 +231,11 @@ forEachDatabase('security settings', (engine) => {
     assert.equal((await from(IN, null, { method: 'GET', url: '/api/openapi.json' })).statusCode, 200);
     expectProblem(await from(IN, null, { method: 'GET', url: '/api/no-such-route' }), 404, 'not_found');
     expectProblem(await from(IN, null, { method: 'GET', url: '/api/roles' }), 401, 'unauthorized');
-    const okLogin = await from(IN, null, { method: 'POST', url: '/api/auth/login', payload: { email: OWNER.email, password: OWNER.password } });
+    const okLogin = await from(IN, null, {
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: OWNER.email, password: OWNER.password },
+    });
     assert.equal(okLogin.statusCode, 200, okLogin.body);
 
     // An empty list allows everyone again.
@@ -183,7 +250,8 @@ forEachDatabase('security settings', (engine) => {
 
   test('IPv6 callers: ::1/128 lets ::1 in; an IPv4-mapped caller is its IPv4 address', async (t) => {
     const ta = await buildTestApp(t, engine);
-    const whoami = (remoteAddress: string) => call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/auth/whoami', remoteAddress });
+    const whoami = (remoteAddress: string) =>
+      call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/auth/whoami', remoteAddress });
 
     // From 127.0.0.1 this list would lock the caller out; from ::1 it is fine.
     expectProblem(await putList(ta, ['::1/128']), 409, 'conflict');
@@ -258,11 +326,19 @@ forEachDatabase('security settings', (engine) => {
     expectProblem(await whoami('192.0.2.50', '10.9.8.7'), 403, 'ip_not_allowed');
 
     // GET tells the caller the address the list must include: the forwarded one.
-    const settings = await call(ta.app, ta.ownerToken, { method: 'GET', url: URL, headers: { 'x-forwarded-for': '10.9.8.7' } });
+    const settings = await call(ta.app, ta.ownerToken, {
+      method: 'GET',
+      url: URL,
+      headers: { 'x-forwarded-for': '10.9.8.7' },
+    });
     assert.equal(settings.json().your_ip, '10.9.8.7');
 
     // The 409 self-lock-out check sees the forwarded address too.
-    expectProblem(await putList(ta, ['127.0.0.1/32'], '127.0.0.1', { headers: { 'x-forwarded-for': '10.9.8.7' } }), 409, 'conflict');
+    expectProblem(
+      await putList(ta, ['127.0.0.1/32'], '127.0.0.1', { headers: { 'x-forwarded-for': '10.9.8.7' } }),
+      409,
+      'conflict',
+    );
     assert.deepEqual(await storedList(ta), ['127.0.0.1/32', '10.0.0.0/8']);
   });
 
@@ -271,7 +347,16 @@ forEachDatabase('security settings', (engine) => {
     assert.equal((await putList(ta, ['10.0.0.0/8'], '10.1.1.1')).statusCode, 200);
     const forged = { 'x-forwarded-for': '10.1.1.1' };
 
-    expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/auth/whoami', remoteAddress: '192.0.2.50', headers: forged }), 403, 'ip_not_allowed');
+    expectProblem(
+      await call(ta.app, ta.ownerToken, {
+        method: 'GET',
+        url: '/api/auth/whoami',
+        remoteAddress: '192.0.2.50',
+        headers: forged,
+      }),
+      403,
+      'ip_not_allowed',
+    );
     expectProblem(
       await call(ta.app, null, {
         method: 'POST',
@@ -284,7 +369,12 @@ forEachDatabase('security settings', (engine) => {
       'ip_not_allowed',
     );
     // The header cannot take an allowed socket address out either.
-    const ok = await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/auth/whoami', remoteAddress: '10.1.1.1', headers: { 'x-forwarded-for': '192.0.2.50' } });
+    const ok = await call(ta.app, ta.ownerToken, {
+      method: 'GET',
+      url: '/api/auth/whoami',
+      remoteAddress: '10.1.1.1',
+      headers: { 'x-forwarded-for': '192.0.2.50' },
+    });
     assert.equal(ok.statusCode, 200, 'an allowed socket is not blocked by a forwarded header either');
   });
 });

@@ -21,13 +21,19 @@ export function maskRun(run: PullRun, matched: MatchedLead[]): PullRun {
     if (!masker) made.set(partnerLeadId, (masker = contactMasker(lead)));
     return masker;
   };
-  const partnerText = (text: string | null, mask: Masker | null) => (text === null ? null : maskContactLike(mask ? mask(text) : text));
+  const partnerText = (text: string | null, mask: Masker | null) =>
+    text === null ? null : maskContactLike(mask ? mask(text) : text);
   return {
     ...run,
     requests: run.requests.map((r) => {
       if (r.response_excerpt === null) return r;
       // The leads an excerpt lists are found by the ids in it: one pass over 2 KiB, however many leads the run matched.
-      const own = new Set(r.response_excerpt.split(TOKEN_GAP).map(maskerOf).filter((m) => m !== null));
+      const own = new Set(
+        r.response_excerpt
+          .split(TOKEN_GAP)
+          .map(maskerOf)
+          .filter((m) => m !== null),
+      );
       let excerpt = r.response_excerpt;
       for (const mask of own) excerpt = mask(excerpt);
       return { ...r, response_excerpt: maskContactLike(excerpt) };

@@ -45,8 +45,12 @@ function formatDate(ms: number, format: StoredStatusPull['date_format']): string
 const PLACEHOLDER = /\{\{(from|to|page|page_size)\}\}/g;
 
 /** The request of one page: placeholders filled (URL-encoded in the URL). */
-export function buildPullRequest(c: StoredStatusPull, vars: Record<'from' | 'to' | 'page' | 'page_size', string>): OutboundRequest {
-  const fill = (s: string, encode: (v: string) => string) => s.replace(PLACEHOLDER, (_w, name: keyof typeof vars) => encode(vars[name]));
+export function buildPullRequest(
+  c: StoredStatusPull,
+  vars: Record<'from' | 'to' | 'page' | 'page_size', string>,
+): OutboundRequest {
+  const fill = (s: string, encode: (v: string) => string) =>
+    s.replace(PLACEHOLDER, (_w, name: keyof typeof vars) => encode(vars[name]));
   const render = (v: unknown): unknown => {
     if (typeof v === 'string') return fill(v, (x) => x);
     if (Array.isArray(v)) return v.map(render);
@@ -57,7 +61,8 @@ export function buildPullRequest(c: StoredStatusPull, vars: Record<'from' | 'to'
   let body: string | null = null;
   if (c.method === 'POST') {
     body = JSON.stringify(render(c.body_template ?? {}));
-    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+      headers['content-type'] = 'application/json';
   }
   return { method: c.method, url: fill(c.url, encodeURIComponent), headers, body };
 }
@@ -90,15 +95,25 @@ function readItem(c: StoredStatusPull, item: unknown): Item | null {
   }
   if (c.revenue_path && conversion.ftd) {
     const r = compilePath(c.revenue_path)(item);
-    const n = typeof r === 'number' ? r : typeof r === 'string' && /^\d{1,9}(\.\d{1,2})?$/.test(r.trim()) ? Number(r) : NaN;
+    const n =
+      typeof r === 'number' ? r : typeof r === 'string' && /^\d{1,9}(\.\d{1,2})?$/.test(r.trim()) ? Number(r) : NaN;
     if (Number.isFinite(n) && n >= 0 && n <= 1_000_000) conversion.revenue_cents = Math.round(n * 100);
   }
   return { partner_lead_id: String(id).trim(), word, conversion };
 }
 
 /** Reads every page of the window; stops at the first error (its items so far are kept). */
-async function fetchItems(agent: Agent, c: StoredStatusPull, now: number): Promise<{ items: Item[]; requests: PullRun['requests']; error: string | null }> {
-  const vars = { from: formatDate(now - c.lookback_hours * 3600_000, c.date_format), to: formatDate(now, c.date_format), page: '1', page_size: '100' };
+async function fetchItems(
+  agent: Agent,
+  c: StoredStatusPull,
+  now: number,
+): Promise<{ items: Item[]; requests: PullRun['requests']; error: string | null }> {
+  const vars = {
+    from: formatDate(now - c.lookback_hours * 3600_000, c.date_format),
+    to: formatDate(now, c.date_format),
+    page: '1',
+    page_size: '100',
+  };
   const paging = c.paging.type === 'page' ? c.paging : null;
   if (paging) vars.page_size = String(paging.page_size);
   const items: Item[] = [];
@@ -106,13 +121,30 @@ async function fetchItems(agent: Agent, c: StoredStatusPull, now: number): Promi
   // Saved before the depth was bounded: a failed run that says so, not a stack overflow (a 500,
   // and a scheduled run's lease held until it runs out).
   if (c.body_template && nestsDeeperThan(c.body_template, MAX_BODY_DEPTH)) {
-    return { items, requests, error: `body_template nests deeper than ${MAX_BODY_DEPTH} levels: save the status pull again` };
+    return {
+      items,
+      requests,
+      error: `body_template nests deeper than ${MAX_BODY_DEPTH} levels: save the status pull again`,
+    };
   }
   for (let i = 0; i < (paging?.max_pages ?? 1); i++) {
     if (paging) vars.page = String(paging.first_page + i);
     const req = buildPullRequest(c, vars);
-    const res = await exchange(agent, req, { timeoutMs: c.timeout_ms, maxBytes: MAX_ANSWER_BYTES, peer: 'the partner' });
-    const shown = { method: req.method, url: req.url, http_status: res.answer?.status ?? null, items: 0, error: null as string | null, response_excerpt: res.answer?.raw.length ? new StringDecoder('utf8').write(res.answer.raw.subarray(0, EXCERPT_BYTES)) : null };
+    const res = await exchange(agent, req, {
+      timeoutMs: c.timeout_ms,
+      maxBytes: MAX_ANSWER_BYTES,
+      peer: 'the partner',
+    });
+    const shown = {
+      method: req.method,
+      url: req.url,
+      http_status: res.answer?.status ?? null,
+      items: 0,
+      error: null as string | null,
+      response_excerpt: res.answer?.raw.length
+        ? new StringDecoder('utf8').write(res.answer.raw.subarray(0, EXCERPT_BYTES))
+        : null,
+    };
     requests.push(shown);
     const fail = (error: string) => {
       shown.error = error;
@@ -128,7 +160,8 @@ async function fetchItems(agent: Agent, c: StoredStatusPull, now: number): Promi
       return fail('answer is not JSON');
     }
     const list = c.list_path ? compilePath(c.list_path)(json) : json;
-    if (!Array.isArray(list)) return fail(c.list_path ? `no list at "${c.list_path}"` : 'the answer is not a list: set list_path');
+    if (!Array.isArray(list))
+      return fail(c.list_path ? `no list at "${c.list_path}"` : 'the answer is not a list: set list_path');
     shown.items = list.length;
     for (const raw of list) {
       const item = readItem(c, raw);
@@ -154,14 +187,28 @@ export async function runPull(
   opts: { dryRun: boolean },
 ): Promise<{ run: PullRun; matched: MatchedLead[] }> {
   const { items, requests, error } = await fetchItems(agent, c, Date.now());
-  const run: PullRun = { dry_run: opts.dryRun, ok: error === null, error, requests, items_read: items.length, changes: [], unmatched: [], unchanged: 0 };
+  const run: PullRun = {
+    dry_run: opts.dryRun,
+    ok: error === null,
+    error,
+    requests,
+    items_read: items.length,
+    changes: [],
+    unmatched: [],
+    unchanged: 0,
+  };
   // The last word for a lead wins when a window lists it twice.
   const byId = new Map(items.map((i) => [i.partner_lead_id, i]));
   const matched: MatchedLead[] = [];
   try {
     await db.transaction().execute(async (tx) => {
       for (const item of byId.values()) {
-        let q = tx.selectFrom('leads').select([...CONVERSION_LEAD_COLUMNS, 'email', 'phone']).where('partner_id', '=', partner.id).where('partner_lead_id', '=', item.partner_lead_id).where('status', '=', 'delivered');
+        let q = tx
+          .selectFrom('leads')
+          .select([...CONVERSION_LEAD_COLUMNS, 'email', 'phone'])
+          .where('partner_id', '=', partner.id)
+          .where('partner_lead_id', '=', item.partner_lead_id)
+          .where('status', '=', 'delivered');
         if (isPostgres(tx)) q = q.forUpdate();
         const leads = await q.limit(2).execute();
         if (leads.length !== 1) {
@@ -184,7 +231,13 @@ export async function runPull(
           notes: applied.notes,
         });
         if (!opts.dryRun) {
-          await audit(tx, null, { action: 'lead.status_pulled', target_type: 'lead', target_id: lead.id, via: 'system', details: { partner_id: partner.id, partner_name: partner.name, changes: applied.changes } });
+          await audit(tx, null, {
+            action: 'lead.status_pulled',
+            target_type: 'lead',
+            target_id: lead.id,
+            via: 'system',
+            details: { partner_id: partner.id, partner_name: partner.name, changes: applied.changes },
+          });
         }
       }
       if (opts.dryRun) throw new DryRun();
@@ -196,9 +249,19 @@ export async function runPull(
 }
 
 /** Records a scheduled or manual (not dry) run's health; the third failure in a row raises a partner.pull_failed alert. */
-export async function recordRun(db: DB, partner: { id: string; name: string }, c: StoredStatusPull, run: PullRun, log: FastifyBaseLogger) {
+export async function recordRun(
+  db: DB,
+  partner: { id: string; name: string },
+  c: StoredStatusPull,
+  run: PullRun,
+  log: FastifyBaseLogger,
+) {
   const now = nowIso();
-  const row = await db.selectFrom('partner_status_pulls').select(['consecutive_failures', 'last_ok_at']).where('partner_id', '=', partner.id).executeTakeFirst();
+  const row = await db
+    .selectFrom('partner_status_pulls')
+    .select(['consecutive_failures', 'last_ok_at'])
+    .where('partner_id', '=', partner.id)
+    .executeTakeFirst();
   if (!row) return;
   const failures = run.ok ? 0 : Number(row.consecutive_failures) + 1;
   await db.transaction().execute(async (tx) => {

@@ -15,8 +15,14 @@ import { PullRun, StatusPull, StatusPullInput, type StoredStatusPull } from './s
 const TAGS = ['Partners'];
 
 export default async function statusPullRoutes(app: App) {
-  const partner = async (id: string) => (await app.db.selectFrom('partners').select(['id', 'name', 'archived_at']).where('id', '=', id).executeTakeFirst()) ?? notFound('partner');
-  const stored = (id: string) => app.db.selectFrom('partner_status_pulls').selectAll().where('partner_id', '=', id).executeTakeFirst();
+  const partner = async (id: string) =>
+    (await app.db
+      .selectFrom('partners')
+      .select(['id', 'name', 'archived_at'])
+      .where('id', '=', id)
+      .executeTakeFirst()) ?? notFound('partner');
+  const stored = (id: string) =>
+    app.db.selectFrom('partner_status_pulls').selectAll().where('partner_id', '=', id).executeTakeFirst();
 
   const shown = (row: NonNullable<Awaited<ReturnType<typeof stored>>>) => {
     const config = JSON.parse(row.config) as StoredStatusPull;
@@ -76,18 +82,31 @@ export default async function statusPullRoutes(app: App) {
       const errors: FieldError[] = [];
       checkUrl(b.url, app.config.partnerAllowedNetworks, errors, 'url');
       const origin = originOf(b.url);
-      const headers = resolveSecretHeaders(b.request_headers ?? {}, before?.request_headers ?? {}, before !== null && origin !== null && origin === originOf(before.url), 'request_headers', errors);
+      const headers = resolveSecretHeaders(
+        b.request_headers ?? {},
+        before?.request_headers ?? {},
+        before !== null && origin !== null && origin === originOf(before.url),
+        'request_headers',
+        errors,
+      );
       const method = b.method ?? 'GET';
-      if (method === 'GET' && b.body_template) errors.push({ field: 'body_template', message: 'is sent with POST only' });
+      if (method === 'GET' && b.body_template)
+        errors.push({ field: 'body_template', message: 'is sent with POST only' });
       // Before anything renders or stringifies it: both recurse, and thousands of levels overflow the stack.
-      else if (b.body_template && nestsDeeperThan(b.body_template, MAX_BODY_DEPTH)) errors.push({ field: 'body_template', message: `nests deeper than ${MAX_BODY_DEPTH} levels` });
+      else if (b.body_template && nestsDeeperThan(b.body_template, MAX_BODY_DEPTH))
+        errors.push({ field: 'body_template', message: `nests deeper than ${MAX_BODY_DEPTH} levels` });
       const words = new Set<string>();
       for (const word of Object.keys(b.status_map ?? {})) {
         const w = word.trim().toLowerCase();
-        if (words.has(w)) errors.push({ field: `status_map.${word}`, message: 'is the same word as another (case and spaces around are ignored)' });
+        if (words.has(w))
+          errors.push({
+            field: `status_map.${word}`,
+            message: 'is the same word as another (case and spaces around are ignored)',
+          });
         words.add(w);
       }
-      if (!b.status_path && !b.ftd_path) errors.push({ field: 'status_path', message: 'is needed, or ftd_path: the pull must read something' });
+      if (!b.status_path && !b.ftd_path)
+        errors.push({ field: 'status_path', message: 'is needed, or ftd_path: the pull must read something' });
       if (errors.length) invalid(errors);
       const config: StoredStatusPull = {
         method,
@@ -111,11 +130,25 @@ export default async function statusPullRoutes(app: App) {
       await app.db.transaction().execute(async (tx) => {
         await tx
           .insertInto('partner_status_pulls')
-          .values({ partner_id: p.id, config: JSON.stringify(config), next_run_at: now, updated_at: now, last_updated: 0, consecutive_failures: 0 })
-          .onConflict((oc) => oc.column('partner_id').doUpdateSet({ config: JSON.stringify(config), next_run_at: now, updated_at: now }))
+          .values({
+            partner_id: p.id,
+            config: JSON.stringify(config),
+            next_run_at: now,
+            updated_at: now,
+            last_updated: 0,
+            consecutive_failures: 0,
+          })
+          .onConflict((oc) =>
+            oc.column('partner_id').doUpdateSet({ config: JSON.stringify(config), next_run_at: now, updated_at: now }),
+          )
           .execute();
         const forAudit = (c: StoredStatusPull | null) => c && { ...c, request_headers: Object.keys(c.request_headers) };
-        await audit(tx, req, { action: 'partner.status_pull_updated', target_type: 'partner', target_id: p.id, details: { before: forAudit(before), after: forAudit(config) } });
+        await audit(tx, req, {
+          action: 'partner.status_pull_updated',
+          target_type: 'partner',
+          target_id: p.id,
+          details: { before: forAudit(before), after: forAudit(config) },
+        });
       });
       return shown((await stored(p.id))!);
     },
@@ -125,14 +158,25 @@ export default async function statusPullRoutes(app: App) {
     '/api/partners/:id/status-pull',
     {
       config: { permission: 'partners:edit' },
-      schema: { operationId: 'deleteStatusPull', tags: TAGS, summary: "Remove a partner's status pull", params: IdParams, response: { 204: Type.Null(), ...problems(404) } },
+      schema: {
+        operationId: 'deleteStatusPull',
+        tags: TAGS,
+        summary: "Remove a partner's status pull",
+        params: IdParams,
+        response: { 204: Type.Null(), ...problems(404) },
+      },
     },
     async (req, reply) => {
       const p = await partner(req.params.id);
       await app.db.transaction().execute(async (tx) => {
         const res = await tx.deleteFrom('partner_status_pulls').where('partner_id', '=', p.id).executeTakeFirst();
         if (Number(res.numDeletedRows) === 0) notFound('status pull for this partner');
-        await audit(tx, req, { action: 'partner.status_pull_deleted', target_type: 'partner', target_id: p.id, details: { name: p.name } });
+        await audit(tx, req, {
+          action: 'partner.status_pull_deleted',
+          target_type: 'partner',
+          target_id: p.id,
+          details: { name: p.name },
+        });
       });
       return reply.status(204).send(null);
     },

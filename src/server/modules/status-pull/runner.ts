@@ -17,7 +17,11 @@ export class StatusPuller {
   private running: Promise<number> | null = null;
   private closed = false;
 
-  constructor(private readonly db: DB, readonly agent: Agent, private readonly log: FastifyBaseLogger) {}
+  constructor(
+    private readonly db: DB,
+    readonly agent: Agent,
+    private readonly log: FastifyBaseLogger,
+  ) {}
 
   /** Runs every due pull (sequentially); how many ran. */
   runDue(): Promise<number> {

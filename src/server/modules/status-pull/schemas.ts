@@ -5,9 +5,19 @@ import { Nullable, NullableTimestamp } from '../../http/common-schemas.js';
 // statuses over a time window, where the answer carries each lead's id, status, FTD and
 // revenue, how to page, how often, and what its status words mean.
 
-const Path = (what: string) => Type.String({ maxLength: 200, pattern: '^[^\\s]*$', description: `Dot path in ${what} (e.g. data.items), empty: ${what === 'the answer' ? 'the answer itself' : 'not read'}` });
+const Path = (what: string) =>
+  Type.String({
+    maxLength: 200,
+    pattern: '^[^\\s]*$',
+    description: `Dot path in ${what} (e.g. data.items), empty: ${what === 'the answer' ? 'the answer itself' : 'not read'}`,
+  });
 const ItemPath = (what: string, optional = false) =>
-  Type.String({ minLength: optional ? 0 : 1, maxLength: 200, pattern: '^[^\\s]*$', description: `Dot path in each item to ${what}${optional ? ' (empty: not read)' : ''}` });
+  Type.String({
+    minLength: optional ? 0 : 1,
+    maxLength: 200,
+    pattern: '^[^\\s]*$',
+    description: `Dot path in each item to ${what}${optional ? ' (empty: not read)' : ''}`,
+  });
 
 const StatusWord = Type.Object(
   {
@@ -22,16 +32,21 @@ const pullFields = {
   url: Type.String({
     minLength: 1,
     maxLength: 2000,
-    description: 'http(s) URL; {{from}}, {{to}} (the window, in date_format), {{page}} and {{page_size}} are filled in (URL-encoded) on each request',
+    description:
+      'http(s) URL; {{from}}, {{to}} (the window, in date_format), {{page}} and {{page_size}} are filled in (URL-encoded) on each request',
   }),
   request_headers: Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 4000 }), {
     maxProperties: 30,
-    description: 'Write-only, as the send integration\'s: answers show values masked; a masked value keeps the stored one while the URL keeps its scheme, host and port',
+    description:
+      "Write-only, as the send integration's: answers show values masked; a masked value keeps the stored one while the URL keeps its scheme, host and port",
   }),
-  body_template: Type.Union([Type.Record(Type.String({ maxLength: 100 }), Type.Unknown()), Type.Null()], { description: 'POST only: a JSON body, at most 32 levels deep; string values may hold the same placeholders' }),
+  body_template: Type.Union([Type.Record(Type.String({ maxLength: 100 }), Type.Unknown()), Type.Null()], {
+    description: 'POST only: a JSON body, at most 32 levels deep; string values may hold the same placeholders',
+  }),
   date_format: Type.Union([Type.Literal('iso'), Type.Literal('date'), Type.Literal('unix')], {
     default: 'iso',
-    description: 'How {{from}} and {{to}} are written: iso (2026-11-26T10:00:00Z), date (2026-11-26, UTC), unix (seconds)',
+    description:
+      'How {{from}} and {{to}} are written: iso (2026-11-26T10:00:00Z), date (2026-11-26, UTC), unix (seconds)',
   }),
   list_path: Path('the answer'),
   lead_id_path: ItemPath("the partner's lead id (the partner_lead_id it answered at delivery)"),
@@ -45,20 +60,49 @@ const pullFields = {
         {
           type: Type.Literal('page'),
           first_page: Type.Integer({ format: 'int32', minimum: 0, maximum: 1, default: 1 }),
-          page_size: Type.Integer({ format: 'int32', minimum: 1, maximum: 1000, default: 100, description: 'A page with fewer items is the last' }),
-          max_pages: Type.Integer({ format: 'int32', minimum: 1, maximum: 100, default: 20, description: 'At most this many requests per run' }),
+          page_size: Type.Integer({
+            format: 'int32',
+            minimum: 1,
+            maximum: 1000,
+            default: 100,
+            description: 'A page with fewer items is the last',
+          }),
+          max_pages: Type.Integer({
+            format: 'int32',
+            minimum: 1,
+            maximum: 100,
+            default: 20,
+            description: 'At most this many requests per run',
+          }),
         },
         { additionalProperties: false },
       ),
     ],
     { description: 'none: one request per run; page: {{page}} counts up until a short or empty page' },
   ),
-  interval_minutes: Type.Integer({ format: 'int32', minimum: 1, maximum: 1440, description: 'How often it runs (at least every minute)' }),
-  lookback_hours: Type.Integer({ format: 'int32', minimum: 1, maximum: 2160, description: 'The window each run asks about: from now minus this, to now' }),
-  timeout_ms: Type.Integer({ format: 'int32', minimum: 1000, maximum: 60_000, default: 10_000, description: 'Per request' }),
+  interval_minutes: Type.Integer({
+    format: 'int32',
+    minimum: 1,
+    maximum: 1440,
+    description: 'How often it runs (at least every minute)',
+  }),
+  lookback_hours: Type.Integer({
+    format: 'int32',
+    minimum: 1,
+    maximum: 2160,
+    description: 'The window each run asks about: from now minus this, to now',
+  }),
+  timeout_ms: Type.Integer({
+    format: 'int32',
+    minimum: 1000,
+    maximum: 60_000,
+    default: 10_000,
+    description: 'Per request',
+  }),
   status_map: Type.Record(Type.String({ minLength: 1, maxLength: 100 }), StatusWord, {
     maxProperties: 200,
-    description: "The partner's status words (matched ignoring case and spaces around) → Leadgate's sale status and FTD; a word not listed becomes the sale status as it is",
+    description:
+      "The partner's status words (matched ignoring case and spaces around) → Leadgate's sale status and FTD; a word not listed becomes the sale status as it is",
   }),
   enabled: Type.Boolean({ default: true, description: 'false: kept, not run on schedule (Pull now still works)' }),
 };
@@ -130,7 +174,9 @@ export const PullRun = Type.Object(
     ),
     items_read: Type.Integer({ format: 'int32' }),
     changes: Type.Array(PullChange, { description: 'What changed (or, in a dry run, would change)' }),
-    unmatched: Type.Array(Type.String(), { description: 'Partner lead ids no lead delivered to this partner carries (up to 50)' }),
+    unmatched: Type.Array(Type.String(), {
+      description: 'Partner lead ids no lead delivered to this partner carries (up to 50)',
+    }),
     unchanged: Type.Integer({ format: 'int32' }),
   },
   { title: 'StatusPullRun' },

@@ -1,15 +1,32 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildTestApp, call, expectProblem, forEachDatabase, getJson, newOperator, type TestApp } from '../../../../test/helpers.js';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  getJson,
+  newOperator,
+  type TestApp,
+} from '../../../../test/helpers.js';
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
 import { json, startPartner, type ReceivedRequest } from '../../../../test/partner-server.js';
 
 /** A partner's status API on loopback: the leads in `statuses`, `pageSize` a page, answering ?page=N from 1. */
-async function statusApi(t: Parameters<typeof startPartner>[0], statuses: Map<string, { status: string; ftd?: string | null; amount?: number }>, pageSize = 2) {
+async function statusApi(
+  t: Parameters<typeof startPartner>[0],
+  statuses: Map<string, { status: string; ftd?: string | null; amount?: number }>,
+  pageSize = 2,
+) {
   return startPartner(t, (req: ReceivedRequest, res) => {
     if (req.headers['x-api-key'] !== 'pull-secret-123456') return json(res, 401, { error: 'bad key' });
     const page = Number(new URL(req.url, 'http://x').searchParams.get('page') ?? '1');
-    const all = [...statuses].map(([id, s]) => ({ lead: { ref: id }, state: s.status, deposit: s.ftd ?? null, amount: s.amount ?? null }));
+    const all = [...statuses].map(([id, s]) => ({
+      lead: { ref: id },
+      state: s.status,
+      deposit: s.ftd ?? null,
+      amount: s.amount ?? null,
+    }));
     json(res, 200, { result: { rows: all.slice((page - 1) * pageSize, page * pageSize) } });
   });
 }
@@ -34,7 +51,11 @@ async function deliveredLeads(ta: TestApp, token: string, n: number) {
   for (let i = 0; i < n; i++) {
     const res = await postLead(ta, token, sampleLead());
     assert.equal(res.json().status, 'delivered');
-    const row = await ta.db.selectFrom('leads').select('partner_lead_id').where('id', '=', res.json().id).executeTakeFirstOrThrow();
+    const row = await ta.db
+      .selectFrom('leads')
+      .select('partner_lead_id')
+      .where('id', '=', res.json().id)
+      .executeTakeFirstOrThrow();
     out.push({ id: res.json().id, partnerLeadId: row.partner_lead_id! });
   }
   return out;
@@ -52,7 +73,11 @@ forEachDatabase('status pull', (engine) => {
       ['UNKNOWN-1', { status: 'Depositor' }],
     ]);
     const api = await statusApi(t, statuses);
-    const put = await call(ta.app, ta.ownerToken, { method: 'PUT', url: `/api/partners/${w.partners[0].id}/status-pull`, payload: pullConfig(api.url) });
+    const put = await call(ta.app, ta.ownerToken, {
+      method: 'PUT',
+      url: `/api/partners/${w.partners[0].id}/status-pull`,
+      payload: pullConfig(api.url),
+    });
     assert.equal(put.statusCode, 200, put.body);
     assert.equal(put.json().config.request_headers['X-Api-Key'], '••••3456', 'headers are write-only');
 
@@ -63,14 +88,25 @@ forEachDatabase('status pull', (engine) => {
     assert.equal(first.get('size'), '2');
     assert.ok(Date.parse(first.get('to')!) - Date.parse(first.get('from')!) === 48 * 3600_000, 'the look-back window');
 
-    const row = (id: string) => ta.db.selectFrom('leads').select(['sale_status', 'ftd_at', 'revenue_cents', 'cost_cents']).where('id', '=', id).executeTakeFirstOrThrow();
+    const row = (id: string) =>
+      ta.db
+        .selectFrom('leads')
+        .select(['sale_status', 'ftd_at', 'revenue_cents', 'cost_cents'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
     assert.equal((await row(leads[0].id)).sale_status, 'No answer');
     const ftd = await row(leads[1].id);
-    assert.deepEqual([ftd.sale_status, ftd.ftd_at, Number(ftd.revenue_cents), Number(ftd.cost_cents)], ['Deposited', '2026-11-20T10:00:00.000Z', 25050, 3000]);
+    assert.deepEqual(
+      [ftd.sale_status, ftd.ftd_at, Number(ftd.revenue_cents), Number(ftd.cost_cents)],
+      ['Deposited', '2026-11-20T10:00:00.000Z', 25050, 3000],
+    );
     assert.equal((await row(leads[2].id)).sale_status, 'Callback', 'an unmapped word is the sale status as it is');
 
     const lead = await getJson(ta, `/api/leads/${leads[1].id}`);
-    assert.deepEqual(lead.status_history.map((h: any) => [h.source, h.sale_status, h.ftd_at]), [['pull', 'Deposited', '2026-11-20T10:00:00.000Z']]);
+    assert.deepEqual(
+      lead.status_history.map((h: any) => [h.source, h.sale_status, h.ftd_at]),
+      [['pull', 'Deposited', '2026-11-20T10:00:00.000Z']],
+    );
     const health = (await getJson(ta, `/api/partners/${w.partners[0].id}/status-pull`)).health;
     assert.equal(health.last_updated, 3);
     assert.equal(health.last_error, null);
@@ -78,7 +114,10 @@ forEachDatabase('status pull', (engine) => {
     assert.equal(await ta.app.statusPull.runDue(), 0, 'not due again yet');
 
     // A later postback FTD changes nothing: the first reported wins.
-    const pb = await ta.app.inject({ method: 'GET', url: `/api/postback/${w.partners[0].postbackToken}?lead_id=${leads[1].id}&ftd=1&revenue=999` });
+    const pb = await ta.app.inject({
+      method: 'GET',
+      url: `/api/postback/${w.partners[0].postbackToken}?lead_id=${leads[1].id}&ftd=1&revenue=999`,
+    });
     assert.equal(pb.json().changed, false);
     assert.equal(Number((await row(leads[1].id)).revenue_cents), 25050);
   });
@@ -88,16 +127,31 @@ forEachDatabase('status pull', (engine) => {
     const w = await makeWorld(t, ta, [{}]);
     const [lead] = await deliveredLeads(ta, w.token, 1);
     const api = await statusApi(t, new Map([[lead.partnerLeadId, { status: 'Depositor' }]]));
-    await call(ta.app, ta.ownerToken, { method: 'PUT', url: `/api/partners/${w.partners[0].id}/status-pull`, payload: pullConfig(api.url) });
-    const dry = await call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/partners/${w.partners[0].id}/status-pull/run`, payload: {} });
+    await call(ta.app, ta.ownerToken, {
+      method: 'PUT',
+      url: `/api/partners/${w.partners[0].id}/status-pull`,
+      payload: pullConfig(api.url),
+    });
+    const dry = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: `/api/partners/${w.partners[0].id}/status-pull/run`,
+      payload: {},
+    });
     assert.equal(dry.statusCode, 200, dry.body);
     const run = dry.json();
     assert.equal(run.dry_run, true);
     assert.equal(run.requests[0].http_status, 200);
     assert.match(run.requests[0].response_excerpt, /Depositor/);
     assert.ok(!JSON.stringify(run).includes('pull-secret-123456'), 'no header value shown');
-    assert.deepEqual(run.changes.map((c: any) => [c.lead_id, c.sale_status.to, c.ftd]), [[lead.id, 'Deposited', true]]);
-    const after = await ta.db.selectFrom('leads').select(['sale_status', 'ftd_at']).where('id', '=', lead.id).executeTakeFirstOrThrow();
+    assert.deepEqual(
+      run.changes.map((c: any) => [c.lead_id, c.sale_status.to, c.ftd]),
+      [[lead.id, 'Deposited', true]],
+    );
+    const after = await ta.db
+      .selectFrom('leads')
+      .select(['sale_status', 'ftd_at'])
+      .where('id', '=', lead.id)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(after, { sale_status: null, ftd_at: null }, 'a dry run changes nothing');
     assert.equal((await ta.db.selectFrom('lead_status_history').selectAll().execute()).length, 0);
     assert.equal((await getJson(ta, `/api/partners/${w.partners[0].id}/status-pull`)).health.last_run_at, null);
@@ -107,7 +161,11 @@ forEachDatabase('status pull', (engine) => {
     const ta = await buildTestApp(t, engine);
     const w = await makeWorld(t, ta, [{}]);
     const api = await statusApi(t, new Map());
-    await call(ta.app, ta.ownerToken, { method: 'PUT', url: `/api/partners/${w.partners[0].id}/status-pull`, payload: pullConfig(api.url, { request_headers: { 'X-Api-Key': 'wrong-key-0000' } }) });
+    await call(ta.app, ta.ownerToken, {
+      method: 'PUT',
+      url: `/api/partners/${w.partners[0].id}/status-pull`,
+      payload: pullConfig(api.url, { request_headers: { 'X-Api-Key': 'wrong-key-0000' } }),
+    });
     for (let i = 0; i < 3; i++) {
       await ta.db.updateTable('partner_status_pulls').set({ next_run_at: '2000-01-01T00:00:00.000Z' }).execute();
       await ta.app.statusPull.runDue();
@@ -116,7 +174,10 @@ forEachDatabase('status pull', (engine) => {
     assert.equal(health.last_error, 'HTTP 401');
     assert.equal(health.consecutive_failures, 3);
     const notes = await getJson(ta, '/api/notifications');
-    assert.deepEqual(notes.data.map((n: any) => n.type), ['partner.pull_failed']);
+    assert.deepEqual(
+      notes.data.map((n: any) => n.type),
+      ['partner.pull_failed'],
+    );
     assert.match(notes.data[0].text, /status pull failed 3 times in a row \(HTTP 401\)/);
   });
 
@@ -127,18 +188,38 @@ forEachDatabase('status pull', (engine) => {
     const bad = await call(ta.app, ta.ownerToken, {
       method: 'PUT',
       url,
-      payload: { ...pullConfig('http://10.0.0.5/statuses'), interval_minutes: 0, status_path: '', ftd_path: '', status_map: { Won: { sale_status: 'Won' }, ' won ': { sale_status: 'X' } } },
+      payload: {
+        ...pullConfig('http://10.0.0.5/statuses'),
+        interval_minutes: 0,
+        status_path: '',
+        ftd_path: '',
+        status_map: { Won: { sale_status: 'Won' }, ' won ': { sale_status: 'X' } },
+      },
     });
     const fields = expectProblem(bad, 400, 'validation_failed').errors!.map((e) => e.field);
     assert.ok(fields.includes('interval_minutes'), JSON.stringify(fields));
-    const ok = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: pullConfig('https://broker.example/api/statuses') });
+    const ok = await call(ta.app, ta.ownerToken, {
+      method: 'PUT',
+      url,
+      payload: pullConfig('https://broker.example/api/statuses'),
+    });
     assert.equal(ok.statusCode, 200, ok.body);
     const masked = ok.json().config.request_headers;
-    const moved = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: pullConfig('https://evil.example/steal', { request_headers: masked }) });
+    const moved = await call(ta.app, ta.ownerToken, {
+      method: 'PUT',
+      url,
+      payload: pullConfig('https://evil.example/steal', { request_headers: masked }),
+    });
     assert.match(expectProblem(moved, 400, 'validation_failed').errors![0].message, /re-enter this secret/);
-    const kept = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: pullConfig('https://broker.example/api/v2/statuses', { request_headers: masked }) });
+    const kept = await call(ta.app, ta.ownerToken, {
+      method: 'PUT',
+      url,
+      payload: pullConfig('https://broker.example/api/v2/statuses', { request_headers: masked }),
+    });
     assert.equal(kept.statusCode, 200, kept.body);
-    const stored = JSON.parse((await ta.db.selectFrom('partner_status_pulls').select('config').executeTakeFirstOrThrow()).config);
+    const stored = JSON.parse(
+      (await ta.db.selectFrom('partner_status_pulls').select('config').executeTakeFirstOrThrow()).config,
+    );
     assert.equal(stored.request_headers['X-Api-Key'], 'pull-secret-123456');
     assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url })).statusCode, 204);
     expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url }), 404, 'not_found');
@@ -148,7 +229,8 @@ forEachDatabase('status pull', (engine) => {
 /** A JSON object `depth` levels deep, as text: JSON.stringify itself cannot write thousands of levels. */
 const nested = (depth: number) => `${'{"a":'.repeat(depth - 1)}{"q":"{{from}}"}${'}'.repeat(depth - 1)}`;
 /** The config as JSON text with that body_template. */
-const withBody = (config: Record<string, unknown>, body: string) => JSON.stringify({ ...config, body_template: '<body>' }).replace('"<body>"', body);
+const withBody = (config: Record<string, unknown>, body: string) =>
+  JSON.stringify({ ...config, body_template: '<body>' }).replace('"<body>"', body);
 
 forEachDatabase('status pull: templates and what a run shows', (engine) => {
   test('a body_template nested deeper than 32 levels is a 400 naming it; one stored before that check fails its runs cleanly and releases its lease', async (t) => {
@@ -157,18 +239,36 @@ forEachDatabase('status pull: templates and what a run shows', (engine) => {
     const api = await statusApi(t, new Map());
     const url = `/api/partners/${w.partners[0].id}/status-pull`;
     for (const depth of [33, 4000, 6000]) {
-      const bad = await call(ta.app, ta.ownerToken, { method: 'PUT', url, headers: { 'content-type': 'application/json' }, payload: withBody(pullConfig(api.url, { method: 'POST' }), nested(depth)) });
+      const bad = await call(ta.app, ta.ownerToken, {
+        method: 'PUT',
+        url,
+        headers: { 'content-type': 'application/json' },
+        payload: withBody(pullConfig(api.url, { method: 'POST' }), nested(depth)),
+      });
       const errors = expectProblem(bad, 400, 'validation_failed').errors!;
-      assert.deepEqual(errors.map((e) => e.field), ['body_template'], `depth ${depth}`);
+      assert.deepEqual(
+        errors.map((e) => e.field),
+        ['body_template'],
+        `depth ${depth}`,
+      );
       assert.match(errors[0].message, /deeper than 32/);
     }
     assert.equal((await ta.db.selectFrom('partner_status_pulls').selectAll().execute()).length, 0, 'nothing stored');
-    const ok = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: pullConfig(api.url, { method: 'POST', body_template: JSON.parse(nested(32)) }) });
+    const ok = await call(ta.app, ta.ownerToken, {
+      method: 'PUT',
+      url,
+      payload: pullConfig(api.url, { method: 'POST', body_template: JSON.parse(nested(32)) }),
+    });
     assert.equal(ok.statusCode, 200, ok.body);
 
     // As an older release stored it: 4,000 levels.
-    const config = JSON.parse((await ta.db.selectFrom('partner_status_pulls').select('config').executeTakeFirstOrThrow()).config);
-    await ta.db.updateTable('partner_status_pulls').set({ config: withBody(config, nested(4000)) }).execute();
+    const config = JSON.parse(
+      (await ta.db.selectFrom('partner_status_pulls').select('config').executeTakeFirstOrThrow()).config,
+    );
+    await ta.db
+      .updateTable('partner_status_pulls')
+      .set({ config: withBody(config, nested(4000)) })
+      .execute();
     const run = await call(ta.app, ta.ownerToken, { method: 'POST', url: `${url}/run`, payload: { dry_run: false } });
     assert.equal(run.statusCode, 200, run.body);
     assert.equal(run.json().ok, false);
@@ -176,19 +276,36 @@ forEachDatabase('status pull: templates and what a run shows', (engine) => {
     assert.equal(api.received.length, 0);
     await ta.db.updateTable('partner_status_pulls').set({ next_run_at: '2000-01-01T00:00:00.000Z' }).execute();
     assert.equal(await ta.app.statusPull.runDue(), 1);
-    const row = await ta.db.selectFrom('partner_status_pulls').select(['lease_until', 'consecutive_failures', 'last_error']).executeTakeFirstOrThrow();
+    const row = await ta.db
+      .selectFrom('partner_status_pulls')
+      .select(['lease_until', 'consecutive_failures', 'last_error'])
+      .executeTakeFirstOrThrow();
     assert.equal(row.lease_until, null, 'the lease is released');
     assert.equal(Number(row.consecutive_failures), 2);
     assert.match(row.last_error!, /nests deeper/);
   });
 
-  test("a pull URL whose placeholder would be its scheme, host or port is refused, however it is spelled", async (t) => {
+  test('a pull URL whose placeholder would be its scheme, host or port is refused, however it is spelled', async (t) => {
     const ta = await buildTestApp(t, engine);
     const w = await makeWorld(t, ta, [{}]);
     const url = `/api/partners/${w.partners[0].id}/status-pull`;
-    for (const spelling of ['http:\\\\{{page}}/s', 'http:\\\\x@{{page}}.:8080/s', 'http:/{{from}}/s', 'https://broker.example:{{page}}/s', '{{page}}://broker.example/s']) {
-      const bad = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: pullConfig('x', { url: spelling }) });
-      assert.deepEqual(expectProblem(bad, 400, 'validation_failed').errors!.map((e) => e.field), ['url'], spelling);
+    for (const spelling of [
+      'http:\\\\{{page}}/s',
+      'http:\\\\x@{{page}}.:8080/s',
+      'http:/{{from}}/s',
+      'https://broker.example:{{page}}/s',
+      '{{page}}://broker.example/s',
+    ]) {
+      const bad = await call(ta.app, ta.ownerToken, {
+        method: 'PUT',
+        url,
+        payload: pullConfig('x', { url: spelling }),
+      });
+      assert.deepEqual(
+        expectProblem(bad, 400, 'validation_failed').errors!.map((e) => e.field),
+        ['url'],
+        spelling,
+      );
     }
   });
 
@@ -196,26 +313,59 @@ forEachDatabase('status pull: templates and what a run shows', (engine) => {
     const ta = await buildTestApp(t, engine);
     const w = await makeWorld(t, ta, [{}]);
     const [lead] = await deliveredLeads(ta, w.token, 1);
-    const contacts = await ta.db.selectFrom('leads').select(['email', 'phone']).where('id', '=', lead.id).executeTakeFirstOrThrow();
+    const contacts = await ta.db
+      .selectFrom('leads')
+      .select(['email', 'phone'])
+      .where('id', '=', lead.id)
+      .executeTakeFirstOrThrow();
     const stranger = { email: 'someone.else@elsewhere.example', phone: '+447700900123' };
     const api = await startPartner(t, (_req, res) =>
       json(res, 200, [
-        { ref: lead.partnerLeadId, state: `Call back ${contacts.email}`, phone: contacts.phone, email: contacts.email.replace('@', '%40') },
+        {
+          ref: lead.partnerLeadId,
+          state: `Call back ${contacts.email}`,
+          phone: contacts.phone,
+          email: contacts.email.replace('@', '%40'),
+        },
         { ref: 'P-UNKNOWN', state: 'New', email: stranger.email, phone: stranger.phone },
       ]),
     );
     const url = `/api/partners/${w.partners[0].id}/status-pull`;
-    assert.equal((await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: pullConfig(api.url, { list_path: '', lead_id_path: 'ref', ftd_path: '', revenue_path: '', paging: { type: 'none' } }) })).statusCode, 200);
+    assert.equal(
+      (
+        await call(ta.app, ta.ownerToken, {
+          method: 'PUT',
+          url,
+          payload: pullConfig(api.url, {
+            list_path: '',
+            lead_id_path: 'ref',
+            ftd_path: '',
+            revenue_path: '',
+            paging: { type: 'none' },
+          }),
+        })
+      ).statusCode,
+      200,
+    );
     const operator = await newOperator(ta, ['partners:view', 'partners:edit']);
     const shown = await call(ta.app, operator.token, { method: 'POST', url: `${url}/run`, payload: {} });
     assert.equal(shown.statusCode, 200, shown.body);
     const text = shown.body;
     const digits = (p: string) => p.replace(/\D/g, '').slice(2);
-    for (const secret of [contacts.email, contacts.email.replace('@', '%40'), digits(contacts.phone), stranger.email, digits(stranger.phone)]) {
+    for (const secret of [
+      contacts.email,
+      contacts.email.replace('@', '%40'),
+      digits(contacts.phone),
+      stranger.email,
+      digits(stranger.phone),
+    ]) {
       assert.ok(!text.includes(secret), `${secret} shown: ${text}`);
     }
     const run = shown.json();
-    assert.deepEqual(run.changes.map((c: any) => c.lead_id), [lead.id]);
+    assert.deepEqual(
+      run.changes.map((c: any) => c.lead_id),
+      [lead.id],
+    );
     assert.match(run.changes[0].status_word, /^Call back \w\*\*\*@/);
     assert.match(run.requests[0].response_excerpt, /P-UNKNOWN/, 'the rest of the answer still shows');
     // The owner holds leads:contacts: the answer as the partner sent it.

@@ -8,7 +8,18 @@ import { decodeCursor, pageOf } from '../../http/pagination.js';
 import type { TrafficProvider } from './schemas.js';
 
 // Every column but the token hash, which never leaves the database.
-const providerColumns = ['id', 'name', 'status', 'token_id', 'allowed_ips', 'duplicate_policy', 'silent_after_hours', 'created_at', 'updated_at', 'archived_at'] as const;
+const providerColumns = [
+  'id',
+  'name',
+  'status',
+  'token_id',
+  'allowed_ips',
+  'duplicate_policy',
+  'silent_after_hours',
+  'created_at',
+  'updated_at',
+  'archived_at',
+] as const;
 export type ProviderRecord = Omit<Selectable<TrafficProvidersTable>, 'token_hash'>;
 
 export const toTrafficProvider = (row: ProviderRecord): TrafficProvider => ({
@@ -32,7 +43,11 @@ export async function listTrafficProviders(
   f: { limit: number; cursor?: string; status?: 'active' | 'paused'; q?: string; include_archived: boolean },
 ) {
   const after = decodeCursor(f.cursor, ['id']);
-  let q = db.selectFrom('traffic_providers').select(providerColumns).orderBy('id').limit(f.limit + 1);
+  let q = db
+    .selectFrom('traffic_providers')
+    .select(providerColumns)
+    .orderBy('id')
+    .limit(f.limit + 1);
   if (after) q = q.where('id', '>', after.id);
   if (!f.include_archived) q = q.where('archived_at', 'is', null);
   if (f.status) q = q.where('status', '=', f.status);
@@ -47,7 +62,8 @@ export function allowedIpErrors(body: unknown): FieldError[] {
   const list = (body as { allowed_ips?: unknown } | null)?.allowed_ips;
   if (Array.isArray(list)) {
     list.forEach((entry, i) => {
-      if (typeof entry === 'string' && !parseCidr(entry)) errors.push({ field: `allowed_ips[${i}]`, message: `"${entry}" is not an IP address or CIDR` });
+      if (typeof entry === 'string' && !parseCidr(entry))
+        errors.push({ field: `allowed_ips[${i}]`, message: `"${entry}" is not an IP address or CIDR` });
     });
   }
   return errors;

@@ -18,10 +18,18 @@ import {
   toTrafficProvider,
 } from './queries.js';
 import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
-import { CreateTrafficProvider, DEFAULT_DUPLICATE_POLICY, TrafficProvider, TrafficProviderListQuery, TrafficProviderWithToken, UpdateTrafficProvider } from './schemas.js';
+import {
+  CreateTrafficProvider,
+  DEFAULT_DUPLICATE_POLICY,
+  TrafficProvider,
+  TrafficProviderListQuery,
+  TrafficProviderWithToken,
+  UpdateTrafficProvider,
+} from './schemas.js';
 
 const TAGS = ['Traffic providers'];
-const ARCHIVED = 'This traffic provider is archived (deleted while leads or campaigns refer to it) and cannot be changed.';
+const ARCHIVED =
+  'This traffic provider is archived (deleted while leads or campaigns refer to it) and cannot be changed.';
 
 const intakeUrl = async (app: App) => publicLink(await readPublicBaseUrl(app.db), '/api/intake/leads');
 
@@ -55,7 +63,8 @@ export default async function trafficProvidersRoutes(app: App) {
         response: { 200: TrafficProvider, ...problems(404) },
       },
     },
-    async (req) => toTrafficProvider((await findTrafficProvider(app.db, req.params.id)) ?? notFound('traffic provider')),
+    async (req) =>
+      toTrafficProvider((await findTrafficProvider(app.db, req.params.id)) ?? notFound('traffic provider')),
   );
 
   app.post(
@@ -93,15 +102,25 @@ export default async function trafficProvidersRoutes(app: App) {
         archived_at: null,
       };
       await app.db.transaction().execute(async (tx) => {
-        await tx.insertInto('traffic_providers').values({ ...row, token_hash: token.secretHash }).execute();
+        await tx
+          .insertInto('traffic_providers')
+          .values({ ...row, token_hash: token.secretHash })
+          .execute();
         await audit(tx, req, {
           action: 'traffic_provider.created',
           target_type: 'traffic_provider',
           target_id: row.id,
-          details: { name: row.name, status: row.status, allowed_ips, duplicate_policy: JSON.parse(row.duplicate_policy) },
+          details: {
+            name: row.name,
+            status: row.status,
+            allowed_ips,
+            duplicate_policy: JSON.parse(row.duplicate_policy),
+          },
         });
       });
-      return reply.status(201).send({ ...toTrafficProvider(row), token: token.token, intake_url: await intakeUrl(app) });
+      return reply
+        .status(201)
+        .send({ ...toTrafficProvider(row), token: token.token, intake_url: await intakeUrl(app) });
     },
   );
 
@@ -171,7 +190,11 @@ export default async function trafficProvidersRoutes(app: App) {
         const current = (await findTrafficProvider(tx, req.params.id)) ?? notFound('traffic provider');
         if (current.archived_at) conflict(ARCHIVED);
         const patch = { token_id: token.id, updated_at: nowIso() };
-        await tx.updateTable('traffic_providers').set({ ...patch, token_hash: token.secretHash }).where('id', '=', current.id).execute();
+        await tx
+          .updateTable('traffic_providers')
+          .set({ ...patch, token_hash: token.secretHash })
+          .where('id', '=', current.id)
+          .execute();
         await audit(tx, req, {
           action: 'traffic_provider.token_rotated',
           target_type: 'traffic_provider',
@@ -204,17 +227,35 @@ export default async function trafficProvidersRoutes(app: App) {
       await app.db.transaction().execute(async (tx) => {
         // Lock the row first (PostgreSQL): a flow or campaign being pointed at it meanwhile holds
         // a share lock, so the usage check below sees every reference committed before it.
-        if (isPostgres(tx)) await tx.selectFrom('traffic_providers').select('id').where('id', '=', req.params.id).forUpdate().execute();
+        if (isPostgres(tx))
+          await tx.selectFrom('traffic_providers').select('id').where('id', '=', req.params.id).forUpdate().execute();
         const current = (await findTrafficProvider(tx, req.params.id)) ?? notFound('traffic provider');
         const campaigns = await liveCampaignsUsing(tx, current.id);
-        if (campaigns.length) conflict(`Campaigns still use this traffic provider: ${campaigns.join(', ')}. Archive them or move them to another provider first.`);
+        if (campaigns.length)
+          conflict(
+            `Campaigns still use this traffic provider: ${campaigns.join(', ')}. Archive them or move them to another provider first.`,
+          );
         if (await providerReferenced(tx, current.id)) {
           if (current.archived_at) return; // already archived: nothing to do
-          await tx.updateTable('traffic_providers').set({ archived_at: nowIso() }).where('id', '=', current.id).execute();
-          await audit(tx, req, { action: 'traffic_provider.archived', target_type: 'traffic_provider', target_id: current.id, details: { name: current.name } });
+          await tx
+            .updateTable('traffic_providers')
+            .set({ archived_at: nowIso() })
+            .where('id', '=', current.id)
+            .execute();
+          await audit(tx, req, {
+            action: 'traffic_provider.archived',
+            target_type: 'traffic_provider',
+            target_id: current.id,
+            details: { name: current.name },
+          });
         } else {
           await tx.deleteFrom('traffic_providers').where('id', '=', current.id).execute();
-          await audit(tx, req, { action: 'traffic_provider.deleted', target_type: 'traffic_provider', target_id: current.id, details: { name: current.name } });
+          await audit(tx, req, {
+            action: 'traffic_provider.deleted',
+            target_type: 'traffic_provider',
+            target_id: current.id,
+            details: { name: current.name },
+          });
         }
       });
       return reply.status(204).send(null);

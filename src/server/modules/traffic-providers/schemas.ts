@@ -1,5 +1,11 @@
 import { Type, type Static } from 'typebox';
-import { ActiveStatus, NullableTimestamp, ResourceListQuery, ResourceName, Timestamp } from '../../http/common-schemas.js';
+import {
+  ActiveStatus,
+  NullableTimestamp,
+  ResourceListQuery,
+  ResourceName,
+  Timestamp,
+} from '../../http/common-schemas.js';
 import { PageQuery } from '../../http/pagination.js';
 
 export interface StoredDuplicatePolicy {
@@ -8,7 +14,11 @@ export interface StoredDuplicatePolicy {
   scope: 'provider' | 'global';
 }
 
-export const DEFAULT_DUPLICATE_POLICY: StoredDuplicatePolicy = { fields: ['email', 'phone'], window_hours: 720, scope: 'provider' };
+export const DEFAULT_DUPLICATE_POLICY: StoredDuplicatePolicy = {
+  fields: ['email', 'phone'],
+  window_hours: 720,
+  scope: 'provider',
+};
 
 export const DuplicatePolicy = Type.Object(
   {
@@ -17,7 +27,12 @@ export const DuplicatePolicy = Type.Object(
       maxItems: 2,
       description: 'A lead is a duplicate when one of these matches an earlier lead; empty: no duplicate check',
     }),
-    window_hours: Type.Integer({ format: 'int32', minimum: 0, maximum: 8760, description: 'How far back to look (0–8760 hours)' }),
+    window_hours: Type.Integer({
+      format: 'int32',
+      minimum: 0,
+      maximum: 8760,
+      description: 'How far back to look (0–8760 hours)',
+    }),
     scope: Type.Union([Type.Literal('provider'), Type.Literal('global')], {
       description: "provider: earlier leads of this provider only; global: every provider's leads",
     }),
@@ -25,7 +40,8 @@ export const DuplicatePolicy = Type.Object(
   { additionalProperties: false, title: 'DuplicatePolicy' },
 );
 
-const ALLOWED_IPS = 'CIDRs (IPv4 or IPv6; a bare address means that one address) allowed to post leads; empty: any address';
+const ALLOWED_IPS =
+  'CIDRs (IPv4 or IPv6; a bare address means that one address) allowed to post leads; empty: any address';
 const AllowedIps = Type.Array(Type.String({ maxLength: 100 }), { maxItems: 500, description: ALLOWED_IPS });
 
 const providerFields = {
@@ -34,7 +50,9 @@ const providerFields = {
   status: ActiveStatus,
   allowed_ips: Type.Array(Type.String(), { description: 'Canonical CIDRs; empty: any address' }),
   duplicate_policy: DuplicatePolicy,
-  silent_after_hours: Type.Union([Type.Integer(), Type.Null()], { description: 'Alerted when no lead came for this many hours; null: never' }),
+  silent_after_hours: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Alerted when no lead came for this many hours; null: never',
+  }),
   token_prefix: Type.String({ description: 'The non-secret start of the intake token (lgt_ + id), to recognise it' }),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -47,7 +65,9 @@ export type TrafficProvider = Static<typeof TrafficProvider>;
 export const TrafficProviderWithToken = Type.Object(
   {
     ...providerFields,
-    token: Type.String({ description: 'The intake token (lgt_…). Shown only in this answer; rotate it to get a new one.' }),
+    token: Type.String({
+      description: 'The intake token (lgt_…). Shown only in this answer; rotate it to get a new one.',
+    }),
     intake_url: Type.String({
       description:
         'Where the provider posts leads: <public base URL>/api/intake/leads when the hosting panel has a public base URL ' +
@@ -67,7 +87,12 @@ export const CreateTrafficProvider = Type.Object(
       default: DEFAULT_DUPLICATE_POLICY,
       description: `Default: ${JSON.stringify(DEFAULT_DUPLICATE_POLICY)}`,
     }),
-    silent_after_hours: Type.Optional({ ...Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: 720 }), Type.Null()], { description: 'Alert (traffic_provider.silent) when no lead came for this many hours; null: never' }), default: null }),
+    silent_after_hours: Type.Optional({
+      ...Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: 720 }), Type.Null()], {
+        description: 'Alert (traffic_provider.silent) when no lead came for this many hours; null: never',
+      }),
+      default: null,
+    }),
   },
   { additionalProperties: false },
 );
@@ -78,9 +103,16 @@ export const UpdateTrafficProvider = Type.Object(
     status: Type.Optional(ActiveStatus),
     allowed_ips: Type.Optional({ ...AllowedIps, description: `${ALLOWED_IPS}. Replaces the list.` }),
     duplicate_policy: Type.Optional({ ...DuplicatePolicy, description: 'Replaces the whole policy' }),
-    silent_after_hours: Type.Optional(Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: 720 }), Type.Null()], { description: 'Alert (traffic_provider.silent) when no lead came for this many hours; null: never' })),
+    silent_after_hours: Type.Optional(
+      Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: 720 }), Type.Null()], {
+        description: 'Alert (traffic_provider.silent) when no lead came for this many hours; null: never',
+      }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );
 
-export const TrafficProviderListQuery = Type.Object({ ...PageQuery, ...ResourceListQuery }, { additionalProperties: false });
+export const TrafficProviderListQuery = Type.Object(
+  { ...PageQuery, ...ResourceListQuery },
+  { additionalProperties: false },
+);

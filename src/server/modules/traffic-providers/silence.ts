@@ -13,7 +13,11 @@ export async function checkSilentProviders(db: DB, now = Date.now()): Promise<nu
       'p.name',
       'p.silent_after_hours',
       'p.created_at',
-      eb.selectFrom('leads as l').select((e) => e.fn.max('l.created_at').as('m')).whereRef('l.traffic_provider_id', '=', 'p.id').as('last_lead_at'),
+      eb
+        .selectFrom('leads as l')
+        .select((e) => e.fn.max('l.created_at').as('m'))
+        .whereRef('l.traffic_provider_id', '=', 'p.id')
+        .as('last_lead_at'),
     ])
     .where('p.silent_after_hours', 'is not', null)
     .where('p.status', '=', 'active')

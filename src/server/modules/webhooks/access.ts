@@ -9,7 +9,8 @@ import type { Principal } from '../../types.js';
 // owner may since have lost it: role changed or edited, disabled, deleted).
 
 /** The types among `types` that these permissions may not read. */
-const unreadable = (permissions: ReadonlySet<string>, types: readonly EventType[]) => types.filter((t) => !mayReadEvent(permissions, t));
+const unreadable = (permissions: ReadonlySet<string>, types: readonly EventType[]) =>
+  types.filter((t) => !mayReadEvent(permissions, t));
 
 const needs = (types: EventType[]) => types.map((t) => `${t} (${EVENT_TYPES[t].permission})`).join(', ');
 
@@ -42,9 +43,13 @@ export interface OwnerRow {
  */
 export function ownerCheck(owner: OwnerRow): (type: EventType) => string | null {
   if (owner.owner_status === null) {
-    return () => 'the webhook has no owner (its owner was deleted): nothing is sent until an operator who may read its events changes it';
+    return () =>
+      'the webhook has no owner (its owner was deleted): nothing is sent until an operator who may read its events changes it';
   }
   if (owner.owner_status !== 'active') return () => "the webhook's owner is disabled";
   const rights = rolePermissions({ builtin: owner.owner_builtin ?? 0, permissions: owner.owner_permissions ?? '[]' });
-  return (type) => (mayReadEvent(rights, type) ? null : `the webhook's owner may no longer read ${type} events (needs ${EVENT_TYPES[type].permission})`);
+  return (type) =>
+    mayReadEvent(rights, type)
+      ? null
+      : `the webhook's owner may no longer read ${type} events (needs ${EVENT_TYPES[type].permission})`;
 }

@@ -31,7 +31,9 @@ export function webhookDestination(db: DB, agent: Agent, log: FastifyBaseLogger)
         .execute();
       const hooks = new Map(rows.map((h) => [h.id, { ...h, mayRead: ownerCheck(h) }]));
       const safe = await safeEvents(db, events);
-      const names = [...hooks.values()].some((h) => h.format !== 'json') ? await eventNames(db, events) : () => NO_NAMES;
+      const names = [...hooks.values()].some((h) => h.format !== 'json')
+        ? await eventNames(db, events)
+        : () => NO_NAMES;
       return {
         async send(event, delivery) {
           const hook = hooks.get(delivery.destination_id);
@@ -60,9 +62,15 @@ export function webhookDestination(db: DB, agent: Agent, log: FastifyBaseLogger)
             if (!hook) continue;
             try {
               if (tries.some((t) => t.id === id && t.ok)) {
-                if (hook.failing_since !== null) await db.updateTable('webhooks').set({ failing_since: null }).where('id', '=', id).execute();
+                if (hook.failing_since !== null)
+                  await db.updateTable('webhooks').set({ failing_since: null }).where('id', '=', id).execute();
               } else if (hook.failing_since === null) {
-                await db.updateTable('webhooks').set({ failing_since: nowIso() }).where('id', '=', id).where('failing_since', 'is', null).execute();
+                await db
+                  .updateTable('webhooks')
+                  .set({ failing_since: nowIso() })
+                  .where('id', '=', id)
+                  .where('failing_since', 'is', null)
+                  .execute();
               } else if (Date.parse(hook.failing_since) < Date.now() - DISABLE_AFTER_DAYS * 86400_000) {
                 await disable(db, id);
               }
@@ -93,6 +101,9 @@ async function disable(db: DB, id: string) {
     if (!hook) return;
     await syncSubscriptions(tx, hook);
     await cancelPending(tx, id, 'the webhook was disabled after failing for days');
-    await emitEvent(tx, { type: 'webhook.disabled', data: { webhook_id: id, name: hook.name, reason, failing_since: hook.failing_since } });
+    await emitEvent(tx, {
+      type: 'webhook.disabled',
+      data: { webhook_id: id, name: hook.name, reason, failing_since: hook.failing_since },
+    });
   });
 }

@@ -17,9 +17,14 @@ import { contactMasker, maskDeep, maskFreeText } from '../leads/mask.js';
  * about no lead (alerts) with anything contact-shaped masked in every text. One query for the
  * round's leads.
  */
-export async function safeEvents(db: Kysely<Database>, events: StoredEvent[]): Promise<(event: StoredEvent) => StoredEvent> {
+export async function safeEvents(
+  db: Kysely<Database>,
+  events: StoredEvent[],
+): Promise<(event: StoredEvent) => StoredEvent> {
   const ids = [...new Set(events.flatMap((e) => (e.lead_id ? [e.lead_id] : [])))];
-  const rows = ids.length ? await db.selectFrom('leads').select(['id', 'email', 'phone']).where('id', 'in', ids).execute() : [];
+  const rows = ids.length
+    ? await db.selectFrom('leads').select(['id', 'email', 'phone']).where('id', 'in', ids).execute()
+    : [];
   const maskers = new Map(rows.map((r) => [r.id, contactMasker(r)]));
   return (event) => {
     // A lead is never deleted; were one gone, anything contact-shaped goes.

@@ -10,7 +10,17 @@ import { principalOf, type App } from '../../types.js';
 import { checkDestinationUrl } from '../../outbound/guard.js';
 import { audit } from '../audit/service.js';
 import { CreateWebhook, UpdateWebhook, Webhook, WebhookWithSecret } from './schemas.js';
-import { cancelPending, eventNames, newSecret, NO_NAMES, renderBody, storedEventTypes, syncSubscriptions, toWebhook, urlProblem } from './service.js';
+import {
+  cancelPending,
+  eventNames,
+  newSecret,
+  NO_NAMES,
+  renderBody,
+  storedEventTypes,
+  syncSubscriptions,
+  toWebhook,
+  urlProblem,
+} from './service.js';
 import { deliveryLogRoutes } from '../../events/delivery-routes.js';
 import { assertCanRead } from './access.js';
 import { safeEvents } from './outgoing.js';
@@ -18,17 +28,25 @@ import { safeEvents } from './outgoing.js';
 const TAGS = ['Webhooks'];
 
 export default async function webhookRoutes(app: App) {
-  const find = async (id: string, db: Kysely<Database> = app.db) => (await db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst()) ?? notFound('webhook');
+  const find = async (id: string, db: Kysely<Database> = app.db) =>
+    (await db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst()) ?? notFound('webhook');
 
   /** URL and chat id checks beyond the schema, named by field. */
-  const check = (b: { url?: string; format?: string; telegram_chat_id?: string | null }, format: string, chatId: string | null) => {
+  const check = (
+    b: { url?: string; format?: string; telegram_chat_id?: string | null },
+    format: string,
+    chatId: string | null,
+  ) => {
     const errors: FieldError[] = [];
     if (b.url !== undefined) {
-      const problem = urlProblem(b.url) ?? checkDestinationUrl(b.url, app.config.partnerAllowedNetworks)?.message ?? null;
+      const problem =
+        urlProblem(b.url) ?? checkDestinationUrl(b.url, app.config.partnerAllowedNetworks)?.message ?? null;
       if (problem) errors.push({ field: 'url', message: problem });
     }
-    if (format === 'telegram' && !chatId) errors.push({ field: 'telegram_chat_id', message: 'is required for the telegram format' });
-    if (format !== 'telegram' && chatId) errors.push({ field: 'telegram_chat_id', message: 'is only for the telegram format' });
+    if (format === 'telegram' && !chatId)
+      errors.push({ field: 'telegram_chat_id', message: 'is required for the telegram format' });
+    if (format !== 'telegram' && chatId)
+      errors.push({ field: 'telegram_chat_id', message: 'is only for the telegram format' });
     if (errors.length) invalid(errors);
   };
 
@@ -36,16 +54,33 @@ export default async function webhookRoutes(app: App) {
     '/api/webhooks',
     {
       config: { permission: 'webhooks:view' },
-      schema: { operationId: 'listWebhooks', tags: TAGS, summary: 'Webhooks', description: 'Oldest first. Never shows a signing secret.', response: { 200: Page(Webhook, 'WebhookPage') } },
+      schema: {
+        operationId: 'listWebhooks',
+        tags: TAGS,
+        summary: 'Webhooks',
+        description: 'Oldest first. Never shows a signing secret.',
+        response: { 200: Page(Webhook, 'WebhookPage') },
+      },
     },
-    async () => ({ data: (await app.db.selectFrom('webhooks').selectAll().orderBy('created_at').orderBy('id').execute()).map(toWebhook), next_cursor: null }),
+    async () => ({
+      data: (await app.db.selectFrom('webhooks').selectAll().orderBy('created_at').orderBy('id').execute()).map(
+        toWebhook,
+      ),
+      next_cursor: null,
+    }),
   );
 
   app.get(
     '/api/webhooks/:id',
     {
       config: { permission: 'webhooks:view' },
-      schema: { operationId: 'getWebhook', tags: TAGS, summary: 'One webhook', params: IdParams, response: { 200: Webhook, ...problems(404) } },
+      schema: {
+        operationId: 'getWebhook',
+        tags: TAGS,
+        summary: 'One webhook',
+        params: IdParams,
+        response: { 200: Webhook, ...problems(404) },
+      },
     },
     async (req) => toWebhook(await find(req.params.id)),
   );
@@ -93,7 +128,12 @@ export default async function webhookRoutes(app: App) {
       await app.db.transaction().execute(async (tx) => {
         await tx.insertInto('webhooks').values(row).execute();
         await syncSubscriptions(tx, row);
-        await audit(tx, req, { action: 'webhook.created', target_type: 'webhook', target_id: row.id, details: { name: row.name, url: toWebhook(row).url, format, event_types: b.event_types } });
+        await audit(tx, req, {
+          action: 'webhook.created',
+          target_type: 'webhook',
+          target_id: row.id,
+          details: { name: row.name, url: toWebhook(row).url, format, event_types: b.event_types },
+        });
       });
       return reply.status(201).send({ ...toWebhook(row), secret: row.secret });
     },
@@ -121,10 +161,20 @@ export default async function webhookRoutes(app: App) {
       return app.db.transaction().execute(async (tx) => {
         const current = await find(req.params.id, tx);
         const format = b.format ?? current.format;
-        const chatId = b.telegram_chat_id !== undefined ? b.telegram_chat_id : format === 'telegram' ? current.telegram_chat_id : null;
+        const chatId =
+          b.telegram_chat_id !== undefined
+            ? b.telegram_chat_id
+            : format === 'telegram'
+              ? current.telegram_chat_id
+              : null;
         check(b, format, chatId);
         // Whoever redirects a webhook reads what it sends from then on: they must be allowed to, and it sends as them.
-        const redirects = b.url !== undefined || b.format !== undefined || b.telegram_chat_id !== undefined || b.event_types !== undefined || b.status === 'active';
+        const redirects =
+          b.url !== undefined ||
+          b.format !== undefined ||
+          b.telegram_chat_id !== undefined ||
+          b.event_types !== undefined ||
+          b.status === 'active';
         const principal = principalOf(req);
         if (redirects) assertCanRead(principal, b.event_types ?? storedEventTypes(current));
         const reactivated = b.status === 'active' && current.status !== 'active';
@@ -143,9 +193,15 @@ export default async function webhookRoutes(app: App) {
         const row = { ...current, ...patch };
         await tx.updateTable('webhooks').set(patch).where('id', '=', current.id).execute();
         await syncSubscriptions(tx, row);
-        if (row.status !== 'active' && current.status === 'active') await cancelPending(tx, current.id, 'the webhook was disabled');
+        if (row.status !== 'active' && current.status === 'active')
+          await cancelPending(tx, current.id, 'the webhook was disabled');
         const { url: _url, ...changed } = b;
-        await audit(tx, req, { action: 'webhook.updated', target_type: 'webhook', target_id: current.id, details: { ...changed, ...(b.url !== undefined && { url: toWebhook(row).url }) } });
+        await audit(tx, req, {
+          action: 'webhook.updated',
+          target_type: 'webhook',
+          target_id: current.id,
+          details: { ...changed, ...(b.url !== undefined && { url: toWebhook(row).url }) },
+        });
         return toWebhook(row);
       });
     },
@@ -155,15 +211,35 @@ export default async function webhookRoutes(app: App) {
     '/api/webhooks/:id',
     {
       config: { permission: 'webhooks:edit' },
-      schema: { operationId: 'deleteWebhook', tags: TAGS, summary: 'Delete a webhook', description: 'Its pending deliveries are cancelled; its delivery log goes with it.', params: IdParams, response: { 204: Type.Null(), ...problems(404) } },
+      schema: {
+        operationId: 'deleteWebhook',
+        tags: TAGS,
+        summary: 'Delete a webhook',
+        description: 'Its pending deliveries are cancelled; its delivery log goes with it.',
+        params: IdParams,
+        response: { 204: Type.Null(), ...problems(404) },
+      },
     },
     async (req, reply) => {
       await app.db.transaction().execute(async (tx) => {
         const current = await find(req.params.id, tx);
-        await tx.deleteFrom('event_subscriptions').where('destination_kind', '=', 'webhook').where('destination_id', '=', current.id).execute();
-        await tx.deleteFrom('event_deliveries').where('destination_kind', '=', 'webhook').where('destination_id', '=', current.id).execute();
+        await tx
+          .deleteFrom('event_subscriptions')
+          .where('destination_kind', '=', 'webhook')
+          .where('destination_id', '=', current.id)
+          .execute();
+        await tx
+          .deleteFrom('event_deliveries')
+          .where('destination_kind', '=', 'webhook')
+          .where('destination_id', '=', current.id)
+          .execute();
         await tx.deleteFrom('webhooks').where('id', '=', current.id).execute();
-        await audit(tx, req, { action: 'webhook.deleted', target_type: 'webhook', target_id: current.id, details: { name: current.name } });
+        await audit(tx, req, {
+          action: 'webhook.deleted',
+          target_type: 'webhook',
+          target_id: current.id,
+          details: { name: current.name },
+        });
       });
       return reply.status(204).send(null);
     },
@@ -177,7 +253,8 @@ export default async function webhookRoutes(app: App) {
         operationId: 'rotateWebhookSecret',
         tags: TAGS,
         summary: 'New signing secret',
-        description: 'The old secret stops signing at once (tries already in flight may still carry its signature). The answer carries the new secret once.',
+        description:
+          'The old secret stops signing at once (tries already in flight may still carry its signature). The answer carries the new secret once.',
         params: IdParams,
         response: { 200: WebhookWithSecret, ...problems(404) },
       },
@@ -186,8 +263,17 @@ export default async function webhookRoutes(app: App) {
       const current = await find(req.params.id);
       const row = { ...current, secret: newSecret(), updated_at: nowIso() };
       await app.db.transaction().execute(async (tx) => {
-        await tx.updateTable('webhooks').set({ secret: row.secret, updated_at: row.updated_at }).where('id', '=', current.id).execute();
-        await audit(tx, req, { action: 'webhook.secret_rotated', target_type: 'webhook', target_id: current.id, details: { name: current.name } });
+        await tx
+          .updateTable('webhooks')
+          .set({ secret: row.secret, updated_at: row.updated_at })
+          .where('id', '=', current.id)
+          .execute();
+        await audit(tx, req, {
+          action: 'webhook.secret_rotated',
+          target_type: 'webhook',
+          target_id: current.id,
+          details: { name: current.name },
+        });
       });
       return { ...toWebhook(row), secret: row.secret };
     },

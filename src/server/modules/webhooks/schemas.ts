@@ -10,24 +10,44 @@ const Format = Type.Union([Type.Literal('json'), Type.Literal('slack'), Type.Lit
     'Every format is signed the same way.',
 });
 
-const EventTypes = Type.Array(EventTypeName, { minItems: 1, maxItems: ALL_EVENT_TYPES.length, uniqueItems: true, description: 'The events sent to this webhook' });
+const EventTypes = Type.Array(EventTypeName, {
+  minItems: 1,
+  maxItems: ALL_EVENT_TYPES.length,
+  uniqueItems: true,
+  description: 'The events sent to this webhook',
+});
 const Url = Type.String({
   minLength: 1,
   maxLength: 2000,
-  description: 'http or https URL the events are POSTed to. Write-only past its origin: answers show the origin and a mask (the path may hold a token, as Slack and Telegram URLs do).',
+  description:
+    'http or https URL the events are POSTed to. Write-only past its origin: answers show the origin and a mask (the path may hold a token, as Slack and Telegram URLs do).',
 });
-const ChatId = Type.String({ minLength: 1, maxLength: 100, pattern: '^(-?[0-9]+|@[A-Za-z0-9_]{5,64})$', description: 'Telegram chat: a numeric id or @channelname (telegram format only)' });
+const ChatId = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^(-?[0-9]+|@[A-Za-z0-9_]{5,64})$',
+  description: 'Telegram chat: a numeric id or @channelname (telegram format only)',
+});
 
 const webhookFields = {
   id: Type.String(),
   name: Type.String(),
-  url: Type.String({ description: 'The origin, then "/••••" and the last 4 characters when the URL has a path or query' }),
+  url: Type.String({
+    description: 'The origin, then "/••••" and the last 4 characters when the URL has a path or query',
+  }),
   format: Format,
   telegram_chat_id: Nullable(Type.String()),
   event_types: Type.Array(EventTypeName),
-  status: Type.Union([Type.Literal('active'), Type.Literal('disabled')], { description: 'disabled: nothing is sent (set by an operator, or after failing for days)' }),
-  disabled_reason: Nullable(Type.String({ description: 'Why Leadgate disabled it; null when active or disabled by an operator' })),
-  failing_since: { ...NullableTimestamp, description: 'When its deliveries started failing without a success since; null when the last try succeeded' },
+  status: Type.Union([Type.Literal('active'), Type.Literal('disabled')], {
+    description: 'disabled: nothing is sent (set by an operator, or after failing for days)',
+  }),
+  disabled_reason: Nullable(
+    Type.String({ description: 'Why Leadgate disabled it; null when active or disabled by an operator' }),
+  ),
+  failing_since: {
+    ...NullableTimestamp,
+    description: 'When its deliveries started failing without a success since; null when the last try succeeded',
+  },
   owner_id: Nullable(
     Type.String({
       description:
@@ -45,7 +65,8 @@ export const WebhookWithSecret = Type.Object(
   {
     ...webhookFields,
     secret: Type.String({
-      description: 'The signing secret (whsec_ + base64 of 32 random bytes). Shown only in this answer; rotate it to get a new one. Verify per the Standard Webhooks convention.',
+      description:
+        'The signing secret (whsec_ + base64 of 32 random bytes). Shown only in this answer; rotate it to get a new one. Verify per the Standard Webhooks convention.',
     }),
   },
   { title: 'WebhookWithSecret' },
@@ -70,9 +91,12 @@ export const UpdateWebhook = Type.Object(
     format: Type.Optional(Format),
     telegram_chat_id: Type.Optional(Type.Union([ChatId, Type.Null()])),
     event_types: Type.Optional(EventTypes),
-    status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('disabled')], { description: 'active again clears failing_since and disabled_reason' })),
+    status: Type.Optional(
+      Type.Union([Type.Literal('active'), Type.Literal('disabled')], {
+        description: 'active again clears failing_since and disabled_reason',
+      }),
+    ),
   },
   { additionalProperties: false, minProperties: 1, title: 'UpdateWebhook' },
 );
 export type UpdateWebhook = Static<typeof UpdateWebhook>;
-

@@ -33,7 +33,8 @@ export function maskUrl(url: string): string {
 
 /** URL errors beyond the schema: http(s), a host, and not a mask sent back. */
 export function urlProblem(url: string): string | null {
-  if (url.includes(MASK) || url.includes(encodeURI(MASK))) return 'is a masked URL: send the full URL, or leave url out to keep the stored one';
+  if (url.includes(MASK) || url.includes(encodeURI(MASK)))
+    return 'is a masked URL: send the full URL, or leave url out to keep the stored one';
   let u: URL;
   try {
     u = new URL(url);
@@ -41,7 +42,8 @@ export function urlProblem(url: string): string | null {
     return 'is not a URL';
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'must be an http or https URL';
-  if (u.username || u.password) return 'must not carry a user name or password (put them in the path or use the signature)';
+  if (u.username || u.password)
+    return 'must not carry a user name or password (put them in the path or use the signature)';
   return null;
 }
 
@@ -64,16 +66,32 @@ export function toWebhook(row: WebhooksTable): Webhook {
 
 /** The webhook's rows in event_subscriptions: one per event type while active, none otherwise. */
 /** The event types a stored webhook row subscribes to (a type no longer known is left out). */
-export const storedEventTypes = (row: Pick<WebhooksTable, 'event_types'>) => (JSON.parse(row.event_types) as string[]).filter(isEventType);
+export const storedEventTypes = (row: Pick<WebhooksTable, 'event_types'>) =>
+  (JSON.parse(row.event_types) as string[]).filter(isEventType);
 
-export async function syncSubscriptions(db: Kysely<Database>, row: Pick<WebhooksTable, 'id' | 'status' | 'event_types'>) {
-  await db.deleteFrom('event_subscriptions').where('destination_kind', '=', 'webhook').where('destination_id', '=', row.id).execute();
+export async function syncSubscriptions(
+  db: Kysely<Database>,
+  row: Pick<WebhooksTable, 'id' | 'status' | 'event_types'>,
+) {
+  await db
+    .deleteFrom('event_subscriptions')
+    .where('destination_kind', '=', 'webhook')
+    .where('destination_id', '=', row.id)
+    .execute();
   if (row.status !== 'active') return;
   const types = storedEventTypes(row);
   if (!types.length) return;
   await db
     .insertInto('event_subscriptions')
-    .values(types.map((t) => ({ event_type: t, destination_kind: 'webhook' as const, destination_id: row.id, traffic_provider_id: null, campaign_id: null })))
+    .values(
+      types.map((t) => ({
+        event_type: t,
+        destination_kind: 'webhook' as const,
+        destination_id: row.id,
+        traffic_provider_id: null,
+        campaign_id: null,
+      })),
+    )
     .execute();
 }
 
@@ -90,7 +108,13 @@ export async function cancelPending(db: Kysely<Database>, id: string, reason: st
 
 /** The JSON body: {type, timestamp, data}, data holding the event's ids and what it carries. */
 export function eventBody(event: StoredEvent): Record<string, unknown> {
-  const ids = { event_id: event.id, lead_id: event.lead_id, partner_id: event.partner_id, traffic_provider_id: event.traffic_provider_id, campaign_id: event.campaign_id };
+  const ids = {
+    event_id: event.id,
+    lead_id: event.lead_id,
+    partner_id: event.partner_id,
+    traffic_provider_id: event.traffic_provider_id,
+    campaign_id: event.campaign_id,
+  };
   return { type: event.type, timestamp: event.occurred_at, data: { ...ids, ...event.data } };
 }
 
@@ -111,7 +135,9 @@ function capNameOf(d: Record<string, string | number | null>): string {
 export function describeEvent(event: StoredEvent, names: Names): string {
   const d = event.data as Record<string, string | number | null>;
   const lead = `Lead ${event.lead_id ?? ''}`;
-  const where = [d.country, names.campaign && `campaign ${names.campaign}`, names.provider && `from ${names.provider}`].filter(Boolean).join(', ');
+  const where = [d.country, names.campaign && `campaign ${names.campaign}`, names.provider && `from ${names.provider}`]
+    .filter(Boolean)
+    .join(', ');
   const leadLine = (what: string) => `${lead} ${what}${where ? ` (${where})` : ''}`;
   const capName = capNameOf(d);
   const texts: Record<EventType, () => string> = {
@@ -120,15 +146,18 @@ export function describeEvent(event: StoredEvent, names: Names): string {
     'lead.rejected': () => leadLine(d.status === 'duplicate' ? 'rejected as a duplicate' : 'rejected'),
     'lead.failed': () => leadLine('failed'),
     'lead.ftd': () => leadLine(`converted: FTD${names.partner ? ` at ${names.partner}` : ''}`),
-    'lead.sale_status_changed': () => leadLine(`sale status ${d.previous_sale_status ?? '(none)'} → ${d.sale_status ?? '(none)'}`),
+    'lead.sale_status_changed': () =>
+      leadLine(`sale status ${d.previous_sale_status ?? '(none)'} → ${d.sale_status ?? '(none)'}`),
     'partner.cap_nearly_full': () => `${names.partner ?? 'A partner'}: ${capName} at ${d.used} of ${d.cap} (90 %)`,
     'partner.cap_full': () => `${names.partner ?? 'A partner'}: ${capName} full (${d.used} of ${d.cap})`,
     'partner.failing': () =>
       d.paused
         ? `${names.partner ?? 'A partner'} paused after ${d.failures} failed calls in a row (${d.last_reason ?? 'no reason'})`
         : `${names.partner ?? 'A partner'}: ${d.failures} calls in a row failed (${d.last_reason ?? 'no reason'})`,
-    'traffic_provider.silent': () => `${names.provider ?? 'A traffic provider'} sent no lead for ${d.hours} hours (last at ${d.last_lead_at ?? 'never'})`,
-    'partner.pull_failed': () => `${names.partner ?? 'A partner'}: status pull failed ${d.failures} times in a row (${d.error ?? 'unknown error'})`,
+    'traffic_provider.silent': () =>
+      `${names.provider ?? 'A traffic provider'} sent no lead for ${d.hours} hours (last at ${d.last_lead_at ?? 'never'})`,
+    'partner.pull_failed': () =>
+      `${names.partner ?? 'A partner'}: status pull failed ${d.failures} times in a row (${d.error ?? 'unknown error'})`,
     'webhook.disabled': () => `Webhook ${d.name ?? ''} disabled: ${d.reason ?? ''}`,
   };
   return texts[event.type]();
@@ -147,7 +176,12 @@ export const slackText = (text: string) => text.replace(/&/g, '&amp;').replace(/
  * plain text has no markup (HTML or Markdown would need their own escaping), so nothing in it
  * becomes a disguised link.
  */
-export function renderBody(format: WebhooksTable['format'], chatId: string | null, event: StoredEvent, names: Names): string {
+export function renderBody(
+  format: WebhooksTable['format'],
+  chatId: string | null,
+  event: StoredEvent,
+  names: Names,
+): string {
   if (format === 'json') return JSON.stringify(eventBody(event));
   const text = `[Leadgate] ${describeEvent(event, names)}`;
   return JSON.stringify(format === 'slack' ? { text: slackText(text) } : { chat_id: chatId, text });
@@ -159,10 +193,26 @@ export const NO_NAMES: Names = { partner: null, campaign: null, provider: null }
 export async function eventNames(db: DB, events: StoredEvent[]): Promise<(event: StoredEvent) => Names> {
   const ids = (pick: (e: StoredEvent) => string | null) => [...new Set(events.flatMap((e) => pick(e) ?? []))];
   const [partners, campaigns, providers] = await Promise.all([
-    namesOf(db, 'partner', ids((e) => e.partner_id)),
-    namesOf(db, 'campaign', ids((e) => e.campaign_id)),
-    namesOf(db, 'traffic_provider', ids((e) => e.traffic_provider_id)),
+    namesOf(
+      db,
+      'partner',
+      ids((e) => e.partner_id),
+    ),
+    namesOf(
+      db,
+      'campaign',
+      ids((e) => e.campaign_id),
+    ),
+    namesOf(
+      db,
+      'traffic_provider',
+      ids((e) => e.traffic_provider_id),
+    ),
   ]);
   const name = (map: Map<string, string>, id: string | null) => (id ? (map.get(id) ?? null) : null);
-  return (e) => ({ partner: name(partners, e.partner_id), campaign: name(campaigns, e.campaign_id), provider: name(providers, e.traffic_provider_id) });
+  return (e) => ({
+    partner: name(partners, e.partner_id),
+    campaign: name(campaigns, e.campaign_id),
+    provider: name(providers, e.traffic_provider_id),
+  });
 }

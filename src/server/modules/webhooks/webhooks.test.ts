@@ -7,23 +7,38 @@ import { startReceiver, verifySignature } from '../../../../test/webhook-receive
 import { downUrl } from '../../../../test/partner-server.js';
 
 async function createWebhook(ta: TestApp, body: Record<string, unknown>) {
-  const res = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/webhooks', payload: { name: 'Ops', ...body } });
+  const res = await call(ta.app, ta.ownerToken, {
+    method: 'POST',
+    url: '/api/webhooks',
+    payload: { name: 'Ops', ...body },
+  });
   assert.equal(res.statusCode, 201, res.body);
   return res.json() as { id: string; secret: string; url: string };
 }
 
 /** Makes every pending delivery due now (instead of waiting out the backoff). */
-const dueNow = (ta: TestApp) => ta.db.updateTable('event_deliveries').set({ next_attempt_at: '2000-01-01T00:00:00.000Z' }).where('state', '=', 'pending').execute();
+const dueNow = (ta: TestApp) =>
+  ta.db
+    .updateTable('event_deliveries')
+    .set({ next_attempt_at: '2000-01-01T00:00:00.000Z' })
+    .where('state', '=', 'pending')
+    .execute();
 
 forEachDatabase('webhooks', (engine) => {
   test('the secret is shown once, the URL masked past its origin; bad input is named by field', async (t) => {
     const ta = await buildTestApp(t, engine);
-    const made = await createWebhook(ta, { url: 'https://hooks.example.com/services/T000/B000/abcdefghijkl', event_types: ['lead.ftd'] });
+    const made = await createWebhook(ta, {
+      url: 'https://hooks.example.com/services/T000/B000/abcdefghijkl',
+      event_types: ['lead.ftd'],
+    });
     assert.match(made.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
     assert.equal(made.url, 'https://hooks.example.com/••••ijkl');
     const listed = await getJson(ta, '/api/webhooks');
     assert.equal(listed.data.length, 1);
-    assert.ok(!JSON.stringify(listed).includes(made.secret) && !JSON.stringify(listed).includes('abcdefghijkl'), 'no secret and no full URL in the list');
+    assert.ok(
+      !JSON.stringify(listed).includes(made.secret) && !JSON.stringify(listed).includes('abcdefghijkl'),
+      'no secret and no full URL in the list',
+    );
     const one = await getJson(ta, `/api/webhooks/${made.id}`);
     assert.equal(one.secret, undefined);
 
@@ -33,16 +48,37 @@ forEachDatabase('webhooks', (engine) => {
       payload: { name: 'x', url: 'ftp://example.com/', format: 'telegram', event_types: ['lead.nope'] },
     });
     const fields = expectProblem(bad, 400, 'validation_failed').errors!.map((e) => e.field);
-    assert.ok(fields.includes('event_types/0') || fields.some((f) => f.startsWith('event_types')), JSON.stringify(fields));
+    assert.ok(
+      fields.includes('event_types/0') || fields.some((f) => f.startsWith('event_types')),
+      JSON.stringify(fields),
+    );
 
-    const refused = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/webhooks', payload: { name: 'x', url: 'http://10.1.2.3/hook', event_types: ['lead.ftd'] } });
-    assert.match(expectProblem(refused, 400, 'validation_failed').errors!.find((e) => e.field === 'url')!.message, /10\.1\.2\.3.*not call/);
-    const masked = await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/webhooks/${made.id}`, payload: { url: made.url } });
+    const refused = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/webhooks',
+      payload: { name: 'x', url: 'http://10.1.2.3/hook', event_types: ['lead.ftd'] },
+    });
+    assert.match(
+      expectProblem(refused, 400, 'validation_failed').errors!.find((e) => e.field === 'url')!.message,
+      /10\.1\.2\.3.*not call/,
+    );
+    const masked = await call(ta.app, ta.ownerToken, {
+      method: 'PATCH',
+      url: `/api/webhooks/${made.id}`,
+      payload: { url: made.url },
+    });
     assert.match(expectProblem(masked, 400, 'validation_failed').errors![0].message, /masked/);
-    const noChat = await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/webhooks/${made.id}`, payload: { format: 'telegram' } });
+    const noChat = await call(ta.app, ta.ownerToken, {
+      method: 'PATCH',
+      url: `/api/webhooks/${made.id}`,
+      payload: { format: 'telegram' },
+    });
     assert.equal(expectProblem(noChat, 400, 'validation_failed').errors![0].field, 'telegram_chat_id');
 
-    const rotated = await call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/webhooks/${made.id}/rotate-secret` });
+    const rotated = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: `/api/webhooks/${made.id}/rotate-secret`,
+    });
     assert.equal(rotated.statusCode, 200, rotated.body);
     assert.notEqual(rotated.json().secret, made.secret);
   });
@@ -61,7 +97,10 @@ forEachDatabase('webhooks', (engine) => {
     const [first, second] = receiver.received;
     for (const r of receiver.received) {
       assert.ok(verifySignature(hook.secret, r.headers, r.body), 'signature verifies');
-      assert.ok(!verifySignature(`whsec_${randomBytes(32).toString('base64')}`, r.headers, r.body), 'another secret does not');
+      assert.ok(
+        !verifySignature(`whsec_${randomBytes(32).toString('base64')}`, r.headers, r.body),
+        'another secret does not',
+      );
       assert.ok(!verifySignature(hook.secret, r.headers, r.body.replace('lead.', 'lead_')), 'nor another body');
       assert.ok(!r.body.includes('@example.com') && !r.body.includes('+49151'), 'no contacts in an event');
     }
@@ -75,10 +114,13 @@ forEachDatabase('webhooks', (engine) => {
     // Nothing is sent twice.
     assert.equal(await ta.app.events.drain(), 0);
     const log = await getJson(ta, `/api/webhooks/${hook.id}/deliveries`);
-    assert.deepEqual(log.data.map((d: any) => [d.event_type, d.state, d.attempts, d.last_status]), [
-      ['lead.delivered', 'delivered', 1, 200],
-      ['lead.received', 'delivered', 1, 200],
-    ]);
+    assert.deepEqual(
+      log.data.map((d: any) => [d.event_type, d.state, d.attempts, d.last_status]),
+      [
+        ['lead.delivered', 'delivered', 1, 200],
+        ['lead.received', 'delivered', 1, 200],
+      ],
+    );
   });
 
   test("a partner's text quoting the lead's contacts reaches a webhook masked, and so does the log's payload", async (t) => {
@@ -88,7 +130,10 @@ forEachDatabase('webhooks', (engine) => {
     const w = await makeWorld(t, ta, [{}]);
     const lead = sampleLead({ email: 'grace.hopper@example.com' });
     const leadId = (await postLead(ta, w.token, lead)).json().id;
-    const pb = await ta.app.inject({ method: 'GET', url: `/api/postback/${w.partners[0].postbackToken}?lead_id=${leadId}&sale_status=${encodeURIComponent('call back grace.hopper@example.com')}` });
+    const pb = await ta.app.inject({
+      method: 'GET',
+      url: `/api/postback/${w.partners[0].postbackToken}?lead_id=${leadId}&sale_status=${encodeURIComponent('call back grace.hopper@example.com')}`,
+    });
     assert.equal(pb.statusCode, 200, pb.body);
     await ta.app.events.drain();
     assert.equal(receiver.received.length, 1);
@@ -104,11 +149,19 @@ forEachDatabase('webhooks', (engine) => {
     const slack = await startReceiver(t);
     const telegram = await startReceiver(t);
     await createWebhook(ta, { url: slack.url, format: 'slack', event_types: ['lead.sale_status_changed'] });
-    await createWebhook(ta, { url: telegram.url, format: 'telegram', telegram_chat_id: '-100200', event_types: ['lead.sale_status_changed'] });
+    await createWebhook(ta, {
+      url: telegram.url,
+      format: 'telegram',
+      telegram_chat_id: '-100200',
+      event_types: ['lead.sale_status_changed'],
+    });
     const w = await makeWorld(t, ta, [{}], { campaign: { name: 'Spring & <Summer>' } });
     const leadId = (await postLead(ta, w.token, sampleLead())).json().id;
     const status = '<!channel> <https://phish.example/login|Sign in again> & more';
-    const pb = await ta.app.inject({ method: 'GET', url: `/api/postback/${w.partners[0].postbackToken}?lead_id=${leadId}&sale_status=${encodeURIComponent(status)}` });
+    const pb = await ta.app.inject({
+      method: 'GET',
+      url: `/api/postback/${w.partners[0].postbackToken}?lead_id=${leadId}&sale_status=${encodeURIComponent(status)}`,
+    });
     assert.equal(pb.statusCode, 200, pb.body);
     await ta.app.events.drain();
     const text = slack.received[0].json.text as string;
@@ -133,14 +186,23 @@ forEachDatabase('webhooks', (engine) => {
     await ta.app.events.drain();
     const got = receiver.received.map((r) => [r.json.type, r.json.data.lead_id, r.json.data.status]);
     assert.equal(first.status, 'rejected');
-    assert.deepEqual(got.sort(), [['lead.rejected', first.id, 'rejected'], ['lead.rejected', dup.id, 'duplicate']].sort());
+    assert.deepEqual(
+      got.sort(),
+      [
+        ['lead.rejected', first.id, 'rejected'],
+        ['lead.rejected', dup.id, 'duplicate'],
+      ].sort(),
+    );
   });
 
   test('no subscription, no event: intake writes nothing to the outbox', async (t) => {
     const ta = await buildTestApp(t, engine);
     const w = await makeWorld(t, ta, [{}]);
     assert.equal((await postLead(ta, w.token, sampleLead())).statusCode, 201);
-    const n = await ta.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const n = await ta.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(n.n), 0);
   });
 
@@ -154,7 +216,9 @@ forEachDatabase('webhooks', (engine) => {
     const before = Date.now();
     assert.equal(await ta.app.events.drain(), 1, 'only the first event of the lead is tried');
     assert.equal(receiver.received[0].json.type, 'lead.received');
-    const [pending] = (await getJson(ta, `/api/webhooks/${hook.id}/deliveries?state=pending`)).data.filter((d: any) => d.attempts === 1);
+    const [pending] = (await getJson(ta, `/api/webhooks/${hook.id}/deliveries?state=pending`)).data.filter(
+      (d: any) => d.attempts === 1,
+    );
     assert.equal(pending.last_status, 503);
     const wait = Date.parse(pending.next_attempt_at) - before;
     assert.ok(wait >= 4_000 && wait <= 6_500, `first retry after about 5 s (${wait} ms)`);
@@ -163,10 +227,19 @@ forEachDatabase('webhooks', (engine) => {
     receiver.answer(200);
     await dueNow(ta);
     await ta.app.events.drain();
-    assert.deepEqual(receiver.received.map((r) => r.json.type), ['lead.received', 'lead.received', 'lead.delivered']);
+    assert.deepEqual(
+      receiver.received.map((r) => r.json.type),
+      ['lead.received', 'lead.received', 'lead.delivered'],
+    );
     assert.equal(receiver.received[0].headers['webhook-id'], receiver.received[1].headers['webhook-id']);
     const detail = await getJson(ta, `/api/webhooks/${hook.id}/deliveries/${pending.id}`);
-    assert.deepEqual(detail.tries.map((x: any) => [x.http_status, x.ok]), [[503, false], [200, true]]);
+    assert.deepEqual(
+      detail.tries.map((x: any) => [x.http_status, x.ok]),
+      [
+        [503, false],
+        [200, true],
+      ],
+    );
     assert.equal(detail.state, 'delivered');
     assert.equal(JSON.parse(detail.payload).type, 'lead.received');
     assert.equal((await getJson(ta, `/api/webhooks/${hook.id}`)).failing_since, null, 'a success clears failing_since');
@@ -180,14 +253,20 @@ forEachDatabase('webhooks', (engine) => {
     const w = await makeWorld(t, ta, [{}]);
     await postLead(ta, w.token, sampleLead());
     await ta.app.events.fanOut();
-    await ta.db.updateTable('event_deliveries').set({ expires_at: new Date(Date.now() + 1000).toISOString() }).execute();
+    await ta.db
+      .updateTable('event_deliveries')
+      .set({ expires_at: new Date(Date.now() + 1000).toISOString() })
+      .execute();
     await ta.app.events.drain();
     const [failed] = (await getJson(ta, `/api/webhooks/${hook.id}/deliveries`)).data;
     assert.equal(failed.state, 'failed');
     assert.equal(failed.next_attempt_at, null);
 
     receiver.answer(204);
-    const retried = await call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/webhooks/${hook.id}/deliveries/${failed.id}/retry` });
+    const retried = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: `/api/webhooks/${hook.id}/deliveries/${failed.id}/retry`,
+    });
     assert.equal(retried.statusCode, 200, retried.body);
     assert.equal(retried.json().state, 'pending');
     await ta.app.events.drain();
@@ -204,20 +283,30 @@ forEachDatabase('webhooks', (engine) => {
     const w = await makeWorld(t, ta, [{}]);
     await postLead(ta, w.token, sampleLead());
     await postLead(ta, w.token, sampleLead());
-    await ta.db.updateTable('webhooks').set({ failing_since: new Date(Date.now() - 6 * 86400_000).toISOString() }).execute();
+    await ta.db
+      .updateTable('webhooks')
+      .set({ failing_since: new Date(Date.now() - 6 * 86400_000).toISOString() })
+      .execute();
     await ta.app.events.drain();
     const after = await getJson(ta, `/api/webhooks/${hook.id}`);
     assert.equal(after.status, 'disabled');
     assert.match(after.disabled_reason, /5 days/);
     const states = (await getJson(ta, `/api/webhooks/${hook.id}/deliveries`)).data.map((d: any) => d.state).sort();
     assert.deepEqual(states, ['cancelled', 'pending'].includes(states[0]) ? states.filter(() => true) : states);
-    assert.ok(states.every((s: string) => s === 'cancelled'), `all cancelled: ${states}`);
+    assert.ok(
+      states.every((s: string) => s === 'cancelled'),
+      `all cancelled: ${states}`,
+    );
     const notes = await getJson(ta, '/api/notifications');
     assert.equal(notes.unread_count, 1);
     assert.equal(notes.data[0].type, 'webhook.disabled');
     assert.match(notes.data[0].text, /Flaky CRM/);
     // Enabling again clears the failure.
-    const on = await call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/webhooks/${hook.id}`, payload: { status: 'active' } });
+    const on = await call(ta.app, ta.ownerToken, {
+      method: 'PATCH',
+      url: `/api/webhooks/${hook.id}`,
+      payload: { status: 'active' },
+    });
     assert.equal(on.json().failing_since, null);
     assert.equal(on.json().disabled_reason, null);
   });
@@ -229,10 +318,45 @@ forEachDatabase('webhooks', (engine) => {
     const now = new Date().toISOString();
     await ta.db
       .insertInto('webhooks')
-      .values({ id: 'w1', name: 'x', url: receiver.url, format: 'json', telegram_chat_id: null, event_types: '["lead.received"]', secret: 'whsec_AAAA', status: 'active', disabled_reason: null, failing_since: null, created_at: now, updated_at: now, owner_id: ta.ownerId })
+      .values({
+        id: 'w1',
+        name: 'x',
+        url: receiver.url,
+        format: 'json',
+        telegram_chat_id: null,
+        event_types: '["lead.received"]',
+        secret: 'whsec_AAAA',
+        status: 'active',
+        disabled_reason: null,
+        failing_since: null,
+        created_at: now,
+        updated_at: now,
+        owner_id: ta.ownerId,
+      })
       .execute();
-    await ta.db.insertInto('event_subscriptions').values({ event_type: 'lead.received', destination_kind: 'webhook', destination_id: 'w1', traffic_provider_id: null, campaign_id: null }).execute();
-    await ta.db.insertInto('events').values({ type: 'lead.received', occurred_at: now, lead_id: null, partner_id: null, traffic_provider_id: null, campaign_id: null, data: '{}', dedupe_key: null }).execute();
+    await ta.db
+      .insertInto('event_subscriptions')
+      .values({
+        event_type: 'lead.received',
+        destination_kind: 'webhook',
+        destination_id: 'w1',
+        traffic_provider_id: null,
+        campaign_id: null,
+      })
+      .execute();
+    await ta.db
+      .insertInto('events')
+      .values({
+        type: 'lead.received',
+        occurred_at: now,
+        lead_id: null,
+        partner_id: null,
+        traffic_provider_id: null,
+        campaign_id: null,
+        data: '{}',
+        dedupe_key: null,
+      })
+      .execute();
     await ta.app.events.drain();
     assert.equal(receiver.received.length, 0);
     const [d] = (await getJson(ta, '/api/webhooks/w1/deliveries')).data;

@@ -14,7 +14,8 @@ import { ReportChart } from './ReportChart';
 import { ReportPickers } from './ReportPickers';
 import { ReportTable } from './ReportTable';
 
-const day = (iso: string, timeZone: string) => new Date(iso).toLocaleDateString(undefined, { timeZone, dateStyle: 'medium' });
+const day = (iso: string, timeZone: string) =>
+  new Date(iso).toLocaleDateString(undefined, { timeZone, dateStyle: 'medium' });
 type View = 'leads' | 'partners' | 'crg';
 
 /** Two reports over the same dates: leads by period or entity, and partner performance from attempts. */
@@ -56,19 +57,33 @@ export default function Analytics() {
   const downloadCsv = useMutation({
     mutationFn: async () =>
       view === 'leads'
-        ? saveAnswer(await api.GET('/api/analytics/report/export', { params: { query: form }, parseAs: 'blob' }), 'report.csv')
-        : saveAnswer(await api.GET('/api/analytics/partners/export', { params: { query: perfQuery }, parseAs: 'blob' }), 'partners.csv'),
+        ? saveAnswer(
+            await api.GET('/api/analytics/report/export', { params: { query: form }, parseAs: 'blob' }),
+            'report.csv',
+          )
+        : saveAnswer(
+            await api.GET('/api/analytics/partners/export', { params: { query: perfQuery }, parseAs: 'blob' }),
+            'partners.csv',
+          ),
   });
 
   if (whoami.isPending) return <Loading />;
   if (whoami.isError) return <ErrorAlert error={whoami.error} />;
-  if (!allowed) return <Text data-testid="analytics-forbidden">Your role does not include analytics (analytics:view).</Text>;
+  if (!allowed)
+    return <Text data-testid="analytics-forbidden">Your role does not include analytics (analytics:view).</Text>;
 
   const current = view === 'leads' ? report : view === 'partners' ? perf : crg;
   const data = current.isError ? undefined : current.data;
   const timeZone = data?.timezone ?? whoami.data?.operator.timezone ?? 'UTC';
-  const covered = data ? { date_from: dayIn(data.timezone, new Date(data.from)), date_to: dayIn(data.timezone, new Date(Date.parse(data.to) - 1)) } : null;
-  const range = data && `${day(data.from, data.timezone)} – ${day(new Date(Date.parse(data.to) - 1).toISOString(), data.timezone)} (${data.timezone})`;
+  const covered = data
+    ? {
+        date_from: dayIn(data.timezone, new Date(data.from)),
+        date_to: dayIn(data.timezone, new Date(Date.parse(data.to) - 1)),
+      }
+    : null;
+  const range =
+    data &&
+    `${day(data.from, data.timezone)} – ${day(new Date(Date.parse(data.to) - 1).toISOString(), data.timezone)} (${data.timezone})`;
   return (
     <Stack>
       <Group justify="space-between">
@@ -85,12 +100,25 @@ export default function Analytics() {
             aria-label="Report"
             data-testid="analytics-view"
           />
-          <Button variant="default" onClick={() => downloadCsv.mutate()} loading={downloadCsv.isPending} disabled={!data || view === 'crg'} data-testid="report-csv">
+          <Button
+            variant="default"
+            onClick={() => downloadCsv.mutate()}
+            loading={downloadCsv.isPending}
+            disabled={!data || view === 'crg'}
+            data-testid="report-csv"
+          >
             Download CSV
           </Button>
         </Group>
       </Group>
-      <ReportPickers value={form} onApply={(f) => apply(f)} covered={covered} timeZone={timeZone} partners={view !== 'leads'} countries={view !== 'crg'} />
+      <ReportPickers
+        value={form}
+        onApply={(f) => apply(f)}
+        covered={covered}
+        timeZone={timeZone}
+        partners={view !== 'leads'}
+        countries={view !== 'crg'}
+      />
       {downloadCsv.isError && (
         <Alert color="red" role="alert" withCloseButton onClose={() => downloadCsv.reset()}>
           {problemText(downloadCsv.error)}
@@ -106,7 +134,8 @@ export default function Analytics() {
       ) : report.data && !report.isError ? (
         <>
           <Text size="sm" c="dimmed" data-testid="report-range">
-            {range}, by {report.data.date_type === 'ftd' ? 'FTD date' : 'registration date'}, amounts in {report.data.currency}
+            {range}, by {report.data.date_type === 'ftd' ? 'FTD date' : 'registration date'}, amounts in{' '}
+            {report.data.currency}
           </Text>
           {report.data.totals.leads === 0 ? (
             <Text data-testid="report-empty">No leads in this range{form.country ? ' from these countries' : ''}.</Text>

@@ -11,7 +11,8 @@ export function CrgReport({ data, range }: { data: Crg; range: string }) {
   return (
     <Stack>
       <Text size="sm" c="dimmed" data-testid="crg-range">
-        {range}, by the day each lead was delivered under a CPL deal with a guarantee; FTDs of those leads whenever they came. Amounts in {data.currency}.
+        {range}, by the day each lead was delivered under a CPL deal with a guarantee; FTDs of those leads whenever they
+        came. Amounts in {data.currency}.
       </Text>
       {data.rows.length === 0 ? (
         <Text data-testid="crg-empty">No lead was delivered under a conversion-rate guarantee in this range.</Text>
@@ -20,7 +21,18 @@ export function CrgReport({ data, range }: { data: Crg; range: string }) {
           <Table striped data-testid="crg-table">
             <Table.Thead>
               <Table.Tr>
-                {['Partner', 'Period', 'Promised', 'Leads', 'FTDs', 'Actual', 'FTDs missing', 'Revenue', 'Shortfall', ''].map((h) => (
+                {[
+                  'Partner',
+                  'Period',
+                  'Promised',
+                  'Leads',
+                  'FTDs',
+                  'Actual',
+                  'FTDs missing',
+                  'Revenue',
+                  'Shortfall',
+                  '',
+                ].map((h) => (
                   <Table.Th key={h} ta={['Partner', 'Period', ''].includes(h) ? undefined : 'right'}>
                     {h}
                   </Table.Th>

@@ -13,11 +13,20 @@ const COLUMNS: { label: string; hint: string; cell: (m: Measures) => string }[] 
   { label: 'Rejected', hint: 'Calls the partner refused', cell: (m) => formatCount(m.rejected) },
   { label: 'Failed', hint: 'Timeouts and errors: no usable answer', cell: (m) => formatCount(m.failed) },
   { label: 'Acceptance', hint: 'Accepted / attempts', cell: (m) => formatRate(m.acceptance_rate) },
-  { label: 'Avg answer', hint: 'Mean time from the call to the complete answer', cell: (m) => answerTime(m.average_answer_ms) },
+  {
+    label: 'Avg answer',
+    hint: 'Mean time from the call to the complete answer',
+    cell: (m) => answerTime(m.average_answer_ms),
+  },
 ];
 
 /** The partner report's query: the Analytics screen's dates and countries, split by traffic provider for the grid. */
-export const partnerQuery = (form: ReportForm) => ({ date_from: form.date_from, date_to: form.date_to, country: form.country, then_by: 'traffic_provider' as const });
+export const partnerQuery = (form: ReportForm) => ({
+  date_from: form.date_from,
+  date_to: form.date_to,
+  country: form.country,
+  then_by: 'traffic_provider' as const,
+});
 
 /**
  * What each partner did with the leads offered to it, from the delivery attempts (a lead one
@@ -27,7 +36,8 @@ export function PartnerReport({ data, range }: { data: Performance; range: strin
   return (
     <Stack>
       <Text size="sm" c="dimmed" data-testid="partners-range">
-        {range}, counted from delivery attempts by the time of the call: a lead one partner refused and the next took counts for both.
+        {range}, counted from delivery attempts by the time of the call: a lead one partner refused and the next took
+        counts for both.
       </Text>
       {data.rows.length === 0 ? (
         <Text data-testid="partners-empty">No partner was called in this range.</Text>

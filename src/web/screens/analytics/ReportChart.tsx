@@ -2,7 +2,16 @@ import '@mantine/charts/styles.css';
 import { BarChart, LineChart } from '@mantine/charts';
 import { SegmentedControl, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
-import { breakdown, CHART_MEASURES, dimensionLabel, isTime, type ChartMeasure, type ChartSeries, type Dimension, type Row } from './report';
+import {
+  breakdown,
+  CHART_MEASURES,
+  dimensionLabel,
+  isTime,
+  type ChartMeasure,
+  type ChartSeries,
+  type Dimension,
+  type Row,
+} from './report';
 
 // Counts only: amounts (revenue, cost) would flatten them; the table has those. FTDs are a few
 // percent of leads, so they get their own axis on the right instead of lying flat at zero.
@@ -21,7 +30,15 @@ function ByGroup({ rows, groupBy, thenBy, h }: { rows: Row[]; groupBy: Dimension
   const { data, series } = breakdown(rows, measure);
   return (
     <Stack gap="xs">
-      <SegmentedControl size="xs" w="fit-content" data={CHART_MEASURES} value={measure} onChange={(v) => setMeasure(v as ChartMeasure)} aria-label="Chart measure" data-testid="chart-measure" />
+      <SegmentedControl
+        size="xs"
+        w="fit-content"
+        data={CHART_MEASURES}
+        value={measure}
+        onChange={(v) => setMeasure(v as ChartMeasure)}
+        aria-label="Chart measure"
+        data-testid="chart-measure"
+      />
       <LineChart
         h={h}
         data={data}
@@ -43,12 +60,41 @@ function ByGroup({ rows, groupBy, thenBy, h }: { rows: Row[]; groupBy: Dimension
  * Periods as a line over time; entities (partners, countries…) as bars, most leads first; a
  * period grouped by an entity (day × country) as one line per entity.
  */
-export function ReportChart({ rows, groupBy, thenBy, series = SERIES, h = 300 }: { rows: Row[]; groupBy: Dimension; thenBy?: Dimension | null; series?: ChartSeries[]; h?: number }) {
-  if (isTime(groupBy) && thenBy && !isTime(thenBy)) return <ByGroup rows={rows} groupBy={groupBy} thenBy={thenBy} h={h} />;
+export function ReportChart({
+  rows,
+  groupBy,
+  thenBy,
+  series = SERIES,
+  h = 300,
+}: {
+  rows: Row[];
+  groupBy: Dimension;
+  thenBy?: Dimension | null;
+  series?: ChartSeries[];
+  h?: number;
+}) {
+  if (isTime(groupBy) && thenBy && !isTime(thenBy))
+    return <ByGroup rows={rows} groupBy={groupBy} thenBy={thenBy} h={h} />;
   const data = rows.map((r) => ({ label: r.label, leads: r.leads, delivered: r.delivered, ftds: r.ftds }));
-  const axes = { withRightYAxis: series.some((s) => s.yAxisId === 'right'), yAxisLabel: 'Leads', rightYAxisLabel: 'FTDs' };
+  const axes = {
+    withRightYAxis: series.some((s) => s.yAxisId === 'right'),
+    yAxisLabel: 'Leads',
+    rightYAxisLabel: 'FTDs',
+  };
   if (isTime(groupBy)) {
-    return <LineChart h={h} data={data} dataKey="label" series={series} curveType="monotone" withLegend withDots={data.length <= 31} {...axes} data-testid="report-chart" />;
+    return (
+      <LineChart
+        h={h}
+        data={data}
+        dataKey="label"
+        series={series}
+        curveType="monotone"
+        withLegend
+        withDots={data.length <= 31}
+        {...axes}
+        data-testid="report-chart"
+      />
+    );
   }
   return (
     <>

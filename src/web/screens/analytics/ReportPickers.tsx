@@ -1,6 +1,15 @@
 import { Button, Group, Select, SimpleGrid, TextInput } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
-import { DATE_TYPES, DIMENSIONS, PRESETS, presetRange, dayIn, type DateType, type Dimension, type ReportForm } from './report';
+import {
+  DATE_TYPES,
+  DIMENSIONS,
+  PRESETS,
+  presetRange,
+  dayIn,
+  type DateType,
+  type Dimension,
+  type ReportForm,
+} from './report';
 import { CountriesInput } from '../../ui/inputs';
 
 /**
@@ -26,7 +35,12 @@ export function ReportPickers({ value, onApply, covered, timeZone, partners = fa
   // The URL is the truth: back/forward or a reset replaces what the form shows; dates it leaves
   // out show the range the report actually covers, never an empty box.
   useEffect(
-    () => setDraft({ ...value, date_from: value.date_from ?? covered?.date_from, date_to: value.date_to ?? covered?.date_to }),
+    () =>
+      setDraft({
+        ...value,
+        date_from: value.date_from ?? covered?.date_from,
+        date_to: value.date_to ?? covered?.date_to,
+      }),
     [value, covered?.date_from, covered?.date_to],
   );
   const today = dayIn(timeZone);
@@ -92,7 +106,13 @@ export function ReportPickers({ value, onApply, covered, timeZone, partners = fa
             />
           </>
         )}
-        {countries && <CountriesInput placeholder="All, or DE, AT" value={draft.country} onChange={(country) => setDraft({ ...draft, country })} />}
+        {countries && (
+          <CountriesInput
+            placeholder="All, or DE, AT"
+            value={draft.country}
+            onChange={(country) => setDraft({ ...draft, country })}
+          />
+        )}
       </SimpleGrid>
       <Group mt="sm">
         <Button type="submit">Show report</Button>

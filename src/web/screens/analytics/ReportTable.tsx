@@ -23,7 +23,9 @@ export function ReportTable({ report }: { report: Report }) {
       if (!next.delete(i)) next.add(i);
       return next;
     });
-  const heading = report.then_by ? `${dimensionLabel(report.group_by)} / ${dimensionLabel(report.then_by)}` : dimensionLabel(report.group_by);
+  const heading = report.then_by
+    ? `${dimensionLabel(report.group_by)} / ${dimensionLabel(report.then_by)}`
+    : dimensionLabel(report.group_by);
 
   return (
     <Table.ScrollContainer minWidth={1000}>

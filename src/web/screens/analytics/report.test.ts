@@ -21,7 +21,14 @@ test("today is the operator's day, not the machine's", () => {
 });
 
 const measures = { rejected: 0, duplicates: 0, failed: 0, conversion_rate: 0, revenue: 0, cost: 0, profit: 0 };
-const group = (key: string, leads: number, ftds = 0) => ({ key, label: key, leads, delivered: leads, ftds, ...measures });
+const group = (key: string, leads: number, ftds = 0) => ({
+  key,
+  label: key,
+  leads,
+  delivered: leads,
+  ftds,
+  ...measures,
+});
 
 test('a period × entity chart: a line per entity, the smallest folded into "Others", each period adding up', () => {
   const countries = ['DE', 'AT', 'CH', 'FR', 'GB', 'IT', 'ES', 'PL'];
@@ -30,11 +37,17 @@ test('a period × entity chart: a line per entity, the smallest folded into "Oth
     children: countries.map((c, i) => group(c, (countries.length - i) * day, i === 7 ? 5 : 0)),
   }));
   const { data, series } = breakdown(rows, 'leads');
-  assert.deepEqual(series.map((s) => s.label), ['DE', 'AT', 'CH', 'FR', 'GB', 'IT', 'Others (2)']);
+  assert.deepEqual(
+    series.map((s) => s.label),
+    ['DE', 'AT', 'CH', 'FR', 'GB', 'IT', 'Others (2)'],
+  );
   assert.deepEqual(data[0], { label: '2026-11-01', g0: 8, g1: 7, g2: 6, g3: 5, g4: 4, g5: 3, others: 3 });
   assert.deepEqual(data[1], { label: '2026-11-02', g0: 16, g1: 14, g2: 12, g3: 10, g4: 8, g5: 6, others: 6 });
   // Ranked by the measure shown: by FTDs, PL (the only one with FTDs) comes first.
   assert.equal(breakdown(rows, 'ftds').series[0].label, 'PL');
   // Seven groups or fewer: no "Others".
-  assert.equal(breakdown([{ ...group('d', 0), children: countries.slice(0, 7).map((c) => group(c, 1)) }], 'leads').series.length, 7);
+  assert.equal(
+    breakdown([{ ...group('d', 0), children: countries.slice(0, 7).map((c) => group(c, 1)) }], 'leads').series.length,
+    7,
+  );
 });

@@ -46,7 +46,11 @@ export function parseForm(params: URLSearchParams): ReportForm {
   }
   const dateType = params.get('date_type');
   if (dateType) out.date_type = dateType as DateType;
-  const country = params.getAll('country').flatMap((v) => v.split(',')).map((c) => c.trim().toUpperCase()).filter(Boolean);
+  const country = params
+    .getAll('country')
+    .flatMap((v) => v.split(','))
+    .map((c) => c.trim().toUpperCase())
+    .filter(Boolean);
   if (country.length) out.country = country;
   return out;
 }
@@ -101,7 +105,11 @@ export function presetRange(preset: Preset, today: string): { date_from: string;
 // ---- measures ----
 
 const counts = new Intl.NumberFormat();
-const percent = new Intl.NumberFormat(undefined, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const percent = new Intl.NumberFormat(undefined, {
+  style: 'percent',
+  minimumFractionDigits: 1,
+  maximumFractionDigits: 1,
+});
 
 export const formatCount = (n: number) => counts.format(n);
 /** conversion_rate is a ratio (ftds / delivered); operators read it as a percentage. */
@@ -121,8 +129,16 @@ export interface MeasureColumn {
   format: (m: Measures, currency: string) => string;
 }
 
-const count = (key: keyof Measures, label: string): MeasureColumn => ({ key, label, format: (m) => formatCount(m[key]) });
-const money = (key: keyof Measures, label: string): MeasureColumn => ({ key, label, format: (m, c) => formatMoney(m[key], c) });
+const count = (key: keyof Measures, label: string): MeasureColumn => ({
+  key,
+  label,
+  format: (m) => formatCount(m[key]),
+});
+const money = (key: keyof Measures, label: string): MeasureColumn => ({
+  key,
+  label,
+  format: (m, c) => formatMoney(m[key], c),
+});
 
 export const MEASURES: MeasureColumn[] = [
   count('leads', 'Leads'),
@@ -175,7 +191,8 @@ export function breakdown(rows: Row[], measure: ChartMeasure) {
   const shown = ranked.length > MAX_LINES + 1 ? ranked.slice(0, MAX_LINES) : ranked;
   const others = ranked.length > shown.length;
   const series: ChartSeries[] = shown.map(([, t], i) => ({ name: `g${i}`, label: t.label, color: LINE_COLORS[i] }));
-  if (others) series.push({ name: 'others', label: `Others (${ranked.length - shown.length})`, color: LINE_COLORS[MAX_LINES] });
+  if (others)
+    series.push({ name: 'others', label: `Others (${ranked.length - shown.length})`, color: LINE_COLORS[MAX_LINES] });
   const data = rows.map((r) => {
     const point: Record<string, string | number> = { label: r.label };
     shown.forEach((_, i) => (point[`g${i}`] = 0));

@@ -27,7 +27,11 @@ interface Props {
 export function AuditFilters({ action, actorId, onChange }: Props) {
   const operators = useOperatorOptions();
   // Suggestions: every action the server records (any other name can still be typed).
-  const actions = useQuery({ queryKey: ['audit-actions'], queryFn: async () => must(await api.GET('/api/audit-log/actions', { params: { query: { limit: 500 } } })).data, staleTime: Infinity });
+  const actions = useQuery({
+    queryKey: ['audit-actions'],
+    queryFn: async () => must(await api.GET('/api/audit-log/actions', { params: { query: { limit: 500 } } })).data,
+    staleTime: Infinity,
+  });
   // The typed action is a draft until picked, Enter or leaving the box: no request per keystroke.
   const [draft, setDraft] = useState(action);
   useEffect(() => setDraft(action), [action]);

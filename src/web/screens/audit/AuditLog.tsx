@@ -62,7 +62,11 @@ export default function AuditLog() {
   const [open, setOpen] = useState<string | null>(null);
 
   const entries = usePagedList(['audit-log', action, actorId], async (cursor) =>
-    must(await api.GET('/api/audit-log', { params: { query: { limit: PAGE, cursor, action: action || undefined, actor_id: actorId || undefined } } })),
+    must(
+      await api.GET('/api/audit-log', {
+        params: { query: { limit: PAGE, cursor, action: action || undefined, actor_id: actorId || undefined } },
+      }),
+    ),
   );
   const rows = entries.data?.pages.flatMap((p) => p.data) ?? [];
 
@@ -79,7 +83,8 @@ export default function AuditLog() {
     <Stack>
       <Title order={2}>Audit log</Title>
       <Text size="sm" c="dimmed">
-        Sign-ins, key and permission changes, and every change to flows, partners, campaigns, providers and settings: who did it, from where, and when.
+        Sign-ins, key and permission changes, and every change to flows, partners, campaigns, providers and settings:
+        who did it, from where, and when.
       </Text>
       <AuditFilters action={action} actorId={actorId} onChange={setFilters} />
       {entries.isError && (
@@ -114,7 +119,11 @@ export default function AuditLog() {
                       <Table.Td style={{ whiteSpace: 'nowrap' }}>{new Date(e.at).toLocaleString()}</Table.Td>
                       <Table.Td>
                         <Group gap={6} wrap="nowrap">
-                          <Text size="sm" title={[e.actor_email, e.actor_id].filter(Boolean).join(' · ') || undefined} data-testid="audit-actor">
+                          <Text
+                            size="sm"
+                            title={[e.actor_email, e.actor_id].filter(Boolean).join(' · ') || undefined}
+                            data-testid="audit-actor"
+                          >
                             {who(e)}
                           </Text>
                           <Badge size="xs" variant="light" color={VIA[e.via].color}>
@@ -135,7 +144,12 @@ export default function AuditLog() {
                       </Table.Td>
                       <Table.Td>
                         {hasDetails ? (
-                          <UnstyledButton aria-expanded={expanded} onClick={() => setOpen(expanded ? null : e.id)} fz="sm" c="blue">
+                          <UnstyledButton
+                            aria-expanded={expanded}
+                            onClick={() => setOpen(expanded ? null : e.id)}
+                            fz="sm"
+                            c="blue"
+                          >
                             {expanded ? 'Hide' : 'Show'}
                           </UnstyledButton>
                         ) : (

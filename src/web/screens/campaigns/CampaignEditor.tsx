@@ -1,5 +1,17 @@
 import { CountryValues, countryValuesOf, objectOf, type CountryValue } from '../../ui/CountryValues';
-import { Alert, Code, Group, NumberInput, Paper, SegmentedControl, Select, Stack, TagsInput, Text, TextInput } from '@mantine/core';
+import {
+  Alert,
+  Code,
+  Group,
+  NumberInput,
+  Paper,
+  SegmentedControl,
+  Select,
+  Stack,
+  TagsInput,
+  Text,
+  TextInput,
+} from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router-dom';
 import { api, must, problemText } from '../../api/client';
@@ -55,9 +67,16 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
-  const providers = useQuery({ queryKey: ['traffic-providers', 'all'], queryFn: () => allOptions('/api/traffic-providers') });
+  const providers = useQuery({
+    queryKey: ['traffic-providers', 'all'],
+    queryFn: () => allOptions('/api/traffic-providers'),
+  });
   const flows = useQuery({ queryKey: ['flows', 'all'], queryFn: () => allOptions('/api/flows') });
-  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() => formOf(campaign), (k) => (k === 'model' || k === 'amount' ? ['payout', `payout.${k}`] : k === 'byCountry' ? ['payout.by_country'] : [k]));
+  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(
+    () => formOf(campaign),
+    (k) =>
+      k === 'model' || k === 'amount' ? ['payout', `payout.${k}`] : k === 'byCountry' ? ['payout.by_country'] : [k],
+  );
 
   const archived = Boolean(campaign?.archived_at);
   const mayEdit = whoami.data?.permissions.includes('campaigns:edit') ?? false;
@@ -71,10 +90,18 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
       traffic_provider_id: form.traffic_provider_id ?? '',
       flow_id: form.flow_id,
       countries: form.countries,
-      payout: { model: form.model, amount: form.amount === '' ? (null as unknown as number) : Number(form.amount), currency: 'USD' as const, by_country: objectOf(form.byCountry) },
+      payout: {
+        model: form.model,
+        amount: form.amount === '' ? (null as unknown as number) : Number(form.amount),
+        currency: 'USD' as const,
+        by_country: objectOf(form.byCountry),
+      },
     };
     return submit(
-      () => (campaign ? api.PATCH('/api/campaigns/{id}', { params: { path: { id: campaign.id } }, body }) : api.POST('/api/campaigns', { body })),
+      () =>
+        campaign
+          ? api.PATCH('/api/campaigns/{id}', { params: { path: { id: campaign.id } }, body })
+          : api.POST('/api/campaigns', { body }),
       (p) => ({
         errors: fieldErrors(p.errors, {
           name: 'Name',
@@ -99,8 +126,14 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
   }
 
   // An archived provider or flow still shows by name on a campaign that refers to it.
-  const withCurrent = (options: Option[] | undefined, id: string | null | undefined, name: string | null | undefined) =>
-    id && name && !options?.some((o) => o.value === id) ? [...(options ?? []), { value: id, label: name }] : (options ?? []);
+  const withCurrent = (
+    options: Option[] | undefined,
+    id: string | null | undefined,
+    name: string | null | undefined,
+  ) =>
+    id && name && !options?.some((o) => o.value === id)
+      ? [...(options ?? []), { value: id, label: name }]
+      : (options ?? []);
 
   return (
     <Stack>
@@ -127,15 +160,24 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
         saved={saved}
         problem={problem}
       >
-        {archived && <Alert color="gray">This campaign is archived: it is kept for its leads and cannot be changed.</Alert>}
+        {archived && (
+          <Alert color="gray">This campaign is archived: it is kept for its leads and cannot be changed.</Alert>
+        )}
         {whoami.data && !mayEdit && <Alert color="yellow">You can view campaigns but not change them.</Alert>}
       </EditorHeader>
       {campaign && <IntakeId campaign={campaign} />}
-      {providers.isError && <Alert color="red">Traffic providers could not be loaded: {problemText(providers.error)}</Alert>}
+      {providers.isError && (
+        <Alert color="red">Traffic providers could not be loaded: {problemText(providers.error)}</Alert>
+      )}
       {flows.isError && <Alert color="red">Flows could not be loaded: {problemText(flows.error)}</Alert>}
       <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
         <Stack maw={640}>
-          <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} />
+          <TextInput
+            label="Name"
+            value={form.name}
+            onChange={(e) => set({ name: e.currentTarget.value })}
+            error={errors.at('name')}
+          />
           <StatusControl value={form.status} onChange={(status) => set({ status })} />
           <Select
             label="Traffic provider"
@@ -222,8 +264,9 @@ function IntakeId({ campaign }: { campaign: Campaign }) {
           <CopyValueButton value={campaign.id} size="xs" />
         </Group>
         <Text size="xs" c="dimmed">
-          {campaign.traffic_provider_name ?? 'The traffic provider'} sends it as <Code>campaign_id</Code> in each lead it posts to{' '}
-          <Code>POST /api/intake/leads</Code>, with its intake token. It may leave it out only while it has exactly one active campaign.
+          {campaign.traffic_provider_name ?? 'The traffic provider'} sends it as <Code>campaign_id</Code> in each lead
+          it posts to <Code>POST /api/intake/leads</Code>, with its intake token. It may leave it out only while it has
+          exactly one active campaign.
         </Text>
       </Stack>
     </Paper>

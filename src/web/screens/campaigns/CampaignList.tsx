@@ -8,7 +8,9 @@ const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' 
 
 export default function CampaignList() {
   const whoami = useWhoami();
-  const campaigns = usePagedList(['campaigns'], async (cursor) => must(await api.GET('/api/campaigns', { params: { query: { limit: 100, cursor, include_archived: false } } })));
+  const campaigns = usePagedList(['campaigns'], async (cursor) =>
+    must(await api.GET('/api/campaigns', { params: { query: { limit: 100, cursor, include_archived: false } } })),
+  );
   const canEdit = whoami.data?.permissions.includes('campaigns:edit') ?? false;
 
   return (
@@ -31,7 +33,13 @@ export default function CampaignList() {
             <Badge color={c.status === 'active' ? 'green' : 'gray'}>{c.status}</Badge>
           </Table.Td>
           <Table.Td>{c.traffic_provider_name}</Table.Td>
-          <Table.Td>{c.flow_name ?? <Text c="dimmed" size="sm">Not routed</Text>}</Table.Td>
+          <Table.Td>
+            {c.flow_name ?? (
+              <Text c="dimmed" size="sm">
+                Not routed
+              </Text>
+            )}
+          </Table.Td>
           <Table.Td>{c.countries.join(', ') || 'All'}</Table.Td>
           <Table.Td>
             {usd.format(c.payout.amount)} {c.payout.model.toUpperCase()}

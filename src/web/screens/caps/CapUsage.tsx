@@ -18,7 +18,12 @@ function UseCell({ use, label }: { use: Use; label: string }) {
       <Text size="sm" c={ratio >= 1 ? 'red.8' : undefined} data-testid="cap-use">
         {use.used} / {use.cap}
       </Text>
-      <Progress value={ratio * 100} color={ratio >= 1 ? 'red.8' : ratio >= 0.9 ? 'orange.8' : 'blue.7'} size="sm" aria-label={`${label}: ${use.used} of ${use.cap}`} />
+      <Progress
+        value={ratio * 100}
+        color={ratio >= 1 ? 'red.8' : ratio >= 0.9 ? 'orange.8' : 'blue.7'}
+        size="sm"
+        aria-label={`${label}: ${use.used} of ${use.cap}`}
+      />
     </Stack>
   );
 }
@@ -26,20 +31,32 @@ function UseCell({ use, label }: { use: Use; label: string }) {
 /** /caps: each partner's caps, its flow targets' and their countries', used / cap today, this hour and in all, live. */
 export default function CapUsage() {
   const [paused, setPaused] = useLivePause('caps');
-  const usage = useQuery({ queryKey: ['cap-usage'], queryFn: async () => must(await api.GET('/api/routing/cap-usage')), ...liveQueryOptions(paused) });
+  const usage = useQuery({
+    queryKey: ['cap-usage'],
+    queryFn: async () => must(await api.GET('/api/routing/cap-usage')),
+    ...liveQueryOptions(paused),
+  });
   const rows = usage.data?.data ?? [];
   return (
     <Stack>
       <Group justify="space-between">
         <Title order={2}>Cap usage</Title>
-        <LiveStatus updatedAt={usage.dataUpdatedAt} fetching={usage.isFetching} paused={paused} onPausedChange={setPaused} onRefresh={() => usage.refetch()} />
+        <LiveStatus
+          updatedAt={usage.dataUpdatedAt}
+          fetching={usage.isFetching}
+          paused={paused}
+          onPausedChange={setPaused}
+          onRefresh={() => usage.refetch()}
+        />
       </Group>
       <Text size="sm" c="dimmed">
-        Days and hours are each partner's own (its working hours' time zone, else UTC). Deliveries in progress count as used; caps counted on FTDs count
-        FTDs recorded.
+        Days and hours are each partner's own (its working hours' time zone, else UTC). Deliveries in progress count as
+        used; caps counted on FTDs count FTDs recorded.
       </Text>
       {usage.isError && <Alert color="red">{problemText(usage.error)}</Alert>}
-      {usage.isSuccess && rows.length === 0 && <Text data-testid="caps-empty">No partner or flow target has a cap.</Text>}
+      {usage.isSuccess && rows.length === 0 && (
+        <Text data-testid="caps-empty">No partner or flow target has a cap.</Text>
+      )}
       {rows.length > 0 && (
         <Table.ScrollContainer minWidth={800}>
           <Table data-testid="caps-table" verticalSpacing="xs">

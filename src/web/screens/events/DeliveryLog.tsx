@@ -6,10 +6,17 @@ import type { paths } from '../../api/schema';
 import { Loading } from '../../Loading';
 import { ErrorAlert } from '../../ui/EditorPage';
 
-type Delivery = paths['/api/webhooks/{id}/deliveries']['get']['responses'][200]['content']['application/json']['data'][number];
-type Detail = paths['/api/webhooks/{id}/deliveries/{deliveryId}']['get']['responses'][200]['content']['application/json'];
+type Delivery =
+  paths['/api/webhooks/{id}/deliveries']['get']['responses'][200]['content']['application/json']['data'][number];
+type Detail =
+  paths['/api/webhooks/{id}/deliveries/{deliveryId}']['get']['responses'][200]['content']['application/json'];
 
-const STATE_COLOR: Record<Delivery['state'], string> = { pending: 'yellow', delivered: 'green', failed: 'red', cancelled: 'gray' };
+const STATE_COLOR: Record<Delivery['state'], string> = {
+  pending: 'yellow',
+  delivered: 'green',
+  failed: 'red',
+  cancelled: 'gray',
+};
 const time = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
 /**
@@ -104,7 +111,12 @@ export function DeliveryLog({
                       {open === d.id ? 'Hide' : 'Details'}
                     </Button>
                     {canRetry && (
-                      <Button size="compact-xs" variant="light" onClick={() => void again(d.id)} data-testid="delivery-retry">
+                      <Button
+                        size="compact-xs"
+                        variant="light"
+                        onClick={() => void again(d.id)}
+                        data-testid="delivery-retry"
+                      >
                         Retry
                       </Button>
                     )}
@@ -115,7 +127,14 @@ export function DeliveryLog({
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      {open && (detail.isPending ? <Loading /> : detail.isError ? <ErrorAlert error={detail.error} /> : <Tries detail={detail.data} />)}
+      {open &&
+        (detail.isPending ? (
+          <Loading />
+        ) : detail.isError ? (
+          <ErrorAlert error={detail.error} />
+        ) : (
+          <Tries detail={detail.data} />
+        ))}
     </Stack>
   );
 }
@@ -131,7 +150,8 @@ function Tries({ detail }: { detail: Detail }) {
       </Code>
       {detail.tries.map((t, i) => (
         <Text size="sm" key={i} data-testid="delivery-try">
-          {time(t.attempted_at)} · {t.duration_ms} ms · {t.http_status ? `HTTP ${t.http_status}` : 'no answer'} {t.ok ? '✓' : `✗ ${t.error ?? ''}`}
+          {time(t.attempted_at)} · {t.duration_ms} ms · {t.http_status ? `HTTP ${t.http_status}` : 'no answer'}{' '}
+          {t.ok ? '✓' : `✗ ${t.error ?? ''}`}
           {t.response_excerpt && (
             <Text span size="xs" c="dimmed" ff="monospace">
               {' '}

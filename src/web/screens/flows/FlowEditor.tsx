@@ -31,7 +31,9 @@ function FlowEditorForm({ flow }: { flow: Flow | null }) {
   const queryClient = useQueryClient();
   const whoami = useWhoami();
   const partners = useQuery({ queryKey: ['partners', 'all'], queryFn: () => allOptions('/api/partners') });
-  const { form, set, errors, setErrors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() => formOf(flow));
+  const { form, set, errors, setErrors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() =>
+    formOf(flow),
+  );
   // An edit of a target clears the messages on that target's row (rows are replaced when edited).
   const setTargets = (targets: TargetRow[]) => {
     const before = new Set(form.targets);
@@ -46,7 +48,10 @@ function FlowEditorForm({ flow }: { flow: Flow | null }) {
     const sent = form.targets;
     const body = bodyOf(form);
     return submit(
-      () => (flow ? api.PATCH('/api/flows/{id}', { params: { path: { id: flow.id } }, body }) : api.POST('/api/flows', { body })),
+      () =>
+        flow
+          ? api.PATCH('/api/flows/{id}', { params: { path: { id: flow.id } }, body })
+          : api.POST('/api/flows', { body }),
       (p) => ({ errors: fieldErrors(p.errors ?? [], sent), problem: refusal(p, 'flow') }),
       async (stored) => {
         queryClient.setQueryData(['flow', stored.id], stored);
@@ -84,15 +89,27 @@ function FlowEditorForm({ flow }: { flow: Flow | null }) {
         problem={problem}
         summary={errors.summary}
       >
-        {archived && <Alert color="gray">This flow is archived: it is kept for the leads that went through it and cannot be changed.</Alert>}
-        {whoami.data && !whoami.data.permissions.includes('flows:edit') && <Alert color="yellow">You can view flows but not change them.</Alert>}
+        {archived && (
+          <Alert color="gray">
+            This flow is archived: it is kept for the leads that went through it and cannot be changed.
+          </Alert>
+        )}
+        {whoami.data && !whoami.data.permissions.includes('flows:edit') && (
+          <Alert color="yellow">You can view flows but not change them.</Alert>
+        )}
       </EditorHeader>
       {partners.isError && <Alert color="red">Partners could not be loaded: {problemText(partners.error)}</Alert>}
       {/* A disabled fieldset disables every input and button in it, for viewers and archived flows. */}
       <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
         <Stack>
           <Group align="flex-start">
-            <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} w={320} />
+            <TextInput
+              label="Name"
+              value={form.name}
+              onChange={(e) => set({ name: e.currentTarget.value })}
+              error={errors.at('name')}
+              w={320}
+            />
             <NumberInput
               label="Max attempts"
               description="Partners a lead is offered to at most"
@@ -106,7 +123,8 @@ function FlowEditorForm({ flow }: { flow: Flow | null }) {
           </Group>
           <Title order={4}>Targets</Title>
           <Text size="sm" c="dimmed">
-            Tried in priority order (lower first); targets with the same priority share leads by weight. Empty countries or schedule: the partner's own.
+            Tried in priority order (lower first); targets with the same priority share leads by weight. Empty countries
+            or schedule: the partner's own.
           </Text>
           <TargetsTable rows={form.targets} partners={partners.data ?? []} errors={errors} onChange={setTargets} />
           <Group>

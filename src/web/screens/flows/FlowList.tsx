@@ -6,7 +6,9 @@ import { ListPage, usePagedList } from '../../ui/ListPage';
 
 export default function FlowList() {
   const whoami = useWhoami();
-  const flows = usePagedList(['flows'], async (cursor) => must(await api.GET('/api/flows', { params: { query: { limit: 100, cursor } } })));
+  const flows = usePagedList(['flows'], async (cursor) =>
+    must(await api.GET('/api/flows', { params: { query: { limit: 100, cursor } } })),
+  );
   const canEdit = whoami.data?.permissions.includes('flows:edit') ?? false;
 
   return (

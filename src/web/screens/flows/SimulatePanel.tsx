@@ -66,8 +66,23 @@ export function SimulatePanel({ flowId }: { flowId: string }) {
           The flow as saved, with the caps as counted now: nothing is stored, no partner is called.
         </Text>
         <Group align="flex-end">
-          <TextInput label="Lead country" value={country} onChange={(e) => setCountry(e.currentTarget.value.toUpperCase())} maxLength={2} error={errors.country} w={120} />
-          <TextInput label="Arriving at" description="Empty: now (your local time)" type="datetime-local" value={at} onChange={(e) => setAt(e.currentTarget.value)} error={errors.at} w={230} />
+          <TextInput
+            label="Lead country"
+            value={country}
+            onChange={(e) => setCountry(e.currentTarget.value.toUpperCase())}
+            maxLength={2}
+            error={errors.country}
+            w={120}
+          />
+          <TextInput
+            label="Arriving at"
+            description="Empty: now (your local time)"
+            type="datetime-local"
+            value={at}
+            onChange={(e) => setAt(e.currentTarget.value)}
+            error={errors.at}
+            w={230}
+          />
           <Button onClick={run} loading={busy}>
             Simulate
           </Button>
@@ -87,7 +102,9 @@ function SimulationView({ result }: { result: Result }) {
   return (
     <Stack gap="xs" data-testid="simulation-result">
       <Text size="sm" data-testid="simulation-summary">
-        {result.routable ? `A ${result.country} lead would be offered to the partners below, in this order (at most ${result.max_attempts} per lead).` : result.reason}
+        {result.routable
+          ? `A ${result.country} lead would be offered to the partners below, in this order (at most ${result.max_attempts} per lead).`
+          : result.reason}
       </Text>
       {result.candidates.length > 0 && (
         <Table data-testid="simulation-table" verticalSpacing={4}>

@@ -1,4 +1,15 @@
-import { ActionIcon, Checkbox, Group, NumberInput, Select, Switch, Table, TagsInput, Text, TextInput } from '@mantine/core';
+import {
+  ActionIcon,
+  Checkbox,
+  Group,
+  NumberInput,
+  Select,
+  Switch,
+  Table,
+  TagsInput,
+  Text,
+  TextInput,
+} from '@mantine/core';
 import { Fragment } from 'react';
 import { CountryValues } from '../../ui/CountryValues';
 import type { FieldErrors } from '../../ui/fields';
@@ -13,7 +24,8 @@ interface Props {
 
 /** The ordered targets: one row each, with a second row for a target's own schedule. */
 export function TargetsTable({ rows, partners, errors, onChange }: Props) {
-  const update = (key: string, patch: Partial<TargetRow>) => onChange(rows.map((r) => (r.key === key ? { ...r, ...patch } : r)));
+  const update = (key: string, patch: Partial<TargetRow>) =>
+    onChange(rows.map((r) => (r.key === key ? { ...r, ...patch } : r)));
   const move = (i: number, by: number) => {
     const next = [...rows];
     [next[i], next[i + by]] = [next[i + by], next[i]];
@@ -38,7 +50,10 @@ export function TargetsTable({ rows, partners, errors, onChange }: Props) {
             const n = i + 1;
             const err = (f: string) => errors.at(`${r.key}.${f}`);
             // A partner the list leaves out (archived) still shows by name on its existing row.
-            const options = r.partner_id && !partners.some((p) => p.value === r.partner_id) ? [...partners, { value: r.partner_id, label: r.partner_name }] : partners;
+            const options =
+              r.partner_id && !partners.some((p) => p.value === r.partner_id)
+                ? [...partners, { value: r.partner_id, label: r.partner_name }]
+                : partners;
             return (
               <Fragment key={r.key}>
                 <Table.Tr data-testid="target-row" style={{ verticalAlign: 'top' }}>
@@ -55,10 +70,22 @@ export function TargetsTable({ rows, partners, errors, onChange }: Props) {
                     />
                   </Table.Td>
                   <Table.Td w={100}>
-                    <NumberInput aria-label={`Priority of target ${n}`} value={r.priority} onChange={(v) => update(r.key, { priority: v })} allowDecimal={false} error={err('priority')} />
+                    <NumberInput
+                      aria-label={`Priority of target ${n}`}
+                      value={r.priority}
+                      onChange={(v) => update(r.key, { priority: v })}
+                      allowDecimal={false}
+                      error={err('priority')}
+                    />
                   </Table.Td>
                   <Table.Td w={110}>
-                    <NumberInput aria-label={`Weight of target ${n}`} value={r.weight} onChange={(v) => update(r.key, { weight: v })} allowDecimal={false} error={err('weight')} />
+                    <NumberInput
+                      aria-label={`Weight of target ${n}`}
+                      value={r.weight}
+                      onChange={(v) => update(r.key, { weight: v })}
+                      allowDecimal={false}
+                      error={err('weight')}
+                    />
                   </Table.Td>
                   <Table.Td w={120}>
                     <NumberInput
@@ -98,20 +125,39 @@ export function TargetsTable({ rows, partners, errors, onChange }: Props) {
                   </Table.Td>
                   <Table.Td pt="xs">
                     <Group gap={4} wrap="nowrap">
-                      <ActionIcon variant="default" aria-label={`Move target ${n} up`} disabled={i === 0} onClick={() => move(i, -1)}>
+                      <ActionIcon
+                        variant="default"
+                        aria-label={`Move target ${n} up`}
+                        disabled={i === 0}
+                        onClick={() => move(i, -1)}
+                      >
                         ↑
                       </ActionIcon>
-                      <ActionIcon variant="default" aria-label={`Move target ${n} down`} disabled={i === rows.length - 1} onClick={() => move(i, 1)}>
+                      <ActionIcon
+                        variant="default"
+                        aria-label={`Move target ${n} down`}
+                        disabled={i === rows.length - 1}
+                        onClick={() => move(i, 1)}
+                      >
                         ↓
                       </ActionIcon>
-                      <ActionIcon color="red" variant="light" aria-label={`Remove target ${n}`} onClick={() => onChange(rows.filter((x) => x.key !== r.key))}>
+                      <ActionIcon
+                        color="red"
+                        variant="light"
+                        aria-label={`Remove target ${n}`}
+                        onClick={() => onChange(rows.filter((x) => x.key !== r.key))}
+                      >
                         ✕
                       </ActionIcon>
                     </Group>
                   </Table.Td>
                 </Table.Tr>
-                {r.hasSchedule && <ScheduleRow row={r} n={n} error={err('schedule')} onChange={(patch) => update(r.key, patch)} />}
-                {(r.moreCaps || err('hourly_cap') || err('total_cap') || err('country_caps') || err('cap_counts')) && <CapsRow row={r} n={n} err={err} onChange={(patch) => update(r.key, patch)} />}
+                {r.hasSchedule && (
+                  <ScheduleRow row={r} n={n} error={err('schedule')} onChange={(patch) => update(r.key, patch)} />
+                )}
+                {(r.moreCaps || err('hourly_cap') || err('total_cap') || err('country_caps') || err('cap_counts')) && (
+                  <CapsRow row={r} n={n} err={err} onChange={(patch) => update(r.key, patch)} />
+                )}
               </Fragment>
             );
           })}
@@ -121,14 +167,42 @@ export function TargetsTable({ rows, partners, errors, onChange }: Props) {
   );
 }
 
-function CapsRow({ row, n, err, onChange }: { row: TargetRow; n: number; err: (f: string) => string | undefined; onChange: (patch: Partial<TargetRow>) => void }) {
+function CapsRow({
+  row,
+  n,
+  err,
+  onChange,
+}: {
+  row: TargetRow;
+  n: number;
+  err: (f: string) => string | undefined;
+  onChange: (patch: Partial<TargetRow>) => void;
+}) {
   return (
     <Table.Tr data-testid="target-caps">
       <Table.Td />
       <Table.Td colSpan={8}>
         <Group align="flex-start">
-          <NumberInput label="Hourly cap" aria-label={`Hourly cap of target ${n}`} placeholder="None" value={row.hourly_cap} onChange={(v) => onChange({ hourly_cap: v })} allowDecimal={false} error={err('hourly_cap')} w={130} />
-          <NumberInput label="Total cap" aria-label={`Total cap of target ${n}`} placeholder="None" value={row.total_cap} onChange={(v) => onChange({ total_cap: v })} allowDecimal={false} error={err('total_cap')} w={130} />
+          <NumberInput
+            label="Hourly cap"
+            aria-label={`Hourly cap of target ${n}`}
+            placeholder="None"
+            value={row.hourly_cap}
+            onChange={(v) => onChange({ hourly_cap: v })}
+            allowDecimal={false}
+            error={err('hourly_cap')}
+            w={130}
+          />
+          <NumberInput
+            label="Total cap"
+            aria-label={`Total cap of target ${n}`}
+            placeholder="None"
+            value={row.total_cap}
+            onChange={(v) => onChange({ total_cap: v })}
+            allowDecimal={false}
+            error={err('total_cap')}
+            w={130}
+          />
           <Select
             label="Caps count"
             aria-label={`What the caps of target ${n} count`}
@@ -157,13 +231,29 @@ function CapsRow({ row, n, err, onChange }: { row: TargetRow; n: number; err: (f
   );
 }
 
-function ScheduleRow({ row, n, error, onChange }: { row: TargetRow; n: number; error?: string; onChange: (patch: Partial<TargetRow>) => void }) {
+function ScheduleRow({
+  row,
+  n,
+  error,
+  onChange,
+}: {
+  row: TargetRow;
+  n: number;
+  error?: string;
+  onChange: (patch: Partial<TargetRow>) => void;
+}) {
   return (
     <Table.Tr data-testid="target-schedule">
       <Table.Td />
       <Table.Td colSpan={8}>
         <Group align="flex-start">
-          <TextInput label="Time zone" aria-label={`Time zone of target ${n}`} value={row.timezone} onChange={(e) => onChange({ timezone: e.currentTarget.value })} w={200} />
+          <TextInput
+            label="Time zone"
+            aria-label={`Time zone of target ${n}`}
+            value={row.timezone}
+            onChange={(e) => onChange({ timezone: e.currentTarget.value })}
+            w={200}
+          />
           <Checkbox.Group label="Days" value={row.days} onChange={(days) => onChange({ days })}>
             <Group gap="xs" mt={8}>
               {WEEKDAYS.map((d, i) => (
@@ -171,8 +261,22 @@ function ScheduleRow({ row, n, error, onChange }: { row: TargetRow; n: number; e
               ))}
             </Group>
           </Checkbox.Group>
-          <TextInput label="From" aria-label={`Open from, target ${n}`} placeholder="HH:MM" value={row.from} onChange={(e) => onChange({ from: e.currentTarget.value })} w={90} />
-          <TextInput label="To" aria-label={`Open until, target ${n}`} placeholder="HH:MM" value={row.to} onChange={(e) => onChange({ to: e.currentTarget.value })} w={90} />
+          <TextInput
+            label="From"
+            aria-label={`Open from, target ${n}`}
+            placeholder="HH:MM"
+            value={row.from}
+            onChange={(e) => onChange({ from: e.currentTarget.value })}
+            w={90}
+          />
+          <TextInput
+            label="To"
+            aria-label={`Open until, target ${n}`}
+            placeholder="HH:MM"
+            value={row.to}
+            onChange={(e) => onChange({ to: e.currentTarget.value })}
+            w={90}
+          />
         </Group>
         {error && (
           <Text c="red" size="sm" mt={4} role="alert">

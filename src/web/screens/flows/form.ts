@@ -76,7 +76,11 @@ export function formOf(flow: Flow | null): FlowForm {
       partner_name: t.partner_name,
       weight: t.weight,
       daily_cap: t.daily_cap ?? '',
-      moreCaps: t.hourly_cap !== null || t.total_cap !== null || Object.keys(t.country_caps).length > 0 || t.cap_counts !== 'deliveries',
+      moreCaps:
+        t.hourly_cap !== null ||
+        t.total_cap !== null ||
+        Object.keys(t.country_caps).length > 0 ||
+        t.cap_counts !== 'deliveries',
       hourly_cap: t.hourly_cap ?? '',
       total_cap: t.total_cap ?? '',
       country_caps: countryValuesOf(t.country_caps),
@@ -102,20 +106,18 @@ export function bodyOf(form: FlowForm) {
     name: form.name,
     status: form.status,
     max_attempts: num(form.max_attempts),
-    targets: form.targets.map(
-      (t): TargetInput => ({
-        partner_id: t.partner_id ?? '',
-        priority: num(t.priority),
-        weight: num(t.weight),
-        daily_cap: t.daily_cap === '' ? null : Number(t.daily_cap),
-        hourly_cap: t.hourly_cap === '' ? null : Number(t.hourly_cap),
-        total_cap: t.total_cap === '' ? null : Number(t.total_cap),
-        country_caps: objectOf(t.country_caps),
-        cap_counts: t.cap_counts,
-        countries: t.countries,
-        schedule: t.hasSchedule ? { timezone: t.timezone, days: t.days.map(Number), from: t.from, to: t.to } : null,
-      }),
-    ),
+    targets: form.targets.map((t): TargetInput => ({
+      partner_id: t.partner_id ?? '',
+      priority: num(t.priority),
+      weight: num(t.weight),
+      daily_cap: t.daily_cap === '' ? null : Number(t.daily_cap),
+      hourly_cap: t.hourly_cap === '' ? null : Number(t.hourly_cap),
+      total_cap: t.total_cap === '' ? null : Number(t.total_cap),
+      country_caps: objectOf(t.country_caps),
+      cap_counts: t.cap_counts,
+      countries: t.countries,
+      schedule: t.hasSchedule ? { timezone: t.timezone, days: t.days.map(Number), from: t.from, to: t.to } : null,
+    })),
   };
 }
 
@@ -131,8 +133,18 @@ const TARGET_PARTS: Record<string, string> = {
   countries: 'countries',
   schedule: 'own schedule',
 };
-const SCHEDULE_PARTS: Record<string, string> = { timezone: 'time zone', days: 'days', from: 'open from', to: 'open until' };
-const FLOW_LABELS: Record<string, string> = { name: 'Name', status: 'Status', max_attempts: 'Max attempts', targets: 'Targets' };
+const SCHEDULE_PARTS: Record<string, string> = {
+  timezone: 'time zone',
+  days: 'days',
+  from: 'open from',
+  to: 'open until',
+};
+const FLOW_LABELS: Record<string, string> = {
+  name: 'Name',
+  status: 'Status',
+  max_attempts: 'Max attempts',
+  targets: 'Targets',
+};
 
 /**
  * Maps the API's `errors[]` (field like `targets[1].schedule.days`) onto the rows as they were
@@ -148,13 +160,20 @@ export function fieldErrors(errors: { field: string; message: string }[], sent: 
         const top = e.field.replace(/[.[].*$/, '');
         const part = partWords(e.field.slice(top.length));
         const label = FLOW_LABELS[top] ?? fieldWords(top);
-        return { input: top, label: part ? `${label}, ${part}` : label, atInput: partMessage(part, e.message), message: e.message };
+        return {
+          input: top,
+          label: part ? `${label}, ${part}` : label,
+          atInput: partMessage(part, e.message),
+          message: e.message,
+        };
       }
       // A nested field (schedule.from, countries[2]) is shown at its input group, naming the part.
       const input = `${row.key}.${m[2] ?? 'row'}`;
       const rest = e.field.slice(m[0].length).replace(/^\./, '');
       const restWords = m[2] === 'schedule' ? (SCHEDULE_PARTS[rest] ?? partWords(rest)) : partWords(rest);
-      const label = [`Target ${Number(m[1]) + 1}`, m[2] ? (TARGET_PARTS[m[2]] ?? m[2]) : '', restWords].filter(Boolean).join(', ');
+      const label = [`Target ${Number(m[1]) + 1}`, m[2] ? (TARGET_PARTS[m[2]] ?? m[2]) : '', restWords]
+        .filter(Boolean)
+        .join(', ');
       return { input, label, atInput: partMessage(restWords, e.message), message: e.message };
     }),
   );

@@ -13,11 +13,17 @@ const KEY = ['hosting', 'backups'];
 /** SQLite backups: make one now, download, delete. */
 export function Backups({ advice, canEdit }: { advice: string; canEdit: boolean }) {
   const queryClient = useQueryClient();
-  const list = useQuery({ queryKey: KEY, queryFn: async () => must(await api.GET('/api/hosting/backups', { params: { query: { limit: 500 } } })) });
+  const list = useQuery({
+    queryKey: KEY,
+    queryFn: async () => must(await api.GET('/api/hosting/backups', { params: { query: { limit: 500 } } })),
+  });
   const [deleting, setDeleting] = useState<string | null>(null);
   const [downloadError, setDownloadError] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: HOSTING_KEY }); // the list and the database size
-  const make = useMutation({ mutationFn: async () => must(await api.POST('/api/hosting/backups')), onSuccess: refresh });
+  const make = useMutation({
+    mutationFn: async () => must(await api.POST('/api/hosting/backups')),
+    onSuccess: refresh,
+  });
 
   // The download needs the session's Bearer token, so a plain link cannot fetch it: fetch the
   // file and hand the browser a blob to save.
@@ -86,7 +92,13 @@ export function Backups({ advice, canEdit }: { advice: string; canEdit: boolean 
                   <Table.Td>{new Date(b.created_at).toLocaleString()}</Table.Td>
                   <Table.Td>{formatBytes(b.size_bytes)}</Table.Td>
                   <Table.Td>
-                    <Button size="xs" variant="subtle" color="red" disabled={!canEdit} onClick={() => setDeleting(b.name)}>
+                    <Button
+                      size="xs"
+                      variant="subtle"
+                      color="red"
+                      disabled={!canEdit}
+                      onClick={() => setDeleting(b.name)}
+                    >
                       Delete
                     </Button>
                   </Table.Td>

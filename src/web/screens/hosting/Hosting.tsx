@@ -15,7 +15,11 @@ export type HostingStatus = paths['/api/hosting']['get']['responses'][200]['cont
 /** /settings/hosting: what the server runs on, its public address, and SQLite backups. */
 export default function Hosting() {
   // Uptime, memory and load move: refresh while the panel is open.
-  const status = useQuery({ queryKey: HOSTING_KEY, queryFn: async () => must(await api.GET('/api/hosting')), refetchInterval: 30_000 });
+  const status = useQuery({
+    queryKey: HOSTING_KEY,
+    queryFn: async () => must(await api.GET('/api/hosting')),
+    refetchInterval: 30_000,
+  });
   const whoami = useWhoami();
   const canEdit = whoami.data?.permissions.includes('hosting:edit') ?? false;
   // Backups hold the whole database: the API refuses them to everyone but the admin role.
@@ -31,7 +35,9 @@ export default function Hosting() {
         <>
           <Facts h={status.data} />
           <PublicUrlForm current={status.data.public_base_url} canEdit={canEdit} />
-          {whoami.data && !canEdit && <Alert color="yellow">You can view this panel but not change it (that needs hosting:edit).</Alert>}
+          {whoami.data && !canEdit && (
+            <Alert color="yellow">You can view this panel but not change it (that needs hosting:edit).</Alert>
+          )}
           {status.data.backups.supported ? (
             !whoami.data ? (
               <Loading />
@@ -98,7 +104,10 @@ function Facts({ h }: { h: HostingStatus }) {
           ['Node.js', h.node_version],
           ['Platform', h.platform],
           ['Load (1/5/15 min)', `${h.load_average.map((l) => l.toFixed(2)).join(' / ')} on ${h.cpu_count} CPUs`],
-          ['Memory', `${formatBytes(h.memory.rss_bytes)} (heap ${formatBytes(h.memory.heap_used_bytes)} of ${formatBytes(h.memory.heap_total_bytes)})`],
+          [
+            'Memory',
+            `${formatBytes(h.memory.rss_bytes)} (heap ${formatBytes(h.memory.heap_used_bytes)} of ${formatBytes(h.memory.heap_total_bytes)})`,
+          ],
         ]}
       />
       <FactCard
@@ -109,7 +118,13 @@ function Facts({ h }: { h: HostingStatus }) {
           ['Free disk', `${formatBytes(h.disk.free_bytes)} of ${formatBytes(h.disk.total_bytes)}`],
           ['Engine', db.engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'],
           ['Database size', formatBytes(db.size_bytes)],
-          ['Migration', <Text key="m" size="sm" c={upToDate ? undefined : 'red'}>{db.migration_level ?? 'none'}{upToDate ? ' (latest)' : ` (latest: ${db.latest_migration})`}</Text>],
+          [
+            'Migration',
+            <Text key="m" size="sm" c={upToDate ? undefined : 'red'}>
+              {db.migration_level ?? 'none'}
+              {upToDate ? ' (latest)' : ` (latest: ${db.latest_migration})`}
+            </Text>,
+          ],
         ]}
       />
       <FactCard
@@ -117,7 +132,16 @@ function Facts({ h }: { h: HostingStatus }) {
         testId="hosting-version"
         rows={[
           ['Leadgate', h.version],
-          ['Build', h.build ? <Code key="b">{h.build.slice(0, 12)}</Code> : <Text key="b" size="sm" c="dimmed">not recorded</Text>],
+          [
+            'Build',
+            h.build ? (
+              <Code key="b">{h.build.slice(0, 12)}</Code>
+            ) : (
+              <Text key="b" size="sm" c="dimmed">
+                not recorded
+              </Text>
+            ),
+          ],
         ]}
       />
     </SimpleGrid>

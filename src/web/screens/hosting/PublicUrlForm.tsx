@@ -44,8 +44,8 @@ export function PublicUrlForm({ current, canEdit }: { current: string | null; ca
           Public base URL
         </Title>
         <Text size="sm" mb="sm">
-          The address partners and traffic providers reach this server at. When set, the postback URLs handed to partners are full links under
-          it; when empty, they are paths to put after this dashboard's own address.
+          The address partners and traffic providers reach this server at. When set, the postback URLs handed to
+          partners are full links under it; when empty, they are paths to put after this dashboard's own address.
         </Text>
         {saved && (
           <Alert color="green" mb="sm" data-testid="public-url-saved">

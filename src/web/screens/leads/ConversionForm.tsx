@@ -31,14 +31,25 @@ export function ConversionForm({ leadId, hasFtd }: { leadId: string; hasFtd: boo
   return (
     <>
       <Group align="flex-end" data-testid="conversion-form">
-        <TextInput label="Set sale status" placeholder="e.g. Deposited" value={saleStatus} onChange={(e) => setSaleStatus(e.currentTarget.value)} style={{ flex: 1 }} />
+        <TextInput
+          label="Set sale status"
+          placeholder="e.g. Deposited"
+          value={saleStatus}
+          onChange={(e) => setSaleStatus(e.currentTarget.value)}
+          style={{ flex: 1 }}
+        />
         {!hasFtd && <Checkbox label="FTD" checked={ftd} onChange={(e) => setFtd(e.currentTarget.checked)} mb={8} />}
         <Button onClick={() => void save()} loading={saving} disabled={!saleStatus.trim() && !ftd}>
           Record
         </Button>
       </Group>
       {message && (
-        <Text size="sm" c={message.ok ? undefined : 'red.8'} role={message.ok ? 'status' : 'alert'} data-testid="conversion-message">
+        <Text
+          size="sm"
+          c={message.ok ? undefined : 'red.8'}
+          role={message.ok ? 'status' : 'alert'}
+          data-testid="conversion-message"
+        >
           {message.text}
         </Text>
       )}

@@ -17,7 +17,13 @@ export const STATUS_COLOR: Record<string, string> = {
   duplicate: 'grape',
   failed: 'red',
 };
-const OUTCOME_COLOR: Record<Attempt['outcome'], string> = { in_flight: 'blue', accepted: 'green', rejected: 'orange', timeout: 'red', error: 'red' };
+const OUTCOME_COLOR: Record<Attempt['outcome'], string> = {
+  in_flight: 'blue',
+  accepted: 'green',
+  rejected: 'orange',
+  timeout: 'red',
+  error: 'red',
+};
 
 const time = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
@@ -77,7 +83,8 @@ function RedeliverButton({ lead }: { lead: LeadDetail }) {
   const whoami = useWhoami();
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
-  const can = (lead.status === 'rejected' || lead.status === 'failed') && !!whoami.data?.permissions.includes('leads:edit');
+  const can =
+    (lead.status === 'rejected' || lead.status === 'failed') && !!whoami.data?.permissions.includes('leads:edit');
   // The dialog stays while open: its results show after the lead (refreshed) is no longer redeliverable.
   if (!can && !open) return null;
   return (
@@ -124,7 +131,14 @@ function LeadBody({ lead }: { lead: LeadDetail }) {
         </Text>
         {lead.autologin_url ? (
           <Group wrap="nowrap" align="flex-start">
-            <Anchor href={lead.autologin_url} target="_blank" rel="noreferrer noopener" size="sm" style={{ wordBreak: 'break-all' }} data-testid="lead-autologin">
+            <Anchor
+              href={lead.autologin_url}
+              target="_blank"
+              rel="noreferrer noopener"
+              size="sm"
+              style={{ wordBreak: 'break-all' }}
+              data-testid="lead-autologin"
+            >
               {lead.autologin_url}
             </Anchor>
             <CopyValueButton value={lead.autologin_url} size="xs" />
@@ -143,13 +157,19 @@ function LeadBody({ lead }: { lead: LeadDetail }) {
       ) : (
         <Timeline active={lead.attempts.length - 1} bulletSize={18} lineWidth={2} data-testid="attempts">
           {lead.attempts.map((a) => (
-            <Timeline.Item key={a.attempt_no} title={a.partner_name ?? a.partner_id} data-testid="attempt" color={OUTCOME_COLOR[a.outcome]}>
+            <Timeline.Item
+              key={a.attempt_no}
+              title={a.partner_name ?? a.partner_id}
+              data-testid="attempt"
+              color={OUTCOME_COLOR[a.outcome]}
+            >
               <Group gap="xs">
                 <Badge size="sm" color={OUTCOME_COLOR[a.outcome]} data-testid="attempt-outcome">
                   {a.outcome}
                 </Badge>
                 <Text size="xs" c="dimmed">
-                  {time(a.requested_at)} · {a.duration_ms === null ? '—' : `${a.duration_ms} ms`} · HTTP {a.http_status ?? 'no answer'}
+                  {time(a.requested_at)} · {a.duration_ms === null ? '—' : `${a.duration_ms} ms`} · HTTP{' '}
+                  {a.http_status ?? 'no answer'}
                 </Text>
               </Group>
               {a.reason && <Text size="sm">{a.reason}</Text>}
@@ -168,7 +188,8 @@ function LeadBody({ lead }: { lead: LeadDetail }) {
           {lead.verdicts.map((v) => (
             <Text size="sm" key={v.partner_id} data-testid="verdict">
               <b>{v.partner_name ?? v.partner_id}</b>: {v.reason}
-              {v.cap && ` (${v.cap.used} / ${v.cap.cap} ${v.cap.counts === 'ftds' ? 'FTDs' : 'leads'} ${v.cap.window === 'day' ? 'that day' : v.cap.window === 'hour' ? 'that hour' : 'in all'})`}
+              {v.cap &&
+                ` (${v.cap.used} / ${v.cap.cap} ${v.cap.counts === 'ftds' ? 'FTDs' : 'leads'} ${v.cap.window === 'day' ? 'that day' : v.cap.window === 'hour' ? 'that hour' : 'in all'})`}
             </Text>
           ))}
         </Stack>

@@ -1,4 +1,14 @@
-import { Autocomplete, Button, Collapse, Group, MultiSelect, Select, SimpleGrid, TextInput, useMantineTheme } from '@mantine/core';
+import {
+  Autocomplete,
+  Button,
+  Collapse,
+  Group,
+  MultiSelect,
+  Select,
+  SimpleGrid,
+  TextInput,
+  useMantineTheme,
+} from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
@@ -43,7 +53,9 @@ export function LeadFilters({ value, onApply }: { value: FilterQuery; onApply: (
   const [draft, setDraft] = useState<FilterQuery>(value);
   // The URL is the truth: back/forward or a reset replaces what the form shows.
   useEffect(() => setDraft(value), [value]);
-  const phone = !useMediaQuery(`(min-width: ${useMantineTheme().breakpoints.sm})`, true, { getInitialValueInEffect: false });
+  const phone = !useMediaQuery(`(min-width: ${useMantineTheme().breakpoints.sm})`, true, {
+    getInitialValueInEffect: false,
+  });
   // Open or folded is remembered in this browser, for the phone and the wide layout apart.
   const moreKey = phone ? `${MORE_KEY}.phone` : MORE_KEY;
   const [more, setMore] = useState(() => localStorage.getItem(moreKey) === 'open');
@@ -55,7 +67,11 @@ export function LeadFilters({ value, onApply }: { value: FilterQuery; onApply: (
   const saleStatuses = useSaleStatuses(more);
   const contacts = !!useWhoami().data?.permissions.includes('leads:contacts');
 
-  const text = (key: Parameters<typeof setText>[1], label: string, extra: { placeholder?: string; type?: string } = {}) => (
+  const text = (
+    key: Parameters<typeof setText>[1],
+    label: string,
+    extra: { placeholder?: string; type?: string } = {},
+  ) => (
     <TextInput
       label={label}
       value={(draft[key] as string | undefined) ?? ''}
@@ -63,8 +79,19 @@ export function LeadFilters({ value, onApply }: { value: FilterQuery; onApply: (
       {...extra}
     />
   );
-  const pick = (key: 'partner_id' | 'traffic_provider_id' | 'campaign_id' | 'flow_id', label: string, data: { value: string; label: string }[]) => (
-    <Select label={label} data={data} value={draft[key] ?? null} onChange={(v) => setDraft(setText(draft, key, v))} searchable clearable />
+  const pick = (
+    key: 'partner_id' | 'traffic_provider_id' | 'campaign_id' | 'flow_id',
+    label: string,
+    data: { value: string; label: string }[],
+  ) => (
+    <Select
+      label={label}
+      data={data}
+      value={draft[key] ?? null}
+      onChange={(v) => setDraft(setText(draft, key, v))}
+      searchable
+      clearable
+    />
   );
 
   function submit(e: FormEvent) {
@@ -89,8 +116,18 @@ export function LeadFilters({ value, onApply }: { value: FilterQuery; onApply: (
     <>
       {text('date_from', 'From', { type: 'date' })}
       {text('date_to', 'To', { type: 'date' })}
-      <MultiSelect label="Status" data={[...STATUSES]} value={draft.status ?? []} onChange={(v) => setDraft({ ...draft, status: v.length ? v : undefined })} clearable />
-      <CountriesInput placeholder="DE, AT" value={draft.country} onChange={(country) => setDraft({ ...draft, country })} />
+      <MultiSelect
+        label="Status"
+        data={[...STATUSES]}
+        value={draft.status ?? []}
+        onChange={(v) => setDraft({ ...draft, status: v.length ? v : undefined })}
+        clearable
+      />
+      <CountriesInput
+        placeholder="DE, AT"
+        value={draft.country}
+        onChange={(country) => setDraft({ ...draft, country })}
+      />
       {pick('partner_id', 'Partner', partners)}
       {pick('traffic_provider_id', 'Traffic provider', providers)}
     </>

@@ -7,7 +7,19 @@ import { Loading } from '../../Loading';
 import { usePagedList } from '../../ui/ListPage';
 import { liveQueryOptions, LiveStatus, useLivePause } from '../../ui/LiveRefresh';
 import { downloadLeads } from './exportCsv';
-import { COLUMNS, countActive, DATE_TYPES, filtersToParams, loadColumns, parseFilters, saveColumns, sortBy, type DateType, type FilterQuery, type Lead } from './filters';
+import {
+  COLUMNS,
+  countActive,
+  DATE_TYPES,
+  filtersToParams,
+  loadColumns,
+  parseFilters,
+  saveColumns,
+  sortBy,
+  type DateType,
+  type FilterQuery,
+  type Lead,
+} from './filters';
 import { LeadDrawer } from './LeadDrawer';
 import { LeadFilters } from './LeadFilters';
 import { LeadsBulk } from './LeadsBulk';
@@ -37,7 +49,10 @@ export default function Leads() {
   const [paused, setPaused] = useLivePause('leads');
   const leads = usePagedList(
     ['leads', search],
-    async (cursor) => must(await api.GET('/api/leads/search', { params: { query: { ...filters, limit: PAGE, cursor, total: !cursor } } })),
+    async (cursor) =>
+      must(
+        await api.GET('/api/leads/search', { params: { query: { ...filters, limit: PAGE, cursor, total: !cursor } } }),
+      ),
     true,
     liveQueryOptions(paused),
   );
@@ -85,7 +100,13 @@ export default function Leads() {
           )}
         </Group>
         <Group>
-          <LiveStatus updatedAt={leads.dataUpdatedAt} fetching={leads.isFetching && !leads.isFetchingNextPage} paused={paused} onPausedChange={setPaused} onRefresh={() => void leads.refetch()} />
+          <LiveStatus
+            updatedAt={leads.dataUpdatedAt}
+            fetching={leads.isFetching && !leads.isFetchingNextPage}
+            paused={paused}
+            onPausedChange={setPaused}
+            onRefresh={() => void leads.refetch()}
+          />
           <Menu closeOnItemClick={false} position="bottom-end">
             <Menu.Target>
               <Button variant="default">Columns</Button>
@@ -99,7 +120,9 @@ export default function Leads() {
                   role="menuitemcheckbox"
                   aria-checked={columns.includes(c.key)}
                   onClick={() => toggleColumn(c.key)}
-                  leftSection={<Checkbox size="xs" checked={columns.includes(c.key)} readOnly tabIndex={-1} aria-hidden />}
+                  leftSection={
+                    <Checkbox size="xs" checked={columns.includes(c.key)} readOnly tabIndex={-1} aria-hidden />
+                  }
                 >
                   {c.label}
                 </Menu.Item>
@@ -131,7 +154,9 @@ export default function Leads() {
       {leads.isPending ? (
         <Loading />
       ) : rows.length === 0 && !leads.isError ? (
-        <Text data-testid="leads-empty">{countActive(filters) ? 'No leads match these filters.' : 'No leads yet.'}</Text>
+        <Text data-testid="leads-empty">
+          {countActive(filters) ? 'No leads match these filters.' : 'No leads yet.'}
+        </Text>
       ) : (
         <LeadsTable
           rows={rows}

@@ -27,7 +27,9 @@ export function LeadsBulk({ selected, onClear, onChanged }: Props) {
   const [redeliver, setRedeliver] = useState<{ id: string; name: string }[] | null>(null);
   const leads = [...selected.values()];
   const n = leads.length;
-  const redeliverable = leads.filter((l) => REDELIVERABLE.has(l.status)).map((l) => ({ id: l.id, name: `${l.first_name} ${l.last_name}` }));
+  const redeliverable = leads
+    .filter((l) => REDELIVERABLE.has(l.status))
+    .map((l) => ({ id: l.id, name: `${l.first_name} ${l.last_name}` }));
   const tooMany = n > MAX_SELECTED_EXPORT;
   const exportRun = useMutation({
     mutationFn: () => downloadLeads({ id: leads.map((l) => l.id) }),
@@ -48,7 +50,11 @@ export function LeadsBulk({ selected, onClear, onChanged }: Props) {
                 size="xs"
                 variant="default"
                 disabled={tooMany}
-                title={tooMany ? `One export takes at most ${MAX_SELECTED_EXPORT} selected leads; to export more, filter and use Export CSV` : undefined}
+                title={
+                  tooMany
+                    ? `One export takes at most ${MAX_SELECTED_EXPORT} selected leads; to export more, filter and use Export CSV`
+                    : undefined
+                }
                 onClick={() => setConfirmExport(true)}
                 data-testid="bulk-export"
               >
@@ -73,17 +79,22 @@ export function LeadsBulk({ selected, onClear, onChanged }: Props) {
           </Group>
           {tooMany && (
             <Text size="xs" c="dimmed" mt={4}>
-              Export selected takes at most {MAX_SELECTED_EXPORT} leads; to export more, filter the table and use Export CSV.
+              Export selected takes at most {MAX_SELECTED_EXPORT} leads; to export more, filter the table and use Export
+              CSV.
             </Text>
           )}
         </Paper>
       )}
-      <Modal opened={confirmExport} onClose={() => (exportRun.reset(), setConfirmExport(false))} title={`Export ${n === 1 ? '1 lead' : `${n} leads`}`}>
+      <Modal
+        opened={confirmExport}
+        onClose={() => (exportRun.reset(), setConfirmExport(false))}
+        title={`Export ${n === 1 ? '1 lead' : `${n} leads`}`}
+      >
         <Stack>
           <Text size="sm">
             The selected leads as one CSV file, with the columns of Export CSV
-            {whoami.data?.permissions.includes('leads:contacts') ? '' : ' (email and phone masked, as you see them)'}. The export is recorded in the
-            audit log.
+            {whoami.data?.permissions.includes('leads:contacts') ? '' : ' (email and phone masked, as you see them)'}.
+            The export is recorded in the audit log.
           </Text>
           {exportRun.isError && (
             <Alert color="red" role="alert">

@@ -36,13 +36,32 @@ function onRowKey(e: KeyboardEvent<HTMLTableRowElement>, open: () => void) {
   }
 }
 
-function SortHeader({ column, dateType, sort, onSort }: { column: Column; dateType: DateType; sort: Props['sort']; onSort: Props['onSort'] }) {
+function SortHeader({
+  column,
+  dateType,
+  sort,
+  onSort,
+}: {
+  column: Column;
+  dateType: DateType;
+  sort: Props['sort'];
+  onSort: Props['onSort'];
+}) {
   const active = sort.dateType === dateType;
   const arrow = active ? (sort.order === 'asc' ? '▲' : '▼') : '↕';
   const next = active && sort.order === 'desc' ? 'oldest first' : 'newest first';
   return (
-    <Table.Th aria-sort={active ? (sort.order === 'asc' ? 'ascending' : 'descending') : undefined} style={{ whiteSpace: 'nowrap' }}>
-      <UnstyledButton onClick={() => onSort(dateType)} title={`Sort by ${column.label.toLowerCase()} date, ${next}`} fw={700} fz="sm" data-testid={`sort-${column.key}`}>
+    <Table.Th
+      aria-sort={active ? (sort.order === 'asc' ? 'ascending' : 'descending') : undefined}
+      style={{ whiteSpace: 'nowrap' }}
+    >
+      <UnstyledButton
+        onClick={() => onSort(dateType)}
+        title={`Sort by ${column.label.toLowerCase()} date, ${next}`}
+        fw={700}
+        fz="sm"
+        data-testid={`sort-${column.key}`}
+      >
         {column.label}{' '}
         <span aria-hidden style={{ opacity: active ? 1 : 0.45 }}>
           {arrow}

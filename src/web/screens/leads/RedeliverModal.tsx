@@ -30,7 +30,10 @@ function useTargets(path: '/api/flows' | '/api/partners', enabled: boolean) {
     enabled,
     queryFn: async () => must(await api.GET(path, { params: { query: { limit: 500 } } })),
   });
-  return (list.data?.data ?? []).map((r) => ({ value: r.id, label: r.status === 'paused' ? `${r.name} (paused)` : r.name }));
+  return (list.data?.data ?? []).map((r) => ({
+    value: r.id,
+    label: r.status === 'paused' ? `${r.name} (paused)` : r.name,
+  }));
 }
 
 /** What became of one lead, in words. */
@@ -90,21 +93,22 @@ export function RedeliverModal({ leads, skipped = 0, opened, onClose, onDone }: 
   }
 
   const n = leads.length;
-  const picker = target === 'own' ? null : (
-    <Select
-      label={target === 'flow' ? 'Flow' : 'Partner'}
-      data={target === 'flow' ? flows : partners}
-      value={choice}
-      onChange={(v) => {
-        setChoice(v);
-        setMissing(null);
-      }}
-      error={missing}
-      searchable
-      required
-      data-testid="redeliver-choice"
-    />
-  );
+  const picker =
+    target === 'own' ? null : (
+      <Select
+        label={target === 'flow' ? 'Flow' : 'Partner'}
+        data={target === 'flow' ? flows : partners}
+        value={choice}
+        onChange={(v) => {
+          setChoice(v);
+          setMissing(null);
+        }}
+        error={missing}
+        searchable
+        required
+        data-testid="redeliver-choice"
+      />
+    );
   return (
     <Modal opened={opened} onClose={close} title={n === 1 ? 'Redeliver lead' : `Redeliver ${n} leads`}>
       <Stack>
@@ -120,12 +124,13 @@ export function RedeliverModal({ leads, skipped = 0, opened, onClose, onDone }: 
           <>
             {skipped > 0 && (
               <Text size="sm" data-testid="redeliver-skipped">
-                {skipped === 1 ? '1 selected lead is' : `${skipped} selected leads are`} neither rejected nor failed and will not be sent.
+                {skipped === 1 ? '1 selected lead is' : `${skipped} selected leads are`} neither rejected nor failed and
+                will not be sent.
               </Text>
             )}
             <Text size="sm">
-              Only rejected or failed leads can be redelivered; each goes out as a new lead would (caps, working hours) and is recorded in the
-              audit log.
+              Only rejected or failed leads can be redelivered; each goes out as a new lead would (caps, working hours)
+              and is recorded in the audit log.
             </Text>
             <Radio.Group
               label="Send to"

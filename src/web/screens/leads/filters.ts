@@ -45,7 +45,12 @@ export function parseFilters(params: URLSearchParams): FilterQuery {
     const v = params.get(key)?.trim();
     if (v) out[key] = v;
   }
-  const list = (key: string) => params.getAll(key).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  const list = (key: string) =>
+    params
+      .getAll(key)
+      .flatMap((v) => v.split(','))
+      .map((v) => v.trim())
+      .filter(Boolean);
   const status = list('status');
   if (status.length) out.status = status;
   const country = list('country').map((c) => c.toUpperCase());
@@ -73,7 +78,13 @@ export function filtersToParams(f: FilterQuery): URLSearchParams {
 
 /** The filters behind "More filters": how many of them are set (the sort order is not a filter). */
 export function countMore(f: FilterQuery): number {
-  const more = [f.date_type && f.date_type !== 'registration', f.campaign_id, f.flow_id, f.is_ftd !== undefined, f.sale_status];
+  const more = [
+    f.date_type && f.date_type !== 'registration',
+    f.campaign_id,
+    f.flow_id,
+    f.is_ftd !== undefined,
+    f.sale_status,
+  ];
   return more.filter(Boolean).length + ([1, 2, 3, 4, 5] as const).filter((n) => f[`sub_id${n}`]).length;
 }
 
@@ -101,7 +112,8 @@ export function setText(f: FilterQuery, key: TextKey, value: string | null): Fil
 }
 
 /** How many filters are set (the sort order is not one). */
-export const countActive = (f: FilterQuery) => Array.from(filtersToParams(f).keys()).filter((k) => k !== 'order').length;
+export const countActive = (f: FilterQuery) =>
+  Array.from(filtersToParams(f).keys()).filter((k) => k !== 'order').length;
 
 // ---- columns ----
 

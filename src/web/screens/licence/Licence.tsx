@@ -38,7 +38,8 @@ export default function Licence() {
   );
 }
 
-const date = (iso: string) => new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' });
+const date = (iso: string) =>
+  new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' });
 
 function InForce({ data }: { data: LicenceData }) {
   const queryClient = useQueryClient();
@@ -77,9 +78,19 @@ function InForce({ data }: { data: LicenceData }) {
           <Table.Tbody>
             <Row label="Holder" value={licence.holder} />
             <Row label="Plan" value={licence.plan} />
-            <Row label="Limits" value={limits.length ? limits.map(([k, v]) => `${k.replace(/_/g, ' ')}: ${v.toLocaleString()}`).join(', ') : 'none'} />
+            <Row
+              label="Limits"
+              value={
+                limits.length
+                  ? limits.map(([k, v]) => `${k.replace(/_/g, ' ')}: ${v.toLocaleString()}`).join(', ')
+                  : 'none'
+              }
+            />
             <Row label="Issued" value={date(licence.issued_at)} />
-            <Row label="Expires" value={`${date(licence.expires_at)} (${licence.days_left} day${licence.days_left === 1 ? '' : 's'} left)`} />
+            <Row
+              label="Expires"
+              value={`${date(licence.expires_at)} (${licence.days_left} day${licence.days_left === 1 ? '' : 's'} left)`}
+            />
             <Row label="Bound to" value={licence.installation_id ?? 'any installation'} />
             <Row label="Licence id" value={licence.licence_id} />
           </Table.Tbody>
@@ -166,7 +177,12 @@ function InstallForm() {
           styles={{ input: { fontFamily: 'monospace' } }}
         />
         {problem && (
-          <Alert color="red" role="alert" title="The key was not installed; the licence in force is unchanged." data-testid="licence-error">
+          <Alert
+            color="red"
+            role="alert"
+            title="The key was not installed; the licence in force is unchanged."
+            data-testid="licence-error"
+          >
             {problem}
           </Alert>
         )}

@@ -9,7 +9,8 @@ export function NotificationBell() {
   const queryClient = useQueryClient();
   const notes = useQuery({
     queryKey: ['notifications'],
-    queryFn: async () => must(await api.GET('/api/notifications', { params: { query: { limit: 30, unread_only: false } } })),
+    queryFn: async () =>
+      must(await api.GET('/api/notifications', { params: { query: { limit: 30, unread_only: false } } })),
     refetchInterval: 30_000,
   });
   const unread = notes.data?.unread_count ?? 0;
@@ -23,10 +24,28 @@ export function NotificationBell() {
   return (
     <Popover width={380} position="bottom-end" shadow="md">
       {/* The button itself is the popover's target (it carries aria-expanded); the count sits on it. */}
-      <Indicator label={unread > 99 ? '99+' : unread} size={16} disabled={unread === 0} data-testid="notifications-unread">
+      <Indicator
+        label={unread > 99 ? '99+' : unread}
+        size={16}
+        disabled={unread === 0}
+        data-testid="notifications-unread"
+      >
         <Popover.Target>
-          <ActionIcon variant="default" size="lg" aria-label={unread ? `Notifications: ${unread} unread` : 'Notifications'} data-testid="notifications-bell">
-            <svg width="18" height="18" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden="true">
+          <ActionIcon
+            variant="default"
+            size="lg"
+            aria-label={unread ? `Notifications: ${unread} unread` : 'Notifications'}
+            data-testid="notifications-bell"
+          >
+            <svg
+              width="18"
+              height="18"
+              viewBox="0 0 24 24"
+              fill="none"
+              stroke="currentColor"
+              strokeWidth="2"
+              aria-hidden="true"
+            >
               <path d="M6 8a6 6 0 1 1 12 0c0 7 3 9 3 9H3s3-2 3-9" />
               <path d="M10.3 21a1.94 1.94 0 0 0 3.4 0" />
             </svg>
@@ -37,7 +56,13 @@ export function NotificationBell() {
         <Stack gap="xs" data-testid="notifications">
           <Group justify="space-between">
             <Text fw={600}>Notifications</Text>
-            <Button size="compact-xs" variant="subtle" onClick={() => void markRead()} disabled={unread === 0} data-testid="notifications-read">
+            <Button
+              size="compact-xs"
+              variant="subtle"
+              onClick={() => void markRead()}
+              disabled={unread === 0}
+              data-testid="notifications-read"
+            >
               Mark all read
             </Button>
           </Group>

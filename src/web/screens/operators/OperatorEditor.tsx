@@ -54,29 +54,33 @@ function OperatorForm({ operator }: { operator: Operator | null }) {
   const held = new Set(whoami.data?.permissions ?? []);
   const mayViewRoles = held.has('roles:view');
   const isAdmin = whoami.data?.admin ?? false;
-  const roles = useQuery({ queryKey: ['roles', 'options', isAdmin, [...held].sort()], enabled: mayViewRoles, queryFn: () => roleOptions(held, isAdmin) });
-  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(
-    () => ({
-      name: operator?.name ?? '',
-      email: operator?.email ?? '',
-      role_id: operator?.role_id ?? '',
-      timezone: operator?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
-      status: operator?.status ?? ('active' as Status),
-      password: '',
-      current_password: '',
-    }),
-  );
+  const roles = useQuery({
+    queryKey: ['roles', 'options', isAdmin, [...held].sort()],
+    enabled: mayViewRoles,
+    queryFn: () => roleOptions(held, isAdmin),
+  });
+  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() => ({
+    name: operator?.name ?? '',
+    email: operator?.email ?? '',
+    role_id: operator?.role_id ?? '',
+    timezone: operator?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+    status: operator?.status ?? ('active' as Status),
+    password: '',
+    current_password: '',
+  }));
 
   // An admin is changed only by an admin (the server says so too; here the form says why first).
   const targetIsAdmin = operator?.admin === true;
   const canEdit = held.has('operators:edit') && !(targetIsAdmin && !isAdmin);
   const self = operator !== null && operator.id === whoami.data?.operator.id;
   // Without roles:view the roles cannot be listed; the current one is still shown by name.
-  const roleData = roles.data ?? (operator ? [{ value: operator.role_id, label: operator.role_name, disabled: false }] : []);
+  const roleData =
+    roles.data ?? (operator ? [{ value: operator.role_id, label: operator.role_name, disabled: false }] : []);
 
   // Creating an operator, setting their password or changing their email is for a person: the API
   // asks for your own password.
-  const needsYourPassword = operator === null || form.password !== '' || form.email.trim().toLowerCase() !== operator.email;
+  const needsYourPassword =
+    operator === null || form.password !== '' || form.email.trim().toLowerCase() !== operator.email;
 
   function save() {
     const { password, current_password, ...rest } = form;
@@ -140,14 +144,29 @@ function OperatorForm({ operator }: { operator: Operator | null }) {
         problem={problem}
       >
         {whoami.data && !canEdit && (
-          <Alert color="yellow">{targetIsAdmin && !isAdmin ? 'Only an admin can change an admin.' : 'You can view operators but not change them.'}</Alert>
+          <Alert color="yellow">
+            {targetIsAdmin && !isAdmin
+              ? 'Only an admin can change an admin.'
+              : 'You can view operators but not change them.'}
+          </Alert>
         )}
       </EditorHeader>
       {roles.isError && <Alert color="red">Roles could not be loaded: {problemText(roles.error)}</Alert>}
       <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
         <Stack maw={520}>
-          <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} />
-          <TextInput label="Email" type="email" value={form.email} onChange={(e) => set({ email: e.currentTarget.value })} error={errors.at('email')} />
+          <TextInput
+            label="Name"
+            value={form.name}
+            onChange={(e) => set({ name: e.currentTarget.value })}
+            error={errors.at('name')}
+          />
+          <TextInput
+            label="Email"
+            type="email"
+            value={form.email}
+            onChange={(e) => set({ email: e.currentTarget.value })}
+            error={errors.at('email')}
+          />
           <Select
             label="Role"
             description={
@@ -165,7 +184,12 @@ function OperatorForm({ operator }: { operator: Operator | null }) {
             error={errors.at('role_id')}
             allowDeselect={false}
           />
-          <TimezoneSelect value={form.timezone} onChange={(timezone) => set({ timezone })} error={errors.at('timezone')} description="Dates on their screens are shown in it" />
+          <TimezoneSelect
+            value={form.timezone}
+            onChange={(timezone) => set({ timezone })}
+            error={errors.at('timezone')}
+            description="Dates on their screens are shown in it"
+          />
           <Stack gap={4}>
             <Text size="sm" fw={500}>
               Status
@@ -182,7 +206,9 @@ function OperatorForm({ operator }: { operator: Operator | null }) {
             />
             <Text size="xs" c={errors.at('status') ? 'red' : 'dimmed'}>
               {errors.at('status') ??
-                (self ? 'You cannot change your own status.' : 'Disabling ends their sessions and stops their API keys until they are enabled again.')}
+                (self
+                  ? 'You cannot change your own status.'
+                  : 'Disabling ends their sessions and stops their API keys until they are enabled again.')}
             </Text>
           </Stack>
           <PasswordInput
@@ -200,7 +226,11 @@ function OperatorForm({ operator }: { operator: Operator | null }) {
           {needsYourPassword && (
             <PasswordInput
               label="Your current password"
-              description={operator ? 'Setting their password or changing their email needs your own password.' : 'Adding an operator needs your own password.'}
+              description={
+                operator
+                  ? 'Setting their password or changing their email needs your own password.'
+                  : 'Adding an operator needs your own password.'
+              }
               autoComplete="current-password"
               value={form.current_password}
               onChange={(e) => set({ current_password: e.currentTarget.value })}

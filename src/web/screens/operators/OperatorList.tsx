@@ -16,7 +16,12 @@ export default function OperatorList() {
   const [status, setStatus] = useState<Status | null>(null);
   const operators = usePagedList(
     ['operators', { q, status }],
-    async (cursor) => must(await api.GET('/api/operators', { params: { query: { limit: 100, cursor, q: q || undefined, status: status ?? undefined } } })),
+    async (cursor) =>
+      must(
+        await api.GET('/api/operators', {
+          params: { query: { limit: 100, cursor, q: q || undefined, status: status ?? undefined } },
+        }),
+      ),
     true, // typing in the search box keeps the table in place
   );
   const canEdit = whoami.data?.permissions.includes('operators:edit') ?? false;
@@ -29,7 +34,13 @@ export default function OperatorList() {
       intro="The people who sign in to this dashboard. What each may see and do comes from their role."
       filters={
         <Group>
-          <TextInput placeholder="Search name or email" aria-label="Search operators" value={text} onChange={(e) => setText(e.currentTarget.value)} w={280} />
+          <TextInput
+            placeholder="Search name or email"
+            aria-label="Search operators"
+            value={text}
+            onChange={(e) => setText(e.currentTarget.value)}
+            w={280}
+          />
           <Select
             aria-label="Status"
             placeholder="Any status"

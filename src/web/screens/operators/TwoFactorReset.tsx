@@ -39,11 +39,17 @@ export function TwoFactorReset({ operator, canEdit, self }: { operator: Operator
           Turn off
         </Button>
       )}
-      <ConfirmDialog opened={open} title="Turn off two-factor sign-in?" confirmLabel="Turn off" onConfirm={turnOff} onClose={close}>
+      <ConfirmDialog
+        opened={open}
+        title="Turn off two-factor sign-in?"
+        confirmLabel="Turn off"
+        onConfirm={turnOff}
+        onClose={close}
+      >
         <Text size="sm">
-          {operator.name} will sign in with their password alone until they turn it on again in their profile, and their recovery codes stop
-          working, and they are signed out everywhere. Do this only once you are sure it is them asking (e.g. they lost their phone and
-          their codes).
+          {operator.name} will sign in with their password alone until they turn it on again in their profile, and their
+          recovery codes stop working, and they are signed out everywhere. Do this only once you are sure it is them
+          asking (e.g. they lost their phone and their codes).
         </Text>
         <PasswordInput
           label="Your current password"

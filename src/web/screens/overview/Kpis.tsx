@@ -18,7 +18,17 @@ const KPIS: { key: keyof Summary['totals']; label: string; format: (s: Summary) 
 export const todayIn = (timeZone: string) => new Intl.DateTimeFormat('en-CA', { timeZone }).format(new Date());
 
 /** One row of KPI cards for a period: `id` names it in test ids (kpi-<id>-<measure>). */
-export function KpiRow({ id, title, query, live }: { id: string; title: string; query: { date_from?: string; date_to?: string }; live?: { refetchInterval: number | false } }) {
+export function KpiRow({
+  id,
+  title,
+  query,
+  live,
+}: {
+  id: string;
+  title: string;
+  query: { date_from?: string; date_to?: string };
+  live?: { refetchInterval: number | false };
+}) {
   const summary = useQuery({
     queryKey: ['analytics-summary', query],
     queryFn: async () => must(await api.GET('/api/analytics/summary', { params: { query } })),
@@ -37,7 +47,12 @@ export function KpiRow({ id, title, query, live }: { id: string; title: string; 
                 {k.label}
               </Text>
               {summary.data ? (
-                <Text size="lg" fw={700} data-testid={`kpi-${id}-${k.key}`} c={k.key === 'profit' && summary.data.totals.profit < 0 ? 'red' : undefined}>
+                <Text
+                  size="lg"
+                  fw={700}
+                  data-testid={`kpi-${id}-${k.key}`}
+                  c={k.key === 'profit' && summary.data.totals.profit < 0 ? 'red' : undefined}
+                >
                   {k.format(summary.data)}
                 </Text>
               ) : (

@@ -25,7 +25,17 @@ function useReport(groupBy: Dimension, live: Live) {
 }
 
 /** The five partners or providers with the most leads; leads that never got one are not a "top" entry. */
-function TopList({ title, groupBy, testId, live }: { title: string; groupBy: 'partner' | 'traffic_provider'; testId: string; live: Live }) {
+function TopList({
+  title,
+  groupBy,
+  testId,
+  live,
+}: {
+  title: string;
+  groupBy: 'partner' | 'traffic_provider';
+  testId: string;
+  live: Live;
+}) {
   const report = useReport(groupBy, live);
   const rows = (report.data?.rows ?? []).filter((r) => r.key !== null).slice(0, 5);
   return (
@@ -84,7 +94,9 @@ function Dashboard({ timezone }: { timezone: string }) {
             fetching={fetching}
             paused={paused}
             onPausedChange={setPaused}
-            onRefresh={() => void queryClient.refetchQueries({ predicate: (q) => isOverviewQuery(q.queryKey), type: 'active' })}
+            onRefresh={() =>
+              void queryClient.refetchQueries({ predicate: (q) => isOverviewQuery(q.queryKey), type: 'active' })
+            }
           />
           <Anchor component={Link} to="/analytics" size="sm">
             Open analytics →
@@ -100,8 +112,8 @@ function Dashboard({ timezone }: { timezone: string }) {
         <Card withBorder data-testid="overview-empty">
           <Title order={4}>No leads in the last 30 days</Title>
           <Text c="dimmed" mt="xs">
-            The chart and the top partners and traffic providers appear here once leads arrive: add a traffic provider and a campaign, and
-            send leads to the intake API (see the API docs).
+            The chart and the top partners and traffic providers appear here once leads arrive: add a traffic provider
+            and a campaign, and send leads to the intake API (see the API docs).
           </Text>
         </Card>
       ) : days.data ? (
@@ -126,7 +138,10 @@ function Dashboard({ timezone }: { timezone: string }) {
 
 function Welcome({ name, permissions }: { name: string; permissions: string[] }) {
   // Everything in the menu this operator may open, but the screens that need analytics.
-  const links = visible(SECTIONS.flatMap((s) => s.links), permissions).filter((l) => l.permission !== 'analytics:view');
+  const links = visible(
+    SECTIONS.flatMap((s) => s.links),
+    permissions,
+  ).filter((l) => l.permission !== 'analytics:view');
   return (
     <Stack data-testid="overview-welcome">
       <Title order={2}>Welcome, {name}</Title>
@@ -149,6 +164,7 @@ export default function Overview() {
   if (whoami.isPending) return <Loading />;
   if (whoami.isError) return <ErrorAlert error={whoami.error} />;
   const { operator, permissions } = whoami.data;
-  if (!permissions.includes('analytics:view')) return <Welcome name={operator.name || operator.email} permissions={permissions} />;
+  if (!permissions.includes('analytics:view'))
+    return <Welcome name={operator.name || operator.email} permissions={permissions} />;
   return <Dashboard timezone={operator.timezone} />;
 }

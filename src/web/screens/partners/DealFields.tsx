@@ -10,7 +10,15 @@ const MODELS = [
 ];
 
 /** What the partner pays: the revenue recorded on each lead when it is delivered (CPL) or converts (CPA). */
-export function DealFields({ form, errors, set }: { form: PartnerForm; errors: FieldErrors; set: (patch: Partial<PartnerForm>) => void }) {
+export function DealFields({
+  form,
+  errors,
+  set,
+}: {
+  form: PartnerForm;
+  errors: FieldErrors;
+  set: (patch: Partial<PartnerForm>) => void;
+}) {
   return (
     <Stack gap="xs" data-testid="partner-deal">
       <Text fw={600}>Deal</Text>
@@ -25,7 +33,14 @@ export function DealFields({ form, errors, set }: { form: PartnerForm; errors: F
           w={320}
         />
         {form.dealModel !== '' && (
-          <NumberInput label="Price (USD)" value={form.dealAmount} onChange={(v) => set({ dealAmount: v })} min={0} error={errors.at('deal.amount')} w={140} />
+          <NumberInput
+            label="Price (USD)"
+            value={form.dealAmount}
+            onChange={(v) => set({ dealAmount: v })}
+            min={0}
+            error={errors.at('deal.amount')}
+            w={140}
+          />
         )}
       </Group>
       {form.dealModel !== '' && (
@@ -42,10 +57,23 @@ export function DealFields({ form, errors, set }: { form: PartnerForm; errors: F
           />
           {form.dealModel === 'cpl' && (
             <Group align="flex-start">
-              <Switch mt={30} label="Conversion-rate guarantee" checked={form.hasCrg} onChange={(e) => set({ hasCrg: e.currentTarget.checked })} />
+              <Switch
+                mt={30}
+                label="Conversion-rate guarantee"
+                checked={form.hasCrg}
+                onChange={(e) => set({ hasCrg: e.currentTarget.checked })}
+              />
               {form.hasCrg && (
                 <>
-                  <NumberInput label="Promised FTD rate (%)" value={form.crgRate} onChange={(v) => set({ crgRate: v })} min={0} max={100} error={errors.at('deal.crg.rate') ?? errors.at('deal.crg')} w={180} />
+                  <NumberInput
+                    label="Promised FTD rate (%)"
+                    value={form.crgRate}
+                    onChange={(v) => set({ crgRate: v })}
+                    min={0}
+                    max={100}
+                    error={errors.at('deal.crg.rate') ?? errors.at('deal.crg')}
+                    w={180}
+                  />
                   <Select
                     label="Guarantee period"
                     data={[

@@ -15,7 +15,8 @@ const PATH_HINT = 'Dot path into the JSON answer, e.g. data.id; empty: not used'
 /** How leads are sent to the partner: request, headers, body template and how to read the answer. */
 export function IntegrationFields({ form, errors, set }: Props) {
   const at = (f: string) => errors.at(`integration.${f}`);
-  const setHeader = (key: string, patch: Partial<HeaderRow>) => set({ headers: form.headers.map((h) => (h.key === key ? { ...h, ...patch } : h)) });
+  const setHeader = (key: string, patch: Partial<HeaderRow>) =>
+    set({ headers: form.headers.map((h) => (h.key === key ? { ...h, ...patch } : h)) });
   return (
     <Stack>
       <Title order={4}>Integration</Title>
@@ -53,14 +54,33 @@ export function IntegrationFields({ form, errors, set }: Props) {
         Headers
       </Text>
       <Text size="sm" c="dimmed" data-testid="headers-masked-note">
-        Header values are write-only: saved values come back masked (••••). Leave a masked value as it is to keep the stored value; type a new value to
-        replace it.
+        Header values are write-only: saved values come back masked (••••). Leave a masked value as it is to keep the
+        stored value; type a new value to replace it.
       </Text>
       {form.headers.map((h, i) => (
         <Group key={h.key} align="flex-start" data-testid="header-row">
-          <TextInput aria-label={`Header ${i + 1} name`} placeholder="X-Api-Key" value={h.name} onChange={(e) => setHeader(h.key, { name: e.currentTarget.value })} error={errors.at(`header:${h.key}`)} w={240} />
-          <TextInput aria-label={`Header ${i + 1} value`} placeholder="value" value={h.value} onChange={(e) => setHeader(h.key, { value: e.currentTarget.value })} style={{ flex: 1 }} />
-          <ActionIcon color="red" variant="light" mt={6} aria-label={`Remove header ${i + 1}`} onClick={() => set({ headers: form.headers.filter((x) => x.key !== h.key) })}>
+          <TextInput
+            aria-label={`Header ${i + 1} name`}
+            placeholder="X-Api-Key"
+            value={h.name}
+            onChange={(e) => setHeader(h.key, { name: e.currentTarget.value })}
+            error={errors.at(`header:${h.key}`)}
+            w={240}
+          />
+          <TextInput
+            aria-label={`Header ${i + 1} value`}
+            placeholder="value"
+            value={h.value}
+            onChange={(e) => setHeader(h.key, { value: e.currentTarget.value })}
+            style={{ flex: 1 }}
+          />
+          <ActionIcon
+            color="red"
+            variant="light"
+            mt={6}
+            aria-label={`Remove header ${i + 1}`}
+            onClick={() => set({ headers: form.headers.filter((x) => x.key !== h.key) })}
+          >
             ✕
           </ActionIcon>
         </Group>
@@ -84,9 +104,27 @@ export function IntegrationFields({ form, errors, set }: Props) {
       />
       <Placeholders />
       <Group align="flex-start" grow>
-        <TextInput label="Success path" description={`${PATH_HINT} (any 2xx accepts)`} value={form.success_path} onChange={(e) => set({ success_path: e.currentTarget.value })} error={at('success_path')} />
-        <TextInput label="Lead id path" description={PATH_HINT} value={form.lead_id_path} onChange={(e) => set({ lead_id_path: e.currentTarget.value })} error={at('lead_id_path')} />
-        <TextInput label="Autologin path" description={PATH_HINT} value={form.autologin_path} onChange={(e) => set({ autologin_path: e.currentTarget.value })} error={at('autologin_path')} />
+        <TextInput
+          label="Success path"
+          description={`${PATH_HINT} (any 2xx accepts)`}
+          value={form.success_path}
+          onChange={(e) => set({ success_path: e.currentTarget.value })}
+          error={at('success_path')}
+        />
+        <TextInput
+          label="Lead id path"
+          description={PATH_HINT}
+          value={form.lead_id_path}
+          onChange={(e) => set({ lead_id_path: e.currentTarget.value })}
+          error={at('lead_id_path')}
+        />
+        <TextInput
+          label="Autologin path"
+          description={PATH_HINT}
+          value={form.autologin_path}
+          onChange={(e) => set({ autologin_path: e.currentTarget.value })}
+          error={at('autologin_path')}
+        />
       </Group>
     </Stack>
   );

@@ -40,7 +40,10 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
   const location = useLocation();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
-  const { form, set, errors, setErrors, problem, saved, saving, guard, submit, savedAs } = useEditorForm<PartnerForm>(() => formOf(partner), inputsOf);
+  const { form, set, errors, setErrors, problem, saved, saving, guard, submit, savedAs } = useEditorForm<PartnerForm>(
+    () => formOf(partner),
+    inputsOf,
+  );
   // Handed over by the navigation that follows creating the partner; kept in memory only and
   // dropped from the history entry at once, so a reload or "back" does not show it again.
   const [created] = useState<Created | null>(() => (location.state as { created?: Created } | null)?.created ?? null);
@@ -62,7 +65,10 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
     const sent = form.headers;
     const body = bodyOf(form);
     return submit(
-      () => (partner ? api.PATCH('/api/partners/{id}', { params: { path: { id: partner.id } }, body }) : api.POST('/api/partners', { body })),
+      () =>
+        partner
+          ? api.PATCH('/api/partners/{id}', { params: { path: { id: partner.id } }, body })
+          : api.POST('/api/partners', { body }),
       (p) => ({ errors: withLocal(local, fieldErrors(p.errors ?? [], sent)), problem: refusal(p, 'partner') }),
       async (stored) => {
         queryClient.setQueryData(['partner', stored.id], stored);
@@ -102,21 +108,61 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
         summary={errors.summary}
       >
         {postbackPath && <PostbackUrl path={postbackPath} />}
-        {archived && <Alert color="gray">This partner is archived: it is kept for the leads delivered to it and cannot be changed.</Alert>}
-        {whoami.data && !whoami.data.permissions.includes('partners:edit') && <Alert color="yellow">You can view partners but not change them.</Alert>}
+        {archived && (
+          <Alert color="gray">
+            This partner is archived: it is kept for the leads delivered to it and cannot be changed.
+          </Alert>
+        )}
+        {whoami.data && !whoami.data.permissions.includes('partners:edit') && (
+          <Alert color="yellow">You can view partners but not change them.</Alert>
+        )}
       </EditorHeader>
       {/* A disabled fieldset disables every input and button in it, for viewers and archived partners. */}
       <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
         <Stack>
           <Group align="flex-start">
-            <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} w={320} />
+            <TextInput
+              label="Name"
+              value={form.name}
+              onChange={(e) => set({ name: e.currentTarget.value })}
+              error={errors.at('name')}
+              w={320}
+            />
             <StatusControl value={form.status} onChange={(status) => set({ status })} />
-            <NumberInput label="Daily cap" placeholder="None" value={form.daily_cap} onChange={(v) => set({ daily_cap: v })} allowDecimal={false} error={errors.at('daily_cap')} w={140} />
-            <NumberInput label="Hourly cap" placeholder="None" value={form.hourly_cap} onChange={(v) => set({ hourly_cap: v })} allowDecimal={false} error={errors.at('hourly_cap')} w={140} />
-            <NumberInput label="Total cap" placeholder="None" value={form.total_cap} onChange={(v) => set({ total_cap: v })} allowDecimal={false} error={errors.at('total_cap')} w={140} />
+            <NumberInput
+              label="Daily cap"
+              placeholder="None"
+              value={form.daily_cap}
+              onChange={(v) => set({ daily_cap: v })}
+              allowDecimal={false}
+              error={errors.at('daily_cap')}
+              w={140}
+            />
+            <NumberInput
+              label="Hourly cap"
+              placeholder="None"
+              value={form.hourly_cap}
+              onChange={(v) => set({ hourly_cap: v })}
+              allowDecimal={false}
+              error={errors.at('hourly_cap')}
+              w={140}
+            />
+            <NumberInput
+              label="Total cap"
+              placeholder="None"
+              value={form.total_cap}
+              onChange={(v) => set({ total_cap: v })}
+              allowDecimal={false}
+              error={errors.at('total_cap')}
+              w={140}
+            />
             <NumberInput
               label="Pause after failed calls"
-              description={partner && partner.consecutive_failures > 0 ? `${partner.consecutive_failures} in a row now` : 'In a row; empty: never'}
+              description={
+                partner && partner.consecutive_failures > 0
+                  ? `${partner.consecutive_failures} in a row now`
+                  : 'In a row; empty: never'
+              }
               placeholder="Never"
               value={form.pause_after_failures}
               onChange={(v) => set({ pause_after_failures: v })}
@@ -140,20 +186,40 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
           <IntegrationFields form={form} errors={errors} set={set} />
         </Stack>
       </fieldset>
-      {canEdit && <TestLeadPanel partnerId={partner?.id ?? null} form={form} onErrors={(e) => setErrors(e ?? noErrors)} />}
+      {canEdit && (
+        <TestLeadPanel partnerId={partner?.id ?? null} form={form} onErrors={(e) => setErrors(e ?? noErrors)} />
+      )}
       {partner && <StatusSyncPanel partnerId={partner.id} canEdit={canEdit} />}
     </Stack>
   );
 }
 
-function WorkingHoursFields({ form, errors, set }: { form: PartnerForm; errors: FieldErrors; set: (patch: Partial<PartnerForm>) => void }) {
+function WorkingHoursFields({
+  form,
+  errors,
+  set,
+}: {
+  form: PartnerForm;
+  errors: FieldErrors;
+  set: (patch: Partial<PartnerForm>) => void;
+}) {
   const at = (f: string) => errors.at(`working_hours.${f}`);
   return (
     <Stack gap="xs">
-      <Switch label="Working hours (off: leads are accepted at any time)" checked={form.hasHours} onChange={(e) => set({ hasHours: e.currentTarget.checked })} />
+      <Switch
+        label="Working hours (off: leads are accepted at any time)"
+        checked={form.hasHours}
+        onChange={(e) => set({ hasHours: e.currentTarget.checked })}
+      />
       {form.hasHours && (
         <Group align="flex-start">
-          <TextInput label="Time zone" value={form.timezone} onChange={(e) => set({ timezone: e.currentTarget.value })} error={at('timezone') ?? errors.at('working_hours')} w={200} />
+          <TextInput
+            label="Time zone"
+            value={form.timezone}
+            onChange={(e) => set({ timezone: e.currentTarget.value })}
+            error={at('timezone') ?? errors.at('working_hours')}
+            w={200}
+          />
           <Checkbox.Group label="Days" value={form.days} onChange={(days) => set({ days })} error={at('days')}>
             <Group gap="xs" mt={8}>
               {WEEKDAYS.map((d, i) => (
@@ -161,8 +227,22 @@ function WorkingHoursFields({ form, errors, set }: { form: PartnerForm; errors: 
               ))}
             </Group>
           </Checkbox.Group>
-          <TextInput label="From" placeholder="HH:MM" value={form.from} onChange={(e) => set({ from: e.currentTarget.value })} error={at('from')} w={90} />
-          <TextInput label="To" placeholder="HH:MM" value={form.to} onChange={(e) => set({ to: e.currentTarget.value })} error={at('to')} w={90} />
+          <TextInput
+            label="From"
+            placeholder="HH:MM"
+            value={form.from}
+            onChange={(e) => set({ from: e.currentTarget.value })}
+            error={at('from')}
+            w={90}
+          />
+          <TextInput
+            label="To"
+            placeholder="HH:MM"
+            value={form.to}
+            onChange={(e) => set({ to: e.currentTarget.value })}
+            error={at('to')}
+            w={90}
+          />
         </Group>
       )}
     </Stack>

@@ -15,7 +15,9 @@ function dealText(d: Partner['deal']): string {
 
 export default function PartnerList() {
   const whoami = useWhoami();
-  const partners = usePagedList(['partners', 'list'], async (cursor) => must(await api.GET('/api/partners', { params: { query: { limit: 100, cursor } } })));
+  const partners = usePagedList(['partners', 'list'], async (cursor) =>
+    must(await api.GET('/api/partners', { params: { query: { limit: 100, cursor } } })),
+  );
   const canEdit = whoami.data?.permissions.includes('partners:edit') ?? false;
 
   return (

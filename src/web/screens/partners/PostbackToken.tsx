@@ -14,7 +14,8 @@ export function PostbackUrl({ path }: { path: string }) {
     <Alert color="yellow" title="Postback URL: shown only once" data-testid="postback-url">
       <Stack gap="xs">
         <Text size="sm">
-          Give this URL to the partner for conversions. It holds a secret token and will not be shown again; copy it now. If it is lost, use “Rotate postback token” to get a new one (the old URL stops working).
+          Give this URL to the partner for conversions. It holds a secret token and will not be shown again; copy it
+          now. If it is lost, use “Rotate postback token” to get a new one (the old URL stops working).
         </Text>
         <LocalLinkNote link={path} who="the partner" />
         <Group>
@@ -27,10 +28,20 @@ export function PostbackUrl({ path }: { path: string }) {
 }
 
 /** A new postback token: the old URL stops working at once, so the dialog says so first. */
-export function RotatePostbackToken({ partner, disabled, onRotated }: { partner: Partner; disabled: boolean; onRotated: (path: string) => void }) {
+export function RotatePostbackToken({
+  partner,
+  disabled,
+  onRotated,
+}: {
+  partner: Partner;
+  disabled: boolean;
+  onRotated: (path: string) => void;
+}) {
   const [open, setOpen] = useState(false);
   async function rotate() {
-    const rotated = must(await api.POST('/api/partners/{id}/rotate-postback-token', { params: { path: { id: partner.id } } }));
+    const rotated = must(
+      await api.POST('/api/partners/{id}/rotate-postback-token', { params: { path: { id: partner.id } } }),
+    );
     onRotated(rotated.postback_url);
     setOpen(false);
   }
@@ -39,10 +50,16 @@ export function RotatePostbackToken({ partner, disabled, onRotated }: { partner:
       <Button variant="default" onClick={() => setOpen(true)} disabled={disabled}>
         Rotate postback token
       </Button>
-      <ConfirmDialog opened={open} title="Rotate the postback token?" confirmLabel="Rotate postback token" onConfirm={rotate} onClose={() => setOpen(false)}>
+      <ConfirmDialog
+        opened={open}
+        title="Rotate the postback token?"
+        confirmLabel="Rotate postback token"
+        onConfirm={rotate}
+        onClose={() => setOpen(false)}
+      >
         <Text size="sm">
-          “{partner.name}” gets a new postback URL. Conversions sent to the old one are refused from now on, so give the partner the new URL right
-          away.
+          “{partner.name}” gets a new postback URL. Conversions sent to the old one are refused from now on, so give the
+          partner the new URL right away.
         </Text>
       </ConfirmDialog>
     </>

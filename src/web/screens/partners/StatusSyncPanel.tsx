@@ -1,4 +1,20 @@
-import { Alert, Badge, Button, Card, Code, Group, NumberInput, Select, Stack, Switch, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import {
+  Alert,
+  Badge,
+  Button,
+  Card,
+  Code,
+  Group,
+  NumberInput,
+  Select,
+  Stack,
+  Switch,
+  Table,
+  Text,
+  Textarea,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, problemText, type Problem } from '../../api/client';
@@ -53,18 +69,24 @@ function toForm(c: Config): Form {
     ...EMPTY,
     method: c.method,
     url: c.url,
-    headers: Object.entries(c.request_headers).map(([k, v]) => `${k}: ${v}`).join('\n'),
+    headers: Object.entries(c.request_headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n'),
     list_path: c.list_path,
     lead_id_path: c.lead_id_path,
     status_path: c.status_path,
     ftd_path: c.ftd_path,
     revenue_path: c.revenue_path,
     paged: c.paging.type === 'page',
-    ...(c.paging.type === 'page' ? { first_page: c.paging.first_page, page_size: c.paging.page_size, max_pages: c.paging.max_pages } : {}),
+    ...(c.paging.type === 'page'
+      ? { first_page: c.paging.first_page, page_size: c.paging.page_size, max_pages: c.paging.max_pages }
+      : {}),
     date_format: c.date_format,
     interval_minutes: c.interval_minutes,
     lookback_hours: c.lookback_hours,
-    status_map: Object.entries(c.status_map).map(([word, m]) => `${word} = ${m.sale_status}${m.ftd ? ' [FTD]' : ''}`).join('\n'),
+    status_map: Object.entries(c.status_map)
+      .map(([word, m]) => `${word} = ${m.sale_status}${m.ftd ? ' [FTD]' : ''}`)
+      .join('\n'),
     enabled: c.enabled,
   };
 }
@@ -72,14 +94,20 @@ function toForm(c: Config): Form {
 /** "Name: value" lines → headers; "word = Sale status [FTD]" lines → the status map. */
 function toBody(f: Form) {
   const headers = Object.fromEntries(
-    f.headers.split('\n').filter((l) => l.trim()).map((l) => [l.slice(0, l.indexOf(':')).trim(), l.slice(l.indexOf(':') + 1).trim()]),
+    f.headers
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => [l.slice(0, l.indexOf(':')).trim(), l.slice(l.indexOf(':') + 1).trim()]),
   );
   const status_map = Object.fromEntries(
-    f.status_map.split('\n').filter((l) => l.includes('=')).map((l) => {
-      const [word, rest] = [l.slice(0, l.indexOf('=')).trim(), l.slice(l.indexOf('=') + 1).trim()];
-      const ftd = /\[ftd\]\s*$/i.test(rest);
-      return [word, { sale_status: rest.replace(/\[ftd\]\s*$/i, '').trim(), ftd }];
-    }),
+    f.status_map
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => {
+        const [word, rest] = [l.slice(0, l.indexOf('=')).trim(), l.slice(l.indexOf('=') + 1).trim()];
+        const ftd = /\[ftd\]\s*$/i.test(rest);
+        return [word, { sale_status: rest.replace(/\[ftd\]\s*$/i, '').trim(), ftd }];
+      }),
   );
   return {
     method: f.method,
@@ -90,7 +118,9 @@ function toBody(f: Form) {
     status_path: f.status_path,
     ftd_path: f.ftd_path,
     revenue_path: f.revenue_path,
-    paging: f.paged ? { type: 'page' as const, first_page: f.first_page, page_size: f.page_size, max_pages: f.max_pages } : { type: 'none' as const },
+    paging: f.paged
+      ? { type: 'page' as const, first_page: f.first_page, page_size: f.page_size, max_pages: f.max_pages }
+      : { type: 'none' as const },
     date_format: f.date_format,
     interval_minutes: f.interval_minutes,
     lookback_hours: f.lookback_hours,
@@ -129,7 +159,10 @@ export function StatusSyncPanel({ partnerId, canEdit }: { partnerId: string; can
     setProblem(null);
     setErrors({});
     setSaved(false);
-    const r = await api.PUT('/api/partners/{id}/status-pull', { params: { path: { id: partnerId } }, body: toBody(form) });
+    const r = await api.PUT('/api/partners/{id}/status-pull', {
+      params: { path: { id: partnerId } },
+      body: toBody(form),
+    });
     if (r.error) {
       const p = r.error as Problem;
       setErrors(Object.fromEntries((p.errors ?? []).map((e) => [e.field.split(/[./]/)[0], e.message])));
@@ -144,7 +177,10 @@ export function StatusSyncPanel({ partnerId, canEdit }: { partnerId: string; can
     setBusy(true);
     setProblem(null);
     try {
-      const r = await api.POST('/api/partners/{id}/status-pull/run', { params: { path: { id: partnerId } }, body: { dry_run: dryRun } });
+      const r = await api.POST('/api/partners/{id}/status-pull/run', {
+        params: { path: { id: partnerId } },
+        body: { dry_run: dryRun },
+      });
       if (r.error) return setProblem(problemText(r.error));
       setRun(r.data);
       if (!dryRun) await queryClient.invalidateQueries({ queryKey: key });
@@ -159,8 +195,8 @@ export function StatusSyncPanel({ partnerId, canEdit }: { partnerId: string; can
       <Stack>
         <Title order={3}>Status sync</Title>
         <Text size="sm" c="dimmed">
-          For partners that do not call the postback URL: Leadgate asks the partner's API for its leads' statuses on a schedule, and
-          applies them as a postback would (a pulled FTD counts once, whichever comes first).
+          For partners that do not call the postback URL: Leadgate asks the partner's API for its leads' statuses on a
+          schedule, and applies them as a postback would (a pulled FTD counts once, whichever comes first).
         </Text>
         {health && (
           <Group gap="lg" data-testid="sync-health">
@@ -183,7 +219,14 @@ export function StatusSyncPanel({ partnerId, canEdit }: { partnerId: string; can
           </Alert>
         )}
         <Group grow align="flex-start">
-          <Select label="Method" data={['GET', 'POST']} value={form.method} onChange={(v) => set({ method: (v as 'GET' | 'POST') ?? 'GET' })} disabled={!canEdit} allowDeselect={false} />
+          <Select
+            label="Method"
+            data={['GET', 'POST']}
+            value={form.method}
+            onChange={(v) => set({ method: (v as 'GET' | 'POST') ?? 'GET' })}
+            disabled={!canEdit}
+            allowDeselect={false}
+          />
           <Select
             label="Dates as"
             data={[
@@ -197,27 +240,117 @@ export function StatusSyncPanel({ partnerId, canEdit }: { partnerId: string; can
             allowDeselect={false}
           />
         </Group>
-        <TextInput label="Statuses URL" description="{{from}}, {{to}}, {{page}} and {{page_size}} are filled in" value={form.url} onChange={(e) => set({ url: e.currentTarget.value })} error={errors.url} disabled={!canEdit} />
-        <Textarea label="Headers" description="One per line: Name: value. Stored values are shown masked." autosize minRows={1} value={form.headers} onChange={(e) => set({ headers: e.currentTarget.value })} error={errors.request_headers} disabled={!canEdit} />
+        <TextInput
+          label="Statuses URL"
+          description="{{from}}, {{to}}, {{page}} and {{page_size}} are filled in"
+          value={form.url}
+          onChange={(e) => set({ url: e.currentTarget.value })}
+          error={errors.url}
+          disabled={!canEdit}
+        />
+        <Textarea
+          label="Headers"
+          description="One per line: Name: value. Stored values are shown masked."
+          autosize
+          minRows={1}
+          value={form.headers}
+          onChange={(e) => set({ headers: e.currentTarget.value })}
+          error={errors.request_headers}
+          disabled={!canEdit}
+        />
         <Group grow align="flex-start">
-          <TextInput label="List path" description="Where the list is; empty: the answer" value={form.list_path} onChange={(e) => set({ list_path: e.currentTarget.value })} error={errors.list_path} disabled={!canEdit} />
-          <TextInput label="Lead id path" value={form.lead_id_path} onChange={(e) => set({ lead_id_path: e.currentTarget.value })} error={errors.lead_id_path} disabled={!canEdit} />
-          <TextInput label="Status path" value={form.status_path} onChange={(e) => set({ status_path: e.currentTarget.value })} error={errors.status_path} disabled={!canEdit} />
+          <TextInput
+            label="List path"
+            description="Where the list is; empty: the answer"
+            value={form.list_path}
+            onChange={(e) => set({ list_path: e.currentTarget.value })}
+            error={errors.list_path}
+            disabled={!canEdit}
+          />
+          <TextInput
+            label="Lead id path"
+            value={form.lead_id_path}
+            onChange={(e) => set({ lead_id_path: e.currentTarget.value })}
+            error={errors.lead_id_path}
+            disabled={!canEdit}
+          />
+          <TextInput
+            label="Status path"
+            value={form.status_path}
+            onChange={(e) => set({ status_path: e.currentTarget.value })}
+            error={errors.status_path}
+            disabled={!canEdit}
+          />
         </Group>
         <Group grow align="flex-start">
-          <TextInput label="FTD path" description="A flag or the FTD date" value={form.ftd_path} onChange={(e) => set({ ftd_path: e.currentTarget.value })} error={errors.ftd_path} disabled={!canEdit} />
-          <TextInput label="Revenue path" value={form.revenue_path} onChange={(e) => set({ revenue_path: e.currentTarget.value })} error={errors.revenue_path} disabled={!canEdit} />
+          <TextInput
+            label="FTD path"
+            description="A flag or the FTD date"
+            value={form.ftd_path}
+            onChange={(e) => set({ ftd_path: e.currentTarget.value })}
+            error={errors.ftd_path}
+            disabled={!canEdit}
+          />
+          <TextInput
+            label="Revenue path"
+            value={form.revenue_path}
+            onChange={(e) => set({ revenue_path: e.currentTarget.value })}
+            error={errors.revenue_path}
+            disabled={!canEdit}
+          />
         </Group>
         <Group grow align="flex-start">
-          <NumberInput label="Every (minutes)" min={1} max={1440} value={form.interval_minutes} onChange={(v) => set({ interval_minutes: Number(v) || 0 })} error={errors.interval_minutes} disabled={!canEdit} />
-          <NumberInput label="Look back (hours)" min={1} max={2160} value={form.lookback_hours} onChange={(v) => set({ lookback_hours: Number(v) || 0 })} error={errors.lookback_hours} disabled={!canEdit} />
+          <NumberInput
+            label="Every (minutes)"
+            min={1}
+            max={1440}
+            value={form.interval_minutes}
+            onChange={(v) => set({ interval_minutes: Number(v) || 0 })}
+            error={errors.interval_minutes}
+            disabled={!canEdit}
+          />
+          <NumberInput
+            label="Look back (hours)"
+            min={1}
+            max={2160}
+            value={form.lookback_hours}
+            onChange={(v) => set({ lookback_hours: Number(v) || 0 })}
+            error={errors.lookback_hours}
+            disabled={!canEdit}
+          />
         </Group>
-        <Switch label="Paged ({{page}} counts up until a short page)" checked={form.paged} onChange={(e) => set({ paged: e.currentTarget.checked })} disabled={!canEdit} />
+        <Switch
+          label="Paged ({{page}} counts up until a short page)"
+          checked={form.paged}
+          onChange={(e) => set({ paged: e.currentTarget.checked })}
+          disabled={!canEdit}
+        />
         {form.paged && (
           <Group grow>
-            <NumberInput label="First page" min={0} max={1} value={form.first_page} onChange={(v) => set({ first_page: Number(v) })} disabled={!canEdit} />
-            <NumberInput label="Page size" min={1} max={1000} value={form.page_size} onChange={(v) => set({ page_size: Number(v) })} disabled={!canEdit} />
-            <NumberInput label="At most pages" min={1} max={100} value={form.max_pages} onChange={(v) => set({ max_pages: Number(v) })} disabled={!canEdit} />
+            <NumberInput
+              label="First page"
+              min={0}
+              max={1}
+              value={form.first_page}
+              onChange={(v) => set({ first_page: Number(v) })}
+              disabled={!canEdit}
+            />
+            <NumberInput
+              label="Page size"
+              min={1}
+              max={1000}
+              value={form.page_size}
+              onChange={(v) => set({ page_size: Number(v) })}
+              disabled={!canEdit}
+            />
+            <NumberInput
+              label="At most pages"
+              min={1}
+              max={100}
+              value={form.max_pages}
+              onChange={(v) => set({ max_pages: Number(v) })}
+              disabled={!canEdit}
+            />
           </Group>
         )}
         <Textarea
@@ -230,14 +363,25 @@ export function StatusSyncPanel({ partnerId, canEdit }: { partnerId: string; can
           error={errors.status_map}
           disabled={!canEdit}
         />
-        <Switch label="Run on schedule" checked={form.enabled} onChange={(e) => set({ enabled: e.currentTarget.checked })} disabled={!canEdit} />
+        <Switch
+          label="Run on schedule"
+          checked={form.enabled}
+          onChange={(e) => set({ enabled: e.currentTarget.checked })}
+          disabled={!canEdit}
+        />
         <Group>
           <Button onClick={() => void save()} disabled={!canEdit}>
             Save status sync
           </Button>
           {pull.data && (
             <>
-              <Button variant="default" onClick={() => void pullNow(true)} loading={busy} disabled={!canEdit} data-testid="pull-dry-run">
+              <Button
+                variant="default"
+                onClick={() => void pullNow(true)}
+                loading={busy}
+                disabled={!canEdit}
+                data-testid="pull-dry-run"
+              >
                 Pull now (dry run)
               </Button>
               <Button variant="light" onClick={() => void pullNow(false)} loading={busy} disabled={!canEdit}>
@@ -257,7 +401,8 @@ function RunResult({ run }: { run: Run }) {
     <Stack gap="xs" data-testid="pull-result">
       <Alert color={run.ok ? 'blue' : 'red'} title={run.dry_run ? 'Dry run: nothing was changed' : 'Applied'}>
         {run.error ? `The pull failed: ${run.error}. ` : ''}
-        {run.items_read} item(s) read, {run.changes.length} lead(s) {run.dry_run ? 'would change' : 'changed'}, {run.unchanged} unchanged
+        {run.items_read} item(s) read, {run.changes.length} lead(s) {run.dry_run ? 'would change' : 'changed'},{' '}
+        {run.unchanged} unchanged
         {run.unmatched.length ? `, ${run.unmatched.length} not found among this partner's delivered leads` : ''}.
       </Alert>
       {run.requests.map((r, i) => (

@@ -1,4 +1,17 @@
-import { Alert, Badge, Button, Code, Collapse, Group, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import {
+  Alert,
+  Badge,
+  Button,
+  Code,
+  Collapse,
+  Group,
+  Paper,
+  SimpleGrid,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { api, problemText, type Problem } from '../../api/client';
 import type { FieldErrors } from '../../ui/fields';
@@ -62,12 +75,20 @@ export function TestLeadPanel({ partnerId, form, onErrors }: Props) {
         : await api.POST('/api/partners/test', { body });
       if (r.error) {
         const p = r.error as Problem;
-        const [leadErrors, integration] = [(p.errors ?? []).filter((e) => e.field.startsWith('lead.')), (p.errors ?? []).filter((e) => !e.field.startsWith('lead.'))];
+        const [leadErrors, integration] = [
+          (p.errors ?? []).filter((e) => e.field.startsWith('lead.')),
+          (p.errors ?? []).filter((e) => !e.field.startsWith('lead.')),
+        ];
         onErrors(integration.length || local.size ? withLocal(local, fieldErrors(integration, form.headers)) : null);
         if (leadErrors.length) setEditing(true);
         setProblem(
           p.errors?.length
-            ? [integration.length || local.size ? 'Not sent: please correct the fields marked above.' : '', ...leadErrors.map((e) => `Test lead, ${e.field.slice(5).replace(/_/g, ' ')}: ${e.message}`)].filter(Boolean).join(' ')
+            ? [
+                integration.length || local.size ? 'Not sent: please correct the fields marked above.' : '',
+                ...leadErrors.map((e) => `Test lead, ${e.field.slice(5).replace(/_/g, ' ')}: ${e.message}`),
+              ]
+                .filter(Boolean)
+                .join(' ')
             : problemText(p),
         );
         return;
@@ -96,14 +117,21 @@ export function TestLeadPanel({ partnerId, form, onErrors }: Props) {
           </Group>
         </Group>
         <Text size="sm" c="dimmed">
-          Sends {lead ? `${lead.first_name} ${lead.last_name} (${lead.country})` : 'a sample lead'} once with the integration as it stands in this form,
-          saved or not, exactly as a delivery would: the partner may register it. Nothing is stored here.
+          Sends {lead ? `${lead.first_name} ${lead.last_name} (${lead.country})` : 'a sample lead'} once with the
+          integration as it stands in this form, saved or not, exactly as a delivery would: the partner may register it.
+          Nothing is stored here.
         </Text>
         <Collapse in={editing && lead !== null}>
           {lead && (
             <SimpleGrid cols={{ base: 1, sm: 2, md: 4 }} spacing="xs" data-testid="test-lead-fields">
               {LEAD_FIELDS.map((f) => (
-                <TextInput key={f.key} label={f.label} size="xs" value={lead[f.key] ?? ''} onChange={(e) => setLead({ ...lead, [f.key]: e.currentTarget.value })} />
+                <TextInput
+                  key={f.key}
+                  label={f.label}
+                  size="xs"
+                  value={lead[f.key] ?? ''}
+                  onChange={(e) => setLead({ ...lead, [f.key]: e.currentTarget.value })}
+                />
               ))}
               <Button variant="subtle" size="xs" mt="lg" onClick={() => sample.data && setLead(sample.data.lead)}>
                 Back to the sample lead
@@ -124,7 +152,10 @@ export function TestLeadPanel({ partnerId, form, onErrors }: Props) {
 
 function TestResultView({ result }: { result: TestResult }) {
   const { request, response } = result;
-  const headerLines = (h: Record<string, string>) => Object.entries(h).map(([k, v]) => `${k}: ${v}`).join('\n');
+  const headerLines = (h: Record<string, string>) =>
+    Object.entries(h)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n');
   return (
     <Stack gap="xs" data-testid="test-lead-result">
       <Group>
@@ -132,12 +163,24 @@ function TestResultView({ result }: { result: TestResult }) {
           {result.outcome}
         </Badge>
         <Text size="sm">{result.duration_ms} ms</Text>
-        {result.reason && <Text size="sm" data-testid="test-lead-reason">{result.reason}</Text>}
+        {result.reason && (
+          <Text size="sm" data-testid="test-lead-reason">
+            {result.reason}
+          </Text>
+        )}
       </Group>
       {(result.partner_lead_id || result.autologin_url) && (
         <Text size="sm">
-          {result.partner_lead_id && <>Partner lead id: <Code>{result.partner_lead_id}</Code> </>}
-          {result.autologin_url && <>Autologin: <Code>{result.autologin_url}</Code></>}
+          {result.partner_lead_id && (
+            <>
+              Partner lead id: <Code>{result.partner_lead_id}</Code>{' '}
+            </>
+          )}
+          {result.autologin_url && (
+            <>
+              Autologin: <Code>{result.autologin_url}</Code>
+            </>
+          )}
         </Text>
       )}
       <SimpleGrid cols={{ base: 1, md: 2 }}>

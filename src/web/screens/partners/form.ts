@@ -8,7 +8,9 @@ import { WEEKDAYS } from '../flows/form';
 import { countryValuesOf, objectOf, type CountryValue } from '../../ui/CountryValues';
 
 export type Partner = paths['/api/partners/{id}']['get']['responses'][200]['content']['application/json'];
-type TestBody = NonNullable<NonNullable<paths['/api/partners/{id}/test']['post']['requestBody']>['content']['application/json']>;
+type TestBody = NonNullable<
+  NonNullable<paths['/api/partners/{id}/test']['post']['requestBody']>['content']['application/json']
+>;
 export type IntegrationBody = NonNullable<TestBody['integration']>;
 export type TestResult = paths['/api/partners/{id}/test']['post']['responses'][200]['content']['application/json'];
 type Num = number | string;
@@ -94,7 +96,8 @@ export function localErrors(form: PartnerForm): Map<string, string> {
   const out = new Map<string, string>();
   try {
     const parsed: unknown = JSON.parse(form.body);
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) out.set('integration.body_template', 'must be a JSON object ({ … })');
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      out.set('integration.body_template', 'must be a JSON object ({ … })');
   } catch (e) {
     out.set('integration.body_template', `is not valid JSON: ${(e as Error).message}`);
   }
@@ -145,7 +148,9 @@ export function bodyOf(form: PartnerForm) {
     name: form.name,
     status: form.status,
     countries: form.countries,
-    working_hours: form.hasHours ? { timezone: form.timezone, days: form.days.map(Number), from: form.from, to: form.to } : null,
+    working_hours: form.hasHours
+      ? { timezone: form.timezone, days: form.days.map(Number), from: form.from, to: form.to }
+      : null,
     daily_cap: cap(form.daily_cap),
     hourly_cap: cap(form.hourly_cap),
     total_cap: cap(form.total_cap),
@@ -195,9 +200,12 @@ export function inputsOf(key: string): string[] {
   if (key === 'dealModel') return ['deal', 'deal.model', 'deal.crg'];
   if (key === 'dealAmount') return ['deal.amount'];
   if (key === 'dealByCountry') return ['deal.by_country'];
-  if (key === 'hasCrg' || key === 'crgRate' || key === 'crgPeriod') return ['deal.crg', 'deal.crg.rate', 'deal.crg.period'];
-  if (key === 'hasHours') return ['working_hours', 'working_hours.timezone', 'working_hours.days', 'working_hours.from', 'working_hours.to'];
-  if (key === 'timezone' || key === 'days' || key === 'from' || key === 'to') return [`working_hours.${key}`, 'working_hours'];
+  if (key === 'hasCrg' || key === 'crgRate' || key === 'crgPeriod')
+    return ['deal.crg', 'deal.crg.rate', 'deal.crg.period'];
+  if (key === 'hasHours')
+    return ['working_hours', 'working_hours.timezone', 'working_hours.days', 'working_hours.from', 'working_hours.to'];
+  if (key === 'timezone' || key === 'days' || key === 'from' || key === 'to')
+    return [`working_hours.${key}`, 'working_hours'];
   if (key in LABELS) return [key];
   return [`integration.${key}`];
 }
@@ -216,7 +224,10 @@ export function fromLocal(local: Map<string, string>): FieldErrors {
 
 /** The editor's own findings and the API's answer to the rest, as one list (the API's word on the template is about NOT_SENT). */
 export function withLocal(local: Map<string, string>, api: FieldErrors): FieldErrors {
-  return shownErrors([...fromLocal(local).list, ...api.list.filter((e) => !(local.has(e.input) || (local.size && e.input === 'integration.body_template')))]);
+  return shownErrors([
+    ...fromLocal(local).list,
+    ...api.list.filter((e) => !(local.has(e.input) || (local.size && e.input === 'integration.body_template'))),
+  ]);
 }
 
 /**
@@ -230,13 +241,19 @@ export function fieldErrors(errors: { field: string; message: string }[], sent: 
     errors.map((e) => {
       const header = /^integration\.headers\.(.+)$/.exec(e.field);
       const row = header && sent.find((h) => h.name.trim() === header[1]);
-      if (row) return { input: `header:${row.key}`, label: `Header ${header![1]}`, atInput: e.message, message: e.message };
+      if (row)
+        return { input: `header:${row.key}`, label: `Header ${header![1]}`, atInput: e.message, message: e.message };
       const input = INPUTS.find((i) => e.field === i || e.field.startsWith(`${i}[`) || e.field.startsWith(`${i}.`));
       if (!input) return { input: e.field, label: fieldWords(e.field), atInput: e.message, message: e.message };
       const rest = e.field.slice(input.length);
       // Inside the template the keys are the partner's: shown as written, not turned into words.
       const part = input === 'integration.body_template' ? rest.replace(/^\./, '') : partWords(rest);
-      return { input, label: part ? `${LABELS[input]}, ${part}` : LABELS[input], atInput: partMessage(part, e.message), message: e.message };
+      return {
+        input,
+        label: part ? `${LABELS[input]}, ${part}` : LABELS[input],
+        atInput: partMessage(part, e.message),
+        message: e.message,
+      };
     }),
   );
 }
@@ -246,6 +263,8 @@ export function hoursText(wh: Partner['working_hours']): string {
   if (!wh) return 'Always';
   const d = [...wh.days].sort((a, b) => a - b);
   const run = d.length > 2 && d[d.length - 1] - d[0] === d.length - 1;
-  const days = run ? `${WEEKDAYS[d[0] - 1]}–${WEEKDAYS[d[d.length - 1] - 1]}` : d.map((n) => WEEKDAYS[n - 1]).join(', ');
+  const days = run
+    ? `${WEEKDAYS[d[0] - 1]}–${WEEKDAYS[d[d.length - 1] - 1]}`
+    : d.map((n) => WEEKDAYS[n - 1]).join(', ');
   return `${days} ${wh.from}–${wh.to} (${wh.timezone})`;
 }

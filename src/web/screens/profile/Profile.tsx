@@ -43,7 +43,12 @@ function DetailsForm({ profile }: { profile: ProfileData }) {
   const queryClient = useQueryClient();
   const guard = useUnsavedGuard();
   const { operator } = profile;
-  const [form, setForm] = useState({ name: operator.name, timezone: operator.timezone, email: operator.email, current_password: '' });
+  const [form, setForm] = useState({
+    name: operator.name,
+    timezone: operator.timezone,
+    email: operator.email,
+    current_password: '',
+  });
   // The password is asked for only when the sign-in email changes.
   const emailChanged = form.email.trim().toLowerCase() !== operator.email;
   const [errors, setErrors] = useState(noErrors);
@@ -61,10 +66,19 @@ function DetailsForm({ profile }: { profile: ProfileData }) {
     setSaving(true);
     try {
       const { email, current_password, ...rest } = form;
-      const r = await api.PATCH('/api/profile', { body: emailChanged ? { ...rest, email: email.trim(), current_password } : rest });
+      const r = await api.PATCH('/api/profile', {
+        body: emailChanged ? { ...rest, email: email.trim(), current_password } : rest,
+      });
       if (r.error) {
         const p = r.error as Problem;
-        setErrors(fieldErrors(p.errors, { name: 'Name', timezone: 'Time zone', email: 'Email', current_password: 'Current password' }));
+        setErrors(
+          fieldErrors(p.errors, {
+            name: 'Name',
+            timezone: 'Time zone',
+            email: 'Email',
+            current_password: 'Current password',
+          }),
+        );
         setProblem(refusal(p, 'profile'));
         return;
       }
@@ -92,8 +106,21 @@ function DetailsForm({ profile }: { profile: ProfileData }) {
           </Alert>
         )}
         {problem && <Alert color="red" role="alert" title={problem} data-testid="profile-errors" />}
-        <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} />
-        <TextInput label="Email" type="email" autoComplete="email" value={form.email} onChange={(e) => set({ email: e.currentTarget.value })} error={errors.at('email')} description="Your sign-in" />
+        <TextInput
+          label="Name"
+          value={form.name}
+          onChange={(e) => set({ name: e.currentTarget.value })}
+          error={errors.at('name')}
+        />
+        <TextInput
+          label="Email"
+          type="email"
+          autoComplete="email"
+          value={form.email}
+          onChange={(e) => set({ email: e.currentTarget.value })}
+          error={errors.at('email')}
+          description="Your sign-in"
+        />
         {emailChanged && (
           <PasswordInput
             label="Current password"
@@ -105,7 +132,11 @@ function DetailsForm({ profile }: { profile: ProfileData }) {
             aria-invalid={Boolean(errors.at('current_password'))}
           />
         )}
-        <TimezoneSelect value={form.timezone} onChange={(timezone) => set({ timezone })} error={errors.at('timezone')} />
+        <TimezoneSelect
+          value={form.timezone}
+          onChange={(timezone) => set({ timezone })}
+          error={errors.at('timezone')}
+        />
         <Group gap="xs">
           <Text size="sm" c="dimmed">
             Role:

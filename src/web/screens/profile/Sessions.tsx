@@ -14,7 +14,10 @@ const when = (iso: string) => new Date(iso).toLocaleString();
 /** Profile → Sessions: where you are signed in; sign out one, or everywhere else. */
 export function Sessions() {
   const queryClient = useQueryClient();
-  const sessions = useQuery({ queryKey: ['profile', 'sessions'], queryFn: async () => must(await api.GET('/api/profile/sessions', { params: { query: { limit: 500 } } })).data });
+  const sessions = useQuery({
+    queryKey: ['profile', 'sessions'],
+    queryFn: async () => must(await api.GET('/api/profile/sessions', { params: { query: { limit: 500 } } })).data,
+  });
   const [target, setTarget] = useState<Session | 'others' | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const others = sessions.data?.filter((s) => !s.current).length ?? 0;

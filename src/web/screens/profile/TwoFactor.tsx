@@ -9,7 +9,9 @@ type Status = paths['/api/profile']['get']['responses'][200]['content']['applica
 type Enrolment = paths['/api/profile/2fa/enrol']['post']['responses'][200]['content']['application/json'];
 
 /** The call's data, or the text to show: for a refused code, the API's message about `code`. */
-async function outcome<T>(call: Promise<{ data?: T; error?: unknown }>): Promise<{ data: T; error?: undefined } | { error: string }> {
+async function outcome<T>(
+  call: Promise<{ data?: T; error?: unknown }>,
+): Promise<{ data: T; error?: undefined } | { error: string }> {
   try {
     const r = await call;
     if (r.error === undefined) return { data: r.data as T };
@@ -82,7 +84,11 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
         <Text size="sm" c="dimmed">
           Sign-in will also ask for a 6-digit code from an authenticator app on your phone.
         </Text>
-        {error && <Alert color="red" role="alert">{error}</Alert>}
+        {error && (
+          <Alert color="red" role="alert">
+            {error}
+          </Alert>
+        )}
         <Group>
           <Button variant="default" onClick={start} loading={busy}>
             Set up two-factor sign-in
@@ -137,7 +143,8 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
   return (
     <Stack data-testid="recovery-codes">
       <Alert color="yellow" title="Save these recovery codes now">
-        Each one signs you in once if you lose your phone. They are shown only this once; Leadgate keeps only a hash of them.
+        Each one signs you in once if you lose your phone. They are shown only this once; Leadgate keeps only a hash of
+        them.
       </Alert>
       <List spacing={2} ff="monospace" listStyleType="none">
         {codes.map((c) => (
@@ -155,7 +162,15 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
   );
 }
 
-function Manage({ left, onCodes, onDisabled }: { left: number; onCodes: (codes: string[]) => void; onDisabled: () => void }) {
+function Manage({
+  left,
+  onCodes,
+  onDisabled,
+}: {
+  left: number;
+  onCodes: (codes: string[]) => void;
+  onDisabled: () => void;
+}) {
   const [code, setCode] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<'disable' | 'codes' | null>(null);
@@ -166,7 +181,9 @@ function Manage({ left, onCodes, onDisabled }: { left: number; onCodes: (codes: 
     setError(null);
     const body = { code: code.trim() };
     const r = await outcome<{ recovery_codes: string[] } | null>(
-      action === 'disable' ? api.POST('/api/profile/2fa/disable', { body }) : api.POST('/api/profile/2fa/recovery-codes', { body }),
+      action === 'disable'
+        ? api.POST('/api/profile/2fa/disable', { body })
+        : api.POST('/api/profile/2fa/recovery-codes', { body }),
     );
     setBusy(null);
     if (r.error !== undefined) return setError(r.error);

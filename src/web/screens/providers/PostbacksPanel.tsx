@@ -5,8 +5,10 @@ import { api, must, problemText, type Problem } from '../../api/client';
 import type { paths } from '../../api/schema';
 import { DeliveryLog } from '../events/DeliveryLog';
 
-type Postback = paths['/api/traffic-providers/{id}/postbacks']['get']['responses'][200]['content']['application/json']['postbacks'][number];
-type TestResult = paths['/api/traffic-providers/{id}/postbacks/test']['post']['responses'][200]['content']['application/json'];
+type Postback =
+  paths['/api/traffic-providers/{id}/postbacks']['get']['responses'][200]['content']['application/json']['postbacks'][number];
+type TestResult =
+  paths['/api/traffic-providers/{id}/postbacks/test']['post']['responses'][200]['content']['application/json'];
 
 const EVENTS: { value: Postback['event_type']; label: string }[] = [
   { value: 'lead.received', label: 'Lead received' },
@@ -23,10 +25,19 @@ const ALL = '';
 export function PostbacksPanel({ providerId, canEdit }: { providerId: string; canEdit: boolean }) {
   const queryClient = useQueryClient();
   const key = ['provider-postbacks', providerId];
-  const current = useQuery({ queryKey: key, queryFn: async () => must(await api.GET('/api/traffic-providers/{id}/postbacks', { params: { path: { id: providerId } } })) });
+  const current = useQuery({
+    queryKey: key,
+    queryFn: async () =>
+      must(await api.GET('/api/traffic-providers/{id}/postbacks', { params: { path: { id: providerId } } })),
+  });
   const campaigns = useQuery({
     queryKey: ['provider-campaigns', providerId],
-    queryFn: async () => must(await api.GET('/api/campaigns', { params: { query: { limit: 500, traffic_provider_id: providerId, include_archived: false } } })),
+    queryFn: async () =>
+      must(
+        await api.GET('/api/campaigns', {
+          params: { query: { limit: 500, traffic_provider_id: providerId, include_archived: false } },
+        }),
+      ),
   });
   const [rows, setRows] = useState<Postback[]>([]);
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -36,14 +47,21 @@ export function PostbacksPanel({ providerId, canEdit }: { providerId: string; ca
   useEffect(() => {
     if (current.data) setRows(current.data.postbacks);
   }, [current.data]);
-  const campaignOptions = [{ value: ALL, label: 'Every campaign' }, ...(campaigns.data?.data ?? []).map((c) => ({ value: c.id, label: c.name }))];
-  const update = (i: number, patch: Partial<Postback>) => setRows((r) => r.map((x, j) => (j === i ? { ...x, ...patch } : x)));
+  const campaignOptions = [
+    { value: ALL, label: 'Every campaign' },
+    ...(campaigns.data?.data ?? []).map((c) => ({ value: c.id, label: c.name })),
+  ];
+  const update = (i: number, patch: Partial<Postback>) =>
+    setRows((r) => r.map((x, j) => (j === i ? { ...x, ...patch } : x)));
 
   async function save() {
     setProblem(null);
     setErrors({});
     setSaved(false);
-    const r = await api.PUT('/api/traffic-providers/{id}/postbacks', { params: { path: { id: providerId } }, body: { postbacks: rows } });
+    const r = await api.PUT('/api/traffic-providers/{id}/postbacks', {
+      params: { path: { id: providerId } },
+      body: { postbacks: rows },
+    });
     if (r.error) {
       const p = r.error as Problem;
       setErrors(Object.fromEntries((p.errors ?? []).map((e) => [e.field.replace(/^postbacks\//, ''), e.message])));
@@ -57,7 +75,10 @@ export function PostbacksPanel({ providerId, canEdit }: { providerId: string; ca
   async function sendTest(row: Postback) {
     setProblem(null);
     setTest(null);
-    const r = await api.POST('/api/traffic-providers/{id}/postbacks/test', { params: { path: { id: providerId } }, body: { event_type: row.event_type, campaign_id: row.campaign_id } });
+    const r = await api.POST('/api/traffic-providers/{id}/postbacks/test', {
+      params: { path: { id: providerId } },
+      body: { event_type: row.event_type, campaign_id: row.campaign_id },
+    });
     if (r.error) return setProblem(problemText(r.error));
     setTest(r.data);
   }
@@ -67,8 +88,8 @@ export function PostbacksPanel({ providerId, canEdit }: { providerId: string; ca
       <Stack>
         <Title order={3}>Postbacks to the provider's tracker</Title>
         <Text size="sm" c="dimmed">
-          Leadgate calls these URLs (GET) when the provider's leads are delivered, rejected, deposit (FTD) or change sale status. Macros: {MACROS}.
-          The provider never sees which partner took a lead.
+          Leadgate calls these URLs (GET) when the provider's leads are delivered, rejected, deposit (FTD) or change
+          sale status. Macros: {MACROS}. The provider never sees which partner took a lead.
         </Text>
         {problem && <Alert color="red" role="alert" title={problem} data-testid="postbacks-errors" />}
         {saved && (
@@ -107,16 +128,31 @@ export function PostbacksPanel({ providerId, canEdit }: { providerId: string; ca
               style={{ flex: 1 }}
               error={errors[`${i}/url`]}
             />
-            <Button variant="default" onClick={() => void sendTest(row)} disabled={!canEdit || !current.data?.postbacks.some((p) => p.event_type === row.event_type)}>
+            <Button
+              variant="default"
+              onClick={() => void sendTest(row)}
+              disabled={!canEdit || !current.data?.postbacks.some((p) => p.event_type === row.event_type)}
+            >
               Send test postback
             </Button>
-            <ActionIcon variant="subtle" color="red" aria-label="Remove this postback" onClick={() => setRows((r) => r.filter((_, j) => j !== i))} disabled={!canEdit} size="lg">
+            <ActionIcon
+              variant="subtle"
+              color="red"
+              aria-label="Remove this postback"
+              onClick={() => setRows((r) => r.filter((_, j) => j !== i))}
+              disabled={!canEdit}
+              size="lg"
+            >
               ×
             </ActionIcon>
           </Group>
         ))}
         <Group>
-          <Button variant="default" onClick={() => setRows((r) => [...r, { event_type: 'lead.ftd', campaign_id: null, url: '' }])} disabled={!canEdit}>
+          <Button
+            variant="default"
+            onClick={() => setRows((r) => [...r, { event_type: 'lead.ftd', campaign_id: null, url: '' }])}
+            disabled={!canEdit}
+          >
             Add postback
           </Button>
           <Button onClick={() => void save()} disabled={!canEdit}>
@@ -124,21 +160,42 @@ export function PostbacksPanel({ providerId, canEdit }: { providerId: string; ca
           </Button>
         </Group>
         {test && (
-          <Alert color={test.ok ? 'green' : 'red'} title={test.ok ? 'The tracker answered' : 'The tracker did not accept it'} data-testid="postback-test">
+          <Alert
+            color={test.ok ? 'green' : 'red'}
+            title={test.ok ? 'The tracker answered' : 'The tracker did not accept it'}
+            data-testid="postback-test"
+          >
             <Text size="sm" ff="monospace" style={{ wordBreak: 'break-all' }}>
               GET {test.url}
             </Text>
             <Text size="sm">
-              {test.http_status ? `HTTP ${test.http_status}` : 'No answer'} in {test.duration_ms} ms{test.error ? `: ${test.error}` : ''}
+              {test.http_status ? `HTTP ${test.http_status}` : 'No answer'} in {test.duration_ms} ms
+              {test.error ? `: ${test.error}` : ''}
             </Text>
           </Alert>
         )}
         <Title order={4}>Sent</Title>
         <DeliveryLog
           queryKey={['provider-postback-deliveries', providerId]}
-          load={async () => must(await api.GET('/api/traffic-providers/{id}/postbacks/deliveries', { params: { path: { id: providerId }, query: { limit: 50 } } }))}
-          loadOne={async (d) => must(await api.GET('/api/traffic-providers/{id}/postbacks/deliveries/{deliveryId}', { params: { path: { id: providerId, deliveryId: d } } }))}
-          retry={(d) => api.POST('/api/traffic-providers/{id}/postbacks/deliveries/{deliveryId}/retry', { params: { path: { id: providerId, deliveryId: d } } })}
+          load={async () =>
+            must(
+              await api.GET('/api/traffic-providers/{id}/postbacks/deliveries', {
+                params: { path: { id: providerId }, query: { limit: 50 } },
+              }),
+            )
+          }
+          loadOne={async (d) =>
+            must(
+              await api.GET('/api/traffic-providers/{id}/postbacks/deliveries/{deliveryId}', {
+                params: { path: { id: providerId, deliveryId: d } },
+              }),
+            )
+          }
+          retry={(d) =>
+            api.POST('/api/traffic-providers/{id}/postbacks/deliveries/{deliveryId}/retry', {
+              params: { path: { id: providerId, deliveryId: d } },
+            })
+          }
           canRetry={canEdit}
           testId="postback-deliveries"
         />

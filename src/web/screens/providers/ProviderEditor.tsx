@@ -1,4 +1,16 @@
-import { Alert, Button, Checkbox, Group, NumberInput, SegmentedControl, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import {
+  Alert,
+  Button,
+  Checkbox,
+  Group,
+  NumberInput,
+  SegmentedControl,
+  Stack,
+  Text,
+  Textarea,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate } from 'react-router-dom';
@@ -29,12 +41,27 @@ interface Form {
 }
 
 function formOf(p: Provider | null): Form {
-  const policy = p?.duplicate_policy ?? { fields: ['email', 'phone'] as Field[], window_hours: 720, scope: 'provider' as const };
-  return { name: p?.name ?? '', status: p?.status ?? 'active', ips: p?.allowed_ips.join('\n') ?? '', ...policy, fields: [...policy.fields], silent_after_hours: p?.silent_after_hours ?? '' };
+  const policy = p?.duplicate_policy ?? {
+    fields: ['email', 'phone'] as Field[],
+    window_hours: 720,
+    scope: 'provider' as const,
+  };
+  return {
+    name: p?.name ?? '',
+    status: p?.status ?? 'active',
+    ips: p?.allowed_ips.join('\n') ?? '',
+    ...policy,
+    fields: [...policy.fields],
+    silent_after_hours: p?.silent_after_hours ?? '',
+  };
 }
 
 // Blank lines are dropped, so line numbers in messages count the addresses sent.
-const ipsOf = (text: string) => text.split('\n').map((l) => l.trim()).filter(Boolean);
+const ipsOf = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
 
 /** /traffic-providers/new makes a provider; /traffic-providers/:id edits one. */
 export default function ProviderEditor() {
@@ -58,7 +85,16 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
-  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() => formOf(provider), (k) => [k === 'ips' ? 'allowed_ips' : k === 'name' || k === 'status' || k === 'silent_after_hours' ? k : `duplicate_policy.${k}`]);
+  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(
+    () => formOf(provider),
+    (k) => [
+      k === 'ips'
+        ? 'allowed_ips'
+        : k === 'name' || k === 'status' || k === 'silent_after_hours'
+          ? k
+          : `duplicate_policy.${k}`,
+    ],
+  );
   const [confirmRotate, setConfirmRotate] = useState(false);
 
   const archived = Boolean(provider?.archived_at);
@@ -71,11 +107,18 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
       status: form.status,
       allowed_ips: ipsOf(form.ips),
       // A cleared number goes to the API as null, so the API names the field.
-      duplicate_policy: { fields: form.fields, window_hours: form.window_hours === '' ? (null as unknown as number) : Number(form.window_hours), scope: form.scope },
+      duplicate_policy: {
+        fields: form.fields,
+        window_hours: form.window_hours === '' ? (null as unknown as number) : Number(form.window_hours),
+        scope: form.scope,
+      },
       silent_after_hours: form.silent_after_hours === '' ? null : Number(form.silent_after_hours),
     };
     return submit(
-      () => (provider ? api.PATCH('/api/traffic-providers/{id}', { params: { path: { id: provider.id } }, body }) : api.POST('/api/traffic-providers', { body })),
+      () =>
+        provider
+          ? api.PATCH('/api/traffic-providers/{id}', { params: { path: { id: provider.id } }, body })
+          : api.POST('/api/traffic-providers', { body }),
       (p) => ({
         errors: fieldErrors(
           p.errors,
@@ -106,7 +149,9 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
   }
 
   async function rotate() {
-    const { token, intake_url, ...rest } = must(await api.POST('/api/traffic-providers/{id}/rotate-token', { params: { path: { id: provider!.id } } }));
+    const { token, intake_url, ...rest } = must(
+      await api.POST('/api/traffic-providers/{id}/rotate-token', { params: { path: { id: provider!.id } } }),
+    );
     queryClient.setQueryData(['traffic-provider', rest.id], rest);
     await queryClient.invalidateQueries({ queryKey: ['traffic-providers'] });
     setConfirmRotate(false);
@@ -143,7 +188,11 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
         saved={saved}
         problem={problem}
       >
-        {archived && <Alert color="gray">This provider is archived: it is kept for its leads and campaigns and cannot be changed.</Alert>}
+        {archived && (
+          <Alert color="gray">
+            This provider is archived: it is kept for its leads and campaigns and cannot be changed.
+          </Alert>
+        )}
         {whoami.data && !mayEdit && <Alert color="yellow">You can view traffic providers but not change them.</Alert>}
       </EditorHeader>
       {provider && (
@@ -153,8 +202,17 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
       )}
       <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
         <Stack maw={640}>
-          <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} />
-          <StatusControl value={form.status} onChange={(status) => set({ status })} paused="Paused (its leads are refused)" />
+          <TextInput
+            label="Name"
+            value={form.name}
+            onChange={(e) => set({ name: e.currentTarget.value })}
+            error={errors.at('name')}
+          />
+          <StatusControl
+            value={form.status}
+            onChange={(status) => set({ status })}
+            paused="Paused (its leads are refused)"
+          />
           <Textarea
             label="Allowed IPs"
             description="One address or CIDR per line (IPv4 or IPv6). Empty: leads are accepted from any address."
@@ -213,9 +271,16 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
           </Stack>
         </Stack>
       </fieldset>
-      <ConfirmDialog opened={confirmRotate} title="Rotate the intake token?" confirmLabel="Rotate token" onConfirm={rotate} onClose={() => setConfirmRotate(false)}>
+      <ConfirmDialog
+        opened={confirmRotate}
+        title="Rotate the intake token?"
+        confirmLabel="Rotate token"
+        onConfirm={rotate}
+        onClose={() => setConfirmRotate(false)}
+      >
         <Text size="sm">
-          A new token is made and the current one stops working at once: leads sent with it are refused until the provider uses the new one.
+          A new token is made and the current one stops working at once: leads sent with it are refused until the
+          provider uses the new one.
         </Text>
       </ConfirmDialog>
       {provider && <PostbacksPanel providerId={provider.id} canEdit={canEdit} />}

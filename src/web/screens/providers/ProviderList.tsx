@@ -6,7 +6,11 @@ import { ListPage, usePagedList } from '../../ui/ListPage';
 
 export default function ProviderList() {
   const whoami = useWhoami();
-  const providers = usePagedList(['traffic-providers'], async (cursor) => must(await api.GET('/api/traffic-providers', { params: { query: { limit: 100, cursor, include_archived: false } } })));
+  const providers = usePagedList(['traffic-providers'], async (cursor) =>
+    must(
+      await api.GET('/api/traffic-providers', { params: { query: { limit: 100, cursor, include_archived: false } } }),
+    ),
+  );
   const canEdit = whoami.data?.permissions.includes('traffic_providers:edit') ?? false;
 
   return (

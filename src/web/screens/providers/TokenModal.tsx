@@ -24,8 +24,8 @@ export function TokenModal({ shown, onClose }: { shown: ShownToken | null; onClo
       {shown && (
         <Stack>
           <Alert color="orange" title="Copy this token now">
-            This is the only time the intake token of “{shown.name}” is shown. Give it to the traffic provider over a safe
-            channel; if it is lost, rotate the token and send the new one.
+            This is the only time the intake token of “{shown.name}” is shown. Give it to the traffic provider over a
+            safe channel; if it is lost, rotate the token and send the new one.
           </Alert>
           <Code block data-testid="provider-token">
             {shown.token}

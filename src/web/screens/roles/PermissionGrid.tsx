@@ -53,7 +53,11 @@ export function PermissionGrid({ catalog, value, onChange, held, readOnly, error
     return (
       <Checkbox
         aria-label={`${m.label}: ${action}`}
-        title={held.has(a.permission) ? a.description : `${a.description} (you do not hold this permission, so you cannot grant it)`}
+        title={
+          held.has(a.permission)
+            ? a.description
+            : `${a.description} (you do not hold this permission, so you cannot grant it)`
+        }
         checked={selected.has(a.permission)}
         disabled={readOnly || !held.has(a.permission)}
         onChange={(e) => {

@@ -34,9 +34,11 @@ function RoleForm({ role }: { role: Role | null }) {
   const queryClient = useQueryClient();
   const whoami = useWhoami();
   const catalog = useQuery({ queryKey: ['permissions'], queryFn: async () => must(await api.GET('/api/permissions')) });
-  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(
-    () => ({ name: role?.name ?? '', description: role?.description ?? '', permissions: role?.permissions ?? [] }),
-  );
+  const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() => ({
+    name: role?.name ?? '',
+    description: role?.description ?? '',
+    permissions: role?.permissions ?? [],
+  }));
 
   const held = new Set(whoami.data?.permissions ?? []);
   const mayEdit = held.has('roles:edit');
@@ -48,8 +50,14 @@ function RoleForm({ role }: { role: Role | null }) {
   function save() {
     const body = { ...form, permissions: form.permissions as Permission[] };
     return submit(
-      () => (role ? api.PATCH('/api/roles/{id}', { params: { path: { id: role.id } }, body }) : api.POST('/api/roles', { body })),
-      (p) => ({ errors: fieldErrors(p.errors, { name: 'Name', description: 'Description', permissions: 'Permissions' }), problem: refusal(p, 'role') }),
+      () =>
+        role
+          ? api.PATCH('/api/roles/{id}', { params: { path: { id: role.id } }, body })
+          : api.POST('/api/roles', { body }),
+      (p) => ({
+        errors: fieldErrors(p.errors, { name: 'Name', description: 'Description', permissions: 'Permissions' }),
+        problem: refusal(p, 'role'),
+      }),
       async (stored) => {
         queryClient.setQueryData(['role', stored.id], stored);
         await queryClient.invalidateQueries({ queryKey: ['roles'] });
@@ -87,15 +95,24 @@ function RoleForm({ role }: { role: Role | null }) {
         savedText="Saved. Operators holding this role get the change on their next request."
         problem={problem}
       >
-        {builtin && <Alert color="gray">The built-in admin role holds every permission and cannot be changed or deleted.</Alert>}
+        {builtin && (
+          <Alert color="gray">The built-in admin role holds every permission and cannot be changed or deleted.</Alert>
+        )}
         {whoami.data && !mayEdit && <Alert color="yellow">You can view roles but not change them.</Alert>}
         {mayEdit && beyond.length > 0 && !builtin && (
-          <Alert color="yellow">This role holds permissions you do not ({beyond.join(', ')}), so you cannot change it.</Alert>
+          <Alert color="yellow">
+            This role holds permissions you do not ({beyond.join(', ')}), so you cannot change it.
+          </Alert>
         )}
       </EditorHeader>
       <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
         <Stack maw={720}>
-          <TextInput label="Name" value={form.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.at('name')} />
+          <TextInput
+            label="Name"
+            value={form.name}
+            onChange={(e) => set({ name: e.currentTarget.value })}
+            error={errors.at('name')}
+          />
           <Textarea
             label="Description"
             autosize
@@ -106,8 +123,8 @@ function RoleForm({ role }: { role: Role | null }) {
           />
           <Title order={4}>Permissions</Title>
           <Text size="sm" c="dimmed">
-            View lets the role read a module; edit lets it create, change and delete there. A module's or an action's own box ticks its whole row or column.
-            You can only grant permissions you hold yourself.
+            View lets the role read a module; edit lets it create, change and delete there. A module's or an action's
+            own box ticks its whole row or column. You can only grant permissions you hold yourself.
           </Text>
           {catalog.isPending ? (
             <Loading />

@@ -6,7 +6,9 @@ import { ListPage, usePagedList } from '../../ui/ListPage';
 
 export default function RoleList() {
   const whoami = useWhoami();
-  const roles = usePagedList(['roles'], async (cursor) => must(await api.GET('/api/roles', { params: { query: { limit: 100, cursor } } })));
+  const roles = usePagedList(['roles'], async (cursor) =>
+    must(await api.GET('/api/roles', { params: { query: { limit: 100, cursor } } })),
+  );
   const canEdit = whoami.data?.permissions.includes('roles:edit') ?? false;
 
   return (

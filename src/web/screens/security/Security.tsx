@@ -12,11 +12,20 @@ type Settings = paths['/api/settings/security']['get']['responses'][200]['conten
 
 /** /settings/security: the account IP allow-list (the only security setting the API has today). */
 export default function Security() {
-  const settings = useQuery({ queryKey: ['security'], queryFn: async () => must(await api.GET('/api/settings/security')) });
+  const settings = useQuery({
+    queryKey: ['security'],
+    queryFn: async () => must(await api.GET('/api/settings/security')),
+  });
   return (
     <Stack maw={760}>
       <Title order={2}>Security</Title>
-      {settings.isPending ? <Loading /> : settings.isError ? <ErrorAlert error={settings.error} /> : <AllowListForm settings={settings.data} />}
+      {settings.isPending ? (
+        <Loading />
+      ) : settings.isError ? (
+        <ErrorAlert error={settings.error} />
+      ) : (
+        <AllowListForm settings={settings.data} />
+      )}
     </Stack>
   );
 }
@@ -66,7 +75,9 @@ function AllowListForm({ settings }: { settings: Settings }) {
           if (i !== undefined) byRow[Number(i)] = err.message;
         }
         setRowErrors(byRow);
-        setProblem(p.errors?.length ? 'The allow-list was not saved. Please correct the entries marked below.' : problemText(p));
+        setProblem(
+          p.errors?.length ? 'The allow-list was not saved. Please correct the entries marked below.' : problemText(p),
+        );
         return;
       }
       guard.markClean();
@@ -84,12 +95,13 @@ function AllowListForm({ settings }: { settings: Settings }) {
   return (
     <Stack>
       <Text>
-        Only these addresses may sign in to the dashboard or use the API (sessions and API keys alike); every other address gets “403 ip_not_allowed”.
-        An empty list allows every address. Lead intake and partner postbacks are not limited by it: traffic providers have their own list.
+        Only these addresses may sign in to the dashboard or use the API (sessions and API keys alike); every other
+        address gets “403 ip_not_allowed”. An empty list allows every address. Lead intake and partner postbacks are not
+        limited by it: traffic providers have their own list.
       </Text>
       <Alert color="yellow" title="Do not lock yourself out" data-testid="your-ip">
-        Your current address is <Code>{ip}</Code>. A list that does not include it would lock you out, so the server refuses to save
-        one. If colleagues sign in from other addresses, add theirs before saving too.
+        Your current address is <Code>{ip}</Code>. A list that does not include it would lock you out, so the server
+        refuses to save one. If colleagues sign in from other addresses, add theirs before saving too.
       </Alert>
       {whoami.data && !canEdit && <Alert color="yellow">You can view the allow-list but not change it.</Alert>}
       {saved && (
@@ -124,7 +136,13 @@ function AllowListForm({ settings }: { settings: Settings }) {
                   )}
                 </Table.Td>
                 <Table.Td>
-                  <ActionIcon variant="subtle" color="red" aria-label={`Remove ${cidr}`} disabled={!canEdit} onClick={() => change(list.filter((c) => c !== cidr))}>
+                  <ActionIcon
+                    variant="subtle"
+                    color="red"
+                    aria-label={`Remove ${cidr}`}
+                    disabled={!canEdit}
+                    onClick={() => change(list.filter((c) => c !== cidr))}
+                  >
                     ✕
                   </ActionIcon>
                 </Table.Td>
@@ -158,7 +176,11 @@ function AllowListForm({ settings }: { settings: Settings }) {
         <Button onClick={save} loading={saving} disabled={!canEdit || !dirty}>
           Save allow-list
         </Button>
-        {dirty && <Text size="sm" c="dimmed">Unsaved changes: the list in force is still the saved one.</Text>}
+        {dirty && (
+          <Text size="sm" c="dimmed">
+            Unsaved changes: the list in force is still the saved one.
+          </Text>
+        )}
       </Group>
     </Stack>
   );

@@ -1,4 +1,17 @@
-import { Alert, Button, Checkbox, Code, Group, Modal, SegmentedControl, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import {
+  Alert,
+  Button,
+  Checkbox,
+  Code,
+  Group,
+  Modal,
+  SegmentedControl,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
@@ -33,7 +46,11 @@ export const EVENT_TYPES: { type: EventType; label: string; permission: string }
 export default function WebhookEditor() {
   const { id } = useParams();
   const isNew = id === 'new';
-  const hook = useQuery({ queryKey: ['webhook', id], queryFn: async () => must(await api.GET('/api/webhooks/{id}', { params: { path: { id: id! } } })), enabled: !isNew });
+  const hook = useQuery({
+    queryKey: ['webhook', id],
+    queryFn: async () => must(await api.GET('/api/webhooks/{id}', { params: { path: { id: id! } } })),
+    enabled: !isNew,
+  });
   if (!isNew && hook.isPending) return <Loading />;
   if (!isNew && hook.isError) return <ErrorAlert error={hook.error} />;
   return <Form hook={isNew ? null : hook.data!} />;
@@ -70,7 +87,9 @@ function Form({ hook }: { hook: Webhook | null }) {
     setSaved(false);
     const telegram = format === 'telegram' ? chatId.trim() : undefined;
     if (!hook) {
-      const r = await api.POST('/api/webhooks', { body: { name, url, format, event_types: types, ...(telegram ? { telegram_chat_id: telegram } : {}) } });
+      const r = await api.POST('/api/webhooks', {
+        body: { name, url, format, event_types: types, ...(telegram ? { telegram_chat_id: telegram } : {}) },
+      });
       if (r.error) return fail(r.error);
       await queryClient.invalidateQueries({ queryKey: ['webhooks'] });
       setSecret({ secret: r.data.secret, id: r.data.id });
@@ -126,7 +145,8 @@ function Form({ hook }: { hook: Webhook | null }) {
       )}
       {hook?.failing_since && hook.status === 'active' && (
         <Alert color="orange" data-testid="webhook-failing">
-          Failing since {new Date(hook.failing_since).toLocaleString()}: see the delivery log. After 5 days of failure it is disabled.
+          Failing since {new Date(hook.failing_since).toLocaleString()}: see the delivery log. After 5 days of failure
+          it is disabled.
         </Alert>
       )}
       {problem && <Alert color="red" role="alert" title={problem} data-testid="webhook-errors" />}
@@ -135,10 +155,21 @@ function Form({ hook }: { hook: Webhook | null }) {
           Saved.
         </Alert>
       )}
-      <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} error={errors.name} disabled={!canEdit} required />
+      <TextInput
+        label="Name"
+        value={name}
+        onChange={(e) => setName(e.currentTarget.value)}
+        error={errors.name}
+        disabled={!canEdit}
+        required
+      />
       <TextInput
         label="URL"
-        description={hook ? `Now: ${hook.url}. Leave empty to keep it; the full URL is never shown again (it may hold a token).` : 'Where the events are POSTed.'}
+        description={
+          hook
+            ? `Now: ${hook.url}. Leave empty to keep it; the full URL is never shown again (it may hold a token).`
+            : 'Where the events are POSTed.'
+        }
         value={url}
         onChange={(e) => setUrl(e.currentTarget.value)}
         error={errors.url}
@@ -179,11 +210,23 @@ function Form({ hook }: { hook: Webhook | null }) {
       >
         <Group mt="xs">
           {offered.map((e) => (
-            <Checkbox key={e.type} value={e.type} label={e.label} disabled={!canEdit || !permissions.includes(e.permission)} />
+            <Checkbox
+              key={e.type}
+              value={e.type}
+              label={e.label}
+              disabled={!canEdit || !permissions.includes(e.permission)}
+            />
           ))}
         </Group>
       </Checkbox.Group>
-      {hook && <Switch label="Active" checked={active} onChange={(e) => setActive(e.currentTarget.checked)} disabled={!canEdit} />}
+      {hook && (
+        <Switch
+          label="Active"
+          checked={active}
+          onChange={(e) => setActive(e.currentTarget.checked)}
+          disabled={!canEdit}
+        />
+      )}
       <Group>
         <Button onClick={() => void save()} disabled={!canEdit}>
           Save
@@ -204,19 +247,43 @@ function Form({ hook }: { hook: Webhook | null }) {
           <Title order={3}>Delivery log</Title>
           <DeliveryLog
             queryKey={['webhook-deliveries', hook.id]}
-            load={async () => must(await api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id: hook.id }, query: { limit: 50 } } }))}
-            loadOne={async (d) => must(await api.GET('/api/webhooks/{id}/deliveries/{deliveryId}', { params: { path: { id: hook.id, deliveryId: d } } }))}
-            retry={(d) => api.POST('/api/webhooks/{id}/deliveries/{deliveryId}/retry', { params: { path: { id: hook.id, deliveryId: d } } })}
+            load={async () =>
+              must(
+                await api.GET('/api/webhooks/{id}/deliveries', {
+                  params: { path: { id: hook.id }, query: { limit: 50 } },
+                }),
+              )
+            }
+            loadOne={async (d) =>
+              must(
+                await api.GET('/api/webhooks/{id}/deliveries/{deliveryId}', {
+                  params: { path: { id: hook.id, deliveryId: d } },
+                }),
+              )
+            }
+            retry={(d) =>
+              api.POST('/api/webhooks/{id}/deliveries/{deliveryId}/retry', {
+                params: { path: { id: hook.id, deliveryId: d } },
+              })
+            }
             canRetry={canEdit && hook.status === 'active'}
             testId="webhook-deliveries"
           />
         </>
       )}
-      <Modal opened={secret !== null} onClose={() => {}} withCloseButton={false} title="Signing secret" size="lg" closeOnClickOutside={false}>
+      <Modal
+        opened={secret !== null}
+        onClose={() => {}}
+        withCloseButton={false}
+        title="Signing secret"
+        size="lg"
+        closeOnClickOutside={false}
+      >
         {secret && (
           <Stack>
             <Alert color="orange" title="Copy this secret now">
-              It is shown only this once. The receiver uses it to check the webhook-signature header of each request (Standard Webhooks).
+              It is shown only this once. The receiver uses it to check the webhook-signature header of each request
+              (Standard Webhooks).
             </Alert>
             <Code block data-testid="webhook-secret">
               {secret.secret}

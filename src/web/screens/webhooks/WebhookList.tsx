@@ -33,7 +33,10 @@ export default function WebhookList() {
           <Table.Td>{h.format}</Table.Td>
           <Table.Td>{h.event_types.join(', ')}</Table.Td>
           <Table.Td>
-            <Badge color={h.status === 'active' ? (h.failing_since ? 'orange' : 'green') : 'gray'} data-testid="webhook-status">
+            <Badge
+              color={h.status === 'active' ? (h.failing_since ? 'orange' : 'green') : 'gray'}
+              data-testid="webhook-status"
+            >
               {h.status === 'active' && h.failing_since ? 'failing' : h.status}
             </Badge>
           </Table.Td>
