@@ -19,7 +19,7 @@ const USAGE = `Usage:
   npm run licence -- keygen --out DIR
       Makes a vendor Ed25519 key pair: DIR/leadgate-vendor-private-key.pem (keep it secret,
       never in the repository) and DIR/leadgate-vendor-public-key.pem (build it into the
-      release as src/server/modules/licence/public-key.ts, or set LICENCE_PUBLIC_KEY).
+      release as src/server/licence-key.ts, or set LICENCE_PUBLIC_KEY).
 
   npm run licence -- issue --key PRIVATE.pem --holder NAME --plan PLAN --expires DATE
                            [--installation ID] [--limit NAME=N ...] [--id LICENCE_ID]

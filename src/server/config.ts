@@ -2,8 +2,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import { parseCidr } from './auth/ip-allowlist.js';
-import { parsePublicKey } from './modules/licence/format.js';
-import { BUILT_IN_PUBLIC_KEY } from './modules/licence/public-key.js';
+import { BUILT_IN_PUBLIC_KEY, parsePublicKey } from './licence-key.js';
 
 export type DatabaseConfig = { engine: 'sqlite'; file: string } | { engine: 'postgres'; url: string; schema?: string };
 

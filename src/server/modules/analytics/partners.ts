@@ -5,7 +5,7 @@ import { sql, type SelectQueryBuilder } from 'kysely';
 import { Type, type Static } from 'typebox';
 import type { DB } from '../../db/database.js';
 import { csvCell } from '../../http/csv.js';
-import { contactPlaceholders } from '../leads/mask.js';
+import { contactPlaceholders } from '../../privacy/mask.js';
 import { entityNames } from './queries.js';
 import { resolveRange } from './range.js';
 import { AnalyticsQuery } from './schemas.js';

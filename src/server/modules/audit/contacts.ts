@@ -4,7 +4,7 @@
 // masked, as in every other answer about leads.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
-import { contactMasker, maskContactLike, maskDeep, maskFreeText, type Masker } from '../leads/mask.js';
+import { contactMasker, maskContactLike, maskDeep, maskFreeText, type Masker } from '../../privacy/mask.js';
 
 interface Entry {
   action: string;

@@ -4,7 +4,7 @@ import { principalOf, type App } from '../../types.js';
 import { AUDIT_ACTIONS, type AuditAction } from './actions.js';
 import { invalid } from '../../http/errors.js';
 import { maskLeadContacts } from './contacts.js';
-import { withNames } from './names.js';
+import { withNames } from '../../db/names.js';
 
 const AuditEntry = Type.Object(
   {

@@ -4,8 +4,8 @@ import { fromJson, jsonArrayFrom } from '../../db/json.js';
 import { isPostgres, PREPARED } from '../../db/database.js';
 import type { Database, LeadAttemptsTable, LeadsTable, LeadStatusHistoryTable } from '../../db/tables.js';
 import type { Skip } from '../../distribution/route.js';
-import { namesOf } from '../audit/names.js';
-import { contactMasker, maskEmail, maskPhone, type Masker } from './mask.js';
+import { namesOf } from '../../db/names.js';
+import { contactMasker, maskEmail, maskPhone, type Masker } from '../../privacy/mask.js';
 import { DATE_COLUMNS, SUB_IDS, type LeadFilter, type TextMatch } from './search.js';
 
 type DB = Kysely<Database>;

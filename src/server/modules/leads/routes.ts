@@ -11,7 +11,7 @@ import { countLeads, findLeads, leadDetail, saleStatusesInUse, sortKeyOf, toLead
 import { registerRedeliver } from './redeliver.js';
 import { ExportQuery, LeadDetail, LeadPage, SearchQuery, TOTAL_CAP } from './schemas.js';
 import { canSeeContacts, leadFilter } from './search.js';
-import { maskContactLike } from './mask.js';
+import { maskContactLike } from '../../privacy/mask.js';
 
 /** How many sale statuses the picker lists at most. */
 const SALE_STATUS_LIMIT = 500;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isoText, lowerBound, parseBound, startOfDay, upperBound } from './dates.js';
-import { maskEmail, maskInText, maskPhone } from './mask.js';
+import { maskEmail, maskInText, maskPhone } from '../../privacy/mask.js';
 import { prefixEnd } from './queries.js';
 import { normalisePhone, splitMulti, textMatch } from './search.js';
 

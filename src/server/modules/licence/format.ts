@@ -5,7 +5,7 @@
 // The signature covers the ASCII text "LG1.<payload part>", prefix included, so a signature
 // can never be replayed under another format version. Verification is offline: only the
 // public key built into the release (or LICENCE_PUBLIC_KEY) is needed.
-import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { createPrivateKey, sign, verify, type KeyObject } from 'node:crypto';
 
 export const KEY_PREFIX = 'LG1';
 
@@ -100,21 +100,6 @@ export function decodeLicence(raw: string, publicKey: KeyObject): DecodedLicence
   const authentic =
     signature.length === 64 && verify(null, Buffer.from(`${parts[0]}.${parts[1]}`), publicKey, signature);
   return { payload: payload as LicencePayload, authentic };
-}
-
-/** An Ed25519 public key from PEM (real or "\n"-escaped newlines) or base64 of its DER SPKI. */
-export function parsePublicKey(text: string): KeyObject {
-  const trimmed = text.trim().replace(/\\n/g, '\n');
-  let key: KeyObject;
-  try {
-    key = trimmed.startsWith('-----BEGIN')
-      ? createPublicKey(trimmed)
-      : createPublicKey({ key: Buffer.from(trimmed, 'base64'), format: 'der', type: 'spki' });
-  } catch {
-    throw new Error('does not decode as a public key');
-  }
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`is a ${key.asymmetricKeyType} key, not Ed25519`);
-  return key;
 }
 
 export function parsePrivateKey(pem: string): KeyObject {

@@ -7,7 +7,7 @@ import { principalOf, type App } from '../../types.js';
 import { EventTypeName } from '../../events/schemas.js';
 import { describeEvent, eventNames } from '../webhooks/service.js';
 import { toStoredEvent } from '../../events/dispatcher.js';
-import { safeEvents } from '../webhooks/outgoing.js';
+import { safeEvents } from '../../events/safe-events.js';
 
 // The dashboard's notifications: the alert events (caps, partners, webhooks), each shown to
 // operators whose role (or key) may see what it is about, with an unread count kept per operator.

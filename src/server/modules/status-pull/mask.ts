@@ -1,4 +1,4 @@
-import { contactMasker, maskContactLike, type Masker } from '../leads/mask.js';
+import { contactMasker, maskContactLike, type Masker } from '../../privacy/mask.js';
 import type { MatchedLead } from './pull.js';
 import type { PullRun } from './schemas.js';
 

@@ -7,7 +7,7 @@ import { emitEvent } from '../../events/emit.js';
 import type { Destination } from '../../events/dispatcher.js';
 import { sendHttp } from '../../events/send-http.js';
 import { ownerCheck } from './access.js';
-import { safeEvents } from './outgoing.js';
+import { safeEvents } from '../../events/safe-events.js';
 import { cancelPending, eventNames, NO_NAMES, renderBody, sign, syncSubscriptions } from './service.js';
 
 // Sends an event to a webhook: signed per Standard Webhooks, through the outbound guard (the

@@ -23,7 +23,7 @@ import {
 } from './service.js';
 import { deliveryLogRoutes } from '../../events/delivery-routes.js';
 import { assertCanRead } from './access.js';
-import { safeEvents } from './outgoing.js';
+import { safeEvents } from '../../events/safe-events.js';
 
 const TAGS = ['Webhooks'];
 

@@ -4,7 +4,7 @@ import type { DB } from '../../db/database.js';
 import type { Database, WebhooksTable } from '../../db/tables.js';
 import { isEventType, type EventType } from '../../events/types.js';
 import type { StoredEvent } from '../../events/dispatcher.js';
-import { namesOf } from '../audit/names.js';
+import { namesOf } from '../../db/names.js';
 import type { Webhook } from './schemas.js';
 
 // Webhooks: what is stored, how it is shown (the URL masked past its origin, the secret never),
@@ -189,7 +189,7 @@ export function renderBody(
 
 export const NO_NAMES: Names = { partner: null, campaign: null, provider: null };
 
-/** The names the events refer to: three queries for any number of events (audit/names.ts). */
+/** The names the events refer to: three queries for any number of events (db/names.ts). */
 export async function eventNames(db: DB, events: StoredEvent[]): Promise<(event: StoredEvent) => Names> {
   const ids = (pick: (e: StoredEvent) => string | null) => [...new Set(events.flatMap((e) => pick(e) ?? []))];
   const [partners, campaigns, providers] = await Promise.all([

@@ -2,7 +2,7 @@
 // One query per kind of target on the page (ids in one IN list, a page is at most 500 entries).
 // A record deleted since keeps the name its entry recorded (details.name, or an operator's
 // details.email), else null.
-import type { DB } from '../../db/database.js';
+import type { DB } from './database.js';
 
 type Named = 'operator' | 'partner' | 'flow' | 'campaign' | 'traffic_provider' | 'role' | 'api_key' | 'lead';
 

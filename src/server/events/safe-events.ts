@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../db/tables.js';
-import type { StoredEvent } from '../../events/dispatcher.js';
-import { contactMasker, maskDeep, maskFreeText } from '../leads/mask.js';
+import type { Database } from '../db/tables.js';
+import type { StoredEvent } from './dispatcher.js';
+import { contactMasker, maskDeep, maskFreeText } from '../privacy/mask.js';
 
 // Events carry no contacts (SECURITY.md), yet some of what they carry was written by someone
 // else: a partner's sale status, a failing partner's answer quoted as last_reason (which may
