@@ -138,6 +138,39 @@ describe('loadConfig', () => {
     assert.match(err.problems[0], /REQUEST_TIMEOUT_MS/);
   });
 
+  test('background jobs: each has its own interval; those that went with dispatch stay off with it', () => {
+    const jobs = (c: ReturnType<typeof loadConfig>) => [
+      c.dispatchIntervalMs,
+      c.statusPullIntervalMs,
+      c.providerSilenceIntervalMs,
+      c.eventPurgeIntervalMs,
+      c.idempotencyPurgeIntervalMs,
+      c.sqliteCheckpointIntervalMs,
+    ];
+    assert.deepEqual(jobs(loadConfig({})), [1000, 15_000, 300_000, 3_600_000, 3_600_000, 250]);
+    assert.deepEqual(jobs(loadConfig({ EVENT_DISPATCH_INTERVAL_MS: '0' })), [0, 0, 0, 0, 3_600_000, 250]);
+    assert.deepEqual(
+      jobs(
+        loadConfig({
+          EVENT_DISPATCH_INTERVAL_MS: '0',
+          STATUS_PULL_INTERVAL_MS: '60000',
+          SQLITE_CHECKPOINT_INTERVAL_MS: '0',
+        }),
+      ),
+      [0, 60_000, 0, 0, 3_600_000, 0],
+    );
+    for (const name of [
+      'STATUS_PULL_INTERVAL_MS',
+      'PROVIDER_SILENCE_INTERVAL_MS',
+      'EVENT_PURGE_INTERVAL_MS',
+      'IDEMPOTENCY_PURGE_INTERVAL_MS',
+      'SQLITE_CHECKPOINT_INTERVAL_MS',
+    ]) {
+      expectNamed({ [name]: 'hourly' }, name);
+      expectNamed({ [name]: '99999999999' }, name);
+    }
+  });
+
   test('several bad values are reported together, each by name', () => {
     const err = configError({
       PORT: 'abc',

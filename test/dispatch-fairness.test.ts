@@ -51,7 +51,7 @@ forEachDatabase('dispatch fairness', (engine) => {
 
     for (let i = 0; i < SLOW_LEADS; i++)
       assert.equal((await postLead(ta, slow.token, sampleLead({ sub_id1: `slow-${i}` }))).json().status, 'delivered');
-    ta.app.events.start(TICK_MS);
+    ta.app.jobs.reschedule('event-dispatch', TICK_MS);
     await until(() => slowTracker.received.length > 0, 'the slow tracker to be called');
 
     const posted = await postLead(ta, fast.token, sampleLead({ sub_id1: 'fast' }));
@@ -104,7 +104,7 @@ forEachDatabase('dispatch fairness', (engine) => {
     }
 
     const started = Date.now();
-    ta.app.events.start(TICK);
+    ta.app.jobs.reschedule('event-dispatch', TICK);
     await until(() => fastTracker.received.length === FAST_LEADS, 'every fast postback', 30_000);
     const took = Math.max(...fastTracker.received.map((r) => r.at)) - started;
     t.diagnostic(`${FAST_LEADS} fast postbacks sent within ${took} ms beside two slow trackers`);

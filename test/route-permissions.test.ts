@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { ALL_PERMISSIONS, type Permission } from '../src/server/auth/permissions.js';
-import type { RouteInfo } from '../src/server/http/openapi.js';
+import type { RouteInfo } from '../src/server/types.js';
 import { insertCampaign, insertFlow, insertLeads, insertPartner, insertTrafficProvider } from './fixtures.js';
 import { buildTestApp, call, forEachDatabase, newApiKey, newOperator, OWNER, type TestApp } from './helpers.js';
 

@@ -6,15 +6,29 @@ import type { DB } from './db/database.js';
 import { installAuth } from './auth/guard.js';
 import { installDistribution } from './distribution/runner.js';
 import { installEvents } from './events/install.js';
+import { checkpointerOf } from './db/database.js';
+import { installJobs } from './jobs/scheduler.js';
+import { deliveryRecoveryJob } from './jobs/delivery-recovery.js';
+import { eventDispatchJob } from './jobs/event-dispatch.js';
+import { eventPurgeJob } from './jobs/event-purge.js';
+import { statusPullsJob } from './jobs/status-pulls.js';
+import { providerSilenceJob } from './jobs/provider-silence.js';
+import { idempotencyPurgeJob } from './jobs/idempotency-purge.js';
+import { sqliteCheckpointJob } from './jobs/sqlite-checkpoint.js';
+import { postbackDestination } from './modules/provider-postbacks/destination.js';
+import { webhookDestination } from './modules/webhooks/destination.js';
+import { StatusPuller } from './modules/status-pull/runner.js';
+import { checkSilentProviders } from './modules/traffic-providers/silence.js';
+import { IDEMPOTENCY_TTL_MS, purgeIdempotencyKeys } from './modules/intake/service.js';
 import { frameworkErrorHandler, HttpProblem, installErrorHandlers } from './http/errors.js';
-import { installOpenApi, installRouteRules, type RouteInfo } from './http/openapi.js';
+import { installOpenApi, installRouteRules } from './http/openapi.js';
 import { loggedUrl } from './http/log-redaction.js';
 import { rewriteRequestTarget } from './http/request-target.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { installSpa } from './http/spa.js';
 import { validatorCompiler } from './http/validation.js';
-import type { App } from './types.js';
+import type { App, RouteInfo } from './types.js';
 import { VERSION } from './version.js';
 import apiKeyRoutes from './modules/api-keys/routes.js';
 import auditRoutes from './modules/audit/routes.js';
@@ -146,7 +160,8 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await installOpenApi(app, VERSION);
   const metrics = installMetrics(app); // before the routes: its onResponse hook times them all
   installDistribution(app, { onPartnerCall: metrics.partnerCall });
-  installEvents(app);
+  const events = installEvents(app);
+  installBackgroundWork(app, events);
 
   await app.register(healthRoutes, { version: VERSION });
   await app.register(metricsRoutes);
@@ -177,4 +192,27 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
 
   await app.ready();
   return app;
+}
+
+/**
+ * The features' background work, wired here (the one place that knows every room): the outbox's
+ * destinations, the status puller, and every job (jobs/), each on its own setting.
+ */
+function installBackgroundWork(app: App, { dispatcher, agent }: ReturnType<typeof installEvents>) {
+  const { config, db } = app;
+  dispatcher.register('webhook', webhookDestination(db, agent, app.log));
+  dispatcher.register('postback', postbackDestination(db, agent));
+  const puller = new StatusPuller(db, agent, app.log);
+  app.decorate('statusPull', puller);
+  app.addHook('onClose', async () => puller.close());
+
+  const jobs = installJobs(app);
+  jobs.add(deliveryRecoveryJob(app.delivery, config.recoveryIntervalMs));
+  jobs.add(eventDispatchJob(dispatcher, config.dispatchIntervalMs));
+  jobs.add(eventPurgeJob(db, dispatcher, config.eventPurgeIntervalMs));
+  jobs.add(statusPullsJob(puller, config.statusPullIntervalMs));
+  jobs.add(providerSilenceJob(db, checkSilentProviders, config.providerSilenceIntervalMs));
+  jobs.add(idempotencyPurgeJob(db, purgeIdempotencyKeys, IDEMPOTENCY_TTL_MS, config.idempotencyPurgeIntervalMs));
+  const checkpointer = checkpointerOf(db);
+  if (checkpointer) jobs.add(sqliteCheckpointJob(checkpointer, config.sqliteCheckpointIntervalMs));
 }

@@ -3,8 +3,7 @@ import path from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import { parseCidr } from './auth/ip-allowlist.js';
 import { BUILT_IN_PUBLIC_KEY, parsePublicKey } from './licence-key.js';
-
-export type DatabaseConfig = { engine: 'sqlite'; file: string } | { engine: 'postgres'; url: string; schema?: string };
+import type { DatabaseConfig } from './db/database.js';
 
 export interface Config {
   host: string;
@@ -23,6 +22,16 @@ export interface Config {
   recoveryIntervalMs: number;
   /** How often each process looks for events to send (webhooks, postbacks); 0: never (tests dispatch by hand). */
   dispatchIntervalMs: number;
+  /** How often due status pulls are looked for (default 15 s where events are sent, else 0: never). */
+  statusPullIntervalMs: number;
+  /** How often quiet traffic providers are looked for (default 5 min where events are sent, else 0). */
+  providerSilenceIntervalMs: number;
+  /** How often events past their retention are deleted (default hourly where events are sent, else 0). */
+  eventPurgeIntervalMs: number;
+  /** How often Idempotency-Keys past 24 hours are deleted (default hourly; 0: never). */
+  idempotencyPurgeIntervalMs: number;
+  /** SQLite: how often the background checkpointer copies the WAL into the file (0: SQLite's backstop only). */
+  sqliteCheckpointIntervalMs: number;
   /** Verifies licence keys: LICENCE_PUBLIC_KEY, else the key built into the release. */
   licencePublicKey: KeyObject;
   /** The git commit this build was made from (LEADGATE_BUILD_COMMIT, set by whoever builds), or null. */
@@ -135,6 +144,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const intakeWaitMs = integer(env, 'INTAKE_WAIT_MS', 25_000, 0, 600_000, problems);
   const recoveryIntervalMs = integer(env, 'DELIVERY_RECOVERY_INTERVAL_MS', 5_000, 0, 3_600_000, problems);
   const dispatchIntervalMs = integer(env, 'EVENT_DISPATCH_INTERVAL_MS', 1_000, 0, 3_600_000, problems);
+  // The jobs that went with dispatch before they had settings of their own default to off with it.
+  const withDispatch = (ms: number) => (dispatchIntervalMs > 0 ? ms : 0);
+  const DAY = 86_400_000;
+  const statusPullIntervalMs = integer(env, 'STATUS_PULL_INTERVAL_MS', withDispatch(15_000), 0, DAY, problems);
+  const providerSilenceIntervalMs = integer(
+    env,
+    'PROVIDER_SILENCE_INTERVAL_MS',
+    withDispatch(300_000),
+    0,
+    DAY,
+    problems,
+  );
+  const eventPurgeIntervalMs = integer(env, 'EVENT_PURGE_INTERVAL_MS', withDispatch(3_600_000), 0, DAY, problems);
+  const idempotencyPurgeIntervalMs = integer(env, 'IDEMPOTENCY_PURGE_INTERVAL_MS', 3_600_000, 0, DAY, problems);
+  const sqliteCheckpointIntervalMs = integer(env, 'SQLITE_CHECKPOINT_INTERVAL_MS', 250, 0, 60_000, problems);
 
   let licencePublicKey = parsePublicKey(BUILT_IN_PUBLIC_KEY);
   if (env.LICENCE_PUBLIC_KEY) {
@@ -201,6 +225,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     intakeWaitMs,
     recoveryIntervalMs,
     dispatchIntervalMs,
+    statusPullIntervalMs,
+    providerSilenceIntervalMs,
+    eventPurgeIntervalMs,
+    idempotencyPurgeIntervalMs,
+    sqliteCheckpointIntervalMs,
     licencePublicKey,
     buildCommit,
     partnerAllowedNetworks,

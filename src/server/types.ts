@@ -36,6 +36,14 @@ export interface Principal {
   apiKeyId: string | null;
 }
 
+/** One registered route and its declared access (app.routeTable; the route walks read it). */
+export interface RouteInfo {
+  method: string;
+  url: string;
+  hidden: boolean;
+  access: RouteAccess;
+}
+
 export interface RouteAccess {
   /** The module:action the caller needs. */
   permission?: Permission;
@@ -78,7 +86,7 @@ declare module 'fastify' {
     db: DB;
     config: Config;
     startedAt: number;
-    routeTable: import('./http/openapi.js').RouteInfo[];
+    routeTable: RouteInfo[];
   }
 }
 

@@ -7,7 +7,8 @@ import { Worker } from 'node:worker_threads';
 // here: every ~30 leads one intake waited 10 ms for it. This worker thread checkpoints on its
 // own connection instead (PASSIVE: it never blocks the writer), so the event loop only writes
 // the log. The main connection keeps a high autocheckpoint as a backstop in case the worker
-// falls behind or dies.
+// falls behind or dies. The worker checkpoints when asked: the sqlite-checkpoint job
+// (jobs/sqlite-checkpoint.ts) asks every SQLITE_CHECKPOINT_INTERVAL_MS.
 
 const WORKER = `
 const { workerData, parentPort } = require('node:worker_threads');
@@ -17,10 +18,9 @@ db.pragma('busy_timeout = 5000');
 const checkpoint = () => {
   try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (err) { parentPort.postMessage({ error: String(err && err.message || err) }); }
 };
-const timer = setInterval(checkpoint, workerData.everyMs);
 parentPort.on('message', (m) => {
+  if (m === 'checkpoint') return checkpoint();
   if (m !== 'stop') return;
-  clearInterval(timer);
   checkpoint();
   db.close();
   parentPort.close();
@@ -31,15 +31,18 @@ parentPort.on('message', (m) => {
 export const BACKSTOP_PAGES = 20_000;
 
 export interface Checkpointer {
+  /** Asks the worker for a PASSIVE checkpoint; does not wait for it. */
+  checkpoint(): void;
   /** Asks for a last checkpoint and ends the worker; does not wait for it. */
   stop(): void;
 }
 
-export function startCheckpointer(file: string, everyMs: number, onError: (message: string) => void): Checkpointer {
+export function startCheckpointer(file: string, onError: (message: string) => void): Checkpointer {
   const worker = new Worker(WORKER, {
     eval: true,
-    workerData: { file, everyMs, module: createRequire(import.meta.url).resolve('better-sqlite3') },
+    workerData: { file, module: createRequire(import.meta.url).resolve('better-sqlite3') },
   });
+  let stopped = false;
   worker.on('message', (m: { error?: string }) => m.error && onError(m.error));
   worker.on('error', (err) => onError(err.message));
   worker.unref(); // never keeps the process alive while it runs
@@ -49,7 +52,11 @@ export function startCheckpointer(file: string, everyMs: number, onError: (messa
     // disk full, its file gone) better-sqlite3 aborts the whole process making the error
     // ("FATAL ERROR: v8::ToLocalChecked Empty MaybeLocal", seen once in CI after the full-disk
     // tests).
+    checkpoint: () => {
+      if (!stopped) worker.postMessage('checkpoint');
+    },
     stop: () => {
+      stopped = true;
       worker.ref();
       worker.postMessage('stop');
     },

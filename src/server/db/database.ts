@@ -3,11 +3,13 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
-import type { DatabaseConfig } from '../config.js';
 import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { observerSet, registerObservers } from './query-observers.js';
 import type { Database } from './tables.js';
 import { trackWrites, writeTracker } from './unavailable.js';
+
+/** Which database: SQLite (a file) or PostgreSQL (a URL, optionally a schema of its own). From config.ts. */
+export type DatabaseConfig = { engine: 'sqlite'; file: string } | { engine: 'postgres'; url: string; schema?: string };
 
 export type DB = Kysely<Database>;
 export type Engine = DatabaseConfig['engine'];
@@ -18,6 +20,10 @@ export interface OpenOptions {
   /** SQLite: checkpoint the WAL on a worker thread (the server; see checkpointer.ts). */
   backgroundCheckpoints?: boolean;
 }
+
+/** The background checkpointer of a SQLite database opened with backgroundCheckpoints. */
+const checkpointers = new WeakMap<DB, Checkpointer>();
+export const checkpointerOf = (db: DB): Checkpointer | undefined => checkpointers.get(db);
 
 export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): DB {
   const { onQuery } = opts;
@@ -40,12 +46,13 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): DB
     let checkpointer: Checkpointer | null = null;
     if (opts.backgroundCheckpoints) {
       sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
-      checkpointer = startCheckpointer(config.file, 250, (message) =>
+      checkpointer = startCheckpointer(config.file, (message) =>
         console.error(`SQLite background checkpoint failed: ${message}`),
       );
     }
     const database = withStatementCache(sqlite, () => checkpointer?.stop());
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), log });
+    if (checkpointer) checkpointers.set(db, checkpointer);
     trackWrites(db, tracker.state, config.file);
     registerObservers(db, observers);
     return db;

@@ -16,6 +16,7 @@ import * as countryRollup from './migrations/20261125T050000Z_country_rollup.js'
 import * as eventOutbox from './migrations/20261126T000000Z_event_outbox.js';
 import * as routingRules from './migrations/20261126T100000Z_routing_rules.js';
 import * as webhookOwner from './migrations/20261127T010000Z_webhook_owner.js';
+import * as jobLeases from './migrations/20261128T000000Z_job_leases.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -40,6 +41,7 @@ const migrations: [string, Migration][] = [
   ['20261126T000000Z_event_outbox', eventOutbox],
   ['20261126T100000Z_routing_rules', routingRules],
   ['20261127T010000Z_webhook_owner', webhookOwner],
+  ['20261128T000000Z_job_leases', jobLeases],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

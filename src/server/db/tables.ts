@@ -368,6 +368,13 @@ export interface NotificationReadsTable {
   operator_id: string;
   last_read_event_id: number | string;
 }
+/** A background job's lease (jobs/lease.ts): who runs it now, until when. */
+export interface JobLeasesTable {
+  name: string;
+  holder: string | null;
+  lease_until: string | null;
+}
+
 export interface Database {
   roles: RolesTable;
   operators: OperatorsTable;
@@ -396,6 +403,7 @@ export interface Database {
   provider_postbacks: ProviderPostbacksTable;
   lead_status_history: LeadStatusHistoryTable;
   partner_status_pulls: PartnerStatusPullsTable;
+  job_leases: JobLeasesTable;
 }
 
 export type Role = Selectable<RolesTable>;

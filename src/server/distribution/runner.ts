@@ -30,7 +30,6 @@ export interface DeliveryOutcome {
  */
 export class DeliveryRunner {
   private readonly inFlight = new Set<Promise<unknown>>();
-  private timer: NodeJS.Timeout | null = null;
   private sweeping: Promise<unknown> | null = null;
   private closed = false;
 
@@ -56,29 +55,19 @@ export class DeliveryRunner {
     return p;
   }
 
-  /** One recovery sweep now (tests; start-up). */
+  /** One recovery sweep (the delivery-recovery job, jobs/delivery-recovery.ts; tests). */
   sweep(): Promise<unknown> {
-    if (!this.sweeping) {
+    if (!this.sweeping && !this.closed) {
       this.sweeping = recoverStale(this).finally(() => {
         this.sweeping = null;
       });
     }
-    return this.sweeping;
-  }
-
-  start(intervalMs: number) {
-    if (intervalMs <= 0 || this.timer) return;
-    void this.sweep().catch((err) => this.deps.log.error({ err }, 'recovery sweep failed'));
-    this.timer = setInterval(() => {
-      if (!this.closed) void this.sweep().catch((err) => this.deps.log.error({ err }, 'recovery sweep failed'));
-    }, intervalMs);
-    this.timer.unref();
+    return this.sweeping ?? Promise.resolve();
   }
 
   /** Stops sweeping and waits for the deliveries in progress. */
   async close() {
     this.closed = true;
-    if (this.timer) clearInterval(this.timer);
     while (this.inFlight.size || this.sweeping) {
       await Promise.allSettled([...this.inFlight, this.sweeping]);
     }
@@ -91,7 +80,7 @@ declare module 'fastify' {
   }
 }
 
-/** app.delivery; the sweep starts when the app is ready; close() drains deliveries. */
+/** app.delivery; close() drains deliveries (the sweep is the delivery-recovery job). */
 export function installDistribution(app: App, opts: Pick<DeliveryDeps, 'onPartnerCall'> = {}) {
   const runner = new DeliveryRunner({
     db: app.db,
@@ -100,7 +89,6 @@ export function installDistribution(app: App, opts: Pick<DeliveryDeps, 'onPartne
     ...opts,
   });
   app.decorate('delivery', runner);
-  app.addHook('onReady', async () => runner.start(app.config.recoveryIntervalMs));
   app.addHook('onClose', async () => {
     await runner.close();
     await runner.deps.client.close();

@@ -58,7 +58,6 @@ const FAN_OUT_LOCK = 0x4c47_4f42; // "LGOB"
 const EXPIRES_MS = 24 * 3600_000;
 /** Events (and their deliveries) are kept this long. */
 export const RETENTION_DAYS = 30;
-const PURGE_EVERY_MS = 3600_000;
 const PURGE_BATCH = 1000;
 
 export interface StoredEvent {
@@ -122,10 +121,8 @@ const keyOf = (d: { destination_kind: DestinationKind; destination_id: string })
 
 export class EventDispatcher {
   private readonly destinations = new Map<DestinationKind, Destination>();
-  private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
   private closed = false;
-  private lastPurge = 0;
   /** Sends in flight, per destination (a destination absent has none). */
   private readonly busy = new Map<string, Busy>();
   private sending = 0;
@@ -384,28 +381,20 @@ export class EventDispatcher {
     return removed;
   }
 
-  private tick() {
+  /**
+   * Wakes the pool: claim for any free slot, however few (the event-dispatch job, every
+   * EVENT_DISPATCH_INTERVAL_MS). Returns at once; the sends go on in the background.
+   */
+  poke() {
     if (this.closed) return;
     this.poked = true;
     this.signal();
     void this.drain().catch((err) => this.log.error({ err }, 'event dispatch failed'));
-    if (Date.now() - this.lastPurge > PURGE_EVERY_MS) {
-      this.lastPurge = Date.now();
-      void this.purge().catch((err) => this.log.error({ err }, 'purging old events failed'));
-    }
-  }
-
-  start(intervalMs: number) {
-    if (intervalMs <= 0 || this.timer) return;
-    this.tick();
-    this.timer = setInterval(() => this.tick(), intervalMs);
-    this.timer.unref();
   }
 
   /** Stops claiming and waits for the sends in flight (each ends within SEND_TIMEOUT_MS) and their recording. */
   async close() {
     this.closed = true;
-    if (this.timer) clearInterval(this.timer);
     this.signal();
     while (this.running) await this.running.catch(() => {});
   }

@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Type } from 'typebox';
 import { requireGrantedAccess } from '../auth/guard.js';
 import { isWriteAction } from '../auth/permissions.js';
-import type { App, RouteAccess } from '../types.js';
+import type { App, RouteAccess, RouteInfo } from '../types.js';
 import { ProblemSchema } from './errors.js';
 import { UNLIMITED_ROUTES } from './rate-limit.js';
 
@@ -33,13 +33,6 @@ export const problems = (...statuses: number[]) =>
     number,
     ReturnType<typeof problemResponse>
   >;
-
-export interface RouteInfo {
-  method: string;
-  url: string;
-  hidden: boolean;
-  access: RouteAccess;
-}
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

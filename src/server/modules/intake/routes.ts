@@ -2,15 +2,7 @@ import { invalid, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import type { App } from '../../types.js';
 import { IntakeAnswer, IntakeHeaders, IntakeLead } from './schemas.js';
-import {
-  answerOf,
-  currentAnswer,
-  IDEMPOTENCY_TTL_MS,
-  purgeIdempotencyKeys,
-  resolveCampaign,
-  storeLead,
-  type Started,
-} from './service.js';
+import { answerOf, currentAnswer, resolveCampaign, storeLead, type Started } from './service.js';
 import { readIntake } from './validate.js';
 
 const DESCRIPTION =
@@ -24,22 +16,7 @@ const DESCRIPTION =
 
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
-const PURGE_EVERY_MS = 3_600_000;
-
 export default async function intakeRoutes(app: App) {
-  // Idempotency-Keys are kept 24 hours; older ones are deleted hourly (and at start) so the
-  // table holds about a day of intake, not all of it.
-  let purgeTimer: NodeJS.Timeout | undefined;
-  const purge = () =>
-    purgeIdempotencyKeys(app.db, new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString()).catch((err) =>
-      app.log.error({ err }, 'could not purge old Idempotency-Keys'),
-    );
-  app.addHook('onReady', async () => {
-    void purge();
-    purgeTimer = setInterval(purge, PURGE_EVERY_MS).unref();
-  });
-  app.addHook('onClose', async () => clearInterval(purgeTimer));
-
   /** The delivery's outcome, or `pending` when it takes longer than INTAKE_WAIT_MS (it goes on: the runner tracks it). */
   async function deliver(leadId: string, started: Started | null): Promise<IntakeAnswer> {
     let timer: NodeJS.Timeout | undefined;

@@ -22,7 +22,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import type { DatabaseConfig } from '../../config.js';
+import type { DatabaseConfig } from '../../db/database.js';
 import type { Database } from '../../db/tables.js';
 import { csvHeader, csvRows } from './export.js';
 import { findLeads, sortKeyOf, type SortKey } from './queries.js';

@@ -10,7 +10,7 @@
 // and ends after IDLE_MS; it never keeps the process alive.
 import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
-import type { DatabaseConfig } from '../../config.js';
+import type { DatabaseConfig } from '../../db/database.js';
 import { EXPORT_CHUNK } from './export.js';
 import type { FromWorker, ToWorker } from './export-worker.js';
 import type { LeadFilter } from './search.js';

@@ -5,15 +5,14 @@ import { nowIso } from '../../db/ids.js';
 import { recordRun, runPull } from './pull.js';
 import type { StoredStatusPull } from './schemas.js';
 
-// Runs the status pulls that are due, each partner's by one process at a time: a pull is claimed
-// by a conditional UPDATE of its lease (a killed process's lease runs out and another takes it).
+// Runs the status pulls that are due (the status-pulls job, jobs/status-pulls.ts), each partner's
+// by one process at a time: a pull is claimed by a conditional UPDATE of its lease (a killed
+// process's lease runs out and another takes it).
 
 /** Longer than a run can take: max_pages × timeout (100 × 60 s) is the worst case, and rare. */
 const LEASE_MS = 10 * 60_000;
-const CHECK_EVERY_MS = 15_000;
 
 export class StatusPuller {
-  private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
   private closed = false;
 
@@ -66,17 +65,14 @@ export class StatusPuller {
     return ran;
   }
 
-  start(enabled: boolean) {
-    if (!enabled || this.timer) return;
-    this.timer = setInterval(() => {
-      if (!this.closed) void this.runDue().catch((err) => this.log.error({ err }, 'status pulls failed'));
-    }, CHECK_EVERY_MS);
-    this.timer.unref();
-  }
-
   async close() {
     this.closed = true;
-    if (this.timer) clearInterval(this.timer);
     while (this.running) await this.running.catch(() => {});
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    statusPull: StatusPuller;
   }
 }
