@@ -1,0 +1,142 @@
+import { defineTrigger } from './define.js';
+
+// The hourly rollups of leads for analytics (lead_stats_hourly, lead_country_stats_hourly,
+// lead_ftd_stats_hourly), kept exact by triggers on leads: insert, delete, and updates of the
+// columns they sum, so every writer keeps them right inside its own transaction.
+// From 20261125T050000Z_country_rollup (first 20261122T010000Z_analytics_rollup).
+//
+// An update that leaves a lead in the same rollup rows (a status change, an FTD) applies the
+// difference as one upsert per rollup; one that moves it takes it out of the old rows and puts
+// it in the new. Missing references are stored as '' so they take part in the primary key.
+
+const FULL_KEY = ['hour', 'country', 'partner_id', 'campaign_id', 'traffic_provider_id', 'flow_id'];
+const COUNTRY_KEY = ['hour', 'country'];
+const VOLUME = [
+  'n_leads',
+  'n_delivered',
+  'n_rejected',
+  'n_duplicate',
+  'n_failed',
+  'n_ftd',
+  'cost_cents',
+  'revenue_cents',
+  'revenue_no_ftd_cents',
+];
+const FTD = ['n_ftd', 'revenue_cents'];
+/** The lead columns the rollups depend on: an update of any other column changes nothing. */
+const WATCHED = [
+  'created_at',
+  'traffic_provider_id',
+  'campaign_id',
+  'flow_id',
+  'partner_id',
+  'country',
+  'status',
+  'ftd_at',
+  'cost_cents',
+  'revenue_cents',
+];
+
+const flag = (cond: string) => `(case when ${cond} then 1 else 0 end)`;
+
+function keyValue(r: string, column: string, timestamp: 'created_at' | 'ftd_at'): string {
+  if (column === 'hour') return `substr(${r}.${timestamp}, 1, 13)`;
+  if (column === 'country' || column === 'traffic_provider_id') return `${r}.${column}`; // never null
+  return `coalesce(${r}.${column}, '')`;
+}
+
+/** Lead row `r`'s contribution to each volume measure. */
+function volumeOf(r: string): string[] {
+  return [
+    '1',
+    flag(`${r}.status = 'delivered'`),
+    flag(`${r}.status = 'rejected'`),
+    flag(`${r}.status = 'duplicate'`),
+    flag(`${r}.status = 'failed'`),
+    flag(`${r}.ftd_at is not null`),
+    `${r}.cost_cents`,
+    `${r}.revenue_cents`,
+    `(case when ${r}.ftd_at is null then ${r}.revenue_cents else 0 end)`,
+  ];
+}
+
+function upsert(table: string, key: string[], measures: string[], values: string[], where: string) {
+  const sets = measures.map((c) => `${c} = ${table}.${c} + excluded.${c}`);
+  // SQLite needs a WHERE before ON CONFLICT in INSERT … SELECT (parsing ambiguity); harmless elsewhere.
+  return `insert into ${table} (${[...key, ...measures].join(', ')}) select ${values.join(', ')} where ${where} on conflict (${key.join(', ')}) do update set ${sets.join(', ')}`;
+}
+
+const VOLUME_TABLES: [table: string, key: string[]][] = [
+  ['lead_stats_hourly', FULL_KEY],
+  ['lead_country_stats_hourly', COUNTRY_KEY],
+];
+
+/** Lead row `r`'s FTD (if it has one) added to or taken from the FTD rollup, by its FTD hour. */
+const ftdContribution = (r: string, sign: 1 | -1) =>
+  upsert(
+    'lead_ftd_stats_hourly',
+    FULL_KEY,
+    FTD,
+    [...FULL_KEY.map((k) => keyValue(r, k, 'ftd_at')), `${sign}`, `${sign} * ${r}.revenue_cents`],
+    `${r}.ftd_at is not null`,
+  );
+
+/** Adds (1) or takes away (-1) lead row `r` (NEW or OLD) in every rollup. */
+function contribution(r: string, sign: 1 | -1): string[] {
+  const out = VOLUME_TABLES.map(([table, key]) =>
+    upsert(
+      table,
+      key,
+      VOLUME,
+      [...key.map((k) => keyValue(r, k, 'created_at')), ...volumeOf(r).map((v) => `${sign} * ${v}`)],
+      '1 = 1',
+    ),
+  );
+  out.push(ftdContribution(r, sign));
+  return out;
+}
+
+/** An update: the difference alone where the lead stays in the same row, else out of the old and into the new. */
+function change(): string[] {
+  const out: string[] = [];
+  const newVolume = volumeOf('new');
+  const oldVolume = volumeOf('old');
+  for (const [table, key] of VOLUME_TABLES) {
+    const [oldKey, newKey] = [
+      key.map((k) => keyValue('old', k, 'created_at')),
+      key.map((k) => keyValue('new', k, 'created_at')),
+    ];
+    const same = oldKey.map((v, i) => `${v} = ${newKey[i]}`).join(' and ');
+    out.push(upsert(table, key, VOLUME, [...newKey, ...newVolume.map((v, i) => `${v} - ${oldVolume[i]}`)], same));
+    out.push(upsert(table, key, VOLUME, [...oldKey, ...oldVolume.map((v) => `-1 * ${v}`)], `not (${same})`));
+    out.push(upsert(table, key, VOLUME, [...newKey, ...newVolume], `not (${same})`));
+  }
+  // FTDs are rare: out and in.
+  out.push(ftdContribution('old', -1), ftdContribution('new', 1));
+  return out;
+}
+
+export const leadsRollupInsert = defineTrigger('leads_rollup_insert', 'leads', 'insert', () => ({
+  when: null,
+  body: contribution('new', 1),
+}));
+
+export const leadsRollupDelete = defineTrigger('leads_rollup_delete', 'leads', 'delete', () => ({
+  when: null,
+  body: contribution('old', -1),
+}));
+
+export const leadsRollupUpdate = defineTrigger(
+  'leads_rollup_update',
+  'leads',
+  `update of ${WATCHED.join(', ')}`,
+  (engine) => ({
+    when:
+      engine === 'postgres'
+        ? `(${WATCHED.map((c) => `old.${c}`).join(', ')}) is distinct from (${WATCHED.map((c) => `new.${c}`).join(', ')})`
+        : WATCHED.map((c) => `old.${c} is not new.${c}`).join(' or '),
+    body: change(),
+  }),
+);
+
+export const ROLLUP_TRIGGERS = [leadsRollupInsert, leadsRollupDelete, leadsRollupUpdate];
