@@ -5,7 +5,9 @@ import { writeTransaction } from '../db/write-batch.js';
 import type { Database, LeadAttemptsTable } from '../db/tables.js';
 import { release, reserve, reserved, type CapSlot } from './caps.js';
 import { saleAtDelivery } from './prices.js';
-import type { LeadForPartner, PartnerCall } from './partner-client.js';
+import { callTimeoutMs } from './integrations/index.js';
+import type { LeadForPartner } from './integrations/types.js';
+import type { PartnerCall } from './partner-client.js';
 import {
   attemptsPerLead,
   capFull,
@@ -86,7 +88,7 @@ const inFlightAttempt = (
 });
 
 /** How long the lead must stay leased for a call to candidate `c` from `now`, and its answer recorded. */
-export const callLease = (c: Candidate, now: number) => now + c.integration.timeout_ms + LEASE_MARGIN_MS;
+export const callLease = (c: Candidate, now: number) => now + callTimeoutMs(c.integration) + LEASE_MARGIN_MS;
 
 /**
  * A new lead's first attempt (in_flight, to the plan's first candidate), for intake to store with
@@ -104,7 +106,7 @@ async function startAttempt(
   lease: string | null,
   newFlowId: string | null,
 ): Promise<Started> {
-  const needed = Date.now() + c.integration.timeout_ms + LEASE_MARGIN_MS;
+  const needed = Date.now() + callTimeoutMs(c.integration) + LEASE_MARGIN_MS;
   // A lease that still runs past this call's deadline needs no push, and proves ownership by
   // itself: the sweep only takes leads whose lease has run out. (Intake's first lease usually
   // covers the first call: one write less per lead.)

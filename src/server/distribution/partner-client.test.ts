@@ -14,14 +14,8 @@ import {
   startPartner,
   type PartnerHandler,
 } from '../../../test/partner-server.js';
-import type { StoredIntegration } from '../modules/partners/schemas.js';
-import {
-  buildPartnerRequest,
-  createPartnerClient,
-  MAX_ANSWER_BYTES,
-  SHOWN_ANSWER_BYTES,
-  type LeadForPartner,
-} from './partner-client.js';
+import { MAX_ANSWER_BYTES, type LeadForPartner, type StoredIntegration } from './integrations/types.js';
+import { buildPartnerRequest, createPartnerClient, SHOWN_ANSWER_BYTES } from './partner-client.js';
 
 // The partner HTTP client against real loopback HTTP servers: what is sent, how answers are read.
 // No database: the client never touches one.

@@ -3,7 +3,7 @@ import { isPostgres, PREPARED } from '../db/database.js';
 import { compiledOnce } from '../db/compiled.js';
 import { fromJson, jsonArrayFrom, jsonObjectFrom } from '../db/json.js';
 import type { Database, PartnersTable } from '../db/tables.js';
-import type { StoredIntegration } from '../modules/partners/schemas.js';
+import type { StoredIntegration } from './integrations/types.js';
 import { capSlots, firstFull, readUsage, usedOf, type CapOwner, type CapSlot, type CapWindow } from './caps.js';
 import { refusal, type Refusal, type Schedule } from './eligibility.js';
 import { tryOrder } from './order.js';

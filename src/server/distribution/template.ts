@@ -1,9 +1,26 @@
-import { LEAD_TEMPLATE_FIELDS } from '../modules/partners/schemas.js';
-import type { LeadForPartner } from './partner-client.js';
+import type { LeadForPartner } from './integrations/types.js';
 
 // Rendering of a partner integration's body template and URL, and dot-path reads of the
 // partner's JSON answer. Templates were validated when saved (partners/service.ts): every
 // placeholder names a known lead field; anything else is left as written.
+
+/** Lead fields a body template may name as {{lead.<field>}}. */
+export const LEAD_TEMPLATE_FIELDS = [
+  'id',
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'country',
+  'ip',
+  'language',
+  'funnel',
+  'sub_id1',
+  'sub_id2',
+  'sub_id3',
+  'sub_id4',
+  'sub_id5',
+] as const;
 
 const LEAD_FIELDS = new Set<string>(LEAD_TEMPLATE_FIELDS);
 const PLACEHOLDER = /\{\{lead\.([A-Za-z0-9_]+)\}\}/g;

@@ -5,7 +5,6 @@ import { test, type TestContext } from 'node:test';
 import { request } from 'undici';
 import { startTrap } from '../../../test/loopback-trap.js';
 import { defaultIntegration } from '../../../test/partner-server.js';
-import type { StoredIntegration } from '../modules/partners/schemas.js';
 import {
   checkAddress,
   checkDestinationUrl,
@@ -14,7 +13,8 @@ import {
   resolveDestination,
   type Lookup,
 } from './guard.js';
-import { createPartnerClient, type LeadForPartner } from '../distribution/partner-client.js';
+import type { LeadForPartner, StoredIntegration } from '../distribution/integrations/types.js';
+import { createPartnerClient } from '../distribution/partner-client.js';
 
 // The outbound guard (contract rule 14): address rules as data, then the real client against
 // real loopback servers, which must receive nothing when the guard refuses. No traffic leaves

@@ -3,7 +3,8 @@ import { displayPrefix } from '../../auth/credentials.js';
 import { containsText } from '../../db/like.js';
 import type { Database, PartnersTable } from '../../db/tables.js';
 import { decodeCursor, pageOf } from '../../http/pagination.js';
-import type { Partner, StoredIntegration } from './schemas.js';
+import type { StoredIntegration } from '../../distribution/integrations/types.js';
+import type { Partner } from './schemas.js';
 import { maskHeaders } from './service.js';
 import { parsePrice, shownDeal } from '../../distribution/prices.js';
 

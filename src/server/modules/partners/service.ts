@@ -1,9 +1,11 @@
 import { checkDestinationUrl } from '../../outbound/guard.js';
-import { CLIENT_OWNED_HEADERS } from '../../distribution/partner-client.js';
+import { CLIENT_OWNED_HEADERS } from '../../distribution/integrations/http-api.js';
+import type { IntegrationInput } from '../../distribution/integrations/index.js';
+import type { StoredIntegration } from '../../distribution/integrations/types.js';
+import { LEAD_TEMPLATE_FIELDS } from '../../distribution/template.js';
 import type { FieldError } from '../../http/errors.js';
 import { dealErrors } from '../../distribution/prices.js';
 import { isTimezone } from '../operators/service.js';
-import { LEAD_TEMPLATE_FIELDS, type IntegrationInput, type StoredIntegration } from './schemas.js';
 
 // Header values often carry the partner's API key: they are write-only. Answers show a mask
 // that can never be a real value (real values are Latin-1, the mask's "•" is not), so a mask

@@ -3,10 +3,11 @@ import { newId } from '../../db/ids.js';
 import { IdParams } from '../../http/common-schemas.js';
 import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
-import type { LeadForPartner } from '../../distribution/partner-client.js';
+import { IntegrationInput } from '../../distribution/integrations/index.js';
+import type { LeadForPartner, StoredIntegration } from '../../distribution/integrations/types.js';
+import { LEAD_TEMPLATE_FIELDS } from '../../distribution/template.js';
 import type { App } from '../../types.js';
 import { findPartner, storedIntegration } from './queries.js';
-import { IntegrationInput, LEAD_TEMPLATE_FIELDS, type StoredIntegration } from './schemas.js';
 import { maskHeaderValue, partnerBodyChecks, resolveIntegration } from './service.js';
 
 // "Send test lead": offers a sample lead to a partner once, as a delivery would, and shows what

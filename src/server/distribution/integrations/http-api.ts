@@ -1,0 +1,204 @@
+import { Type, type Static } from 'typebox';
+import { compilePath, LEAD_TEMPLATE_FIELDS, renderUrl, renderValue } from '../template.js';
+import { errorMessage, excerpt, isHttpUrl, isTruthy } from './answers.js';
+import { MAX_ANSWER_BYTES, type IntegrationKind, type Verdict } from './types.js';
+
+// The templated HTTP API: a JSON body (or, for GET, a query string) rendered from a template
+// with {{lead.<field>}} placeholders, sent with the operator's headers to a URL (itself a
+// template); the answer is accepted on any 2xx, or on a truthy value at a dot path, and may
+// carry the partner's lead id and an autologin URL at dot paths.
+
+const DEFAULT_TIMEOUT_MS = 5000;
+
+/** Stored form (partners.integration JSON): header values in full. Stored without `kind`. */
+export interface HttpApiIntegration {
+  kind?: 'http-api';
+  method: 'POST' | 'GET' | 'PUT';
+  url: string;
+  headers: Record<string, string>;
+  body_template: Record<string, unknown>;
+  success_path: string;
+  lead_id_path: string;
+  autologin_path: string;
+  timeout_ms: number;
+}
+
+// Dot paths into the partner's JSON answer ("data.id", "items.0.url"); "" = not used.
+const DotPath = (description: string) =>
+  Type.String({ maxLength: 200, pattern: '^([^.\\s]+(\\.[^.\\s]+)*)?$', description });
+
+const Method = Type.Union([Type.Literal('POST'), Type.Literal('GET'), Type.Literal('PUT')]);
+
+const integrationFields = {
+  method: Method,
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2000,
+    description: "http or https URL of the partner's lead API. Shown in full to readers: put secrets in headers.",
+  }),
+  success_path: DotPath('Dot path to a truthy value in the answer that means "accepted"; empty: any 2xx is accepted'),
+  lead_id_path: DotPath("Dot path to the partner's own lead id in the answer; empty: none"),
+  autologin_path: DotPath('Dot path to the autologin URL in the answer; empty: none'),
+  timeout_ms: Type.Integer({
+    format: 'int32',
+    minimum: 100,
+    maximum: 60_000,
+    description: 'Request timeout (100–60000 ms)',
+  }),
+};
+
+const BodyTemplate = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    description:
+      'The JSON body sent to the partner. Strings may hold {{lead.<field>}} placeholders, ' +
+      `field one of: ${LEAD_TEMPLATE_FIELDS.join(', ')}.`,
+  },
+);
+
+/** What an answer shows: header values masked. */
+export const HttpApiShown = Type.Object(
+  {
+    ...integrationFields,
+    headers: Type.Object(
+      {},
+      {
+        additionalProperties: Type.String(),
+        description:
+          'Header values are write-only: shown masked ("••••" + the last 4 characters when longer than 8, else "••••")',
+      },
+    ),
+    body_template: BodyTemplate,
+  },
+  { title: 'PartnerIntegration' },
+);
+
+/** What a request sends. Defaults fill in whatever is left out. */
+export const HttpApiInput = Type.Object(
+  {
+    method: Type.Optional({ ...Method, default: 'POST' }),
+    url: integrationFields.url,
+    headers: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: Type.String({ maxLength: 4096 }),
+          maxProperties: 50,
+          default: {},
+          description:
+            'Request headers (name → value). Values are write-only. On PATCH, a value sent back exactly as ' +
+            "answers show it (masked) keeps the stored value of that header while the URL's scheme, host and " +
+            'port stay the same (a masked value for a new destination is refused); any other value replaces it.',
+        },
+      ),
+    ),
+    body_template: Type.Optional({ ...BodyTemplate, default: {} }),
+    success_path: Type.Optional({ ...integrationFields.success_path, default: '' }),
+    lead_id_path: Type.Optional({ ...integrationFields.lead_id_path, default: '' }),
+    autologin_path: Type.Optional({ ...integrationFields.autologin_path, default: '' }),
+    timeout_ms: Type.Optional({ ...integrationFields.timeout_ms, default: DEFAULT_TIMEOUT_MS }),
+  },
+  { additionalProperties: false, title: 'PartnerIntegrationInput' },
+);
+export type HttpApiInput = Static<typeof HttpApiInput>;
+
+// Headers that frame the message or manage the connection: the client sets them (from the URL
+// and body) or refuses them (undici throws on transfer-encoding, upgrade, expect…), so an
+// operator's value for them is not sent. The request shown with each call lists what was sent.
+export const CLIENT_OWNED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+]);
+
+function hasHeader(headers: Record<string, string>, lowerName: string) {
+  for (const name of Object.keys(headers)) if (name.toLowerCase() === lowerName) return true;
+  return false;
+}
+
+const reject = (reason: string, partner_lead_id: string | null = null): Verdict => ({
+  outcome: 'rejected',
+  reason,
+  partner_lead_id,
+});
+
+export const httpApi: IntegrationKind<HttpApiIntegration> = {
+  buildRequest(integration, lead) {
+    let url = renderUrl(integration.url, lead);
+    const headers: Record<string, string> = {};
+    let body: string | null = null;
+    const rendered = renderValue(integration.body_template ?? {}, lead) as Record<string, unknown>;
+    if (integration.method === 'GET') {
+      const u = new URL(url);
+      for (const [k, v] of Object.entries(rendered)) {
+        // Top-level scalars only: a query string has no nesting. null (no value) leaves the parameter out.
+        if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+          u.searchParams.append(k, String(v));
+      }
+      url = u.href;
+    } else {
+      body = JSON.stringify(rendered);
+      if (!hasHeader(integration.headers, 'content-type')) headers['content-type'] = 'application/json';
+    }
+    for (const [name, value] of Object.entries(integration.headers)) {
+      if (!CLIENT_OWNED_HEADERS.has(name.toLowerCase())) headers[name] = value;
+    }
+    return { method: integration.method, url, headers, body };
+  },
+
+  unbuiltRequest: (integration) => ({ method: integration.method, url: integration.url, headers: {}, body: null }),
+
+  timeoutMs: (integration) => integration.timeout_ms,
+
+  readAnswer(integration, answer, text): Verdict {
+    if (answer.status < 200 || answer.status > 299) {
+      // Redirects are not followed (a POST must not be replayed elsewhere); say where it pointed,
+      // since "http:// instead of https://" is the usual cause.
+      const location = answer.status >= 300 && answer.status < 400 ? answer.headers.location : undefined;
+      return reject(`HTTP ${answer.status}${location ? ` (redirects to ${excerpt(location)})` : ''}: ${excerpt(text)}`);
+    }
+    const { success_path, lead_id_path, autologin_path } = integration;
+    if (!success_path && !lead_id_path && !autologin_path) return { outcome: 'accepted', reason: null };
+
+    if (answer.truncated)
+      return reject(`answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB: not read in full`);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return reject(`answer is not JSON: ${excerpt(text)}`);
+    }
+    const leadId = lead_id_path ? compilePath(lead_id_path)(json) : undefined;
+    const partner_lead_id = typeof leadId === 'string' || typeof leadId === 'number' ? String(leadId) : null;
+
+    if (success_path) {
+      const flag = compilePath(success_path)(json);
+      if (!isTruthy(flag)) {
+        const said = errorMessage(json);
+        const what =
+          flag === undefined
+            ? `no success value at "${success_path}"`
+            : `success is ${JSON.stringify(flag)} at "${success_path}"`;
+        return reject(said ? `${what} (error: ${said})` : what, partner_lead_id);
+      }
+    }
+    let autologin_url: string | null = null;
+    if (autologin_path) {
+      const link = compilePath(autologin_path)(json);
+      if (link === undefined || link === null || link === '')
+        return reject(`no autologin URL at ${autologin_path}`, partner_lead_id);
+      if (!isHttpUrl(link))
+        return reject(
+          `autologin value at ${autologin_path} is not an http(s) URL: ${excerpt(JSON.stringify(link))}`,
+          partner_lead_id,
+        );
+      autologin_url = link;
+    }
+    return { outcome: 'accepted', reason: null, partner_lead_id, autologin_url };
+  },
+};
