@@ -22,7 +22,7 @@ import {
   type RouteOverride,
   type Skip,
 } from './route.js';
-import type { DeliveryDeps, DeliveryOutcome } from './runner.js';
+import type { DeliveryDeps, DeliveryOutcome } from './delivery.js';
 
 // The routing engine: one pending lead → a partner, or a reason why none took it.
 //

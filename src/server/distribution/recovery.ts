@@ -1,5 +1,5 @@
 import { nowIso } from '../db/ids.js';
-import type { DeliveryRunner } from './runner.js';
+import type { Deliverer } from './delivery.js';
 
 // The recovery sweep: `pending` leads whose lease ran out belong to nobody (their process died,
 // or a delivery failed with an internal error). Each is claimed with a conditional UPDATE — the
@@ -18,7 +18,7 @@ class LostClaim extends Error {}
 
 const INTERRUPTED_ATTEMPT = "the server stopped while waiting for the partner's answer";
 
-export async function recoverStale(runner: DeliveryRunner): Promise<{ resumed: number; failed: number }> {
+export async function recoverStale(runner: Deliverer): Promise<{ resumed: number; failed: number }> {
   const { db, log } = runner.deps;
   const stale = await db
     .selectFrom('leads')

@@ -1,27 +1,9 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { DB } from '../db/database.js';
-import type { LeadStatus } from '../db/tables.js';
 import type { App } from '../types.js';
 import { deliverLead, deliverStarted } from './engine.js';
-import { createPartnerClient, type PartnerCall, type PartnerClient } from './partner-client.js';
+import { createPartnerClient } from './partner-client.js';
+import type { DeliveryDeps, DeliveryOutcome } from './delivery.js';
 import { recoverStale } from './recovery.js';
 import type { Plan, RouteOverride } from './route.js';
-
-export interface DeliveryDeps {
-  db: DB;
-  log: FastifyBaseLogger;
-  /** One keep-alive HTTP client per app, closed with it. */
-  client: PartnerClient;
-  /** Told of every partner call's answer (the metrics); must not throw. */
-  onPartnerCall?: (partner: { id: string; name: string }, call: PartnerCall) => void;
-}
-
-export interface DeliveryOutcome {
-  status: LeadStatus;
-  autologin_url: string | null;
-  /** Why the lead is not delivered (for operators: names partners). */
-  reason: string | null;
-}
 
 /**
  * Runs deliveries and keeps track of them, so a graceful shutdown lets every delivery in

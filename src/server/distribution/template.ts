@@ -1,4 +1,4 @@
-import type { LeadForPartner } from './integrations/types.js';
+import type { LeadForPartner } from './integrations/kind.js';
 
 // Rendering of a partner integration's body template and URL, and dot-path reads of the
 // partner's JSON answer. Templates were validated when saved (partners/service.ts): every

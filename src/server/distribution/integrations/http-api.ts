@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { compilePath, LEAD_TEMPLATE_FIELDS, renderUrl, renderValue } from '../template.js';
 import { errorMessage, excerpt, isHttpUrl, isTruthy } from './answers.js';
-import { MAX_ANSWER_BYTES, type IntegrationKind, type Verdict } from './types.js';
+import { MAX_ANSWER_BYTES, type IntegrationKind, type Verdict } from './kind.js';
 
 // The templated HTTP API: a JSON body (or, for GET, a query string) rendered from a template
 // with {{lead.<field>}} placeholders, sent with the operator's headers to a URL (itself a
