@@ -1,9 +1,35 @@
+import type { Kysely } from 'kysely';
+import type { Static } from 'typebox';
+import { displayPrefix, issueToken } from '../../auth/credentials.js';
+import { archiveOrDelete } from '../../db/archive.js';
+import { newId, nowIso } from '../../db/ids.js';
+import type { Database } from '../../db/tables.js';
 import { checkDestinationUrl } from '../../outbound/guard.js';
 import { CLIENT_OWNED_HEADERS } from '../../distribution/partner-client.js';
-import type { FieldError } from '../../http/errors.js';
-import { dealErrors } from '../../distribution/prices.js';
+import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
+import { dealErrors, parsePrice, shownDeal, storedDeal } from '../../distribution/prices.js';
+import { audit, type Actor } from '../audit/service.js';
+import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
 import { isTimezone } from '../operators/service.js';
-import { LEAD_TEMPLATE_FIELDS, type IntegrationInput, type StoredIntegration } from './schemas.js';
+import {
+  findPartner,
+  insertPartner,
+  liveFlowsUsing,
+  partnerPage,
+  partnerReferenced,
+  patchPartner,
+  storedIntegration,
+  type PartnerFilter,
+  type PartnerRecord,
+} from './queries.js';
+import {
+  LEAD_TEMPLATE_FIELDS,
+  type CreatePartner,
+  type IntegrationInput,
+  type Partner,
+  type StoredIntegration,
+  type UpdatePartner,
+} from './schemas.js';
 
 // Header values often carry the partner's API key: they are write-only. Answers show a mask
 // that can never be a real value (real values are Latin-1, the mask's "•" is not), so a mask
@@ -235,4 +261,192 @@ export function checkPartnerRules(
     errors.push({ field: 'hourly_cap', message: `must be at most the daily cap (${p.daily_cap})` });
   }
   errors.push(...dealErrors(p.deal));
+}
+
+const ARCHIVED = 'This partner is archived (deleted while leads refer to it) and cannot be changed.';
+
+/** Absolute under the hosting panel's public base URL when one is set, else a path. */
+const postbackUrl = async (db: Kysely<Database>, token: string) =>
+  publicLink(await readPublicBaseUrl(db), `/api/postback/${token}`);
+
+/** The API form of a row: header values masked, no token. */
+export function toPartner(row: PartnerRecord): Partner {
+  const integration = storedIntegration(row);
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    countries: JSON.parse(row.countries),
+    working_hours: row.working_hours ? JSON.parse(row.working_hours) : null,
+    daily_cap: row.daily_cap === null ? null : Number(row.daily_cap),
+    hourly_cap: row.hourly_cap === null ? null : Number(row.hourly_cap),
+    total_cap: row.total_cap === null ? null : Number(row.total_cap),
+    deal: row.deal === null ? null : shownDeal(parsePrice(row.deal)!),
+    pause_after_failures: row.pause_after_failures === null ? null : Number(row.pause_after_failures),
+    consecutive_failures: Number(row.consecutive_failures),
+    integration: { ...integration, headers: maskHeaders(integration.headers) },
+    postback_token_prefix: displayPrefix('lgp_', row.postback_token_id),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    archived_at: row.archived_at,
+  };
+}
+
+export async function listPartners(db: Kysely<Database>, filter: PartnerFilter) {
+  const page = await partnerPage(db, filter);
+  return { ...page, data: page.data.map(toPartner) };
+}
+
+export const getPartner = async (db: Kysely<Database>, id: string) =>
+  toPartner((await findPartner(db, id)) ?? notFound('partner'));
+
+/** A new partner with its postback token and URL, shown this once. `allowedNetworks`: PARTNER_ALLOWED_NETWORKS. */
+export async function createPartner(
+  db: Kysely<Database>,
+  actor: Actor,
+  b: Static<typeof CreatePartner>,
+  allowedNetworks: readonly string[],
+) {
+  const errors: FieldError[] = [];
+  const working_hours = b.working_hours ?? null;
+  const daily_cap = b.daily_cap ?? null;
+  const hourly_cap = b.hourly_cap ?? null;
+  const total_cap = b.total_cap ?? null;
+  checkPartnerRules({ working_hours, daily_cap, hourly_cap, total_cap, deal: b.deal }, errors);
+  const integration = resolveIntegration(b.integration, null, errors, allowedNetworks);
+  if (errors.length) invalid(errors);
+  const token = issueToken('lgp_');
+  const now = nowIso();
+  const row = {
+    id: newId(),
+    name: b.name.trim(),
+    status: b.status ?? 'active',
+    countries: JSON.stringify(b.countries ?? []),
+    working_hours: working_hours ? JSON.stringify(working_hours) : null,
+    daily_cap,
+    hourly_cap,
+    total_cap,
+    deal: b.deal ? JSON.stringify(storedDeal(b.deal)) : null,
+    pause_after_failures: b.pause_after_failures ?? null,
+    consecutive_failures: 0,
+    integration: JSON.stringify(integration),
+    postback_token_id: token.id,
+    created_at: now,
+    updated_at: now,
+    archived_at: null,
+  };
+  await db.transaction().execute(async (tx) => {
+    await insertPartner(tx, { ...row, postback_token_hash: token.secretHash });
+    await audit(tx, actor, {
+      action: 'partner.created',
+      target_type: 'partner',
+      target_id: row.id,
+      details: { name: row.name, status: row.status, integration: integrationForAudit(integration) },
+    });
+  });
+  return { ...toPartner(row), postback_token: token.token, postback_url: await postbackUrl(db, token.token) };
+}
+
+export async function updatePartner(
+  db: Kysely<Database>,
+  actor: Actor,
+  id: string,
+  b: Static<typeof UpdatePartner>,
+  allowedNetworks: readonly string[],
+) {
+  return db.transaction().execute(async (tx) => {
+    const current = (await findPartner(tx, id)) ?? notFound('partner');
+    if (current.archived_at) conflict(ARCHIVED);
+    const errors: FieldError[] = [];
+    const merged = {
+      working_hours:
+        b.working_hours !== undefined
+          ? b.working_hours
+          : current.working_hours
+            ? JSON.parse(current.working_hours)
+            : null,
+      daily_cap: b.daily_cap !== undefined ? b.daily_cap : current.daily_cap,
+      hourly_cap: b.hourly_cap !== undefined ? b.hourly_cap : current.hourly_cap,
+      total_cap: b.total_cap !== undefined ? b.total_cap : current.total_cap,
+    };
+    checkPartnerRules({ ...merged, deal: b.deal }, errors);
+    const integration = b.integration
+      ? resolveIntegration(b.integration, storedIntegration(current), errors, allowedNetworks)
+      : undefined;
+    if (errors.length) invalid(errors);
+    const patch = {
+      ...(b.name !== undefined ? { name: b.name.trim() } : {}),
+      ...(b.status !== undefined ? { status: b.status } : {}),
+      ...(b.countries !== undefined ? { countries: JSON.stringify(b.countries) } : {}),
+      ...(b.working_hours !== undefined
+        ? { working_hours: b.working_hours ? JSON.stringify(b.working_hours) : null }
+        : {}),
+      ...(b.daily_cap !== undefined ? { daily_cap: b.daily_cap } : {}),
+      ...(b.hourly_cap !== undefined ? { hourly_cap: b.hourly_cap } : {}),
+      ...(b.total_cap !== undefined ? { total_cap: b.total_cap } : {}),
+      ...(b.deal !== undefined ? { deal: b.deal ? JSON.stringify(storedDeal(b.deal)) : null } : {}),
+      ...(b.pause_after_failures !== undefined ? { pause_after_failures: b.pause_after_failures } : {}),
+      // Turned on again by an operator: the count starts over.
+      ...(b.status === 'active' && current.status !== 'active' ? { consecutive_failures: 0 } : {}),
+      ...(integration ? { integration: JSON.stringify(integration) } : {}),
+      updated_at: nowIso(),
+    };
+    await patchPartner(tx, current.id, patch);
+    const { integration: _secret, ...plain } = b;
+    await audit(tx, actor, {
+      action: 'partner.updated',
+      target_type: 'partner',
+      target_id: current.id,
+      details: {
+        name: current.name,
+        changes: { ...plain, ...(integration ? { integration: integrationForAudit(integration) } : {}) },
+      },
+    });
+    return toPartner({ ...current, ...patch });
+  });
+}
+
+/** A new postback token, shown this once with its URL; the old one stops working. */
+export async function rotatePartnerPostbackToken(db: Kysely<Database>, actor: Actor, id: string) {
+  const token = issueToken('lgp_');
+  const url = await postbackUrl(db, token.token); // before the transaction: SQLite has one connection
+  return db.transaction().execute(async (tx) => {
+    const current = (await findPartner(tx, id)) ?? notFound('partner');
+    if (current.archived_at) conflict(ARCHIVED);
+    const patch = { postback_token_id: token.id, updated_at: nowIso() };
+    await patchPartner(tx, current.id, { ...patch, postback_token_hash: token.secretHash });
+    await audit(tx, actor, {
+      action: 'partner.postback_token_rotated',
+      target_type: 'partner',
+      target_id: current.id,
+      details: { name: current.name },
+    });
+    return { ...toPartner({ ...current, ...patch }), postback_token: token.token, postback_url: url };
+  });
+}
+
+/**
+ * Refused (409) while a flow that is not archived routes to it; archived while leads, attempts
+ * or archived flows refer to it (an archived one stays as it is); else deleted.
+ */
+export async function deletePartner(db: Kysely<Database>, actor: Actor, id: string) {
+  await db.transaction().execute(async (tx) => {
+    const done =
+      (await archiveOrDelete(tx, 'partners', id, {
+        find: () => findPartner(tx, id),
+        refuse: async (current) => {
+          const flows = await liveFlowsUsing(tx, current.id);
+          if (flows.length)
+            conflict(`Flows still route to this partner: ${flows.join(', ')}. Remove it from them first.`);
+        },
+        referenced: (current) => partnerReferenced(tx, current.id),
+      })) ?? notFound('partner');
+    if (done.outcome === 'unchanged') return;
+    await audit(tx, actor, {
+      action: done.outcome === 'archived' ? 'partner.archived' : 'partner.deleted',
+      target_type: 'partner',
+      target_id: done.row.id,
+      details: { name: done.row.name },
+    });
+  });
 }
