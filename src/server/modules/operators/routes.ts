@@ -12,7 +12,7 @@ import { principalOf, type App } from '../../types.js';
 import { audit } from '../audit/service.js';
 import { confirmCurrentPassword } from '../auth/service.js';
 import { findRole } from '../roles/queries.js';
-import { assertHeld } from '../roles/routes.js';
+import { assertHeld } from '../roles/service.js';
 import { IdParams } from '../roles/schemas.js';
 import { findOperator, operatorsWithRole, otherActiveAdmins } from './queries.js';
 import { assertMayTouchAdmin, assertTimezone } from './service.js';
