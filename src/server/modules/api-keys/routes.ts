@@ -1,22 +1,11 @@
 import { Type } from 'typebox';
-import { issueToken } from '../../auth/credentials.js';
-import type { Permission } from '../../auth/permissions.js';
-import { nowIso } from '../../db/ids.js';
-import { HttpProblem, invalid, notFound } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
-import { decodeCursor, Page, PageQuery, pageOf } from '../../http/pagination.js';
-import { principalOf, type App, type Principal } from '../../types.js';
-import { audit } from '../audit/service.js';
+import { Page, PageQuery } from '../../http/pagination.js';
+import type { App } from '../../types.js';
+import { actorOf } from '../audit/service.js';
 import { IdParams } from '../roles/schemas.js';
-import { findKey, keyColumns, toApiKey } from './queries.js';
 import { ApiKey, ApiKeyCreated, CreateApiKey, KeyStatus } from './schemas.js';
-
-/** Your own keys; admins see everyone's. Anything else is "not found", not "forbidden". */
-async function visibleKey(app: App, p: Principal, id: string) {
-  const key = await findKey(app.db, id);
-  if (!key || (key.operator_id !== p.operator.id && !p.isAdmin)) return notFound('API key');
-  return key;
-}
+import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from './service.js';
 
 export default async function apiKeyRoutes(app: App) {
   app.post(
@@ -34,42 +23,7 @@ export default async function apiKeyRoutes(app: App) {
         response: { 201: ApiKeyCreated },
       },
     },
-    async (req, reply) => {
-      const p = principalOf(req);
-      const { name, scopes, expires_at } = req.body;
-      if (expires_at && Date.parse(expires_at) <= Date.now())
-        invalid([{ field: 'expires_at', message: 'must be in the future' }]);
-      const notHeld = scopes.filter((s) => !p.rolePermissions.has(s as Permission));
-      if (notHeld.length) {
-        throw new HttpProblem(
-          403,
-          'scope_not_held',
-          `Your role does not hold: ${notHeld.join(', ')}. No key was made.`,
-        );
-      }
-      const { id, token, secretHash } = issueToken('lg_');
-      const row = {
-        id,
-        operator_id: p.operator.id,
-        name: name.trim(),
-        scopes: JSON.stringify([...scopes].sort()),
-        secret_hash: secretHash,
-        created_at: nowIso(),
-        expires_at: expires_at ? new Date(expires_at).toISOString() : null,
-        revoked_at: null,
-        last_used_at: null,
-      };
-      await app.db.transaction().execute(async (tx) => {
-        await tx.insertInto('api_keys').values(row).execute();
-        await audit(tx, req, {
-          action: 'api_key.created',
-          target_type: 'api_key',
-          target_id: id,
-          details: { name: row.name, scopes, expires_at: row.expires_at },
-        });
-      });
-      return reply.status(201).send({ ...toApiKey(row), secret: token });
-    },
+    async (req, reply) => reply.status(201).send(await createApiKey(app.db, actorOf(req), req.body)),
   );
 
   app.get(
@@ -91,29 +45,7 @@ export default async function apiKeyRoutes(app: App) {
         response: { 200: Page(ApiKey, 'ApiKeyPage') },
       },
     },
-    async (req) => {
-      const p = principalOf(req);
-      const { limit, cursor, all, status } = req.query;
-      if (all && !p.isAdmin) throw new HttpProblem(403, 'forbidden', "Only admins can list every operator's keys.");
-      const after = decodeCursor(cursor, ['id']);
-      const now = nowIso();
-      let q = app.db
-        .selectFrom('api_keys')
-        .select(keyColumns)
-        .orderBy('id')
-        .limit(limit + 1);
-      if (!all) q = q.where('operator_id', '=', p.operator.id);
-      if (after) q = q.where('id', '>', after.id);
-      if (status === 'revoked') q = q.where('revoked_at', 'is not', null);
-      if (status === 'expired') q = q.where('revoked_at', 'is', null).where('expires_at', '<=', now);
-      if (status === 'active') {
-        q = q
-          .where('revoked_at', 'is', null)
-          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
-      }
-      const page = pageOf(await q.execute(), limit, (r) => ({ id: r.id }));
-      return { ...page, data: page.data.map(toApiKey) };
-    },
+    async (req) => listApiKeys(app.db, actorOf(req), req.query),
   );
 
   app.get(
@@ -128,7 +60,7 @@ export default async function apiKeyRoutes(app: App) {
         response: { 200: ApiKey, ...problems(404) },
       },
     },
-    async (req) => toApiKey(await visibleKey(app, principalOf(req), req.params.id)),
+    async (req) => getApiKey(app.db, actorOf(req), req.params.id),
   );
 
   app.post(
@@ -145,25 +77,6 @@ export default async function apiKeyRoutes(app: App) {
         response: { 200: ApiKey, ...problems(404) },
       },
     },
-    async (req) => {
-      const key = await visibleKey(app, principalOf(req), req.params.id);
-      if (key.revoked_at) return toApiKey(key);
-      const revoked_at = nowIso();
-      await app.db.transaction().execute(async (tx) => {
-        await tx
-          .updateTable('api_keys')
-          .set({ revoked_at })
-          .where('id', '=', key.id)
-          .where('revoked_at', 'is', null)
-          .execute();
-        await audit(tx, req, {
-          action: 'api_key.revoked',
-          target_type: 'api_key',
-          target_id: key.id,
-          details: { name: key.name, owner_id: key.operator_id },
-        });
-      });
-      return toApiKey({ ...key, revoked_at });
-    },
+    async (req) => revokeApiKey(app.db, actorOf(req), req.params.id),
   );
 }

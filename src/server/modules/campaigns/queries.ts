@@ -1,7 +1,9 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely, Updateable } from 'kysely';
 import { parsePrice, shownPrice } from '../../distribution/prices.js';
 import { isPostgres } from '../../db/database.js';
-import type { Database } from '../../db/tables.js';
+import { containsText } from '../../db/like.js';
+import type { CampaignsTable, Database } from '../../db/tables.js';
+import { decodeCursor, pageOf } from '../../http/pagination.js';
 
 const campaignColumns = [
   'campaigns.id',
@@ -36,6 +38,32 @@ export const toCampaign = (r: CampaignRow) => {
   };
 };
 
+export interface CampaignFilter {
+  limit: number;
+  cursor?: string;
+  status?: 'active' | 'paused';
+  q?: string;
+  include_archived: boolean;
+  traffic_provider_id?: string;
+  flow_id?: string;
+}
+
+/** One page of campaigns, oldest first, in the API shape. */
+export async function campaignPage(db: Kysely<Database>, f: CampaignFilter) {
+  const after = decodeCursor(f.cursor, ['id']);
+  let query = campaignsWithNames(db)
+    .orderBy('campaigns.id')
+    .limit(f.limit + 1);
+  if (after) query = query.where('campaigns.id', '>', after.id);
+  if (!f.include_archived) query = query.where('campaigns.archived_at', 'is', null);
+  if (f.status) query = query.where('campaigns.status', '=', f.status);
+  if (f.q) query = query.where((eb) => containsText(eb.ref('campaigns.name'), f.q!));
+  if (f.traffic_provider_id) query = query.where('campaigns.traffic_provider_id', '=', f.traffic_provider_id);
+  if (f.flow_id) query = query.where('campaigns.flow_id', '=', f.flow_id);
+  const page = pageOf(await query.execute(), f.limit, (r) => ({ id: r.id }));
+  return { ...page, data: page.data.map(toCampaign) };
+}
+
 export async function findCampaign(db: Kysely<Database>, id: string) {
   const row = await campaignsWithNames(db).where('campaigns.id', '=', id).executeTakeFirst();
   return row ? toCampaign(row) : undefined;
@@ -60,3 +88,9 @@ export async function referenced(db: Kysely<Database>, table: 'traffic_providers
 
 export const campaignHasLeads = async (db: Kysely<Database>, id: string) =>
   !!(await db.selectFrom('leads').select('id').where('campaign_id', '=', id).limit(1).executeTakeFirst());
+
+export const insertCampaign = (db: Kysely<Database>, row: Insertable<CampaignsTable>) =>
+  db.insertInto('campaigns').values(row).execute();
+
+export const patchCampaign = (db: Kysely<Database>, id: string, patch: Updateable<CampaignsTable>) =>
+  db.updateTable('campaigns').set(patch).where('id', '=', id).execute();

@@ -1,8 +1,133 @@
 import type { Kysely } from 'kysely';
+import type { Static } from 'typebox';
+import { archiveOrDelete } from '../../db/archive.js';
+import { newId, nowIso } from '../../db/ids.js';
 import type { Database } from '../../db/tables.js';
-import { invalid, type FieldError } from '../../http/errors.js';
-import { referenced } from './queries.js';
-import { priceErrors, storedPrice } from '../../distribution/prices.js';
+import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
+import { audit, type Actor } from '../audit/service.js';
+import {
+  campaignHasLeads,
+  campaignPage,
+  findCampaign,
+  findCampaignRow,
+  insertCampaign,
+  patchCampaign,
+  referenced,
+  type CampaignFilter,
+} from './queries.js';
+import type { CreateCampaign, UpdateCampaign } from './schemas.js';
+import { parsePrice, priceErrors, shownPrice, storedPrice } from '../../distribution/prices.js';
+
+/** The stored payout as the audit log keeps it (decimal, like the API). */
+const payoutOf = (json: string) => shownPrice(parsePrice(json)!);
+
+export const listCampaigns = (db: Kysely<Database>, filter: CampaignFilter) => campaignPage(db, filter);
+
+export const getCampaign = async (db: Kysely<Database>, id: string) =>
+  (await findCampaign(db, id)) ?? notFound('campaign');
+
+export async function createCampaign(db: Kysely<Database>, actor: Actor, b: Static<typeof CreateCampaign>) {
+  const id = newId();
+  const now = nowIso();
+  const flow_id = b.flow_id ?? null;
+  await db.transaction().execute(async (tx) => {
+    await checkReferences(tx, { traffic_provider_id: b.traffic_provider_id, flow_id, payout: b.payout });
+    const row = {
+      id,
+      name: b.name.trim(),
+      status: b.status ?? 'active',
+      traffic_provider_id: b.traffic_provider_id,
+      flow_id,
+      countries: JSON.stringify(b.countries ?? []),
+      payout: storedPayout(b.payout),
+      created_at: now,
+      updated_at: now,
+      archived_at: null,
+    };
+    await insertCampaign(tx, row);
+    await audit(tx, actor, {
+      action: 'campaign.created',
+      target_type: 'campaign',
+      target_id: id,
+      details: {
+        name: row.name,
+        status: row.status,
+        traffic_provider_id: row.traffic_provider_id,
+        flow_id,
+        countries: b.countries ?? [],
+        payout: payoutOf(row.payout),
+      },
+    });
+  });
+  return (await findCampaign(db, id))!;
+}
+
+export async function updateCampaign(db: Kysely<Database>, actor: Actor, id: string, b: Static<typeof UpdateCampaign>) {
+  await db.transaction().execute(async (tx) => {
+    const c = (await findCampaignRow(tx, id, true)) ?? notFound('campaign');
+    if (c.archived_at) conflict('This campaign is archived; archived campaigns cannot be changed.');
+    await checkReferences(tx, b, c);
+    const patch = {
+      ...(b.name !== undefined ? { name: b.name.trim() } : {}),
+      ...(b.status !== undefined ? { status: b.status } : {}),
+      ...(b.traffic_provider_id !== undefined ? { traffic_provider_id: b.traffic_provider_id } : {}),
+      ...(b.flow_id !== undefined ? { flow_id: b.flow_id } : {}),
+      ...(b.countries !== undefined ? { countries: JSON.stringify(b.countries) } : {}),
+      ...(b.payout !== undefined ? { payout: storedPayout(b.payout) } : {}),
+      updated_at: nowIso(),
+    };
+    await patchCampaign(tx, c.id, patch);
+    const stored = {
+      name: c.name,
+      status: c.status,
+      traffic_provider_id: c.traffic_provider_id,
+      flow_id: c.flow_id,
+      countries: JSON.parse(c.countries),
+      payout: payoutOf(c.payout),
+    };
+    const before = Object.fromEntries(Object.keys(b).map((k) => [k, stored[k as keyof typeof stored]]));
+    await audit(tx, actor, {
+      action: 'campaign.updated',
+      target_type: 'campaign',
+      target_id: c.id,
+      details: { name: c.name, before, after: b },
+    });
+  });
+  return (await findCampaign(db, id))!;
+}
+
+/** Deleted, or archived while leads refer to it (an archived one stays as it is). */
+export async function deleteCampaign(db: Kysely<Database>, actor: Actor, id: string) {
+  await db.transaction().execute(async (tx) => {
+    const done =
+      (await archiveOrDelete(tx, 'campaigns', id, {
+        find: () => findCampaignRow(tx, id),
+        referenced: (c) => campaignHasLeads(tx, c.id),
+        touch: true,
+      })) ?? notFound('campaign');
+    const c = done.row;
+    if (done.outcome === 'archived') {
+      await audit(tx, actor, {
+        action: 'campaign.archived',
+        target_type: 'campaign',
+        target_id: c.id,
+        details: { name: c.name, reason: 'leads refer to it' },
+      });
+    } else if (done.outcome === 'deleted') {
+      await audit(tx, actor, {
+        action: 'campaign.deleted',
+        target_type: 'campaign',
+        target_id: c.id,
+        details: {
+          name: c.name,
+          traffic_provider_id: c.traffic_provider_id,
+          flow_id: c.flow_id,
+          payout: payoutOf(c.payout),
+        },
+      });
+    }
+  });
+}
 
 export function storedPayout(p: { model: 'cpl' | 'cpa'; amount: number; by_country?: Record<string, number> }): string {
   const errors = priceErrors(p, 'payout');

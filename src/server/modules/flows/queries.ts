@@ -1,6 +1,10 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely, Updateable } from 'kysely';
 import { isPostgres } from '../../db/database.js';
-import type { Database } from '../../db/tables.js';
+import { newId } from '../../db/ids.js';
+import { containsText } from '../../db/like.js';
+import type { Database, FlowsTable } from '../../db/tables.js';
+import { decodeCursor, pageOf } from '../../http/pagination.js';
+import type { FlowTargetInputT } from './schemas.js';
 
 export const flowColumns = ['id', 'name', 'status', 'max_attempts', 'created_at', 'updated_at', 'archived_at'] as const;
 
@@ -82,6 +86,82 @@ export async function withTargets(db: Kysely<Database>, rows: FlowRow[]) {
 export async function findFlow(db: Kysely<Database>, id: string) {
   const row = await findFlowRow(db, id);
   return row ? (await withTargets(db, [row]))[0] : undefined;
+}
+
+export interface FlowFilter {
+  limit: number;
+  cursor?: string;
+  status?: 'active' | 'paused';
+  q?: string;
+  include_archived: boolean;
+  partner_id?: string;
+}
+
+/** One page of flows, oldest first, each with its targets. */
+export async function flowPage(db: Kysely<Database>, f: FlowFilter) {
+  const after = decodeCursor(f.cursor, ['id']);
+  let query = db
+    .selectFrom('flows')
+    .select(flowColumns)
+    .orderBy('id')
+    .limit(f.limit + 1);
+  if (after) query = query.where('id', '>', after.id);
+  if (!f.include_archived) query = query.where('archived_at', 'is', null);
+  if (f.status) query = query.where('status', '=', f.status);
+  if (f.q) query = query.where((eb) => containsText(eb.ref('name'), f.q!));
+  if (f.partner_id) {
+    const partnerId = f.partner_id;
+    query = query.where('id', 'in', (eb) =>
+      eb.selectFrom('flow_targets').select('flow_id').where('partner_id', '=', partnerId),
+    );
+  }
+  const page = pageOf(await query.execute(), f.limit, (r) => ({ id: r.id }));
+  return { ...page, data: await withTargets(db, page.data) };
+}
+
+export const insertFlow = (db: Kysely<Database>, row: Insertable<FlowsTable>) =>
+  db.insertInto('flows').values(row).execute();
+
+export const patchFlow = (db: Kysely<Database>, id: string, patch: Updateable<FlowsTable>) =>
+  db.updateTable('flows').set(patch).where('id', '=', id).execute();
+
+export const deleteTargets = (db: Kysely<Database>, flowId: string) =>
+  db.deleteFrom('flow_targets').where('flow_id', '=', flowId).execute();
+
+/**
+ * Replaces the flow's targets with `targets`, in order. Call inside the transaction that
+ * checked them. A partner that stays in the flow keeps its target id, so the id is stable
+ * across edits that only reorder or retune.
+ */
+export async function replaceTargets(db: Kysely<Database>, flowId: string, targets: FlowTargetInputT[]) {
+  const before = await db
+    .selectFrom('flow_targets')
+    .select(['id', 'partner_id'])
+    .where('flow_id', '=', flowId)
+    .execute();
+  const keep = new Map(before.map((t) => [t.partner_id, t.id]));
+  await deleteTargets(db, flowId);
+  if (!targets.length) return;
+  await db
+    .insertInto('flow_targets')
+    .values(
+      targets.map((t, position) => ({
+        id: keep.get(t.partner_id) ?? newId(),
+        flow_id: flowId,
+        partner_id: t.partner_id,
+        position,
+        priority: t.priority,
+        weight: t.weight ?? 100,
+        daily_cap: t.daily_cap ?? null,
+        hourly_cap: t.hourly_cap ?? null,
+        total_cap: t.total_cap ?? null,
+        country_caps: JSON.stringify(t.country_caps ?? {}),
+        cap_counts: t.cap_counts ?? 'deliveries',
+        countries: JSON.stringify(t.countries ?? []),
+        schedule: t.schedule ? JSON.stringify(t.schedule) : null,
+      })),
+    )
+    .execute();
 }
 
 /** Partners by id, with what a reference check needs; shared-locked on PostgreSQL until commit. */

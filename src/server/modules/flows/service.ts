@@ -1,11 +1,147 @@
 import type { Kysely } from 'kysely';
-import { newId } from '../../db/ids.js';
+import type { Static } from 'typebox';
+import { archiveOrDelete } from '../../db/archive.js';
+import { newId, nowIso } from '../../db/ids.js';
 import type { Database } from '../../db/tables.js';
 import { countryProblem } from '../../http/countries.js';
-import { invalid, type FieldError } from '../../http/errors.js';
+import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
+import { audit, type Actor } from '../audit/service.js';
 import { isTimezone } from '../operators/service.js';
-import { partnersById, targetsOf } from './queries.js';
-import type { FlowTargetInputT } from './schemas.js';
+import {
+  deleteTargets,
+  findFlow,
+  findFlowRow,
+  flowIsReferenced,
+  flowPage,
+  insertFlow,
+  liveCampaignsOf,
+  partnersById,
+  patchFlow,
+  replaceTargets,
+  targetsOf,
+  toTarget,
+  withTargets,
+  type FlowFilter,
+  type TargetRow,
+} from './queries.js';
+import type { CreateFlow, FlowTargetInputT, UpdateFlow } from './schemas.js';
+
+export const listFlows = (db: Kysely<Database>, filter: FlowFilter) => flowPage(db, filter);
+
+export const getFlow = async (db: Kysely<Database>, id: string) => (await findFlow(db, id)) ?? notFound('flow');
+
+export async function createFlow(db: Kysely<Database>, actor: Actor, b: Static<typeof CreateFlow>) {
+  const targets = b.targets ?? [];
+  const now = nowIso();
+  const id = newId();
+  return db.transaction().execute(async (tx) => {
+    await checkTargets(tx, targets);
+    const row = {
+      id,
+      name: b.name.trim(),
+      status: b.status ?? 'active',
+      max_attempts: b.max_attempts ?? 3,
+      created_at: now,
+      updated_at: now,
+      archived_at: null,
+    };
+    await insertFlow(tx, row);
+    await replaceTargets(tx, id, targets);
+    await audit(tx, actor, {
+      action: 'flow.created',
+      target_type: 'flow',
+      target_id: id,
+      details: {
+        name: row.name,
+        status: row.status,
+        max_attempts: row.max_attempts,
+        targets: targetSummary(targets),
+      },
+    });
+    return (await withTargets(tx, [row]))[0];
+  });
+}
+
+export async function updateFlow(db: Kysely<Database>, actor: Actor, id: string, b: Static<typeof UpdateFlow>) {
+  return db.transaction().execute(async (tx) => {
+    const flow = (await findFlowRow(tx, id, true)) ?? notFound('flow');
+    if (flow.archived_at) conflict('This flow is archived; archived flows cannot be changed.');
+    const before = (await withTargets(tx, [flow]))[0];
+    if (b.targets) {
+      await checkTargets(tx, b.targets, new Set(before.targets.map((t) => t.partner_id)));
+      await replaceTargets(tx, flow.id, b.targets);
+    }
+    const patch = {
+      ...(b.name !== undefined ? { name: b.name.trim() } : {}),
+      ...(b.status !== undefined ? { status: b.status } : {}),
+      ...(b.max_attempts !== undefined ? { max_attempts: b.max_attempts } : {}),
+      updated_at: nowIso(),
+    };
+    await patchFlow(tx, flow.id, patch);
+    const changed = (k: 'name' | 'status' | 'max_attempts') => (b[k] !== undefined ? { [k]: before[k] } : {});
+    await audit(tx, actor, {
+      action: 'flow.updated',
+      target_type: 'flow',
+      target_id: flow.id,
+      details: {
+        name: flow.name,
+        before: {
+          ...changed('name'),
+          ...changed('status'),
+          ...changed('max_attempts'),
+          ...(b.targets ? { targets: targetSummary(before.targets) } : {}),
+        },
+        after: { ...b, ...(b.targets ? { targets: targetSummary(b.targets) } : {}) },
+      },
+    });
+    return (await findFlow(tx, flow.id))!;
+  });
+}
+
+/**
+ * Refused (409) while a campaign that is not archived routes through it; archived while leads
+ * or archived campaigns refer to it (an archived one stays as it is); else deleted with its targets.
+ */
+export async function deleteFlow(db: Kysely<Database>, actor: Actor, id: string) {
+  await db.transaction().execute(async (tx) => {
+    let targets: TargetRow[] = [];
+    const done =
+      (await archiveOrDelete(tx, 'flows', id, {
+        find: () => findFlowRow(tx, id),
+        refuse: async (flow) => {
+          const campaigns = await liveCampaignsOf(tx, flow.id);
+          if (campaigns.length) {
+            const names = campaigns.slice(0, 10).map((c) => `"${c.name}" (${c.id})`);
+            conflict(
+              `Campaigns still route through this flow: ${names.join(', ')}${campaigns.length > 10 ? ', …' : ''}. Give them another flow first.`,
+            );
+          }
+        },
+        referenced: (flow) => flowIsReferenced(tx, flow.id),
+        touch: true,
+        beforeDelete: async (flow) => {
+          targets = await targetsOf(tx, [flow.id]);
+          await deleteTargets(tx, flow.id);
+        },
+      })) ?? notFound('flow');
+    const flow = done.row;
+    if (done.outcome === 'archived') {
+      await audit(tx, actor, {
+        action: 'flow.archived',
+        target_type: 'flow',
+        target_id: flow.id,
+        details: { name: flow.name, reason: 'leads or archived campaigns refer to it' },
+      });
+    } else if (done.outcome === 'deleted') {
+      await audit(tx, actor, {
+        action: 'flow.deleted',
+        target_type: 'flow',
+        target_id: flow.id,
+        details: { name: flow.name, targets: targetSummary(targets.map(toTarget)) },
+      });
+    }
+  });
+}
 
 /**
  * The checks the schema cannot make, all reported at once: each schedule's time zone, a
@@ -93,42 +229,6 @@ function capErrors(t: Record<string, unknown>, at: string, errors: FieldError[])
       });
     }
   }
-}
-
-/**
- * Replaces the flow's targets with `targets`, in order. Call inside the transaction that
- * checked them. A partner that stays in the flow keeps its target id, so the id is stable
- * across edits that only reorder or retune.
- */
-export async function replaceTargets(db: Kysely<Database>, flowId: string, targets: FlowTargetInputT[]) {
-  const before = await db
-    .selectFrom('flow_targets')
-    .select(['id', 'partner_id'])
-    .where('flow_id', '=', flowId)
-    .execute();
-  const keep = new Map(before.map((t) => [t.partner_id, t.id]));
-  await db.deleteFrom('flow_targets').where('flow_id', '=', flowId).execute();
-  if (!targets.length) return;
-  await db
-    .insertInto('flow_targets')
-    .values(
-      targets.map((t, position) => ({
-        id: keep.get(t.partner_id) ?? newId(),
-        flow_id: flowId,
-        partner_id: t.partner_id,
-        position,
-        priority: t.priority,
-        weight: t.weight ?? 100,
-        daily_cap: t.daily_cap ?? null,
-        hourly_cap: t.hourly_cap ?? null,
-        total_cap: t.total_cap ?? null,
-        country_caps: JSON.stringify(t.country_caps ?? {}),
-        cap_counts: t.cap_counts ?? 'deliveries',
-        countries: JSON.stringify(t.countries ?? []),
-        schedule: t.schedule ? JSON.stringify(t.schedule) : null,
-      })),
-    )
-    .execute();
 }
 
 /** What the audit log keeps of a target list: enough to see who got which share, within which caps. */

@@ -1,12 +1,8 @@
-import type { Kysely, Selectable } from 'kysely';
-import { displayPrefix } from '../../auth/credentials.js';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { containsText } from '../../db/like.js';
 import type { Database, PartnersTable } from '../../db/tables.js';
 import { decodeCursor, pageOf } from '../../http/pagination.js';
 import type { StoredIntegration } from '../../distribution/integrations/types.js';
-import type { Partner } from './schemas.js';
-import { maskHeaders } from './service.js';
-import { parsePrice, shownDeal } from '../../distribution/prices.js';
 
 export type PartnerRow = Selectable<PartnersTable>;
 
@@ -34,29 +30,6 @@ export type PartnerRecord = Omit<PartnerRow, 'postback_token_hash'>;
 export const storedIntegration = (row: Pick<PartnerRow, 'integration'>) =>
   JSON.parse(row.integration) as StoredIntegration;
 
-/** The API form of a row: header values masked, no token. */
-export function toPartner(row: PartnerRecord): Partner {
-  const integration = storedIntegration(row);
-  return {
-    id: row.id,
-    name: row.name,
-    status: row.status,
-    countries: JSON.parse(row.countries),
-    working_hours: row.working_hours ? JSON.parse(row.working_hours) : null,
-    daily_cap: row.daily_cap === null ? null : Number(row.daily_cap),
-    hourly_cap: row.hourly_cap === null ? null : Number(row.hourly_cap),
-    total_cap: row.total_cap === null ? null : Number(row.total_cap),
-    deal: row.deal === null ? null : shownDeal(parsePrice(row.deal)!),
-    pause_after_failures: row.pause_after_failures === null ? null : Number(row.pause_after_failures),
-    consecutive_failures: Number(row.consecutive_failures),
-    integration: { ...integration, headers: maskHeaders(integration.headers) },
-    postback_token_prefix: displayPrefix('lgp_', row.postback_token_id),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    archived_at: row.archived_at,
-  };
-}
-
 export const findPartner = (db: Kysely<Database>, id: string): Promise<PartnerRecord | undefined> =>
   db.selectFrom('partners').select(partnerColumns).where('id', '=', id).executeTakeFirst();
 
@@ -69,7 +42,14 @@ export interface PartnerFilter {
   country?: string;
 }
 
-export async function listPartners(db: Kysely<Database>, f: PartnerFilter) {
+export const insertPartner = (db: Kysely<Database>, row: Insertable<PartnersTable>) =>
+  db.insertInto('partners').values(row).execute();
+
+export const patchPartner = (db: Kysely<Database>, id: string, patch: Updateable<PartnersTable>) =>
+  db.updateTable('partners').set(patch).where('id', '=', id).execute();
+
+/** One page of partner rows, oldest first. */
+export async function partnerPage(db: Kysely<Database>, f: PartnerFilter) {
   const after = decodeCursor(f.cursor, ['id']);
   let q = db
     .selectFrom('partners')
@@ -83,8 +63,7 @@ export async function listPartners(db: Kysely<Database>, f: PartnerFilter) {
   // countries is a JSON array written by JSON.stringify (no spaces) and the code is [A-Z]{2}
   // (schema-checked), so a LIKE on '"DE"' is exact. Partners are few: no index needed.
   if (f.country) q = q.where((eb) => eb.or([eb('countries', '=', '[]'), eb('countries', 'like', `%"${f.country}"%`)]));
-  const page = pageOf(await q.execute(), f.limit, (r) => ({ id: r.id }));
-  return { ...page, data: page.data.map(toPartner) };
+  return pageOf(await q.execute(), f.limit, (r) => ({ id: r.id }));
 }
 
 /** Flows (not archived) that still route to the partner: their names, for a 409. */

@@ -8,7 +8,7 @@ import type { LeadForPartner, StoredIntegration } from '../../distribution/integ
 import { LEAD_TEMPLATE_FIELDS } from '../../distribution/template.js';
 import type { App } from '../../types.js';
 import { findPartner, storedIntegration } from './queries.js';
-import { maskHeaderValue, partnerBodyChecks, resolveIntegration } from './service.js';
+import { maskHeaderValue, partnerBodyChecks, resolveIntegration } from './checks.js';
 
 // "Send test lead": offers a sample lead to a partner once, as a delivery would, and shows what
 // was sent and answered, so an operator can check an integration (saved or not yet) before real

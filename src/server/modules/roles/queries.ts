@@ -1,7 +1,8 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely, Updateable } from 'kysely';
 import { ALL_PERMISSIONS } from '../../auth/permissions.js';
 import { rolePermissions } from '../../auth/authenticate.js';
-import type { Database, Role } from '../../db/tables.js';
+import type { Database, Role, RolesTable } from '../../db/tables.js';
+import { decodeCursor, pageOf } from '../../http/pagination.js';
 
 export const toRole = (r: Role) => ({
   id: r.id,
@@ -18,3 +19,29 @@ export const findRole = (db: Kysely<Database>, id: string) =>
 
 export const findRoleByName = (db: Kysely<Database>, name: string) =>
   db.selectFrom('roles').selectAll().where('name', '=', name).executeTakeFirst();
+
+/** One page of roles, oldest first, in the API shape. */
+export async function rolePage(db: Kysely<Database>, f: { limit: number; cursor?: string }) {
+  const after = decodeCursor(f.cursor, ['id']);
+  let q = db
+    .selectFrom('roles')
+    .selectAll()
+    .orderBy('id')
+    .limit(f.limit + 1);
+  if (after) q = q.where('id', '>', after.id);
+  const page = pageOf(await q.execute(), f.limit, (r) => ({ id: r.id }));
+  return { ...page, data: page.data.map(toRole) };
+}
+
+export const insertRole = (db: Kysely<Database>, row: Insertable<RolesTable>) =>
+  db.insertInto('roles').values(row).execute();
+
+export const patchRole = (db: Kysely<Database>, id: string, patch: Updateable<RolesTable>) =>
+  db.updateTable('roles').set(patch).where('id', '=', id).execute();
+
+export const deleteRoleRow = (db: Kysely<Database>, id: string) =>
+  db.deleteFrom('roles').where('id', '=', id).execute();
+
+/** Whether any operator holds the role. */
+export const roleHeld = async (db: Kysely<Database>, id: string) =>
+  !!(await db.selectFrom('operators').select('id').where('role_id', '=', id).limit(1).executeTakeFirst());

@@ -6,7 +6,7 @@ import { invalid, notFound, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import { principalOf, type App } from '../../types.js';
 import { audit } from '../audit/service.js';
-import { checkUrl, maskHeaders, originOf, resolveSecretHeaders } from '../partners/service.js';
+import { checkUrl, maskHeaders, originOf, resolveSecretHeaders } from '../partners/checks.js';
 import { canSeeContacts } from '../leads/search.js';
 import { maskRun } from './mask.js';
 import { MAX_BODY_DEPTH, recordRun, runPull } from './pull.js';

@@ -1,9 +1,7 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { displayPrefix } from '../../auth/credentials.js';
-import { parseCidr } from '../../auth/ip-allowlist.js';
 import { containsText } from '../../db/like.js';
 import type { Database, TrafficProvidersTable } from '../../db/tables.js';
-import type { FieldError } from '../../http/errors.js';
 import { decodeCursor, pageOf } from '../../http/pagination.js';
 import type { TrafficProvider } from './schemas.js';
 
@@ -38,7 +36,14 @@ export const toTrafficProvider = (row: ProviderRecord): TrafficProvider => ({
 export const findTrafficProvider = (db: Kysely<Database>, id: string): Promise<ProviderRecord | undefined> =>
   db.selectFrom('traffic_providers').select(providerColumns).where('id', '=', id).executeTakeFirst();
 
-export async function listTrafficProviders(
+export const insertTrafficProvider = (db: Kysely<Database>, row: Insertable<TrafficProvidersTable>) =>
+  db.insertInto('traffic_providers').values(row).execute();
+
+export const patchTrafficProvider = (db: Kysely<Database>, id: string, patch: Updateable<TrafficProvidersTable>) =>
+  db.updateTable('traffic_providers').set(patch).where('id', '=', id).execute();
+
+/** One page of providers, oldest first, in the API shape. */
+export async function trafficProviderPage(
   db: Kysely<Database>,
   f: { limit: number; cursor?: string; status?: 'active' | 'paused'; q?: string; include_archived: boolean },
 ) {
@@ -54,30 +59,6 @@ export async function listTrafficProviders(
   if (f.q) q = q.where((eb) => containsText(eb.ref('name'), f.q!));
   const page = pageOf(await q.execute(), f.limit, (r) => ({ id: r.id }));
   return { ...page, data: page.data.map(toTrafficProvider) };
-}
-
-/** The allow-list check on a body that may not have passed its schema (route config moreChecks). */
-export function allowedIpErrors(body: unknown): FieldError[] {
-  const errors: FieldError[] = [];
-  const list = (body as { allowed_ips?: unknown } | null)?.allowed_ips;
-  if (Array.isArray(list)) {
-    list.forEach((entry, i) => {
-      if (typeof entry === 'string' && !parseCidr(entry))
-        errors.push({ field: `allowed_ips[${i}]`, message: `"${entry}" is not an IP address or CIDR` });
-    });
-  }
-  return errors;
-}
-
-/** Canonical, de-duplicated CIDRs; one error per entry that is not an address or CIDR. */
-export function normaliseAllowedIps(entries: string[], errors: FieldError[]): string[] {
-  const out: string[] = [];
-  entries.forEach((entry, i) => {
-    const cidr = parseCidr(entry);
-    if (!cidr) errors.push({ field: `allowed_ips[${i}]`, message: `"${entry}" is not an IP address or CIDR` });
-    else if (!out.includes(cidr)) out.push(cidr);
-  });
-  return out;
 }
 
 /** Campaigns (not archived) that take leads from the provider: their names, for a 409. */

@@ -1,37 +1,27 @@
 import { Type } from 'typebox';
-import { issueToken } from '../../auth/credentials.js';
-import { isPostgres } from '../../db/database.js';
-import { newId, nowIso } from '../../db/ids.js';
 import { IdParams } from '../../http/common-schemas.js';
-import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import { Page } from '../../http/pagination.js';
 import type { App } from '../../types.js';
-import { audit } from '../audit/service.js';
-import {
-  findTrafficProvider,
-  listTrafficProviders,
-  liveCampaignsUsing,
-  allowedIpErrors,
-  normaliseAllowedIps,
-  providerReferenced,
-  toTrafficProvider,
-} from './queries.js';
-import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
+import { actorOf } from '../audit/service.js';
 import {
   CreateTrafficProvider,
-  DEFAULT_DUPLICATE_POLICY,
   TrafficProvider,
   TrafficProviderListQuery,
   TrafficProviderWithToken,
   UpdateTrafficProvider,
 } from './schemas.js';
+import {
+  allowedIpErrors,
+  createTrafficProvider,
+  deleteTrafficProvider,
+  getTrafficProvider,
+  listTrafficProviders,
+  rotateTrafficProviderToken,
+  updateTrafficProvider,
+} from './service.js';
 
 const TAGS = ['Traffic providers'];
-const ARCHIVED =
-  'This traffic provider is archived (deleted while leads or campaigns refer to it) and cannot be changed.';
-
-const intakeUrl = async (app: App) => publicLink(await readPublicBaseUrl(app.db), '/api/intake/leads');
 
 export default async function trafficProvidersRoutes(app: App) {
   app.get(
@@ -63,8 +53,7 @@ export default async function trafficProvidersRoutes(app: App) {
         response: { 200: TrafficProvider, ...problems(404) },
       },
     },
-    async (req) =>
-      toTrafficProvider((await findTrafficProvider(app.db, req.params.id)) ?? notFound('traffic provider')),
+    async (req) => getTrafficProvider(app.db, req.params.id),
   );
 
   app.post(
@@ -82,46 +71,7 @@ export default async function trafficProvidersRoutes(app: App) {
         response: { 201: TrafficProviderWithToken },
       },
     },
-    async (req, reply) => {
-      const b = req.body;
-      const errors: FieldError[] = [];
-      const allowed_ips = normaliseAllowedIps(b.allowed_ips ?? [], errors);
-      if (errors.length) invalid(errors);
-      const token = issueToken('lgt_');
-      const now = nowIso();
-      const row = {
-        id: newId(),
-        name: b.name.trim(),
-        status: b.status ?? 'active',
-        token_id: token.id,
-        allowed_ips: JSON.stringify(allowed_ips),
-        duplicate_policy: JSON.stringify(b.duplicate_policy ?? DEFAULT_DUPLICATE_POLICY),
-        silent_after_hours: b.silent_after_hours ?? null,
-        created_at: now,
-        updated_at: now,
-        archived_at: null,
-      };
-      await app.db.transaction().execute(async (tx) => {
-        await tx
-          .insertInto('traffic_providers')
-          .values({ ...row, token_hash: token.secretHash })
-          .execute();
-        await audit(tx, req, {
-          action: 'traffic_provider.created',
-          target_type: 'traffic_provider',
-          target_id: row.id,
-          details: {
-            name: row.name,
-            status: row.status,
-            allowed_ips,
-            duplicate_policy: JSON.parse(row.duplicate_policy),
-          },
-        });
-      });
-      return reply
-        .status(201)
-        .send({ ...toTrafficProvider(row), token: token.token, intake_url: await intakeUrl(app) });
-    },
+    async (req, reply) => reply.status(201).send(await createTrafficProvider(app.db, actorOf(req), req.body)),
   );
 
   app.patch(
@@ -140,32 +90,7 @@ export default async function trafficProvidersRoutes(app: App) {
         response: { 200: TrafficProvider, ...problems(404, 409) },
       },
     },
-    async (req) => {
-      const b = req.body;
-      const errors: FieldError[] = [];
-      const allowed_ips = b.allowed_ips ? normaliseAllowedIps(b.allowed_ips, errors) : undefined;
-      if (errors.length) invalid(errors);
-      return app.db.transaction().execute(async (tx) => {
-        const current = (await findTrafficProvider(tx, req.params.id)) ?? notFound('traffic provider');
-        if (current.archived_at) conflict(ARCHIVED);
-        const patch = {
-          ...(b.name !== undefined ? { name: b.name.trim() } : {}),
-          ...(b.status !== undefined ? { status: b.status } : {}),
-          ...(allowed_ips ? { allowed_ips: JSON.stringify(allowed_ips) } : {}),
-          ...(b.duplicate_policy ? { duplicate_policy: JSON.stringify(b.duplicate_policy) } : {}),
-          ...(b.silent_after_hours !== undefined ? { silent_after_hours: b.silent_after_hours } : {}),
-          updated_at: nowIso(),
-        };
-        await tx.updateTable('traffic_providers').set(patch).where('id', '=', current.id).execute();
-        await audit(tx, req, {
-          action: 'traffic_provider.updated',
-          target_type: 'traffic_provider',
-          target_id: current.id,
-          details: { name: current.name, changes: { ...b, ...(allowed_ips ? { allowed_ips } : {}) } },
-        });
-        return toTrafficProvider({ ...current, ...patch });
-      });
-    },
+    async (req) => updateTrafficProvider(app.db, actorOf(req), req.params.id, req.body),
   );
 
   app.post(
@@ -183,27 +108,7 @@ export default async function trafficProvidersRoutes(app: App) {
         response: { 200: TrafficProviderWithToken, ...problems(404, 409) },
       },
     },
-    async (req) => {
-      const token = issueToken('lgt_');
-      const intake_url = await intakeUrl(app); // before the transaction: SQLite has one connection
-      return app.db.transaction().execute(async (tx) => {
-        const current = (await findTrafficProvider(tx, req.params.id)) ?? notFound('traffic provider');
-        if (current.archived_at) conflict(ARCHIVED);
-        const patch = { token_id: token.id, updated_at: nowIso() };
-        await tx
-          .updateTable('traffic_providers')
-          .set({ ...patch, token_hash: token.secretHash })
-          .where('id', '=', current.id)
-          .execute();
-        await audit(tx, req, {
-          action: 'traffic_provider.token_rotated',
-          target_type: 'traffic_provider',
-          target_id: current.id,
-          details: { name: current.name },
-        });
-        return { ...toTrafficProvider({ ...current, ...patch }), token: token.token, intake_url };
-      });
-    },
+    async (req) => rotateTrafficProviderToken(app.db, actorOf(req), req.params.id),
   );
 
   app.delete(
@@ -224,40 +129,7 @@ export default async function trafficProvidersRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      await app.db.transaction().execute(async (tx) => {
-        // Lock the row first (PostgreSQL): a flow or campaign being pointed at it meanwhile holds
-        // a share lock, so the usage check below sees every reference committed before it.
-        if (isPostgres(tx))
-          await tx.selectFrom('traffic_providers').select('id').where('id', '=', req.params.id).forUpdate().execute();
-        const current = (await findTrafficProvider(tx, req.params.id)) ?? notFound('traffic provider');
-        const campaigns = await liveCampaignsUsing(tx, current.id);
-        if (campaigns.length)
-          conflict(
-            `Campaigns still use this traffic provider: ${campaigns.join(', ')}. Archive them or move them to another provider first.`,
-          );
-        if (await providerReferenced(tx, current.id)) {
-          if (current.archived_at) return; // already archived: nothing to do
-          await tx
-            .updateTable('traffic_providers')
-            .set({ archived_at: nowIso() })
-            .where('id', '=', current.id)
-            .execute();
-          await audit(tx, req, {
-            action: 'traffic_provider.archived',
-            target_type: 'traffic_provider',
-            target_id: current.id,
-            details: { name: current.name },
-          });
-        } else {
-          await tx.deleteFrom('traffic_providers').where('id', '=', current.id).execute();
-          await audit(tx, req, {
-            action: 'traffic_provider.deleted',
-            target_type: 'traffic_provider',
-            target_id: current.id,
-            details: { name: current.name },
-          });
-        }
-      });
+      await deleteTrafficProvider(app.db, actorOf(req), req.params.id);
       return reply.status(204).send(null);
     },
   );
