@@ -3,13 +3,14 @@ import { hashPassword } from '../../auth/passwords.js';
 import { otpauthUri } from '../../auth/totp.js';
 import type { DB } from '../../db/database.js';
 import { nowIso } from '../../db/ids.js';
-import { conflict, invalid } from '../../http/errors.js';
+import { conflict, invalid, notFound } from '../../http/errors.js';
+import { decodeCursor, pageOf } from '../../http/pagination.js';
 import { principalOf } from '../../types.js';
 import { audit, type Actor } from '../audit/service.js';
 import { addressOf, beginAttempt, confirmPassword, forgetAttempt } from '../auth/service.js';
 import { findOperator } from '../operators/queries.js';
 import { assertTimezone } from '../operators/service.js';
-import { deleteOtherSessions, emailTaken, updateOwnOperator } from './queries.js';
+import { deleteOtherSessions, deleteOwnSession, emailTaken, liveSessions, updateOwnOperator } from './queries.js';
 import {
   confirmEnrolment,
   disableTwoFactor,
@@ -160,4 +161,66 @@ export async function regenerateRecoveryCodes(db: DB, actor: Actor, code: string
     return codes;
   });
   return { recovery_codes: codes };
+}
+
+// Sessions: one's own, listed and signed out.
+
+// Order matters: Edge and Opera say "Chrome" too, Chrome says "Safari", Android says "Linux".
+const BROWSERS: [RegExp, string][] = [
+  [/Edg(e|A|iOS)?\//, 'Edge'],
+  [/OPR\/|Opera/, 'Opera'],
+  [/Firefox\/|FxiOS\//, 'Firefox'],
+  [/HeadlessChrome\//, 'Headless Chrome'],
+  [/Chrome\/|CriOS\/|Chromium\//, 'Chrome'],
+  [/Safari\//, 'Safari'],
+  [/^curl\//, 'curl'],
+];
+const SYSTEMS: [RegExp, string][] = [
+  [/Android/, 'Android'],
+  [/iPhone|iPad|iPod/, 'iOS'],
+  [/Windows/, 'Windows'],
+  [/Mac OS X|Macintosh/, 'macOS'],
+  [/CrOS/, 'ChromeOS'],
+  [/Linux/, 'Linux'],
+];
+
+/** A short, human "Chrome on Linux" from a User-Agent; good enough to recognise a device. */
+export function deviceOf(userAgent: string): string {
+  const browser = BROWSERS.find(([re]) => re.test(userAgent))?.[1];
+  const system = SYSTEMS.find(([re]) => re.test(userAgent))?.[1];
+  if (browser && system) return `${browser} on ${system}`;
+  return browser ?? system ?? (userAgent ? 'Unknown device' : 'Unknown client');
+}
+
+/** The actor's live sessions (idle past `idleMinutes` have ended), newest sign-in first. */
+export async function listMySessions(
+  db: DB,
+  actor: Actor,
+  query: { limit: number; cursor?: string },
+  idleMinutes: number,
+) {
+  const p = principalOf(actor);
+  const { limit, cursor } = query;
+  const after = decodeCursor(cursor, ['created_at', 'id']);
+  const since = new Date(Date.now() - idleMinutes * 60_000).toISOString();
+  const rows = await liveSessions(db, p.operator.id, since, after, limit);
+  const page = pageOf(rows, limit, (r) => ({ created_at: r.created_at, id: r.id }));
+  return {
+    ...page,
+    data: page.data.map((r) => ({ ...r, device: deviceOf(r.user_agent), current: r.id === p.sessionId })),
+  };
+}
+
+/** Signs out one of the actor's sessions (this one too); 404 for anyone else's. */
+export async function revokeMySession(db: DB, actor: Actor, id: string) {
+  if (!(await deleteOwnSession(db, principalOf(actor).operator.id, id))) notFound('session');
+  await audit(db, actor, { action: 'profile.session_revoked', target_type: 'session', target_id: id });
+}
+
+/** Signs out every session of the actor's but this one. */
+export async function revokeMyOtherSessions(db: DB, actor: Actor) {
+  const p = principalOf(actor);
+  const revoked = await deleteOtherSessions(db, p.operator.id, p.sessionId!);
+  await audit(db, actor, { action: 'profile.sessions_revoked', details: { revoked } });
+  return { revoked };
 }
