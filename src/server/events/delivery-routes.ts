@@ -1,11 +1,13 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
+import type { DB } from '../db/database.js';
 import type { Permission } from '../auth/permissions.js';
 import type { DestinationKind } from '../db/tables.js';
 import { conflict, notFound } from '../http/errors.js';
 import { problems } from '../http/openapi.js';
 import { decodeCursor, Page, pageOf } from '../http/pagination.js';
 import { principalOf, type App } from '../types.js';
-import { audit } from '../modules/audit/service.js';
+import { actorOf, audit, type Actor } from '../modules/audit/service.js';
+import { requeueDelivery } from './delivery-queries.js';
 import type { AuditAction } from '../modules/audit/actions.js';
 import { findDelivery, listDeliveries, toDelivery } from './deliveries.js';
 import type { StoredEvent } from './dispatcher.js';
@@ -58,19 +60,7 @@ export function deliveryLogRoutes(app: App, o: DeliveryLogOptions) {
         response: { 200: Page(EventDelivery, `${o.operation}DeliveryPage`), ...problems(404) },
       },
     },
-    async (req) => {
-      const dest = await o.find(req.params.id);
-      const after = decodeCursor(req.query.cursor, ['id'] as const);
-      const rows = await listDeliveries(app.db, o.kind, dest.id, {
-        state: req.query.state,
-        beforeId: after?.id,
-        limit: req.query.limit,
-      });
-      // Paged over all of them, so the cursor moves past the ones left out.
-      const page = pageOf(rows.map(toDelivery), req.query.limit, (d) => ({ id: d.id }));
-      const permissions = principalOf(req).permissions;
-      return { ...page, data: page.data.filter((d) => mayReadEvent(permissions, d.event_type)) };
-    },
+    async (req) => listDestinationDeliveries(app.db, actorOf(req), o, req.params.id, req.query),
   );
 
   app.get(
@@ -85,12 +75,7 @@ export function deliveryLogRoutes(app: App, o: DeliveryLogOptions) {
         response: { 200: EventDeliveryDetail, ...problems(404) },
       },
     },
-    async (req) => {
-      const dest = await o.find(req.params.id);
-      const found = await findDelivery(app.db, o.kind, dest.id, req.params.deliveryId);
-      if (!found || !mayReadEvent(principalOf(req).permissions, found.event.type)) return notFound('delivery');
-      return { ...toDelivery(found.row), payload: await o.payload(dest.id, found.event), tries: found.tries };
-    },
+    async (req) => getDestinationDelivery(app.db, actorOf(req), o, req.params.id, req.params.deliveryId),
   );
 
   app.post(
@@ -108,36 +93,56 @@ export function deliveryLogRoutes(app: App, o: DeliveryLogOptions) {
         response: { 200: EventDelivery, ...problems(404, 409) },
       },
     },
-    async (req) => {
-      const dest = await o.find(req.params.id);
-      if (!dest.active) conflict(`This ${o.what.toLowerCase()} is disabled: enable it before retrying a delivery.`);
-      const now = Date.now();
-      const found = await findDelivery(app.db, o.kind, dest.id, req.params.deliveryId);
-      if (!found || !mayReadEvent(principalOf(req).permissions, found.event.type)) return notFound('delivery');
-      await app.db
-        .updateTable('event_deliveries')
-        .set({
-          state: 'pending',
-          next_attempt_at: new Date(now).toISOString(),
-          expires_at: new Date(now + 86400_000).toISOString(),
-          last_error: null,
-        })
-        .where('id', '=', Number(req.params.deliveryId))
-        .where((eb) =>
-          eb.or([
-            eb('state', '!=', 'pending'),
-            eb('lease_until', 'is', null),
-            eb('lease_until', '<', new Date(now).toISOString()),
-          ]),
-        )
-        .execute();
-      await audit(app.db, req, {
-        action: o.retryAction,
-        target_type: o.kind,
-        target_id: dest.id,
-        details: { delivery_id: found.row.id, event_type: found.event.type },
-      });
-      return toDelivery((await findDelivery(app.db, o.kind, dest.id, req.params.deliveryId))!.row);
-    },
+    async (req) => retryDestinationDelivery(app.db, actorOf(req), o, req.params.id, req.params.deliveryId),
   );
+}
+
+// The use cases behind the three routes, for any destination kind.
+
+type DeliveryLog = Pick<DeliveryLogOptions, 'kind' | 'what' | 'retryAction' | 'find' | 'payload'>;
+
+/** The destination's deliveries, newest first, of the event types the actor may read. */
+export async function listDestinationDeliveries(
+  db: DB,
+  actor: Actor,
+  o: DeliveryLog,
+  id: string,
+  query: Static<typeof DeliveryListQuery>,
+) {
+  const dest = await o.find(id);
+  const after = decodeCursor(query.cursor, ['id'] as const);
+  const rows = await listDeliveries(db, o.kind, dest.id, {
+    state: query.state,
+    beforeId: after?.id,
+    limit: query.limit,
+  });
+  // Paged over all of them, so the cursor moves past the ones left out.
+  const page = pageOf(rows.map(toDelivery), query.limit, (d) => ({ id: d.id }));
+  const permissions = principalOf(actor).permissions;
+  return { ...page, data: page.data.filter((d) => mayReadEvent(permissions, d.event_type)) };
+}
+
+/** One delivery with what it sends and each try's answer; not found unless the actor may read its event. */
+export async function getDestinationDelivery(db: DB, actor: Actor, o: DeliveryLog, id: string, deliveryId: string) {
+  const dest = await o.find(id);
+  const found = await findDelivery(db, o.kind, dest.id, deliveryId);
+  if (!found || !mayReadEvent(principalOf(actor).permissions, found.event.type)) return notFound('delivery');
+  return { ...toDelivery(found.row), payload: await o.payload(dest.id, found.event), tries: found.tries };
+}
+
+/** Sends a delivery again now (409 while the destination is disabled). */
+export async function retryDestinationDelivery(db: DB, actor: Actor, o: DeliveryLog, id: string, deliveryId: string) {
+  const dest = await o.find(id);
+  if (!dest.active) conflict(`This ${o.what.toLowerCase()} is disabled: enable it before retrying a delivery.`);
+  const now = Date.now();
+  const found = await findDelivery(db, o.kind, dest.id, deliveryId);
+  if (!found || !mayReadEvent(principalOf(actor).permissions, found.event.type)) return notFound('delivery');
+  await requeueDelivery(db, deliveryId, now);
+  await audit(db, actor, {
+    action: o.retryAction,
+    target_type: o.kind,
+    target_id: dest.id,
+    details: { delivery_id: found.row.id, event_type: found.event.type },
+  });
+  return toDelivery((await findDelivery(db, o.kind, dest.id, deliveryId))!.row);
 }

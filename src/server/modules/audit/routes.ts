@@ -1,10 +1,7 @@
 import { Type } from 'typebox';
-import { decodeCursor, Page, PageQuery, pageOf } from '../../http/pagination.js';
-import { principalOf, type App } from '../../types.js';
-import { AUDIT_ACTIONS, type AuditAction } from './actions.js';
-import { invalid } from '../../http/errors.js';
-import { maskLeadContacts } from './contacts.js';
-import { withNames } from '../../db/names.js';
+import { Page, PageQuery } from '../../http/pagination.js';
+import type { App } from '../../types.js';
+import { actorOf, listAuditActions, listAuditLog } from './service.js';
 
 const AuditEntry = Type.Object(
   {
@@ -58,28 +55,7 @@ export default async function auditRoutes(app: App) {
         response: { 200: Page(AuditEntry, 'AuditPage') },
       },
     },
-    async (req) => {
-      const { limit, cursor, action, actor_id } = req.query;
-      const after = decodeCursor(cursor, ['id']);
-      let q = app.db
-        .selectFrom('audit_log')
-        .selectAll()
-        .orderBy('id', 'desc')
-        .limit(limit + 1);
-      if (after) q = q.where('id', '<', after.id);
-      if (action) q = q.where('action', '=', action);
-      if (actor_id) q = q.where('actor_id', '=', actor_id);
-      const rows = await q.execute();
-      const page = pageOf(rows, limit, (r) => ({ id: r.id }));
-      const permissions = principalOf(req).permissions;
-      const data = await withNames(
-        app.db,
-        page.data.map((r) => ({ ...r, details: JSON.parse(r.details) as Record<string, unknown> })),
-        permissions.has('leads:view'),
-      );
-      // Rule 16: without leads:contacts, no lead's email or phone in any detail either.
-      return { ...page, data: permissions.has('leads:contacts') ? data : await maskLeadContacts(app.db, data) };
-    },
+    async (req) => listAuditLog(app.db, actorOf(req), req.query),
   );
 
   app.get(
@@ -94,12 +70,6 @@ export default async function auditRoutes(app: App) {
         response: { 200: Page(Type.String(), 'AuditActionPage') },
       },
     },
-    async (req) => {
-      const { limit, cursor } = req.query;
-      const after = decodeCursor(cursor, ['action']);
-      const start = after ? AUDIT_ACTIONS.indexOf(after.action as AuditAction) + 1 : 0;
-      if (after && start === 0) invalid([{ field: 'cursor', message: 'is not a cursor this list produced' }]);
-      return pageOf(AUDIT_ACTIONS.slice(start, start + limit + 1), limit, (action) => ({ action }));
-    },
+    async (req) => listAuditActions(req.query),
   );
 }

@@ -3,8 +3,13 @@ import type { Kysely } from 'kysely';
 import { clientIp } from '../../auth/guard.js';
 import { newId, nowIso } from '../../db/ids.js';
 import type { Database } from '../../db/tables.js';
-import type { Principal } from '../../types.js';
-import type { AuditAction } from './actions.js';
+import { withNames } from '../../db/names.js';
+import { invalid } from '../../http/errors.js';
+import { decodeCursor, pageOf } from '../../http/pagination.js';
+import { principalOf, type Principal } from '../../types.js';
+import { AUDIT_ACTIONS, type AuditAction } from './actions.js';
+import { maskLeadContacts } from './contacts.js';
+import { auditRows, insertAuditEntry } from './queries.js';
 
 /**
  * Who does a use case and from where: what the audit log records. Use cases in service.ts take
@@ -42,19 +47,47 @@ export async function audit(
 ): Promise<void> {
   const actor = who === null ? SYSTEM : 'raw' in who ? actorOf(who) : who;
   const p = actor.principal;
-  await db
-    .insertInto('audit_log')
-    .values({
-      id: newId(),
-      at: nowIso(),
-      actor_id: event.actor ? event.actor.id : (p?.operator.id ?? null),
-      actor_email: event.actor ? event.actor.email : (p?.operator.email ?? null),
-      via: event.via ?? (p ? p.via : actor.ip === null ? 'system' : 'anonymous'),
-      ip: actor.ip,
-      action: event.action,
-      target_type: event.target_type ?? null,
-      target_id: event.target_id ?? null,
-      details: JSON.stringify(event.details ?? {}),
-    })
-    .execute();
+  await insertAuditEntry(db, {
+    id: newId(),
+    at: nowIso(),
+    actor_id: event.actor ? event.actor.id : (p?.operator.id ?? null),
+    actor_email: event.actor ? event.actor.email : (p?.operator.email ?? null),
+    via: event.via ?? (p ? p.via : actor.ip === null ? 'system' : 'anonymous'),
+    ip: actor.ip,
+    action: event.action,
+    target_type: event.target_type ?? null,
+    target_id: event.target_id ?? null,
+    details: JSON.stringify(event.details ?? {}),
+  });
+}
+
+/**
+ * The audit log, newest first. A lead's name only for a reader holding leads:view; without
+ * leads:contacts, no lead's email or phone in any detail either (rule 16).
+ */
+export async function listAuditLog(
+  db: Kysely<Database>,
+  actor: Actor,
+  query: { limit: number; cursor?: string; action?: string; actor_id?: string },
+) {
+  const { limit, cursor, action, actor_id } = query;
+  const after = decodeCursor(cursor, ['id']);
+  const rows = await auditRows(db, { beforeId: after?.id, action, actorId: actor_id, limit });
+  const page = pageOf(rows, limit, (r) => ({ id: r.id }));
+  const permissions = principalOf(actor).permissions;
+  const data = await withNames(
+    db,
+    page.data.map((r) => ({ ...r, details: JSON.parse(r.details) as Record<string, unknown> })),
+    permissions.has('leads:view'),
+  );
+  return { ...page, data: permissions.has('leads:contacts') ? data : await maskLeadContacts(db, data) };
+}
+
+/** Every action the log records, a page at a time, for filter pickers. */
+export function listAuditActions(query: { limit: number; cursor?: string }) {
+  const { limit, cursor } = query;
+  const after = decodeCursor(cursor, ['action']);
+  const start = after ? AUDIT_ACTIONS.indexOf(after.action as AuditAction) + 1 : 0;
+  if (after && start === 0) invalid([{ field: 'cursor', message: 'is not a cursor this list produced' }]);
+  return pageOf(AUDIT_ACTIONS.slice(start, start + limit + 1), limit, (action) => ({ action }));
 }

@@ -1,15 +1,9 @@
 import { Type } from 'typebox';
-import { clientIp } from '../../auth/guard.js';
-import { verifyPassword } from '../../auth/passwords.js';
-import { HttpProblem, conflict, invalid } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
-import { principalOf, type App } from '../../types.js';
-import { audit } from '../audit/service.js';
-import { findOperator } from '../operators/queries.js';
+import type { App } from '../../types.js';
+import { actorOf } from '../audit/service.js';
 import { Email, Operator, Password, PersonName } from '../operators/schemas.js';
-import { createOwner, ownerExists } from '../operators/service.js';
-import { spendCode } from '../profile/two-factor.js';
-import { beginAttempt, clearFailures, createSession, forgetAttempt } from './service.js';
+import { completeSetup, login, logout, setupNeeded, whoami } from './service.js';
 
 const SessionCreated = Type.Object(
   {
@@ -86,49 +80,7 @@ export default async function authRoutes(app: App) {
         response: { 200: SessionCreated, ...problems(401, 429) },
       },
     },
-    async (req) => {
-      const { totp_code, recovery_code } = req.body;
-      if (totp_code !== undefined && recovery_code !== undefined)
-        invalid([{ field: 'recovery_code', message: 'goes instead of totp_code, not with it' }]);
-      const email = req.body.email.trim().toLowerCase();
-      const ip = clientIp(req);
-      // Counted before it is judged (see beginAttempt): a failure is this row left in place.
-      const attempt = await beginAttempt(app.db, ip, email);
-      const row = await app.db
-        .selectFrom('operators')
-        .select(['id', 'password_hash', 'status', 'totp_secret'])
-        .where('email', '=', email)
-        .executeTakeFirst();
-      const ok = await verifyPassword(row?.password_hash ?? null, req.body.password);
-      if (!row || !ok || row.status !== 'active') {
-        await audit(app.db, req, {
-          action: 'auth.login_failed',
-          actor: { id: row?.id ?? null, email },
-          details: { reason: !row ? 'unknown_email' : !ok ? 'wrong_password' : 'operator_disabled' },
-        });
-        throw new HttpProblem(401, 'unauthorized', 'Wrong email or password.');
-      }
-      // Before clearFailures: a right password alone must not reset the count of wrong codes.
-      if (row.totp_secret !== null) {
-        if (totp_code === undefined && recovery_code === undefined) {
-          await forgetAttempt(app.db, attempt); // a right password is no failure, nor a reset
-          throw new HttpProblem(
-            401,
-            'totp_required',
-            'Enter the 6-digit code from your authenticator app, or a recovery code.',
-          );
-        }
-        const kind = totp_code !== undefined ? 'totp' : 'recovery';
-        if (!(await spendCode(app.db, row.id, totp_code ?? recovery_code!, kind))) {
-          await audit(app.db, req, { action: 'auth.totp_failed', actor: { id: row.id, email }, details: { kind } });
-          throw new HttpProblem(401, 'unauthorized', 'The two-factor code is wrong or already used.');
-        }
-      }
-      await clearFailures(app.db, email);
-      const session = await createSession(app.db, row.id, ip, req.headers['user-agent'] ?? '', idle);
-      await audit(app.db, req, { action: 'auth.login', actor: { id: row.id, email } });
-      return { ...session, operator: (await findOperator(app.db, row.id))! };
-    },
+    async (req) => login(app.db, actorOf(req), req.body, req.headers['user-agent'] ?? '', idle),
   );
 
   app.post(
@@ -144,9 +96,7 @@ export default async function authRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const p = principalOf(req);
-      await app.db.deleteFrom('sessions').where('id', '=', p.sessionId!).execute();
-      await audit(app.db, req, { action: 'auth.logout' });
+      await logout(app.db, actorOf(req));
       return reply.status(204).send(null);
     },
   );
@@ -162,23 +112,7 @@ export default async function authRoutes(app: App) {
         response: { 200: WhoAmI },
       },
     },
-    async (req) => {
-      const p = principalOf(req);
-      const key = p.apiKeyId
-        ? await app.db
-            .selectFrom('api_keys')
-            .select(['id', 'name', 'scopes', 'expires_at'])
-            .where('id', '=', p.apiKeyId)
-            .executeTakeFirst()
-        : undefined;
-      return {
-        operator: (await findOperator(app.db, p.operator.id))!,
-        via: p.via,
-        admin: p.isAdmin,
-        permissions: [...p.permissions].sort(),
-        api_key: key ? { ...key, scopes: JSON.parse(key.scopes) as string[] } : null,
-      };
-    },
+    async (req) => whoami(app.db, actorOf(req)),
   );
 
   app.get(
@@ -192,7 +126,7 @@ export default async function authRoutes(app: App) {
         response: { 200: Type.Object({ needed: Type.Boolean() }, { title: 'SetupStatus' }) },
       },
     },
-    async () => ({ needed: !(await ownerExists(app.db)) }),
+    async () => ({ needed: await setupNeeded(app.db) }),
   );
 
   app.post(
@@ -208,18 +142,9 @@ export default async function authRoutes(app: App) {
         response: { 201: SessionCreated, ...problems(409) },
       },
     },
-    async (req, reply) => {
-      const id = await createOwner(app.db, req.body);
-      if (!id) conflict('Setup is already done; log in instead.');
-      await audit(app.db, req, {
-        action: 'operator.created',
-        actor: { id, email: req.body.email.toLowerCase() },
-        target_type: 'operator',
-        target_id: id!,
-        details: { via: 'setup' },
-      });
-      const session = await createSession(app.db, id!, clientIp(req), req.headers['user-agent'] ?? '', idle);
-      return reply.status(201).send({ ...session, operator: (await findOperator(app.db, id!))! });
-    },
+    async (req, reply) =>
+      reply
+        .status(201)
+        .send(await completeSetup(app.db, actorOf(req), req.body, req.headers['user-agent'] ?? '', idle)),
   );
 }

@@ -1,15 +1,12 @@
 import { Type } from 'typebox';
-import { isPostgres } from '../../db/database.js';
 import { IdParams } from '../../http/common-schemas.js';
-import { conflict, invalid, notFound } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import type { App } from '../../types.js';
-import { audit } from '../audit/service.js';
-import { MAX_PRICE as MAX_PAYOUT, toCents } from '../../distribution/prices.js';
-import { applyConversion, CONVERSION_LEAD_COLUMNS } from './apply.js';
+import { actorOf } from '../audit/service.js';
+import { MAX_PRICE as MAX_PAYOUT } from '../../distribution/prices.js';
+import { setLeadConversion } from './service.js';
 
-// An operator records what a partner said elsewhere (by phone, in its CRM): the same effect as a
-// postback, with the operator as the source in the lead's status history and the audit log.
+// Recording a sale status or FTD by hand (service.ts).
 
 const ConversionBody = Type.Object(
   {
@@ -55,39 +52,6 @@ export default async function conversionRoutes(app: App) {
         },
       },
     },
-    async (req) => {
-      const b = req.body;
-      const revenue_cents =
-        b.revenue === undefined
-          ? undefined
-          : (toCents(b.revenue) ?? invalid([{ field: 'revenue', message: 'must have at most 2 decimals (cents)' }]));
-      if (b.ftd_at !== undefined && Date.parse(b.ftd_at) > Date.now() + 5 * 60_000)
-        invalid([{ field: 'ftd_at', message: 'is more than 5 minutes in the future' }]);
-      return app.db.transaction().execute(async (tx) => {
-        let q = tx
-          .selectFrom('leads')
-          .select([...CONVERSION_LEAD_COLUMNS, 'status'])
-          .where('id', '=', req.params.id);
-        if (isPostgres(tx)) q = q.forUpdate();
-        const lead = (await q.executeTakeFirst()) ?? notFound('lead');
-        if (lead.status !== 'delivered')
-          conflict(`This lead is ${lead.status}, not delivered: only a delivered lead converts.`);
-        const ftd_at = b.ftd_at === undefined ? undefined : new Date(b.ftd_at).toISOString();
-        const applied = await applyConversion(
-          tx,
-          lead,
-          { sale_status: b.sale_status?.trim(), ftd: b.ftd, ftd_at, revenue_cents },
-          'operator',
-        );
-        if (applied.changed)
-          await audit(tx, req, {
-            action: 'lead.conversion_set',
-            target_type: 'lead',
-            target_id: lead.id,
-            details: { changes: applied.changes },
-          });
-        return { changed: applied.changed, notes: applied.notes };
-      });
-    },
+    async (req) => setLeadConversion(app.db, actorOf(req), req.params.id, req.body),
   );
 }

@@ -1,14 +1,13 @@
 import fs from 'node:fs';
 import { Type } from 'typebox';
-import { conflict } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
+import { PageQuery } from '../../http/pagination.js';
 import type { App } from '../../types.js';
-import { audit } from '../audit/service.js';
-import { backupDir, backupPath, listBackups, makeBackup } from './backups.js';
-import { normalisePublicBaseUrl, readPublicBaseUrl, writePublicBaseUrl } from './public-url.js';
+import { actorOf } from '../audit/service.js';
+import { backupDir } from './backups.js';
 import { Backup, BackupPage, BackupParams, HostingStatus, PublicUrlBody } from './schemas.js';
-import { hostingStatus, PG_BACKUP_ADVICE } from './status.js';
-import { decodeCursor, PageQuery, pageOf } from '../../http/pagination.js';
+import { createBackup, deleteBackup, findBackup, listBackupPage, updatePublicUrl } from './service.js';
+import { hostingStatus } from './status.js';
 
 const tags = ['Hosting'];
 
@@ -21,8 +20,6 @@ const ADMIN_ONLY =
 export default async function hostingRoutes(app: App) {
   const dataDir = app.config.dataDir;
   const cfg = app.config.database;
-  /** The SQLite file to back up; on PostgreSQL every backup route answers 409 with the advice. */
-  const sqliteFile = (): string => (cfg.engine === 'sqlite' ? cfg.file : conflict(PG_BACKUP_ADVICE));
 
   app.get(
     '/api/hosting',
@@ -52,16 +49,7 @@ export default async function hostingRoutes(app: App) {
         response: { 200: PublicUrlBody },
       },
     },
-    async (req) => {
-      const raw = req.body.public_base_url;
-      const after = raw === null ? null : normalisePublicBaseUrl(raw);
-      const before = await readPublicBaseUrl(app.db);
-      await app.db.transaction().execute(async (tx) => {
-        await writePublicBaseUrl(tx, after);
-        await audit(tx, req, { action: 'hosting.public_url_updated', details: { before, after } });
-      });
-      return { public_base_url: after };
-    },
+    async (req) => updatePublicUrl(app.db, actorOf(req), req.body.public_base_url),
   );
 
   app.get(
@@ -77,14 +65,7 @@ export default async function hostingRoutes(app: App) {
         response: { 200: BackupPage, ...problems(409) },
       },
     },
-    async (req) => {
-      sqliteFile();
-      const { limit, cursor } = req.query;
-      const after = decodeCursor(cursor, ['name']);
-      // Names hold the time, so newest first is by name, and the cursor is the last name shown.
-      const newer = (await listBackups(dataDir)).filter((b) => !after || b.name < after.name);
-      return pageOf(newer.slice(0, limit + 1), limit, (b) => ({ name: b.name }));
-    },
+    async (req) => listBackupPage(cfg, dataDir, req.query),
   );
 
   app.post(
@@ -102,16 +83,7 @@ export default async function hostingRoutes(app: App) {
         response: { 201: Backup, ...problems(409) },
       },
     },
-    async (req, reply) => {
-      const made = await makeBackup(sqliteFile(), dataDir);
-      await audit(app.db, req, {
-        action: 'hosting.backup_created',
-        target_type: 'backup',
-        target_id: made.name,
-        details: { size_bytes: made.size_bytes },
-      });
-      return reply.status(201).send(made);
-    },
+    async (req, reply) => reply.status(201).send(await createBackup(app.db, actorOf(req), cfg, dataDir)),
   );
 
   app.get(
@@ -134,8 +106,7 @@ export default async function hostingRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      sqliteFile();
-      const { file, size } = await backupPath(dataDir, req.params.name);
+      const { file, size } = await findBackup(cfg, dataDir, req.params.name);
       return (
         reply
           .type('application/vnd.sqlite3')
@@ -162,15 +133,7 @@ export default async function hostingRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      sqliteFile();
-      const { file, size } = await backupPath(dataDir, req.params.name);
-      await fs.promises.rm(file);
-      await audit(app.db, req, {
-        action: 'hosting.backup_deleted',
-        target_type: 'backup',
-        target_id: req.params.name,
-        details: { size_bytes: size },
-      });
+      await deleteBackup(app.db, actorOf(req), cfg, dataDir, req.params.name);
       return reply.status(204).send(null);
     },
   );

@@ -2,9 +2,9 @@
 // limited by the licence: without one the community plan is in force.
 import { Type } from 'typebox';
 import type { App } from '../../types.js';
-import { audit } from '../audit/service.js';
+import { actorOf } from '../audit/service.js';
 import { MAX_KEY_LENGTH } from './format.js';
-import { fingerprint, licenceView, removeLicence, saveLicence, installationId, verifyForInstall } from './service.js';
+import { installLicence, licenceView, removeLicence } from './service.js';
 
 const Licence = Type.Object(
   {
@@ -57,8 +57,6 @@ const REFUSALS = {
 };
 
 export default async function licenceRoutes(app: App) {
-  const view = () => licenceView(app.db, app.config.licencePublicKey);
-
   app.get(
     '/api/licence',
     {
@@ -70,9 +68,7 @@ export default async function licenceRoutes(app: App) {
         response: { 200: Licence },
       },
     },
-    async (req) => {
-      return view();
-    },
+    async () => licenceView(app.db, app.config.licencePublicKey),
   );
 
   app.put(
@@ -91,19 +87,7 @@ export default async function licenceRoutes(app: App) {
         response: { 200: Licence, 400: REFUSALS },
       },
     },
-    async (req) => {
-      const p = verifyForInstall(req.body.key, app.config.licencePublicKey, await installationId(app.db));
-      await app.db.transaction().execute(async (tx) => {
-        await saveLicence(tx, req.body.key);
-        await audit(tx, req, {
-          action: 'licence.installed',
-          target_type: 'licence',
-          target_id: p.licence_id,
-          details: { holder: p.holder, plan: p.plan, expires_at: p.expires_at, key_sha256: fingerprint(req.body.key) },
-        });
-      });
-      return view();
-    },
+    async (req) => installLicence(app.db, actorOf(req), req.body.key, app.config.licencePublicKey),
   );
 
   app.delete(
@@ -118,11 +102,6 @@ export default async function licenceRoutes(app: App) {
         response: { 200: Licence },
       },
     },
-    async (req) => {
-      await app.db.transaction().execute(async (tx) => {
-        if (await removeLicence(tx)) await audit(tx, req, { action: 'licence.removed', target_type: 'licence' });
-      });
-      return view();
-    },
+    async (req) => removeLicence(app.db, actorOf(req), app.config.licencePublicKey),
   );
 }

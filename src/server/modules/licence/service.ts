@@ -7,6 +7,7 @@ import { nowIso } from '../../db/ids.js';
 import { HttpProblem, invalid } from '../../http/errors.js';
 import { compactKey, decodeLicence, MalformedLicence, type LicencePayload } from './format.js';
 import { deleteSetting, initSetting, readSetting, writeSetting } from '../../db/settings.js';
+import { audit, type Actor } from '../audit/service.js';
 
 type Db = Kysely<Database>;
 const INSTALLATION_KEY = 'installation_id';
@@ -85,7 +86,7 @@ export function verifyForInstall(key: string, publicKey: KeyObject, installation
 export const saveLicence = (db: Db, key: string) =>
   writeSetting(db, LICENCE_KEY, { key: compactKey(key), installed_at: nowIso() } satisfies StoredLicence);
 
-export const removeLicence = (db: Db) => deleteSetting(db, LICENCE_KEY);
+const deleteLicence = (db: Db) => deleteSetting(db, LICENCE_KEY);
 
 /** What the panel shows: the licence in force, judged now. */
 export async function licenceView(db: Db, publicKey: KeyObject): Promise<LicenceView> {
@@ -142,4 +143,29 @@ export async function licenceView(db: Db, publicKey: KeyObject): Promise<Licence
     };
   }
   return { installation_id, status: 'valid', licence, warning: null };
+}
+
+// The use cases behind the licence panel; each answers the panel's view afterwards.
+
+/** Installs a key that verifies for this installation; a refused one leaves the licence in force. */
+export async function installLicence(db: Db, actor: Actor, key: string, publicKey: KeyObject) {
+  const p = verifyForInstall(key, publicKey, await installationId(db));
+  await db.transaction().execute(async (tx) => {
+    await saveLicence(tx, key);
+    await audit(tx, actor, {
+      action: 'licence.installed',
+      target_type: 'licence',
+      target_id: p.licence_id,
+      details: { holder: p.holder, plan: p.plan, expires_at: p.expires_at, key_sha256: fingerprint(key) },
+    });
+  });
+  return licenceView(db, publicKey);
+}
+
+/** Back to the community plan (audited when there was a licence). */
+export async function removeLicence(db: Db, actor: Actor, publicKey: KeyObject) {
+  await db.transaction().execute(async (tx) => {
+    if (await deleteLicence(tx)) await audit(tx, actor, { action: 'licence.removed', target_type: 'licence' });
+  });
+  return licenceView(db, publicKey);
 }

@@ -1,17 +1,11 @@
 import { Type } from 'typebox';
-import { hashPassword } from '../../auth/passwords.js';
-import { nowIso } from '../../db/ids.js';
-import { conflict } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
-import { principalOf, type App } from '../../types.js';
-import { audit } from '../audit/service.js';
-import { confirmCurrentPassword } from '../auth/service.js';
-import { findOperator } from '../operators/queries.js';
+import type { App } from '../../types.js';
+import { actorOf } from '../audit/service.js';
 import { Email, Operator, Password, PersonName, Timezone } from '../operators/schemas.js';
-import { assertTimezone } from '../operators/service.js';
+import { changePassword, getProfile, updateProfile } from './service.js';
 import sessionRoutes from './sessions.js';
 import twoFactorRoutes from './two-factor-routes.js';
-import { twoFactorStatus } from './two-factor.js';
 
 const Profile = Type.Object(
   {
@@ -26,22 +20,13 @@ const Profile = Type.Object(
 );
 
 export default async function profileRoutes(app: App) {
-  const profileOf = async (id: string, permissions: Iterable<string>) => ({
-    operator: (await findOperator(app.db, id))!,
-    permissions: [...permissions].sort(),
-    two_factor: await twoFactorStatus(app.db, id),
-  });
-
   app.get(
     '/api/profile',
     {
       config: { sessionOnly: true },
       schema: { operationId: 'getProfile', tags: ['Profile'], summary: 'Your own profile', response: { 200: Profile } },
     },
-    async (req) => {
-      const p = principalOf(req);
-      return profileOf(p.operator.id, p.rolePermissions);
-    },
+    async (req) => getProfile(app.db, actorOf(req)),
   );
 
   app.patch(
@@ -69,40 +54,7 @@ export default async function profileRoutes(app: App) {
         response: { 200: Profile, ...problems(409, 429) },
       },
     },
-    async (req) => {
-      const p = principalOf(req);
-      const { name, timezone, current_password } = req.body;
-      assertTimezone(timezone);
-      const email = req.body.email?.trim().toLowerCase();
-      const newEmail = email !== undefined && email !== p.operator.email ? email : undefined;
-      if (newEmail !== undefined) {
-        await confirmCurrentPassword(app.db, req, p, current_password, 'change your email');
-        if (await app.db.selectFrom('operators').select('id').where('email', '=', newEmail).executeTakeFirst()) {
-          conflict(`Another operator already signs in with ${newEmail}.`);
-        }
-      }
-      await app.db.transaction().execute(async (tx) => {
-        await tx
-          .updateTable('operators')
-          .set({
-            ...(name !== undefined ? { name: name.trim() } : {}),
-            ...(timezone !== undefined ? { timezone } : {}),
-            ...(newEmail !== undefined ? { email: newEmail } : {}),
-            updated_at: nowIso(),
-          })
-          .where('id', '=', p.operator.id)
-          .execute();
-        if (newEmail !== undefined) {
-          await audit(tx, req, {
-            action: 'profile.email_changed',
-            target_type: 'operator',
-            target_id: p.operator.id,
-            details: { from: p.operator.email, to: newEmail },
-          });
-        }
-      });
-      return profileOf(p.operator.id, p.rolePermissions);
-    },
+    async (req) => updateProfile(app.db, actorOf(req), req.body, req.routeOptions.url),
   );
 
   app.post(
@@ -124,22 +76,13 @@ export default async function profileRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const p = principalOf(req);
-      await confirmCurrentPassword(app.db, req, p, req.body.current_password, 'change your password');
-      const password_hash = await hashPassword(req.body.new_password);
-      await app.db.transaction().execute(async (tx) => {
-        await tx
-          .updateTable('operators')
-          .set({ password_hash, updated_at: nowIso() })
-          .where('id', '=', p.operator.id)
-          .execute();
-        await tx
-          .deleteFrom('sessions')
-          .where('operator_id', '=', p.operator.id)
-          .where('id', '!=', p.sessionId!)
-          .execute();
-        await audit(tx, req, { action: 'profile.password_changed', target_type: 'operator', target_id: p.operator.id });
-      });
+      await changePassword(
+        app.db,
+        actorOf(req),
+        req.body.current_password,
+        req.body.new_password,
+        req.routeOptions.url,
+      );
       return reply.status(204).send(null);
     },
   );

@@ -1,36 +1,12 @@
 import { Type } from 'typebox';
-import { decodeCursor, Page, PageQuery, pageOf } from '../../http/pagination.js';
-import { notFound } from '../../http/errors.js';
+import { Page, PageQuery } from '../../http/pagination.js';
 import { problems } from '../../http/openapi.js';
-import { principalOf, type App } from '../../types.js';
-import { audit } from '../audit/service.js';
+import type { App } from '../../types.js';
+import { actorOf } from '../audit/service.js';
+import { listMySessions, revokeMyOtherSessions, revokeMySession } from './service.js';
 
-// Order matters: Edge and Opera say "Chrome" too, Chrome says "Safari", Android says "Linux".
-const BROWSERS: [RegExp, string][] = [
-  [/Edg(e|A|iOS)?\//, 'Edge'],
-  [/OPR\/|Opera/, 'Opera'],
-  [/Firefox\/|FxiOS\//, 'Firefox'],
-  [/HeadlessChrome\//, 'Headless Chrome'],
-  [/Chrome\/|CriOS\/|Chromium\//, 'Chrome'],
-  [/Safari\//, 'Safari'],
-  [/^curl\//, 'curl'],
-];
-const SYSTEMS: [RegExp, string][] = [
-  [/Android/, 'Android'],
-  [/iPhone|iPad|iPod/, 'iOS'],
-  [/Windows/, 'Windows'],
-  [/Mac OS X|Macintosh/, 'macOS'],
-  [/CrOS/, 'ChromeOS'],
-  [/Linux/, 'Linux'],
-];
-
-/** A short, human "Chrome on Linux" from a User-Agent; good enough to recognise a device. */
-export function deviceOf(userAgent: string): string {
-  const browser = BROWSERS.find(([re]) => re.test(userAgent))?.[1];
-  const system = SYSTEMS.find(([re]) => re.test(userAgent))?.[1];
-  if (browser && system) return `${browser} on ${system}`;
-  return browser ?? system ?? (userAgent ? 'Unknown device' : 'Unknown client');
-}
+// The routes for one's own sessions; deviceOf (service.ts) is exported here too, for its test.
+export { deviceOf } from './service.js';
 
 const Session = Type.Object(
   {
@@ -61,33 +37,7 @@ export default async function sessionRoutes(app: App) {
         response: { 200: Page(Session, 'SessionPage') },
       },
     },
-    async (req) => {
-      const p = principalOf(req);
-      const { limit, cursor } = req.query;
-      const after = decodeCursor(cursor, ['created_at', 'id']);
-      const since = new Date(Date.now() - app.config.sessionIdleMinutes * 60_000).toISOString();
-      let q = app.db
-        .selectFrom('sessions')
-        .select(['id', 'created_at', 'last_seen_at', 'ip', 'user_agent'])
-        .where('operator_id', '=', p.operator.id)
-        .where('last_seen_at', '>=', since)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit + 1);
-      // Session ids are random: the sign-in time orders them, the id breaks ties.
-      if (after)
-        q = q.where((eb) =>
-          eb.or([
-            eb('created_at', '<', after.created_at),
-            eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)]),
-          ]),
-        );
-      const page = pageOf(await q.execute(), limit, (r) => ({ created_at: r.created_at, id: r.id }));
-      return {
-        ...page,
-        data: page.data.map((r) => ({ ...r, device: deviceOf(r.user_agent), current: r.id === p.sessionId })),
-      };
-    },
+    async (req) => listMySessions(app.db, actorOf(req), req.query, app.config.sessionIdleMinutes),
   );
 
   app.delete(
@@ -105,14 +55,7 @@ export default async function sessionRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const p = principalOf(req);
-      const res = await app.db
-        .deleteFrom('sessions')
-        .where('id', '=', req.params.id)
-        .where('operator_id', '=', p.operator.id)
-        .executeTakeFirst();
-      if (res.numDeletedRows === 0n) notFound('session');
-      await audit(app.db, req, { action: 'profile.session_revoked', target_type: 'session', target_id: req.params.id });
+      await revokeMySession(app.db, actorOf(req), req.params.id);
       return reply.status(204).send(null);
     },
   );
@@ -134,16 +77,6 @@ export default async function sessionRoutes(app: App) {
         },
       },
     },
-    async (req) => {
-      const p = principalOf(req);
-      const res = await app.db
-        .deleteFrom('sessions')
-        .where('operator_id', '=', p.operator.id)
-        .where('id', '!=', p.sessionId!)
-        .executeTakeFirst();
-      const revoked = Number(res.numDeletedRows);
-      await audit(app.db, req, { action: 'profile.sessions_revoked', details: { revoked } });
-      return { revoked };
-    },
+    async (req) => revokeMyOtherSessions(app.db, actorOf(req)),
   );
 }

@@ -1,21 +1,8 @@
-import type { FastifyRequest } from 'fastify';
-import QRCode from 'qrcode';
 import { Type } from 'typebox';
-import { clientIp } from '../../auth/guard.js';
-import { otpauthUri } from '../../auth/totp.js';
-import { conflict, invalid } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
-import { principalOf, type App } from '../../types.js';
-import { audit } from '../audit/service.js';
-import { beginAttempt, forgetAttempt } from '../auth/service.js';
-import {
-  confirmEnrolment,
-  disableTwoFactor,
-  replaceRecoveryCodes,
-  spendCode,
-  startEnrolment,
-  twoFactorStatus,
-} from './two-factor.js';
+import type { App } from '../../types.js';
+import { actorOf } from '../audit/service.js';
+import { confirmTwoFactor, enrolTwoFactor, regenerateRecoveryCodes, turnOffTwoFactor } from './service.js';
 
 const CodeBody = Type.Object(
   {
@@ -47,30 +34,6 @@ const RecoveryCodes = Type.Object(
 );
 
 export default async function twoFactorRoutes(app: App) {
-  /**
-   * Wrong codes on these routes count toward the account's login rate limit, so a stolen
-   * session cannot guess its way to turning 2FA off.
-   */
-  async function spendOrRefuse(req: FastifyRequest, code: string) {
-    const p = principalOf(req);
-    if (!(await twoFactorStatus(app.db, p.operator.id)).enabled) conflict('Two-factor sign-in is not on.');
-    // Counted before it is judged, like a login (see beginAttempt), so concurrent guesses cannot
-    // all slip under the budget.
-    const attempt = await beginAttempt(app.db, clientIp(req), p.operator.email);
-    const kind = await spendCode(app.db, p.operator.id, code);
-    if (!kind) {
-      await audit(app.db, req, {
-        action: 'auth.totp_failed',
-        target_type: 'operator',
-        target_id: p.operator.id,
-        details: { where: req.routeOptions.url },
-      });
-      invalid([{ field: 'code', message: 'is wrong or already used' }]);
-    }
-    await forgetAttempt(app.db, attempt);
-    return kind!;
-  }
-
   app.post(
     '/api/profile/2fa/enrol',
     {
@@ -84,13 +47,7 @@ export default async function twoFactorRoutes(app: App) {
         response: { 200: Enrolment, ...problems(409) },
       },
     },
-    async (req) => {
-      const p = principalOf(req);
-      const secret = await startEnrolment(app.db, p.operator.id);
-      const uri = otpauthUri(secret, p.operator.email);
-      const svg = await QRCode.toString(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
-      return { secret, otpauth_uri: uri, qr: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
-    },
+    async (req) => enrolTwoFactor(app.db, actorOf(req)),
   );
 
   app.post(
@@ -107,15 +64,7 @@ export default async function twoFactorRoutes(app: App) {
         response: { 200: RecoveryCodes, ...problems(409) },
       },
     },
-    async (req) => {
-      const p = principalOf(req);
-      const codes = await app.db.transaction().execute(async (tx) => {
-        const codes = await confirmEnrolment(tx, p.operator.id, req.body.code);
-        await audit(tx, req, { action: 'profile.2fa_enabled', target_type: 'operator', target_id: p.operator.id });
-        return codes;
-      });
-      return { recovery_codes: codes };
-    },
+    async (req) => confirmTwoFactor(app.db, actorOf(req), req.body.code),
   );
 
   app.post(
@@ -135,17 +84,7 @@ export default async function twoFactorRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const p = principalOf(req);
-      const kind = await spendOrRefuse(req, req.body.code);
-      await app.db.transaction().execute(async (tx) => {
-        await disableTwoFactor(tx, p.operator.id);
-        await audit(tx, req, {
-          action: 'profile.2fa_disabled',
-          target_type: 'operator',
-          target_id: p.operator.id,
-          details: { with: kind },
-        });
-      });
+      await turnOffTwoFactor(app.db, actorOf(req), req.body.code, req.routeOptions.url);
       return reply.status(204).send(null);
     },
   );
@@ -164,19 +103,6 @@ export default async function twoFactorRoutes(app: App) {
         response: { 200: RecoveryCodes, ...problems(409, 429) },
       },
     },
-    async (req) => {
-      const p = principalOf(req);
-      await spendOrRefuse(req, req.body.code);
-      const codes = await app.db.transaction().execute(async (tx) => {
-        const codes = await replaceRecoveryCodes(tx, p.operator.id);
-        await audit(tx, req, {
-          action: 'profile.recovery_codes_replaced',
-          target_type: 'operator',
-          target_id: p.operator.id,
-        });
-        return codes;
-      });
-      return { recovery_codes: codes };
-    },
+    async (req) => regenerateRecoveryCodes(app.db, actorOf(req), req.body.code, req.routeOptions.url),
   );
 }

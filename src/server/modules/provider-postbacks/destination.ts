@@ -2,7 +2,8 @@ import type { Agent } from 'undici';
 import type { DB } from '../../db/database.js';
 import type { Destination } from '../../events/dispatcher.js';
 import { sendHttp } from '../../events/send-http.js';
-import { postbackRows, postbackUrl, templateFor } from './service.js';
+import { postbackRows } from './queries.js';
+import { postbackUrl, templateFor } from './service.js';
 
 // Sends a lead event to its traffic provider's tracker: GET the postback URL for the event (the
 // lead's campaign's own, else the provider-wide one), macros filled from the event.

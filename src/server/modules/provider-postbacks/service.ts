@@ -1,7 +1,26 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/tables.js';
+import type { Agent } from 'undici';
+import type { DB } from '../../db/database.js';
+import { nowIso } from '../../db/ids.js';
 import { fixedOrigin, originProblem } from '../../distribution/template.js';
 import type { StoredEvent } from '../../events/dispatcher.js';
+import { sendHttp } from '../../events/send-http.js';
+import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
+import { checkDestinationUrl } from '../../outbound/guard.js';
+import { audit, type Actor } from '../audit/service.js';
+import {
+  findProvider,
+  findProviderLead,
+  listPostbacks,
+  postbackRows,
+  type PostbackRow,
+  providerCampaignIds,
+  replacePostbacks,
+  syncPostbackSubscriptions,
+} from './queries.js';
+import type { PutPostbacks } from './schemas.js';
+
+/** Its statements live in queries.ts; also exported here, where the tests import it. */
+export { syncPostbackSubscriptions };
 
 // A traffic provider's postbacks: the S2S convention of affiliate trackers. A URL template per
 // lead event, with macros in braces filled from the lead as the event saw it, URL-encoded. The
@@ -112,44 +131,6 @@ export const SAMPLE: Pick<StoredEvent, 'type' | 'lead_id' | 'data'> = {
   },
 };
 
-/**
- * The provider's rows in event_subscriptions: per event type, one for all campaigns when it has
- * a provider-wide postback for it, else one per campaign with its own. Never two that match one event.
- */
-export async function syncPostbackSubscriptions(db: Kysely<Database>, providerId: string) {
-  await db
-    .deleteFrom('event_subscriptions')
-    .where('destination_kind', '=', 'postback')
-    .where('destination_id', '=', providerId)
-    .execute();
-  const rows = await db
-    .selectFrom('provider_postbacks')
-    .select(['event_type', 'campaign_id'])
-    .where('traffic_provider_id', '=', providerId)
-    .execute();
-  const wide = new Set(rows.filter((r) => r.campaign_id === null).map((r) => r.event_type));
-  const subs = rows
-    .filter((r) => r.campaign_id === null || !wide.has(r.event_type))
-    .map((r) => ({
-      event_type: r.event_type,
-      destination_kind: 'postback' as const,
-      destination_id: providerId,
-      traffic_provider_id: providerId,
-      campaign_id: r.campaign_id,
-    }));
-  if (subs.length) await db.insertInto('event_subscriptions').values(subs).execute();
-}
-
-export type PostbackRow = { traffic_provider_id: string; campaign_id: string | null; event_type: string; url: string };
-
-/** The postbacks of these providers: what templateFor chooses from. */
-export const postbackRows = (db: Kysely<Database>, providerIds: string[]): Promise<PostbackRow[]> =>
-  db
-    .selectFrom('provider_postbacks')
-    .select(['traffic_provider_id', 'campaign_id', 'event_type', 'url'])
-    .where('traffic_provider_id', 'in', providerIds)
-    .execute();
-
 /** The template for an event of a lead: its campaign's own, else the provider-wide one. */
 export function templateFor(
   rows: PostbackRow[],
@@ -162,4 +143,119 @@ export function templateFor(
     (mine.find((r) => campaignId !== null && r.campaign_id === campaignId) ?? mine.find((r) => r.campaign_id === null))
       ?.url ?? null
   );
+}
+
+// The use cases behind the routes.
+
+const provider = async (db: DB, id: string) => (await findProvider(db, id)) ?? notFound('traffic provider');
+
+export async function getProviderPostbacks(db: DB, providerId: string) {
+  await provider(db, providerId);
+  return { postbacks: await listPostbacks(db, providerId) };
+}
+
+/** Postback errors beyond the schema, named by field: duplicates, foreign campaigns, bad URLs. */
+function postbackErrors(items: PutPostbacks['postbacks'], campaigns: Set<string>, allowedNetworks: readonly string[]) {
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  items.forEach((p, i) => {
+    const key = `${p.event_type}\n${p.campaign_id ?? ''}`;
+    if (seen.has(key))
+      errors.push({
+        field: `postbacks/${i}`,
+        message: `a second postback for ${p.event_type} and ${p.campaign_id ? 'this campaign' : 'every campaign'}`,
+      });
+    seen.add(key);
+    if (p.campaign_id !== null && !campaigns.has(p.campaign_id))
+      errors.push({
+        field: `postbacks/${i}/campaign_id`,
+        message: "is not one of this traffic provider's campaigns",
+      });
+    const problem =
+      templateProblem(p.url) ?? checkDestinationUrl(renderPostbackUrl(p.url, SAMPLE), allowedNetworks)?.message ?? null;
+    if (problem) errors.push({ field: `postbacks/${i}/url`, message: problem });
+  });
+  return errors;
+}
+
+/** Replaces every postback of the provider (409 when archived) and its subscriptions. */
+export async function putProviderPostbacks(
+  db: DB,
+  actor: Actor,
+  providerId: string,
+  items: PutPostbacks['postbacks'],
+  allowedNetworks: readonly string[],
+) {
+  const current = await provider(db, providerId);
+  if (current.archived_at) conflict('This traffic provider is archived and cannot be changed.');
+  const campaigns = new Set(await providerCampaignIds(db, current.id));
+  const errors = postbackErrors(items, campaigns, allowedNetworks);
+  if (errors.length) invalid(errors);
+  const before = await listPostbacks(db, current.id);
+  await db.transaction().execute(async (tx) => {
+    await replacePostbacks(tx, current.id, items, nowIso());
+    await syncPostbackSubscriptions(tx, current.id);
+    await audit(tx, actor, {
+      action: 'traffic_provider.postbacks_updated',
+      target_type: 'traffic_provider',
+      target_id: current.id,
+      details: { before, after: items },
+    });
+  });
+  return { postbacks: await listPostbacks(db, current.id) };
+}
+
+/**
+ * Calls the provider's postback for the event once, now, filled from one of its leads or the
+ * sample, through `agent` (made on first use); nothing is stored.
+ */
+export async function testProviderPostback(
+  db: DB,
+  agent: () => Agent,
+  providerId: string,
+  b: { event_type: PostbackEvent; campaign_id?: string | null; lead_id?: string },
+) {
+  const current = await provider(db, providerId);
+  let event: Pick<StoredEvent, 'type' | 'lead_id' | 'data'> = { ...SAMPLE, type: b.event_type };
+  let campaignId = b.campaign_id ?? null;
+  if (b.lead_id) {
+    const lead = (await findProviderLead(db, current.id, b.lead_id)) ?? notFound('lead of this traffic provider');
+    const { id, ...data } = lead;
+    event = { type: b.event_type, lead_id: id, data };
+    campaignId = lead.campaign_id;
+  }
+  const rows = await postbackRows(db, [current.id]);
+  const template =
+    templateFor(rows, current.id, b.event_type, campaignId) ??
+    conflict(`This traffic provider has no postback for ${b.event_type}${campaignId ? ' and that campaign' : ''}.`);
+  const target = postbackUrl(template, event);
+  const url = 'refused' in target ? conflict(`This postback is ${target.refused}.`) : target.url;
+  const r = await sendHttp(
+    agent(),
+    { method: 'GET', url, headers: { 'user-agent': 'Leadgate-Postback' }, body: null },
+    "the provider's tracker",
+  );
+  return {
+    url,
+    ok: r.ok,
+    http_status: r.status,
+    error: r.error,
+    response_excerpt: r.excerpt,
+    duration_ms: r.duration_ms,
+  };
+}
+
+/** For the delivery log: the provider (404 when there is none); its postbacks always send. */
+export async function postbackDestinationState(db: DB, providerId: string) {
+  const p = await provider(db, providerId);
+  return { id: p.id, active: true };
+}
+
+/** For the delivery log: the URL the event would call now. */
+export async function postbackPayload(db: DB, providerId: string, event: StoredEvent) {
+  const rows = await postbackRows(db, [providerId]);
+  const template = templateFor(rows, providerId, event.type, event.campaign_id);
+  if (!template) return '(no postback for this event any more)';
+  const target = postbackUrl(template, event);
+  return 'refused' in target ? `(${target.refused})` : target.url;
 }

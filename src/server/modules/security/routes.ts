@@ -1,10 +1,8 @@
 import { Type } from 'typebox';
-import { clientIp } from '../../auth/guard.js';
-import { IpAllowList, parseCidr, readAllowList, writeAllowList } from '../../auth/ip-allowlist.js';
-import { conflict, invalid, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import type { App } from '../../types.js';
-import { audit } from '../audit/service.js';
+import { actorOf } from '../audit/service.js';
+import { getSecuritySettings, updateSecuritySettings } from './service.js';
 
 const SecuritySettings = Type.Object(
   {
@@ -41,7 +39,7 @@ export default async function securityRoutes(app: App) {
         response: { 200: SecuritySettingsView },
       },
     },
-    async (req) => ({ ip_allowlist: await readAllowList(app.db), your_ip: clientIp(req) }),
+    async (req) => getSecuritySettings(app.db, actorOf(req)),
   );
 
   app.put(
@@ -58,25 +56,6 @@ export default async function securityRoutes(app: App) {
         response: { 200: SecuritySettings, ...problems(409) },
       },
     },
-    async (req) => {
-      const errors: FieldError[] = [];
-      const cidrs: string[] = [];
-      req.body.ip_allowlist.forEach((entry, i) => {
-        const cidr = parseCidr(entry);
-        if (!cidr) errors.push({ field: `ip_allowlist[${i}]`, message: `"${entry}" is not an IP address or CIDR` });
-        else if (!cidrs.includes(cidr)) cidrs.push(cidr);
-      });
-      if (errors.length) invalid(errors);
-      const ip = clientIp(req);
-      if (!new IpAllowList(cidrs).allows(ip)) {
-        conflict(`This list does not include your own address ${ip}; saving it would lock you out.`);
-      }
-      const before = await readAllowList(app.db);
-      await app.db.transaction().execute(async (tx) => {
-        await writeAllowList(tx, cidrs);
-        await audit(tx, req, { action: 'settings.ip_allowlist_updated', details: { before, after: cidrs } });
-      });
-      return { ip_allowlist: cidrs };
-    },
+    async (req) => updateSecuritySettings(app.db, actorOf(req), req.body.ip_allowlist),
   );
 }

@@ -8,7 +8,8 @@ import type { Destination } from '../../events/dispatcher.js';
 import { sendHttp } from '../../events/send-http.js';
 import { ownerCheck } from './access.js';
 import { safeEvents } from '../../events/safe-events.js';
-import { cancelPending, eventNames, NO_NAMES, renderBody, sign, syncSubscriptions } from './service.js';
+import { cancelPending } from './queries.js';
+import { eventNames, NO_NAMES, renderBody, sign, syncSubscriptions } from './service.js';
 
 // Sends an event to a webhook: signed per Standard Webhooks, through the outbound guard (the
 // agent), 2xx is success. An event its owner may not read now is not sent: the delivery ends

@@ -1,11 +1,26 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { DB } from '../../db/database.js';
-import type { Database, WebhooksTable } from '../../db/tables.js';
+import { newId, nowIso } from '../../db/ids.js';
+import type { WebhooksTable } from '../../db/tables.js';
 import { isEventType, type EventType } from '../../events/types.js';
 import type { StoredEvent } from '../../events/dispatcher.js';
+import { safeEvents } from '../../events/safe-events.js';
 import { namesOf } from '../../db/names.js';
-import type { Webhook } from './schemas.js';
+import { invalid, notFound, type FieldError } from '../../http/errors.js';
+import { checkDestinationUrl } from '../../outbound/guard.js';
+import { principalOf } from '../../types.js';
+import { audit, type Actor } from '../audit/service.js';
+import { assertCanRead } from './access.js';
+import {
+  cancelPending,
+  deleteWebhookRows,
+  findWebhookRow,
+  insertWebhookRow,
+  listWebhookRows,
+  replaceSubscriptions,
+  updateWebhookRow,
+} from './queries.js';
+import type { CreateWebhook, UpdateWebhook, Webhook } from './schemas.js';
 
 // Webhooks: what is stored, how it is shown (the URL masked past its origin, the secret never),
 // how a payload is signed (Standard Webhooks) and rendered for a chat.
@@ -64,47 +79,9 @@ export function toWebhook(row: WebhooksTable): Webhook {
   };
 }
 
-/** The webhook's rows in event_subscriptions: one per event type while active, none otherwise. */
 /** The event types a stored webhook row subscribes to (a type no longer known is left out). */
 export const storedEventTypes = (row: Pick<WebhooksTable, 'event_types'>) =>
   (JSON.parse(row.event_types) as string[]).filter(isEventType);
-
-export async function syncSubscriptions(
-  db: Kysely<Database>,
-  row: Pick<WebhooksTable, 'id' | 'status' | 'event_types'>,
-) {
-  await db
-    .deleteFrom('event_subscriptions')
-    .where('destination_kind', '=', 'webhook')
-    .where('destination_id', '=', row.id)
-    .execute();
-  if (row.status !== 'active') return;
-  const types = storedEventTypes(row);
-  if (!types.length) return;
-  await db
-    .insertInto('event_subscriptions')
-    .values(
-      types.map((t) => ({
-        event_type: t,
-        destination_kind: 'webhook' as const,
-        destination_id: row.id,
-        traffic_provider_id: null,
-        campaign_id: null,
-      })),
-    )
-    .execute();
-}
-
-/** Ends the webhook's pending deliveries (it was disabled or deleted). */
-export async function cancelPending(db: Kysely<Database>, id: string, reason: string) {
-  await db
-    .updateTable('event_deliveries')
-    .set({ state: 'cancelled', last_error: reason, lease_until: null, lease_token: null })
-    .where('destination_kind', '=', 'webhook')
-    .where('destination_id', '=', id)
-    .where('state', '=', 'pending')
-    .execute();
-}
 
 /** The JSON body: {type, timestamp, data}, data holding the event's ids and what it carries. */
 export function eventBody(event: StoredEvent): Record<string, unknown> {
@@ -215,4 +192,165 @@ export async function eventNames(db: DB, events: StoredEvent[]): Promise<(event:
     campaign: name(campaigns, e.campaign_id),
     provider: name(providers, e.traffic_provider_id),
   });
+}
+
+// The use cases: what each route does, in one transaction with its audit record.
+
+const find = async (db: DB, id: string) => (await findWebhookRow(db, id)) ?? notFound('webhook');
+
+/** The webhook's rows in event_subscriptions: one per event type while active, none otherwise. */
+export const syncSubscriptions = (db: DB, row: Pick<WebhooksTable, 'id' | 'status' | 'event_types'>) =>
+  replaceSubscriptions(db, row.id, row.status === 'active' ? storedEventTypes(row) : []);
+
+/** URL and chat id checks beyond the schema, named by field. */
+function check(
+  b: { url?: string; format?: string; telegram_chat_id?: string | null },
+  format: string,
+  chatId: string | null,
+  allowedNetworks: readonly string[],
+) {
+  const errors: FieldError[] = [];
+  if (b.url !== undefined) {
+    const problem = urlProblem(b.url) ?? checkDestinationUrl(b.url, allowedNetworks)?.message ?? null;
+    if (problem) errors.push({ field: 'url', message: problem });
+  }
+  if (format === 'telegram' && !chatId)
+    errors.push({ field: 'telegram_chat_id', message: 'is required for the telegram format' });
+  if (format !== 'telegram' && chatId)
+    errors.push({ field: 'telegram_chat_id', message: 'is only for the telegram format' });
+  if (errors.length) invalid(errors);
+}
+
+export const listWebhooks = async (db: DB) => (await listWebhookRows(db)).map(toWebhook);
+
+export const getWebhook = async (db: DB, id: string) => toWebhook(await find(db, id));
+
+/** A new webhook owned by the actor, who must be allowed to read every event type; its secret shown once. */
+export async function createWebhook(db: DB, actor: Actor, b: CreateWebhook, allowedNetworks: readonly string[]) {
+  const format = b.format ?? 'json';
+  check(b, format, b.telegram_chat_id ?? null, allowedNetworks);
+  const principal = principalOf(actor);
+  assertCanRead(principal, b.event_types);
+  const now = nowIso();
+  const row = {
+    id: newId(),
+    name: b.name.trim(),
+    url: b.url,
+    format,
+    telegram_chat_id: b.telegram_chat_id ?? null,
+    event_types: JSON.stringify(b.event_types),
+    secret: newSecret(),
+    status: 'active' as const,
+    disabled_reason: null,
+    failing_since: null,
+    created_at: now,
+    updated_at: now,
+    owner_id: principal.operator.id,
+  };
+  await db.transaction().execute(async (tx) => {
+    await insertWebhookRow(tx, row);
+    await syncSubscriptions(tx, row);
+    await audit(tx, actor, {
+      action: 'webhook.created',
+      target_type: 'webhook',
+      target_id: row.id,
+      details: { name: row.name, url: toWebhook(row).url, format, event_types: b.event_types },
+    });
+  });
+  return { ...toWebhook(row), secret: row.secret };
+}
+
+/** Changes the fields sent; disabling cancels pending deliveries. */
+export async function updateWebhook(
+  db: DB,
+  actor: Actor,
+  id: string,
+  b: UpdateWebhook,
+  allowedNetworks: readonly string[],
+) {
+  return db.transaction().execute(async (tx) => {
+    const current = await find(tx, id);
+    const format = b.format ?? current.format;
+    const chatId =
+      b.telegram_chat_id !== undefined ? b.telegram_chat_id : format === 'telegram' ? current.telegram_chat_id : null;
+    check(b, format, chatId, allowedNetworks);
+    // Whoever redirects a webhook reads what it sends from then on: they must be allowed to, and it sends as them.
+    const redirects =
+      b.url !== undefined ||
+      b.format !== undefined ||
+      b.telegram_chat_id !== undefined ||
+      b.event_types !== undefined ||
+      b.status === 'active';
+    const principal = principalOf(actor);
+    if (redirects) assertCanRead(principal, b.event_types ?? storedEventTypes(current));
+    const reactivated = b.status === 'active' && current.status !== 'active';
+    const patch = {
+      ...(b.name !== undefined && { name: b.name.trim() }),
+      ...(b.url !== undefined && { url: b.url }),
+      format,
+      telegram_chat_id: chatId,
+      ...(b.event_types && { event_types: JSON.stringify(b.event_types) }),
+      ...(b.status && { status: b.status }),
+      ...(b.status && { disabled_reason: null }),
+      ...(reactivated && { failing_since: null }),
+      ...(redirects && { owner_id: principal.operator.id }),
+      updated_at: nowIso(),
+    };
+    const row = { ...current, ...patch };
+    await updateWebhookRow(tx, current.id, patch);
+    await syncSubscriptions(tx, row);
+    if (row.status !== 'active' && current.status === 'active')
+      await cancelPending(tx, current.id, 'the webhook was disabled');
+    const { url: _url, ...changed } = b;
+    await audit(tx, actor, {
+      action: 'webhook.updated',
+      target_type: 'webhook',
+      target_id: current.id,
+      details: { ...changed, ...(b.url !== undefined && { url: toWebhook(row).url }) },
+    });
+    return toWebhook(row);
+  });
+}
+
+/** The webhook with its subscriptions and delivery log. */
+export async function deleteWebhook(db: DB, actor: Actor, id: string) {
+  await db.transaction().execute(async (tx) => {
+    const current = await find(tx, id);
+    await deleteWebhookRows(tx, current.id);
+    await audit(tx, actor, {
+      action: 'webhook.deleted',
+      target_type: 'webhook',
+      target_id: current.id,
+      details: { name: current.name },
+    });
+  });
+}
+
+/** A new signing secret, shown once. */
+export async function rotateWebhookSecret(db: DB, actor: Actor, id: string) {
+  const current = await find(db, id);
+  const row = { ...current, secret: newSecret(), updated_at: nowIso() };
+  await db.transaction().execute(async (tx) => {
+    await updateWebhookRow(tx, current.id, { secret: row.secret, updated_at: row.updated_at });
+    await audit(tx, actor, {
+      action: 'webhook.secret_rotated',
+      target_type: 'webhook',
+      target_id: current.id,
+      details: { name: current.name },
+    });
+  });
+  return { ...toWebhook(row), secret: row.secret };
+}
+
+/** For the delivery log: the webhook (404 when there is none) and whether it sends. */
+export async function webhookDestinationState(db: DB, id: string) {
+  const hook = await find(db, id);
+  return { id: hook.id, active: hook.status === 'active' };
+}
+
+/** For the delivery log: what the webhook would be sent for the event now. */
+export async function webhookPayload(db: DB, id: string, event: StoredEvent) {
+  const hook = await find(db, id);
+  const names = hook.format === 'json' ? NO_NAMES : (await eventNames(db, [event]))(event);
+  return renderBody(hook.format, hook.telegram_chat_id, (await safeEvents(db, [event]))(event), names);
 }

@@ -1,0 +1,153 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Agent } from 'undici';
+import type { DB } from '../../db/database.js';
+import { nowIso } from '../../db/ids.js';
+import { nestsDeeperThan } from '../../distribution/template.js';
+import { invalid, notFound, type FieldError } from '../../http/errors.js';
+import { principalOf } from '../../types.js';
+import { audit, type Actor } from '../audit/service.js';
+import { canSeeContacts } from '../leads/search.js';
+import { checkUrl, maskHeaders, originOf, resolveSecretHeaders } from '../partners/checks.js';
+import { maskRun } from './mask.js';
+import { MAX_BODY_DEPTH, recordRun, runPull } from './pull.js';
+import { deleteStatusPullRow, findPartner, findStatusPull, saveStatusPull, type StatusPullRow } from './queries.js';
+import type { StatusPullInput, StoredStatusPull } from './schemas.js';
+
+// A partner's status pull, as the routes use it: shown with its health (secret headers masked),
+// set, removed, and run by hand.
+
+const partner = async (db: DB, id: string) => (await findPartner(db, id)) ?? notFound('partner');
+
+/** The stored pull as shown: secret header values masked, and its health. */
+function shown(row: StatusPullRow) {
+  const config = JSON.parse(row.config) as StoredStatusPull;
+  return {
+    config: { ...config, request_headers: maskHeaders(config.request_headers) },
+    health: {
+      last_run_at: row.last_run_at,
+      last_ok_at: row.last_ok_at,
+      last_error: row.last_error,
+      last_updated: Number(row.last_updated),
+      consecutive_failures: Number(row.consecutive_failures),
+      next_run_at: config.enabled ? row.next_run_at : null,
+    },
+  };
+}
+
+export async function getStatusPull(db: DB, partnerId: string) {
+  await partner(db, partnerId);
+  return shown((await findStatusPull(db, partnerId)) ?? notFound('status pull for this partner'));
+}
+
+/**
+ * The configuration to store, or 400 naming each bad field. A secret header sent back masked
+ * keeps its stored value while the URL's origin is unchanged (resolveSecretHeaders).
+ */
+function storedConfig(b: StatusPullInput, before: StoredStatusPull | null, allowedNetworks: readonly string[]) {
+  const errors: FieldError[] = [];
+  checkUrl(b.url, allowedNetworks, errors, 'url');
+  const origin = originOf(b.url);
+  const headers = resolveSecretHeaders(
+    b.request_headers ?? {},
+    before?.request_headers ?? {},
+    before !== null && origin !== null && origin === originOf(before.url),
+    'request_headers',
+    errors,
+  );
+  const method = b.method ?? 'GET';
+  if (method === 'GET' && b.body_template) errors.push({ field: 'body_template', message: 'is sent with POST only' });
+  // Before anything renders or stringifies it: both recurse, and thousands of levels overflow the stack.
+  else if (b.body_template && nestsDeeperThan(b.body_template, MAX_BODY_DEPTH))
+    errors.push({ field: 'body_template', message: `nests deeper than ${MAX_BODY_DEPTH} levels` });
+  const words = new Set<string>();
+  for (const word of Object.keys(b.status_map ?? {})) {
+    const w = word.trim().toLowerCase();
+    if (words.has(w))
+      errors.push({
+        field: `status_map.${word}`,
+        message: 'is the same word as another (case and spaces around are ignored)',
+      });
+    words.add(w);
+  }
+  if (!b.status_path && !b.ftd_path)
+    errors.push({ field: 'status_path', message: 'is needed, or ftd_path: the pull must read something' });
+  if (errors.length) invalid(errors);
+  const config: StoredStatusPull = {
+    method,
+    url: b.url,
+    request_headers: headers,
+    body_template: method === 'POST' ? (b.body_template ?? null) : null,
+    date_format: b.date_format ?? 'iso',
+    list_path: b.list_path ?? '',
+    lead_id_path: b.lead_id_path,
+    status_path: b.status_path ?? '',
+    ftd_path: b.ftd_path ?? '',
+    revenue_path: b.revenue_path ?? '',
+    paging: b.paging ?? { type: 'none' },
+    interval_minutes: b.interval_minutes,
+    lookback_hours: b.lookback_hours,
+    timeout_ms: b.timeout_ms ?? 10_000,
+    status_map: b.status_map ?? {},
+    enabled: b.enabled ?? true,
+  };
+  return config;
+}
+
+/** Sets the partner's pull, due at once; audited with header names only. */
+export async function putStatusPull(
+  db: DB,
+  actor: Actor,
+  partnerId: string,
+  b: StatusPullInput,
+  allowedNetworks: readonly string[],
+) {
+  const p = await partner(db, partnerId);
+  const previous = await findStatusPull(db, p.id);
+  const before = previous ? (JSON.parse(previous.config) as StoredStatusPull) : null;
+  const config = storedConfig(b, before, allowedNetworks);
+  const now = nowIso();
+  await db.transaction().execute(async (tx) => {
+    await saveStatusPull(tx, p.id, JSON.stringify(config), now);
+    const forAudit = (c: StoredStatusPull | null) => c && { ...c, request_headers: Object.keys(c.request_headers) };
+    await audit(tx, actor, {
+      action: 'partner.status_pull_updated',
+      target_type: 'partner',
+      target_id: p.id,
+      details: { before: forAudit(before), after: forAudit(config) },
+    });
+  });
+  return shown((await findStatusPull(db, p.id))!);
+}
+
+export async function deleteStatusPull(db: DB, actor: Actor, partnerId: string) {
+  const p = await partner(db, partnerId);
+  await db.transaction().execute(async (tx) => {
+    if (!(await deleteStatusPullRow(tx, p.id))) notFound('status pull for this partner');
+    await audit(tx, actor, {
+      action: 'partner.status_pull_deleted',
+      target_type: 'partner',
+      target_id: p.id,
+      details: { name: p.name },
+    });
+  });
+}
+
+/**
+ * Runs the pull now through `agent`. A dry run changes nothing; otherwise the run is recorded as
+ * the scheduled one. The partner's text is masked unless the actor may see contacts.
+ */
+export async function runStatusPull(
+  db: DB,
+  actor: Actor,
+  agent: Agent,
+  log: FastifyBaseLogger,
+  partnerId: string,
+  dryRun: boolean,
+) {
+  const p = await partner(db, partnerId);
+  const row = (await findStatusPull(db, p.id)) ?? notFound('status pull for this partner');
+  const config = JSON.parse(row.config) as StoredStatusPull;
+  const { run, matched } = await runPull(db, agent, p, config, { dryRun });
+  if (!dryRun) await recordRun(db, p, config, run, log);
+  return canSeeContacts(principalOf(actor)) ? run : maskRun(run, matched);
+}
