@@ -36,16 +36,8 @@ export interface AuditEvent {
   via?: 'system';
 }
 
-/**
- * Records a security event. Pass the transaction when the change it records is in one. `who` is
- * the use case's Actor (a request is still accepted from routes not yet moved to a use case).
- */
-export async function audit(
-  db: Kysely<Database>,
-  who: Actor | FastifyRequest | null,
-  event: AuditEvent,
-): Promise<void> {
-  const actor = who === null ? SYSTEM : 'raw' in who ? actorOf(who) : who;
+/** Records a security event. Pass the transaction when the change it records is in one. */
+export async function audit(db: Kysely<Database>, actor: Actor, event: AuditEvent): Promise<void> {
   const p = actor.principal;
   await insertAuditEntry(db, {
     id: newId(),

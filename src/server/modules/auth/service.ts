@@ -1,11 +1,9 @@
-import type { FastifyRequest } from 'fastify';
 import { issueToken } from '../../auth/credentials.js';
-import { clientIp } from '../../auth/guard.js';
 import { verifyPassword } from '../../auth/passwords.js';
 import type { DB } from '../../db/database.js';
 import { newId, nowIso } from '../../db/ids.js';
 import { conflict, HttpProblem, invalid } from '../../http/errors.js';
-import { principalOf, type Principal } from '../../types.js';
+import { principalOf } from '../../types.js';
 import { audit, type Actor } from '../audit/service.js';
 import { findOperator } from '../operators/queries.js';
 import { createOwner, ownerExists } from '../operators/service.js';
@@ -148,15 +146,6 @@ export async function confirmPassword(
   // Right: this try was no failure. Earlier wrong ones still count (only a login clears them).
   await forgetAttempt(db, attempt);
 }
-
-/** confirmPassword for a route not yet moved to a use case (operators). */
-export const confirmCurrentPassword = (
-  db: DB,
-  req: FastifyRequest,
-  p: Principal,
-  password: string | undefined,
-  purpose: string,
-) => confirmPassword(db, { principal: p, ip: clientIp(req) }, password, purpose, req.routeOptions.url);
 
 // The use cases behind the auth routes.
 

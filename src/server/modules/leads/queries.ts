@@ -399,3 +399,42 @@ export async function leadDetail(db: DB, id: string, contacts: boolean) {
     }),
   };
 }
+
+/** A lead's status, or undefined when there is no such lead. */
+export const leadStatus = (db: DB, id: string) =>
+  db.selectFrom('leads').select(['id', 'status']).where('id', '=', id).executeTakeFirst();
+
+export const isLiveFlow = async (db: DB, id: string) =>
+  !!(await db
+    .selectFrom('flows')
+    .select('id')
+    .where('id', '=', id)
+    .where('archived_at', 'is', null)
+    .executeTakeFirst());
+
+export const isLivePartner = async (db: DB, id: string) =>
+  !!(await db
+    .selectFrom('partners')
+    .select('id')
+    .where('id', '=', id)
+    .where('archived_at', 'is', null)
+    .executeTakeFirst());
+
+/**
+ * Moves a rejected or failed lead back to pending under a short claim (`claimMs`, until the
+ * engine's own lease takes over); false when it is no longer rejected or failed.
+ */
+export async function claimForRedelivery(db: DB, id: string, now: number, claimMs: number): Promise<boolean> {
+  const claimed = await db
+    .updateTable('leads')
+    .set({
+      status: 'pending',
+      reason: null,
+      lease_until: new Date(now + claimMs).toISOString(),
+      status_updated_at: new Date(now).toISOString(),
+    })
+    .where('id', '=', id)
+    .where('status', 'in', ['rejected', 'failed'])
+    .executeTakeFirst();
+  return Number(claimed.numUpdatedRows) > 0;
+}

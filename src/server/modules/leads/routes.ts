@@ -4,11 +4,12 @@ import { IdParams } from '../../http/common-schemas.js';
 import { problems } from '../../http/openapi.js';
 import { decodeCursor, pageOf } from '../../http/pagination.js';
 import { principalOf, type App } from '../../types.js';
-import { audit } from '../audit/service.js';
+import { actorOf } from '../audit/service.js';
+import { recordExport } from './service.js';
 import { exportFileName } from './export.js';
 import { Exporter, exporters } from './exporter.js';
 import { countLeads, findLeads, leadDetail, saleStatusesInUse, sortKeyOf, toLead } from './queries.js';
-import { registerRedeliver } from './redeliver.js';
+import { registerRedeliver } from './redeliver-routes.js';
 import { ExportQuery, LeadDetail, LeadPage, SearchQuery, TOTAL_CAP } from './schemas.js';
 import { canSeeContacts, leadFilter } from './search.js';
 import { maskContactLike } from '../../privacy/mask.js';
@@ -123,13 +124,8 @@ export default async function leadsRoutes(app: App) {
         );
       }
       const stream = await opening;
-      // A bulk copy of leads leaves the system: who took which selection, with or without contacts.
       try {
-        await audit(app.db, req, {
-          action: 'lead.exported',
-          target_type: 'lead',
-          details: { filters: req.query, contacts },
-        });
+        await recordExport(app.db, actorOf(req), req.query, contacts);
       } catch (err) {
         stream.destroy(); // frees the worker
         throw err;

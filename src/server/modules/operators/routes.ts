@@ -2,9 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { problems } from '../../http/openapi.js';
 import { Page, PageQuery } from '../../http/pagination.js';
-import { principalOf, type App } from '../../types.js';
+import type { App } from '../../types.js';
 import { actorOf } from '../audit/service.js';
-import { confirmCurrentPassword } from '../auth/service.js';
+import { confirmPassword } from '../auth/service.js';
 import { IdParams } from '../roles/schemas.js';
 import { CreateOperator, Operator, OperatorStatus, UpdateOperator } from './schemas.js';
 import {
@@ -16,11 +16,14 @@ import {
   type ConfirmPassword,
 } from './service.js';
 
-/** The caller's own password, checked against their login rate limit (auth module). */
+/**
+ * The caller's own password, checked against their login rate limit (auth module; bound here
+ * because auth's setup use case creates the owner through operators/service.ts).
+ */
 const confirmFor =
   (app: App, req: FastifyRequest): ConfirmPassword =>
   (password, purpose) =>
-    confirmCurrentPassword(app.db, req, principalOf(req), password, purpose);
+    confirmPassword(app.db, actorOf(req), password, purpose, req.routeOptions.url);
 
 export default async function operatorRoutes(app: App) {
   app.get(

@@ -107,7 +107,7 @@ export async function createOwner(
 
 export const ownerExists = (db: Kysely<Database>): Promise<boolean> => anyOperator(db);
 
-/** Checks the caller's own password (the auth module's confirmCurrentPassword, bound to the request). */
+/** Checks the caller's own password (the auth module's confirmPassword, bound by the route). */
 export type ConfirmPassword = (password: string | undefined, purpose: string) => Promise<void>;
 
 async function roleFor(db: Kysely<Database>, roleId: string) {

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { problems } from '../../http/openapi.js';
 import type { App } from '../../types.js';
 import { PostbackBody, PostbackParams, PostbackQuery, PostbackResult } from './schemas.js';
+import { actorOf } from '../audit/service.js';
 import { applyPostback, parsePostback, type RawPostback } from './service.js';
 
 const TAGS = ['Postbacks'];
@@ -28,7 +29,7 @@ export default async function postbackRoutes(app: App) {
   });
 
   const handle = async (req: FastifyRequest, raw: RawPostback) =>
-    applyPostback(app.db, req, req.postbackPartner!, parsePostback(raw));
+    applyPostback(app.db, actorOf(req), req.postbackPartner!, parsePostback(raw));
 
   app.get(
     '/api/postback/:token',

@@ -1,9 +1,8 @@
-import type { FastifyRequest } from 'fastify';
 import type { PostbackPartner } from '../../auth/machine-tokens.js';
 import { isPostgres, type DB } from '../../db/database.js';
 import { nowIso } from '../../db/ids.js';
 import { HttpProblem, invalid, type FieldError } from '../../http/errors.js';
-import { audit } from '../audit/service.js';
+import { audit, type Actor } from '../audit/service.js';
 import { MAX_PRICE as MAX_PAYOUT, saleAtDelivery, toCents } from '../../distribution/prices.js';
 import { parseBound } from '../leads/dates.js';
 import { applyConversion, CONVERSION_LEAD_COLUMNS, dealOf, payoutCents, type Applied } from '../conversions/apply.js';
@@ -167,7 +166,7 @@ async function lockLead(tx: DB, partnerId: string, ref: Postback['ref']) {
  */
 export async function applyPostback(
   db: DB,
-  req: FastifyRequest,
+  actor: Actor,
   partner: PostbackPartner,
   p: Postback,
 ): Promise<PostbackResult> {
@@ -186,7 +185,7 @@ export async function applyPostback(
     }
     const { changed, patch, changes, notes } = await applyConversion(tx, lead, p, 'postback', base);
     if (changed) {
-      await audit(tx, req, {
+      await audit(tx, actor, {
         action: 'lead.postback',
         target_type: 'lead',
         target_id: lead.id,

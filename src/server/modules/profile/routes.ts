@@ -4,7 +4,7 @@ import type { App } from '../../types.js';
 import { actorOf } from '../audit/service.js';
 import { Email, Operator, Password, PersonName, Timezone } from '../operators/schemas.js';
 import { changePassword, getProfile, updateProfile } from './service.js';
-import sessionRoutes from './sessions.js';
+import sessionRoutes from './sessions-routes.js';
 import twoFactorRoutes from './two-factor-routes.js';
 
 const Profile = Type.Object(

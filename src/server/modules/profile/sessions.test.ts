@@ -10,7 +10,7 @@ import {
   OWNER,
   type TestApp,
 } from '../../../../test/helpers.js';
-import { deviceOf } from './sessions.js';
+import { deviceOf } from './service.js';
 
 const CHROME_LINUX =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { buildTestApp, call, expectProblem, forEachDatabase, getJson, type TestApp } from '../../../../test/helpers.js';
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
 import { startReceiver } from '../../../../test/webhook-receiver.js';
-import { syncPostbackSubscriptions } from './service.js';
+import { syncPostbackSubscriptions } from './queries.js';
 
 const put = (ta: TestApp, providerId: string, postbacks: unknown[]) =>
   call(ta.app, ta.ownerToken, {

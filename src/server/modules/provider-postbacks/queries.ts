@@ -1,7 +1,7 @@
 import type { DB } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { PutPostbacks } from './schemas.js';
-import type { PostbackEvent } from './service.js';
+import type { PostbackEvent } from './macros.js';
 
 export const findProvider = (db: DB, id: string) =>
   db.selectFrom('traffic_providers').select(['id', 'name', 'archived_at']).where('id', '=', id).executeTakeFirst();

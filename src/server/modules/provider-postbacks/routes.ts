@@ -3,7 +3,7 @@ import { IdParams } from '../../http/common-schemas.js';
 import { problems } from '../../http/openapi.js';
 import type { App } from '../../types.js';
 import { createOutboundAgent } from '../../outbound/guard.js';
-import { deliveryLogRoutes } from '../../events/delivery-routes.js';
+import { deliveryLogRoutes } from '../delivery-log/routes.js';
 import { actorOf } from '../audit/service.js';
 import { PostbackList, PutPostbacks, TestPostback, TestPostbackResult } from './schemas.js';
 import {

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Nullable } from '../../http/common-schemas.js';
-import { MACRO_LIST, POSTBACK_EVENTS, type PostbackEvent } from './service.js';
+import { MACRO_LIST, POSTBACK_EVENTS, type PostbackEvent } from './macros.js';
 
 export const PostbackEventName = Type.Unsafe<PostbackEvent>({
   type: 'string',

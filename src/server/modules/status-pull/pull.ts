@@ -6,7 +6,7 @@ import { nowIso } from '../../db/ids.js';
 import { exchange, type OutboundRequest } from '../../outbound/exchange.js';
 import { compilePath, nestsDeeperThan } from '../../distribution/template.js';
 import { emitEvent } from '../../events/emit.js';
-import { audit } from '../audit/service.js';
+import { audit, SYSTEM } from '../audit/service.js';
 import { applyConversion, CONVERSION_LEAD_COLUMNS, type Conversion } from '../conversions/apply.js';
 import type { PullRun, StoredStatusPull } from './schemas.js';
 
@@ -231,7 +231,7 @@ export async function runPull(
           notes: applied.notes,
         });
         if (!opts.dryRun) {
-          await audit(tx, null, {
+          await audit(tx, SYSTEM, {
             action: 'lead.status_pulled',
             target_type: 'lead',
             target_id: lead.id,

@@ -15,7 +15,7 @@ import {
   webhookDestinationState,
   webhookPayload,
 } from './service.js';
-import { deliveryLogRoutes } from '../../events/delivery-routes.js';
+import { deliveryLogRoutes } from '../delivery-log/routes.js';
 
 const TAGS = ['Webhooks'];
 

@@ -5,8 +5,7 @@ import type { App } from '../../types.js';
 import { actorOf } from '../audit/service.js';
 import { listMySessions, revokeMyOtherSessions, revokeMySession } from './service.js';
 
-// The routes for one's own sessions; deviceOf (service.ts) is exported here too, for its test.
-export { deviceOf } from './service.js';
+// The routes for one's own sessions (the use cases are in service.ts).
 
 const Session = Type.Object(
   {

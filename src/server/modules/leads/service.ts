@@ -1,0 +1,79 @@
+import type { RouteOverride } from '../../distribution/route.js';
+import type { DB } from '../../db/database.js';
+import { HttpProblem, conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
+import { principalOf } from '../../types.js';
+import { audit, type Actor } from '../audit/service.js';
+import { claimForRedelivery, isLiveFlow, isLivePartner, leadDetail, leadStatus } from './queries.js';
+import { canSeeContacts } from './search.js';
+
+// The leads' use cases that change something or leave a record: redelivery and the export's
+// audit record. (Search, detail and the export's file are reads: search.ts, queries.ts, exporter.ts.)
+
+/** How long the claim holds the lead before the engine's own lease takes over. */
+const CLAIM_MS = 30_000;
+
+/** The chosen flow or partner must exist and not be archived (a paused one is the engine's call: it rejects with a reason). */
+async function overrideOf(db: DB, body: { flow_id?: string; partner_id?: string }): Promise<RouteOverride> {
+  const errors: FieldError[] = [];
+  if (body.flow_id !== undefined && body.partner_id !== undefined) {
+    invalid([{ field: 'partner_id', message: 'must not be sent together with flow_id: choose a flow or a partner' }]);
+  }
+  if (body.flow_id !== undefined && !(await isLiveFlow(db, body.flow_id)))
+    errors.push({ field: 'flow_id', message: 'names no flow (or an archived one)' });
+  if (body.partner_id !== undefined && !(await isLivePartner(db, body.partner_id)))
+    errors.push({ field: 'partner_id', message: 'names no partner (or an archived one)' });
+  if (errors.length) invalid(errors);
+  return body.flow_id !== undefined
+    ? { flowId: body.flow_id }
+    : body.partner_id !== undefined
+      ? { partnerId: body.partner_id }
+      : {};
+}
+
+/**
+ * A rejected or failed lead sent through a flow or to a partner again: claimed atomically
+ * (of two redeliveries one wins), recorded, delivered; answered as the lead's detail.
+ */
+export async function redeliverLead(
+  db: DB,
+  delivery: { run(leadId: string, override: RouteOverride): Promise<unknown> },
+  actor: Actor,
+  id: string,
+  body: { flow_id?: string; partner_id?: string },
+) {
+  const lead = (await leadStatus(db, id)) ?? notFound('lead');
+  const override = await overrideOf(db, body);
+  if (lead.status === 'duplicate')
+    conflict("This lead is a duplicate by its traffic provider's policy; duplicates are not redelivered.");
+  if (lead.status !== 'rejected' && lead.status !== 'failed') {
+    conflict(`This lead is ${lead.status}; only rejected or failed leads can be redelivered.`);
+  }
+
+  const now = Date.now();
+  await db.transaction().execute(async (tx) => {
+    // The claim: of two redeliveries (or a redelivery and anything else that moves the
+    // lead on), only one finds it still rejected or failed.
+    if (!(await claimForRedelivery(tx, id, now, CLAIM_MS))) {
+      throw new HttpProblem(409, 'conflict', 'This lead was just redelivered (or otherwise moved on) by someone else.');
+    }
+    await audit(tx, actor, {
+      action: 'lead.redelivered',
+      target_type: 'lead',
+      target_id: id,
+      details: {
+        from_status: lead.status,
+        ...(override.flowId ? { flow_id: override.flowId } : {}),
+        ...(override.partnerId ? { partner_id: override.partnerId } : {}),
+      },
+    });
+  });
+
+  // Outside any transaction: the engine calls partners.
+  await delivery.run(id, override);
+  return (await leadDetail(db, id, canSeeContacts(principalOf(actor)))) ?? notFound('lead');
+}
+
+/** A bulk copy of leads leaves the system: who took which selection, with or without contacts. */
+export async function recordExport(db: DB, actor: Actor, filters: unknown, contacts: boolean) {
+  await audit(db, actor, { action: 'lead.exported', target_type: 'lead', details: { filters, contacts } });
+}
