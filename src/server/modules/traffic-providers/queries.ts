@@ -83,3 +83,23 @@ export async function providerReferenced(db: Kysely<Database>, providerId: strin
   for (const probe of probes) if (await probe.executeTakeFirst()) return true;
   return false;
 }
+
+/** Active providers with silent_after_hours set, each with the time of its last lead (or null). */
+export const watchedProviders = (db: Kysely<Database>) =>
+  db
+    .selectFrom('traffic_providers as p')
+    .select((eb) => [
+      'p.id',
+      'p.name',
+      'p.silent_after_hours',
+      'p.created_at',
+      eb
+        .selectFrom('leads as l')
+        .select((e) => e.fn.max('l.created_at').as('m'))
+        .whereRef('l.traffic_provider_id', '=', 'p.id')
+        .as('last_lead_at'),
+    ])
+    .where('p.silent_after_hours', 'is not', null)
+    .where('p.status', '=', 'active')
+    .where('p.archived_at', 'is', null)
+    .execute();

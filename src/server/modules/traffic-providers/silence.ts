@@ -1,28 +1,13 @@
 import type { DB } from '../../db/database.js';
 import { emitEvent } from '../../events/emit.js';
+import { watchedProviders } from './queries.js';
 
 // A traffic provider that usually sends leads and has gone quiet: with silent_after_hours set,
 // no lead for that long (or since it was made) raises traffic_provider.silent, once per silence
 // (the key is its last lead's time: the next lead starts a new watch).
 
 export async function checkSilentProviders(db: DB, now = Date.now()): Promise<number> {
-  const providers = await db
-    .selectFrom('traffic_providers as p')
-    .select((eb) => [
-      'p.id',
-      'p.name',
-      'p.silent_after_hours',
-      'p.created_at',
-      eb
-        .selectFrom('leads as l')
-        .select((e) => e.fn.max('l.created_at').as('m'))
-        .whereRef('l.traffic_provider_id', '=', 'p.id')
-        .as('last_lead_at'),
-    ])
-    .where('p.silent_after_hours', 'is not', null)
-    .where('p.status', '=', 'active')
-    .where('p.archived_at', 'is', null)
-    .execute();
+  const providers = await watchedProviders(db);
   let raised = 0;
   for (const p of providers) {
     const hours = Number(p.silent_after_hours);
