@@ -1,7 +1,16 @@
 import { Type, type Static } from 'typebox';
+import type { FieldError } from '../../http/errors.js';
 import { compilePath, LEAD_TEMPLATE_FIELDS, renderUrl, renderValue } from '../template.js';
 import { errorMessage, excerpt, isHttpUrl, isTruthy } from './answers.js';
+import { checkUrl, originOf } from './destination-url.js';
 import { MAX_ANSWER_BYTES, type IntegrationKind, type Verdict } from './kind.js';
+import {
+  CLIENT_OWNED_HEADERS,
+  headerNameProblem,
+  maskHeaders,
+  maskHeaderValue,
+  resolveSecretHeaders,
+} from './secret-headers.js';
 
 // The templated HTTP API: a JSON body (or, for GET, a query string) rendered from a template
 // with {{lead.<field>}} placeholders, sent with the operator's headers to a URL (itself a
@@ -101,20 +110,44 @@ export const HttpApiInput = Type.Object(
   },
   { additionalProperties: false, title: 'PartnerIntegrationInput' },
 );
-export type HttpApiInput = Static<typeof HttpApiInput>;
+/** The schema has no `kind` field: an input without one is http-api. */
+export type HttpApiInput = Static<typeof HttpApiInput> & { kind?: 'http-api' };
 
-// Headers that frame the message or manage the connection: the client sets them (from the URL
-// and body) or refuses them (undici throws on transfer-encoding, upgrade, expect…), so an
-// operator's value for them is not sent. The request shown with each call lists what was sent.
-export const CLIENT_OWNED_HEADERS = new Set([
-  'host',
-  'content-length',
-  'connection',
-  'keep-alive',
-  'transfer-encoding',
-  'upgrade',
-  'expect',
-]);
+const PLACEHOLDER = /\{\{(.*?)\}\}/g;
+const KNOWN_FIELDS = new Set<string>(LEAD_TEMPLATE_FIELDS);
+const MAX_TEMPLATE_DEPTH = 20;
+
+const childPath = (path: string, key: string | number) =>
+  typeof key === 'number' ? `${path}[${key}]` : `${path}.${key}`;
+
+/** Every {{…}} placeholder in the template must be {{lead.<known field>}}. */
+function checkTemplate(value: unknown, path: string, depth: number, errors: FieldError[]) {
+  if (errors.length >= 50) return;
+  if (typeof value === 'string') {
+    for (const m of value.matchAll(PLACEHOLDER)) {
+      const name = /^lead\.([A-Za-z0-9_]+)$/.exec(m[1])?.[1];
+      if (!name || !KNOWN_FIELDS.has(name)) {
+        errors.push({
+          field: path,
+          message: `placeholder ${m[0]} names no lead field; use {{lead.<field>}} with one of: ${LEAD_TEMPLATE_FIELDS.join(', ')}`,
+        });
+        return;
+      }
+    }
+    if (value.replace(PLACEHOLDER, '').includes('{{'))
+      errors.push({ field: path, message: 'has a {{ without its closing }}' });
+    return;
+  }
+  if (!value || typeof value !== 'object') return;
+  if (depth > MAX_TEMPLATE_DEPTH) {
+    errors.push({ field: path, message: `nests deeper than ${MAX_TEMPLATE_DEPTH} levels` });
+    return;
+  }
+  if (Array.isArray(value)) value.forEach((v, i) => checkTemplate(v, childPath(path, i), depth + 1, errors));
+  else for (const [k, v] of Object.entries(value)) checkTemplate(v, childPath(path, k), depth + 1, errors);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function hasHeader(headers: Record<string, string>, lowerName: string) {
   for (const name of Object.keys(headers)) if (name.toLowerCase() === lowerName) return true;
@@ -127,7 +160,7 @@ const reject = (reason: string, partner_lead_id: string | null = null): Verdict 
   partner_lead_id,
 });
 
-export const httpApi: IntegrationKind<HttpApiIntegration> = {
+export const httpApi: IntegrationKind<HttpApiIntegration, HttpApiInput> = {
   buildRequest(integration, lead) {
     let url = renderUrl(integration.url, lead);
     const headers: Record<string, string> = {};
@@ -201,4 +234,58 @@ export const httpApi: IntegrationKind<HttpApiIntegration> = {
     }
     return { outcome: 'accepted', reason: null, partner_lead_id, autologin_url };
   },
+
+  resolve(input, previous, errors, allowedNetworks) {
+    checkUrl(input.url, allowedNetworks, errors, 'integration.url');
+    const origin = originOf(input.url);
+    const sameDestination = previous !== null && origin !== null && origin === originOf(previous.url);
+    const headers = resolveSecretHeaders(
+      (input.headers ?? {}) as Record<string, string>,
+      previous?.headers ?? {},
+      sameDestination,
+      'integration.headers',
+      errors,
+    );
+    const body_template = (input.body_template ?? {}) as Record<string, unknown>;
+    checkTemplate(body_template, 'integration.body_template', 1, errors);
+    return {
+      method: input.method ?? 'POST',
+      url: input.url,
+      headers,
+      body_template,
+      success_path: input.success_path ?? '',
+      lead_id_path: input.lead_id_path ?? '',
+      autologin_path: input.autologin_path ?? '',
+      timeout_ms: input.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    };
+  },
+
+  // Header values are left to resolve (a masked value needs the stored integration).
+  bodyErrors(i, allowedNetworks, errors) {
+    if (!isObject(i)) return;
+    if (typeof i.url === 'string') checkUrl(i.url, allowedNetworks, errors, 'integration.url');
+    if (isObject(i.headers)) {
+      const seen = new Set<string>();
+      for (const name of Object.keys(i.headers)) {
+        const problem = headerNameProblem(name, seen);
+        if (problem) errors.push({ field: `integration.headers.${name}`, message: problem });
+      }
+    }
+    if (i.body_template !== undefined) checkTemplate(i.body_template, 'integration.body_template', 1, errors);
+  },
+
+  shown: (integration) => ({ ...integration, headers: maskHeaders(integration.headers) }),
+
+  shownRequest(integration, request) {
+    // Mask what the integration set (its values may be API keys); what the client adds itself
+    // (content-type) is no secret.
+    const secret = new Set(Object.keys(integration.headers));
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers))
+      headers[name] = secret.has(name) ? maskHeaderValue(value) : value;
+    return { ...request, headers };
+  },
+
+  // Which headers are set, never their values.
+  forAudit: (integration) => ({ ...integration, headers: Object.keys(integration.headers) }),
 };

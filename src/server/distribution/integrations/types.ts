@@ -1,8 +1,9 @@
 import type { HttpApiIntegration } from './http-api.js';
 
 // A partner integration: how a lead is offered to a partner and how its answer is read. One
-// shape per kind, told apart by `kind`; the partner client sends and reads through the kind's
-// implementation (index.ts). Integrations stored so far carry no `kind`: they are 'http-api'.
+// shape per kind, told apart by `kind`; the partner client sends and reads, and the partner
+// feature checks and masks, through the kind's implementation (index.ts). Integrations stored
+// so far carry no `kind`: they are 'http-api'.
 
 /** A partner's integration as stored (partners.integration JSON), header values in full. */
 export type StoredIntegration = HttpApiIntegration;

@@ -5,6 +5,7 @@ import { archiveOrDelete } from '../../db/archive.js';
 import { newId, nowIso } from '../../db/ids.js';
 import type { Database } from '../../db/tables.js';
 import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
+import { integrationForAudit, resolveIntegration, shownIntegration } from '../../distribution/integrations/index.js';
 import { parsePrice, shownDeal, storedDeal } from '../../distribution/prices.js';
 import { audit, type Actor } from '../audit/service.js';
 import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
@@ -20,7 +21,7 @@ import {
   type PartnerRecord,
 } from './queries.js';
 import { type CreatePartner, type Partner, type UpdatePartner } from './schemas.js';
-import { checkPartnerRules, integrationForAudit, maskHeaders, resolveIntegration } from './checks.js';
+import { checkPartnerRules } from './checks.js';
 
 const ARCHIVED = 'This partner is archived (deleted while leads refer to it) and cannot be changed.';
 
@@ -28,7 +29,7 @@ const ARCHIVED = 'This partner is archived (deleted while leads refer to it) and
 const postbackUrl = async (db: Kysely<Database>, token: string) =>
   publicLink(await readPublicBaseUrl(db), `/api/postback/${token}`);
 
-/** The API form of a row: header values masked, no token. */
+/** The API form of a row: the integration's secrets masked, no token. */
 export function toPartner(row: PartnerRecord): Partner {
   const integration = storedIntegration(row);
   return {
@@ -43,7 +44,7 @@ export function toPartner(row: PartnerRecord): Partner {
     deal: row.deal === null ? null : shownDeal(parsePrice(row.deal)!),
     pause_after_failures: row.pause_after_failures === null ? null : Number(row.pause_after_failures),
     consecutive_failures: Number(row.consecutive_failures),
-    integration: { ...integration, headers: maskHeaders(integration.headers) },
+    integration: shownIntegration(integration),
     postback_token_prefix: displayPrefix('lgp_', row.postback_token_id),
     created_at: row.created_at,
     updated_at: row.updated_at,

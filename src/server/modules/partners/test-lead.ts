@@ -3,12 +3,12 @@ import { newId } from '../../db/ids.js';
 import { IdParams } from '../../http/common-schemas.js';
 import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
-import { IntegrationInput } from '../../distribution/integrations/index.js';
+import { IntegrationInput, resolveIntegration, shownRequest } from '../../distribution/integrations/index.js';
 import type { LeadForPartner, StoredIntegration } from '../../distribution/integrations/types.js';
 import { LEAD_TEMPLATE_FIELDS } from '../../distribution/template.js';
 import type { App } from '../../types.js';
 import { findPartner, storedIntegration } from './queries.js';
-import { maskHeaderValue, partnerBodyChecks, resolveIntegration } from './checks.js';
+import { partnerBodyChecks } from './checks.js';
 
 // "Send test lead": offers a sample lead to a partner once, as a delivery would, and shows what
 // was sent and answered, so an operator can check an integration (saved or not yet) before real
@@ -148,18 +148,12 @@ const TEST_RULES =
   'private, link-local… outside PARTNER_ALLOWED_NETWORKS) is not called: outcome `error` with the reason.';
 
 export default async function testPartnerRoute(app: App) {
-  /** One test call: the integration given, the sample lead with the overrides; header values masked in the answer. */
+  /** One test call: the integration given, the sample lead with the overrides; its secrets masked in the answer. */
   async function sendTest(integration: StoredIntegration, overrides: Partial<LeadForPartner> | undefined) {
     const lead: LeadForPartner = { ...SAMPLE_LEAD, ...overrides, id: newId() };
     // No transaction is open here: the partner call may take up to timeout_ms.
     const result = await app.delivery.deps.client.call(integration, lead);
-    // Mask what the integration set (its values may be API keys); what the client adds itself
-    // (content-type) is no secret.
-    const secret = new Set(Object.keys(integration.headers));
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(result.request.headers))
-      headers[name] = secret.has(name) ? maskHeaderValue(value) : value;
-    return { ...result, request: { ...result.request, headers } };
+    return { ...result, request: shownRequest(integration, result.request) };
   }
   const more = (body: unknown) => partnerBodyChecks(body, app.config.partnerAllowedNetworks);
 
