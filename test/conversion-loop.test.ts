@@ -27,21 +27,25 @@ forEachDatabase('the conversion loop', (engine) => {
     const partner = w.partners[0];
     const put = (url: string, payload: Record<string, unknown>) =>
       call(ta.app, ta.ownerToken, { method: 'PUT', url, payload });
-    assert.equal(
-      (
-        await put(`/api/partners/${partner.id}/status-pull`, {
-          url: `${statusApi.url}?since={{from}}`,
-          list_path: 'data',
-          lead_id_path: 'id',
-          status_path: 'status',
-          ftd_path: 'deposit_date',
-          interval_minutes: 1,
-          lookback_hours: 24,
-          status_map: { FTD: { sale_status: 'Deposited', ftd: true } },
-        })
-      ).statusCode,
-      200,
-    );
+    const pull = {
+      url: `${statusApi.url}?since={{from}}`,
+      list_path: 'data',
+      lead_id_path: 'id',
+      status_path: 'status',
+      ftd_path: 'deposit_date',
+      interval_minutes: 1,
+      lookback_hours: 24,
+      status_map: { FTD: { sale_status: 'Deposited', ftd: true } },
+    };
+    // Saved disabled, previewed by a dry run, then on schedule: no live pull before a preview.
+    assert.equal((await put(`/api/partners/${partner.id}/status-pull`, pull)).statusCode, 200);
+    const dry = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: `/api/partners/${partner.id}/status-pull/run`,
+      payload: { dry_run: true },
+    });
+    assert.equal(dry.statusCode, 200, dry.body);
+    assert.equal((await put(`/api/partners/${partner.id}/status-pull`, { ...pull, enabled: true })).statusCode, 200);
     assert.equal(
       (
         await put(`/api/traffic-providers/${w.providerId}/postbacks`, {

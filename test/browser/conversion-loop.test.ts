@@ -195,17 +195,29 @@ test(
     await page.getByLabel('List path').fill('items');
     await page.getByLabel('Status path').fill('state');
     await page.getByLabel('Status words').fill('Depositor = Deposited [FTD]');
+    // No live change before a preview: saved off, and neither the schedule nor "apply" is open yet.
+    const schedule = page.getByRole('switch', { name: 'Run on schedule' });
+    const apply = page.getByRole('button', { name: 'Pull now and apply' });
+    assert.equal(await schedule.isDisabled(), true, 'Run on schedule waits for a dry run');
     await page.getByRole('button', { name: 'Save status sync' }).click();
     await page.getByTestId('sync-saved').waitFor();
+    assert.match(await page.getByTestId('sync-saved').innerText(), /not on schedule: make a dry run/);
+    assert.equal(await schedule.isChecked(), false);
+    assert.equal(await schedule.isDisabled(), true);
+    assert.equal(await apply.isDisabled(), true, 'no live pull before the dry run');
+    const stored = (await client.send('GET', `/api/partners/${partner.id}/status-pull`)).json();
+    assert.deepEqual([stored.config.enabled, stored.dry_run_seen], [false, false]);
     await page.getByTestId('pull-dry-run').click();
     await page.getByTestId('pull-change').waitFor();
+    await page.getByText('The dry run would change 1 lead(s), 1 of them FTDs.').waitFor();
+    assert.equal(await schedule.isDisabled(), false, 'the preview opens the schedule');
     assert.match(
       await page.getByTestId('pull-result').innerText(),
       /Dry run: nothing was changed[\s\S]*1 lead\(s\) would change/,
     );
     assert.equal((await client.send('GET', `/api/leads/${leadId}`)).json().ftd_at, null, 'the dry run changed nothing');
     await screenshot(page, 'status-sync-dry-run');
-    await page.getByRole('button', { name: 'Pull now and apply' }).click();
+    await apply.click();
     await waitUntil(
       'the FTD to be applied',
       async () => (await client.send('GET', `/api/leads/${leadId}`)).json().ftd_at !== null,

@@ -17,6 +17,7 @@ import * as eventOutbox from './migrations/20261126T000000Z_event_outbox.js';
 import * as routingRules from './migrations/20261126T100000Z_routing_rules.js';
 import * as webhookOwner from './migrations/20261127T010000Z_webhook_owner.js';
 import * as jobLeases from './migrations/20261128T000000Z_job_leases.js';
+import * as statusPullPreview from './migrations/20261128T010000Z_status_pull_preview.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -42,6 +43,7 @@ const migrations: [string, Migration][] = [
   ['20261126T100000Z_routing_rules', routingRules],
   ['20261127T010000Z_webhook_owner', webhookOwner],
   ['20261128T000000Z_job_leases', jobLeases],
+  ['20261128T010000Z_status_pull_preview', statusPullPreview],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

@@ -363,6 +363,8 @@ export interface PartnerStatusPullsTable {
   last_updated: number;
   consecutive_failures: number;
   updated_at: string;
+  /** The fingerprint of the settings the last dry run used (status-pull/service.ts); null: none yet. */
+  previewed: string | null;
 }
 export interface NotificationReadsTable {
   operator_id: string;

@@ -983,7 +983,7 @@ export interface paths {
         get: operations["getStatusPull"];
         /**
          * Set a partner's status pull
-         * @description Asks the partner's API for its leads' statuses every interval_minutes over the last lookback_hours, and applies them as a postback would: the sale status when it differs, the FTD once per lead (the first reported wins), the source recorded as pull. The first run is due at once.
+         * @description Asks the partner's API for its leads' statuses every interval_minutes over the last lookback_hours, and applies them as a postback would: the sale status when it differs, the FTD once per lead (the first reported wins), the source recorded as pull. It runs on schedule only with enabled: true, which needs a dry run of the same settings first (interval_minutes aside): save it disabled, POST …/run with dry_run: true, then enable it. Once enabled, the first run is due at once.
          *
          *     Access: needs the `partners:edit` permission (key scope and role).
          */
@@ -1010,7 +1010,7 @@ export interface paths {
         put?: never;
         /**
          * Pull now
-         * @description Runs the pull at once. dry_run (the default) calls the partner and shows the requests, their answers and what would change, changing nothing; dry_run=false applies the changes and counts as the scheduled run. The partner's text (answer excerpts, status words) shows emails and phone numbers masked unless the caller holds `leads:contacts`.
+         * @description Runs the pull at once. dry_run (the default) calls the partner and shows the requests, their answers and what would change, changing nothing; dry_run=false applies the changes and counts as the scheduled run; it needs a dry run of the stored settings first (or the pull already running on schedule with them), else 409: a live pull changes leads and the first FTD reported wins. The partner's text (answer excerpts, status words) shows emails and phone numbers masked unless the caller holds `leads:contacts`.
          *
          *     Access: needs the `partners:edit` permission (key scope and role).
          */
@@ -9842,10 +9842,7 @@ export interface operations {
                              * @default iso
                              */
                             date_format: "iso" | "date" | "unix";
-                            /**
-                             * @description false: kept, not run on schedule (Pull now still works)
-                             * @default true
-                             */
+                            /** @description Run on schedule. Can be turned on only once a dry run of these settings has been made (POST …/status-pull/run with dry_run: true), else 400 naming enabled: nothing changes a lead before it was previewed. Left out: as stored (false for a new pull). */
                             enabled: boolean;
                             /** @description Dot path in each item to the FTD: a flag (true, 1, "yes") or a date-time (the FTD time) (empty: not read) */
                             ftd_path: string;
@@ -9919,6 +9916,8 @@ export interface operations {
                             /** @description http(s) URL; {{from}}, {{to}} (the window, in date_format), {{page}} and {{page_size}} are filled in (URL-encoded) on each request */
                             url: string;
                         };
+                        /** @description A dry run of the stored settings has been made: they may run live (on schedule, or Pull now and apply) */
+                        dry_run_seen: boolean;
                         /** StatusPullHealth */
                         health: {
                             /** Format: int32 */
@@ -10030,10 +10029,7 @@ export interface operations {
                      * @default iso
                      */
                     date_format?: "iso" | "date" | "unix";
-                    /**
-                     * @description false: kept, not run on schedule (Pull now still works)
-                     * @default true
-                     */
+                    /** @description Run on schedule. Can be turned on only once a dry run of these settings has been made (POST …/status-pull/run with dry_run: true), else 400 naming enabled: nothing changes a lead before it was previewed. Left out: as stored (false for a new pull). */
                     enabled?: boolean;
                     /** @description Dot path in each item to the FTD: a flag (true, 1, "yes") or a date-time (the FTD time) (empty: not read) */
                     ftd_path?: string;
@@ -10130,10 +10126,7 @@ export interface operations {
                              * @default iso
                              */
                             date_format: "iso" | "date" | "unix";
-                            /**
-                             * @description false: kept, not run on schedule (Pull now still works)
-                             * @default true
-                             */
+                            /** @description Run on schedule. Can be turned on only once a dry run of these settings has been made (POST …/status-pull/run with dry_run: true), else 400 naming enabled: nothing changes a lead before it was previewed. Left out: as stored (false for a new pull). */
                             enabled: boolean;
                             /** @description Dot path in each item to the FTD: a flag (true, 1, "yes") or a date-time (the FTD time) (empty: not read) */
                             ftd_path: string;
@@ -10207,6 +10200,8 @@ export interface operations {
                             /** @description http(s) URL; {{from}}, {{to}} (the window, in date_format), {{page}} and {{page_size}} are filled in (URL-encoded) on each request */
                             url: string;
                         };
+                        /** @description A dry run of the stored settings has been made: they may run live (on schedule, or Pull now and apply) */
+                        dry_run_seen: boolean;
                         /** StatusPullHealth */
                         health: {
                             /** Format: int32 */
@@ -10541,6 +10536,17 @@ export interface operations {
             };
             /** @description not_found: no such resource, or not visible to the caller */
             404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];

@@ -25,6 +25,15 @@ export async function saveStatusPull(db: DB, partnerId: string, config: string, 
     .execute();
 }
 
+/** Records that a dry run of the settings with this fingerprint was made. */
+export async function markPreviewed(db: DB, partnerId: string, fingerprint: string) {
+  await db
+    .updateTable('partner_status_pulls')
+    .set({ previewed: fingerprint })
+    .where('partner_id', '=', partnerId)
+    .execute();
+}
+
 /** Whether there was one to delete. */
 export async function deleteStatusPullRow(db: DB, partnerId: string): Promise<boolean> {
   const res = await db.deleteFrom('partner_status_pulls').where('partner_id', '=', partnerId).executeTakeFirst();

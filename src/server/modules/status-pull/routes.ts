@@ -35,7 +35,9 @@ export default async function statusPullRoutes(app: App) {
         summary: "Set a partner's status pull",
         description:
           "Asks the partner's API for its leads' statuses every interval_minutes over the last lookback_hours, and applies them as a postback would: " +
-          'the sale status when it differs, the FTD once per lead (the first reported wins), the source recorded as pull. The first run is due at once.',
+          'the sale status when it differs, the FTD once per lead (the first reported wins), the source recorded as pull. ' +
+          'It runs on schedule only with enabled: true, which needs a dry run of the same settings first (interval_minutes aside): ' +
+          'save it disabled, POST …/run with dry_run: true, then enable it. Once enabled, the first run is due at once.',
         params: IdParams,
         body: StatusPullInput,
         response: { 200: StatusPull, ...problems(404, 409) },
@@ -72,11 +74,12 @@ export default async function statusPullRoutes(app: App) {
         summary: 'Pull now',
         description:
           'Runs the pull at once. dry_run (the default) calls the partner and shows the requests, their answers and what would change, changing nothing; ' +
-          'dry_run=false applies the changes and counts as the scheduled run. ' +
+          'dry_run=false applies the changes and counts as the scheduled run; it needs a dry run of the stored settings first ' +
+          '(or the pull already running on schedule with them), else 409: a live pull changes leads and the first FTD reported wins. ' +
           "The partner's text (answer excerpts, status words) shows emails and phone numbers masked unless the caller holds `leads:contacts`.",
         params: IdParams,
         body: Type.Object({ dry_run: Type.Boolean({ default: true }) }, { additionalProperties: false }),
-        response: { 200: PullRun, ...problems(404) },
+        response: { 200: PullRun, ...problems(404, 409) },
       },
     },
     async (req) => runStatusPull(app.db, actorOf(req), app.statusPull.agent, req.log, req.params.id, req.body.dry_run),

@@ -104,7 +104,11 @@ const pullFields = {
     description:
       "The partner's status words (matched ignoring case and spaces around) → Leadgate's sale status and FTD; a word not listed becomes the sale status as it is",
   }),
-  enabled: Type.Boolean({ default: true, description: 'false: kept, not run on schedule (Pull now still works)' }),
+  // No default: left out, the stored value stays (a default would switch a running pull off).
+  enabled: Type.Boolean({
+    description:
+      'Run on schedule. Can be turned on only once a dry run of these settings has been made (POST …/status-pull/run with dry_run: true), else 400 naming enabled: nothing changes a lead before it was previewed. Left out: as stored (false for a new pull).',
+  }),
 };
 
 export const StatusPullInput = Type.Object(
@@ -142,7 +146,17 @@ export const StatusPullHealth = Type.Object(
   { title: 'StatusPullHealth' },
 );
 
-export const StatusPull = Type.Object({ config: StoredStatusPull, health: StatusPullHealth }, { title: 'StatusPull' });
+export const StatusPull = Type.Object(
+  {
+    config: StoredStatusPull,
+    health: StatusPullHealth,
+    dry_run_seen: Type.Boolean({
+      description:
+        'A dry run of the stored settings has been made: they may run live (on schedule, or Pull now and apply)',
+    }),
+  },
+  { title: 'StatusPull' },
+);
 
 export const PullChange = Type.Object(
   {

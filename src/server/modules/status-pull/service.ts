@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Agent } from 'undici';
 import type { DB } from '../../db/database.js';
@@ -5,19 +6,43 @@ import { nowIso } from '../../db/ids.js';
 import { checkUrl, originOf } from '../../distribution/integrations/destination-url.js';
 import { maskHeaders, resolveSecretHeaders } from '../../distribution/integrations/secret-headers.js';
 import { nestsDeeperThan } from '../../distribution/template.js';
-import { invalid, notFound, type FieldError } from '../../http/errors.js';
+import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
 import { principalOf } from '../../types.js';
 import { audit, type Actor } from '../audit/service.js';
 import { canSeeContacts } from '../leads/search.js';
 import { maskRun } from './mask.js';
 import { MAX_BODY_DEPTH, recordRun, runPull } from './pull.js';
-import { deleteStatusPullRow, findPartner, findStatusPull, saveStatusPull, type StatusPullRow } from './queries.js';
+import {
+  deleteStatusPullRow,
+  findPartner,
+  findStatusPull,
+  markPreviewed,
+  saveStatusPull,
+  type StatusPullRow,
+} from './queries.js';
 import type { StatusPullInput, StoredStatusPull } from './schemas.js';
 
 // A partner's status pull, as the routes use it: shown with its health (secret headers masked),
 // set, removed, and run by hand.
 
 const partner = async (db: DB, id: string) => (await findPartner(db, id)) ?? notFound('partner');
+
+// No live change without a preview: a pull changes leads, and the first FTD reported wins, so a
+// wrong mapping cannot be undone by the next run. The settings may run live (on schedule, or by
+// hand with dry_run false) only once a dry run of exactly them was made, or while they already
+// run on schedule. How often they run is not what they change, so interval_minutes is left out.
+
+/** What a dry run previewed: the settings that decide what a run changes. */
+function fingerprint(c: StoredStatusPull): string {
+  const { enabled: _enabled, interval_minutes: _interval, ...what } = c;
+  return createHash('sha256').update(JSON.stringify(what)).digest('base64url');
+}
+
+/** Whether the stored pull may run live now. */
+function mayRunLive(row: StatusPullRow): boolean {
+  const config = JSON.parse(row.config) as StoredStatusPull;
+  return config.enabled || row.previewed === fingerprint(config);
+}
 
 /** The stored pull as shown: secret header values masked, and its health. */
 function shown(row: StatusPullRow) {
@@ -32,6 +57,7 @@ function shown(row: StatusPullRow) {
       consecutive_failures: Number(row.consecutive_failures),
       next_run_at: config.enabled ? row.next_run_at : null,
     },
+    dry_run_seen: row.previewed === fingerprint(config),
   };
 }
 
@@ -89,7 +115,7 @@ function storedConfig(b: StatusPullInput, before: StoredStatusPull | null, allow
     lookback_hours: b.lookback_hours,
     timeout_ms: b.timeout_ms ?? 10_000,
     status_map: b.status_map ?? {},
-    enabled: b.enabled ?? true,
+    enabled: b.enabled ?? before?.enabled ?? false,
   };
   return config;
 }
@@ -106,6 +132,18 @@ export async function putStatusPull(
   const previous = await findStatusPull(db, p.id);
   const before = previous ? (JSON.parse(previous.config) as StoredStatusPull) : null;
   const config = storedConfig(b, before, allowedNetworks);
+  if (config.enabled) {
+    const seen = previous?.previewed === fingerprint(config);
+    const running = before !== null && before.enabled && fingerprint(before) === fingerprint(config);
+    if (!seen && !running)
+      invalid([
+        {
+          field: 'enabled',
+          message:
+            'needs a dry run of these settings first: save them with enabled false, make a dry run (POST …/status-pull/run), then enable them',
+        },
+      ]);
+  }
   const now = nowIso();
   await db.transaction().execute(async (tx) => {
     await saveStatusPull(tx, p.id, JSON.stringify(config), now);
@@ -148,7 +186,12 @@ export async function runStatusPull(
   const p = await partner(db, partnerId);
   const row = (await findStatusPull(db, p.id)) ?? notFound('status pull for this partner');
   const config = JSON.parse(row.config) as StoredStatusPull;
+  if (!dryRun && !mayRunLive(row))
+    conflict(
+      'Make a dry run of these settings first: a live pull changes leads, and the first FTD reported cannot be taken back.',
+    );
   const { run, matched } = await runPull(db, agent, p, config, { dryRun });
-  if (!dryRun) await recordRun(db, p, config, run, log);
+  if (dryRun) await markPreviewed(db, p.id, fingerprint(config));
+  else await recordRun(db, p, config, run, log);
   return canSeeContacts(principalOf(actor)) ? run : maskRun(run, matched);
 }

@@ -46,6 +46,18 @@ const pullConfig = (url: string, over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
+/** Stores the pull disabled, makes its dry run, then turns it on: the only way it runs on schedule. */
+async function enablePull(ta: TestApp, partnerId: string, config: Record<string, unknown>) {
+  const url = `/api/partners/${partnerId}/status-pull`;
+  const saved = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: { ...config, enabled: false } });
+  assert.equal(saved.statusCode, 200, saved.body);
+  const dry = await call(ta.app, ta.ownerToken, { method: 'POST', url: `${url}/run`, payload: { dry_run: true } });
+  assert.equal(dry.statusCode, 200, dry.body);
+  const on = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: { ...config, enabled: true } });
+  assert.equal(on.statusCode, 200, on.body);
+  return on;
+}
+
 async function deliveredLeads(ta: TestApp, token: string, n: number) {
   const out: { id: string; partnerLeadId: string }[] = [];
   for (let i = 0; i < n; i++) {
@@ -73,13 +85,9 @@ forEachDatabase('status pull', (engine) => {
       ['UNKNOWN-1', { status: 'Depositor' }],
     ]);
     const api = await statusApi(t, statuses);
-    const put = await call(ta.app, ta.ownerToken, {
-      method: 'PUT',
-      url: `/api/partners/${w.partners[0].id}/status-pull`,
-      payload: pullConfig(api.url),
-    });
-    assert.equal(put.statusCode, 200, put.body);
+    const put = await enablePull(ta, w.partners[0].id, pullConfig(api.url));
     assert.equal(put.json().config.request_headers['X-Api-Key'], '••••3456', 'headers are write-only');
+    api.received.length = 0; // the dry run's requests
 
     assert.equal(await ta.app.statusPull.runDue(), 1);
     assert.equal(api.received.length, 3, 'two full pages of 2, then an empty third that ends it');
@@ -122,6 +130,82 @@ forEachDatabase('status pull', (engine) => {
     assert.equal(Number((await row(leads[1].id)).revenue_cents), 25050);
   });
 
+  test('no live change before a preview: a pull runs live (on schedule or by hand) only after a dry run of the same settings', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await makeWorld(t, ta, [{}]);
+    const [lead] = await deliveredLeads(ta, w.token, 1);
+    const api = await statusApi(
+      t,
+      new Map([[lead.partnerLeadId, { status: 'Depositor', ftd: '2026-11-20T10:00:00Z' }]]),
+    );
+    const url = `/api/partners/${w.partners[0].id}/status-pull`;
+    const config = pullConfig(api.url);
+    const saleStatus = async () =>
+      (
+        await ta.db
+          .selectFrom('leads')
+          .select(['sale_status', 'ftd_at'])
+          .where('id', '=', lead.id)
+          .executeTakeFirstOrThrow()
+      ).sale_status;
+    const storedEnabled = async () =>
+      JSON.parse((await ta.db.selectFrom('partner_status_pulls').select('config').executeTakeFirstOrThrow()).config)
+        .enabled;
+
+    // Saved without `enabled`: kept off, and nothing runs on schedule.
+    const saved = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: config });
+    assert.equal(saved.statusCode, 200, saved.body);
+    assert.equal(saved.json().config.enabled, false, 'a new pull is off until previewed');
+    assert.equal(saved.json().dry_run_seen, false);
+    assert.equal(await ta.app.statusPull.runDue(), 0);
+
+    // Turned on, or run live by hand, before a dry run: refused, nothing called or changed.
+    const early = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: { ...config, enabled: true } });
+    const problem = expectProblem(early, 400, 'validation_failed');
+    assert.deepEqual(
+      problem.errors!.map((e) => e.field),
+      ['enabled'],
+    );
+    assert.match(problem.errors![0].message, /dry run of these settings/);
+    assert.equal(await storedEnabled(), false, 'nothing stored');
+    const live = await call(ta.app, ta.ownerToken, { method: 'POST', url: `${url}/run`, payload: { dry_run: false } });
+    assert.match(expectProblem(live, 409, 'conflict').detail!, /dry run of these settings first/);
+    assert.equal(api.received.length, 0, 'the partner is not called');
+    assert.equal(await saleStatus(), null);
+
+    // The dry run is the preview; settings that change what a run does need a new one.
+    const dry = await call(ta.app, ta.ownerToken, { method: 'POST', url: `${url}/run`, payload: { dry_run: true } });
+    assert.equal(dry.json().changes.length, 1, dry.body);
+    assert.equal((await getJson(ta, url)).dry_run_seen, true);
+    const changed = { ...config, status_map: { Depositor: { sale_status: 'Paid', ftd: true } } };
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: { ...changed, enabled: true } }),
+      400,
+      'validation_failed',
+    );
+    // How often it runs is not what it changes.
+    const on = await call(ta.app, ta.ownerToken, {
+      method: 'PUT',
+      url,
+      payload: { ...config, interval_minutes: 30, enabled: true },
+    });
+    assert.equal(on.statusCode, 200, on.body);
+    assert.equal(on.json().config.enabled, true);
+    assert.equal(await saleStatus(), null, 'enabling changes nothing by itself');
+    assert.equal(await ta.app.statusPull.runDue(), 1, 'the first scheduled run is due at once');
+    assert.equal(await saleStatus(), 'Deposited');
+
+    // Running on schedule, its settings cannot change under it without a new preview.
+    const swap = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: changed });
+    assert.deepEqual(
+      expectProblem(swap, 400, 'validation_failed').errors!.map((e) => e.field),
+      ['enabled'],
+    );
+    const off = await call(ta.app, ta.ownerToken, { method: 'PUT', url, payload: { ...changed, enabled: false } });
+    assert.equal(off.statusCode, 200, off.body);
+    assert.equal(off.json().dry_run_seen, false, 'the new settings have not been previewed');
+  });
+
   test('Pull now, dry run: shows the requests, the answers and what would change, and changes nothing', async (t) => {
     const ta = await buildTestApp(t, engine);
     const w = await makeWorld(t, ta, [{}]);
@@ -161,11 +245,7 @@ forEachDatabase('status pull', (engine) => {
     const ta = await buildTestApp(t, engine);
     const w = await makeWorld(t, ta, [{}]);
     const api = await statusApi(t, new Map());
-    await call(ta.app, ta.ownerToken, {
-      method: 'PUT',
-      url: `/api/partners/${w.partners[0].id}/status-pull`,
-      payload: pullConfig(api.url, { request_headers: { 'X-Api-Key': 'wrong-key-0000' } }),
-    });
+    await enablePull(ta, w.partners[0].id, pullConfig(api.url, { request_headers: { 'X-Api-Key': 'wrong-key-0000' } }));
     for (let i = 0; i < 3; i++) {
       await ta.db.updateTable('partner_status_pulls').set({ next_run_at: '2000-01-01T00:00:00.000Z' }).execute();
       await ta.app.statusPull.runDue();
@@ -261,10 +341,11 @@ forEachDatabase('status pull: templates and what a run shows', (engine) => {
     });
     assert.equal(ok.statusCode, 200, ok.body);
 
-    // As an older release stored it: 4,000 levels.
-    const config = JSON.parse(
-      (await ta.db.selectFrom('partner_status_pulls').select('config').executeTakeFirstOrThrow()).config,
-    );
+    // As an older release stored it: 4,000 levels, on schedule.
+    const config = {
+      ...JSON.parse((await ta.db.selectFrom('partner_status_pulls').select('config').executeTakeFirstOrThrow()).config),
+      enabled: true,
+    };
     await ta.db
       .updateTable('partner_status_pulls')
       .set({ config: withBody(config, nested(4000)) })

@@ -61,8 +61,11 @@ const EMPTY: Form = {
   interval_minutes: 15,
   lookback_hours: 72,
   status_map: '',
-  enabled: true,
+  enabled: false,
 };
+
+/** The settings that decide what a run changes (how often it runs and whether it is on aside). */
+const whatItChanges = (f: Form) => JSON.stringify({ ...f, enabled: undefined, interval_minutes: undefined });
 
 function toForm(c: Config): Form {
   return {
@@ -154,6 +157,16 @@ export function StatusSyncPanel({ partnerId, canEdit }: { partnerId: string; can
     if (pull.data) setForm(toForm(pull.data.config));
   }, [pull.data]);
   const set = (patch: Partial<Form>) => setForm((f) => ({ ...f, ...patch }));
+  // No live change without a preview: the pull may run live once a dry run of the saved settings
+  // was made (the server says so: dry_run_seen) and nothing that changes what it does is edited since.
+  const stored = pull.data ? toForm(pull.data.config) : null;
+  const unsaved = !stored || whatItChanges(form) !== whatItChanges(stored);
+  const previewed = !!pull.data?.dry_run_seen && !unsaved;
+  const mayRunLive = previewed || (!!stored?.enabled && !unsaved);
+  const dryRunNumbers =
+    run?.dry_run && previewed
+      ? `The dry run would change ${run.changes.length} lead(s), ${run.changes.filter((c) => c.ftd).length} of them FTDs.`
+      : null;
 
   async function save() {
     setProblem(null);
@@ -183,7 +196,7 @@ export function StatusSyncPanel({ partnerId, canEdit }: { partnerId: string; can
       });
       if (r.error) return setProblem(problemText(r.error));
       setRun(r.data);
-      if (!dryRun) await queryClient.invalidateQueries({ queryKey: key });
+      await queryClient.invalidateQueries({ queryKey: key });
     } finally {
       setBusy(false);
     }
@@ -215,7 +228,9 @@ export function StatusSyncPanel({ partnerId, canEdit }: { partnerId: string; can
         {problem && <Alert color="red" role="alert" title={problem} data-testid="sync-errors" />}
         {saved && (
           <Alert color="green" data-testid="sync-saved">
-            Saved. The first run is due now.
+            {stored?.enabled
+              ? 'Saved. The first run is due now.'
+              : 'Saved, not on schedule: make a dry run, then turn on Run on schedule.'}
           </Alert>
         )}
         <Group grow align="flex-start">
@@ -365,9 +380,20 @@ export function StatusSyncPanel({ partnerId, canEdit }: { partnerId: string; can
         />
         <Switch
           label="Run on schedule"
+          description={
+            form.enabled
+              ? unsaved && stored
+                ? 'Changed settings need a dry run first: turn this off, save, then Pull now (dry run).'
+                : dryRunNumbers
+              : mayRunLive
+                ? (dryRunNumbers ?? 'The saved settings have had a dry run.')
+                : 'It can be turned on once you have seen what it would change: save these settings, then Pull now (dry run).'
+          }
           checked={form.enabled}
           onChange={(e) => set({ enabled: e.currentTarget.checked })}
-          disabled={!canEdit}
+          error={errors.enabled}
+          disabled={!canEdit || (!form.enabled && !mayRunLive)}
+          data-testid="sync-enabled"
         />
         <Group>
           <Button onClick={() => void save()} disabled={!canEdit}>
@@ -384,7 +410,13 @@ export function StatusSyncPanel({ partnerId, canEdit }: { partnerId: string; can
               >
                 Pull now (dry run)
               </Button>
-              <Button variant="light" onClick={() => void pullNow(false)} loading={busy} disabled={!canEdit}>
+              <Button
+                variant="light"
+                onClick={() => void pullNow(false)}
+                loading={busy}
+                disabled={!canEdit || !mayRunLive}
+                title={mayRunLive ? undefined : 'Make a dry run of the saved settings first'}
+              >
                 Pull now and apply
               </Button>
             </>
