@@ -109,6 +109,15 @@ test(
     assert.match(postbackUrl, new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/api/postback/lgp_`));
     // No public base URL is set: the link is on this loopback address, and the screen says a partner cannot reach it.
     assert.match(await page.getByTestId('local-link-note').innerText(), /cannot reach from the internet/);
+    // Its Hosting link opens the hosting screen in a new tab: the token shown once stays here.
+    const [hosting] = await Promise.all([
+      page.context().waitForEvent('page'),
+      page.getByTestId('hosting-link').click(),
+    ]);
+    await hosting.getByRole('heading', { name: 'Hosting' }).first().waitFor();
+    assert.match(hosting.url(), /\/settings\/hosting$/);
+    await hosting.close();
+    assert.equal(await page.getByTestId('postback-url-value').innerText(), postbackUrl, 'the secret is still shown');
     assert.match(page.url(), /\/partners\/[0-9a-f-]{36}$/);
     const id = page.url().split('/').pop()!;
     // The header value comes back masked, and the UI says what that means.

@@ -18,7 +18,8 @@ export function LocalLinkNote({ link, who }: { link: string; who: string }) {
       <Text size="sm">
         This link is built on the address you opened the dashboard with ({window.location.origin})
         {unreachable ? `, which ${who} cannot reach from the internet` : ''}. Set the public base URL under{' '}
-        <Anchor component={Link} to="/hosting">
+        {/* A new tab: the secret shown once here must stay on screen. */}
+        <Anchor component={Link} to="/settings/hosting" target="_blank" rel="noopener" data-testid="hosting-link">
           Hosting
         </Anchor>{' '}
         first, then rotate the token to get a link on it.
