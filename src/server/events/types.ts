@@ -5,6 +5,8 @@ import type { Permission } from '../auth/permissions.js';
 // shown to operators who may see what it is about.
 
 interface EventTypeInfo {
+  /** A few words, for pickers. */
+  label: string;
   description: string;
   /** Shown in the notification list (and counted as unread). */
   alert: boolean;
@@ -13,48 +15,76 @@ interface EventTypeInfo {
 }
 
 export const EVENT_TYPES = {
-  'lead.received': { description: 'A traffic provider posted a lead', alert: false, permission: 'leads:view' },
-  'lead.delivered': { description: 'A partner accepted a lead', alert: false, permission: 'leads:view' },
+  'lead.received': {
+    label: 'Lead received',
+    description: 'A traffic provider posted a lead',
+    alert: false,
+    permission: 'leads:view',
+  },
+  'lead.delivered': {
+    label: 'Lead delivered',
+    description: 'A partner accepted a lead',
+    alert: false,
+    permission: 'leads:view',
+  },
   'lead.rejected': {
+    label: 'Lead rejected (or duplicate)',
     description: 'A lead was rejected: by every partner tried, by its flow, or as a duplicate',
     alert: false,
     permission: 'leads:view',
   },
   'lead.failed': {
+    label: 'Lead failed',
     description: 'A lead could not be delivered (no answer, an error, or delivery interrupted)',
     alert: false,
     permission: 'leads:view',
   },
-  'lead.ftd': { description: "A lead's first deposit (FTD) was recorded", alert: false, permission: 'leads:view' },
-  'lead.sale_status_changed': { description: "A lead's sale status changed", alert: false, permission: 'leads:view' },
+  'lead.ftd': {
+    label: 'FTD',
+    description: "A lead's first deposit (FTD) was recorded",
+    alert: false,
+    permission: 'leads:view',
+  },
+  'lead.sale_status_changed': {
+    label: 'Sale status changed',
+    description: "A lead's sale status changed",
+    alert: false,
+    permission: 'leads:view',
+  },
   'partner.cap_nearly_full': {
+    label: 'Partner cap at 90 %',
     description:
       "A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap",
     alert: true,
     permission: 'partners:view',
   },
   'partner.cap_full': {
+    label: 'Partner cap full',
     description:
       "A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap",
     alert: true,
     permission: 'partners:view',
   },
   'partner.failing': {
+    label: 'Partner failing or paused',
     description: "A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures",
     alert: true,
     permission: 'partners:view',
   },
   'partner.pull_failed': {
+    label: 'Status pull failing',
     description: "A partner's status pull failed 3 times in a row",
     alert: true,
     permission: 'partners:view',
   },
   'traffic_provider.silent': {
+    label: 'Traffic provider silent',
     description: 'A traffic provider sent no lead for its silent_after_hours',
     alert: true,
     permission: 'traffic_providers:view',
   },
   'webhook.disabled': {
+    label: 'Webhook disabled',
     description: 'A webhook was disabled after failing for days',
     alert: true,
     permission: 'webhooks:view',

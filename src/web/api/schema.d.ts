@@ -1829,6 +1829,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Event types a webhook can send
+         * @description Every event type, with the permission a webhook's owner must hold for it to be sent (a webhook sends with its owner's rights).
+         *
+         *     Access: needs the `webhooks:view` permission (key scope and role).
+         */
+        get: operations["listWebhookEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -16827,6 +16849,89 @@ export interface operations {
             };
             /** @description unsupported_media_type: send application/json */
             415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Also a dashboard notification */
+                            alert: boolean;
+                            description: string;
+                            /** @description A few words, for pickers */
+                            label: string;
+                            /** @description What the webhook's owner must hold for it to be sent (module:action) */
+                            permission: string;
+                            /**
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                             * @enum {string}
+                             */
+                            type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                        }[];
+                    };
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];

@@ -4,11 +4,12 @@ import { problems } from '../../http/openapi.js';
 import { Page } from '../../http/pagination.js';
 import type { App } from '../../types.js';
 import { actorOf } from '../audit/service.js';
-import { CreateWebhook, UpdateWebhook, Webhook, WebhookWithSecret } from './schemas.js';
+import { CreateWebhook, EventTypeInfo, UpdateWebhook, Webhook, WebhookWithSecret } from './schemas.js';
 import {
   createWebhook,
   deleteWebhook,
   getWebhook,
+  listEventTypes,
   listWebhooks,
   rotateWebhookSecret,
   updateWebhook,
@@ -33,6 +34,22 @@ export default async function webhookRoutes(app: App) {
       },
     },
     async () => ({ data: await listWebhooks(app.db), next_cursor: null }),
+  );
+
+  app.get(
+    '/api/webhooks/event-types',
+    {
+      config: { permission: 'webhooks:view' },
+      schema: {
+        operationId: 'listWebhookEventTypes',
+        tags: TAGS,
+        summary: 'Event types a webhook can send',
+        description:
+          "Every event type, with the permission a webhook's owner must hold for it to be sent (a webhook sends with its owner's rights).",
+        response: { 200: Type.Object({ data: Type.Array(EventTypeInfo) }, { title: 'EventTypeList' }) },
+      },
+    },
+    async () => ({ data: listEventTypes() }),
   );
 
   app.get(

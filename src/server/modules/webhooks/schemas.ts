@@ -100,3 +100,15 @@ export const UpdateWebhook = Type.Object(
   { additionalProperties: false, minProperties: 1, title: 'UpdateWebhook' },
 );
 export type UpdateWebhook = Static<typeof UpdateWebhook>;
+
+/** An event type a webhook can send, and what reading it takes (events/types.ts). */
+export const EventTypeInfo = Type.Object(
+  {
+    type: EventTypeName,
+    label: Type.String({ description: 'A few words, for pickers' }),
+    description: Type.String(),
+    permission: Type.String({ description: "What the webhook's owner must hold for it to be sent (module:action)" }),
+    alert: Type.Boolean({ description: 'Also a dashboard notification' }),
+  },
+  { title: 'EventTypeInfo' },
+);

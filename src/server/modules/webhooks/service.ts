@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { DB } from '../../db/database.js';
 import { newId, nowIso } from '../../db/ids.js';
 import type { WebhooksTable } from '../../db/tables.js';
-import { isEventType, type EventType } from '../../events/types.js';
+import { ALL_EVENT_TYPES, EVENT_TYPES, isEventType, type EventType } from '../../events/types.js';
 import type { StoredEvent } from '../../events/dispatcher.js';
 import { safeEvents } from '../../events/safe-events.js';
 import { namesOf } from '../../db/names.js';
@@ -354,3 +354,13 @@ export async function webhookPayload(db: DB, id: string, event: StoredEvent) {
   const names = hook.format === 'json' ? NO_NAMES : (await eventNames(db, [event]))(event);
   return renderBody(hook.format, hook.telegram_chat_id, (await safeEvents(db, [event]))(event), names);
 }
+
+/** Every event type a webhook can send, with the permission its owner needs to send it. */
+export const listEventTypes = () =>
+  ALL_EVENT_TYPES.map((type) => ({
+    type,
+    label: EVENT_TYPES[type].label,
+    description: EVENT_TYPES[type].description,
+    permission: EVENT_TYPES[type].permission,
+    alert: EVENT_TYPES[type].alert,
+  }));

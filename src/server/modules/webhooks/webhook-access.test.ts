@@ -12,6 +12,7 @@ import {
   type TestApp,
 } from '../../../../test/helpers.js';
 import { openDatabase } from '../../db/database.js';
+import { ALL_EVENT_TYPES, EVENT_TYPES, type EventType } from '../../events/types.js';
 import { migrate } from '../../db/migrate.js';
 import { createOwner, ensureAdminRole } from '../operators/service.js';
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
@@ -55,6 +56,31 @@ forEachDatabase('webhooks and read permissions', (engine) => {
     await migrate(db);
     const migrated = await db.selectFrom('webhooks').select(['id', 'owner_id']).execute();
     assert.deepEqual(migrated, [{ id: 'w-old', owner_id: admin }]);
+  });
+
+  test('the server publishes every event type with the permission it takes: what the editor offers, and what a subscription is judged by', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const viewer = await newOperator(ta, ['webhooks:view']);
+    const list = (await getJson(ta, '/api/webhooks/event-types', viewer.token)).data as {
+      type: string;
+      label: string;
+      permission: string;
+    }[];
+    assert.deepEqual(
+      list.map((e) => e.type),
+      ALL_EVENT_TYPES,
+    );
+    for (const e of list) {
+      assert.equal(e.permission, EVENT_TYPES[e.type as EventType].permission, e.type);
+      assert.ok(e.label.length > 0 && e.label.length <= 40, e.type);
+    }
+    // Subscribing to each is refused exactly when the caller lacks its published permission.
+    const receiver = await startReceiver(t);
+    const editor = await newOperator(ta, ['webhooks:view', 'webhooks:edit', 'partners:view']);
+    for (const e of list) {
+      const res = await post(ta, editor.token, { url: receiver.url, event_types: [e.type] });
+      assert.equal(res.statusCode, ['partners:view', 'webhooks:view'].includes(e.permission) ? 201 : 403, e.type);
+    }
   });
 
   test('subscribing to events you may not read is refused with 403 naming them, for an operator and for a key; redirecting a webhook too', async (t) => {

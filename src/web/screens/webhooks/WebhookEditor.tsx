@@ -26,22 +26,6 @@ import { DeliveryLog } from '../events/DeliveryLog';
 type Webhook = paths['/api/webhooks/{id}']['get']['responses'][200]['content']['application/json'];
 type EventType = Webhook['event_types'][number];
 
-/** Each with the permission it takes to read it (the server's events/types.ts): a webhook may only send what its owner may read. */
-export const EVENT_TYPES: { type: EventType; label: string; permission: string }[] = [
-  { type: 'lead.received', label: 'Lead received', permission: 'leads:view' },
-  { type: 'lead.delivered', label: 'Lead delivered', permission: 'leads:view' },
-  { type: 'lead.rejected', label: 'Lead rejected (or duplicate)', permission: 'leads:view' },
-  { type: 'lead.failed', label: 'Lead failed', permission: 'leads:view' },
-  { type: 'lead.ftd', label: 'FTD', permission: 'leads:view' },
-  { type: 'lead.sale_status_changed', label: 'Sale status changed', permission: 'leads:view' },
-  { type: 'partner.cap_nearly_full', label: 'Partner cap at 90 %', permission: 'partners:view' },
-  { type: 'partner.cap_full', label: 'Partner cap full', permission: 'partners:view' },
-  { type: 'partner.failing', label: 'Partner failing or paused', permission: 'partners:view' },
-  { type: 'partner.pull_failed', label: 'Status pull failing', permission: 'partners:view' },
-  { type: 'traffic_provider.silent', label: 'Traffic provider silent', permission: 'traffic_providers:view' },
-  { type: 'webhook.disabled', label: 'Webhook disabled', permission: 'webhooks:view' },
-];
-
 /** /settings/webhooks/:id (or /new): the webhook's settings, its secret once, its delivery log. */
 export default function WebhookEditor() {
   const { id } = useParams();
@@ -62,8 +46,16 @@ function Form({ hook }: { hook: Webhook | null }) {
   const whoami = useWhoami();
   const permissions = whoami.data?.permissions ?? [];
   const canEdit = permissions.includes('webhooks:edit');
+  // The server's list, each with the permission it takes to read it (a webhook sends with its owner's rights).
   // Offered: the events you may read, and those the webhook already sends (shown, not changeable, when you may not read them).
-  const offered = EVENT_TYPES.filter((e) => permissions.includes(e.permission) || hook?.event_types.includes(e.type));
+  const eventTypes = useQuery({
+    queryKey: ['webhook-event-types'],
+    queryFn: async () => must(await api.GET('/api/webhooks/event-types')).data,
+    staleTime: Infinity,
+  });
+  const offered = (eventTypes.data ?? []).filter(
+    (e) => permissions.includes(e.permission) || hook?.event_types.includes(e.type),
+  );
   const [name, setName] = useState(hook?.name ?? '');
   const [url, setUrl] = useState('');
   const [format, setFormat] = useState<Webhook['format']>(hook?.format ?? 'json');
