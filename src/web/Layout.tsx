@@ -65,7 +65,9 @@ export function Layout() {
               aria-expanded={menuOpen}
               aria-controls="main-menu"
             />
-            <Title order={3}>Leadgate</Title>
+            <Title order={2} size="h3">
+              Leadgate
+            </Title>
           </Group>
           <Group gap="sm" wrap="nowrap" miw={0}>
             {whoami.data && (

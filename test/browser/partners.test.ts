@@ -102,6 +102,13 @@ test(
     assert.match(await page.getByTestId('test-lead-request').innerText(), /"name":"Grace"/);
     await screenshot(page, 'partner-test-before-save');
 
+    // Working hours: the time zone is picked from the IANA zones, as on the operator form, not typed.
+    await page.getByText('Working hours (off: leads are accepted at any time)').click();
+    const zone = page.getByRole('textbox', { name: 'Time zone' });
+    await zone.fill('Europe/Berl');
+    await page.getByRole('option', { name: 'Europe/Berlin' }).click();
+    assert.equal(await zone.inputValue(), 'Europe/Berlin');
+
     // Fixed: created, and the postback URL is shown once.
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByTestId('postback-url').waitFor();
@@ -130,6 +137,7 @@ test(
 
     const stored = await client.send('GET', `/api/partners/${id}`);
     assert.equal(stored.status, 200, stored.text);
+    assert.equal(stored.json().working_hours?.timezone, 'Europe/Berlin');
     const p = stored.json();
     assert.equal(p.daily_cap, 50);
     assert.deepEqual(p.integration.body_template, { email: '{{lead.email}}', name: '{{lead.first_name}}' });
@@ -160,7 +168,7 @@ test(
     await page.getByRole('link', { name: '← All partners' }).click();
     const row = page.getByTestId('partner-row').filter({ hasText: 'Acme Broker' });
     await row.waitFor();
-    assert.match(await row.innerText(), /active[\s\S]*All[\s\S]*50 \/ —[\s\S]*Always/i);
+    assert.match(await row.innerText(), /active[\s\S]*All[\s\S]*50 \/ —[\s\S]*Mon–Fri 09:00–18:00 \(Europe\/Berlin\)/i);
     await screenshot(page, 'partners');
   },
 );

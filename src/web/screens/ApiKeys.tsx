@@ -58,7 +58,9 @@ export default function ApiKeys() {
   return (
     <Stack>
       <Group justify="space-between">
-        <Title order={2}>API keys</Title>
+        <Title order={1} size="h2">
+          API keys
+        </Title>
         <Button onClick={() => setCreating(true)} disabled={!whoami.data || held.length === 0}>
           New key
         </Button>

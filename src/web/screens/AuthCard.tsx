@@ -4,10 +4,12 @@ import type { ReactNode } from 'react';
 /** The frame of the signed-out screens (login, first-run setup). */
 export function AuthCard({ title, error, children }: { title: string; error: string | null; children: ReactNode }) {
   return (
-    <Center mih="100vh" p="md">
+    <Center component="main" mih="100vh" p="md">
       <Paper withBorder shadow="sm" p="xl" w={380}>
         <Stack>
-          <Title order={2}>{title}</Title>
+          <Title order={1} size="h2">
+            {title}
+          </Title>
           {error && (
             <Alert color="red" role="alert" data-testid="form-error">
               {error}

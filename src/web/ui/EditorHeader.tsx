@@ -36,7 +36,9 @@ export function EditorHeader({
   return (
     <>
       <Group justify="space-between">
-        <Title order={2}>{title}</Title>
+        <Title order={1} size="h2">
+          {title}
+        </Title>
         <Group>
           {actions}
           <Button onClick={onSave} loading={saving} disabled={!canEdit}>

@@ -70,7 +70,9 @@ export function ListPage<T>({
   return (
     <Stack>
       <Group justify="space-between">
-        <Title order={2}>{title}</Title>
+        <Title order={1} size="h2">
+          {title}
+        </Title>
         <Button onClick={() => navigate(create.to)} disabled={!create.allowed}>
           {create.label}
         </Button>

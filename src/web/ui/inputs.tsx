@@ -9,14 +9,17 @@ export function TimezoneSelect({
   onChange,
   error,
   description,
+  w,
 }: {
   value: string;
   onChange: (tz: string) => void;
   error?: string;
   description?: string;
+  w?: number;
 }) {
   return (
     <Select
+      w={w}
       label="Time zone"
       description={description}
       searchable

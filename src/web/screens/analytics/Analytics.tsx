@@ -87,7 +87,9 @@ export default function Analytics() {
   return (
     <Stack>
       <Group justify="space-between">
-        <Title order={2}>Analytics</Title>
+        <Title order={1} size="h2">
+          Analytics
+        </Title>
         <Group>
           <SegmentedControl
             data={[

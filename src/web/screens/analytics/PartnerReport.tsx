@@ -124,7 +124,7 @@ function ProviderGrid({ data }: { data: Performance }) {
   const ordered = [...providers].sort((a, b) => b[1].attempts - a[1].attempts || a[1].label.localeCompare(b[1].label));
   return (
     <Stack gap="xs">
-      <Title order={3} size="h4">
+      <Title order={2} size="h4">
         Traffic provider × partner
       </Title>
       <Text size="sm" c="dimmed">

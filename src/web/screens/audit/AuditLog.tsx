@@ -81,7 +81,9 @@ export default function AuditLog() {
 
   return (
     <Stack>
-      <Title order={2}>Audit log</Title>
+      <Title order={1} size="h2">
+        Audit log
+      </Title>
       <Text size="sm" c="dimmed">
         Sign-ins, key and permission changes, and every change to flows, partners, campaigns, providers and settings:
         who did it, from where, and when.

@@ -40,7 +40,9 @@ export default function CapUsage() {
   return (
     <Stack>
       <Group justify="space-between">
-        <Title order={2}>Cap usage</Title>
+        <Title order={1} size="h2">
+          Cap usage
+        </Title>
         <LiveStatus
           updatedAt={usage.dataUpdatedAt}
           fetching={usage.isFetching}

@@ -121,7 +121,9 @@ function FlowEditorForm({ flow }: { flow: Flow | null }) {
             />
             <StatusControl value={form.status} onChange={(status) => set({ status })} />
           </Group>
-          <Title order={4}>Targets</Title>
+          <Title order={2} size="h4">
+            Targets
+          </Title>
           <Text size="sm" c="dimmed">
             Tried in priority order (lower first); targets with the same priority share leads by weight. Empty countries
             or schedule: the partner's own.

@@ -61,7 +61,9 @@ export function SimulatePanel({ flowId }: { flowId: string }) {
   return (
     <Paper withBorder p="md" data-testid="simulate-panel">
       <Stack>
-        <Title order={4}>Where would this lead go?</Title>
+        <Title order={2} size="h4">
+          Where would this lead go?
+        </Title>
         <Text size="sm" c="dimmed">
           The flow as saved, with the caps as counted now: nothing is stored, no partner is called.
         </Text>

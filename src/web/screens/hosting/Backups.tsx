@@ -42,7 +42,9 @@ export function Backups({ advice, canEdit }: { advice: string; canEdit: boolean 
     <Card withBorder>
       <Stack>
         <Group justify="space-between">
-          <Title order={4}>Backups</Title>
+          <Title order={2} size="h4">
+            Backups
+          </Title>
           <Button onClick={() => make.mutate()} loading={make.isPending} disabled={!canEdit}>
             Back up now
           </Button>

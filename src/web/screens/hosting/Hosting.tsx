@@ -26,7 +26,9 @@ export default function Hosting() {
   const isAdmin = whoami.data?.admin ?? false;
   return (
     <Stack maw={1000}>
-      <Title order={2}>Hosting</Title>
+      <Title order={1} size="h2">
+        Hosting
+      </Title>
       {status.isPending ? (
         <Loading />
       ) : status.isError ? (
@@ -45,7 +47,7 @@ export default function Hosting() {
               <Backups advice={status.data.backups.advice} canEdit={canEdit} />
             ) : (
               <Card withBorder data-testid="backups-admins-only">
-                <Title order={4} mb="xs">
+                <Title order={2} size="h4" mb="xs">
                   Backups
                 </Title>
                 <Alert color="gray">
@@ -56,7 +58,7 @@ export default function Hosting() {
             )
           ) : (
             <Card withBorder data-testid="backup-advice">
-              <Title order={4} mb="xs">
+              <Title order={2} size="h4" mb="xs">
                 Backups
               </Title>
               <Text size="sm">{status.data.backups.advice}</Text>
@@ -71,7 +73,7 @@ export default function Hosting() {
 function FactCard({ title, rows, testId }: { title: string; rows: [string, ReactNode][]; testId: string }) {
   return (
     <Card withBorder data-testid={testId}>
-      <Title order={4} mb="xs">
+      <Title order={2} size="h4" mb="xs">
         {title}
       </Title>
       <Table>

@@ -40,7 +40,7 @@ export function PublicUrlForm({ current, canEdit }: { current: string | null; ca
   return (
     <Card withBorder>
       <form onSubmit={save}>
-        <Title order={4} mb="xs">
+        <Title order={2} size="h4" mb="xs">
           Public base URL
         </Title>
         <Text size="sm" mb="sm">

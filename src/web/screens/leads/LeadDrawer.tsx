@@ -67,7 +67,17 @@ export function LeadDrawer({ leadId, onClose }: { leadId: string | null; onClose
   });
 
   return (
-    <Drawer opened={leadId !== null} onClose={onClose} position="right" size="lg" title={<Title order={3}>Lead</Title>}>
+    <Drawer
+      opened={leadId !== null}
+      onClose={onClose}
+      position="right"
+      size="lg"
+      title={
+        <Title order={2} size="h3">
+          Lead
+        </Title>
+      }
+    >
       {lead.isError && (
         <Alert color="red" role="alert">
           {problemText(lead.error)}
@@ -149,7 +159,9 @@ function LeadBody({ lead }: { lead: LeadDetail }) {
           </Text>
         )}
       </Stack>
-      <Title order={4}>Delivery attempts</Title>
+      <Title order={2} size="h4">
+        Delivery attempts
+      </Title>
       {lead.attempts.length === 0 ? (
         <Text size="sm" c="dimmed" data-testid="attempts-empty">
           No partner has been tried.
@@ -184,7 +196,9 @@ function LeadBody({ lead }: { lead: LeadDetail }) {
       )}
       {lead.verdicts.length > 0 && (
         <Stack gap={4} data-testid="verdicts">
-          <Title order={4}>Not offered to</Title>
+          <Title order={2} size="h4">
+            Not offered to
+          </Title>
           {lead.verdicts.map((v) => (
             <Text size="sm" key={v.partner_id} data-testid="verdict">
               <b>{v.partner_name ?? v.partner_id}</b>: {v.reason}
@@ -194,7 +208,9 @@ function LeadBody({ lead }: { lead: LeadDetail }) {
           ))}
         </Stack>
       )}
-      <Title order={4}>Status history</Title>
+      <Title order={2} size="h4">
+        Status history
+      </Title>
       {lead.status_history.length === 0 ? (
         <Text size="sm" c="dimmed" data-testid="history-empty">
           No sale status or FTD reported yet.

@@ -92,7 +92,9 @@ export default function Leads() {
     <Stack gap="sm">
       <Group justify="space-between">
         <Group gap="sm" align="baseline">
-          <Title order={2}>Leads</Title>
+          <Title order={1} size="h2">
+            Leads
+          </Title>
           {total && (
             <Text c="dimmed" data-testid="leads-total" title={total.exact ? undefined : 'Counted up to 10,000'}>
               {totalText(total)}

@@ -23,7 +23,9 @@ export default function Licence() {
   const licence = useQuery({ queryKey: ['licence'], queryFn: async () => must(await api.GET('/api/licence')) });
   return (
     <Stack maw={760}>
-      <Title order={2}>Licence</Title>
+      <Title order={1} size="h2">
+        Licence
+      </Title>
       {licence.isPending ? (
         <Loading />
       ) : licence.isError ? (
@@ -162,7 +164,9 @@ function InstallForm() {
   return (
     <form onSubmit={install}>
       <Stack>
-        <Title order={4}>Install a licence key</Title>
+        <Title order={2} size="h4">
+          Install a licence key
+        </Title>
         <Textarea
           label="Licence key"
           description="Paste the whole key (it starts with LG1.). It is checked on this server; nothing is sent anywhere."

@@ -36,7 +36,9 @@ export function KpiRow({
   });
   return (
     <Stack gap="xs">
-      <Title order={4}>{title}</Title>
+      <Title order={2} size="h4">
+        {title}
+      </Title>
       {summary.isError ? (
         <ErrorAlert error={summary.error} />
       ) : (

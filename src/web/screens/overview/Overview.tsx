@@ -40,7 +40,7 @@ function TopList({
   const rows = (report.data?.rows ?? []).filter((r) => r.key !== null).slice(0, 5);
   return (
     <Card withBorder>
-      <Title order={4} mb="xs">
+      <Title order={2} size="h4" mb="xs">
         {title}
       </Title>
       {report.isPending ? (
@@ -87,7 +87,9 @@ function Dashboard({ timezone }: { timezone: string }) {
   return (
     <Stack>
       <Group justify="space-between">
-        <Title order={2}>Overview</Title>
+        <Title order={1} size="h2">
+          Overview
+        </Title>
         <Group>
           <LiveStatus
             updatedAt={days.dataUpdatedAt}
@@ -110,7 +112,9 @@ function Dashboard({ timezone }: { timezone: string }) {
         <Loading />
       ) : empty ? (
         <Card withBorder data-testid="overview-empty">
-          <Title order={4}>No leads in the last 30 days</Title>
+          <Title order={2} size="h4">
+            No leads in the last 30 days
+          </Title>
           <Text c="dimmed" mt="xs">
             The chart and the top partners and traffic providers appear here once leads arrive: add a traffic provider
             and a campaign, and send leads to the intake API (see the API docs).
@@ -119,7 +123,7 @@ function Dashboard({ timezone }: { timezone: string }) {
       ) : days.data ? (
         <>
           <Card withBorder>
-            <Title order={4} mb="xs">
+            <Title order={2} size="h4" mb="xs">
               Leads and FTDs per day
             </Title>
             <ReportChart rows={days.data.rows} groupBy="day" series={LEADS_AND_FTDS} h={260} />
@@ -144,7 +148,9 @@ function Welcome({ name, permissions }: { name: string; permissions: string[] })
   ).filter((l) => l.permission !== 'analytics:view');
   return (
     <Stack data-testid="overview-welcome">
-      <Title order={2}>Welcome, {name}</Title>
+      <Title order={1} size="h2">
+        Welcome, {name}
+      </Title>
       <Text>Your role does not include the analytics shown here. You can open:</Text>
       <List>
         {links.map((l) => (

@@ -19,7 +19,9 @@ export function IntegrationFields({ form, errors, set }: Props) {
     set({ headers: form.headers.map((h) => (h.key === key ? { ...h, ...patch } : h)) });
   return (
     <Stack>
-      <Title order={4}>Integration</Title>
+      <Title order={2} size="h4">
+        Integration
+      </Title>
       <Group align="flex-start">
         <Select
           label="Method"

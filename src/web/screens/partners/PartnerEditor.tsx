@@ -8,6 +8,7 @@ import { DeleteButton } from '../../ui/DeleteButton';
 import { EditorPage } from '../../ui/EditorPage';
 import { StatusControl } from '../../ui/StatusControl';
 import { useEditorForm, refusal } from '../../ui/useEditorForm';
+import { TimezoneSelect } from '../../ui/inputs';
 import { noErrors, type FieldErrors } from '../../ui/fields';
 import { useWhoami } from '../../whoami';
 import { bodyOf, fieldErrors, formOf, inputsOf, localErrors, withLocal, type Partner, type PartnerForm } from './form';
@@ -213,12 +214,11 @@ function WorkingHoursFields({
       />
       {form.hasHours && (
         <Group align="flex-start">
-          <TextInput
-            label="Time zone"
+          <TimezoneSelect
             value={form.timezone}
-            onChange={(e) => set({ timezone: e.currentTarget.value })}
+            onChange={(timezone) => set({ timezone })}
             error={at('timezone') ?? errors.at('working_hours')}
-            w={200}
+            w={220}
           />
           <Checkbox.Group label="Days" value={form.days} onChange={(days) => set({ days })} error={at('days')}>
             <Group gap="xs" mt={8}>

@@ -206,7 +206,9 @@ export function StatusSyncPanel({ partnerId, canEdit }: { partnerId: string; can
   return (
     <Card withBorder data-testid="status-sync">
       <Stack>
-        <Title order={3}>Status sync</Title>
+        <Title order={2} size="h3">
+          Status sync
+        </Title>
         <Text size="sm" c="dimmed">
           For partners that do not call the postback URL: Leadgate asks the partner's API for its leads' statuses on a
           schedule, and applies them as a postback would (a pulled FTD counts once, whichever comes first).

@@ -106,7 +106,9 @@ export function TestLeadPanel({ partnerId, form, onErrors }: Props) {
     <Paper withBorder p="md" data-testid="test-lead-panel">
       <Stack>
         <Group justify="space-between">
-          <Title order={4}>Send test lead</Title>
+          <Title order={2} size="h4">
+            Send test lead
+          </Title>
           <Group>
             <Button variant="default" onClick={() => setEditing((v) => !v)} aria-expanded={editing} disabled={!lead}>
               {editing ? 'Hide test lead' : 'Edit test lead'}

@@ -19,7 +19,9 @@ export default function Profile() {
   const profile = useQuery({ queryKey: ['profile'], queryFn: async () => must(await api.GET('/api/profile')) });
   return (
     <Stack maw={720}>
-      <Title order={2}>Profile</Title>
+      <Title order={1} size="h2">
+        Profile
+      </Title>
       {profile.isPending ? (
         <Loading />
       ) : profile.isError ? (
@@ -189,7 +191,9 @@ function PasswordForm() {
   return (
     <form onSubmit={change}>
       <Stack>
-        <Title order={3}>Password</Title>
+        <Title order={2} size="h3">
+          Password
+        </Title>
         <Text size="sm" c="dimmed">
           Changing it signs you out everywhere else; this session stays.
         </Text>

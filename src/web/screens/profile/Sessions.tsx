@@ -40,7 +40,9 @@ export function Sessions() {
   return (
     <Stack>
       <Group justify="space-between">
-        <Title order={3}>Sessions</Title>
+        <Title order={2} size="h3">
+          Sessions
+        </Title>
         <Button variant="default" color="red" disabled={others === 0} onClick={() => setTarget('others')}>
           Sign out everywhere else
         </Button>

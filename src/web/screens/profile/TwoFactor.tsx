@@ -35,7 +35,9 @@ export function TwoFactor({ status }: { status: Status }) {
   return (
     <Stack data-testid="two-factor">
       <Group gap="sm">
-        <Title order={3}>Two-factor sign-in</Title>
+        <Title order={2} size="h3">
+          Two-factor sign-in
+        </Title>
         <Badge color={status.enabled ? 'green' : 'gray'} variant="light" data-testid="two-factor-status">
           {status.enabled ? 'On' : 'Off'}
         </Badge>

@@ -86,7 +86,9 @@ export function PostbacksPanel({ providerId, canEdit }: { providerId: string; ca
   return (
     <Card withBorder data-testid="provider-postbacks">
       <Stack>
-        <Title order={3}>Postbacks to the provider's tracker</Title>
+        <Title order={2} size="h3">
+          Postbacks to the provider's tracker
+        </Title>
         <Text size="sm" c="dimmed">
           Leadgate calls these URLs (GET) when the provider's leads are delivered, rejected, deposit (FTD) or change
           sale status. Macros: {MACROS}. The provider never sees which partner took a lead.
@@ -174,7 +176,9 @@ export function PostbacksPanel({ providerId, canEdit }: { providerId: string; ca
             </Text>
           </Alert>
         )}
-        <Title order={4}>Sent</Title>
+        <Title order={2} size="h4">
+          Sent
+        </Title>
         <DeliveryLog
           queryKey={['provider-postback-deliveries', providerId]}
           load={async () =>

@@ -233,7 +233,9 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
             error={errors.at('silent_after_hours')}
             w={260}
           />
-          <Title order={4}>Duplicate policy</Title>
+          <Title order={2} size="h4">
+            Duplicate policy
+          </Title>
           <Checkbox.Group
             label="A lead is a duplicate when it matches an earlier lead on"
             description="Nothing ticked: no duplicate check."

@@ -121,7 +121,9 @@ function RoleForm({ role }: { role: Role | null }) {
             onChange={(e) => set({ description: e.currentTarget.value })}
             error={errors.at('description')}
           />
-          <Title order={4}>Permissions</Title>
+          <Title order={2} size="h4">
+            Permissions
+          </Title>
           <Text size="sm" c="dimmed">
             View lets the role read a module; edit lets it create, change and delete there. A module's or an action's
             own box ticks its whole row or column. You can only grant permissions you hold yourself.

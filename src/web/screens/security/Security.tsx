@@ -18,7 +18,9 @@ export default function Security() {
   });
   return (
     <Stack maw={760}>
-      <Title order={2}>Security</Title>
+      <Title order={1} size="h2">
+        Security
+      </Title>
       {settings.isPending ? (
         <Loading />
       ) : settings.isError ? (

@@ -125,7 +125,9 @@ function Form({ hook }: { hook: Webhook | null }) {
   return (
     <Stack maw={900}>
       <Group justify="space-between">
-        <Title order={2}>{hook ? hook.name : 'New webhook'}</Title>
+        <Title order={1} size="h2">
+          {hook ? hook.name : 'New webhook'}
+        </Title>
         <Button variant="default" onClick={() => navigate('/settings/webhooks')}>
           Back to webhooks
         </Button>
@@ -236,7 +238,9 @@ function Form({ hook }: { hook: Webhook | null }) {
       </Group>
       {hook && (
         <>
-          <Title order={3}>Delivery log</Title>
+          <Title order={2} size="h3">
+            Delivery log
+          </Title>
           <DeliveryLog
             queryKey={['webhook-deliveries', hook.id]}
             load={async () =>
