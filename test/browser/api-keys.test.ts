@@ -27,6 +27,10 @@ test('an operator makes an API key, sees its secret once, uses it and revokes it
   const dialog = page.getByRole('dialog');
   await dialog.getByLabel('Name').fill('Browser test key');
   await dialog.getByLabel('leads:view', { exact: true }).check();
+  // Scopes no key can use (the allow-list needs a signed-in person) are not offered, and said so.
+  assert.equal(await dialog.getByLabel('settings:edit', { exact: true }).count(), 0);
+  assert.equal(await dialog.getByLabel('leads:contacts', { exact: true }).count(), 1);
+  assert.match(await dialog.getByText(/not offered, since only a signed-in person/).innerText(), /settings:edit/);
   await screenshot(page, 'api-key-new');
   await dialog.getByRole('button', { name: 'Create key' }).click();
 

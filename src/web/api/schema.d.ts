@@ -11164,6 +11164,8 @@ export interface operations {
                             actions: {
                                 action: string;
                                 description: string;
+                                /** @description false: every route that needs it is for a signed-in person only (e.g. the IP allow-list), so a key scope of it grants nothing */
+                                key_usable: boolean;
                                 permission: string;
                             }[];
                             label: string;

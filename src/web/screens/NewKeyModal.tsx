@@ -1,5 +1,5 @@
 import { Alert, Button, Checkbox, Code, Group, List, Modal, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, must, problemText } from '../api/client';
 import type { paths } from '../api/schema';
@@ -15,6 +15,18 @@ export function NewKeyModal({ opened, onClose, held }: { opened: boolean; onClos
   const [scopes, setScopes] = useState<string[]>([]);
   const [expiry, setExpiry] = useState('');
   const [created, setCreated] = useState<ApiKeyCreated | null>(null);
+  // Offered: what your role holds that a key can use at all (the server reads it from the routes'
+  // declared access); the allow-list, hosting and the like need a signed-in person.
+  const catalog = useQuery({
+    queryKey: ['permissions'],
+    queryFn: async () => must(await api.GET('/api/permissions')),
+    staleTime: Infinity,
+  });
+  const forKeys = new Set(
+    catalog.data?.modules.flatMap((m) => m.actions.filter((a) => a.key_usable).map((a) => a.permission)),
+  );
+  const offered = catalog.data ? held.filter((p) => forKeys.has(p)) : [];
+  const personOnly = catalog.data ? held.filter((p) => !forKeys.has(p)) : [];
   const create = useMutation({
     mutationFn: async () =>
       must(
@@ -87,12 +99,17 @@ export function NewKeyModal({ opened, onClose, held }: { opened: boolean; onClos
             />
             <Checkbox.Group
               label="Scopes"
-              description="Only permissions your role holds can be granted."
+              description={
+                'Only permissions your role holds can be granted' +
+                (personOnly.length
+                  ? `; not offered, since only a signed-in person can use them: ${personOnly.join(', ')}.`
+                  : '.')
+              }
               value={scopes}
               onChange={setScopes}
             >
               <SimpleGrid cols={{ base: 1, sm: 2 }} mt="xs">
-                {held.map((p) => (
+                {offered.map((p) => (
                   <Checkbox key={p} value={p} label={p} />
                 ))}
               </SimpleGrid>
