@@ -39,6 +39,8 @@ test('a wall-clock time in a zone is the instant it names there, across DST', ()
   // The night clocks go back in New York (1 November 2026): 08:00 is after the change.
   assert.equal(instantIn('America/New_York', '2026-11-01T08:00'), '2026-11-01T13:00:00.000Z');
   assert.equal(instantIn('America/New_York', '2026-10-31T08:00'), '2026-10-31T12:00:00.000Z');
+  // 02:30 does not exist in Berlin on 29 March 2026 (02:00 → 03:00): read with the offset before.
+  assert.equal(instantIn('Europe/Berlin', '2026-03-29T02:30'), '2026-03-29T01:30:00.000Z');
 });
 
 // ---- the guard: src/web formats dates only through the clock ----
