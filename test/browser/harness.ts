@@ -57,8 +57,11 @@ export async function startServerAndClient(t: TestContext): Promise<{ server: Ch
   return { server, client };
 }
 
-/** A headless Chromium with a throwaway profile; closed when the test ends. */
-export async function openBrowser(t: TestContext): Promise<{ context: BrowserContext; page: Page }> {
+/** A headless Chromium with a throwaway profile; closed when the test ends. `timezoneId`: the browser's zone. */
+export async function openBrowser(
+  t: TestContext,
+  opts: { timezoneId?: string } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
   const profile = mkdtempSync(path.join(tmpdir(), 'leadgate-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -66,6 +69,7 @@ export async function openBrowser(t: TestContext): Promise<{ context: BrowserCon
     viewport: { width: 1280, height: 800 },
     // The dashboard then skips its transitions: screenshots show settled screens.
     reducedMotion: 'reduce',
+    timezoneId: opts.timezoneId,
     args: [
       '--no-sandbox',
       '--disable-gpu',

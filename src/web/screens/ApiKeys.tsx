@@ -4,7 +4,8 @@ import { useState } from 'react';
 import { api, must, problemText } from '../api/client';
 import { Loading } from '../Loading';
 import { useWhoami } from '../whoami';
-import { formatTime, staleness, type ApiKey } from './keys';
+import { staleness, type ApiKey } from './keys';
+import { useClock } from '../ui/useClock';
 import { NewKeyModal } from './NewKeyModal';
 import { RevokeKeyModal } from './RevokeKeyModal';
 import { usePagedList } from '../ui/ListPage';
@@ -172,6 +173,7 @@ function useOwners(enabled: boolean) {
 }
 
 function KeyRow({ apiKey, owner, onRevoke }: { apiKey: ApiKey; owner: string | null; onRevoke: () => void }) {
+  const { dateTime: formatTime } = useClock();
   const stale = staleness(apiKey);
   return (
     <Table.Tr data-testid="key-row" data-key-id={apiKey.id}>

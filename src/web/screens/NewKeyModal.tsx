@@ -4,6 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { api, must, problemText } from '../api/client';
 import type { paths } from '../api/schema';
 import { endOfDay, type ApiKeyCreated } from './keys';
+import { useClock } from '../ui/useClock';
 import { CopyValueButton } from '../ui/CopyValueButton';
 
 type Scope = paths['/api/api-keys']['post']['requestBody']['content']['application/json']['scopes'][number];
@@ -11,6 +12,7 @@ type Scope = paths['/api/api-keys']['post']['requestBody']['content']['applicati
 /** "New key": the form, then the secret, shown once. Closing forgets the secret. */
 export function NewKeyModal({ opened, onClose, held }: { opened: boolean; onClose: () => void; held: string[] }) {
   const queryClient = useQueryClient();
+  const clock = useClock();
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>([]);
   const [expiry, setExpiry] = useState('');
@@ -32,7 +34,7 @@ export function NewKeyModal({ opened, onClose, held }: { opened: boolean; onClos
       must(
         await api.POST('/api/api-keys', {
           // Offered scopes come from whoami, which lists only permission strings the server knows.
-          body: { name, scopes: scopes as Scope[], expires_at: expiry ? endOfDay(expiry) : null },
+          body: { name, scopes: scopes as Scope[], expires_at: expiry ? endOfDay(expiry, clock.zone) : null },
         }),
       ),
     onSuccess: async (key) => {
@@ -116,7 +118,7 @@ export function NewKeyModal({ opened, onClose, held }: { opened: boolean; onClos
             </Checkbox.Group>
             <TextInput
               label="Expires on (optional)"
-              description="The key stops working at the end of this day."
+              description={`The key stops working at the end of this day (${clock.zone}).`}
               type="date"
               value={expiry}
               onChange={(e) => setExpiry(e.currentTarget.value)}

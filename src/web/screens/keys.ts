@@ -1,4 +1,5 @@
 import type { paths } from '../api/schema';
+import { instantIn } from '../ui/clock';
 
 // components.schemas holds only shared schemas; the key shapes live on the operations.
 export type ApiKey = paths['/api/api-keys/{id}']['get']['responses'][200]['content']['application/json'];
@@ -13,11 +14,7 @@ export function staleness(key: ApiKey, now = Date.now()): string | null {
   return now - Date.parse(key.last_used_at) > THIRTY_DAYS_MS ? 'Unused for 30+ days' : null;
 }
 
-export function formatTime(iso: string | null): string {
-  return iso ? new Date(iso).toLocaleString() : '—';
-}
-
-/** A date picked in the form (YYYY-MM-DD) → the end of that day, local time, as ISO 8601. */
-export function endOfDay(day: string): string {
-  return new Date(`${day}T23:59:59`).toISOString();
+/** A date picked in the form (YYYY-MM-DD) → the end of that day in the operator's zone, as ISO 8601. */
+export function endOfDay(day: string, zone: string): string {
+  return instantIn(zone, `${day}T23:59:59`);
 }

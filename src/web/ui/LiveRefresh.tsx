@@ -1,6 +1,7 @@
 import { Button, Group, Text } from '@mantine/core';
 import { useState } from 'react';
 import { LIVE_INTERVAL_MS } from './liveInterval';
+import { useClock } from './useClock';
 
 /**
  * Live numbers on a screen (Leads, Overview): its queries refetch every LIVE_INTERVAL_MS while the
@@ -52,10 +53,11 @@ interface Props {
 
 /** "Updated 14:02:11 · Refresh · Pause": what the operator sees of live refresh, and its controls. */
 export function LiveStatus({ updatedAt, fetching, paused, onPausedChange, onRefresh }: Props) {
+  const clock = useClock();
   return (
     <Group gap="xs" wrap="nowrap" data-testid="live-status">
       <Text size="sm" c="dimmed" data-testid="live-updated" data-updated-at={updatedAt || undefined}>
-        {updatedAt ? `Updated ${new Date(updatedAt).toLocaleTimeString()}` : 'Loading…'}
+        {updatedAt ? `Updated ${clock.time(updatedAt)} (${clock.zone})` : 'Loading…'}
         {paused ? ' · paused' : ''}
       </Text>
       <Button size="compact-sm" variant="default" onClick={onRefresh} loading={fetching} data-testid="live-refresh">

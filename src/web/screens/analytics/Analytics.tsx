@@ -7,6 +7,7 @@ import { saveAnswer } from '../../ui/download';
 import { Loading } from '../../Loading';
 import { ErrorAlert } from '../../ui/EditorPage';
 import { useWhoami } from '../../whoami';
+import { clockIn } from '../../ui/clock';
 import { formToParams, parseForm, dayIn, type ReportForm } from './report';
 import { PartnerReport, partnerQuery } from './PartnerReport';
 import { CrgReport } from './CrgReport';
@@ -14,8 +15,6 @@ import { ReportChart } from './ReportChart';
 import { ReportPickers } from './ReportPickers';
 import { ReportTable } from './ReportTable';
 
-const day = (iso: string, timeZone: string) =>
-  new Date(iso).toLocaleDateString(undefined, { timeZone, dateStyle: 'medium' });
 type View = 'leads' | 'partners' | 'crg';
 
 /** Two reports over the same dates: leads by period or entity, and partner performance from attempts. */
@@ -47,7 +46,7 @@ export default function Analytics() {
     queryFn: async () => must(await api.GET('/api/analytics/partners', { params: { query: perfQuery } })),
     placeholderData: keepPreviousData,
   });
-  const crgQuery = { date_from: form.date_from, date_to: form.date_to };
+  const crgQuery = { date_from: form.date_from, date_to: form.date_to, timezone: form.timezone };
   const crg = useQuery({
     queryKey: ['analytics-crg', crgQuery],
     enabled: allowed && view === 'crg',
@@ -81,9 +80,8 @@ export default function Analytics() {
         date_to: dayIn(data.timezone, new Date(Date.parse(data.to) - 1)),
       }
     : null;
-  const range =
-    data &&
-    `${day(data.from, data.timezone)} – ${day(new Date(Date.parse(data.to) - 1).toISOString(), data.timezone)} (${data.timezone})`;
+  const day = data && clockIn(data.timezone).date;
+  const range = data && day && `${day(data.from)} – ${day(Date.parse(data.to) - 1)} (${data.timezone})`;
   return (
     <Stack>
       <Group justify="space-between">

@@ -24,6 +24,7 @@ const COLUMNS: { label: string; hint: string; cell: (m: Measures) => string }[] 
 export const partnerQuery = (form: ReportForm) => ({
   date_from: form.date_from,
   date_to: form.date_to,
+  timezone: form.timezone,
   country: form.country,
   then_by: 'traffic_provider' as const,
 });

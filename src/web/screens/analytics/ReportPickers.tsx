@@ -10,7 +10,7 @@ import {
   type Dimension,
   type ReportForm,
 } from './report';
-import { CountriesInput } from '../../ui/inputs';
+import { CountriesInput, TimezoneSelect } from '../../ui/inputs';
 
 /**
  * The report's choices: edited as a draft, applied together (one request, one URL change).
@@ -22,7 +22,7 @@ interface Props {
   onApply: (f: ReportForm) => void;
   /** The days the report on screen covers: shown in the date boxes the URL leaves empty (the default range). */
   covered: { date_from: string; date_to: string } | null;
-  /** The operator's time zone, whose "today" the presets start from. */
+  /** The report's time zone (the operator's unless one is picked): its days, and the "today" the presets start from. */
   timeZone: string;
   /** Partner performance: dates and countries only (attempts count by the time of the call). */
   partners?: boolean;
@@ -80,6 +80,7 @@ export function ReportPickers({ value, onApply, covered, timeZone, partners = fa
       <SimpleGrid cols={{ base: 2, md: 3, lg: 6 }} spacing="sm" verticalSpacing="xs">
         {date('date_from', 'From')}
         {date('date_to', 'To')}
+        <TimezoneSelect value={draft.timezone ?? timeZone} onChange={(timezone) => setDraft({ ...draft, timezone })} />
         {!partners && (
           <>
             <Select

@@ -30,7 +30,10 @@ export const DATE_TYPES: { value: DateType; label: string }[] = [
 ];
 
 /** The report's query as the URL holds it. */
-export type ReportForm = Pick<ReportQuery, 'group_by' | 'then_by' | 'date_from' | 'date_to' | 'date_type' | 'country'>;
+export type ReportForm = Pick<
+  ReportQuery,
+  'group_by' | 'then_by' | 'date_from' | 'date_to' | 'date_type' | 'country' | 'timezone'
+>;
 
 /**
  * URL → API query. Values are passed on as typed (an unknown grouping included) so that the
@@ -40,7 +43,7 @@ export function parseForm(params: URLSearchParams): ReportForm {
   const out: ReportForm = { group_by: (params.get('group_by') || 'day') as Dimension };
   const thenBy = params.get('then_by');
   if (thenBy) out.then_by = thenBy as Dimension;
-  for (const key of ['date_from', 'date_to'] as const) {
+  for (const key of ['date_from', 'date_to', 'timezone'] as const) {
     const v = params.get(key)?.trim();
     if (v) out[key] = v;
   }
@@ -62,6 +65,7 @@ export function formToParams(f: ReportForm): URLSearchParams {
   if (f.then_by) p.set('then_by', f.then_by);
   if (f.date_from) p.set('date_from', f.date_from);
   if (f.date_to) p.set('date_to', f.date_to);
+  if (f.timezone) p.set('timezone', f.timezone);
   if (f.date_type && f.date_type !== 'registration') p.set('date_type', f.date_type);
   for (const c of f.country ?? []) p.append('country', c);
   return p;
@@ -79,8 +83,7 @@ export const PRESETS: { value: Preset; label: string }[] = [
   { value: 'last_month', label: 'Last month' },
 ];
 
-/** The date (YYYY-MM-DD) of an instant (default: now) in a time zone. */
-export const dayIn = (timeZone: string, now = new Date()) => new Intl.DateTimeFormat('en-CA', { timeZone }).format(now);
+export { dayIn } from '../../ui/clock';
 
 /** A preset's first and last day, both inclusive, from today's date in the operator's zone. */
 export function presetRange(preset: Preset, today: string): { date_from: string; date_to: string } {

@@ -6,6 +6,7 @@ import type { paths } from '../../api/schema';
 import { Loading } from '../../Loading';
 import { AuditFilters } from './AuditFilters';
 import { usePagedList } from '../../ui/ListPage';
+import { useClock } from '../../ui/useClock';
 
 type Entry = paths['/api/audit-log']['get']['responses'][200]['content']['application/json']['data'][number];
 
@@ -56,6 +57,7 @@ function Target({ e }: { e: Entry }) {
 
 /** /audit: security events, newest first; the filters live in the URL so a view can be shared. */
 export default function AuditLog() {
+  const clock = useClock();
   const [params, setParams] = useSearchParams();
   const action = params.get('action') ?? '';
   const actorId = params.get('actor_id') ?? '';
@@ -103,7 +105,7 @@ export default function AuditLog() {
           <Table data-testid="audit-table" verticalSpacing="xs">
             <Table.Thead>
               <Table.Tr>
-                <Table.Th>Time</Table.Th>
+                <Table.Th>Time ({clock.zone})</Table.Th>
                 <Table.Th>Operator</Table.Th>
                 <Table.Th>Action</Table.Th>
                 <Table.Th>Target</Table.Th>
@@ -118,7 +120,7 @@ export default function AuditLog() {
                 return (
                   <Fragment key={e.id}>
                     <Table.Tr data-testid="audit-row">
-                      <Table.Td style={{ whiteSpace: 'nowrap' }}>{new Date(e.at).toLocaleString()}</Table.Td>
+                      <Table.Td style={{ whiteSpace: 'nowrap' }}>{clock.dateTime(e.at)}</Table.Td>
                       <Table.Td>
                         <Group gap={6} wrap="nowrap">
                           <Text

@@ -5,6 +5,7 @@ import { problemText } from '../../api/client';
 import type { paths } from '../../api/schema';
 import { Loading } from '../../Loading';
 import { ErrorAlert } from '../../ui/EditorPage';
+import { useClock } from '../../ui/useClock';
 
 type Delivery =
   paths['/api/webhooks/{id}/deliveries']['get']['responses'][200]['content']['application/json']['data'][number];
@@ -17,7 +18,6 @@ const STATE_COLOR: Record<Delivery['state'], string> = {
   failed: 'red',
   cancelled: 'gray',
 };
-const time = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
 /**
  * A destination's delivery log (a webhook's, a provider's postbacks'): newest first, each with
@@ -38,6 +38,7 @@ export function DeliveryLog({
   canRetry: boolean;
   testId: string;
 }) {
+  const { dateTime: time, zone } = useClock();
   const queryClient = useQueryClient();
   const log = useQuery({ queryKey, queryFn: load, refetchInterval: 5000 });
   const [open, setOpen] = useState<string | null>(null);
@@ -72,7 +73,7 @@ export function DeliveryLog({
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Event</Table.Th>
-              <Table.Th>When</Table.Th>
+              <Table.Th>When ({zone})</Table.Th>
               <Table.Th>State</Table.Th>
               <Table.Th>Tries</Table.Th>
               <Table.Th>Last answer</Table.Th>
@@ -140,6 +141,7 @@ export function DeliveryLog({
 }
 
 function Tries({ detail }: { detail: Detail }) {
+  const { dateTime: time } = useClock();
   return (
     <Stack gap={4} data-testid="delivery-detail">
       <Text size="sm" fw={500}>

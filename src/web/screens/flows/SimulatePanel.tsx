@@ -2,6 +2,8 @@ import { Alert, Badge, Button, Group, Paper, Stack, Table, Text, TextInput, Titl
 import { useState } from 'react';
 import type { paths } from '../../api/schema';
 import { api, problemText, type Problem } from '../../api/client';
+import { instantIn } from '../../ui/clock';
+import { useClock } from '../../ui/useClock';
 
 type Result = paths['/api/routing/simulate']['post']['responses'][200]['content']['application/json'];
 type Candidate = Result['candidates'][number];
@@ -27,6 +29,7 @@ function capText(c: NonNullable<Candidate['cap']>): string {
 
 /** "Where would this lead go?": the flow's candidates for a lead from a country at a time, with why. */
 export function SimulatePanel({ flowId }: { flowId: string }) {
+  const clock = useClock();
   const [country, setCountry] = useState('DE');
   const [at, setAt] = useState('');
   const [result, setResult] = useState<Result | null>(null);
@@ -40,8 +43,8 @@ export function SimulatePanel({ flowId }: { flowId: string }) {
     setErrors({});
     setResult(null); // the last answer goes: what shows next answers this question
     try {
-      // A datetime-local value is the browser's local time: sent as the instant it names.
-      const body = { country, flow_id: flowId, ...(at ? { at: new Date(at).toISOString() } : {}) };
+      // A datetime-local value is read in the operator's zone, as every date on the dashboard.
+      const body = { country, flow_id: flowId, ...(at ? { at: instantIn(clock.zone, at) } : {}) };
       const r = await api.POST('/api/routing/simulate', { body });
       if (r.error) {
         const p = r.error as Problem;
@@ -78,7 +81,7 @@ export function SimulatePanel({ flowId }: { flowId: string }) {
           />
           <TextInput
             label="Arriving at"
-            description="Empty: now (your local time)"
+            description={`In ${clock.zone}; empty: now`}
             type="datetime-local"
             value={at}
             onChange={(e) => setAt(e.currentTarget.value)}

@@ -5,6 +5,7 @@ import { api, must, problemText } from '../../api/client';
 import { Loading } from '../../Loading';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { ErrorAlert } from '../../ui/EditorPage';
+import { useClock } from '../../ui/useClock';
 import { formatBytes, HOSTING_KEY } from './shared';
 import { saveBlob } from '../../ui/download';
 
@@ -12,6 +13,7 @@ const KEY = ['hosting', 'backups'];
 
 /** SQLite backups: make one now, download, delete. */
 export function Backups({ advice, canEdit }: { advice: string; canEdit: boolean }) {
+  const clock = useClock();
   const queryClient = useQueryClient();
   const list = useQuery({
     queryKey: KEY,
@@ -78,7 +80,7 @@ export function Backups({ advice, canEdit }: { advice: string; canEdit: boolean 
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>File</Table.Th>
-                <Table.Th>Made</Table.Th>
+                <Table.Th>Made ({clock.zone})</Table.Th>
                 <Table.Th>Size</Table.Th>
                 <Table.Th />
               </Table.Tr>
@@ -91,7 +93,7 @@ export function Backups({ advice, canEdit }: { advice: string; canEdit: boolean 
                       {b.name}
                     </Anchor>
                   </Table.Td>
-                  <Table.Td>{new Date(b.created_at).toLocaleString()}</Table.Td>
+                  <Table.Td>{clock.dateTime(b.created_at)}</Table.Td>
                   <Table.Td>{formatBytes(b.size_bytes)}</Table.Td>
                   <Table.Td>
                     <Button

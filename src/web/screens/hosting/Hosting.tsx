@@ -5,6 +5,7 @@ import { api, must } from '../../api/client';
 import type { paths } from '../../api/schema';
 import { Loading } from '../../Loading';
 import { ErrorAlert } from '../../ui/EditorPage';
+import { useClock } from '../../ui/useClock';
 import { useWhoami } from '../../whoami';
 import { Backups } from './Backups';
 import { formatBytes, formatDuration, HOSTING_KEY } from './shared';
@@ -93,6 +94,7 @@ function FactCard({ title, rows, testId }: { title: string; rows: [string, React
 }
 
 function Facts({ h }: { h: HostingStatus }) {
+  const clock = useClock();
   const db = h.database;
   const upToDate = db.migration_level === db.latest_migration;
   return (
@@ -102,7 +104,7 @@ function Facts({ h }: { h: HostingStatus }) {
         testId="hosting-server"
         rows={[
           ['Up for', formatDuration(h.uptime_seconds)],
-          ['Started', new Date(h.started_at).toLocaleString()],
+          ['Started', `${clock.dateTime(h.started_at)} (${clock.zone})`],
           ['Node.js', h.node_version],
           ['Platform', h.platform],
           ['Load (1/5/15 min)', `${h.load_average.map((l) => l.toFixed(2)).join(' / ')} on ${h.cpu_count} CPUs`],

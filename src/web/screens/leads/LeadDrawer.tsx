@@ -8,6 +8,9 @@ import { ConversionForm } from './ConversionForm';
 import type { Attempt, LeadDetail } from './filters';
 import { RedeliverModal } from './RedeliverModal';
 import { CopyValueButton } from '../../ui/CopyValueButton';
+import type { Clock } from '../../ui/clock';
+import { useClock } from '../../ui/useClock';
+import { ZoneNote } from '../../ui/ZoneNote';
 
 export const STATUS_COLOR: Record<string, string> = {
   new: 'gray',
@@ -25,13 +28,11 @@ const OUTCOME_COLOR: Record<Attempt['outcome'], string> = {
   error: 'red',
 };
 
-const time = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
-
 // Every field of the lead, in reading order; the autologin URL and the attempts (what an operator
 // opens a lead for) come first, in their own blocks.
-const FIELDS: [string, (l: LeadDetail) => string][] = [
+const FIELDS: [string, (l: LeadDetail, c: Clock) => string][] = [
   ['Id', (l) => l.id],
-  ['Registered', (l) => time(l.created_at)],
+  ['Registered', (l, c) => c.dateTime(l.created_at)],
   ['Name', (l) => `${l.first_name} ${l.last_name}`],
   ['Email', (l) => l.email],
   ['Phone', (l) => l.phone],
@@ -51,9 +52,9 @@ const FIELDS: [string, (l: LeadDetail) => string][] = [
   ['Reason', (l) => l.reason ?? '—'],
   ["Partner's lead id", (l) => l.partner_lead_id ?? '—'],
   ['Sale status', (l) => l.sale_status ?? '—'],
-  ['Delivered', (l) => time(l.delivered_at)],
-  ['FTD', (l) => (l.is_ftd ? time(l.ftd_at) : 'No')],
-  ['Status updated', (l) => time(l.status_updated_at)],
+  ['Delivered', (l, c) => c.dateTime(l.delivered_at)],
+  ['FTD', (l, c) => (l.is_ftd ? c.dateTime(l.ftd_at) : 'No')],
+  ['Status updated', (l, c) => c.dateTime(l.status_updated_at)],
   ['Payout', (l) => `$${l.payout.toFixed(2)}`],
   ['Revenue', (l) => `$${l.revenue.toFixed(2)}`],
 ];
@@ -121,6 +122,7 @@ const SOURCE_WORDS = { postback: 'partner postback', pull: 'status pull', operat
 
 function LeadBody({ lead }: { lead: LeadDetail }) {
   const whoami = useWhoami();
+  const clock = useClock();
   const canConvert = lead.status === 'delivered' && !!whoami.data?.permissions.includes('leads:edit');
   return (
     <Stack data-testid="lead-drawer">
@@ -135,6 +137,7 @@ function LeadBody({ lead }: { lead: LeadDetail }) {
         </Group>
         <RedeliverButton lead={lead} />
       </Group>
+      <ZoneNote />
       <Stack gap={4}>
         <Text size="sm" fw={500}>
           Autologin URL
@@ -180,7 +183,7 @@ function LeadBody({ lead }: { lead: LeadDetail }) {
                   {a.outcome}
                 </Badge>
                 <Text size="xs" c="dimmed">
-                  {time(a.requested_at)} · {a.duration_ms === null ? '—' : `${a.duration_ms} ms`} · HTTP{' '}
+                  {clock.dateTime(a.requested_at)} · {a.duration_ms === null ? '—' : `${a.duration_ms} ms`} · HTTP{' '}
                   {a.http_status ?? 'no answer'}
                 </Text>
               </Group>
@@ -220,12 +223,12 @@ function LeadBody({ lead }: { lead: LeadDetail }) {
           <Table.Tbody>
             {lead.status_history.map((h, i) => (
               <Table.Tr key={i} data-testid="history-row">
-                <Table.Td>{time(h.at)}</Table.Td>
+                <Table.Td>{clock.dateTime(h.at)}</Table.Td>
                 <Table.Td>
                   {h.previous_sale_status ?? '—'} → <b>{h.sale_status ?? '—'}</b>
                   {h.ftd_at && (
                     <Badge ml="xs" size="sm" color="teal">
-                      FTD {time(h.ftd_at)}
+                      FTD {clock.dateTime(h.ftd_at)}
                     </Badge>
                   )}
                 </Table.Td>
@@ -245,7 +248,7 @@ function LeadBody({ lead }: { lead: LeadDetail }) {
           {FIELDS.map(([label, value]) => (
             <Table.Tr key={label}>
               <Table.Th w={160}>{label}</Table.Th>
-              <Table.Td style={{ overflowWrap: 'anywhere' }}>{value(lead)}</Table.Td>
+              <Table.Td style={{ overflowWrap: 'anywhere' }}>{value(lead, clock)}</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>

@@ -24,6 +24,7 @@ import { LeadDrawer } from './LeadDrawer';
 import { LeadFilters } from './LeadFilters';
 import { LeadsBulk } from './LeadsBulk';
 import { LeadsTable } from './LeadsTable';
+import { ZoneNote } from '../../ui/ZoneNote';
 
 const PAGE = 50;
 
@@ -152,6 +153,7 @@ export default function Leads() {
           {problemText(leads.error)}
         </Alert>
       )}
+      <ZoneNote />
       <LeadsBulk selected={current} onClear={() => setSelected(new Map())} onChanged={() => void leads.refetch()} />
       {leads.isPending ? (
         <Loading />

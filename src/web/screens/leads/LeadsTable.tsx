@@ -2,6 +2,7 @@ import { Badge, Checkbox, Table, UnstyledButton } from '@mantine/core';
 import type { KeyboardEvent } from 'react';
 import { SORT_BY, type Column, type DateType, type Lead } from './filters';
 import { STATUS_COLOR } from './LeadDrawer';
+import { useClock } from '../../ui/useClock';
 
 interface Props {
   rows: Lead[];
@@ -73,6 +74,7 @@ function SortHeader({
 
 /** The leads as a compact table: sortable date columns, a selection, and rows reachable by keyboard. */
 export function LeadsTable({ rows, columns, sort, onSort, selected, onSelect, onOpen }: Props) {
+  const clock = useClock();
   const picked = rows.filter((r) => selected.has(r.id)).length;
   return (
     <Table.ScrollContainer minWidth={960}>
@@ -123,7 +125,7 @@ export function LeadsTable({ rows, columns, sort, onSort, selected, onSelect, on
                   />
                 </Table.Td>
                 {columns.map((c) => {
-                  const text = c.render(lead);
+                  const text = c.render(lead, clock);
                   return (
                     <Table.Td key={c.key} style={CELL} title={text}>
                       {c.key === 'status' ? (

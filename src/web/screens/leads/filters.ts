@@ -2,6 +2,7 @@
 // link shows the same rows) under the API's own parameter names, and its column choice lives in
 // localStorage (a per-browser preference, not part of what is being looked at).
 import type { paths } from '../../api/schema';
+import type { Clock } from '../../ui/clock';
 
 export type SearchQuery = NonNullable<paths['/api/leads/search']['get']['parameters']['query']>;
 export type FilterQuery = Omit<SearchQuery, 'cursor' | 'limit'>;
@@ -120,15 +121,14 @@ export const countActive = (f: FilterQuery) =>
 export interface Column {
   key: string;
   label: string;
-  render: (lead: Lead) => string;
+  render: (lead: Lead, clock: Clock) => string;
 }
 
-const time = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 const text = (v: string | null) => v ?? '—';
 const money = (n: number) => `$${n.toFixed(2)}`;
 
 export const COLUMNS: Column[] = [
-  { key: 'created_at', label: 'Registered', render: (l) => time(l.created_at) },
+  { key: 'created_at', label: 'Registered', render: (l, c) => c.dateTime(l.created_at) },
   { key: 'name', label: 'Name', render: (l) => `${l.first_name} ${l.last_name}` },
   { key: 'email', label: 'Email', render: (l) => l.email },
   { key: 'phone', label: 'Phone', render: (l) => l.phone },
@@ -139,8 +139,8 @@ export const COLUMNS: Column[] = [
   { key: 'campaign', label: 'Campaign', render: (l) => text(l.campaign_name) },
   { key: 'flow', label: 'Flow', render: (l) => text(l.flow_name) },
   { key: 'sale_status', label: 'Sale status', render: (l) => text(l.sale_status) },
-  { key: 'ftd', label: 'FTD', render: (l) => (l.is_ftd ? time(l.ftd_at) : 'No') },
-  { key: 'delivered_at', label: 'Delivered', render: (l) => time(l.delivered_at) },
+  { key: 'ftd', label: 'FTD', render: (l, c) => (l.is_ftd ? c.dateTime(l.ftd_at) : 'No') },
+  { key: 'delivered_at', label: 'Delivered', render: (l, c) => c.dateTime(l.delivered_at) },
   { key: 'reason', label: 'Reason', render: (l) => text(l.reason) },
   { key: 'sub_id1', label: 'Sub ID 1', render: (l) => text(l.sub_id1) },
   { key: 'payout', label: 'Payout', render: (l) => money(l.payout) },

@@ -7,6 +7,7 @@ import { Loading } from '../../Loading';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { ErrorAlert } from '../../ui/EditorPage';
 import { CopyValueButton } from '../../ui/CopyValueButton';
+import { useClock } from '../../ui/useClock';
 
 type LicenceData = paths['/api/licence']['get']['responses'][200]['content']['application/json'];
 
@@ -40,11 +41,9 @@ export default function Licence() {
   );
 }
 
-const date = (iso: string) =>
-  new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' });
-
 function InForce({ data }: { data: LicenceData }) {
   const queryClient = useQueryClient();
+  const { date, zone } = useClock();
   const [removing, setRemoving] = useState(false);
   const { licence, status } = data;
   const limits = Object.entries(licence?.limits ?? {});
@@ -88,7 +87,7 @@ function InForce({ data }: { data: LicenceData }) {
                   : 'none'
               }
             />
-            <Row label="Issued" value={date(licence.issued_at)} />
+            <Row label="Issued" value={`${date(licence.issued_at)} (${zone})`} />
             <Row
               label="Expires"
               value={`${date(licence.expires_at)} (${licence.days_left} day${licence.days_left === 1 ? '' : 's'} left)`}

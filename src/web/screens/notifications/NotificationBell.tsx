@@ -1,11 +1,12 @@
 import { ActionIcon, Badge, Button, Group, Indicator, Popover, ScrollArea, Stack, Text } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, must } from '../../api/client';
-
-const time = (iso: string) => new Date(iso).toLocaleString();
+import { useClock } from '../../ui/useClock';
+import { ZoneNote } from '../../ui/ZoneNote';
 
 /** The header's bell: alerts (caps, failing pulls, disabled webhooks) with the unread count, read on demand. */
 export function NotificationBell() {
+  const { dateTime: time } = useClock();
   const queryClient = useQueryClient();
   const notes = useQuery({
     queryKey: ['notifications'],
@@ -66,6 +67,7 @@ export function NotificationBell() {
               Mark all read
             </Button>
           </Group>
+          <ZoneNote />
           {notes.data?.data.length ? (
             <ScrollArea.Autosize mah={360}>
               <Stack gap="xs">

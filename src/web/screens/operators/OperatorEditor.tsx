@@ -11,6 +11,7 @@ import { useEditorForm, refusal } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
 import { TimezoneSelect } from '../../ui/inputs';
 import { EditorHeader } from '../../ui/EditorHeader';
+import { browserZone } from '../../ui/clock';
 
 type Operator = paths['/api/operators/{id}']['get']['responses'][200]['content']['application/json'];
 type Status = Operator['status'];
@@ -63,7 +64,7 @@ function OperatorForm({ operator }: { operator: Operator | null }) {
     name: operator?.name ?? '',
     email: operator?.email ?? '',
     role_id: operator?.role_id ?? '',
-    timezone: operator?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+    timezone: operator?.timezone ?? browserZone(),
     status: operator?.status ?? ('active' as Status),
     password: '',
     current_password: '',

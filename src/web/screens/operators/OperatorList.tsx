@@ -4,13 +4,14 @@ import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { api, must } from '../../api/client';
 import { useWhoami } from '../../whoami';
+import { useClock } from '../../ui/useClock';
 import { ListPage, usePagedList } from '../../ui/ListPage';
 
 type Status = 'active' | 'disabled';
-const date = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 
 export default function OperatorList() {
   const whoami = useWhoami();
+  const clock = useClock();
   const [text, setText] = useState('');
   const [q] = useDebouncedValue(text.trim(), 300);
   const [status, setStatus] = useState<Status | null>(null);
@@ -78,7 +79,7 @@ export default function OperatorList() {
           </Table.Td>
           <Table.Td>{o.two_factor ? 'on' : 'off'}</Table.Td>
           <Table.Td>{o.timezone}</Table.Td>
-          <Table.Td>{date.format(new Date(o.created_at))}</Table.Td>
+          <Table.Td>{clock.date(o.created_at)}</Table.Td>
         </Table.Tr>
       )}
     />

@@ -14,9 +14,6 @@ const KPIS: { key: keyof Summary['totals']; label: string; format: (s: Summary) 
   { key: 'profit', label: 'Profit', format: (s) => formatMoney(s.totals.profit, s.currency) },
 ];
 
-/** Today in the operator's time zone, as the API's YYYY-MM-DD (en-CA writes dates that way). */
-export const todayIn = (timeZone: string) => new Intl.DateTimeFormat('en-CA', { timeZone }).format(new Date());
-
 /** One row of KPI cards for a period: `id` names it in test ids (kpi-<id>-<measure>). */
 export function KpiRow({
   id,

@@ -7,7 +7,8 @@ import { ErrorAlert } from '../../ui/EditorPage';
 import { useWhoami } from '../../whoami';
 import { formatCount, type Dimension } from '../analytics/report';
 import { LEADS_AND_FTDS, ReportChart } from '../analytics/ReportChart';
-import { KpiRow, todayIn } from './Kpis';
+import { KpiRow } from './Kpis';
+import { dayIn } from '../../ui/clock';
 import { SECTIONS, visible } from '../../nav';
 import { liveQueryOptions, LiveStatus, useLivePause } from '../../ui/LiveRefresh';
 
@@ -76,7 +77,7 @@ function TopList({
 }
 
 function Dashboard({ timezone }: { timezone: string }) {
-  const today = todayIn(timezone);
+  const today = dayIn(timezone);
   const [paused, setPaused] = useLivePause('overview');
   const live = liveQueryOptions(paused);
   const days = useReport('day', live);

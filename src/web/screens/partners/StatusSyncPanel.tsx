@@ -19,6 +19,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, problemText, type Problem } from '../../api/client';
 import type { paths } from '../../api/schema';
+import { useClock } from '../../ui/useClock';
 
 type Pull = paths['/api/partners/{id}/status-pull']['get']['responses'][200]['content']['application/json'];
 type Config = Pull['config'];
@@ -132,10 +133,10 @@ function toBody(f: Form) {
   };
 }
 
-const time = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
-
 /** The partner editor's "Status sync": the pull's settings, its health, and Pull now with a dry run. */
 export function StatusSyncPanel({ partnerId, canEdit }: { partnerId: string; canEdit: boolean }) {
+  const clock = useClock();
+  const time = (iso: string | null) => (iso ? `${clock.dateTime(iso)} (${clock.zone})` : 'never');
   const queryClient = useQueryClient();
   const key = ['status-pull', partnerId];
   const pull = useQuery({

@@ -6,13 +6,14 @@ import type { paths } from '../../api/schema';
 import { Loading } from '../../Loading';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { ErrorAlert } from '../../ui/EditorPage';
+import { useClock } from '../../ui/useClock';
+import { ZoneNote } from '../../ui/ZoneNote';
 
 type Session = paths['/api/profile/sessions']['get']['responses'][200]['content']['application/json']['data'][number];
 
-const when = (iso: string) => new Date(iso).toLocaleString();
-
 /** Profile → Sessions: where you are signed in; sign out one, or everywhere else. */
 export function Sessions() {
+  const { dateTime: when } = useClock();
   const queryClient = useQueryClient();
   const sessions = useQuery({
     queryKey: ['profile', 'sessions'],
@@ -50,6 +51,7 @@ export function Sessions() {
       <Text size="sm" c="dimmed">
         Where you are signed in. Signing a session out takes effect on its next request.
       </Text>
+      <ZoneNote />
       {done && (
         <Alert color="green" data-testid="sessions-done" withCloseButton onClose={() => setDone(null)}>
           {done}

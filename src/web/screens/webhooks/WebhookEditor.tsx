@@ -20,6 +20,7 @@ import type { paths } from '../../api/schema';
 import { Loading } from '../../Loading';
 import { CopyValueButton } from '../../ui/CopyValueButton';
 import { ErrorAlert } from '../../ui/EditorPage';
+import { useClock } from '../../ui/useClock';
 import { useWhoami } from '../../whoami';
 import { DeliveryLog } from '../events/DeliveryLog';
 
@@ -42,6 +43,7 @@ export default function WebhookEditor() {
 
 function Form({ hook }: { hook: Webhook | null }) {
   const navigate = useNavigate();
+  const clock = useClock();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
   const permissions = whoami.data?.permissions ?? [];
@@ -139,8 +141,8 @@ function Form({ hook }: { hook: Webhook | null }) {
       )}
       {hook?.failing_since && hook.status === 'active' && (
         <Alert color="orange" data-testid="webhook-failing">
-          Failing since {new Date(hook.failing_since).toLocaleString()}: see the delivery log. After 5 days of failure
-          it is disabled.
+          Failing since {clock.dateTime(hook.failing_since)} ({clock.zone}): see the delivery log. After 5 days of
+          failure it is disabled.
         </Alert>
       )}
       {problem && <Alert color="red" role="alert" title={problem} data-testid="webhook-errors" />}
