@@ -58,14 +58,14 @@ test('on a phone, a status sync cannot change a lead before its dry run was show
     ...(await client.send('GET', `/api/partners/${partner.id}/status-pull`)).json().config,
     enabled: true,
   });
-  assert.equal(enable.status, 400, enable.body);
+  assert.equal(enable.status, 400, enable.text);
   assert.equal(await ftdAt(), null, 'saving changed nothing');
 
   await page.getByTestId('pull-dry-run').click();
   await page.getByText('The dry run would change 1 lead(s), 1 of them FTDs.').waitFor();
   assert.equal(await ftdAt(), null, 'the dry run changed nothing');
   assert.equal(await schedule.isDisabled(), false, 'the preview opens the schedule');
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
+  const overflow = Number(await page.evaluate('document.documentElement.scrollWidth'));
   assert.ok(overflow <= 390, `the status sync fits the phone (${overflow} px wide)`);
   await screenshot(page, 'status-sync-phone');
   await apply.click();

@@ -1043,6 +1043,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/partners/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Partners' health: failing, capped, paused
+         * @description Every partner not archived, failing first, then capped, paused and ok: its failed calls in a row, its calls today (its own day, the one its daily cap counts) by outcome, its own caps' fill and its latest call. Pause or resume one with PATCH /api/partners/{id} {"status": …}.
+         *
+         *     Access: needs the `partners:view` permission (key scope and role).
+         */
+        get: operations["partnerHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/partners/sample-lead": {
         parameters: {
             query?: never;
@@ -10815,6 +10837,137 @@ export interface operations {
             };
             /** @description unsupported_media_type: send application/json */
             415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    partnerHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        at: string;
+                        /** @description Failing first, then capped, paused, ok; by name within each */
+                        data: {
+                            /**
+                             * PartnerCapFill
+                             * @description The partner's own caps (not its flows'), counted as the engine reserves them
+                             */
+                            caps: {
+                                /** @description null: no such cap */
+                                day: {
+                                    cap: number;
+                                    /** @description Leads delivered (or being delivered) in the window */
+                                    used: number;
+                                } | null;
+                                /** @description null: no such cap */
+                                hour: {
+                                    cap: number;
+                                    /** @description Leads delivered (or being delivered) in the window */
+                                    used: number;
+                                } | null;
+                                /** @description null: no such cap */
+                                total: {
+                                    cap: number;
+                                    /** @description Leads delivered (or being delivered) in the window */
+                                    used: number;
+                                } | null;
+                            };
+                            /**
+                             * Format: int32
+                             * @description Failed calls in a row now
+                             */
+                            consecutive_failures: number;
+                            /** @description paused: status is paused (whatever its calls did); failing: active, and its last 3 or more calls in a row failed (no answer, an error, HTTP 5xx; consecutive_failures); capped: active, not failing, and one of its own caps (daily, hourly, total) is full; ok: none of these */
+                            health: "failing" | "capped" | "paused" | "ok";
+                            id: string;
+                            /** @description The latest call to the partner, any day; null: never called */
+                            last_call: {
+                                /** Format: date-time */
+                                at: string;
+                                http_status: number | null;
+                                /** @description rejected: answered with a refusal (see http_status) */
+                                outcome: "in_flight" | "accepted" | "rejected" | "timeout" | "error";
+                            } | null;
+                            name: string;
+                            status: "active" | "paused";
+                            /** PartnerHealthToday */
+                            today: {
+                                /** @description Calls made to the partner that day (in progress included) */
+                                calls: number;
+                                /** @description The partner's day (YYYY-MM-DD) in its working hours' time zone, else UTC: its daily cap's day */
+                                day: string;
+                                /** @description Calls the partner accepted */
+                                delivered: number;
+                                /** @description Calls that failed: no answer in time, an error, HTTP 5xx */
+                                failed: number;
+                                /** @description Calls the partner answered with a refusal (not HTTP 5xx) */
+                                refused: number;
+                            };
+                        }[];
+                        /** @description Failed calls in a row that make an active partner failing */
+                        failing_after: number;
+                    };
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];

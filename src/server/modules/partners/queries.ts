@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import { containsText } from '../../db/like.js';
 import type { Database, PartnersTable } from '../../db/tables.js';
 import { decodeCursor, pageOf } from '../../http/pagination.js';
@@ -91,3 +91,42 @@ export async function partnerReferenced(db: Kysely<Database>, partnerId: string)
   for (const probe of probes) if (await probe.executeTakeFirst()) return true;
   return false;
 }
+
+/** The partners a health view covers: every one not archived, by name. */
+export const healthPartners = (db: Kysely<Database>) =>
+  db
+    .selectFrom('partners')
+    .select(['id', 'name', 'status', 'consecutive_failures', 'daily_cap', 'hourly_cap', 'total_cap', 'working_hours'])
+    .where('archived_at', 'is', null)
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+
+/**
+ * A partner's calls from `from` on, counted by outcome (5xx apart): a range of the
+ * lead_attempts_partner index (partner_id, requested_at), so only that day's calls are read.
+ */
+export const attemptCountsQuery = (db: Kysely<Database>, partnerId: string, from: string) =>
+  db
+    .selectFrom('lead_attempts')
+    .select((eb) => [
+      'outcome',
+      sql<number>`case when coalesce(http_status, 0) >= 500 then 1 else 0 end`.as('server_error'),
+      eb.fn.countAll<number>().as('n'),
+    ])
+    .where('partner_id', '=', partnerId)
+    .where('requested_at', '>=', from)
+    .groupBy(['outcome', 'server_error']);
+export const attemptCounts = (db: Kysely<Database>, partnerId: string, from: string) =>
+  attemptCountsQuery(db, partnerId, from).execute();
+
+/** A partner's latest call (the same index, read backwards, one row). */
+export const lastAttemptQuery = (db: Kysely<Database>, partnerId: string) =>
+  db
+    .selectFrom('lead_attempts')
+    .select(['requested_at', 'outcome', 'http_status'])
+    .where('partner_id', '=', partnerId)
+    .orderBy('requested_at', 'desc')
+    .limit(1);
+export const lastAttempt = (db: Kysely<Database>, partnerId: string) =>
+  lastAttemptQuery(db, partnerId).executeTakeFirst();

@@ -4,12 +4,20 @@ import { problems } from '../../http/openapi.js';
 import { Page } from '../../http/pagination.js';
 import type { App } from '../../types.js';
 import { actorOf } from '../audit/service.js';
-import { CreatePartner, Partner, PartnerListQuery, PartnerWithToken, UpdatePartner } from './schemas.js';
+import {
+  CreatePartner,
+  Partner,
+  PartnerHealthList,
+  PartnerListQuery,
+  PartnerWithToken,
+  UpdatePartner,
+} from './schemas.js';
 import {
   createPartner,
   deletePartner,
   getPartner,
   listPartners,
+  partnerHealth,
   rotatePartnerPostbackToken,
   updatePartner,
 } from './service.js';
@@ -33,6 +41,24 @@ export default async function partnersRoutes(app: App) {
       },
     },
     async (req) => listPartners(app.db, req.query),
+  );
+
+  app.get(
+    '/api/partners/health',
+    {
+      config: { permission: 'partners:view' },
+      schema: {
+        operationId: 'partnerHealth',
+        tags: TAGS,
+        summary: "Partners' health: failing, capped, paused",
+        description:
+          'Every partner not archived, failing first, then capped, paused and ok: its failed calls in a row, ' +
+          "its calls today (its own day, the one its daily cap counts) by outcome, its own caps' fill and its " +
+          'latest call. Pause or resume one with PATCH /api/partners/{id} {"status": …}.',
+        response: { 200: PartnerHealthList },
+      },
+    },
+    async () => partnerHealth(app.db, Date.now()),
   );
 
   app.get(

@@ -199,3 +199,92 @@ export const PartnerListQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** A partner is "failing" after this many failed calls in a row (no answer, an error, HTTP 5xx). */
+export const FAILING_AFTER = 3;
+
+const CapFill = Type.Union(
+  [
+    Type.Object(
+      {
+        used: Type.Integer({ description: 'Leads delivered (or being delivered) in the window' }),
+        cap: Type.Integer(),
+      },
+      { title: 'CapFill' },
+    ),
+    Type.Null(),
+  ],
+  { description: 'null: no such cap' },
+);
+
+const PartnerHealth = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    status: ActiveStatus,
+    health: Type.Union([Type.Literal('failing'), Type.Literal('capped'), Type.Literal('paused'), Type.Literal('ok')], {
+      description:
+        `paused: status is paused (whatever its calls did); failing: active, and its last ${FAILING_AFTER} or more ` +
+        'calls in a row failed (no answer, an error, HTTP 5xx; consecutive_failures); capped: active, not failing, ' +
+        'and one of its own caps (daily, hourly, total) is full; ok: none of these',
+    }),
+    consecutive_failures: Type.Integer({ format: 'int32', description: 'Failed calls in a row now' }),
+    today: Type.Object(
+      {
+        day: Type.String({
+          description: "The partner's day (YYYY-MM-DD) in its working hours' time zone, else UTC: its daily cap's day",
+        }),
+        calls: Type.Integer({ description: 'Calls made to the partner that day (in progress included)' }),
+        delivered: Type.Integer({ description: 'Calls the partner accepted' }),
+        refused: Type.Integer({ description: 'Calls the partner answered with a refusal (not HTTP 5xx)' }),
+        failed: Type.Integer({ description: 'Calls that failed: no answer in time, an error, HTTP 5xx' }),
+      },
+      { title: 'PartnerHealthToday' },
+    ),
+    caps: Type.Object(
+      {
+        day: CapFill,
+        hour: CapFill,
+        total: CapFill,
+      },
+      {
+        title: 'PartnerCapFill',
+        description: "The partner's own caps (not its flows'), counted as the engine reserves them",
+      },
+    ),
+    last_call: Type.Union(
+      [
+        Type.Object(
+          {
+            at: Timestamp,
+            outcome: Type.Union(
+              [
+                Type.Literal('in_flight'),
+                Type.Literal('accepted'),
+                Type.Literal('rejected'),
+                Type.Literal('timeout'),
+                Type.Literal('error'),
+              ],
+              { description: 'rejected: answered with a refusal (see http_status)' },
+            ),
+            http_status: Type.Union([Type.Integer(), Type.Null()]),
+          },
+          { title: 'PartnerLastCall' },
+        ),
+        Type.Null(),
+      ],
+      { description: 'The latest call to the partner, any day; null: never called' },
+    ),
+  },
+  { title: 'PartnerHealth' },
+);
+export type PartnerHealth = Static<typeof PartnerHealth>;
+
+export const PartnerHealthList = Type.Object(
+  {
+    at: Timestamp,
+    failing_after: Type.Integer({ description: 'Failed calls in a row that make an active partner failing' }),
+    data: Type.Array(PartnerHealth, { description: 'Failing first, then capped, paused, ok; by name within each' }),
+  },
+  { title: 'PartnerHealthList' },
+);

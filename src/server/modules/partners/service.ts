@@ -9,7 +9,12 @@ import { integrationForAudit, resolveIntegration, shownIntegration } from '../..
 import { parsePrice, shownDeal, storedDeal } from '../../distribution/prices.js';
 import { audit, type Actor } from '../audit/service.js';
 import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
+import { capSlots, readUsage, usedOf, type CapWindow } from '../../distribution/caps.js';
+import { dayKey, localDay, startOfLocalDay } from '../../time.js';
 import {
+  attemptCounts,
+  healthPartners,
+  lastAttempt,
   findPartner,
   insertPartner,
   liveFlowsUsing,
@@ -20,7 +25,7 @@ import {
   type PartnerFilter,
   type PartnerRecord,
 } from './queries.js';
-import { type CreatePartner, type Partner, type UpdatePartner } from './schemas.js';
+import { FAILING_AFTER, type CreatePartner, type Partner, type PartnerHealth, type UpdatePartner } from './schemas.js';
 import { checkPartnerRules } from './checks.js';
 
 const ARCHIVED = 'This partner is archived (deleted while leads refer to it) and cannot be changed.';
@@ -209,4 +214,57 @@ export async function deletePartner(db: Kysely<Database>, actor: Actor, id: stri
       details: { name: done.row.name },
     });
   });
+}
+
+const HEALTH_ORDER: PartnerHealth['health'][] = ['failing', 'capped', 'paused', 'ok'];
+
+/**
+ * Every partner's health (not archived), failing first: its status, its failed calls in a row,
+ * its calls today (its own day, as its daily cap counts) by outcome, its own caps' fill and its
+ * latest call. Reads the partner rows, the cap counters by key and one index range of today's
+ * calls per partner: never all attempts.
+ */
+export async function partnerHealth(db: Kysely<Database>, now: number) {
+  const partners = await healthPartners(db);
+  const slotsOf = new Map(
+    partners.map((p) => {
+      const working_hours = p.working_hours ? JSON.parse(p.working_hours) : null;
+      return [p.id, capSlots({ partner: { ...p, working_hours }, target: null }, now, '')];
+    }),
+  );
+  const usage = await readUsage(db, [...slotsOf.values()].flat());
+  const data: PartnerHealth[] = [];
+  for (const p of partners) {
+    const tz = p.working_hours ? (JSON.parse(p.working_hours).timezone as string) : 'UTC';
+    const day = localDay(tz, now);
+    const today = { day: dayKey(day), calls: 0, delivered: 0, refused: 0, failed: 0 };
+    for (const r of await attemptCounts(db, p.id, new Date(startOfLocalDay(tz, day)).toISOString())) {
+      const n = Number(r.n);
+      today.calls += n;
+      if (r.outcome === 'accepted') today.delivered += n;
+      else if (r.outcome === 'rejected' && Number(r.server_error) === 0) today.refused += n;
+      else if (r.outcome !== 'in_flight') today.failed += n;
+    }
+    const slots = slotsOf.get(p.id)!;
+    const fill = (w: CapWindow) => {
+      const s = slots.find((x) => x.window === w);
+      return s ? { used: usedOf(s, usage), cap: s.cap } : null;
+    };
+    const caps = { day: fill('day'), hour: fill('hour'), total: fill('total') };
+    const failures = Number(p.consecutive_failures);
+    const full = Object.values(caps).some((c) => c !== null && c.used >= c.cap);
+    const last = await lastAttempt(db, p.id);
+    data.push({
+      id: p.id,
+      name: p.name,
+      status: p.status,
+      health: p.status === 'paused' ? 'paused' : failures >= FAILING_AFTER ? 'failing' : full ? 'capped' : 'ok',
+      consecutive_failures: failures,
+      today,
+      caps,
+      last_call: last ? { at: last.requested_at, outcome: last.outcome, http_status: last.http_status } : null,
+    });
+  }
+  data.sort((a, b) => HEALTH_ORDER.indexOf(a.health) - HEALTH_ORDER.indexOf(b.health)); // stable: by name within
+  return { at: new Date(now).toISOString(), failing_after: FAILING_AFTER, data };
 }

@@ -1,13 +1,31 @@
-import { ActionIcon, Badge, Button, Group, Indicator, Popover, ScrollArea, Stack, Text } from '@mantine/core';
+import {
+  ActionIcon,
+  Badge,
+  Button,
+  Group,
+  Indicator,
+  Popover,
+  ScrollArea,
+  Stack,
+  Text,
+  UnstyledButton,
+} from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link } from 'react-router-dom';
 import { api, must } from '../../api/client';
 import { useClock } from '../../ui/useClock';
 import { ZoneNote } from '../../ui/ZoneNote';
+import { notificationLink } from './links';
 
-/** The header's bell: alerts (caps, failing pulls, disabled webhooks) with the unread count, read on demand. */
+/**
+ * The header's bell: alerts (caps, failing partners and pulls, disabled webhooks) with the unread
+ * count, read on demand; each alert is a link to what it is about.
+ */
 export function NotificationBell() {
   const { dateTime: time } = useClock();
   const queryClient = useQueryClient();
+  const [opened, setOpened] = useState(false);
   const notes = useQuery({
     queryKey: ['notifications'],
     queryFn: async () =>
@@ -23,7 +41,13 @@ export function NotificationBell() {
   }
 
   return (
-    <Popover width={380} position="bottom-end" shadow="md">
+    <Popover
+      width="min(380px, calc(100vw - 16px))"
+      position="bottom-end"
+      shadow="md"
+      opened={opened}
+      onChange={setOpened}
+    >
       {/* The button itself is the popover's target (it carries aria-expanded); the count sits on it. */}
       <Indicator
         label={unread > 99 ? '99+' : unread}
@@ -37,6 +61,7 @@ export function NotificationBell() {
             size="lg"
             aria-label={unread ? `Notifications: ${unread} unread` : 'Notifications'}
             data-testid="notifications-bell"
+            onClick={() => setOpened((o) => !o)}
           >
             <svg
               width="18"
@@ -71,21 +96,43 @@ export function NotificationBell() {
           {notes.data?.data.length ? (
             <ScrollArea.Autosize mah={360}>
               <Stack gap="xs">
-                {notes.data.data.map((n) => (
-                  <Stack key={n.id} gap={0} data-testid="notification">
-                    <Group gap={6} wrap="nowrap">
-                      {n.unread && (
-                        <Badge size="xs" color="blue">
-                          new
-                        </Badge>
-                      )}
-                      <Text size="sm">{n.text}</Text>
-                    </Group>
-                    <Text size="xs" c="dimmed">
-                      {time(n.occurred_at)}
-                    </Text>
-                  </Stack>
-                ))}
+                {notes.data.data.map((n) => {
+                  const to = notificationLink(n);
+                  const body = (
+                    <>
+                      <Group gap={6} wrap="nowrap">
+                        {n.unread && (
+                          <Badge size="xs" color="blue">
+                            new
+                          </Badge>
+                        )}
+                        <Text size="sm" c={to ? 'blue' : undefined}>
+                          {n.text}
+                        </Text>
+                      </Group>
+                      <Text size="xs" c="dimmed">
+                        {time(n.occurred_at)}
+                      </Text>
+                    </>
+                  );
+                  return to ? (
+                    <UnstyledButton
+                      key={n.id}
+                      component={Link}
+                      to={to}
+                      onClick={() => setOpened(false)}
+                      p={4}
+                      style={{ borderRadius: 4, minHeight: 44 }}
+                      data-testid="notification"
+                    >
+                      {body}
+                    </UnstyledButton>
+                  ) : (
+                    <Stack key={n.id} gap={0} p={4} data-testid="notification">
+                      {body}
+                    </Stack>
+                  );
+                })}
               </Stack>
             </ScrollArea.Autosize>
           ) : (

@@ -4,6 +4,7 @@ import { api, must } from '../../api/client';
 import { useWhoami } from '../../whoami';
 import { hoursText, type Partner } from './form';
 import { ListPage, usePagedList } from '../../ui/ListPage';
+import { HealthControls, HealthNumbers, usePartnerHealth } from './PartnerHealth';
 
 /** "CPL $40 (+2 countries) · CRG 10 % a month", or "—" without a deal. */
 function dealText(d: Partner['deal']): string {
@@ -19,6 +20,7 @@ export default function PartnerList() {
     must(await api.GET('/api/partners', { params: { query: { limit: 100, cursor } } })),
   );
   const canEdit = whoami.data?.permissions.includes('partners:edit') ?? false;
+  const health = new Map((usePartnerHealth().data?.data ?? []).map((h) => [h.id, h]));
 
   return (
     <ListPage
@@ -28,17 +30,22 @@ export default function PartnerList() {
       list={partners}
       empty={<>There are no partners yet.{canEdit && ' Add one with “New partner”.'}</>}
       testId="partners"
-      headers={['Name', 'Status', 'Countries', 'Caps (daily / hourly / total)', 'Deal', 'Working hours']}
+      headers={['Name', 'Health', 'Today', 'Countries', 'Caps (daily / hourly / total)', 'Deal', 'Working hours']}
       row={(p) => (
-        <Table.Tr key={p.id} data-testid="partner-row">
+        <Table.Tr key={p.id} data-testid="partner-row" data-partner-id={p.id}>
           <Table.Td>
             <Text component={Link} to={`/partners/${p.id}`} fw={500} c="blue">
               {p.name}
             </Text>
           </Table.Td>
           <Table.Td>
-            <Badge color={p.status === 'active' ? 'green' : 'gray'}>{p.status}</Badge>
+            {health.has(p.id) ? (
+              <HealthControls h={health.get(p.id)!} />
+            ) : (
+              <Badge color={p.status === 'active' ? 'green' : 'gray'}>{p.status}</Badge>
+            )}
           </Table.Td>
+          <Table.Td>{health.has(p.id) && <HealthNumbers h={health.get(p.id)!} />}</Table.Td>
           <Table.Td>{p.countries.join(', ') || 'All'}</Table.Td>
           <Table.Td>
             {p.daily_cap ?? '—'} / {p.hourly_cap ?? '—'} / {p.total_cap ?? '—'}
