@@ -57,14 +57,37 @@ async function world(t: Parameters<typeof startPartner>[0], api: ServerClient) {
   }
 }
 
-/** Each narrow role, the menu it should see (besides "API docs"), and what to try on its screens. */
+/** Each narrow role and the menu it should see (besides "API docs"), in the menu's order. */
 const ROLES: { name: string; permissions: string[]; nav: string[] }[] = [
   { name: 'Leads only', permissions: ['leads:view'], nav: ['Leads', 'API keys', 'Profile'] },
   { name: 'Leads and contacts', permissions: ['leads:view', 'leads:contacts'], nav: ['Leads', 'API keys', 'Profile'] },
   { name: 'Lead editor', permissions: ['leads:view', 'leads:edit'], nav: ['Leads', 'API keys', 'Profile'] },
   { name: 'Analytics only', permissions: ['analytics:view'], nav: ['Overview', 'Analytics', 'API keys', 'Profile'] },
   { name: 'Partners only', permissions: ['partners:view'], nav: ['Partners', 'API keys', 'Profile'] },
+  { name: 'Flows only', permissions: ['flows:view'], nav: ['Flows', 'Cap usage', 'API keys', 'Profile'] },
+  { name: 'Campaigns only', permissions: ['campaigns:view'], nav: ['Campaigns', 'API keys', 'Profile'] },
+  {
+    name: 'Providers only',
+    permissions: ['traffic_providers:view'],
+    nav: ['Traffic providers', 'API keys', 'Profile'],
+  },
+  { name: 'Operators only', permissions: ['operators:view'], nav: ['API keys', 'Operators', 'Profile'] },
+  {
+    name: 'Settings viewer',
+    permissions: ['roles:view', 'settings:view', 'hosting:view', 'webhooks:view', 'audit:view'],
+    nav: ['API keys', 'Roles', 'Security', 'Hosting', 'Webhooks', 'Audit log', 'Profile'],
+  },
 ];
+
+/** On these list screens one record is opened too (its editor loads what it offers). */
+const RECORD: Record<string, string> = {
+  Partners: 'Taker Ltd',
+  Flows: 'Flow 1',
+  Campaigns: 'Campaign 1',
+  'Traffic providers': 'Affiliate One',
+  Operators: 'Leads only operator',
+  Roles: 'Leads only',
+};
 
 async function signInAs(page: Page, server: Child, email: string, password: string) {
   await page.goto(`http://127.0.0.1:${server.port}/login`);
@@ -145,7 +168,7 @@ test(
       const made = await api.create('/api/roles', { name: role.name, permissions: role.permissions });
       const operator = { email: `narrow${i}@example.com`, password: `narrow-password-${i}-xyz` };
       await api.create('/api/operators', {
-        name: role.name,
+        name: `${role.name} operator`,
         ...operator,
         role_id: made.id,
         current_password: ADMIN.password,
@@ -165,9 +188,10 @@ test(
         const alerts = await page.getByRole('alert').allInnerTexts();
         assert.ok(!alerts.some((a) => /permission|scope/i.test(a)), `${role.name} on ${label}: ${alerts.join(' | ')}`);
         if (label === 'Leads') await tryLeads(page, role.permissions);
-        if (label === 'Partners') {
-          await page.getByRole('link', { name: 'Taker Ltd' }).click();
-          await page.getByRole('heading', { name: /Taker Ltd/ }).waitFor();
+        const record = RECORD[label];
+        if (record) {
+          await page.getByRole('link', { name: record, exact: true }).click();
+          await page.getByRole('heading', { level: 1, name: new RegExp(record) }).waitFor();
           await settle(page);
         }
       }
