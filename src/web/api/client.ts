@@ -53,12 +53,15 @@ const auth: Middleware = {
 export const api = createClient<paths>({ baseUrl: window.location.origin });
 api.use(auth);
 
-/** A readable message for an API error (problem+json), naming each bad field. */
-export function problemText(error: unknown): string {
+/**
+ * A readable message for an API error (problem+json), naming each bad field (by the label the
+ * screen gives it, when `labels` has one: "Search" for `q`).
+ */
+export function problemText(error: unknown, labels: Record<string, string> = {}): string {
   if (error && typeof error === 'object' && 'detail' in error) {
     const p = error as Problem;
     // A validation problem's `errors` name each field; its `detail` only repeats them.
-    const fields = (p.errors ?? []).map((e) => `${e.field}: ${e.message}`);
+    const fields = (p.errors ?? []).map((e) => `${labels[e.field] ?? e.field}: ${e.message}`);
     return fields.length ? fields.join(' · ') : p.detail;
   }
   if (error instanceof Error) return error.message;
@@ -69,7 +72,7 @@ export function problemText(error: unknown): string {
  * Unwraps an openapi-fetch result: its data (undefined for a 204), or an Error carrying the
  * problem's text.
  */
-export function must<T>(result: { data?: T; error?: unknown; response: Response }): T {
-  if (result.error !== undefined || !result.response.ok) throw new Error(problemText(result.error));
+export function must<T>(result: { data?: T; error?: unknown; response: Response }, labels?: Record<string, string>): T {
+  if (result.error !== undefined || !result.response.ok) throw new Error(problemText(result.error, labels));
   return result.data as T;
 }

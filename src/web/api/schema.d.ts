@@ -665,6 +665,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/leads/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the leads a search selects, exactly
+         * @description Every lead the same filters as searchLeads select, counted without searchLeads' cap of 10,000 (the dashboard's "Count exactly"). Filters combine with AND; `status` and `country` take several values (repeat the parameter or separate with commas). Dates: `date_from`/`date_to` are days in `timezone` (default: the operator's own) or ISO 8601 instants; rows are sorted by the `date_type` date, newest first, then by id. It reads every match, so it costs more the more leads match: ask for it when the figure is wanted, not on every page.
+         *
+         *     Access: needs the `leads:view` permission (key scope and role).
+         */
+        get: operations["countLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/leads/export": {
         parameters: {
             query?: never;
@@ -6864,6 +6886,129 @@ export interface operations {
             };
         };
     };
+    countLeads: {
+        parameters: {
+            query?: {
+                /** @description Only leads of this campaign (id) */
+                campaign_id?: string;
+                /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
+                country?: string[];
+                /** @description From this day (YYYY-MM-DD, in `timezone`) or this instant (ISO 8601 date-time with Z or an offset), inclusive */
+                date_from?: string;
+                /** @description Up to this day, inclusive (YYYY-MM-DD, in `timezone`), or up to this instant, exclusive (ISO 8601 date-time with Z or an offset) */
+                date_to?: string;
+                /** @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out. */
+                date_type?: "registration" | "delivered" | "ftd" | "status_updated";
+                /** @description Only leads of this flow (id) */
+                flow_id?: string;
+                /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
+                id?: string[];
+                /** @description true: only leads with an FTD; false: only leads without */
+                is_ftd?: boolean;
+                /** @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index. */
+                order?: "desc" | "asc";
+                /** @description Only leads of this partner (id) */
+                partner_id?: string;
+                /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
+                q?: string;
+                /** @description The partner's sale status, exactly */
+                sale_status?: string;
+                /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                status?: string[];
+                /** @description sub_id1 equals this exactly */
+                sub_id1?: string;
+                /** @description sub_id2 equals this exactly */
+                sub_id2?: string;
+                /** @description sub_id3 equals this exactly */
+                sub_id3?: string;
+                /** @description sub_id4 equals this exactly */
+                sub_id4?: string;
+                /** @description sub_id5 equals this exactly */
+                sub_id5?: string;
+                /** @description IANA time zone the dates are days in (e.g. Europe/Berlin); default: the operator's own */
+                timezone?: string;
+                /** @description Only leads of this traffic provider (id) */
+                traffic_provider_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every lead matching the filters, counted exactly */
+                        count: number;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     exportLeads: {
         parameters: {
             query?: {
@@ -6887,7 +7032,7 @@ export interface operations {
                 order?: "desc" | "asc";
                 /** @description Only leads of this partner (id) */
                 partner_id?: string;
-                /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` an email or phone never matches, so a search cannot confirm a contact the answers mask. */
+                /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
                 q?: string;
                 /** @description The partner's sale status, exactly */
                 sale_status?: string;
@@ -7083,7 +7228,7 @@ export interface operations {
                 order?: "desc" | "asc";
                 /** @description Only leads of this partner (id) */
                 partner_id?: string;
-                /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` an email or phone never matches, so a search cannot confirm a contact the answers mask. */
+                /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
                 q?: string;
                 /** @description The partner's sale status, exactly */
                 sale_status?: string;
@@ -7101,7 +7246,7 @@ export interface operations {
                 sub_id5?: string;
                 /** @description IANA time zone the dates are days in (e.g. Europe/Berlin); default: the operator's own */
                 timezone?: string;
-                /** @description true: the first page also counts the matches (up to 10,000; see `total`). Off by default: the count can cost more than the page, and a script paging through leads does not need it */
+                /** @description true: the first page also counts the matches (up to 10,000; see `total`; countLeads gives the exact figure). Off by default: the count can cost more than the page, and a script paging through leads does not need it */
                 total?: boolean;
                 /** @description Only leads of this traffic provider (id) */
                 traffic_provider_id?: string;

@@ -182,19 +182,23 @@ export async function findLeads(db: DB, f: LeadFilter, after: SortKey | null, li
 
 /**
  * How many leads match, counted up to `cap` + 1 by the same bounded index walk as a page (so a
- * count costs at most `cap` rows read, whatever the table's size).
+ * count costs at most `cap` rows read, whatever the table's size). A null cap counts every match
+ * (asked for on purpose: its cost grows with the matches).
  */
-export async function countLeads(db: DB, f: LeadFilter, cap: number): Promise<{ count: number; exact: boolean }> {
+export async function countLeads(
+  db: DB,
+  f: LeadFilter,
+  cap: number | null,
+): Promise<{ count: number; exact: boolean }> {
   const mode = f.q ? await nameMode(db, f.q) : 'index';
-  const inner = selectLeads(db, f, null, cap + 1, mode)
-    .clearSelect()
-    .select(sql<number>`1`.as('one'));
+  const walk = selectLeads(db, f, null, (cap ?? 0) + 1, mode);
+  const inner = (cap === null ? walk.clearLimit().clearOrderBy() : walk).clearSelect().select(sql<number>`1`.as('one'));
   const row = await db
     .selectFrom(inner.as('m'))
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
     .executeTakeFirstOrThrow();
   const n = Number(row.n);
-  return n > cap ? { count: cap, exact: false } : { count: n, exact: true };
+  return cap !== null && n > cap ? { count: cap, exact: false } : { count: n, exact: true };
 }
 
 /**

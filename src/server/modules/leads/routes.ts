@@ -10,7 +10,7 @@ import { exportFileName } from './export.js';
 import { Exporter, exporters } from './exporter.js';
 import { countLeads, findLeads, leadDetail, saleStatusesInUse, sortKeyOf, toLead } from './queries.js';
 import { registerRedeliver } from './redeliver-routes.js';
-import { ExportQuery, LeadDetail, LeadPage, SearchQuery, TOTAL_CAP } from './schemas.js';
+import { CountQuery, ExportQuery, LeadCount, LeadDetail, LeadPage, SearchQuery, TOTAL_CAP } from './schemas.js';
 import { canSeeContacts, leadFilter } from './search.js';
 import { maskContactLike } from '../../privacy/mask.js';
 
@@ -75,6 +75,28 @@ export default async function leadsRoutes(app: App) {
       const page = pageOf(rows, limit, (r) => ({ t: filter.dateType, o: filter.order, ...sortKeyOf(filter, r) }));
       const contacts = canSeeContacts(p);
       return { data: page.data.map((r) => toLead(r, contacts)), next_cursor: page.next_cursor, total };
+    },
+  );
+
+  app.get(
+    '/api/leads/count',
+    {
+      config: { permission: 'leads:view' },
+      schema: {
+        operationId: 'countLeads',
+        tags: ['Leads'],
+        summary: 'Count the leads a search selects, exactly',
+        description:
+          `Every lead the same filters as searchLeads select, counted without searchLeads' cap of ${TOTAL_CAP.toLocaleString('en-US')} ` +
+          `(the dashboard's "Count exactly"). ${FILTERS} It reads every match, so it costs more the more leads match: ask for it when the ` +
+          'figure is wanted, not on every page.',
+        querystring: CountQuery,
+        response: { 200: LeadCount },
+      },
+    },
+    async (req) => {
+      const { count } = await countLeads(app.db, leadFilter(req.query, principalOf(req)), null);
+      return { count };
     },
   );
 

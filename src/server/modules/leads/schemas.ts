@@ -175,8 +175,9 @@ export const LeadFilterQuery = {
       maxLength: 200,
       description:
         'Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers ' +
-        'holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` an ' +
-        'email or phone never matches, so a search cannot confirm a contact the answers mask.',
+        'holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a ' +
+        'q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of ' +
+        'answering 0 leads (it could never match: a search must not confirm a contact the answers mask).',
     }),
   ),
   id: Type.Optional(
@@ -198,14 +199,21 @@ export const SearchQuery = Type.Object(
     total: Type.Boolean({
       default: false,
       description:
-        'true: the first page also counts the matches (up to 10,000; see `total`). Off by default: the count can cost more than the ' +
-        'page, and a script paging through leads does not need it',
+        'true: the first page also counts the matches (up to 10,000; see `total`; countLeads gives the exact figure). Off by default: ' +
+        'the count can cost more than the page, and a script paging through leads does not need it',
     }),
     ...LeadFilterQuery,
   },
   { additionalProperties: false },
 );
 export const ExportQuery = Type.Object({ ...LeadFilterQuery }, { additionalProperties: false });
+/** The exact count takes the same filters as the export. */
+export const CountQuery = ExportQuery;
+
+export const LeadCount = Type.Object(
+  { count: Type.Integer({ description: 'Every lead matching the filters, counted exactly' }) },
+  { title: 'LeadCount' },
+);
 
 /** How far the search counts its matches (a bounded walk of the same index as the page). */
 export const TOTAL_CAP = 10_000;

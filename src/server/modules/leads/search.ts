@@ -132,6 +132,17 @@ export function textMatch(q: string, contacts: boolean): TextMatch {
   };
 }
 
+/**
+ * What contact q spells out whole, if any: an email (it has an @) or a phone number. Without
+ * leads:contacts such a search could only answer 0, so it is refused with a message that says why.
+ */
+export function contactShape(q: string): 'email address' | 'phone number' | null {
+  const text = q.trim();
+  if (UUID.test(text)) return null;
+  if (text.includes('@')) return 'email address';
+  return normalisePhone(text) ? 'phone number' : null;
+}
+
 /** The first few bad values, quoted, for an error message of bounded length. */
 const quoted = (values: string[]) =>
   values
@@ -188,6 +199,18 @@ export function leadFilter(params: SearchParams, principal: Principal): LeadFilt
   if (badIds.length) errors.push({ field: 'id', message: `must be lead ids (UUIDs); not ${quoted(badIds)}` });
   else if (ids.length > MAX_IDS)
     errors.push({ field: 'id', message: `lists ${ids.length} lead ids; at most ${MAX_IDS}` });
+
+  const shape = params.q === undefined || canSeeContacts(principal) ? null : contactShape(params.q);
+  if (shape) {
+    const holder =
+      principal.via === 'api_key'
+        ? 'this API key does not have (its scopes and its operator’s role must both include it)'
+        : 'your role does not have';
+    errors.push({
+      field: 'q',
+      message: `is a whole ${shape}: searching by email or phone needs the permission leads:contacts, which ${holder}; search by name or lead id instead`,
+    });
+  }
 
   if (errors.length) invalid(errors);
 

@@ -67,11 +67,18 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
+  // A list the role cannot read is not asked for: the pickers then offer the campaign's own provider and flow.
+  const held = whoami.data?.permissions ?? [];
   const providers = useQuery({
     queryKey: ['traffic-providers', 'all'],
+    enabled: held.includes('traffic_providers:view'),
     queryFn: () => allOptions('/api/traffic-providers'),
   });
-  const flows = useQuery({ queryKey: ['flows', 'all'], queryFn: () => allOptions('/api/flows') });
+  const flows = useQuery({
+    queryKey: ['flows', 'all'],
+    enabled: held.includes('flows:view'),
+    queryFn: () => allOptions('/api/flows'),
+  });
   const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(
     () => formOf(campaign),
     (k) =>

@@ -30,7 +30,12 @@ function FlowEditorForm({ flow }: { flow: Flow | null }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const whoami = useWhoami();
-  const partners = useQuery({ queryKey: ['partners', 'all'], queryFn: () => allOptions('/api/partners') });
+  // Without partners:view the list is not asked for: the targets show the names the flow carries.
+  const partners = useQuery({
+    queryKey: ['partners', 'all'],
+    enabled: !!whoami.data?.permissions.includes('partners:view'),
+    queryFn: () => allOptions('/api/partners'),
+  });
   const { form, set, errors, setErrors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(() =>
     formOf(flow),
   );

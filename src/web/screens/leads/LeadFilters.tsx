@@ -17,14 +17,30 @@ import { useWhoami } from '../../whoami';
 import { countActive, countMore, DATE_TYPES, setText, STATUSES, type DateType, type FilterQuery } from './filters';
 import { CountriesInput } from '../../ui/inputs';
 
-// The id filters offer the records' names; the first page (500) is enough to pick from, and a
-// list the operator may not read simply offers nothing instead of breaking the form.
-function useOptions(path: '/api/partners' | '/api/traffic-providers' | '/api/campaigns' | '/api/flows') {
+/** Each id filter, the list it picks from and the permission that list needs. */
+const PICKERS = {
+  partner_id: { path: '/api/partners', permission: 'partners:view', label: 'Partner' },
+  traffic_provider_id: {
+    path: '/api/traffic-providers',
+    permission: 'traffic_providers:view',
+    label: 'Traffic provider',
+  },
+  campaign_id: { path: '/api/campaigns', permission: 'campaigns:view', label: 'Campaign' },
+  flow_id: { path: '/api/flows', permission: 'flows:view', label: 'Flow' },
+} as const;
+type PickerKey = keyof typeof PICKERS;
+
+// The id filters offer the records' names; the first page (500) is enough to pick from. A list
+// the operator may not read is never asked for (no 403), and its filter is not shown.
+function useOptions(key: PickerKey, permissions: string[] | undefined) {
+  const { path, permission } = PICKERS[key];
+  const allowed = !!permissions?.includes(permission);
   const list = useQuery({
     queryKey: ['options', path],
+    enabled: allowed,
     queryFn: async () => must(await api.GET(path, { params: { query: { limit: 500 } } })),
   });
-  return (list.data?.data ?? []).map((r) => ({ value: r.id, label: r.name }));
+  return allowed ? (list.data?.data ?? []).map((r) => ({ value: r.id, label: r.name })) : null;
 }
 
 /** The sale statuses partners have reported, for the picker (fetched when the picker is shown). */
@@ -60,12 +76,15 @@ export function LeadFilters({ value, onApply }: { value: FilterQuery; onApply: (
   const moreKey = phone ? `${MORE_KEY}.phone` : MORE_KEY;
   const [more, setMore] = useState(() => localStorage.getItem(moreKey) === 'open');
   useEffect(() => setMore(localStorage.getItem(moreKey) === 'open'), [moreKey]);
-  const partners = useOptions('/api/partners');
-  const providers = useOptions('/api/traffic-providers');
-  const campaigns = useOptions('/api/campaigns');
-  const flows = useOptions('/api/flows');
+  const permissions = useWhoami().data?.permissions;
+  const options = {
+    partner_id: useOptions('partner_id', permissions),
+    traffic_provider_id: useOptions('traffic_provider_id', permissions),
+    campaign_id: useOptions('campaign_id', permissions),
+    flow_id: useOptions('flow_id', permissions),
+  };
   const saleStatuses = useSaleStatuses(more);
-  const contacts = !!useWhoami().data?.permissions.includes('leads:contacts');
+  const contacts = !!permissions?.includes('leads:contacts');
 
   const text = (
     key: Parameters<typeof setText>[1],
@@ -79,20 +98,20 @@ export function LeadFilters({ value, onApply }: { value: FilterQuery; onApply: (
       {...extra}
     />
   );
-  const pick = (
-    key: 'partner_id' | 'traffic_provider_id' | 'campaign_id' | 'flow_id',
-    label: string,
-    data: { value: string; label: string }[],
-  ) => (
-    <Select
-      label={label}
-      data={data}
-      value={draft[key] ?? null}
-      onChange={(v) => setDraft(setText(draft, key, v))}
-      searchable
-      clearable
-    />
-  );
+  // A filter whose list the role cannot read is left out (null); one set by a shared link still applies.
+  const pick = (key: PickerKey) => {
+    const data = options[key];
+    return data === null ? null : (
+      <Select
+        label={PICKERS[key].label}
+        data={data}
+        value={draft[key] ?? null}
+        onChange={(v) => setDraft(setText(draft, key, v))}
+        searchable
+        clearable
+      />
+    );
+  };
 
   function submit(e: FormEvent) {
     e.preventDefault();
@@ -128,8 +147,8 @@ export function LeadFilters({ value, onApply }: { value: FilterQuery; onApply: (
         value={draft.country}
         onChange={(country) => setDraft({ ...draft, country })}
       />
-      {pick('partner_id', 'Partner', partners)}
-      {pick('traffic_provider_id', 'Traffic provider', providers)}
+      {pick('partner_id')}
+      {pick('traffic_provider_id')}
     </>
   );
   const rest = (
@@ -141,8 +160,8 @@ export function LeadFilters({ value, onApply }: { value: FilterQuery; onApply: (
         onChange={(v) => setDraft({ ...draft, date_type: (v ?? 'registration') as DateType })}
         allowDeselect={false}
       />
-      {pick('campaign_id', 'Campaign', campaigns)}
-      {pick('flow_id', 'Flow', flows)}
+      {pick('campaign_id')}
+      {pick('flow_id')}
       <Select
         label="FTD"
         data={FTD}

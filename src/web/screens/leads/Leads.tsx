@@ -1,5 +1,5 @@
 import { Alert, Button, Checkbox, Group, Menu, Stack, Text, Title } from '@mantine/core';
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { api, must, problemText } from '../../api/client';
@@ -34,6 +34,36 @@ function totalText(total: { count: number; exact: boolean }) {
   return total.exact ? `${n} ${total.count === 1 ? 'lead' : 'leads'}` : `${n}+ leads`;
 }
 
+/**
+ * The search counts up to 10,000; past that, "Count exactly" asks for the exact figure (a full
+ * count, so only on request, once per set of filters).
+ */
+function ExactCount({ filters, search }: { filters: FilterQuery; search: string }) {
+  const [askedFor, setAskedFor] = useState<string | null>(null);
+  const exact = useQuery({
+    queryKey: ['leads-count', search],
+    enabled: askedFor === search,
+    queryFn: async () => must(await api.GET('/api/leads/count', { params: { query: filters } }), { q: 'Search' }),
+  });
+  if (askedFor !== search)
+    return (
+      <Button variant="subtle" size="compact-sm" onClick={() => setAskedFor(search)} data-testid="leads-count-exactly">
+        Count exactly
+      </Button>
+    );
+  if (exact.isError)
+    return (
+      <Text c="red" size="sm" role="alert">
+        {problemText(exact.error)}
+      </Text>
+    );
+  return (
+    <Text c="dimmed" data-testid="leads-exact-total" aria-live="polite">
+      {exact.data ? `exactly ${totalText({ count: exact.data.count, exact: true })}` : 'counting…'}
+    </Text>
+  );
+}
+
 export default function Leads() {
   const [params, setParams] = useSearchParams();
   // Memoised on the query string: the filter form resets its draft whenever this object changes.
@@ -53,6 +83,7 @@ export default function Leads() {
     async (cursor) =>
       must(
         await api.GET('/api/leads/search', { params: { query: { ...filters, limit: PAGE, cursor, total: !cursor } } }),
+        { q: 'Search' },
       ),
     true,
     liveQueryOptions(paused),
@@ -101,6 +132,7 @@ export default function Leads() {
               {totalText(total)}
             </Text>
           )}
+          {total && !total.exact && <ExactCount filters={filters} search={search} />}
         </Group>
         <Group>
           <LiveStatus
@@ -149,7 +181,8 @@ export default function Leads() {
         </Alert>
       )}
       {leads.isError && (
-        <Alert color="red" role="alert">
+        // In place of the table: e.g. a whole email searched without leads:contacts says so, not "0 leads".
+        <Alert color="red" role="alert" data-testid="leads-error">
           {problemText(leads.error)}
         </Alert>
       )}

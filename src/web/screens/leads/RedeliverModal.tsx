@@ -2,6 +2,7 @@ import { Alert, Button, Group, List, Modal, Radio, Select, Stack, Text } from '@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must, problemText } from '../../api/client';
+import { useWhoami } from '../../whoami';
 
 interface Props {
   /** The leads to send again (rejected or failed ones; others are refused by the API, per lead). */
@@ -52,6 +53,10 @@ export function RedeliverModal({ leads, skipped = 0, opened, onClose, onDone }: 
   const [choice, setChoice] = useState<string | null>(null);
   const [missing, setMissing] = useState<string | null>(null);
   const [sent, setSent] = useState(0);
+  // Another flow or one partner is offered only to a role that may read the list to choose from.
+  const permissions = useWhoami().data?.permissions ?? [];
+  const mayPickFlow = permissions.includes('flows:view');
+  const mayPickPartner = permissions.includes('partners:view');
   const flows = useTargets('/api/flows', opened && target === 'flow');
   const partners = useTargets('/api/partners', opened && target === 'partner');
 
@@ -143,8 +148,8 @@ export function RedeliverModal({ leads, skipped = 0, opened, onClose, onDone }: 
             >
               <Stack gap="xs" mt={4}>
                 <Radio value="own" label={n === 1 ? 'Its own flow' : 'Each lead’s own flow'} />
-                <Radio value="flow" label="Another flow" />
-                <Radio value="partner" label="One partner (one attempt)" />
+                {mayPickFlow && <Radio value="flow" label="Another flow" />}
+                {mayPickPartner && <Radio value="partner" label="One partner (one attempt)" />}
               </Stack>
             </Radio.Group>
             {picker}

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import { api, must, problemText, type Problem } from '../../api/client';
 import type { paths } from '../../api/schema';
 import { DeliveryLog } from '../events/DeliveryLog';
+import { useWhoami } from '../../whoami';
 
 type Postback =
   paths['/api/traffic-providers/{id}/postbacks']['get']['responses'][200]['content']['application/json']['postbacks'][number];
@@ -30,8 +31,11 @@ export function PostbacksPanel({ providerId, canEdit }: { providerId: string; ca
     queryFn: async () =>
       must(await api.GET('/api/traffic-providers/{id}/postbacks', { params: { path: { id: providerId } } })),
   });
+  // Without campaigns:view the names are not asked for: a campaign's postback shows its id.
+  const mayListCampaigns = !!useWhoami().data?.permissions.includes('campaigns:view');
   const campaigns = useQuery({
     queryKey: ['provider-campaigns', providerId],
+    enabled: mayListCampaigns,
     queryFn: async () =>
       must(
         await api.GET('/api/campaigns', {
@@ -50,6 +54,12 @@ export function PostbacksPanel({ providerId, canEdit }: { providerId: string; ca
   const campaignOptions = [
     { value: ALL, label: 'Every campaign' },
     ...(campaigns.data?.data ?? []).map((c) => ({ value: c.id, label: c.name })),
+    ...(mayListCampaigns
+      ? []
+      : [...new Set(rows.flatMap((r) => (r.campaign_id ? [r.campaign_id] : [])))].map((id) => ({
+          value: id,
+          label: `Campaign ${id}`,
+        }))),
   ];
   const update = (i: number, patch: Partial<Postback>) =>
     setRows((r) => r.map((x, j) => (j === i ? { ...x, ...patch } : x)));
