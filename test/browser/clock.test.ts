@@ -138,6 +138,16 @@ test('one clock: the profile zone on Leads, the drawer, Analytics and the date f
       }
       await assertAccessible(page, `Leads (${run.zone})`);
 
+      // Another screen, another renderer: the audit log's newest entry at its UTC time, the column named.
+      const [entry] = (await api.send('GET', '/api/audit-log?limit=1')).json().data;
+      await page.goto(`http://127.0.0.1:${server.port}/audit`);
+      const auditTime = page.getByTestId('audit-row').first().locator('td').first();
+      await auditTime.waitFor();
+      assert.equal(await auditTime.innerText(), await formatted(page, entry.at, 'UTC'));
+      assert.equal(await page.getByRole('columnheader', { name: 'Time (UTC)' }).count(), 1);
+      await page.goto(`http://127.0.0.1:${server.port}/leads`);
+      await waitUntil('both leads listed again', async () => (await shownLeads(page)).length === 2);
+
       // A date filter on a lead's UTC day lists that lead, and only it.
       for (const lead of LEADS) {
         await filterLeadsByDay(page, lead.utcDay);

@@ -6,6 +6,7 @@ import { Loading } from '../Loading';
 import { useWhoami } from '../whoami';
 import { staleness, type ApiKey } from './keys';
 import { useClock } from '../ui/useClock';
+import { ZoneNote } from '../ui/ZoneNote';
 import { NewKeyModal } from './NewKeyModal';
 import { RevokeKeyModal } from './RevokeKeyModal';
 import { usePagedList } from '../ui/ListPage';
@@ -69,6 +70,7 @@ export default function ApiKeys() {
       <Text size="sm" c="dimmed">
         An API key acts as you, limited to its scopes and to what your role holds at the time of each request.
       </Text>
+      <ZoneNote />
       {whoami.data?.admin && (
         <SegmentedControl
           aria-label="Whose keys"

@@ -80,8 +80,8 @@ export default function Analytics() {
         date_to: dayIn(data.timezone, new Date(Date.parse(data.to) - 1)),
       }
     : null;
-  const day = data && clockIn(data.timezone).date;
-  const range = data && day && `${day(data.from)} – ${day(Date.parse(data.to) - 1)} (${data.timezone})`;
+  const inZone = clockIn(timeZone);
+  const range = data && `${inZone.date(data.from)} – ${inZone.date(Date.parse(data.to) - 1)} (${data.timezone})`;
   return (
     <Stack>
       <Group justify="space-between">

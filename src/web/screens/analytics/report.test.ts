@@ -1,7 +1,7 @@
-// The Analytics screen's date presets and its day × entity chart lines.
+// The Analytics screen's date presets, its URL form and its day × entity chart lines.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { breakdown, presetRange, dayIn, type Row } from './report';
+import { breakdown, formToParams, parseForm, presetRange, dayIn, type Row } from './report';
 
 test('presets are whole days ending today, across month and year ends', () => {
   assert.deepEqual(presetRange('today', '2026-03-01'), { date_from: '2026-03-01', date_to: '2026-03-01' });
@@ -50,4 +50,12 @@ test('a period × entity chart: a line per entity, the smallest folded into "Oth
     breakdown([{ ...group('d', 0), children: countries.slice(0, 7).map((c) => group(c, 1)) }], 'leads').series.length,
     7,
   );
+});
+
+test('the report zone lives in the URL as timezone=, and is left out when none was picked', () => {
+  const form = parseForm(new URLSearchParams('date_from=2026-11-24&timezone=Europe%2FBerlin'));
+  assert.equal(form.timezone, 'Europe/Berlin');
+  assert.equal(formToParams(form).toString(), 'date_from=2026-11-24&timezone=Europe%2FBerlin');
+  assert.equal(parseForm(new URLSearchParams('')).timezone, undefined);
+  assert.equal(formToParams({ group_by: 'day' }).has('timezone'), false);
 });

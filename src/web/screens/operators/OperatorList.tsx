@@ -59,7 +59,7 @@ export default function OperatorList() {
       list={operators}
       empty={<>{filtered ? 'No operator matches these filters.' : 'There are no operators yet.'}</>}
       testId="operators"
-      headers={['Name', 'Email', 'Role', 'Status', '2FA', 'Time zone', 'Added']}
+      headers={['Name', 'Email', 'Role', 'Status', '2FA', 'Time zone', `Added (${clock.zone})`]}
       row={(o) => (
         <Table.Tr key={o.id} data-testid="operator-row">
           <Table.Td>
