@@ -197,6 +197,22 @@ async function morningCheck(t: TestContext, size: { name: string; width: number;
   await page.keyboard.press('Enter');
   await page.waitForURL(`**/partners/${failing.id}`);
   await page.getByTestId('notifications').waitFor({ state: 'hidden' });
+  if (phone) return;
+
+  // With partners:view alone: the health shows, on the Overview's welcome and the list, but no pause.
+  const role = await api.create('/api/roles', { name: 'Partner desk', permissions: ['partners:view'] });
+  const desk = { email: 'desk@example.test', password: 'desk-password-123' };
+  await api.create('/api/operators', { ...desk, name: 'Dana', role_id: role.id, current_password: ADMIN.password });
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL('**/login');
+  await page.getByLabel('Email').fill(desk.email);
+  await page.getByLabel('Password').fill(desk.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByTestId('overview-welcome').getByTestId('partner-health-card').waitFor();
+  await page.getByTestId('partner-health-fine').waitFor();
+  await page.getByRole('link', { name: 'Partners', exact: true }).first().click();
+  await waitUntil('three health badges', async () => (await page.getByTestId('partner-health').count()) === 3);
+  assert.equal(await page.getByTestId('partner-pause').count(), 0, 'no pause or resume without partners:edit');
 }
 
 for (const size of [
