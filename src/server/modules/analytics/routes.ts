@@ -60,7 +60,8 @@ export default async function analyticsRoutes(app: App) {
         summary: 'Download a report as CSV',
         description:
           `The report getAnalyticsReport answers for the same query, as one CSV file (UTF-8, RFC 4180, CRLF line ends): a header row, ` +
-          `then one row per group and, with then_by, one row per inner group after its group, then a Total row. Columns: the grouping ` +
+          `then detail rows only: one row per group or, with then_by, one row per inner group (carrying its group's columns too), ` +
+          `no subtotal and no Total row, so a column's sum over the rows is the report's total. Columns: the grouping ` +
           `(label, then key: the day, country code or entity id) for group_by and then_by, the measures, currency. Text cells that a ` +
           `spreadsheet would run as a formula get a leading single quote. ${RANGE_RULES}`,
         querystring: ReportQuery,
@@ -68,7 +69,7 @@ export default async function analyticsRoutes(app: App) {
           200: {
             description: 'The CSV file, sent as an attachment',
             content: {
-              'text/csv': { schema: Type.String({ description: 'CSV: a header row, the groups, a Total row' }) },
+              'text/csv': { schema: Type.String({ description: 'CSV: a header row, then the detail rows' }) },
             },
           },
         },
