@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Conversion-rate guarantees: promised and actual rates, and the shortfall
-         * @description For each partner whose CPL deal carried a CRG when its leads were delivered, per CRG period of its deal (calendar month or ISO week in `timezone`, by the day each lead was delivered): leads delivered, those that made an FTD (whenever), the rate promised and reached, the FTDs missing and the revenue they stand for (revenue × missing / expected). The range (date_from … date_to, at most 366 days) bounds the delivery time.
+         * @description For each partner whose CPL deal carried a CRG when its leads were delivered, per CRG period of its deal (calendar month or ISO week in `timezone`, by the day each lead was delivered): leads delivered, those that made an FTD (whenever), the rate promised and reached, the FTDs missing and the revenue they stand for (revenue × missing / expected). A period that has not ended (the running month or week) is `running`: its numbers are so far and it is not short yet. The range (date_from … date_to, at most 366 days) bounds the delivery time.
          *
          *     Access: needs the `analytics:view` permission (key scope and role).
          */
@@ -1927,6 +1927,7 @@ export interface operations {
                             ftds: number;
                             /** @description Leads delivered under the guarantee in the period (and in the range) */
                             leads: number;
+                            /** @description The promise is met (so far, while the period is running) */
                             met: boolean;
                             partner_id: string;
                             partner_name: string;
@@ -1936,6 +1937,8 @@ export interface operations {
                             promised_rate: number;
                             /** @description What the partner paid for these leads (CPL, as recorded), in `currency` */
                             revenue: number;
+                            /** @description The period has not ended yet (it holds today, in the report’s time zone): the numbers are so far, and a shortfall is not final */
+                            running: boolean;
                             /** @description revenue × shortfall_ftds / expected_ftds: the revenue the guarantee did not earn, in `currency` */
                             shortfall_amount: number;
                             /** @description FTDs missing to meet the promise (0 when met) */

@@ -149,7 +149,8 @@ export default async function analyticsRoutes(app: App) {
         description:
           'For each partner whose CPL deal carried a CRG when its leads were delivered, per CRG period of its deal (calendar month or ISO week in `timezone`, ' +
           'by the day each lead was delivered): leads delivered, those that made an FTD (whenever), the rate promised and reached, the FTDs missing and ' +
-          'the revenue they stand for (revenue × missing / expected). The range (date_from … date_to, at most 366 days) bounds the delivery time.',
+          'the revenue they stand for (revenue × missing / expected). A period that has not ended (the running month or week) is `running`: its ' +
+          'numbers are so far and it is not short yet. The range (date_from … date_to, at most 366 days) bounds the delivery time.',
         querystring: CrgQuery,
         response: { 200: CrgReport },
       },
