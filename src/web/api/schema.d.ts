@@ -976,7 +976,7 @@ export interface paths {
         };
         /**
          * A partner's status pull and its health
-         * @description 404 when the partner has none.
+         * @description `null` when the partner has no status pull (a partner without one is not an error for a screen); 404 when there is no such partner.
          *
          *     Access: needs the `partners:view` permission (key scope and role).
          */
@@ -9960,7 +9960,7 @@ export interface operations {
                             /** Format: date-time */
                             next_run_at: string | null;
                         };
-                    };
+                    } | null;
                 };
             };
             /** @description validation_failed: the input is malformed; `errors` names each bad field */
