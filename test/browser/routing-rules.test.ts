@@ -108,7 +108,6 @@ test(
 
     // The target's caps and schedule: 50 DE and 20 AT a day, 10 an hour, Monday to Friday.
     await open('Flows', 'Main', `/flows/${main.id}`);
-    await toggle('More caps for target 1');
     await page.getByLabel('Hourly cap of target 1').fill('10');
     const caps = 'Daily caps per country, target 1';
     for (const [i, [country, cap]] of [
