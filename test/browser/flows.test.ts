@@ -69,6 +69,14 @@ test(
     const countries = page.getByRole('textbox', { name: 'Countries of target 2' });
     await countries.fill('de');
     await countries.press('Enter');
+    // Country caps sit beside the daily, hourly and total caps, shown, not folded under "More caps".
+    assert.equal(await page.getByLabel('More caps for target 2').count(), 0);
+    const caps = page.getByTestId('target-caps').nth(1);
+    for (const label of ['Daily cap of target 2', 'Hourly cap of target 2', 'Total cap of target 2'])
+      assert.ok(await caps.getByLabel(label).isVisible(), label);
+    await caps.getByRole('button', { name: 'Add a country cap' }).click();
+    await page.getByLabel('Daily caps per country, target 2: country 1').fill('DE');
+    await page.getByLabel('Daily caps per country, target 2: cap 1').fill('20');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByTestId('flow-saved').waitFor();
     assert.equal(await page.getByTestId('flow-errors').count(), 0, 'the error summary is gone once saved');
@@ -83,10 +91,27 @@ test(
       daily_cap: t.daily_cap,
       countries: t.countries,
       schedule: t.schedule,
+      country_caps: t.country_caps,
     }));
     assert.deepEqual(targets, [
-      { partner_id: alpha.id, priority: 1, weight: 70, daily_cap: null, countries: [], schedule: null },
-      { partner_id: beta.id, priority: 2, weight: 100, daily_cap: 50, countries: ['DE'], schedule: null },
+      {
+        partner_id: alpha.id,
+        priority: 1,
+        weight: 70,
+        daily_cap: null,
+        countries: [],
+        schedule: null,
+        country_caps: {},
+      },
+      {
+        partner_id: beta.id,
+        priority: 2,
+        weight: 100,
+        daily_cap: 50,
+        countries: ['DE'],
+        schedule: null,
+        country_caps: { DE: 20 },
+      },
     ]);
   },
 );

@@ -30,6 +30,11 @@ test(
       integration: defaultIntegration(refuser.url),
     });
     await api.create('/api/partners', { name: 'Taker Ltd', integration: defaultIntegration(taker.url) });
+    await api.create('/api/partners', {
+      name: 'France Only',
+      countries: ['FR'],
+      integration: defaultIntegration(taker.url),
+    });
     const flow = await api.create('/api/flows', {
       name: 'Refusing flow',
       targets: [{ partner_id: bad.id, priority: 1 }],
@@ -118,6 +123,14 @@ test(
     await page.getByTestId('redeliver-confirm').click();
     await dialog.getByText('Choose the partner to send to.').waitFor();
     await dialog.getByRole('textbox', { name: 'Partner' }).click();
+    // A partner that does not take the lead's country (DE) is shown disabled, saying why, after the others.
+    const options = page.getByRole('option');
+    await options.first().waitFor();
+    assert.deepEqual(await options.allInnerTexts(), ['Refuser Inc', 'Taker Ltd', 'France Only (does not take DE)']);
+    assert.equal(
+      await page.getByRole('option', { name: 'France Only (does not take DE)' }).getAttribute('data-combobox-disabled'),
+      'true',
+    );
     await page.getByRole('option', { name: 'Taker Ltd' }).click();
     await assertAccessible(page, 'Redeliver dialog');
     await screenshotsAtEverySize(page, 'lead-redeliver');

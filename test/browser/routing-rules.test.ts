@@ -108,7 +108,6 @@ test(
 
     // The target's caps and schedule: 50 DE and 20 AT a day, 10 an hour, Monday to Friday.
     await open('Flows', 'Main', `/flows/${main.id}`);
-    await toggle('More caps for target 1');
     await page.getByLabel('Hourly cap of target 1').fill('10');
     const caps = 'Daily caps per country, target 1';
     for (const [i, [country, cap]] of [
@@ -189,7 +188,8 @@ test(
     await page.getByTestId('crg-table').waitFor();
     const row = page.getByTestId('crg-row');
     assert.equal(await row.count(), 1);
-    assert.match((await row.textContent()) ?? '', /Broker X.*10 %3.*0 %0\.3\$120\.00\$120\.00Short/);
+    // Delivered this month: the month is running, so it is not short yet (FTDs missing so far).
+    assert.match((await row.textContent()) ?? '', /Broker X.*10 %3.*0 %0\.3\$120\.00\$120\.00Running/);
     await assertAccessible(page, 'CRG report');
     await screenshot(page, 'crg-report');
   },

@@ -18,6 +18,7 @@ import * as routingRules from './migrations/20261126T100000Z_routing_rules.js';
 import * as webhookOwner from './migrations/20261127T010000Z_webhook_owner.js';
 import * as jobLeases from './migrations/20261128T000000Z_job_leases.js';
 import * as statusPullPreview from './migrations/20261128T010000Z_status_pull_preview.js';
+import * as postbackLeadIndex from './migrations/20261129T020000Z_postback_lead_index.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -44,6 +45,7 @@ const migrations: [string, Migration][] = [
   ['20261127T010000Z_webhook_owner', webhookOwner],
   ['20261128T000000Z_job_leases', jobLeases],
   ['20261128T010000Z_status_pull_preview', statusPullPreview],
+  ['20261129T020000Z_postback_lead_index', postbackLeadIndex],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Conversion-rate guarantees: promised and actual rates, and the shortfall
-         * @description For each partner whose CPL deal carried a CRG when its leads were delivered, per CRG period of its deal (calendar month or ISO week in `timezone`, by the day each lead was delivered): leads delivered, those that made an FTD (whenever), the rate promised and reached, the FTDs missing and the revenue they stand for (revenue × missing / expected). The range (date_from … date_to, at most 366 days) bounds the delivery time.
+         * @description For each partner whose CPL deal carried a CRG when its leads were delivered, per CRG period of its deal (calendar month or ISO week in `timezone`, by the day each lead was delivered): leads delivered, those that made an FTD (whenever), the rate promised and reached, the FTDs missing and the revenue they stand for (revenue × missing / expected). A period that has not ended (the running month or week) is `running`: its numbers are so far and it is not short yet. The range (date_from … date_to, at most 366 days) bounds the delivery time.
          *
          *     Access: needs the `analytics:view` permission (key scope and role).
          */
@@ -98,7 +98,7 @@ export interface paths {
         };
         /**
          * Download a report as CSV
-         * @description The report getAnalyticsReport answers for the same query, as one CSV file (UTF-8, RFC 4180, CRLF line ends): a header row, then one row per group and, with then_by, one row per inner group after its group, then a Total row. Columns: the grouping (label, then key: the day, country code or entity id) for group_by and then_by, the measures, currency. Text cells that a spreadsheet would run as a formula get a leading single quote. The range is date_from … date_to in `timezone` (default: the operator's own), at most 366 days; days, weeks (ISO, Monday to Sunday) and months are calendar periods of that time zone, exact across DST changes. Amounts are decimal numbers in `currency`; conversion_rate = ftds / delivered.
+         * @description The report getAnalyticsReport answers for the same query, as one CSV file (UTF-8, RFC 4180, CRLF line ends): a header row, then detail rows only: one row per group or, with then_by, one row per inner group (carrying its group's columns too), no subtotal and no Total row, so a column's sum over the rows is the report's total. Columns: the grouping (label, then key: the day, country code or entity id) for group_by and then_by, the measures, currency. Text cells that a spreadsheet would run as a formula get a leading single quote. The range is date_from … date_to in `timezone` (default: the operator's own), at most 366 days; days, weeks (ISO, Monday to Sunday) and months are calendar periods of that time zone, exact across DST changes. Amounts are decimal numbers in `currency`; conversion_rate = ftds / delivered.
          *
          *     Access: needs the `analytics:view` permission (key scope and role).
          */
@@ -654,7 +654,7 @@ export interface paths {
         put?: never;
         /**
          * Send a rejected or failed lead through a flow or to a partner again
-         * @description Only a `rejected` or `failed` lead can be redelivered (else 409 naming its status; duplicates never: they are duplicates by the traffic provider's policy). The lead is claimed atomically (two redeliveries of one lead: one wins, the other gets 409), recorded in the audit log (lead.redelivered), delivered like a new lead (waterfall, caps, working hours; with partner_id, that partner alone, one attempt), and answered in full as getLead answers it, with the new attempts. Send {} to use the lead's own flow (without one, its campaign's). An unknown or archived flow_id or partner_id is a 400. Email and phone are masked unless the caller holds `leads:contacts`.
+         * @description Only a `rejected` or `failed` lead can be redelivered (else 409 naming its status; duplicates never: they are duplicates by the traffic provider's policy). The lead is claimed atomically (two redeliveries of one lead: one wins, the other gets 409), recorded in the audit log (lead.redelivered), delivered like a new lead (waterfall, caps, working hours; with partner_id, that partner alone, one attempt), and answered in full as getLead answers it, with the new attempts. Send {} to use the lead's own flow (without one, its campaign's). An unknown or archived flow_id or partner_id is a 400, and so is a partner_id whose partner does not take the lead's country. Email and phone are masked unless the caller holds `leads:contacts`.
          *
          *     Access: needs the `leads:edit` permission (key scope and role).
          */
@@ -998,7 +998,7 @@ export interface paths {
         };
         /**
          * A partner's status pull and its health
-         * @description 404 when the partner has none.
+         * @description `null` when the partner has no status pull (a partner without one is not an error for a screen); 404 when there is no such partner.
          *
          *     Access: needs the `partners:view` permission (key scope and role).
          */
@@ -1971,6 +1971,7 @@ export interface operations {
                             ftds: number;
                             /** @description Leads delivered under the guarantee in the period (and in the range) */
                             leads: number;
+                            /** @description The promise is met (so far, while the period is running) */
                             met: boolean;
                             partner_id: string;
                             partner_name: string;
@@ -1980,6 +1981,8 @@ export interface operations {
                             promised_rate: number;
                             /** @description What the partner paid for these leads (CPL, as recorded), in `currency` */
                             revenue: number;
+                            /** @description The period has not ended yet (it holds today, in the report’s time zone): the numbers are so far, and a shortfall is not final */
+                            running: boolean;
                             /** @description revenue × shortfall_ftds / expected_ftds: the revenue the guarantee did not earn, in `currency` */
                             shortfall_amount: number;
                             /** @description FTDs missing to meet the promise (0 when met) */
@@ -10124,7 +10127,7 @@ export interface operations {
                             /** Format: date-time */
                             next_run_at: string | null;
                         };
-                    };
+                    } | null;
                 };
             };
             /** @description validation_failed: the input is malformed; `errors` names each bad field */

@@ -3,12 +3,13 @@
 // under the guarantee, how many of those leads made an FTD (whenever it came), the rate
 // promised (as recorded on each lead at delivery) and reached, and the shortfall: the FTDs
 // missing, and what they are worth, revenue × missing / expected (the part of the CPL revenue
-// the guarantee did not earn).
+// the guarantee did not earn). A period that has not ended yet (the running month or week, in the
+// report's zone) is `running`: its numbers are so far, and it cannot be short yet.
 import { sql } from 'kysely';
 import { Type, type Static } from 'typebox';
 import type { DB } from '../../db/database.js';
 import { parsePrice } from '../../distribution/prices.js';
-import { dayGrid, dayIndex, isoWeekKey, monthKey } from '../../time.js';
+import { dayGrid, dayIndex, isoWeekKey, localDay, monthKey } from '../../time.js';
 import { bucketSelections, bucketStart } from './queries.js';
 import { resolveRange } from './range.js';
 import { AnalyticsQuery } from './schemas.js';
@@ -48,7 +49,12 @@ export const CrgReport = Type.Object(
           shortfall_ftds: Type.Number({ description: 'FTDs missing to meet the promise (0 when met)' }),
           revenue: Money('What the partner paid for these leads (CPL, as recorded)'),
           shortfall_amount: Money('revenue × shortfall_ftds / expected_ftds: the revenue the guarantee did not earn'),
-          met: Type.Boolean(),
+          met: Type.Boolean({ description: 'The promise is met (so far, while the period is running)' }),
+          running: Type.Boolean({
+            description:
+              'The period has not ended yet (it holds today, in the report’s time zone): the numbers are so far, and a ' +
+              'shortfall is not final',
+          }),
         },
         { title: 'CrgRow' },
       ),
@@ -61,8 +67,9 @@ export type CrgQueryT = Static<typeof CrgQuery>;
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
-export async function crgReport(db: DB, q: CrgQueryT, operatorTz: string) {
-  const range = resolveRange(q, operatorTz);
+export async function crgReport(db: DB, q: CrgQueryT, operatorTz: string, nowMs = Date.now()) {
+  const range = resolveRange(q, operatorTz, nowMs);
+  const today = localDay(range.tz, nowMs);
   const grid = dayGrid(range.tz, range.fromMs, range.toMs);
   // Per UTC bucket that never straddles a local midnight (the report's own), folded into local days here.
   const buckets = bucketSelections('delivered_at', grid.bucketMs);
@@ -102,16 +109,26 @@ export async function crgReport(db: DB, q: CrgQueryT, operatorTz: string) {
   );
   const groups = new Map<
     string,
-    { partner_id: string; period: string; bp: number; leads: number; ftds: number; revenueCents: number }
+    {
+      partner_id: string;
+      period: string;
+      running: boolean;
+      bp: number;
+      leads: number;
+      ftds: number;
+      revenueCents: number;
+    }
   >();
   for (const r of rows) {
     const ms = bucketStart(String(r.b0), buckets.length > 1 ? Number(r.b1) : null);
     const day = grid.days[dayIndex(grid, ms)];
-    const period = partners.get(r.partner_id)?.deal?.crg?.period === 'week' ? isoWeekKey(day) : monthKey(day);
+    const periodOf = partners.get(r.partner_id)?.deal?.crg?.period === 'week' ? isoWeekKey : monthKey;
+    const period = periodOf(day);
     const key = `${r.partner_id}\n${period}\n${r.crg_bp}`;
     const g = groups.get(key) ?? {
       partner_id: r.partner_id,
       period,
+      running: period >= periodOf(today), // both keys sort as text: YYYY-MM, YYYY-Www
       bp: Number(r.crg_bp),
       leads: 0,
       ftds: 0,
@@ -138,6 +155,7 @@ export async function crgReport(db: DB, q: CrgQueryT, operatorTz: string) {
       revenue: g.revenueCents / 100,
       shortfall_amount: expected > 0 ? Math.round((g.revenueCents * shortfall) / expected) / 100 : 0,
       met: shortfall === 0,
+      running: g.running,
     };
   });
   out.sort(

@@ -1,5 +1,7 @@
-// An analytics report as CSV: one line per group (and per inner group, after its group), then the
-// totals; the grouping columns first (label and key), then every measure, then the currency.
+// An analytics report as CSV, detail rows only so that a spreadsheet's SUM over any count or money
+// column is the report's total: one line per group, or with two levels one line per inner group
+// (each carrying both groups' columns) and no subtotal lines; no Total line. The grouping columns
+// first (label and key), then every measure, then the currency.
 import { csvCell } from '../../http/csv.js';
 import type { report } from './service.js';
 
@@ -25,12 +27,10 @@ export function reportCsv(r: ReportT): string {
   const line = (groups: (string | null)[], m: Measures) =>
     [...groups, ...MEASURE_COLUMNS.map((k) => m[k]), r.currency].map(csvCell).join(',') + '\r\n';
   let out = header.join(',') + '\r\n';
-  const blank = r.then_by ? [null, null] : [];
   for (const row of r.rows) {
-    out += line([row.label, row.key, ...blank], row);
+    if (!r.then_by) out += line([row.label, row.key], row);
     for (const child of row.children ?? []) out += line([row.label, row.key, child.label, child.key], child);
   }
-  out += line(['Total', null, ...blank], r.totals);
   return out;
 }
 

@@ -60,7 +60,8 @@ export default async function analyticsRoutes(app: App) {
         summary: 'Download a report as CSV',
         description:
           `The report getAnalyticsReport answers for the same query, as one CSV file (UTF-8, RFC 4180, CRLF line ends): a header row, ` +
-          `then one row per group and, with then_by, one row per inner group after its group, then a Total row. Columns: the grouping ` +
+          `then detail rows only: one row per group or, with then_by, one row per inner group (carrying its group's columns too), ` +
+          `no subtotal and no Total row, so a column's sum over the rows is the report's total. Columns: the grouping ` +
           `(label, then key: the day, country code or entity id) for group_by and then_by, the measures, currency. Text cells that a ` +
           `spreadsheet would run as a formula get a leading single quote. ${RANGE_RULES}`,
         querystring: ReportQuery,
@@ -68,7 +69,7 @@ export default async function analyticsRoutes(app: App) {
           200: {
             description: 'The CSV file, sent as an attachment',
             content: {
-              'text/csv': { schema: Type.String({ description: 'CSV: a header row, the groups, a Total row' }) },
+              'text/csv': { schema: Type.String({ description: 'CSV: a header row, then the detail rows' }) },
             },
           },
         },
@@ -148,7 +149,8 @@ export default async function analyticsRoutes(app: App) {
         description:
           'For each partner whose CPL deal carried a CRG when its leads were delivered, per CRG period of its deal (calendar month or ISO week in `timezone`, ' +
           'by the day each lead was delivered): leads delivered, those that made an FTD (whenever), the rate promised and reached, the FTDs missing and ' +
-          'the revenue they stand for (revenue × missing / expected). The range (date_from … date_to, at most 366 days) bounds the delivery time.',
+          'the revenue they stand for (revenue × missing / expected). A period that has not ended (the running month or week) is `running`: its ' +
+          'numbers are so far and it is not short yet. The range (date_from … date_to, at most 366 days) bounds the delivery time.',
         querystring: CrgQuery,
         response: { 200: CrgReport },
       },

@@ -406,7 +406,7 @@ export async function leadDetail(db: DB, id: string, contacts: boolean) {
 
 /** A lead's status, or undefined when there is no such lead. */
 export const leadStatus = (db: DB, id: string) =>
-  db.selectFrom('leads').select(['id', 'status']).where('id', '=', id).executeTakeFirst();
+  db.selectFrom('leads').select(['id', 'status', 'country']).where('id', '=', id).executeTakeFirst();
 
 export const isLiveFlow = async (db: DB, id: string) =>
   !!(await db
@@ -416,13 +416,16 @@ export const isLiveFlow = async (db: DB, id: string) =>
     .where('archived_at', 'is', null)
     .executeTakeFirst());
 
-export const isLivePartner = async (db: DB, id: string) =>
-  !!(await db
+/** The countries a partner takes (empty: every one), or null when it does not exist or is archived. */
+export const livePartnerCountries = async (db: DB, id: string): Promise<string[] | null> => {
+  const row = await db
     .selectFrom('partners')
-    .select('id')
+    .select('countries')
     .where('id', '=', id)
     .where('archived_at', 'is', null)
-    .executeTakeFirst());
+    .executeTakeFirst();
+  return row ? (JSON.parse(row.countries) as string[]) : null;
+};
 
 /**
  * Moves a rejected or failed lead back to pending under a short claim (`claimMs`, until the

@@ -35,7 +35,7 @@ export function registerRedeliver(app: App) {
           "duplicates by the traffic provider's policy). The lead is claimed atomically (two redeliveries of one lead: one " +
           'wins, the other gets 409), recorded in the audit log (lead.redelivered), delivered like a new lead (waterfall, caps, ' +
           'working hours; with partner_id, that partner alone, one attempt), and answered in full as getLead answers it, ' +
-          "with the new attempts. Send {} to use the lead's own flow (without one, its campaign's). An unknown or archived flow_id or partner_id is a 400. " +
+          "with the new attempts. Send {} to use the lead's own flow (without one, its campaign's). An unknown or archived flow_id or partner_id is a 400, and so is a partner_id whose partner does not take the lead's country. " +
           'Email and phone are masked unless the caller holds `leads:contacts`.',
         params: IdParams,
         body: RedeliverBody,

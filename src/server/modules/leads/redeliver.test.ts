@@ -108,6 +108,29 @@ forEachDatabase('Redeliver', (engine) => {
     assert.equal((await redeliveries(ta, id)).length, 0);
   });
 
+  test("to a partner that does not take the lead's country: a 400 naming partner_id and the countries; nothing sent", async (t) => {
+    const { ta, b, lead } = await setup(t, engine);
+    const partner = b.partners[0];
+    await ta.db
+      .updateTable('partners')
+      .set({ countries: JSON.stringify(['FR', 'IT']) })
+      .where('id', '=', partner.id)
+      .execute();
+    const id = await lead('rejected'); // a DE lead
+    const p = expectProblem(await redeliver(ta, id, { partner_id: partner.id }), 400, 'validation_failed');
+    assert.deepEqual(p.errors, [
+      { field: 'partner_id', message: 'this partner does not take DE leads (it takes FR, IT)' },
+    ]);
+    assert.equal(await statusOf(ta, id), 'rejected');
+    assert.equal((await redeliveries(ta, id)).length, 0);
+    assert.equal(partner.server!.received.length, 0, 'the partner was not called');
+    // A country it takes goes through.
+    await ta.db.updateTable('leads').set({ country: 'IT' }).where('id', '=', id).execute();
+    const res = await redeliver(ta, id, { partner_id: partner.id });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().status, 'delivered');
+  });
+
   test('a rejected lead sent through another flow is delivered there; the answer is the lead in full, masked', async (t) => {
     const { ta, a, b, lead } = await setup(t, engine);
     const id = await lead('rejected');

@@ -1,9 +1,10 @@
+import { countryRefusal } from '../../distribution/eligibility.js';
 import type { RouteOverride } from '../../distribution/route.js';
 import type { DB } from '../../db/database.js';
 import { HttpProblem, conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
 import { principalOf } from '../../types.js';
 import { audit, type Actor } from '../audit/service.js';
-import { claimForRedelivery, isLiveFlow, isLivePartner, leadDetail, leadStatus } from './queries.js';
+import { claimForRedelivery, isLiveFlow, leadDetail, leadStatus, livePartnerCountries } from './queries.js';
 import { canSeeContacts } from './search.js';
 
 // The leads' use cases that change something or leave a record: redelivery and the export's
@@ -12,16 +13,28 @@ import { canSeeContacts } from './search.js';
 /** How long the claim holds the lead before the engine's own lease takes over. */
 const CLAIM_MS = 30_000;
 
-/** The chosen flow or partner must exist and not be archived (a paused one is the engine's call: it rejects with a reason). */
-async function overrideOf(db: DB, body: { flow_id?: string; partner_id?: string }): Promise<RouteOverride> {
+/**
+ * The chosen flow or partner must exist and not be archived, and a chosen partner must take the
+ * lead's country (a paused one is the engine's call: it rejects with a reason).
+ */
+async function overrideOf(
+  db: DB,
+  body: { flow_id?: string; partner_id?: string },
+  country: string,
+): Promise<RouteOverride> {
   const errors: FieldError[] = [];
   if (body.flow_id !== undefined && body.partner_id !== undefined) {
     invalid([{ field: 'partner_id', message: 'must not be sent together with flow_id: choose a flow or a partner' }]);
   }
   if (body.flow_id !== undefined && !(await isLiveFlow(db, body.flow_id)))
     errors.push({ field: 'flow_id', message: 'names no flow (or an archived one)' });
-  if (body.partner_id !== undefined && !(await isLivePartner(db, body.partner_id)))
-    errors.push({ field: 'partner_id', message: 'names no partner (or an archived one)' });
+  if (body.partner_id !== undefined) {
+    const countries = await livePartnerCountries(db, body.partner_id);
+    const refusal = countries && countryRefusal(country, [], countries);
+    if (!countries) errors.push({ field: 'partner_id', message: 'names no partner (or an archived one)' });
+    else if (refusal)
+      errors.push({ field: 'partner_id', message: `this partner ${refusal} leads (it takes ${countries.join(', ')})` });
+  }
   if (errors.length) invalid(errors);
   return body.flow_id !== undefined
     ? { flowId: body.flow_id }
@@ -42,7 +55,7 @@ export async function redeliverLead(
   body: { flow_id?: string; partner_id?: string },
 ) {
   const lead = (await leadStatus(db, id)) ?? notFound('lead');
-  const override = await overrideOf(db, body);
+  const override = await overrideOf(db, body, lead.country);
   if (lead.status === 'duplicate')
     conflict("This lead is a duplicate by its traffic provider's policy; duplicates are not redelivered.");
   if (lead.status !== 'rejected' && lead.status !== 'failed') {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildTestApp, call, expectProblem, forEachDatabase, getJson, type TestApp } from '../../../../test/helpers.js';
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
+import { rejecting } from '../../../../test/partner-server.js';
 import { startReceiver } from '../../../../test/webhook-receiver.js';
 import { syncPostbackSubscriptions } from './queries.js';
 
@@ -84,6 +85,51 @@ forEachDatabase('provider postbacks', (engine) => {
     const detail = await getJson(ta, `/api/traffic-providers/${w.providerId}/postbacks/deliveries/${log.data[0].id}`);
     assert.match(detail.payload, /^http:\/\/127\.0\.0\.1:\d+\/pb\?e=lead\.ftd/);
     assert.equal(detail.tries[0].http_status, 200);
+  });
+
+  test('a redelivered lead rejected again sends no second "rejected" postback; its later delivery sends one', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const tracker = await startReceiver(t);
+    const w = await makeWorld(t, ta, [{ handler: rejecting() }]);
+    const taker = await makeWorld(t, ta, [{}]);
+    const base = tracker.url.replace('/leads', '/pb');
+    const set = await put(
+      ta,
+      w.providerId,
+      ['lead.rejected', 'lead.delivered'].map((event_type) => ({
+        event_type,
+        campaign_id: null,
+        url: `${base}?e={event}&lead={lead_id}`,
+      })),
+    );
+    assert.equal(set.statusCode, 200, set.body);
+    const leadId = (await postLead(ta, w.token, sampleLead())).json().id;
+    await ta.app.events.drain();
+    const events = () => tracker.received.map((r) => new URL(r.url, 'http://x').searchParams.get('e'));
+    assert.deepEqual(events(), ['lead.rejected']);
+
+    // Redelivered through its own flow, refused again: the tracker hears nothing new.
+    const redeliver = (payload: object) =>
+      call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/leads/${leadId}/redeliver`, payload });
+    const again = await redeliver({});
+    assert.equal(again.json().status, 'rejected', again.body);
+    await ta.app.events.drain();
+    assert.deepEqual(events(), ['lead.rejected'], 'one "rejected" postback per lead');
+    const log = await getJson(ta, `/api/traffic-providers/${w.providerId}/postbacks/deliveries`);
+    assert.deepEqual(
+      log.data.map((d: any) => [d.event_type, d.state]),
+      [
+        ['lead.rejected', 'cancelled'],
+        ['lead.rejected', 'delivered'],
+      ],
+    );
+
+    // Redelivered to a partner that takes it: a new status, so its postback goes out.
+    const taken = await redeliver({ partner_id: taker.partners[0].id });
+    assert.equal(taken.json().status, 'delivered', taken.body);
+    await ta.app.events.drain();
+    assert.deepEqual(events(), ['lead.rejected', 'lead.delivered']);
+    assert.ok(tracker.received.every((r) => r.url.includes(`lead=${leadId}`)));
   });
 
   test("a campaign's own postback replaces the provider-wide one for its leads only", async (t) => {

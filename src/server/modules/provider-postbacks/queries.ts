@@ -100,3 +100,22 @@ export const postbackRows = (db: DB, providerIds: string[]): Promise<PostbackRow
     .select(['traffic_provider_id', 'campaign_id', 'event_type', 'url'])
     .where('traffic_provider_id', 'in', providerIds)
     .execute();
+
+/**
+ * The status events (not sale status changes) each provider's tracker already had for these
+ * leads, as `${provider}\n${lead}\n${type}`: a provider gets one postback per lead and event.
+ */
+export async function postbacksAlreadySent(db: DB, providerIds: string[], leadIds: string[]): Promise<Set<string>> {
+  if (!providerIds.length || !leadIds.length) return new Set();
+  const rows = await db
+    .selectFrom('event_deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .select(['d.destination_id', 'd.lead_id', 'e.type'])
+    .where('d.destination_kind', '=', 'postback')
+    .where('d.destination_id', 'in', providerIds)
+    .where('d.lead_id', 'in', leadIds)
+    .where('d.state', '=', 'delivered')
+    .where('e.type', '!=', 'lead.sale_status_changed')
+    .execute();
+  return new Set(rows.map((r) => `${r.destination_id}\n${r.lead_id}\n${r.type}`));
+}

@@ -17,9 +17,14 @@ export default async function statusPullRoutes(app: App) {
         operationId: 'getStatusPull',
         tags: TAGS,
         summary: "A partner's status pull and its health",
-        description: '404 when the partner has none.',
+        description:
+          '`null` when the partner has no status pull (a partner without one is not an error for a screen); 404 when ' +
+          'there is no such partner.',
         params: IdParams,
-        response: { 200: StatusPull, ...problems(404) },
+        response: {
+          200: Type.Union([StatusPull, Type.Null({ description: 'The partner has no status pull' })]),
+          ...problems(404),
+        },
       },
     },
     async (req) => getStatusPull(app.db, req.params.id),

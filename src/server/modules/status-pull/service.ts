@@ -61,9 +61,11 @@ function shown(row: StatusPullRow) {
   };
 }
 
+/** The partner's status pull as shown, or null when it has none (404 only for no such partner). */
 export async function getStatusPull(db: DB, partnerId: string) {
   await partner(db, partnerId);
-  return shown((await findStatusPull(db, partnerId)) ?? notFound('status pull for this partner'));
+  const pull = await findStatusPull(db, partnerId);
+  return pull ? shown(pull) : null;
 }
 
 /**

@@ -302,7 +302,15 @@ forEachDatabase('status pull', (engine) => {
     );
     assert.equal(stored.request_headers['X-Api-Key'], 'pull-secret-123456');
     assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url })).statusCode, 204);
-    expectProblem(await call(ta.app, ta.ownerToken, { method: 'GET', url }), 404, 'not_found');
+    // Deleted (or never set): 200 with null, not an error; an unknown partner is the 404.
+    const none = await call(ta.app, ta.ownerToken, { method: 'GET', url });
+    assert.equal(none.statusCode, 200, none.body);
+    assert.equal(none.json(), null);
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/partners/no-such-partner/status-pull' }),
+      404,
+      'not_found',
+    );
   });
 });
 

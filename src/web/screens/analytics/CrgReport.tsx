@@ -54,9 +54,7 @@ export function CrgReport({ data, range }: { data: Crg; range: string }) {
                     {formatMoney(r.shortfall_amount, data.currency)}
                   </Table.Td>
                   <Table.Td>
-                    <Badge variant="filled" color={r.met ? 'green.9' : 'red.9'}>
-                      {r.met ? 'Met' : 'Short'}
-                    </Badge>
+                    <CrgBadge met={r.met} running={r.running} />
                   </Table.Td>
                 </Table.Tr>
               ))}
@@ -65,5 +63,21 @@ export function CrgReport({ data, range }: { data: Crg; range: string }) {
         </Table.ScrollContainer>
       )}
     </Stack>
+  );
+}
+
+/** A running period is not short yet: on track while met so far, else running (its shortfall so far). */
+function CrgBadge({ met, running }: { met: boolean; running: boolean }) {
+  const [label, color, title] = running
+    ? met
+      ? ['On track', 'teal.9', 'The period is running: met so far']
+      : ['Running', 'blue.9', 'The period is running: FTDs missing so far, not final']
+    : met
+      ? ['Met', 'green.9', 'The period has ended: the promise was met']
+      : ['Short', 'red.9', 'The period has ended: the promise was not met'];
+  return (
+    <Badge variant="filled" color={color} title={title} data-testid="crg-state">
+      {label}
+    </Badge>
   );
 }

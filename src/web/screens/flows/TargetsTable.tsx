@@ -36,11 +36,11 @@ export function TargetsTable({ rows, partners, errors, onChange }: Props) {
     return <Text data-testid="targets-empty">No targets yet: leads in this flow go nowhere. Add one below.</Text>;
   }
   return (
-    <Table.ScrollContainer minWidth={1100}>
+    <Table.ScrollContainer minWidth={800}>
       <Table data-testid="targets-table" verticalSpacing="xs">
         <Table.Thead>
           <Table.Tr>
-            {['#', 'Partner', 'Priority', 'Weight', 'Daily cap', 'Countries', 'Schedule', 'More caps', ''].map((h) => (
+            {['#', 'Partner', 'Priority', 'Weight', 'Countries', 'Schedule', ''].map((h) => (
               <Table.Th key={h}>{h}</Table.Th>
             ))}
           </Table.Tr>
@@ -87,16 +87,6 @@ export function TargetsTable({ rows, partners, errors, onChange }: Props) {
                       error={err('weight')}
                     />
                   </Table.Td>
-                  <Table.Td w={120}>
-                    <NumberInput
-                      aria-label={`Daily cap of target ${n}`}
-                      placeholder="None"
-                      value={r.daily_cap}
-                      onChange={(v) => update(r.key, { daily_cap: v })}
-                      allowDecimal={false}
-                      error={err('daily_cap')}
-                    />
-                  </Table.Td>
                   <Table.Td miw={150}>
                     <TagsInput
                       aria-label={`Countries of target ${n}`}
@@ -113,14 +103,6 @@ export function TargetsTable({ rows, partners, errors, onChange }: Props) {
                       label={r.hasSchedule ? 'Own' : "Partner's"}
                       checked={r.hasSchedule}
                       onChange={(e) => update(r.key, { hasSchedule: e.currentTarget.checked })}
-                    />
-                  </Table.Td>
-                  <Table.Td pt="md">
-                    <Switch
-                      aria-label={`More caps for target ${n}`}
-                      label={r.moreCaps ? 'Shown' : 'Hidden'}
-                      checked={r.moreCaps}
-                      onChange={(e) => update(r.key, { moreCaps: e.currentTarget.checked })}
                     />
                   </Table.Td>
                   <Table.Td pt="xs">
@@ -155,9 +137,7 @@ export function TargetsTable({ rows, partners, errors, onChange }: Props) {
                 {r.hasSchedule && (
                   <ScheduleRow row={r} n={n} error={err('schedule')} onChange={(patch) => update(r.key, patch)} />
                 )}
-                {(r.moreCaps || err('hourly_cap') || err('total_cap') || err('country_caps') || err('cap_counts')) && (
-                  <CapsRow row={r} n={n} err={err} onChange={(patch) => update(r.key, patch)} />
-                )}
+                <CapsRow row={r} n={n} err={err} onChange={(patch) => update(r.key, patch)} />
               </Fragment>
             );
           })}
@@ -181,8 +161,18 @@ function CapsRow({
   return (
     <Table.Tr data-testid="target-caps">
       <Table.Td />
-      <Table.Td colSpan={8}>
+      <Table.Td colSpan={6}>
         <Group align="flex-start">
+          <NumberInput
+            label="Daily cap"
+            aria-label={`Daily cap of target ${n}`}
+            placeholder="None"
+            value={row.daily_cap}
+            onChange={(v) => onChange({ daily_cap: v })}
+            allowDecimal={false}
+            error={err('daily_cap')}
+            w={130}
+          />
           <NumberInput
             label="Hourly cap"
             aria-label={`Hourly cap of target ${n}`}
@@ -245,7 +235,7 @@ function ScheduleRow({
   return (
     <Table.Tr data-testid="target-schedule">
       <Table.Td />
-      <Table.Td colSpan={8}>
+      <Table.Td colSpan={6}>
         <Group align="flex-start">
           <TextInput
             label="Time zone"

@@ -19,7 +19,6 @@ export interface TargetRow {
   priority: Num;
   weight: Num;
   daily_cap: Num; // '' = no cap of its own
-  moreCaps: boolean; // the caps row is open
   hourly_cap: Num;
   total_cap: Num;
   country_caps: CountryValue[];
@@ -50,7 +49,6 @@ export function newTarget(priority: number): TargetRow {
     priority,
     weight: 100,
     daily_cap: '',
-    moreCaps: false,
     hourly_cap: '',
     total_cap: '',
     country_caps: [],
@@ -76,11 +74,6 @@ export function formOf(flow: Flow | null): FlowForm {
       partner_name: t.partner_name,
       weight: t.weight,
       daily_cap: t.daily_cap ?? '',
-      moreCaps:
-        t.hourly_cap !== null ||
-        t.total_cap !== null ||
-        Object.keys(t.country_caps).length > 0 ||
-        t.cap_counts !== 'deliveries',
       hourly_cap: t.hourly_cap ?? '',
       total_cap: t.total_cap ?? '',
       country_caps: countryValuesOf(t.country_caps),

@@ -106,7 +106,7 @@ function RedeliverButton({ lead }: { lead: LeadDetail }) {
         </Button>
       )}
       <RedeliverModal
-        leads={[{ id: lead.id, name: `${lead.first_name} ${lead.last_name}` }]}
+        leads={[{ id: lead.id, name: `${lead.first_name} ${lead.last_name}`, country: lead.country }]}
         opened={open}
         onClose={() => setOpen(false)}
         onDone={() => {

@@ -24,12 +24,12 @@ export function LeadsBulk({ selected, onClear, onChanged }: Props) {
   const whoami = useWhoami();
   const canEdit = !!whoami.data?.permissions.includes('leads:edit');
   const [confirmExport, setConfirmExport] = useState(false);
-  const [redeliver, setRedeliver] = useState<{ id: string; name: string }[] | null>(null);
+  const [redeliver, setRedeliver] = useState<{ id: string; name: string; country: string }[] | null>(null);
   const leads = [...selected.values()];
   const n = leads.length;
   const redeliverable = leads
     .filter((l) => REDELIVERABLE.has(l.status))
-    .map((l) => ({ id: l.id, name: `${l.first_name} ${l.last_name}` }));
+    .map((l) => ({ id: l.id, name: `${l.first_name} ${l.last_name}`, country: l.country }));
   const tooMany = n > MAX_SELECTED_EXPORT;
   const exportRun = useMutation({
     mutationFn: () => downloadLeads({ id: leads.map((l) => l.id) }),

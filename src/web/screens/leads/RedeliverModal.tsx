@@ -6,7 +6,7 @@ import { useWhoami } from '../../whoami';
 
 interface Props {
   /** The leads to send again (rejected or failed ones; others are refused by the API, per lead). */
-  leads: { id: string; name: string }[];
+  leads: { id: string; name: string; country: string }[];
   /** Selected leads left out because they are neither rejected nor failed (said in the dialog). */
   skipped?: number;
   opened: boolean;
@@ -24,17 +24,26 @@ interface Outcome {
   text: string;
 }
 
-/** The records a redelivery can go to (the first 500, archived ones excluded by the API). */
-function useTargets(path: '/api/flows' | '/api/partners', enabled: boolean) {
+/**
+ * The records a redelivery can go to (the first 500, archived ones excluded by the API). A partner
+ * that does not take every country of `countries` (the leads' ones; none for flows) is shown disabled, with the countries it lacks
+ * (the API refuses it), after the ones that can take the leads.
+ */
+function useTargets(path: '/api/flows' | '/api/partners', enabled: boolean, countries: string[]) {
   const list = useQuery({
     queryKey: ['options', path],
     enabled,
     queryFn: async () => must(await api.GET(path, { params: { query: { limit: 500 } } })),
   });
-  return (list.data?.data ?? []).map((r) => ({
-    value: r.id,
-    label: r.status === 'paused' ? `${r.name} (paused)` : r.name,
-  }));
+  const options = (list.data?.data ?? []).map((r) => {
+    const takes = 'countries' in r && r.countries.length ? r.countries : null;
+    const missing = takes ? countries.filter((c) => !takes.includes(c)) : [];
+    const label = r.status === 'paused' ? `${r.name} (paused)` : r.name;
+    return missing.length
+      ? { value: r.id, label: `${label} (does not take ${missing.join(', ')})`, disabled: true }
+      : { value: r.id, label };
+  });
+  return [...options.filter((o) => !o.disabled), ...options.filter((o) => o.disabled)];
 }
 
 /** What became of one lead, in words. */
@@ -57,8 +66,9 @@ export function RedeliverModal({ leads, skipped = 0, opened, onClose, onDone }: 
   const permissions = useWhoami().data?.permissions ?? [];
   const mayPickFlow = permissions.includes('flows:view');
   const mayPickPartner = permissions.includes('partners:view');
-  const flows = useTargets('/api/flows', opened && target === 'flow');
-  const partners = useTargets('/api/partners', opened && target === 'partner');
+  const countries = [...new Set(leads.map((l) => l.country))];
+  const flows = useTargets('/api/flows', opened && target === 'flow', []);
+  const partners = useTargets('/api/partners', opened && target === 'partner', countries);
 
   const run = useMutation({
     mutationFn: async (): Promise<Outcome[]> => {

@@ -17,11 +17,13 @@ import {
 } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { api, problemText, type Problem } from '../../api/client';
+import { api, must, problemText, type Problem } from '../../api/client';
 import type { paths } from '../../api/schema';
 import { useClock } from '../../ui/useClock';
 
-type Pull = paths['/api/partners/{id}/status-pull']['get']['responses'][200]['content']['application/json'];
+type Pull = NonNullable<
+  paths['/api/partners/{id}/status-pull']['get']['responses'][200]['content']['application/json']
+>;
 type Config = Pull['config'];
 type Run = paths['/api/partners/{id}/status-pull/run']['post']['responses'][200]['content']['application/json'];
 
@@ -142,10 +144,8 @@ export function StatusSyncPanel({ partnerId, canEdit }: { partnerId: string; can
   const pull = useQuery({
     queryKey: key,
     queryFn: async () => {
-      const r = await api.GET('/api/partners/{id}/status-pull', { params: { path: { id: partnerId } } });
-      if (r.response.status === 404) return null;
-      if (r.error) throw r.error;
-      return r.data;
+      // null: the partner has no status pull yet.
+      return must(await api.GET('/api/partners/{id}/status-pull', { params: { path: { id: partnerId } } }));
     },
   });
   const [form, setForm] = useState<Form>(EMPTY);
