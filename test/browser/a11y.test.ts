@@ -18,38 +18,12 @@ import {
   signIn,
   waitUntil,
 } from './harness.js';
+import { SCREENS, screenName } from './screens.js';
 
 const SIZES = [
   { width: 1440, height: 900 },
   { width: 390, height: 844 },
 ];
-
-/** The signed-in screens: each route of App.tsx, editors by their "new" page. */
-const SCREENS = [
-  '/',
-  '/leads',
-  '/analytics',
-  '/flows',
-  '/flows/new',
-  '/partners',
-  '/partners/new',
-  '/campaigns',
-  '/campaigns/new',
-  '/traffic-providers',
-  '/traffic-providers/new',
-  '/settings/api',
-  '/settings/operators',
-  '/settings/operators/new',
-  '/settings/roles',
-  '/settings/roles/new',
-  '/settings/security',
-  '/settings/hosting',
-  '/settings/licence',
-  '/audit',
-  '/profile',
-];
-
-const screenName = (path: string) => (path === '/' ? 'overview' : path.slice(1).replaceAll('/', '-'));
 
 /** Waits for the screen to settle (no request in flight, no spinner), then checks and photographs it. */
 async function check(page: Page, name: string, failures: string[]) {

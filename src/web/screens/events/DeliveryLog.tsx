@@ -5,6 +5,7 @@ import { problemText } from '../../api/client';
 import type { paths } from '../../api/schema';
 import { Loading } from '../../Loading';
 import { ErrorAlert } from '../../ui/EditorPage';
+import { TableBox } from '../../ui/TableBox';
 
 type Delivery =
   paths['/api/webhooks/{id}/deliveries']['get']['responses'][200]['content']['application/json']['data'][number];
@@ -67,15 +68,15 @@ export function DeliveryLog({
           {problem}
         </Text>
       )}
-      <Table.ScrollContainer minWidth={700}>
+      <TableBox minWidth={700}>
         <Table striped data-testid={testId}>
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Event</Table.Th>
-              <Table.Th>When</Table.Th>
+              <Table.Th visibleFrom="sm">When</Table.Th>
               <Table.Th>State</Table.Th>
-              <Table.Th>Tries</Table.Th>
-              <Table.Th>Last answer</Table.Th>
+              <Table.Th visibleFrom="sm">Tries</Table.Th>
+              <Table.Th visibleFrom="sm">Last answer</Table.Th>
               <Table.Th />
             </Table.Tr>
           </Table.Thead>
@@ -85,7 +86,7 @@ export function DeliveryLog({
                 <Table.Td>
                   <Code>{d.event_type}</Code>
                 </Table.Td>
-                <Table.Td>{time(d.occurred_at)}</Table.Td>
+                <Table.Td visibleFrom="sm">{time(d.occurred_at)}</Table.Td>
                 <Table.Td>
                   <Badge color={STATE_COLOR[d.state]} data-testid="delivery-state">
                     {d.state}
@@ -96,8 +97,8 @@ export function DeliveryLog({
                     </Text>
                   )}
                 </Table.Td>
-                <Table.Td>{d.attempts}</Table.Td>
-                <Table.Td>
+                <Table.Td visibleFrom="sm">{d.attempts}</Table.Td>
+                <Table.Td visibleFrom="sm">
                   <Text size="sm">{d.last_status ? `HTTP ${d.last_status}` : d.attempts ? 'no answer' : '—'}</Text>
                   {d.last_error && (
                     <Text size="xs" c="red.8">
@@ -126,7 +127,7 @@ export function DeliveryLog({
             ))}
           </Table.Tbody>
         </Table>
-      </Table.ScrollContainer>
+      </TableBox>
       {open &&
         (detail.isPending ? (
           <Loading />

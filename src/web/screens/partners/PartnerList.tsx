@@ -29,6 +29,7 @@ export default function PartnerList() {
       empty={<>There are no partners yet.{canEdit && ' Add one with “New partner”.'}</>}
       testId="partners"
       headers={['Name', 'Status', 'Countries', 'Caps (daily / hourly / total)', 'Deal', 'Working hours']}
+      wideOnly={['Countries', 'Caps (daily / hourly / total)', 'Deal', 'Working hours']}
       row={(p) => (
         <Table.Tr key={p.id} data-testid="partner-row">
           <Table.Td>
@@ -39,12 +40,14 @@ export default function PartnerList() {
           <Table.Td>
             <Badge color={p.status === 'active' ? 'green' : 'gray'}>{p.status}</Badge>
           </Table.Td>
-          <Table.Td>{p.countries.join(', ') || 'All'}</Table.Td>
-          <Table.Td>
+          <Table.Td visibleFrom="sm">{p.countries.join(', ') || 'All'}</Table.Td>
+          <Table.Td visibleFrom="sm">
             {p.daily_cap ?? '—'} / {p.hourly_cap ?? '—'} / {p.total_cap ?? '—'}
           </Table.Td>
-          <Table.Td data-testid="partner-deal-summary">{dealText(p.deal)}</Table.Td>
-          <Table.Td>{hoursText(p.working_hours)}</Table.Td>
+          <Table.Td visibleFrom="sm" data-testid="partner-deal-summary">
+            {dealText(p.deal)}
+          </Table.Td>
+          <Table.Td visibleFrom="sm">{hoursText(p.working_hours)}</Table.Td>
         </Table.Tr>
       )}
     />

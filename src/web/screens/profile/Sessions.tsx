@@ -6,6 +6,7 @@ import type { paths } from '../../api/schema';
 import { Loading } from '../../Loading';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { ErrorAlert } from '../../ui/EditorPage';
+import { TableBox } from '../../ui/TableBox';
 
 type Session = paths['/api/profile/sessions']['get']['responses'][200]['content']['application/json']['data'][number];
 
@@ -60,12 +61,14 @@ export function Sessions() {
       ) : sessions.isError ? (
         <ErrorAlert error={sessions.error} />
       ) : (
-        <Table.ScrollContainer minWidth={600}>
+        <TableBox minWidth={600}>
           <Table striped data-testid="sessions-table">
             <Table.Thead>
               <Table.Tr>
                 {['Device', 'IP address', 'Signed in', 'Last seen', ''].map((h) => (
-                  <Table.Th key={h}>{h}</Table.Th>
+                  <Table.Th key={h} visibleFrom={h === 'IP address' || h === 'Signed in' ? 'sm' : undefined}>
+                    {h}
+                  </Table.Th>
                 ))}
               </Table.Tr>
             </Table.Thead>
@@ -80,8 +83,8 @@ export function Sessions() {
                       </Badge>
                     )}
                   </Table.Td>
-                  <Table.Td>{s.ip}</Table.Td>
-                  <Table.Td>{when(s.created_at)}</Table.Td>
+                  <Table.Td visibleFrom="sm">{s.ip}</Table.Td>
+                  <Table.Td visibleFrom="sm">{when(s.created_at)}</Table.Td>
                   <Table.Td>{when(s.last_seen_at)}</Table.Td>
                   <Table.Td>
                     {!s.current && (
@@ -94,7 +97,7 @@ export function Sessions() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </TableBox>
       )}
       <ConfirmDialog
         opened={target !== null}
