@@ -39,9 +39,9 @@ export interface DialogRecords {
 
 /**
  * The drawers and dialogs, each opened from its page (loaded afresh, so each stands alone): the lead
- * drawer and its redeliver dialog (the first lead listed must be rejected or failed), the new-key and
- * revoke dialogs (a key must exist), a delete confirmation, and the provider's rotate confirmation
- * and its once-shown token (that one rotates the provider's token).
+ * drawer and its redeliver dialog (the first lead listed must be rejected or failed), the bell's
+ * notifications, the new-key and revoke dialogs (a key must exist), a delete confirmation, and the
+ * provider's rotate confirmation and its once-shown token (that one rotates the provider's token).
  */
 export const DIALOGS: [string, (page: Page, base: string, records: DialogRecords) => Promise<void>][] = [
   [
@@ -59,6 +59,14 @@ export const DIALOGS: [string, (page: Page, base: string, records: DialogRecords
       await page.getByTestId('lead-row').first().click();
       await page.getByTestId('lead-drawer').getByRole('button', { name: 'Redeliver' }).click();
       await page.getByRole('dialog', { name: 'Redeliver lead' }).waitFor();
+    },
+  ],
+  [
+    'notifications',
+    async (page, base) => {
+      await page.goto(`${base}/`);
+      await page.getByRole('button', { name: /^Notifications/ }).click();
+      await page.getByTestId('notifications').waitFor();
     },
   ],
   [
