@@ -30,6 +30,11 @@ const theme = createTheme({
     // The × of a dialog or a drawer is an icon: a screen reader needs its name.
     Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
     Drawer: Drawer.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
+    // Their title bar is a <header> in Mantine, a second `banner` landmark on the page (axe:
+    // landmark-no-duplicate-banner, landmark-banner-is-top-level): a plain box instead; the dialog
+    // is named by its title all the same.
+    ModalHeader: { defaultProps: { component: 'div' } },
+    DrawerHeader: { defaultProps: { component: 'div' } },
   },
 });
 

@@ -146,12 +146,11 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 
 /**
  * Runs axe-core in the page (injected over the DevTools protocol, which the CSP does not govern)
- * and throws, naming each rule and element, when the screen has a serious or critical violation;
- * with `moderate`, a moderate one too (the every-screen walk asks for it; drawers and dialogs
- * still carry a second banner landmark, Mantine's header, so the walks through them do not yet).
+ * and throws, naming each rule and element, when the screen has a moderate, serious or critical
+ * violation (dialogs and drawers included: their title bar is no second banner landmark).
  */
-export async function assertAccessible(page: Page, screen: string, opts: { moderate?: boolean } = {}) {
-  const impacts = opts.moderate ? ['moderate', 'serious', 'critical'] : ['serious', 'critical'];
+export async function assertAccessible(page: Page, screen: string) {
+  const impacts = ['moderate', 'serious', 'critical'];
   const violations = (await page.evaluate(`(async () => {
     if (!window.axe) { ${AXE_SOURCE}\n }
     const result = await window.axe.run(document, { resultTypes: ['violations'] });

@@ -170,15 +170,19 @@ test('the layout works on a phone, a small laptop and a desktop', { timeout: 120
   await waitUntil('the menu to close', async () => !(await nav.isVisible()));
   assert.equal(await page.title(), 'Partners · Leadgate');
 
-  // The table scrolls in its own box; the page itself does not scroll sideways.
+  // On a phone the list keeps its key columns and fits: neither the page nor the table's box scrolls
+  // sideways, and the secondary columns are hidden.
   await page.getByTestId('partners-table').waitFor();
   assert.ok(await pageFitsWidth(page), 'the page is no wider than the phone');
-  // The box the table scrolls in: wider content than it shows, and itself inside the window.
-  const scroller = await page.evaluate<{ scrollable: boolean; inside: boolean }>(`(() => {
+  // The box the table scrolls in: wider content than it shows?, and itself inside the window.
+  const tableBox = () =>
+    page.evaluate<{ scrollable: boolean; inside: boolean }>(`(() => {
     const box = document.querySelector('[data-testid="partners-table"]').closest('.mantine-ScrollArea-viewport');
     return { scrollable: box.scrollWidth > box.clientWidth, inside: box.getBoundingClientRect().right <= window.innerWidth };
   })()`);
-  assert.deepEqual(scroller, { scrollable: true, inside: true });
+  assert.deepEqual(await tableBox(), { scrollable: false, inside: true });
+  assert.equal(await page.getByRole('columnheader', { name: 'Status' }).isVisible(), true);
+  assert.equal(await page.getByRole('columnheader', { name: 'Deal' }).isVisible(), false, 'a secondary column');
   await screenshot(page, 'shell-phone-list');
   await assertAccessible(page, 'a list on a phone');
 
@@ -193,6 +197,9 @@ test('the layout works on a phone, a small laptop and a desktop', { timeout: 120
     await page.getByTestId('operator-email').waitFor();
     await assertHeaderFits(page, width);
     assert.ok(await pageFitsWidth(page), `${name}: the page is no wider than the window`);
+    // Every column from `sm` up; on the small laptop the table scrolls in its own box.
+    assert.equal(await page.getByRole('columnheader', { name: 'Deal' }).isVisible(), true, `${name}: every column`);
+    assert.deepEqual(await tableBox(), { scrollable: width === 1024, inside: true }, `${name}: the table's box`);
     await screenshot(page, name);
     await assertAccessible(page, name);
   }

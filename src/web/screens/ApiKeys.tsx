@@ -10,6 +10,7 @@ import { ZoneNote } from '../ui/ZoneNote';
 import { NewKeyModal } from './NewKeyModal';
 import { RevokeKeyModal } from './RevokeKeyModal';
 import { usePagedList } from '../ui/ListPage';
+import { TableBox } from '../ui/TableBox';
 
 const STATUS_COLOR = { active: 'green', expired: 'gray', revoked: 'red' } as const;
 const SHOW_REVOKED_KEY = 'leadgate.api-keys.show-revoked';
@@ -110,7 +111,7 @@ export default function ApiKeys() {
               : 'You have no API keys yet. Make one with “New key”.'}
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={960}>
+        <TableBox minWidth={960}>
           <Table striped data-testid="keys-table">
             <Table.Thead>
               <Table.Tr>
@@ -125,7 +126,9 @@ export default function ApiKeys() {
                   'Status',
                   '',
                 ].map((h) => (
-                  <Table.Th key={h}>{h}</Table.Th>
+                  <Table.Th key={h} visibleFrom={WIDE_ONLY.includes(h) ? 'sm' : undefined}>
+                    {h}
+                  </Table.Th>
                 ))}
               </Table.Tr>
             </Table.Thead>
@@ -143,7 +146,7 @@ export default function ApiKeys() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </TableBox>
       )}
       {keys.hasNextPage && (
         <Button variant="default" onClick={() => keys.fetchNextPage()} loading={keys.isFetchingNextPage}>
@@ -174,6 +177,9 @@ function useOwners(enabled: boolean) {
   });
 }
 
+/** Columns hidden on a phone: a key's name, status and Revoke stay. */
+const WIDE_ONLY = ['Owner', 'Prefix', 'Scopes', 'Created', 'Expires', 'Last used'];
+
 function KeyRow({ apiKey, owner, onRevoke }: { apiKey: ApiKey; owner: string | null; onRevoke: () => void }) {
   const { dateTime: formatTime } = useClock();
   const stale = staleness(apiKey);
@@ -189,13 +195,17 @@ function KeyRow({ apiKey, owner, onRevoke }: { apiKey: ApiKey; owner: string | n
           )}
         </Group>
       </Table.Td>
-      {owner !== null && <Table.Td data-testid="key-owner">{owner}</Table.Td>}
-      <Table.Td>
+      {owner !== null && (
+        <Table.Td visibleFrom="sm" data-testid="key-owner">
+          {owner}
+        </Table.Td>
+      )}
+      <Table.Td visibleFrom="sm">
         <Text ff="monospace" size="sm">
           {apiKey.prefix}
         </Text>
       </Table.Td>
-      <Table.Td>
+      <Table.Td visibleFrom="sm">
         <Group gap={4}>
           {apiKey.scopes.map((s) => (
             <Badge key={s} variant="outline" size="sm" tt="none">
@@ -204,9 +214,9 @@ function KeyRow({ apiKey, owner, onRevoke }: { apiKey: ApiKey; owner: string | n
           ))}
         </Group>
       </Table.Td>
-      <Table.Td>{formatTime(apiKey.created_at)}</Table.Td>
-      <Table.Td>{apiKey.expires_at ? formatTime(apiKey.expires_at) : 'Never'}</Table.Td>
-      <Table.Td>{apiKey.last_used_at ? formatTime(apiKey.last_used_at) : 'Never'}</Table.Td>
+      <Table.Td visibleFrom="sm">{formatTime(apiKey.created_at)}</Table.Td>
+      <Table.Td visibleFrom="sm">{apiKey.expires_at ? formatTime(apiKey.expires_at) : 'Never'}</Table.Td>
+      <Table.Td visibleFrom="sm">{apiKey.last_used_at ? formatTime(apiKey.last_used_at) : 'Never'}</Table.Td>
       <Table.Td>
         <Badge color={STATUS_COLOR[apiKey.status]} data-testid="key-status">
           {apiKey.status}

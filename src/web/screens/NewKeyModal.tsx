@@ -71,7 +71,7 @@ export function NewKeyModal({ opened, onClose, held }: { opened: boolean; onClos
             This is the only time the secret of “{created.name}” is shown. Store it in your secret manager; if it is
             lost, revoke the key and make a new one.
           </Alert>
-          <Code block data-testid="key-secret">
+          <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }} data-testid="key-secret">
             {created.secret}
           </Code>
           <Group justify="flex-end">

@@ -9,6 +9,7 @@ import type { ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { Loading } from '../Loading';
 import { ErrorAlert } from './EditorPage';
+import { TableBox } from './TableBox';
 
 interface Page<T> {
   data: T[];
@@ -48,6 +49,8 @@ interface Props<T> {
   /** Prefix of the test ids: `${testId}-empty`, `${testId}-table`. */
   testId: string;
   headers: string[];
+  /** Headers of secondary columns, hidden on a phone (their cells carry `visibleFrom="sm"`). */
+  wideOnly?: string[];
   minWidth?: number;
   row: (item: T) => ReactNode;
 }
@@ -62,6 +65,7 @@ export function ListPage<T>({
   empty,
   testId,
   headers,
+  wideOnly = [],
   minWidth = 800,
   row,
 }: Props<T>) {
@@ -87,18 +91,20 @@ export function ListPage<T>({
       ) : rows.length === 0 && !list.isError ? (
         <Text data-testid={`${testId}-empty`}>{empty}</Text>
       ) : (
-        <Table.ScrollContainer minWidth={minWidth}>
+        <TableBox minWidth={minWidth}>
           <Table striped highlightOnHover data-testid={`${testId}-table`}>
             <Table.Thead>
               <Table.Tr>
                 {headers.map((h) => (
-                  <Table.Th key={h}>{h}</Table.Th>
+                  <Table.Th key={h} visibleFrom={wideOnly.includes(h) ? 'sm' : undefined}>
+                    {h}
+                  </Table.Th>
                 ))}
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>{rows.map(row)}</Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </TableBox>
       )}
       {list.hasNextPage && (
         <Button variant="default" onClick={() => list.fetchNextPage()} loading={list.isFetchingNextPage}>

@@ -1,6 +1,10 @@
 import { Badge, Stack, Table, Text } from '@mantine/core';
 import type { paths } from '../../api/schema';
+import { TableBox } from '../../ui/TableBox';
 import { formatCount, formatMoney } from './report';
+
+/** Columns hidden on a phone: the partner, the period, the rates and the verdict stay. */
+const WIDE_ONLY = ['Period', 'Leads', 'FTDs', 'FTDs missing', 'Revenue'];
 
 type Crg = paths['/api/analytics/crg']['get']['responses'][200]['content']['application/json'];
 
@@ -17,7 +21,7 @@ export function CrgReport({ data, range }: { data: Crg; range: string }) {
       {data.rows.length === 0 ? (
         <Text data-testid="crg-empty">No lead was delivered under a conversion-rate guarantee in this range.</Text>
       ) : (
-        <Table.ScrollContainer minWidth={900}>
+        <TableBox minWidth={900}>
           <Table striped data-testid="crg-table">
             <Table.Thead>
               <Table.Tr>
@@ -33,7 +37,11 @@ export function CrgReport({ data, range }: { data: Crg; range: string }) {
                   'Shortfall',
                   '',
                 ].map((h) => (
-                  <Table.Th key={h} ta={['Partner', 'Period', ''].includes(h) ? undefined : 'right'}>
+                  <Table.Th
+                    key={h}
+                    ta={['Partner', 'Period', ''].includes(h) ? undefined : 'right'}
+                    visibleFrom={WIDE_ONLY.includes(h) ? 'sm' : undefined}
+                  >
                     {h}
                   </Table.Th>
                 ))}
@@ -43,13 +51,21 @@ export function CrgReport({ data, range }: { data: Crg; range: string }) {
               {data.rows.map((r) => (
                 <Table.Tr key={`${r.partner_id}.${r.period}.${r.promised_rate}`} data-testid="crg-row">
                   <Table.Td>{r.partner_name}</Table.Td>
-                  <Table.Td>{r.period}</Table.Td>
+                  <Table.Td visibleFrom="sm">{r.period}</Table.Td>
                   <Table.Td ta="right">{pct(r.promised_rate)}</Table.Td>
-                  <Table.Td ta="right">{formatCount(r.leads)}</Table.Td>
-                  <Table.Td ta="right">{formatCount(r.ftds)}</Table.Td>
+                  <Table.Td ta="right" visibleFrom="sm">
+                    {formatCount(r.leads)}
+                  </Table.Td>
+                  <Table.Td ta="right" visibleFrom="sm">
+                    {formatCount(r.ftds)}
+                  </Table.Td>
                   <Table.Td ta="right">{pct(r.actual_rate)}</Table.Td>
-                  <Table.Td ta="right">{r.shortfall_ftds.toLocaleString()}</Table.Td>
-                  <Table.Td ta="right">{formatMoney(r.revenue, data.currency)}</Table.Td>
+                  <Table.Td ta="right" visibleFrom="sm">
+                    {r.shortfall_ftds.toLocaleString()}
+                  </Table.Td>
+                  <Table.Td ta="right" visibleFrom="sm">
+                    {formatMoney(r.revenue, data.currency)}
+                  </Table.Td>
                   <Table.Td ta="right" data-testid="crg-shortfall">
                     {formatMoney(r.shortfall_amount, data.currency)}
                   </Table.Td>
@@ -60,7 +76,7 @@ export function CrgReport({ data, range }: { data: Crg; range: string }) {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </TableBox>
       )}
     </Stack>
   );

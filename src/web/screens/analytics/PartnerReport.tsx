@@ -1,5 +1,6 @@
 import { Stack, Table, Text, Title, Tooltip } from '@mantine/core';
 import type { paths } from '../../api/schema';
+import { TableBox } from '../../ui/TableBox';
 import { formatCount, formatRate, type ReportForm } from './report';
 
 type Performance = paths['/api/analytics/partners']['get']['responses'][200]['content']['application/json'];
@@ -7,16 +8,18 @@ type Measures = Performance['totals'];
 
 const answerTime = (ms: number | null) => (ms === null ? '—' : ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
 
-const COLUMNS: { label: string; hint: string; cell: (m: Measures) => string }[] = [
+/** `wide`: shown from `sm` up, not on a phone. */
+const COLUMNS: { label: string; hint: string; cell: (m: Measures) => string; wide?: 'sm' }[] = [
   { label: 'Attempts', hint: 'Calls to the partner that finished', cell: (m) => formatCount(m.attempts) },
   { label: 'Accepted', hint: 'Calls the partner accepted', cell: (m) => formatCount(m.accepted) },
-  { label: 'Rejected', hint: 'Calls the partner refused', cell: (m) => formatCount(m.rejected) },
-  { label: 'Failed', hint: 'Timeouts and errors: no usable answer', cell: (m) => formatCount(m.failed) },
+  { label: 'Rejected', hint: 'Calls the partner refused', cell: (m) => formatCount(m.rejected), wide: 'sm' },
+  { label: 'Failed', hint: 'Timeouts and errors: no usable answer', cell: (m) => formatCount(m.failed), wide: 'sm' },
   { label: 'Acceptance', hint: 'Accepted / attempts', cell: (m) => formatRate(m.acceptance_rate) },
   {
     label: 'Avg answer',
     hint: 'Mean time from the call to the complete answer',
     cell: (m) => answerTime(m.average_answer_ms),
+    wide: 'sm',
   },
 ];
 
@@ -54,17 +57,17 @@ export function PartnerReport({ data, range }: { data: Performance; range: strin
 
 function PerformanceTable({ data }: { data: Performance }) {
   return (
-    <Table.ScrollContainer minWidth={900}>
+    <TableBox minWidth={900}>
       <Table striped data-testid="partners-table">
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Partner</Table.Th>
             {COLUMNS.map((c) => (
-              <Table.Th key={c.label} ta="right" title={c.hint}>
+              <Table.Th key={c.label} ta="right" title={c.hint} visibleFrom={c.wide}>
                 {c.label}
               </Table.Th>
             ))}
-            <Table.Th>Top refusal reasons</Table.Th>
+            <Table.Th visibleFrom="sm">Top refusal reasons</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -72,11 +75,11 @@ function PerformanceTable({ data }: { data: Performance }) {
             <Table.Tr key={r.key ?? ''} data-testid="partners-row" data-key={r.key ?? ''}>
               <Table.Td>{r.label}</Table.Td>
               {COLUMNS.map((c) => (
-                <Table.Td key={c.label} ta="right">
+                <Table.Td key={c.label} ta="right" visibleFrom={c.wide}>
                   {c.cell(r)}
                 </Table.Td>
               ))}
-              <Table.Td maw={420}>
+              <Table.Td maw={420} visibleFrom="sm">
                 {r.top_reasons.length === 0 ? (
                   <Text size="sm" c="dimmed">
                     None
@@ -100,15 +103,15 @@ function PerformanceTable({ data }: { data: Performance }) {
           <Table.Tr fw={700} data-testid="partners-totals">
             <Table.Td>Total</Table.Td>
             {COLUMNS.map((c) => (
-              <Table.Td key={c.label} ta="right">
+              <Table.Td key={c.label} ta="right" visibleFrom={c.wide}>
                 {c.cell(data.totals)}
               </Table.Td>
             ))}
-            <Table.Td />
+            <Table.Td visibleFrom="sm" />
           </Table.Tr>
         </Table.Tfoot>
       </Table>
-    </Table.ScrollContainer>
+    </TableBox>
   );
 }
 

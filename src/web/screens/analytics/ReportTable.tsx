@@ -1,12 +1,17 @@
 import { ActionIcon, Table, Text } from '@mantine/core';
 import { Fragment, useState } from 'react';
+import { TableBox } from '../../ui/TableBox';
 import { dimensionLabel, MEASURES, type Measures, type Report } from './report';
+
+/** The measures a phone shows; the others from `sm` up. */
+const PHONE = ['leads', 'delivered', 'ftds'];
+const wideOnly = (key: string) => (PHONE.includes(key) ? undefined : 'sm');
 
 function Cells({ m, currency }: { m: Measures; currency: string }) {
   return (
     <>
       {MEASURES.map((c) => (
-        <Table.Td key={c.key} ta="right" data-measure={c.key}>
+        <Table.Td key={c.key} ta="right" data-measure={c.key} visibleFrom={wideOnly(c.key)}>
           {c.format(m, currency)}
         </Table.Td>
       ))}
@@ -28,13 +33,13 @@ export function ReportTable({ report }: { report: Report }) {
     : dimensionLabel(report.group_by);
 
   return (
-    <Table.ScrollContainer minWidth={1000}>
+    <TableBox minWidth={1000}>
       <Table striped highlightOnHover data-testid="report-table">
         <Table.Thead>
           <Table.Tr>
             <Table.Th>{heading}</Table.Th>
             {MEASURES.map((c) => (
-              <Table.Th key={c.key} ta="right">
+              <Table.Th key={c.key} ta="right" visibleFrom={wideOnly(c.key)}>
                 {c.label}
               </Table.Th>
             ))}
@@ -85,6 +90,6 @@ export function ReportTable({ report }: { report: Report }) {
           </Table.Tr>
         </Table.Tfoot>
       </Table>
-    </Table.ScrollContainer>
+    </TableBox>
   );
 }

@@ -7,6 +7,7 @@ import { Loading } from '../../Loading';
 import { AuditFilters } from './AuditFilters';
 import { usePagedList } from '../../ui/ListPage';
 import { useClock } from '../../ui/useClock';
+import { TableBox, usePhone } from '../../ui/TableBox';
 
 type Entry = paths['/api/audit-log']['get']['responses'][200]['content']['application/json']['data'][number];
 
@@ -62,6 +63,7 @@ export default function AuditLog() {
   const action = params.get('action') ?? '';
   const actorId = params.get('actor_id') ?? '';
   const [open, setOpen] = useState<string | null>(null);
+  const phone = usePhone();
 
   const entries = usePagedList(['audit-log', action, actorId], async (cursor) =>
     must(
@@ -101,15 +103,15 @@ export default function AuditLog() {
       ) : rows.length === 0 && !entries.isError ? (
         <Text data-testid="audit-empty">{action || actorId ? 'No events match these filters.' : 'No events yet.'}</Text>
       ) : (
-        <Table.ScrollContainer minWidth={900}>
+        <TableBox minWidth={900}>
           <Table data-testid="audit-table" verticalSpacing="xs">
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>Time ({clock.zone})</Table.Th>
-                <Table.Th>Operator</Table.Th>
+                <Table.Th visibleFrom="sm">Operator</Table.Th>
                 <Table.Th>Action</Table.Th>
-                <Table.Th>Target</Table.Th>
-                <Table.Th>IP</Table.Th>
+                <Table.Th visibleFrom="sm">Target</Table.Th>
+                <Table.Th visibleFrom="sm">IP</Table.Th>
                 <Table.Th>Details</Table.Th>
               </Table.Tr>
             </Table.Thead>
@@ -120,8 +122,8 @@ export default function AuditLog() {
                 return (
                   <Fragment key={e.id}>
                     <Table.Tr data-testid="audit-row">
-                      <Table.Td style={{ whiteSpace: 'nowrap' }}>{clock.dateTime(e.at)}</Table.Td>
-                      <Table.Td>
+                      <Table.Td style={{ whiteSpace: phone ? undefined : 'nowrap' }}>{clock.dateTime(e.at)}</Table.Td>
+                      <Table.Td visibleFrom="sm">
                         <Group gap={6} wrap="nowrap">
                           <Text
                             size="sm"
@@ -138,10 +140,10 @@ export default function AuditLog() {
                       <Table.Td>
                         <Code data-testid="audit-action">{e.action}</Code>
                       </Table.Td>
-                      <Table.Td>
+                      <Table.Td visibleFrom="sm">
                         <Target e={e} />
                       </Table.Td>
-                      <Table.Td>
+                      <Table.Td visibleFrom="sm">
                         <Text size="sm" ff="monospace">
                           {e.ip ?? '—'}
                         </Text>
@@ -177,7 +179,7 @@ export default function AuditLog() {
               })}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </TableBox>
       )}
       {entries.hasNextPage && (
         <Group justify="center">

@@ -22,6 +22,7 @@ export default function CampaignList() {
       empty={<>There are no campaigns yet.{canEdit && ' Make one with “New campaign”.'}</>}
       testId="campaigns"
       headers={['Name', 'Status', 'Traffic provider', 'Flow', 'Countries', 'Payout']}
+      wideOnly={['Traffic provider', 'Flow', 'Countries']}
       row={(c) => (
         <Table.Tr key={c.id} data-testid="campaign-row">
           <Table.Td>
@@ -32,15 +33,15 @@ export default function CampaignList() {
           <Table.Td>
             <Badge color={c.status === 'active' ? 'green' : 'gray'}>{c.status}</Badge>
           </Table.Td>
-          <Table.Td>{c.traffic_provider_name}</Table.Td>
-          <Table.Td>
+          <Table.Td visibleFrom="sm">{c.traffic_provider_name}</Table.Td>
+          <Table.Td visibleFrom="sm">
             {c.flow_name ?? (
               <Text c="dimmed" size="sm">
                 Not routed
               </Text>
             )}
           </Table.Td>
-          <Table.Td>{c.countries.join(', ') || 'All'}</Table.Td>
+          <Table.Td visibleFrom="sm">{c.countries.join(', ') || 'All'}</Table.Td>
           <Table.Td>
             {usd.format(c.payout.amount)} {c.payout.model.toUpperCase()}
           </Table.Td>

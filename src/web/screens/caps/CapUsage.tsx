@@ -4,10 +4,14 @@ import { Link } from 'react-router-dom';
 import type { paths } from '../../api/schema';
 import { api, must, problemText } from '../../api/client';
 import { liveQueryOptions, LiveStatus, useLivePause } from '../../ui/LiveRefresh';
+import { TableBox } from '../../ui/TableBox';
 
 type Usage = paths['/api/routing/cap-usage']['get']['responses'][200]['content']['application/json'];
 type Row = Usage['data'][number];
 type Use = Row['day'];
+
+/** Columns hidden on a phone: the partner, the country and today's use stay. */
+const WIDE_ONLY = ['Where', 'Counts', 'This hour', 'In all'];
 
 /** "7 / 10" with a bar; full in red (a colour that keeps contrast), none as a dash. */
 function UseCell({ use, label }: { use: Use; label: string }) {
@@ -60,12 +64,14 @@ export default function CapUsage() {
         <Text data-testid="caps-empty">No partner or flow target has a cap.</Text>
       )}
       {rows.length > 0 && (
-        <Table.ScrollContainer minWidth={800}>
+        <TableBox minWidth={800}>
           <Table data-testid="caps-table" verticalSpacing="xs">
             <Table.Thead>
               <Table.Tr>
                 {['Partner', 'Where', 'Country', 'Counts', 'Today', 'This hour', 'In all'].map((h) => (
-                  <Table.Th key={h}>{h}</Table.Th>
+                  <Table.Th key={h} visibleFrom={WIDE_ONLY.includes(h) ? 'sm' : undefined}>
+                    {h}
+                  </Table.Th>
                 ))}
               </Table.Tr>
             </Table.Thead>
@@ -77,7 +83,7 @@ export default function CapUsage() {
                       {r.partner_name}
                     </Anchor>
                   </Table.Td>
-                  <Table.Td>
+                  <Table.Td visibleFrom="sm">
                     {r.flow_id ? (
                       <Anchor component={Link} to={`/flows/${r.flow_id}`}>
                         Flow {r.flow_name}
@@ -87,21 +93,21 @@ export default function CapUsage() {
                     )}
                   </Table.Td>
                   <Table.Td>{r.country ?? 'All'}</Table.Td>
-                  <Table.Td>{r.counts === 'ftds' ? 'FTDs' : 'Leads'}</Table.Td>
+                  <Table.Td visibleFrom="sm">{r.counts === 'ftds' ? 'FTDs' : 'Leads'}</Table.Td>
                   <Table.Td>
                     <UseCell use={r.day} label={`${r.partner_name}, today`} />
                   </Table.Td>
-                  <Table.Td>
+                  <Table.Td visibleFrom="sm">
                     <UseCell use={r.hour} label={`${r.partner_name}, this hour`} />
                   </Table.Td>
-                  <Table.Td>
+                  <Table.Td visibleFrom="sm">
                     <UseCell use={r.total} label={`${r.partner_name}, in all`} />
                   </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </TableBox>
       )}
     </Stack>
   );

@@ -6,6 +6,7 @@ import type { paths } from '../../api/schema';
 import { Loading } from '../../Loading';
 import { ErrorAlert } from '../../ui/EditorPage';
 import { useClock } from '../../ui/useClock';
+import { TableBox } from '../../ui/TableBox';
 
 type Delivery =
   paths['/api/webhooks/{id}/deliveries']['get']['responses'][200]['content']['application/json']['data'][number];
@@ -68,15 +69,15 @@ export function DeliveryLog({
           {problem}
         </Text>
       )}
-      <Table.ScrollContainer minWidth={700}>
+      <TableBox minWidth={700}>
         <Table striped data-testid={testId}>
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Event</Table.Th>
-              <Table.Th>When ({zone})</Table.Th>
+              <Table.Th visibleFrom="sm">When ({zone})</Table.Th>
               <Table.Th>State</Table.Th>
-              <Table.Th>Tries</Table.Th>
-              <Table.Th>Last answer</Table.Th>
+              <Table.Th visibleFrom="sm">Tries</Table.Th>
+              <Table.Th visibleFrom="sm">Last answer</Table.Th>
               <Table.Th />
             </Table.Tr>
           </Table.Thead>
@@ -86,7 +87,7 @@ export function DeliveryLog({
                 <Table.Td>
                   <Code>{d.event_type}</Code>
                 </Table.Td>
-                <Table.Td>{time(d.occurred_at)}</Table.Td>
+                <Table.Td visibleFrom="sm">{time(d.occurred_at)}</Table.Td>
                 <Table.Td>
                   <Badge color={STATE_COLOR[d.state]} data-testid="delivery-state">
                     {d.state}
@@ -97,8 +98,8 @@ export function DeliveryLog({
                     </Text>
                   )}
                 </Table.Td>
-                <Table.Td>{d.attempts}</Table.Td>
-                <Table.Td>
+                <Table.Td visibleFrom="sm">{d.attempts}</Table.Td>
+                <Table.Td visibleFrom="sm">
                   <Text size="sm">{d.last_status ? `HTTP ${d.last_status}` : d.attempts ? 'no answer' : '—'}</Text>
                   {d.last_error && (
                     <Text size="xs" c="red.8">
@@ -127,7 +128,7 @@ export function DeliveryLog({
             ))}
           </Table.Tbody>
         </Table>
-      </Table.ScrollContainer>
+      </TableBox>
       {open &&
         (detail.isPending ? (
           <Loading />

@@ -20,6 +20,7 @@ export default function FlowList() {
       empty={<>There are no flows yet.{canEdit && ' Make one with “New flow”.'}</>}
       testId="flows"
       headers={['Name', 'Status', 'Max attempts', 'Targets', 'Partners']}
+      wideOnly={['Max attempts', 'Targets']}
       row={(f) => (
         <Table.Tr key={f.id} data-testid="flow-row">
           <Table.Td>
@@ -30,8 +31,8 @@ export default function FlowList() {
           <Table.Td>
             <Badge color={f.status === 'active' ? 'green' : 'gray'}>{f.status}</Badge>
           </Table.Td>
-          <Table.Td>{f.max_attempts}</Table.Td>
-          <Table.Td>{f.targets.length}</Table.Td>
+          <Table.Td visibleFrom="sm">{f.max_attempts}</Table.Td>
+          <Table.Td visibleFrom="sm">{f.targets.length}</Table.Td>
           <Table.Td>{f.targets.map((t) => t.partner_name).join(', ') || '—'}</Table.Td>
         </Table.Tr>
       )}

@@ -13,6 +13,7 @@ import {
 import { Fragment } from 'react';
 import { CountryValues } from '../../ui/CountryValues';
 import type { FieldErrors } from '../../ui/fields';
+import { usePhone } from '../../ui/TableBox';
 import { WEEKDAYS, type TargetRow } from './form';
 
 interface Props {
@@ -22,8 +23,19 @@ interface Props {
   onChange: (rows: TargetRow[]) => void;
 }
 
+// On a phone each target is a card: its cells one under another, each input with its label.
+const STACKED = {
+  table: { display: 'block' },
+  thead: { display: 'none' },
+  tbody: { display: 'block' },
+  tr: { display: 'block', borderBottom: '1px solid var(--mantine-color-gray-3)', paddingBlock: 4 },
+  td: { display: 'block', border: 0 },
+};
+
 /** The ordered targets: one row each, with a second row for a target's own schedule. */
 export function TargetsTable({ rows, partners, errors, onChange }: Props) {
+  const phone = usePhone();
+  const label = (text: string) => (phone ? text : undefined);
   const update = (key: string, patch: Partial<TargetRow>) =>
     onChange(rows.map((r) => (r.key === key ? { ...r, ...patch } : r)));
   const move = (i: number, by: number) => {
@@ -36,8 +48,8 @@ export function TargetsTable({ rows, partners, errors, onChange }: Props) {
     return <Text data-testid="targets-empty">No targets yet: leads in this flow go nowhere. Add one below.</Text>;
   }
   return (
-    <Table.ScrollContainer minWidth={800}>
-      <Table data-testid="targets-table" verticalSpacing="xs">
+    <Table.ScrollContainer minWidth={phone ? 0 : 800}>
+      <Table data-testid="targets-table" verticalSpacing="xs" styles={phone ? STACKED : undefined}>
         <Table.Thead>
           <Table.Tr>
             {['#', 'Partner', 'Priority', 'Weight', 'Countries', 'Schedule', ''].map((h) => (
@@ -57,9 +69,12 @@ export function TargetsTable({ rows, partners, errors, onChange }: Props) {
             return (
               <Fragment key={r.key}>
                 <Table.Tr data-testid="target-row" style={{ verticalAlign: 'top' }}>
-                  <Table.Td pt="md">{n}</Table.Td>
-                  <Table.Td miw={180}>
+                  <Table.Td pt="md" fw={phone ? 700 : undefined}>
+                    {phone ? `Target ${n}` : n}
+                  </Table.Td>
+                  <Table.Td miw={phone ? undefined : 180}>
                     <Select
+                      label={label('Partner')}
                       aria-label={`Partner of target ${n}`}
                       placeholder="Choose a partner"
                       data={options}
@@ -69,8 +84,9 @@ export function TargetsTable({ rows, partners, errors, onChange }: Props) {
                       error={err('partner_id') ?? err('row')}
                     />
                   </Table.Td>
-                  <Table.Td w={100}>
+                  <Table.Td w={phone ? undefined : 100}>
                     <NumberInput
+                      label={label('Priority')}
                       aria-label={`Priority of target ${n}`}
                       value={r.priority}
                       onChange={(v) => update(r.key, { priority: v })}
@@ -78,8 +94,9 @@ export function TargetsTable({ rows, partners, errors, onChange }: Props) {
                       error={err('priority')}
                     />
                   </Table.Td>
-                  <Table.Td w={110}>
+                  <Table.Td w={phone ? undefined : 110}>
                     <NumberInput
+                      label={label('Weight')}
                       aria-label={`Weight of target ${n}`}
                       value={r.weight}
                       onChange={(v) => update(r.key, { weight: v })}
@@ -87,8 +104,9 @@ export function TargetsTable({ rows, partners, errors, onChange }: Props) {
                       error={err('weight')}
                     />
                   </Table.Td>
-                  <Table.Td miw={150}>
+                  <Table.Td miw={phone ? undefined : 150}>
                     <TagsInput
+                      label={label('Countries')}
                       aria-label={`Countries of target ${n}`}
                       placeholder={r.countries.length ? '' : "Partner's own"}
                       value={r.countries}
@@ -100,7 +118,7 @@ export function TargetsTable({ rows, partners, errors, onChange }: Props) {
                   <Table.Td pt="md">
                     <Switch
                       aria-label={`Own schedule for target ${n}`}
-                      label={r.hasSchedule ? 'Own' : "Partner's"}
+                      label={`${phone ? 'Schedule: ' : ''}${r.hasSchedule ? 'Own' : "Partner's"}`}
                       checked={r.hasSchedule}
                       onChange={(e) => update(r.key, { hasSchedule: e.currentTarget.checked })}
                     />

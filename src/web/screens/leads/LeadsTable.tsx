@@ -1,6 +1,7 @@
 import { Badge, Checkbox, Table, UnstyledButton } from '@mantine/core';
 import type { KeyboardEvent } from 'react';
 import { SORT_BY, type Column, type DateType, type Lead } from './filters';
+import { TableBox, usePhone } from '../../ui/TableBox';
 import { STATUS_COLOR } from './LeadDrawer';
 import { useClock } from '../../ui/useClock';
 
@@ -15,8 +16,13 @@ interface Props {
   onOpen: (id: string) => void;
 }
 
+/** The columns a phone shows (of those chosen; the first chosen one when none of these is). */
+const PHONE_COLUMNS = ['created_at', 'name', 'status'];
+
 // One line per lead: long values end in an ellipsis, the whole value in the cell's tooltip.
 const CELL = { whiteSpace: 'nowrap', maxWidth: 240, overflow: 'hidden', textOverflow: 'ellipsis' } as const;
+// On a phone a value may take two lines: the three key columns then fit the screen.
+const PHONE_CELL = { maxWidth: 160, overflowWrap: 'anywhere' } as const;
 
 /** Arrow keys move between rows; Enter or Space opens the focused one (Space on a checkbox ticks it). */
 function onRowKey(e: KeyboardEvent<HTMLTableRowElement>, open: () => void) {
@@ -42,11 +48,13 @@ function SortHeader({
   dateType,
   sort,
   onSort,
+  visibleFrom,
 }: {
   column: Column;
   dateType: DateType;
   sort: Props['sort'];
   onSort: Props['onSort'];
+  visibleFrom?: 'sm';
 }) {
   const active = sort.dateType === dateType;
   const arrow = active ? (sort.order === 'asc' ? '▲' : '▼') : '↕';
@@ -55,6 +63,7 @@ function SortHeader({
     <Table.Th
       aria-sort={active ? (sort.order === 'asc' ? 'ascending' : 'descending') : undefined}
       style={{ whiteSpace: 'nowrap' }}
+      visibleFrom={visibleFrom}
     >
       <UnstyledButton
         onClick={() => onSort(dateType)}
@@ -76,8 +85,13 @@ function SortHeader({
 export function LeadsTable({ rows, columns, sort, onSort, selected, onSelect, onOpen }: Props) {
   const clock = useClock();
   const picked = rows.filter((r) => selected.has(r.id)).length;
+  const onPhone = columns.some((c) => PHONE_COLUMNS.includes(c.key))
+    ? (c: Column) => PHONE_COLUMNS.includes(c.key)
+    : (c: Column) => c === columns[0];
+  const wideOnly = (c: Column) => (onPhone(c) ? undefined : 'sm');
+  const cell = usePhone() ? PHONE_CELL : CELL;
   return (
-    <Table.ScrollContainer minWidth={960}>
+    <TableBox minWidth={960}>
       <Table striped highlightOnHover data-testid="leads-table">
         <Table.Thead>
           <Table.Tr>
@@ -92,9 +106,16 @@ export function LeadsTable({ rows, columns, sort, onSort, selected, onSelect, on
             </Table.Th>
             {columns.map((c) =>
               SORT_BY[c.key] ? (
-                <SortHeader key={c.key} column={c} dateType={SORT_BY[c.key]} sort={sort} onSort={onSort} />
+                <SortHeader
+                  key={c.key}
+                  column={c}
+                  dateType={SORT_BY[c.key]}
+                  sort={sort}
+                  onSort={onSort}
+                  visibleFrom={wideOnly(c)}
+                />
               ) : (
-                <Table.Th key={c.key} style={{ whiteSpace: 'nowrap' }}>
+                <Table.Th key={c.key} style={{ whiteSpace: 'nowrap' }} visibleFrom={wideOnly(c)}>
                   {c.label}
                 </Table.Th>
               ),
@@ -127,7 +148,7 @@ export function LeadsTable({ rows, columns, sort, onSort, selected, onSelect, on
                 {columns.map((c) => {
                   const text = c.render(lead, clock);
                   return (
-                    <Table.Td key={c.key} style={CELL} title={text}>
+                    <Table.Td key={c.key} style={cell} title={text} visibleFrom={wideOnly(c)}>
                       {c.key === 'status' ? (
                         <Badge color={STATUS_COLOR[lead.status]} data-testid="lead-row-status">
                           {lead.status}
@@ -143,6 +164,6 @@ export function LeadsTable({ rows, columns, sort, onSort, selected, onSelect, on
           })}
         </Table.Tbody>
       </Table>
-    </Table.ScrollContainer>
+    </TableBox>
   );
 }

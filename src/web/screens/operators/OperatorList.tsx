@@ -60,6 +60,7 @@ export default function OperatorList() {
       empty={<>{filtered ? 'No operator matches these filters.' : 'There are no operators yet.'}</>}
       testId="operators"
       headers={['Name', 'Email', 'Role', 'Status', '2FA', 'Time zone', `Added (${clock.zone})`]}
+      wideOnly={['Email', '2FA', 'Time zone', `Added (${clock.zone})`]}
       row={(o) => (
         <Table.Tr key={o.id} data-testid="operator-row">
           <Table.Td>
@@ -72,14 +73,14 @@ export default function OperatorList() {
               </Text>
             )}
           </Table.Td>
-          <Table.Td>{o.email}</Table.Td>
+          <Table.Td visibleFrom="sm">{o.email}</Table.Td>
           <Table.Td>{o.role_name}</Table.Td>
           <Table.Td>
             <Badge color={o.status === 'active' ? 'green' : 'gray'}>{o.status}</Badge>
           </Table.Td>
-          <Table.Td>{o.two_factor ? 'on' : 'off'}</Table.Td>
-          <Table.Td>{o.timezone}</Table.Td>
-          <Table.Td>{clock.date(o.created_at)}</Table.Td>
+          <Table.Td visibleFrom="sm">{o.two_factor ? 'on' : 'off'}</Table.Td>
+          <Table.Td visibleFrom="sm">{o.timezone}</Table.Td>
+          <Table.Td visibleFrom="sm">{clock.date(o.created_at)}</Table.Td>
         </Table.Tr>
       )}
     />

@@ -31,6 +31,7 @@ export default function PartnerList() {
       empty={<>There are no partners yet.{canEdit && ' Add one with “New partner”.'}</>}
       testId="partners"
       headers={['Name', 'Health', 'Today', 'Countries', 'Caps (daily / hourly / total)', 'Deal', 'Working hours']}
+      wideOnly={['Countries', 'Caps (daily / hourly / total)', 'Deal', 'Working hours']}
       row={(p) => (
         <Table.Tr key={p.id} data-testid="partner-row" data-partner-id={p.id}>
           <Table.Td>
@@ -46,12 +47,14 @@ export default function PartnerList() {
             )}
           </Table.Td>
           <Table.Td>{health.has(p.id) && <HealthNumbers h={health.get(p.id)!} />}</Table.Td>
-          <Table.Td>{p.countries.join(', ') || 'All'}</Table.Td>
-          <Table.Td>
+          <Table.Td visibleFrom="sm">{p.countries.join(', ') || 'All'}</Table.Td>
+          <Table.Td visibleFrom="sm">
             {p.daily_cap ?? '—'} / {p.hourly_cap ?? '—'} / {p.total_cap ?? '—'}
           </Table.Td>
-          <Table.Td data-testid="partner-deal-summary">{dealText(p.deal)}</Table.Td>
-          <Table.Td>{hoursText(p.working_hours)}</Table.Td>
+          <Table.Td visibleFrom="sm" data-testid="partner-deal-summary">
+            {dealText(p.deal)}
+          </Table.Td>
+          <Table.Td visibleFrom="sm">{hoursText(p.working_hours)}</Table.Td>
         </Table.Tr>
       )}
     />

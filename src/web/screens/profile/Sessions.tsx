@@ -8,6 +8,7 @@ import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { ErrorAlert } from '../../ui/EditorPage';
 import { useClock } from '../../ui/useClock';
 import { ZoneNote } from '../../ui/ZoneNote';
+import { TableBox } from '../../ui/TableBox';
 
 type Session = paths['/api/profile/sessions']['get']['responses'][200]['content']['application/json']['data'][number];
 
@@ -62,12 +63,14 @@ export function Sessions() {
       ) : sessions.isError ? (
         <ErrorAlert error={sessions.error} />
       ) : (
-        <Table.ScrollContainer minWidth={600}>
+        <TableBox minWidth={600}>
           <Table striped data-testid="sessions-table">
             <Table.Thead>
               <Table.Tr>
                 {['Device', 'IP address', 'Signed in', 'Last seen', ''].map((h) => (
-                  <Table.Th key={h}>{h}</Table.Th>
+                  <Table.Th key={h} visibleFrom={h === 'IP address' || h === 'Signed in' ? 'sm' : undefined}>
+                    {h}
+                  </Table.Th>
                 ))}
               </Table.Tr>
             </Table.Thead>
@@ -82,8 +85,8 @@ export function Sessions() {
                       </Badge>
                     )}
                   </Table.Td>
-                  <Table.Td>{s.ip}</Table.Td>
-                  <Table.Td>{when(s.created_at)}</Table.Td>
+                  <Table.Td visibleFrom="sm">{s.ip}</Table.Td>
+                  <Table.Td visibleFrom="sm">{when(s.created_at)}</Table.Td>
                   <Table.Td>{when(s.last_seen_at)}</Table.Td>
                   <Table.Td>
                     {!s.current && (
@@ -96,7 +99,7 @@ export function Sessions() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </TableBox>
       )}
       <ConfirmDialog
         opened={target !== null}

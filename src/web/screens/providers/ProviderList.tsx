@@ -22,6 +22,7 @@ export default function ProviderList() {
       empty={<>There are no traffic providers yet.{canEdit && ' Add one with “New provider”.'}</>}
       testId="providers"
       headers={['Name', 'Status', 'Token', 'Allowed IPs', 'Duplicates']}
+      wideOnly={['Token', 'Allowed IPs', 'Duplicates']}
       row={(p) => (
         <Table.Tr key={p.id} data-testid="provider-row">
           <Table.Td>
@@ -32,11 +33,11 @@ export default function ProviderList() {
           <Table.Td>
             <Badge color={p.status === 'active' ? 'green' : 'gray'}>{p.status}</Badge>
           </Table.Td>
-          <Table.Td>
+          <Table.Td visibleFrom="sm">
             <Code>{p.token_prefix}…</Code>
           </Table.Td>
-          <Table.Td>{p.allowed_ips.length ? p.allowed_ips.join(', ') : 'Any address'}</Table.Td>
-          <Table.Td>
+          <Table.Td visibleFrom="sm">{p.allowed_ips.length ? p.allowed_ips.join(', ') : 'Any address'}</Table.Td>
+          <Table.Td visibleFrom="sm">
             {p.duplicate_policy.fields.length
               ? `${p.duplicate_policy.fields.join(' or ')}, ${p.duplicate_policy.window_hours} h, ${p.duplicate_policy.scope}`
               : 'No check'}

@@ -27,7 +27,7 @@ export function TokenModal({ shown, onClose }: { shown: ShownToken | null; onClo
             This is the only time the intake token of “{shown.name}” is shown. Give it to the traffic provider over a
             safe channel; if it is lost, rotate the token and send the new one.
           </Alert>
-          <Code block data-testid="provider-token">
+          <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }} data-testid="provider-token">
             {shown.token}
           </Code>
           <Group justify="flex-end">

@@ -1,5 +1,6 @@
 import { Checkbox, Table, Text } from '@mantine/core';
 import type { paths } from '../../api/schema';
+import { usePhone } from '../../ui/TableBox';
 
 export type Catalog = paths['/api/permissions']['get']['responses'][200]['content']['application/json'];
 type Module = Catalog['modules'][number];
@@ -21,6 +22,8 @@ export function PermissionGrid({ catalog, value, onChange, held, readOnly, error
   // Columns in the order actions first appear (view, edit, contacts): not every module has each.
   const actions = [...new Set(catalog.modules.flatMap((m) => m.actions.map((a) => a.action)))];
   const selected = new Set(value);
+  // On a phone the cells hug their boxes so that the grid fits the screen.
+  const spacing = usePhone() ? 6 : undefined;
 
   /** A box over several permissions: ticked when all grantable ones are, toggling only those. */
   function groupBox(permissions: string[], label: string, ariaLabel: string) {
@@ -70,7 +73,7 @@ export function PermissionGrid({ catalog, value, onChange, held, readOnly, error
 
   return (
     <div>
-      <Table withTableBorder w="auto" data-testid="permission-grid">
+      <Table withTableBorder w="auto" horizontalSpacing={spacing} data-testid="permission-grid">
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Module</Table.Th>

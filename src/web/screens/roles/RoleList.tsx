@@ -21,6 +21,7 @@ export default function RoleList() {
       empty="There are no roles."
       testId="roles"
       headers={['Name', 'Description', 'Permissions']}
+      wideOnly={['Permissions']}
       minWidth={700}
       row={(r) => (
         <Table.Tr key={r.id} data-testid="role-row">
@@ -33,7 +34,7 @@ export default function RoleList() {
             </Group>
           </Table.Td>
           <Table.Td>{r.description || '—'}</Table.Td>
-          <Table.Td>
+          <Table.Td visibleFrom="sm">
             {r.builtin ? (
               'All'
             ) : r.permissions.length === 0 ? (

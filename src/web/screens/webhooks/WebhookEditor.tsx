@@ -283,7 +283,7 @@ function Form({ hook }: { hook: Webhook | null }) {
               It is shown only this once. The receiver uses it to check the webhook-signature header of each request
               (Standard Webhooks).
             </Alert>
-            <Code block data-testid="webhook-secret">
+            <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }} data-testid="webhook-secret">
               {secret.secret}
             </Code>
             <Group justify="flex-end">

@@ -18,6 +18,7 @@ export default function WebhookList() {
       empty={<>No webhooks yet.{canEdit && ' Add one with “New webhook”.'}</>}
       testId="webhooks"
       headers={['Name', 'URL', 'Format', 'Events', 'Status']}
+      wideOnly={['URL', 'Format', 'Events']}
       row={(h) => (
         <Table.Tr key={h.id} data-testid="webhook-row">
           <Table.Td>
@@ -25,13 +26,13 @@ export default function WebhookList() {
               {h.name}
             </Text>
           </Table.Td>
-          <Table.Td>
+          <Table.Td visibleFrom="sm">
             <Text size="sm" ff="monospace">
               {h.url}
             </Text>
           </Table.Td>
-          <Table.Td>{h.format}</Table.Td>
-          <Table.Td>{h.event_types.join(', ')}</Table.Td>
+          <Table.Td visibleFrom="sm">{h.format}</Table.Td>
+          <Table.Td visibleFrom="sm">{h.event_types.join(', ')}</Table.Td>
           <Table.Td>
             <Badge
               color={h.status === 'active' ? (h.failing_since ? 'orange' : 'green') : 'gray'}

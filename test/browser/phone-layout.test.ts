@@ -1,0 +1,154 @@
+// Every screen on a phone (390×844, issue 26 item 3): with a provider, a partner, a flow with caps, a
+// campaign, leads, a role, an operator, a webhook and a key in place, each route of the dashboard,
+// each kind of editor holding a record, the open menu, the lead drawer and the dialogs are measured:
+// the page may not scroll sideways and no visible element may reach past the right edge. Every
+// screen is visited before the test fails, so one run names every offender (its selector, text
+// and right edge); a screenshot of each is kept.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { sampleLead } from '../distribution-world.js';
+import { defaultIntegration, rejecting, startPartner } from '../partner-server.js';
+import { ADMIN } from '../processes.js';
+import { chromiumAvailable, openBrowser, screenshot, signIn, startServerAndClient, waitUntil } from './harness.js';
+import { DIALOGS, SCREENS, screenName } from './screens.js';
+
+const PHONE = { width: 390, height: 844 };
+
+/**
+ * The outermost visible elements whose box reaches past the viewport's right edge (their
+ * children are not listed again), as "selector "text": right edge, width" lines, and the page's
+ * scroll width. Elements a closed ancestor clips away (overflow hidden, a visually hidden
+ * input) do not count: nobody sees them; content a scroll box holds does.
+ */
+const MEASURE = `(() => {
+  const limit = document.documentElement.clientWidth;
+  const shown = (el) => {
+    const style = getComputedStyle(el);
+    if (style.visibility === 'hidden' || style.display === 'none' || Number(style.opacity) === 0) return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
+  const clippedAway = (el) => {
+    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+      const style = getComputedStyle(a);
+      if (style.overflowX === 'hidden' || style.overflowX === 'clip' || style.clipPath !== 'none' || style.clip !== 'auto') {
+        return a.getBoundingClientRect().right <= limit + 0.5;
+      }
+    }
+    return false;
+  };
+  const describe = (el) => {
+    const id = el.getAttribute('data-testid');
+    const cls = typeof el.className === 'string' ? el.className.split(' ').filter(Boolean).slice(0, 2) : [];
+    const name = el.tagName.toLowerCase() + (id ? '[data-testid=' + id + ']' : '') + cls.map((c) => '.' + c).join('');
+    const text = (el.innerText || el.getAttribute('aria-label') || '').replace(/\\s+/g, ' ').trim().slice(0, 60);
+    const r = el.getBoundingClientRect();
+    return name + ' "' + text + '": right ' + Math.round(r.right) + ' px, ' + Math.round(r.width) + ' px wide';
+  };
+  const offenders = new Set();
+  const lines = [];
+  for (const el of document.body.querySelectorAll('*')) {
+    if (el.getBoundingClientRect().right <= limit + 0.5 || !shown(el) || clippedAway(el)) continue;
+    offenders.add(el);
+    let parent = el.parentElement;
+    while (parent && !offenders.has(parent)) parent = parent.parentElement;
+    if (!parent) lines.push(describe(el));
+  }
+  return { scrollWidth: document.documentElement.scrollWidth, lines };
+})()`;
+
+/** Waits for the screen to settle, photographs it and names what is wider than the phone. */
+async function measure(page: Page, name: string, failures: string[]) {
+  await page.waitForLoadState('networkidle');
+  await waitUntil(`${name} to load`, async () => (await page.getByLabel('Loading').count()) === 0);
+  await screenshot(page, `phone-${name}`);
+  const { scrollWidth, lines } = (await page.evaluate(MEASURE)) as { scrollWidth: number; lines: string[] };
+  if (scrollWidth > PHONE.width || lines.length) {
+    failures.push(`${name}: page ${scrollWidth} px wide\n${lines.map((l) => `  - ${l}`).join('\n')}`);
+  }
+}
+
+test('every screen, editor, drawer and dialog fits a 390 px phone', { timeout: 600_000 }, async (t) => {
+  if (!chromiumAvailable(t)) return;
+  const { server, client } = await startServerAndClient(t);
+  const base = `http://127.0.0.1:${server.port}`;
+
+  // Some of everything, so tables, cap bars and editors show data rather than empty states.
+  const refuser = await startPartner(t, rejecting(200, 'no capacity today for this country'));
+  const partner = await client.create('/api/partners', {
+    name: 'Alpha Partner Worldwide Trading',
+    integration: defaultIntegration(refuser.url),
+  });
+  const flow = await client.create('/api/flows', {
+    name: 'DE and AT traffic, weekdays',
+    targets: [{ partner_id: partner.id, priority: 1, weight: 100, daily_cap: 50, country_caps: { DE: 40, AT: 10 } }],
+  });
+  const provider = await client.create('/api/traffic-providers', { name: 'Media buyer' });
+  const campaign = await client.create('/api/campaigns', {
+    name: 'Summer DE',
+    traffic_provider_id: provider.id,
+    flow_id: flow.id,
+    payout: { model: 'cpl', amount: 1 },
+  });
+  for (let i = 0; i < 4; i++) {
+    const res = await client.send('POST', '/api/intake/leads', sampleLead(), provider.token);
+    assert.equal(res.status, 201, res.text);
+  }
+  const role = await client.create('/api/roles', { name: 'Desk', permissions: ['leads:view', 'flows:view'] });
+  const operator = await client.create('/api/operators', {
+    name: 'Dana Desk',
+    email: 'dana.desk.with.a.long.address@example.test',
+    password: 'desk-password-123',
+    role_id: role.id,
+    current_password: ADMIN.password,
+  });
+  const webhook = await client.create('/api/webhooks', {
+    name: 'CRM sink',
+    url: 'http://127.0.0.1:9/hook',
+    event_types: ['lead.received'],
+  });
+  await client.create('/api/api-keys', { name: 'Reporting script', scopes: ['leads:view'] });
+
+  const { page } = await openBrowser(t);
+  await page.setViewportSize(PHONE);
+  const failures: string[] = [];
+
+  await page.goto(`${base}/login`);
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  await measure(page, 'login', failures);
+  await signIn(page, server);
+  await page.getByTestId('operator-name').waitFor();
+
+  const screens: [string, string][] = [
+    ...SCREENS.map((path): [string, string] => [screenName(path), path]),
+    ['analytics-partners', '/analytics?view=partners'],
+    ['analytics-crg', '/analytics?view=crg'],
+    ['partner-editor', `/partners/${partner.id}`],
+    ['flow-editor', `/flows/${flow.id}`],
+    ['campaign-editor', `/campaigns/${campaign.id}`],
+    ['provider-editor', `/traffic-providers/${provider.id}`],
+    ['operator-editor', `/settings/operators/${operator.id}`],
+    ['role-editor', `/settings/roles/${role.id}`],
+    ['webhook-editor', `/settings/webhooks/${webhook.id}`],
+  ];
+  for (const [name, path] of screens) {
+    await page.goto(`${base}${path}`);
+    await page.getByTestId('operator-name').waitFor();
+    await measure(page, name, failures);
+  }
+
+  // The menu, opened by the burger.
+  await page.goto(`${base}/`);
+  await page.getByRole('button', { name: 'Open menu' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Leads' }).waitFor();
+  await measure(page, 'menu', failures);
+
+  // The drawers and dialogs (the last one rotates the provider's token: its leads are in already).
+  for (const [name, open] of DIALOGS) {
+    await open(page, base, { flowId: flow.id, providerId: provider.id });
+    await measure(page, name, failures);
+  }
+
+  assert.ok(failures.length === 0, `screens wider than a phone:\n${failures.join('\n')}`);
+});
