@@ -115,7 +115,7 @@ async function morningCheck(t: TestContext, size: { name: string; width: number;
     'a partner that answers (even with refusals) is not in the list to look at',
   );
   await assertNoOverflow(page, size.width, 'Overview');
-  await assertAccessible(page, `Overview with partner health (${size.name})`, { moderate: true });
+  await assertAccessible(page, `Overview with partner health (${size.name})`);
   await screenshot(page, `morning-check-overview-${size.name}`);
 
   // 2. Paused in one tap, right there.
@@ -181,7 +181,7 @@ async function morningCheck(t: TestContext, size: { name: string; width: number;
     /1 delivered of 6 calls, 5 refused/,
   );
   await assertNoOverflow(page, size.width, 'Partners');
-  await assertAccessible(page, `Partners with health (${size.name})`, { moderate: true });
+  await assertAccessible(page, `Partners with health (${size.name})`);
   await screenshot(page, `morning-check-partners-${size.name}`);
   await row.getByRole('button', { name: 'Resume Failing Broker' }).click();
   await row.getByRole('button', { name: 'Pause Failing Broker' }).waitFor();
