@@ -21,14 +21,9 @@ function HealthList() {
   const attention = all.filter((h) => h.health !== 'ok');
   return (
     <Card withBorder data-testid="partner-health-card">
-      <Group justify="space-between" mb="xs">
-        <Title order={2} size="h4">
-          Partner health
-        </Title>
-        <Anchor component={Link} to="/partners" size="sm">
-          All partners →
-        </Anchor>
-      </Group>
+      <Title order={2} size="h4" mb="xs">
+        Partner health
+      </Title>
       {health.isPending ? (
         <Loading />
       ) : health.isError ? (
