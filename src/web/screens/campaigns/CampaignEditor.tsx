@@ -13,6 +13,7 @@ import {
   TextInput,
 } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { api, must, problemText } from '../../api/client';
 import type { paths } from '../../api/schema';
@@ -77,6 +78,15 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
     (k) =>
       k === 'model' || k === 'amount' ? ['payout', `payout.${k}`] : k === 'byCountry' ? ['payout.by_country'] : [k],
   );
+
+  // A new campaign takes the traffic provider, and the flow, when there is only one.
+  const onlyProvider = !campaign && providers.data?.length === 1 ? providers.data[0].value : null;
+  const onlyFlow = !campaign && flows.data?.length === 1 ? flows.data[0].value : null;
+  useEffect(() => {
+    if (onlyProvider && !form.traffic_provider_id) set({ traffic_provider_id: onlyProvider });
+    if (onlyFlow && !form.flow_id) set({ flow_id: onlyFlow });
+    // Once, when the lists arrive.
+  }, [onlyProvider, onlyFlow]);
 
   const archived = Boolean(campaign?.archived_at);
   const mayEdit = whoami.data?.permissions.includes('campaigns:edit') ?? false;

@@ -8,6 +8,7 @@ import { useWhoami } from '../../whoami';
 import { formatCount, type Dimension } from '../analytics/report';
 import { LEADS_AND_FTDS, ReportChart } from '../analytics/ReportChart';
 import { KpiRow, todayIn } from './Kpis';
+import { FirstRun } from './FirstRun';
 import { SECTIONS, visible } from '../../nav';
 import { liveQueryOptions, LiveStatus, useLivePause } from '../../ui/LiveRefresh';
 
@@ -105,6 +106,7 @@ function Dashboard({ timezone }: { timezone: string }) {
           </Anchor>
         </Group>
       </Group>
+      <FirstRun />
       <KpiRow id="today" title="Today" query={{ date_from: today, date_to: today }} live={live} />
       <KpiRow id="30d" title="Last 30 days" query={{}} live={live} />
       {days.isError && <ErrorAlert error={days.error} />}
