@@ -140,3 +140,56 @@ test(
     t.diagnostic(`${clicks} clicks, typed ${typed.join(' | ')}`);
   },
 );
+
+test(
+  'placeholder chips insert at the cursor in the URL and the body template; the template picker and the checklist fit a phone; the checklist can be dismissed',
+  { timeout: 120_000 },
+  async (t) => {
+    if (!chromiumAvailable(t)) return;
+    const { server } = await startServerAndClient(t);
+    const { page } = await openBrowser(t);
+    await signIn(page, server);
+    const checklist = page.getByTestId('first-run');
+    await checklist.waitFor();
+
+    await page.getByRole('link', { name: 'Partners', exact: true }).click();
+    await page.getByRole('button', { name: 'New partner' }).click();
+    await page.getByRole('button', { name: 'Form POST (x-www-form-urlencoded)' }).click();
+    assert.equal(await page.getByRole('textbox', { name: 'Body format' }).inputValue(), 'Form');
+
+    // In the body template: at the cursor, which then stands after the placeholder.
+    const body = page.getByLabel('Body template (JSON)');
+    const before = await body.inputValue();
+    const at = before.indexOf('"first_name"');
+    await body.click();
+    await body.evaluate((el: any, i) => el.setSelectionRange(i, i), at);
+    await page.getByRole('button', { name: 'Insert {{lead.sub_id2}}' }).click();
+    assert.equal(await body.inputValue(), before.slice(0, at) + '{{lead.sub_id2}}' + before.slice(at));
+    assert.equal(await body.evaluate((el: any) => el.selectionStart), at + '{{lead.sub_id2}}'.length);
+
+    // In the URL, once it was the field edited.
+    const url = page.getByLabel('URL', { exact: true });
+    await url.fill('https://broker.example/leads?c=&x=1');
+    await url.evaluate((el: any) => el.setSelectionRange(31, 31));
+    await page.getByRole('button', { name: 'Insert {{lead.country}}' }).click();
+    assert.equal(await url.inputValue(), 'https://broker.example/leads?c={{lead.country}}&x=1');
+
+    // On a phone, the template picker and the checklist stay within the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const picker = await page.getByTestId('partner-templates').boundingBox();
+    assert.ok(picker && picker.x >= 0 && picker.x + picker.width <= 390, JSON.stringify(picker));
+    page.once('dialog', (d) => void d.accept());
+    await page.goto(`http://127.0.0.1:${server.port}/`);
+    await checklist.waitFor();
+    const card = await checklist.boundingBox();
+    assert.ok(card && card.x >= 0 && card.x + card.width <= 390, JSON.stringify(card));
+    await screenshot(page, 'onboarding-checklist-phone');
+
+    // Dismissed, it stays gone.
+    await checklist.getByRole('button', { name: 'Dismiss' }).click();
+    assert.equal(await checklist.count(), 0);
+    await page.reload();
+    await page.getByTestId('kpi-30d-leads').waitFor();
+    assert.equal(await checklist.count(), 0);
+  },
+);
