@@ -196,6 +196,7 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
             data={withCurrent(providers.data, campaign?.traffic_provider_id, campaign?.traffic_provider_name)}
             value={form.traffic_provider_id}
             onChange={(v) => set({ traffic_provider_id: v })}
+            allowDeselect={false}
             error={errors.at('traffic_provider_id')}
           />
           <Select
@@ -207,6 +208,7 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
             data={withCurrent(flows.data, campaign?.flow_id, campaign?.flow_name)}
             value={form.flow_id}
             onChange={(v) => set({ flow_id: v })}
+            allowDeselect={false}
             error={errors.at('flow_id')}
           />
           <TagsInput
