@@ -11011,6 +11011,8 @@ export interface operations {
                         data: {
                             /** @description What such a partner answers an accepted lead with (JSON text): the paths above read it */
                             answer_example: string;
+                            /** @description The header that carries the partner’s credential (its value is left empty: the operator fills it in) */
+                            auth_header: string;
                             description: string;
                             id: string;
                             /** @description An integration without its URL (the operator gives it) and with empty header values */
@@ -11029,8 +11031,6 @@ export interface operations {
                                 timeout_ms: number;
                             };
                             name: string;
-                            /** @description The header that carries the partner’s API token (its value is left empty) */
-                            token_header: string;
                         }[];
                     };
                 };

@@ -102,7 +102,7 @@ forEachDatabase('Partner templates', (engine) => {
           handler: crm(shape, lead),
           integration: {
             ...template.integration,
-            headers: { [template.token_header]: TOKEN },
+            headers: { [template.auth_header]: TOKEN },
           },
         },
       ]);

@@ -11,8 +11,9 @@ export const PartnerTemplate = Type.Object(
     id: Type.String(),
     name: Type.String(),
     description: Type.String(),
-    token_header: Type.String({
-      description: 'The header that carries the partner’s API token (its value is left empty)',
+    auth_header: Type.String({
+      description:
+        'The header that carries the partner’s credential (its value is left empty: the operator fills it in)',
     }),
     integration: Type.Object(
       {
@@ -47,7 +48,7 @@ export const PARTNER_TEMPLATES: PartnerTemplate[] = [
     description:
       'The most common broker CRM API: a JSON body in camelCase, the token in an Api-Key header; the answer says ' +
       'success and carries the lead id and the autologin URL under data.',
-    token_header: 'Api-Key',
+    auth_header: 'Api-Key',
     integration: {
       method: 'POST',
       body_format: 'json',
@@ -80,7 +81,7 @@ export const PARTNER_TEMPLATES: PartnerTemplate[] = [
     description:
       'Older CRMs and affiliate platforms: a form body in snake_case, the token in an X-Api-Key header; the answer ' +
       'says status "ok" with lead_id and auto_login_url at its top level.',
-    token_header: 'X-Api-Key',
+    auth_header: 'X-Api-Key',
     integration: {
       method: 'POST',
       body_format: 'form',
@@ -110,7 +111,7 @@ export const PARTNER_TEMPLATES: PartnerTemplate[] = [
     description:
       'Simple tracker-style endpoints: every field in the query string (short names), the token in an ' +
       'X-Auth-Token header; the answer nests the lead under result.',
-    token_header: 'X-Auth-Token',
+    auth_header: 'X-Auth-Token',
     integration: {
       method: 'GET',
       body_format: 'json',

@@ -55,7 +55,7 @@ export function TemplatePicker({ onPick }: { onPick: (t: PartnerTemplate) => voi
           <Stack gap={4} mt="sm" data-testid="picked-template">
             <Group gap={6}>
               <Text size="sm">
-                Now fill in the URL and the value of the <Code>{picked.token_header}</Code> header (the partner&apos;s
+                Now fill in the URL and the value of the <Code>{picked.auth_header}</Code> header (the partner&apos;s
                 API token). The partner answers an accepted lead like this:
               </Text>
             </Group>
