@@ -1,4 +1,4 @@
-import { Button, Card, Code, Collapse, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Button, Card, Code, Collapse, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must } from '../../api/client';
@@ -53,12 +53,10 @@ export function TemplatePicker({ onPick }: { onPick: (t: PartnerTemplate) => voi
       <Collapse in={picked !== null}>
         {picked && (
           <Stack gap={4} mt="sm" data-testid="picked-template">
-            <Group gap={6}>
-              <Text size="sm">
-                Now fill in the URL and the value of the <Code>{picked.auth_header}</Code> header (the partner&apos;s
-                API token). The partner answers an accepted lead like this:
-              </Text>
-            </Group>
+            <Text size="sm">
+              Now fill in the URL and the value of the <Code>{picked.auth_header}</Code> header (the partner&apos;s API
+              token). The partner answers an accepted lead like this:
+            </Text>
             <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
               {picked.answer_example}
             </Code>
