@@ -1107,6 +1107,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/partners/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ready integrations for common broker APIs
+         * @description Integrations for the usual broker API shapes (JSON POST with a token header, form POST, query-string GET), with the field names forex/crypto CRMs use. Each lacks its URL and its token header value: give both when creating the partner (POST /api/partners with the integration filled in).
+         *
+         *     Access: needs the `partners:view` permission (key scope and role).
+         */
+        get: operations["listPartnerTemplates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/partners/test": {
         parameters: {
             query?: never;
@@ -8762,7 +8784,9 @@ export interface operations {
                             integration: {
                                 /** @description Dot path to the autologin URL in the answer; empty: none */
                                 autologin_path: string;
-                                /** @description The JSON body sent to the partner. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5. */
+                                /** @description How a POST or PUT body is sent: json (application/json), or form (application/x-www-form-urlencoded: the template's top-level values, nested ones left out). GET sends a query string either way. */
+                                body_format?: "json" | "form";
+                                /** @description The body sent to the partner (see body_format); with GET, its top-level values form the query string. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5. */
                                 body_template: {
                                     [key: string]: unknown;
                                 };
@@ -8937,7 +8961,12 @@ export interface operations {
                          */
                         autologin_path?: string;
                         /**
-                         * @description The JSON body sent to the partner. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5.
+                         * @description How a POST or PUT body is sent: json (application/json), or form (application/x-www-form-urlencoded: the template's top-level values, nested ones left out). GET sends a query string either way.
+                         * @default json
+                         */
+                        body_format?: "json" | "form";
+                        /**
+                         * @description The body sent to the partner (see body_format); with GET, its top-level values form the query string. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5.
                          * @default {}
                          */
                         body_template?: {
@@ -9052,7 +9081,9 @@ export interface operations {
                         integration: {
                             /** @description Dot path to the autologin URL in the answer; empty: none */
                             autologin_path: string;
-                            /** @description The JSON body sent to the partner. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5. */
+                            /** @description How a POST or PUT body is sent: json (application/json), or form (application/x-www-form-urlencoded: the template's top-level values, nested ones left out). GET sends a query string either way. */
+                            body_format?: "json" | "form";
+                            /** @description The body sent to the partner (see body_format); with GET, its top-level values form the query string. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5. */
                             body_template: {
                                 [key: string]: unknown;
                             };
@@ -9241,7 +9272,9 @@ export interface operations {
                         integration: {
                             /** @description Dot path to the autologin URL in the answer; empty: none */
                             autologin_path: string;
-                            /** @description The JSON body sent to the partner. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5. */
+                            /** @description How a POST or PUT body is sent: json (application/json), or form (application/x-www-form-urlencoded: the template's top-level values, nested ones left out). GET sends a query string either way. */
+                            body_format?: "json" | "form";
+                            /** @description The body sent to the partner (see body_format); with GET, its top-level values form the query string. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5. */
                             body_template: {
                                 [key: string]: unknown;
                             };
@@ -9540,7 +9573,12 @@ export interface operations {
                          */
                         autologin_path?: string;
                         /**
-                         * @description The JSON body sent to the partner. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5.
+                         * @description How a POST or PUT body is sent: json (application/json), or form (application/x-www-form-urlencoded: the template's top-level values, nested ones left out). GET sends a query string either way.
+                         * @default json
+                         */
+                        body_format?: "json" | "form";
+                        /**
+                         * @description The body sent to the partner (see body_format); with GET, its top-level values form the query string. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5.
                          * @default {}
                          */
                         body_template?: {
@@ -9645,7 +9683,9 @@ export interface operations {
                         integration: {
                             /** @description Dot path to the autologin URL in the answer; empty: none */
                             autologin_path: string;
-                            /** @description The JSON body sent to the partner. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5. */
+                            /** @description How a POST or PUT body is sent: json (application/json), or form (application/x-www-form-urlencoded: the template's top-level values, nested ones left out). GET sends a query string either way. */
+                            body_format?: "json" | "form";
+                            /** @description The body sent to the partner (see body_format); with GET, its top-level values form the query string. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5. */
                             body_template: {
                                 [key: string]: unknown;
                             };
@@ -9852,7 +9892,9 @@ export interface operations {
                         integration: {
                             /** @description Dot path to the autologin URL in the answer; empty: none */
                             autologin_path: string;
-                            /** @description The JSON body sent to the partner. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5. */
+                            /** @description How a POST or PUT body is sent: json (application/json), or form (application/x-www-form-urlencoded: the template's top-level values, nested ones left out). GET sends a query string either way. */
+                            body_format?: "json" | "form";
+                            /** @description The body sent to the partner (see body_format); with GET, its top-level values form the query string. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5. */
                             body_template: {
                                 [key: string]: unknown;
                             };
@@ -10820,7 +10862,12 @@ export interface operations {
                          */
                         autologin_path?: string;
                         /**
-                         * @description The JSON body sent to the partner. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5.
+                         * @description How a POST or PUT body is sent: json (application/json), or form (application/x-www-form-urlencoded: the template's top-level values, nested ones left out). GET sends a query string either way.
+                         * @default json
+                         */
+                        body_format?: "json" | "form";
+                        /**
+                         * @description The body sent to the partner (see body_format); with GET, its top-level values form the query string. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5.
                          * @default {}
                          */
                         body_template?: {
@@ -11244,6 +11291,99 @@ export interface operations {
             };
         };
     };
+    listPartnerTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description What such a partner answers an accepted lead with (JSON text): the paths above read it */
+                            answer_example: string;
+                            /** @description The header that carries the partner’s credential (its value is left empty: the operator fills it in) */
+                            auth_header: string;
+                            description: string;
+                            id: string;
+                            /** @description An integration without its URL (the operator gives it) and with empty header values */
+                            integration: {
+                                autologin_path: string;
+                                body_format: "json" | "form";
+                                body_template: {
+                                    [key: string]: string;
+                                };
+                                headers: {
+                                    [key: string]: string;
+                                };
+                                lead_id_path: string;
+                                method: "POST" | "GET" | "PUT";
+                                success_path: string;
+                                timeout_ms: number;
+                            };
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     testUnsavedPartner: {
         parameters: {
             query?: never;
@@ -11265,7 +11405,12 @@ export interface operations {
                          */
                         autologin_path?: string;
                         /**
-                         * @description The JSON body sent to the partner. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5.
+                         * @description How a POST or PUT body is sent: json (application/json), or form (application/x-www-form-urlencoded: the template's top-level values, nested ones left out). GET sends a query string either way.
+                         * @default json
+                         */
+                        body_format?: "json" | "form";
+                        /**
+                         * @description The body sent to the partner (see body_format); with GET, its top-level values form the query string. Strings may hold {{lead.<field>}} placeholders, field one of: id, first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5.
                          * @default {}
                          */
                         body_template?: {

@@ -12,7 +12,7 @@ import {
   resolveSecretHeaders,
 } from './secret-headers.js';
 
-// The templated HTTP API: a JSON body (or, for GET, a query string) rendered from a template
+// The templated HTTP API: a JSON or form body (for GET, a query string) rendered from a template
 // with {{lead.<field>}} placeholders, sent with the operator's headers to a URL (itself a
 // template); the answer is accepted on any 2xx, or on a truthy value at a dot path, and may
 // carry the partner's lead id and an autologin URL at dot paths.
@@ -26,6 +26,8 @@ export interface HttpApiIntegration {
   url: string;
   headers: Record<string, string>;
   body_template: Record<string, unknown>;
+  /** How a POST/PUT body is encoded; stored integrations without it are 'json'. */
+  body_format?: BodyFormat;
   success_path: string;
   lead_id_path: string;
   autologin_path: string;
@@ -37,6 +39,13 @@ const DotPath = (description: string) =>
   Type.String({ maxLength: 200, pattern: '^([^.\\s]+(\\.[^.\\s]+)*)?$', description });
 
 const Method = Type.Union([Type.Literal('POST'), Type.Literal('GET'), Type.Literal('PUT')]);
+
+type BodyFormat = 'json' | 'form';
+const BodyFormat = Type.Union([Type.Literal('json'), Type.Literal('form')], {
+  description:
+    'How a POST or PUT body is sent: json (application/json), or form (application/x-www-form-urlencoded: the ' +
+    "template's top-level values, nested ones left out). GET sends a query string either way.",
+});
 
 const integrationFields = {
   method: Method,
@@ -61,7 +70,8 @@ const BodyTemplate = Type.Object(
   {
     additionalProperties: true,
     description:
-      'The JSON body sent to the partner. Strings may hold {{lead.<field>}} placeholders, ' +
+      'The body sent to the partner (see body_format); with GET, its top-level values form the query string. ' +
+      'Strings may hold {{lead.<field>}} placeholders, ' +
       `field one of: ${LEAD_TEMPLATE_FIELDS.join(', ')}.`,
   },
 );
@@ -70,6 +80,7 @@ const BodyTemplate = Type.Object(
 export const HttpApiShown = Type.Object(
   {
     ...integrationFields,
+    body_format: Type.Optional(BodyFormat),
     headers: Type.Object(
       {},
       {
@@ -103,6 +114,7 @@ export const HttpApiInput = Type.Object(
       ),
     ),
     body_template: Type.Optional({ ...BodyTemplate, default: {} }),
+    body_format: Type.Optional({ ...BodyFormat, default: 'json' }),
     success_path: Type.Optional({ ...integrationFields.success_path, default: '' }),
     lead_id_path: Type.Optional({ ...integrationFields.lead_id_path, default: '' }),
     autologin_path: Type.Optional({ ...integrationFields.autologin_path, default: '' }),
@@ -154,6 +166,18 @@ function hasHeader(headers: Record<string, string>, lowerName: string) {
   return false;
 }
 
+/** Top-level scalars only: a query string or form has no nesting. null (no value) leaves the parameter out. */
+function appendScalars(params: URLSearchParams, rendered: Record<string, unknown>) {
+  for (const [k, v] of Object.entries(rendered))
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') params.append(k, String(v));
+}
+
+function formBody(rendered: Record<string, unknown>) {
+  const form = new URLSearchParams();
+  appendScalars(form, rendered);
+  return form.toString();
+}
+
 const reject = (reason: string, partner_lead_id: string | null = null): Verdict => ({
   outcome: 'rejected',
   reason,
@@ -168,15 +192,13 @@ export const httpApi: IntegrationKind<HttpApiIntegration, HttpApiInput> = {
     const rendered = renderValue(integration.body_template ?? {}, lead) as Record<string, unknown>;
     if (integration.method === 'GET') {
       const u = new URL(url);
-      for (const [k, v] of Object.entries(rendered)) {
-        // Top-level scalars only: a query string has no nesting. null (no value) leaves the parameter out.
-        if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
-          u.searchParams.append(k, String(v));
-      }
+      appendScalars(u.searchParams, rendered);
       url = u.href;
     } else {
-      body = JSON.stringify(rendered);
-      if (!hasHeader(integration.headers, 'content-type')) headers['content-type'] = 'application/json';
+      const form = integration.body_format === 'form';
+      body = form ? formBody(rendered) : JSON.stringify(rendered);
+      if (!hasHeader(integration.headers, 'content-type'))
+        headers['content-type'] = form ? 'application/x-www-form-urlencoded' : 'application/json';
     }
     for (const [name, value] of Object.entries(integration.headers)) {
       if (!CLIENT_OWNED_HEADERS.has(name.toLowerCase())) headers[name] = value;
@@ -253,6 +275,7 @@ export const httpApi: IntegrationKind<HttpApiIntegration, HttpApiInput> = {
       url: input.url,
       headers,
       body_template,
+      body_format: input.body_format ?? 'json',
       success_path: input.success_path ?? '',
       lead_id_path: input.lead_id_path ?? '',
       autologin_path: input.autologin_path ?? '',
@@ -274,7 +297,11 @@ export const httpApi: IntegrationKind<HttpApiIntegration, HttpApiInput> = {
     if (i.body_template !== undefined) checkTemplate(i.body_template, 'integration.body_template', 1, errors);
   },
 
-  shown: (integration) => ({ ...integration, headers: maskHeaders(integration.headers) }),
+  shown: (integration) => ({
+    ...integration,
+    body_format: integration.body_format ?? 'json',
+    headers: maskHeaders(integration.headers),
+  }),
 
   shownRequest(integration, request) {
     // Mask what the integration set (its values may be API keys); what the client adds itself

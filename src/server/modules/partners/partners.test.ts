@@ -111,6 +111,7 @@ forEachDatabase('Partners', (engine) => {
       url: 'http://buyer.example/leads',
       headers: {},
       body_template: {},
+      body_format: 'json',
       success_path: '',
       lead_id_path: '',
       autologin_path: '',
@@ -141,7 +142,7 @@ forEachDatabase('Partners', (engine) => {
         crg: { rate: 12.5, period: 'week' },
       },
       pause_after_failures: 10,
-      integration: INTEGRATION,
+      integration: { ...INTEGRATION, body_format: 'form' },
     };
     const res = await create(ta, full);
     assert.equal(res.statusCode, 201, res.body);
@@ -151,7 +152,7 @@ forEachDatabase('Partners', (engine) => {
       { ...shown, id: undefined, created_at: undefined, updated_at: undefined, postback_token_prefix: undefined },
       {
         ...full,
-        integration: { ...INTEGRATION, headers: { Authorization: '••••5678', 'X-Short': '••••' } },
+        integration: { ...full.integration, headers: { Authorization: '••••5678', 'X-Short': '••••' } },
         id: undefined,
         created_at: undefined,
         updated_at: undefined,

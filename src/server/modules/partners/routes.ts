@@ -23,6 +23,7 @@ import {
 } from './service.js';
 import { partnerBodyChecks } from './checks.js';
 import testPartnerRoute from './test-lead.js';
+import { PARTNER_TEMPLATES, PartnerTemplate } from './templates.js';
 
 const TAGS = ['Partners'];
 
@@ -59,6 +60,24 @@ export default async function partnersRoutes(app: App) {
       },
     },
     async () => partnerHealth(app.db, Date.now()),
+  );
+
+  app.get(
+    '/api/partners/templates',
+    {
+      config: { permission: 'partners:view' },
+      schema: {
+        operationId: 'listPartnerTemplates',
+        tags: TAGS,
+        summary: 'Ready integrations for common broker APIs',
+        description:
+          'Integrations for the usual broker API shapes (JSON POST with a token header, form POST, query-string GET), ' +
+          'with the field names forex/crypto CRMs use. Each lacks its URL and its token header value: give both when ' +
+          'creating the partner (POST /api/partners with the integration filled in).',
+        response: { 200: Type.Object({ data: Type.Array(PartnerTemplate) }, { title: 'PartnerTemplateList' }) },
+      },
+    },
+    async () => ({ data: PARTNER_TEMPLATES }),
   );
 
   app.get(

@@ -13,6 +13,7 @@ import {
   TextInput,
 } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { api, must, problemText } from '../../api/client';
 import type { paths } from '../../api/schema';
@@ -84,6 +85,15 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
     (k) =>
       k === 'model' || k === 'amount' ? ['payout', `payout.${k}`] : k === 'byCountry' ? ['payout.by_country'] : [k],
   );
+
+  // A new campaign takes the traffic provider, and the flow, when there is only one.
+  const onlyProvider = !campaign && providers.data?.length === 1 ? providers.data[0].value : null;
+  const onlyFlow = !campaign && flows.data?.length === 1 ? flows.data[0].value : null;
+  useEffect(() => {
+    if (onlyProvider && !form.traffic_provider_id) set({ traffic_provider_id: onlyProvider });
+    if (onlyFlow && !form.flow_id) set({ flow_id: onlyFlow });
+    // Once, when the lists arrive.
+  }, [onlyProvider, onlyFlow]);
 
   const archived = Boolean(campaign?.archived_at);
   const mayEdit = whoami.data?.permissions.includes('campaigns:edit') ?? false;
@@ -193,6 +203,7 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
             data={withCurrent(providers.data, campaign?.traffic_provider_id, campaign?.traffic_provider_name)}
             value={form.traffic_provider_id}
             onChange={(v) => set({ traffic_provider_id: v })}
+            allowDeselect={false}
             error={errors.at('traffic_provider_id')}
           />
           <Select
@@ -204,6 +215,7 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
             data={withCurrent(flows.data, campaign?.flow_id, campaign?.flow_name)}
             value={form.flow_id}
             onChange={(v) => set({ flow_id: v })}
+            allowDeselect={false}
             error={errors.at('flow_id')}
           />
           <TagsInput

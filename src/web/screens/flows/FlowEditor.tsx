@@ -1,5 +1,6 @@
 import { Alert, Button, Group, NumberInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { api, must, problemText } from '../../api/client';
 import { StatusControl } from '../../ui/StatusControl';
@@ -45,6 +46,14 @@ function FlowEditorForm({ flow }: { flow: Flow | null }) {
     set({ targets });
     setErrors((e) => e.without(targets.filter((r) => !before.has(r)).map((r) => `${r.key}.*`)));
   };
+
+  // A new flow, when there is one partner only, starts with it as its target.
+  const onlyPartner = !flow && partners.data?.length === 1 ? partners.data[0] : null;
+  useEffect(() => {
+    if (onlyPartner && form.targets.length === 0)
+      set({ targets: [{ ...newTarget(1), partner_id: onlyPartner.value, partner_name: onlyPartner.label }] });
+    // Once, when the partners arrive.
+  }, [onlyPartner?.value]);
 
   const archived = Boolean(flow?.archived_at);
   const canEdit = (whoami.data?.permissions.includes('flows:edit') ?? false) && !archived;

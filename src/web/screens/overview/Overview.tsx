@@ -9,6 +9,7 @@ import { formatCount, type Dimension } from '../analytics/report';
 import { LEADS_AND_FTDS, ReportChart } from '../analytics/ReportChart';
 import { KpiRow } from './Kpis';
 import { dayIn } from '../../ui/clock';
+import { FirstRun } from './FirstRun';
 import { PartnerHealthCard } from './PartnerHealthCard';
 import { SECTIONS, visible } from '../../nav';
 import { liveQueryOptions, LiveStatus, useLivePause } from '../../ui/LiveRefresh';
@@ -107,6 +108,7 @@ function Dashboard({ timezone }: { timezone: string }) {
           </Anchor>
         </Group>
       </Group>
+      <FirstRun />
       <PartnerHealthCard />
       <KpiRow id="today" title="Today" query={{ date_from: today, date_to: today }} live={live} />
       <KpiRow id="30d" title="Last 30 days" query={{}} live={live} />

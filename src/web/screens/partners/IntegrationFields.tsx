@@ -1,6 +1,7 @@
 import { ActionIcon, Button, Group, NumberInput, Select, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { useRef, useState } from 'react';
 import type { FieldErrors } from '../../ui/fields';
-import type { HeaderRow, Method, PartnerForm } from './form';
+import type { BodyFormat, HeaderRow, Method, PartnerForm } from './form';
 import { newHeader } from './form';
 import { Placeholders } from './Placeholders';
 
@@ -12,11 +13,33 @@ interface Props {
 
 const PATH_HINT = 'Dot path into the JSON answer, e.g. data.id; empty: not used';
 
+type Target = 'url' | 'body';
+
+/** `text` with `insert` in place of the selection of `el` (its end when it has none). */
+function inserted(el: HTMLInputElement | HTMLTextAreaElement | null, text: string, insert: string) {
+  const from = el?.selectionStart ?? text.length;
+  const to = el?.selectionEnd ?? from;
+  return { value: text.slice(0, from) + insert + text.slice(to), cursor: from + insert.length };
+}
+
 /** How leads are sent to the partner: request, headers, body template and how to read the answer. */
 export function IntegrationFields({ form, errors, set }: Props) {
   const at = (f: string) => errors.at(`integration.${f}`);
   const setHeader = (key: string, patch: Partial<HeaderRow>) =>
     set({ headers: form.headers.map((h) => (h.key === key ? { ...h, ...patch } : h)) });
+  // Placeholders go where the cursor was: in the URL or the body template, whichever was edited last.
+  const url = useRef<HTMLInputElement>(null);
+  const body = useRef<HTMLTextAreaElement>(null);
+  const [target, setTarget] = useState<Target>('body');
+  function insert(placeholder: string) {
+    const el = target === 'url' ? url.current : body.current;
+    const { value, cursor } = inserted(el, target === 'url' ? form.url : form.body, placeholder);
+    set(target === 'url' ? { url: value } : { body: value });
+    requestAnimationFrame(() => {
+      el?.focus();
+      el?.setSelectionRange(cursor, cursor);
+    });
+  }
   return (
     <Stack>
       <Title order={2} size="h4">
@@ -32,12 +55,28 @@ export function IntegrationFields({ form, errors, set }: Props) {
           error={at('method')}
           w={110}
         />
+        {form.method !== 'GET' && (
+          <Select
+            label="Body format"
+            data={[
+              { value: 'json', label: 'JSON' },
+              { value: 'form', label: 'Form' },
+            ]}
+            value={form.body_format}
+            onChange={(v) => v && set({ body_format: v as BodyFormat })}
+            allowDeselect={false}
+            error={at('body_format')}
+            w={110}
+          />
+        )}
         <TextInput
           label="URL"
           description="The partner's lead API. Readers see it in full: put secrets in headers."
           placeholder="https://partner.example/api/leads"
           value={form.url}
           onChange={(e) => set({ url: e.currentTarget.value })}
+          onFocus={() => setTarget('url')}
+          ref={url}
           error={at('url')}
           style={{ flex: 1 }}
         />
@@ -95,16 +134,18 @@ export function IntegrationFields({ form, errors, set }: Props) {
 
       <Textarea
         label="Body template (JSON)"
-        description="The JSON sent to the partner (for GET: the query string). Strings may hold {{lead.first_name}}, {{lead.email}}, {{lead.country}}… placeholders."
+        description="What is sent to the partner, as JSON (for GET: the query string; with the form format: a form). Strings may hold {{lead.first_name}}, {{lead.email}}, {{lead.country}}… placeholders."
         value={form.body}
         onChange={(e) => set({ body: e.currentTarget.value })}
+        onFocus={() => setTarget('body')}
+        ref={body}
         error={at('body_template')}
         autosize
         minRows={4}
         maxRows={16}
         styles={{ input: { fontFamily: 'monospace' } }}
       />
-      <Placeholders />
+      <Placeholders onInsert={insert} into={target === 'url' ? 'URL' : 'body template'} />
       <Group align="flex-start" grow>
         <TextInput
           label="Success path"

@@ -11,7 +11,18 @@ import { useEditorForm, refusal } from '../../ui/useEditorForm';
 import { TimezoneSelect } from '../../ui/inputs';
 import { noErrors, type FieldErrors } from '../../ui/fields';
 import { useWhoami } from '../../whoami';
-import { bodyOf, fieldErrors, formOf, inputsOf, localErrors, withLocal, type Partner, type PartnerForm } from './form';
+import {
+  bodyOf,
+  fieldErrors,
+  formOf,
+  inputsOf,
+  localErrors,
+  withLocal,
+  withTemplate,
+  type Partner,
+  type PartnerForm,
+} from './form';
+import { TemplatePicker } from './TemplatePicker';
 import { IntegrationFields } from './IntegrationFields';
 import { PostbackUrl, RotatePostbackToken } from './PostbackToken';
 import { StatusSyncPanel } from './StatusSyncPanel';
@@ -121,6 +132,7 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
       {/* A disabled fieldset disables every input and button in it, for viewers and archived partners. */}
       <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
         <Stack>
+          {!partner && canEdit && <TemplatePicker onPick={(t) => set(withTemplate(form, t))} />}
           <Group align="flex-start">
             <TextInput
               label="Name"

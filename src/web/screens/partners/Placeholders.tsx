@@ -1,25 +1,29 @@
-import { Code, CopyButton, Group, Text, Tooltip, UnstyledButton } from '@mantine/core';
+import { Code, Group, Text, Tooltip, UnstyledButton } from '@mantine/core';
 import { useSampleLead } from './sampleLead';
 
-/** Every placeholder a body template or URL may use, each copied with a click; its sample value on hover. */
-export function Placeholders() {
+/**
+ * Every placeholder a body template or URL may use, each inserted with a click where the cursor
+ * was in the request editor (`onInsert`); its sample value on hover.
+ */
+export function Placeholders({ onInsert, into }: { onInsert: (placeholder: string) => void; into: string }) {
   const sample = useSampleLead();
   if (!sample.data) return null;
   return (
     <Group gap={6} data-testid="template-placeholders" aria-label="Template placeholders">
       <Text size="xs" c="dimmed">
-        Placeholders (click to copy):
+        Placeholders (click to insert into the {into}):
       </Text>
       {sample.data.placeholders.map((p) => (
-        <CopyButton key={p.field} value={p.placeholder}>
-          {({ copied, copy }) => (
-            <Tooltip label={copied ? 'Copied' : `Test lead: ${p.example ?? '(empty)'}`} withArrow>
-              <UnstyledButton onClick={copy} aria-label={`Copy ${p.placeholder}`}>
-                <Code>{p.placeholder}</Code>
-              </UnstyledButton>
-            </Tooltip>
-          )}
-        </CopyButton>
+        <Tooltip key={p.field} label={`Test lead: ${p.example ?? '(empty)'}`} withArrow>
+          <UnstyledButton
+            // Keeps the focus (and the cursor) in the field being edited.
+            onMouseDown={(e) => e.preventDefault()}
+            onClick={() => onInsert(p.placeholder)}
+            aria-label={`Insert ${p.placeholder}`}
+          >
+            <Code>{p.placeholder}</Code>
+          </UnstyledButton>
+        </Tooltip>
       ))}
     </Group>
   );

@@ -15,6 +15,9 @@ export type IntegrationBody = NonNullable<TestBody['integration']>;
 export type TestResult = paths['/api/partners/{id}/test']['post']['responses'][200]['content']['application/json'];
 type Num = number | string;
 export type Method = 'POST' | 'GET' | 'PUT';
+export type BodyFormat = 'json' | 'form';
+export type PartnerTemplate =
+  paths['/api/partners/templates']['get']['responses'][200]['content']['application/json']['data'][number];
 
 export interface HeaderRow {
   key: string; // stable React key and error anchor
@@ -42,6 +45,7 @@ export interface PartnerForm {
   crgPeriod: 'week' | 'month';
   pause_after_failures: Num; // '' = never
   method: Method;
+  body_format: BodyFormat;
   url: string;
   headers: HeaderRow[];
   body: string; // the body template as JSON text
@@ -77,6 +81,7 @@ export function formOf(p: Partner | null): PartnerForm {
     crgPeriod: p?.deal?.crg?.period ?? 'month',
     pause_after_failures: p?.pause_after_failures ?? '',
     method: i?.method ?? 'POST',
+    body_format: i?.body_format ?? 'json',
     url: i?.url ?? '',
     headers: Object.entries((i?.headers ?? {}) as Record<string, string>).map(([n, v]) => newHeader(n, v)),
     body: JSON.stringify(i?.body_template ?? {}, null, 2),
@@ -84,6 +89,22 @@ export function formOf(p: Partner | null): PartnerForm {
     lead_id_path: i?.lead_id_path ?? '',
     autologin_path: i?.autologin_path ?? '',
     timeout_ms: i?.timeout_ms ?? 5000,
+  };
+}
+
+/** The form with a template's integration in place of its own; the URL, names and the rest are kept. */
+export function withTemplate(form: PartnerForm, t: PartnerTemplate): PartnerForm {
+  const i = t.integration;
+  return {
+    ...form,
+    method: i.method,
+    body_format: i.body_format,
+    headers: Object.entries(i.headers).map(([n, v]) => newHeader(n, v)),
+    body: JSON.stringify(i.body_template, null, 2),
+    success_path: i.success_path,
+    lead_id_path: i.lead_id_path,
+    autologin_path: i.autologin_path,
+    timeout_ms: i.timeout_ms,
   };
 }
 
@@ -122,6 +143,7 @@ const NOT_SENT = 'not sent: the editor found errors' as unknown as Record<string
 export function integrationOf(form: PartnerForm): IntegrationBody {
   return {
     method: form.method,
+    body_format: form.body_format,
     url: form.url,
     headers: Object.fromEntries(form.headers.map((h) => [h.name.trim(), h.value])),
     body_template: localErrors(form).size ? NOT_SENT : (JSON.parse(form.body) as Record<string, never>),
@@ -183,6 +205,7 @@ const LABELS: Record<string, string> = {
   'working_hours.to': 'To',
   integration: 'Integration',
   'integration.method': 'Method',
+  'integration.body_format': 'Body format',
   'integration.url': 'URL',
   'integration.timeout_ms': 'Timeout (ms)',
   'integration.headers': 'Headers',
