@@ -68,6 +68,18 @@ test(
     await page.waitForURL(/\/settings\/webhooks\/[0-9a-f-]{36}$/);
     assert.equal(await page.getByTestId('webhook-secret').count(), 0);
 
+    // "Send test event": one signed event now, the receiver's answer shown (it answers 500 for now).
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    const tested = page.getByTestId('webhook-test-result');
+    await tested.waitFor();
+    assert.match(await tested.innerText(), /^Test event not accepted: HTTP 500 in \d+ ms\.$/);
+    assert.equal(receiver.received.length, 1);
+    const test = receiver.received[0];
+    assert.match(String(test.headers['webhook-id']), /^evt_test_/);
+    assert.equal(JSON.parse(test.body).type, 'webhook.test');
+    assert.ok(verifySignature(secret, test.headers, test.body), 'the test event is signed with the secret shown');
+    receiver.received.length = 0;
+
     const res = await request(server.port, 'POST', '/api/intake/leads', sampleLead(), {
       authorization: `Bearer ${provider.token}`,
     });

@@ -9,7 +9,7 @@ import { sendHttp } from '../../events/send-http.js';
 import { ownerCheck } from './access.js';
 import { safeEvents } from '../../events/safe-events.js';
 import { cancelPending } from './queries.js';
-import { eventNames, NO_NAMES, renderBody, sign, syncSubscriptions } from './service.js';
+import { eventNames, NO_NAMES, renderBody, signedPost, syncSubscriptions } from './service.js';
 
 // Sends an event to a webhook: signed per Standard Webhooks, through the outbound guard (the
 // agent), 2xx is success. An event its owner may not read now is not sent: the delivery ends
@@ -43,16 +43,7 @@ export function webhookDestination(db: DB, agent: Agent, log: FastifyBaseLogger)
           const refused = hook.mayRead(event.type);
           if (refused) return { cancel: refused };
           const body = renderBody(hook.format, hook.telegram_chat_id, safe(event), names(event));
-          const id = `evt_${event.id}`;
-          const timestamp = Math.floor(Date.now() / 1000);
-          const headers = {
-            'content-type': 'application/json',
-            'user-agent': 'Leadgate-Webhooks',
-            'webhook-id': id,
-            'webhook-timestamp': String(timestamp),
-            'webhook-signature': sign(hook.secret, id, timestamp, body),
-          };
-          return sendHttp(agent, { method: 'POST', url: hook.url, headers, body }, 'the receiver');
+          return sendHttp(agent, signedPost(hook, `evt_${event.id}`, body), 'the receiver');
         },
 
         // A success clears failing_since; a round of failures only sets it (once) or, past

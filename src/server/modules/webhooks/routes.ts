@@ -1,10 +1,13 @@
 import { Type } from 'typebox';
+import { Agent } from 'undici';
 import { IdParams } from '../../http/common-schemas.js';
 import { problems } from '../../http/openapi.js';
 import { Page } from '../../http/pagination.js';
 import type { App } from '../../types.js';
+import { createOutboundAgent } from '../../outbound/guard.js';
 import { actorOf } from '../audit/service.js';
-import { CreateWebhook, EventTypeInfo, UpdateWebhook, Webhook, WebhookWithSecret } from './schemas.js';
+import { CreateWebhook, EventTypeInfo, TestEventResult, UpdateWebhook, Webhook, WebhookWithSecret } from './schemas.js';
+import { sendTestEvent } from './test-event.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -143,6 +146,35 @@ export default async function webhookRoutes(app: App) {
       },
     },
     async (req) => rotateWebhookSecret(app.db, actorOf(req), req.params.id),
+  );
+
+  let agent: Agent | null = null;
+  // The test send's own pool, through the outbound guard with the same rules as real events; made on first use.
+  const testAgent = () =>
+    (agent ??= createOutboundAgent({
+      allowedNetworks: app.config.partnerAllowedNetworks,
+      connections: 4,
+      pipelining: 1,
+    }));
+  app.addHook('onClose', async () => agent?.close());
+
+  app.post(
+    '/api/webhooks/:id/test',
+    {
+      config: { permission: 'webhooks:edit' },
+      schema: {
+        operationId: 'sendWebhookTestEvent',
+        tags: TAGS,
+        summary: 'Send a test event',
+        description:
+          'Sends one signed test event (type webhook.test, webhook-id evt_test_…; for slack and telegram a one-line message) to the ' +
+          "webhook now, as events are sent (its secret's signature, the outbound guard, no redirects, 10 s), and answers what the " +
+          'receiver said and how long it took. Sent whether the webhook is active or disabled. Nothing is stored.',
+        params: IdParams,
+        response: { 200: TestEventResult, ...problems(404) },
+      },
+    },
+    async (req) => sendTestEvent(app.db, testAgent, req.params.id),
   );
 
   deliveryLogRoutes(app, {

@@ -112,3 +112,16 @@ export const EventTypeInfo = Type.Object(
   },
   { title: 'EventTypeInfo' },
 );
+
+/** What a test event's receiver answered (POST /api/webhooks/{id}/test). */
+export const TestEventResult = Type.Object(
+  {
+    event_id: Type.String({ description: 'The webhook-id header sent (evt_test_…)' }),
+    ok: Type.Boolean({ description: 'The receiver answered 2xx' }),
+    http_status: Nullable(Type.Integer({ format: 'int32' })),
+    error: Nullable(Type.String()),
+    response_excerpt: Nullable(Type.String()),
+    duration_ms: Type.Integer({ format: 'int32' }),
+  },
+  { title: 'WebhookTestEventResult' },
+);

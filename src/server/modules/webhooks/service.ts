@@ -39,6 +39,19 @@ export function sign(secret: string, id: string, timestamp: number, body: string
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
+/** The signed POST of `body` to a webhook (real events and the test event alike), webhook-id `id`. */
+export function signedPost(hook: { url: string; secret: string }, id: string, body: string) {
+  const timestamp = Math.floor(Date.now() / 1000);
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'Leadgate-Webhooks',
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': sign(hook.secret, id, timestamp, body),
+  };
+  return { method: 'POST' as const, url: hook.url, headers, body };
+}
+
 /** "https://hooks.example.com/••••c3Po": the origin, and a mask when there is more. */
 export function maskUrl(url: string): string {
   const u = new URL(url);

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { buildTestApp, call, expectProblem, forEachDatabase, getJson, type TestApp } from '../../../../test/helpers.js';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  getJson,
+  newOperator,
+  type TestApp,
+} from '../../../../test/helpers.js';
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
 import { startReceiver, verifySignature } from '../../../../test/webhook-receiver.js';
 import { downUrl } from '../../../../test/partner-server.js';
@@ -25,6 +33,43 @@ const dueNow = (ta: TestApp) =>
     .execute();
 
 forEachDatabase('webhooks', (engine) => {
+  test('"send test event": one signed POST to the receiver now, its answer and time reported; nothing stored; webhooks:edit', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const receiver = await startReceiver(t);
+    const hook = await createWebhook(ta, { url: receiver.url, event_types: ['lead.delivered'] });
+    const send = (id = hook.id, token = ta.ownerToken) =>
+      call(ta.app, token, { method: 'POST', url: `/api/webhooks/${id}/test` });
+    const res = await send();
+    assert.equal(res.statusCode, 200, res.body);
+    const result = res.json();
+    assert.equal(result.ok, true);
+    assert.equal(result.http_status, 200);
+    assert.equal(result.error, null);
+    assert.ok(Number.isInteger(result.duration_ms) && result.duration_ms >= 0);
+    assert.equal(receiver.received.length, 1);
+    const got = receiver.received[0];
+    assert.equal(got.method, 'POST');
+    assert.equal(got.headers['webhook-id'], result.event_id);
+    assert.match(result.event_id, /^evt_test_/);
+    assert.ok(verifySignature(hook.secret, got.headers, got.body), 'signed with the webhook secret');
+    assert.ok(!verifySignature(`whsec_${randomBytes(32).toString('base64')}`, got.headers, got.body));
+    const body = JSON.parse(got.body);
+    assert.equal(body.type, 'webhook.test');
+    assert.equal(body.data.webhook_id, hook.id);
+
+    // The receiver's refusal is reported, not thrown.
+    receiver.answer(503);
+    const refused = (await send()).json();
+    assert.deepEqual([refused.ok, refused.http_status, refused.error], [false, 503, 'HTTP 503']);
+    assert.equal(receiver.received.length, 2);
+    assert.equal((await ta.db.selectFrom('event_deliveries').select('id').execute()).length, 0, 'nothing stored');
+
+    expectProblem(await send('no-such-webhook'), 404, 'not_found');
+    const viewer = await newOperator(ta, ['webhooks:view', 'leads:view']);
+    expectProblem(await send(hook.id, viewer.token), 403, 'forbidden');
+    assert.equal(receiver.received.length, 2);
+  });
+
   test('the secret is shown once, the URL masked past its origin; bad input is named by field', async (t) => {
     const ta = await buildTestApp(t, engine);
     const made = await createWebhook(ta, {

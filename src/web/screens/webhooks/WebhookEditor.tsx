@@ -67,6 +67,8 @@ function Form({ hook }: { hook: Webhook | null }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [problem, setProblem] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
+  const [tested, setTested] = useState<{ ok: boolean; text: string } | null>(null);
+  const [testing, setTesting] = useState(false);
   const [secret, setSecret] = useState<{ secret: string; id: string } | null>(null);
 
   const fail = (e: unknown) => {
@@ -114,6 +116,25 @@ function Form({ hook }: { hook: Webhook | null }) {
     const r = await api.POST('/api/webhooks/{id}/rotate-secret', { params: { path: { id: hook!.id } } });
     if (r.error) return setProblem(problemText(r.error));
     setSecret({ secret: r.data.secret, id: hook!.id });
+  }
+
+  /** One signed test event to the receiver now; says what it answered and how fast. */
+  async function sendTest() {
+    setTested(null);
+    setTesting(true);
+    const r = await api.POST('/api/webhooks/{id}/test', { params: { path: { id: hook!.id } } });
+    setTesting(false);
+    if (r.error) return setProblem(problemText(r.error));
+    const d = r.data;
+    const took = `in ${d.duration_ms} ms`;
+    setTested({
+      ok: d.ok,
+      text: d.ok
+        ? `Test event delivered: HTTP ${d.http_status} ${took}.`
+        : d.http_status !== null
+          ? `Test event not accepted: HTTP ${d.http_status} ${took}.`
+          : `Test event not delivered: ${d.error ?? 'no answer'} (${took}).`,
+    });
   }
 
   async function remove() {
@@ -229,6 +250,9 @@ function Form({ hook }: { hook: Webhook | null }) {
         </Button>
         {hook && (
           <>
+            <Button variant="default" onClick={() => void sendTest()} disabled={!canEdit} loading={testing}>
+              Send test event
+            </Button>
             <Button variant="default" onClick={() => void rotate()} disabled={!canEdit}>
               New signing secret
             </Button>
@@ -238,6 +262,17 @@ function Form({ hook }: { hook: Webhook | null }) {
           </>
         )}
       </Group>
+      {tested && (
+        <Alert
+          color={tested.ok ? 'green' : 'red'}
+          data-testid="webhook-test-result"
+          closeButtonLabel="Dismiss the test result"
+          withCloseButton
+          onClose={() => setTested(null)}
+        >
+          {tested.text}
+        </Alert>
+      )}
       {hook && (
         <>
           <Title order={2} size="h3">
