@@ -3,13 +3,11 @@ import {
   Badge,
   Button,
   Card,
-  Code,
   Group,
   NumberInput,
   Select,
   Stack,
   Switch,
-  Table,
   Text,
   Textarea,
   TextInput,
@@ -18,122 +16,9 @@ import {
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, must, problemText, type Problem } from '../../api/client';
-import type { paths } from '../../api/schema';
+import { PullRunResult } from './PullRunResult';
+import { EMPTY, toBody, toForm, whatItChanges, type Form, type Run } from './statusSyncForm';
 import { useClock } from '../../ui/useClock';
-
-type Pull = NonNullable<
-  paths['/api/partners/{id}/status-pull']['get']['responses'][200]['content']['application/json']
->;
-type Config = Pull['config'];
-type Run = paths['/api/partners/{id}/status-pull/run']['post']['responses'][200]['content']['application/json'];
-
-interface Form {
-  method: 'GET' | 'POST';
-  url: string;
-  headers: string;
-  list_path: string;
-  lead_id_path: string;
-  status_path: string;
-  ftd_path: string;
-  revenue_path: string;
-  paged: boolean;
-  first_page: number;
-  page_size: number;
-  max_pages: number;
-  date_format: Config['date_format'];
-  interval_minutes: number;
-  lookback_hours: number;
-  status_map: string;
-  enabled: boolean;
-}
-
-const EMPTY: Form = {
-  method: 'GET',
-  url: '',
-  headers: '',
-  list_path: '',
-  lead_id_path: 'id',
-  status_path: 'status',
-  ftd_path: '',
-  revenue_path: '',
-  paged: false,
-  first_page: 1,
-  page_size: 100,
-  max_pages: 20,
-  date_format: 'iso',
-  interval_minutes: 15,
-  lookback_hours: 72,
-  status_map: '',
-  enabled: false,
-};
-
-/** The settings that decide what a run changes (how often it runs and whether it is on aside). */
-const whatItChanges = (f: Form) => JSON.stringify({ ...f, enabled: undefined, interval_minutes: undefined });
-
-function toForm(c: Config): Form {
-  return {
-    ...EMPTY,
-    method: c.method,
-    url: c.url,
-    headers: Object.entries(c.request_headers)
-      .map(([k, v]) => `${k}: ${v}`)
-      .join('\n'),
-    list_path: c.list_path,
-    lead_id_path: c.lead_id_path,
-    status_path: c.status_path,
-    ftd_path: c.ftd_path,
-    revenue_path: c.revenue_path,
-    paged: c.paging.type === 'page',
-    ...(c.paging.type === 'page'
-      ? { first_page: c.paging.first_page, page_size: c.paging.page_size, max_pages: c.paging.max_pages }
-      : {}),
-    date_format: c.date_format,
-    interval_minutes: c.interval_minutes,
-    lookback_hours: c.lookback_hours,
-    status_map: Object.entries(c.status_map)
-      .map(([word, m]) => `${word} = ${m.sale_status}${m.ftd ? ' [FTD]' : ''}`)
-      .join('\n'),
-    enabled: c.enabled,
-  };
-}
-
-/** "Name: value" lines → headers; "word = Sale status [FTD]" lines → the status map. */
-function toBody(f: Form) {
-  const headers = Object.fromEntries(
-    f.headers
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l) => [l.slice(0, l.indexOf(':')).trim(), l.slice(l.indexOf(':') + 1).trim()]),
-  );
-  const status_map = Object.fromEntries(
-    f.status_map
-      .split('\n')
-      .filter((l) => l.includes('='))
-      .map((l) => {
-        const [word, rest] = [l.slice(0, l.indexOf('=')).trim(), l.slice(l.indexOf('=') + 1).trim()];
-        const ftd = /\[ftd\]\s*$/i.test(rest);
-        return [word, { sale_status: rest.replace(/\[ftd\]\s*$/i, '').trim(), ftd }];
-      }),
-  );
-  return {
-    method: f.method,
-    url: f.url,
-    request_headers: headers,
-    list_path: f.list_path,
-    lead_id_path: f.lead_id_path,
-    status_path: f.status_path,
-    ftd_path: f.ftd_path,
-    revenue_path: f.revenue_path,
-    paging: f.paged
-      ? { type: 'page' as const, first_page: f.first_page, page_size: f.page_size, max_pages: f.max_pages }
-      : { type: 'none' as const },
-    date_format: f.date_format,
-    interval_minutes: f.interval_minutes,
-    lookback_hours: f.lookback_hours,
-    status_map,
-    enabled: f.enabled,
-  };
-}
 
 /** The partner editor's "Status sync": the pull's settings, its health, and Pull now with a dry run. */
 export function StatusSyncPanel({ partnerId, canEdit }: { partnerId: string; canEdit: boolean }) {
@@ -425,52 +310,8 @@ export function StatusSyncPanel({ partnerId, canEdit }: { partnerId: string; can
             </>
           )}
         </Group>
-        {run && <RunResult run={run} />}
+        {run && <PullRunResult run={run} />}
       </Stack>
     </Card>
-  );
-}
-
-function RunResult({ run }: { run: Run }) {
-  return (
-    <Stack gap="xs" data-testid="pull-result">
-      <Alert color={run.ok ? 'blue' : 'red'} title={run.dry_run ? 'Dry run: nothing was changed' : 'Applied'}>
-        {run.error ? `The pull failed: ${run.error}. ` : ''}
-        {run.items_read} item(s) read, {run.changes.length} lead(s) {run.dry_run ? 'would change' : 'changed'},{' '}
-        {run.unchanged} unchanged
-        {run.unmatched.length ? `, ${run.unmatched.length} not found among this partner's delivered leads` : ''}.
-      </Alert>
-      {run.requests.map((r, i) => (
-        <Text size="xs" key={i} ff="monospace" style={{ wordBreak: 'break-all' }}>
-          {r.method} {r.url} → {r.http_status ?? 'no answer'} ({r.items} items){r.error ? ` ${r.error}` : ''}
-        </Text>
-      ))}
-      {run.changes.length > 0 && (
-        <Table fz="sm" data-testid="pull-changes">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Partner lead id</Table.Th>
-              <Table.Th>Status word</Table.Th>
-              <Table.Th>Sale status</Table.Th>
-              <Table.Th>FTD</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {run.changes.map((c) => (
-              <Table.Tr key={c.lead_id} data-testid="pull-change">
-                <Table.Td>
-                  <Code>{c.partner_lead_id}</Code>
-                </Table.Td>
-                <Table.Td>{c.status_word ?? '—'}</Table.Td>
-                <Table.Td>
-                  {c.sale_status.from ?? '—'} → {c.sale_status.to ?? '—'}
-                </Table.Td>
-                <Table.Td>{c.ftd ? 'FTD' : ''}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
-    </Stack>
   );
 }
