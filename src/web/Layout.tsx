@@ -1,4 +1,5 @@
 import {
+  Anchor,
   AppShell,
   Burger,
   Button,
@@ -65,8 +66,11 @@ export function Layout() {
               aria-expanded={menuOpen}
               aria-controls="main-menu"
             />
+            {/* The name leads home to the Overview (and its first-run checklist) in one tap, menu or not. */}
             <Title order={2} size="h3">
-              Leadgate
+              <Anchor component={Link} to="/" inherit c="inherit" underline="hover" onClick={menu.close}>
+                Leadgate
+              </Anchor>
             </Title>
           </Group>
           <Group gap="sm" wrap="nowrap" miw={0}>
