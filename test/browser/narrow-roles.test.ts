@@ -2,11 +2,13 @@
 // sign in, open every screen their menu offers (and the lead drawer, a partner, the bell), and
 // no request the dashboard makes is refused with 403; the menu offers nothing else. A whole email
 // searched without leads:contacts says that permission is needed instead of "0 leads"; with it the
-// lead is found. Past the 10,000 the search counts, "Count exactly" shows the exact figure.
+// lead is found. The same walk runs on a phone (390×844), the menu behind the burger, where the
+// Leads screen with that message must not scroll sideways. Past the 10,000 the search counts,
+// "Count exactly" shows the exact figure.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import type { Child, ServerClient } from '../processes.js';
@@ -24,6 +26,7 @@ import {
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const EMAIL = 'grace.tester@example.com';
+const PHONE = { width: 390, height: 844 };
 
 /** A partner that takes leads, one that refuses them, a flow to each, a provider with a campaign per flow, two leads. */
 async function world(t: Parameters<typeof startPartner>[0], api: ServerClient) {
@@ -89,19 +92,28 @@ const RECORD: Record<string, string> = {
   Roles: 'Leads only',
 };
 
-async function signInAs(page: Page, server: Child, email: string, password: string) {
+/** Signs in; the header's name shows at every width (the email is left out on a phone). */
+async function signInAs(page: Page, server: Child, operator: { name: string; email: string; password: string }) {
   await page.goto(`http://127.0.0.1:${server.port}/login`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
+  await page.getByLabel('Email').fill(operator.email);
+  await page.getByLabel('Password').fill(operator.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByTestId('operator-email').filter({ hasText: email }).waitFor();
+  await page.getByTestId('operator-name').filter({ hasText: operator.name }).waitFor();
+}
+
+/** The menu, opened by the burger on a phone (choosing a link closes it again). */
+async function openMenu(page: Page, phone: boolean) {
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  if (phone) await page.getByRole('button', { name: 'Open menu' }).click();
+  await nav.getByRole('link').first().waitFor();
+  return nav;
 }
 
 /** Lets the screen's requests finish (no request for 500 ms). */
 const settle = (page: Page) => page.waitForLoadState('networkidle');
 
 /** The Leads screen, the search by whole email, the filters offered and a lead's drawer, as each role sees them. */
-async function tryLeads(page: Page, permissions: string[]) {
+async function tryLeads(page: Page, permissions: string[], phone: boolean) {
   const filters = page.getByRole('form', { name: 'Lead filters' });
   await page.getByTestId('more-filters-toggle').click();
   await settle(page);
@@ -125,7 +137,11 @@ async function tryLeads(page: Page, permissions: string[]) {
     await error.waitFor();
     assert.match(await error.innerText(), /^Search: is a whole email address: .*needs the permission leads:contacts/);
     assert.equal(await page.getByTestId('leads-empty').count(), 0);
-    await screenshot(page, 'narrow-role-contact-search');
+    if (phone) {
+      const width = Number(await page.evaluate('document.documentElement.scrollWidth'));
+      assert.ok(width <= PHONE.width, `the Leads screen with the message is ${width} px wide on a 390 px phone`);
+    }
+    await screenshot(page, `narrow-role-contact-search${phone ? '-phone' : ''}`);
   }
   await filters.getByRole('button', { name: 'Reset' }).click();
   await waitUntil('both leads listed', async () => (await page.locator('tbody tr').count()) === 2);
@@ -149,60 +165,78 @@ async function tryLeads(page: Page, permissions: string[]) {
   await page.keyboard.press('Escape');
 }
 
+/**
+ * Each role's operator signs in, opens every screen its menu offers (and a record on list screens,
+ * the Leads checks, the bell) and signs out; no response along the way may be a 403.
+ */
+async function walk(t: TestContext, roles: typeof ROLES, phone: boolean) {
+  const { server, client: api } = await startServerAndClient(t);
+  await world(t, api);
+  const { page } = await openBrowser(t);
+  if (phone) await page.setViewportSize(PHONE);
+  const refused: string[] = [];
+  let who = '';
+  page.on('response', (r) => {
+    if (r.status() === 403) refused.push(`${who}: ${r.request().method()} ${new URL(r.url()).pathname}`);
+  });
+
+  for (const [i, role] of roles.entries()) {
+    who = role.name;
+    const made = await api.create('/api/roles', { name: role.name, permissions: role.permissions });
+    const operator = {
+      name: `${role.name} operator`,
+      email: `narrow${i}@example.com`,
+      password: `narrow-password-${i}-xyz`,
+    };
+    await api.create('/api/operators', { ...operator, role_id: made.id, current_password: ADMIN.password });
+    await signInAs(page, server, operator);
+    await settle(page);
+    const links = (await (await openMenu(page, phone)).getByRole('link').allInnerTexts())
+      .map((l) => l.trim())
+      .filter((l) => l !== 'API docs ↗');
+    assert.deepEqual(links, role.nav, `${role.name}: the menu`);
+    if (phone) await page.getByRole('button', { name: 'Close menu' }).click();
+
+    for (const label of role.nav) {
+      await (await openMenu(page, phone)).getByRole('link', { name: label, exact: true }).click();
+      await page.getByRole('heading', { level: 1 }).first().waitFor();
+      await settle(page);
+      const alerts = await page.getByRole('alert').allInnerTexts();
+      assert.ok(!alerts.some((a) => /permission|scope/i.test(a)), `${role.name} on ${label}: ${alerts.join(' | ')}`);
+      if (label === 'Leads') await tryLeads(page, role.permissions, phone);
+      const record = RECORD[label];
+      if (record) {
+        await page.getByRole('link', { name: record, exact: true }).click();
+        await page.getByRole('heading', { level: 1, name: new RegExp(record) }).waitFor();
+        await settle(page);
+      }
+    }
+    await page.getByTestId('notifications-bell').click();
+    await page.getByTestId('notifications').waitFor();
+    await settle(page);
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForURL('**/login');
+  }
+  assert.deepEqual(refused, [], 'no screen asked for what its role cannot read');
+}
+
 test(
   'narrow roles: every screen the menu offers calls nothing the role cannot read, and the menu offers nothing else',
   { timeout: 300_000 },
   async (t) => {
     if (!chromiumAvailable(t)) return;
-    const { server, client: api } = await startServerAndClient(t);
-    await world(t, api);
-    const { page } = await openBrowser(t);
-    const refused: string[] = [];
-    let who = '';
-    page.on('response', (r) => {
-      if (r.status() === 403) refused.push(`${who}: ${r.request().method()} ${new URL(r.url()).pathname}`);
-    });
+    await walk(t, ROLES, false);
+  },
+);
 
-    for (const [i, role] of ROLES.entries()) {
-      who = role.name;
-      const made = await api.create('/api/roles', { name: role.name, permissions: role.permissions });
-      const operator = { email: `narrow${i}@example.com`, password: `narrow-password-${i}-xyz` };
-      await api.create('/api/operators', {
-        name: `${role.name} operator`,
-        ...operator,
-        role_id: made.id,
-        current_password: ADMIN.password,
-      });
-      await signInAs(page, server, operator.email, operator.password);
-      await settle(page);
-      const nav = page.getByRole('navigation', { name: 'Main' });
-      const links = (await nav.getByRole('link').allInnerTexts())
-        .map((l) => l.trim())
-        .filter((l) => l !== 'API docs ↗');
-      assert.deepEqual(links, role.nav, `${role.name}: the menu`);
-
-      for (const label of role.nav) {
-        await nav.getByRole('link', { name: label, exact: true }).click();
-        await page.getByRole('heading', { level: 1 }).first().waitFor();
-        await settle(page);
-        const alerts = await page.getByRole('alert').allInnerTexts();
-        assert.ok(!alerts.some((a) => /permission|scope/i.test(a)), `${role.name} on ${label}: ${alerts.join(' | ')}`);
-        if (label === 'Leads') await tryLeads(page, role.permissions);
-        const record = RECORD[label];
-        if (record) {
-          await page.getByRole('link', { name: record, exact: true }).click();
-          await page.getByRole('heading', { level: 1, name: new RegExp(record) }).waitFor();
-          await settle(page);
-        }
-      }
-      await page.getByTestId('notifications-bell').click();
-      await page.getByTestId('notifications').waitFor();
-      await settle(page);
-      await page.keyboard.press('Escape');
-      await page.getByRole('button', { name: 'Sign out', exact: true }).click();
-      await page.waitForURL('**/login');
-    }
-    assert.deepEqual(refused, [], 'no screen asked for what its role cannot read');
+// Every role again at phone size: the whole walk adds about 50 s, so no subset is needed.
+test(
+  'narrow roles on a phone (390×844): the burger menu offers what the role may open, and no screen it offers is refused',
+  { timeout: 300_000 },
+  async (t) => {
+    if (!chromiumAvailable(t)) return;
+    await walk(t, ROLES, true);
   },
 );
 
