@@ -229,3 +229,16 @@ export function createOutboundAgent({
   };
   return new Agent({ ...options, connect });
 }
+
+/**
+ * A small pool for sends made by hand (a test postback, a test event), through the guard like
+ * every other call: made on first use, closed when the app closes.
+ */
+export function onDemandAgent(
+  app: { addHook(name: 'onClose', hook: () => Promise<void>): unknown },
+  allowedNetworks: readonly string[],
+): () => Agent {
+  let agent: Agent | null = null;
+  app.addHook('onClose', async () => agent?.close());
+  return () => (agent ??= createOutboundAgent({ allowedNetworks, connections: 4, pipelining: 1 }));
+}

@@ -225,17 +225,17 @@ const HEALTH_ORDER: PartnerHealth['health'][] = ['failing', 'capped', 'paused', 
  * calls per partner: never all attempts.
  */
 export async function partnerHealth(db: Kysely<Database>, now: number) {
-  const partners = await healthPartners(db);
-  const slotsOf = new Map(
-    partners.map((p) => {
-      const working_hours = p.working_hours ? JSON.parse(p.working_hours) : null;
-      return [p.id, capSlots({ partner: { ...p, working_hours }, target: null }, now, '')];
-    }),
+  const partners = (await healthPartners(db)).map((p) => {
+    const working_hours = p.working_hours ? JSON.parse(p.working_hours) : null;
+    return { ...p, working_hours, slots: capSlots({ partner: { ...p, working_hours }, target: null }, now, '') };
+  });
+  const usage = await readUsage(
+    db,
+    partners.flatMap((p) => p.slots),
   );
-  const usage = await readUsage(db, [...slotsOf.values()].flat());
   const data: PartnerHealth[] = [];
   for (const p of partners) {
-    const tz = p.working_hours ? (JSON.parse(p.working_hours).timezone as string) : 'UTC';
+    const tz = p.working_hours ? (p.working_hours.timezone as string) : 'UTC';
     const day = localDay(tz, now);
     const today = { day: dayKey(day), calls: 0, delivered: 0, refused: 0, failed: 0 };
     for (const r of await attemptCounts(db, p.id, new Date(startOfLocalDay(tz, day)).toISOString())) {
@@ -245,7 +245,7 @@ export async function partnerHealth(db: Kysely<Database>, now: number) {
       else if (r.outcome === 'rejected' && Number(r.server_error) === 0) today.refused += n;
       else if (r.outcome !== 'in_flight') today.failed += n;
     }
-    const slots = slotsOf.get(p.id)!;
+    const slots = p.slots;
     const fill = (w: CapWindow) => {
       const s = slots.find((x) => x.window === w);
       return s ? { used: usedOf(s, usage), cap: s.cap } : null;

@@ -1,8 +1,7 @@
-import { Agent } from 'undici';
 import { IdParams } from '../../http/common-schemas.js';
 import { problems } from '../../http/openapi.js';
 import type { App } from '../../types.js';
-import { createOutboundAgent } from '../../outbound/guard.js';
+import { onDemandAgent } from '../../outbound/guard.js';
 import { deliveryLogRoutes } from '../delivery-log/routes.js';
 import { actorOf } from '../audit/service.js';
 import { PostbackList, PutPostbacks, TestPostback, TestPostbackResult } from './schemas.js';
@@ -20,15 +19,8 @@ import {
 const TAGS = ['Traffic providers'];
 
 export default async function providerPostbackRoutes(app: App) {
-  let agent: Agent | null = null;
-  // The test send's own pool, through the outbound guard; made on first use.
-  const testAgent = () =>
-    (agent ??= createOutboundAgent({
-      allowedNetworks: app.config.partnerAllowedNetworks,
-      connections: 4,
-      pipelining: 1,
-    }));
-  app.addHook('onClose', async () => agent?.close());
+  // The test send's own pool, through the outbound guard with the same rules as real sends.
+  const testAgent = onDemandAgent(app, app.config.partnerAllowedNetworks);
 
   app.get(
     '/api/traffic-providers/:id/postbacks',

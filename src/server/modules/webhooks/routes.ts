@@ -1,10 +1,9 @@
 import { Type } from 'typebox';
-import { Agent } from 'undici';
 import { IdParams } from '../../http/common-schemas.js';
 import { problems } from '../../http/openapi.js';
 import { Page } from '../../http/pagination.js';
 import type { App } from '../../types.js';
-import { createOutboundAgent } from '../../outbound/guard.js';
+import { onDemandAgent } from '../../outbound/guard.js';
 import { actorOf } from '../audit/service.js';
 import { CreateWebhook, EventTypeInfo, TestEventResult, UpdateWebhook, Webhook, WebhookWithSecret } from './schemas.js';
 import { sendTestEvent } from './test-event.js';
@@ -148,15 +147,8 @@ export default async function webhookRoutes(app: App) {
     async (req) => rotateWebhookSecret(app.db, actorOf(req), req.params.id),
   );
 
-  let agent: Agent | null = null;
-  // The test send's own pool, through the outbound guard with the same rules as real events; made on first use.
-  const testAgent = () =>
-    (agent ??= createOutboundAgent({
-      allowedNetworks: app.config.partnerAllowedNetworks,
-      connections: 4,
-      pipelining: 1,
-    }));
-  app.addHook('onClose', async () => agent?.close());
+  // The test send's own pool, through the outbound guard with the same rules as real sends.
+  const testAgent = onDemandAgent(app, app.config.partnerAllowedNetworks);
 
   app.post(
     '/api/webhooks/:id/test',
