@@ -19,6 +19,7 @@ import * as webhookOwner from './migrations/20261127T010000Z_webhook_owner.js';
 import * as jobLeases from './migrations/20261128T000000Z_job_leases.js';
 import * as statusPullPreview from './migrations/20261128T010000Z_status_pull_preview.js';
 import * as postbackLeadIndex from './migrations/20261129T020000Z_postback_lead_index.js';
+import * as providerPortal from './migrations/20261130T000000Z_provider_portal.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -46,6 +47,7 @@ const migrations: [string, Migration][] = [
   ['20261128T000000Z_job_leases', jobLeases],
   ['20261128T010000Z_status_pull_preview', statusPullPreview],
   ['20261129T020000Z_postback_lead_index', postbackLeadIndex],
+  ['20261130T000000Z_provider_portal', providerPortal],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

@@ -126,6 +126,58 @@ export interface TrafficProvidersTable {
   created_at: string;
   updated_at: string;
   archived_at: string | null;
+  /** What its portal shows (modules/traffic-providers/portal-settings.ts); 0/1 flags. */
+  portal_enabled: Generated<number>;
+  portal_sale_status: Generated<number>;
+  portal_payout: Generated<number>;
+  portal_contacts: Generated<number>;
+  /** An FTD reaches the provider (portal, log, postbacks) this many hours after it was recorded. */
+  ftd_hold_hours: Generated<number>;
+  /** JSON {"partner's word (lower case)": "provider word"}: the sale statuses the provider is shown. */
+  sale_status_map: Generated<string>;
+}
+
+/** A traffic provider's user (issue 27): signs in to the portal, never to the dashboard. */
+export interface ProviderUsersTable {
+  id: string;
+  traffic_provider_id: string;
+  email: string;
+  name: string;
+  password_hash: string | null; // null until the invitation is accepted
+  status: 'invited' | 'active' | 'disabled';
+  invitation_hash: string | null;
+  invitation_expires_at: string | null;
+  timezone: Generated<string>;
+  totp_secret: string | null;
+  totp_pending_secret: string | null;
+  totp_last_step: number | null;
+  created_at: string;
+  updated_at: string;
+  last_login_at: string | null;
+}
+
+export interface ProviderSessionsTable {
+  id: string;
+  secret_hash: string;
+  provider_user_id: string;
+  created_at: string;
+  last_seen_at: string;
+  ip: string;
+  user_agent: string;
+  /** "View as provider": the operator reading the portal (read only); null: the provider user itself. */
+  viewer_operator_id: string | null;
+}
+
+export interface ProviderApiKeysTable {
+  id: string;
+  provider_user_id: string;
+  name: string;
+  scopes: string; // JSON array: portal:view, portal:edit
+  secret_hash: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
 }
 
 export interface FlowsTable {
@@ -406,6 +458,9 @@ export interface Database {
   lead_status_history: LeadStatusHistoryTable;
   partner_status_pulls: PartnerStatusPullsTable;
   job_leases: JobLeasesTable;
+  provider_users: ProviderUsersTable;
+  provider_sessions: ProviderSessionsTable;
+  provider_api_keys: ProviderApiKeysTable;
 }
 
 export type Role = Selectable<RolesTable>;

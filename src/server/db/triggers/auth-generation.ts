@@ -23,6 +23,21 @@ const WATCH: [name: string, table: string, event: string, when: string | null][]
   ['settings_auth_generation_10', 'settings', 'delete', "old.key = 'ip_allowlist'"],
 ];
 
-export const AUTH_GENERATION_TRIGGERS = WATCH.map(([name, table, event, when]) =>
-  defineTrigger(name, table, event, () => ({ when, body: [BUMP] }), 'auth_generation_bump'),
-);
+// Provider users, their sessions and keys, and their provider (archived, portal turned off):
+// from 20261130T000000Z_provider_portal.
+const PROVIDER_WATCH: typeof WATCH = [
+  ['provider_users_auth_generation_0', 'provider_users', 'update', null],
+  ['provider_users_auth_generation_1', 'provider_users', 'delete', null],
+  ['provider_sessions_auth_generation_2', 'provider_sessions', 'update', null],
+  ['provider_sessions_auth_generation_3', 'provider_sessions', 'delete', null],
+  ['provider_api_keys_auth_generation_4', 'provider_api_keys', 'update', null],
+  ['provider_api_keys_auth_generation_5', 'provider_api_keys', 'delete', null],
+  ['traffic_providers_auth_generation_6', 'traffic_providers', 'update', null],
+];
+
+const define = ([name, table, event, when]: (typeof WATCH)[number]) =>
+  defineTrigger(name, table, event, () => ({ when, body: [BUMP] }), 'auth_generation_bump');
+
+export const PROVIDER_AUTH_GENERATION_TRIGGERS = PROVIDER_WATCH.map(define);
+
+export const AUTH_GENERATION_TRIGGERS = [...WATCH.map(define), ...PROVIDER_AUTH_GENERATION_TRIGGERS];

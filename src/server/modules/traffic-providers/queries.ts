@@ -18,7 +18,7 @@ const providerColumns = [
   'updated_at',
   'archived_at',
 ] as const;
-export type ProviderRecord = Omit<Selectable<TrafficProvidersTable>, 'token_hash'>;
+export type ProviderRecord = Pick<Selectable<TrafficProvidersTable>, (typeof providerColumns)[number]>;
 
 export const toTrafficProvider = (row: ProviderRecord): TrafficProvider => ({
   id: row.id,
