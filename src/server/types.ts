@@ -10,6 +10,7 @@ import type { Config } from './config.js';
 import type { DB } from './db/database.js';
 import type { Permission } from './auth/permissions.js';
 import type { FieldError } from './http/errors.js';
+import type { DataScope } from './db/scope.js';
 
 export interface PrincipalOperator {
   id: string;
@@ -32,6 +33,27 @@ export interface Principal {
   /** What the operator's role holds, whatever the credential. */
   rolePermissions: Set<Permission>;
   isAdmin: boolean;
+  sessionId: string | null;
+  apiKeyId: string | null;
+}
+
+/** The portal's scopes: what a provider user's API key may do (its sessions hold both). */
+export const PORTAL_SCOPES = ['portal:view', 'portal:edit'] as const;
+export type PortalScope = (typeof PORTAL_SCOPES)[number];
+
+/**
+ * A traffic provider's user (issue 27), resolved by the auth hook on portal routes only (never
+ * on an operator route: request.principal stays operator-only). Everything it reads is narrowed
+ * by `scope` (db/scope.ts) at the query layer.
+ */
+export interface ProviderPrincipal {
+  user: { id: string; email: string; name: string; timezone: string };
+  trafficProviderId: string;
+  via: 'session' | 'api_key';
+  scopes: Set<PortalScope>;
+  /** "View as provider": the operator reading this portal (read only); null: the provider user. */
+  viewAs: { operatorId: string } | null;
+  scope: DataScope;
   sessionId: string | null;
   apiKeyId: string | null;
 }
@@ -64,6 +86,11 @@ export interface RouteAccess {
   intake?: boolean;
   /** A partner's postback token in the path parameter `token`: request.postbackPartner. */
   postback?: boolean;
+  /**
+   * A traffic provider's portal route (issue 27): only provider principals (their sessions and
+   * keys) with this scope, as request.providerPrincipal; every other route refuses them.
+   */
+  portal?: PortalScope;
   /** The METRICS_TOKEN as Bearer (Prometheus); 404 while METRICS_TOKEN is unset. No allow-list. */
   metrics?: boolean;
 }
@@ -79,6 +106,7 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | null;
+    providerPrincipal: ProviderPrincipal | null;
     trafficProvider: import('./auth/machine-tokens.js').IntakeProvider | null;
     postbackPartner: import('./auth/machine-tokens.js').PostbackPartner | null;
   }
@@ -102,4 +130,10 @@ export type App = FastifyInstance<
 export function principalOf(req: { principal: Principal | null }): Principal {
   if (!req.principal) throw new Error('principalOf() on a public route');
   return req.principal;
+}
+
+/** The provider principal of a portal route (the auth hook guarantees it). */
+export function providerPrincipalOf(req: { providerPrincipal: ProviderPrincipal | null }): ProviderPrincipal {
+  if (!req.providerPrincipal) throw new Error('providerPrincipalOf() outside a portal route');
+  return req.providerPrincipal;
 }
