@@ -143,6 +143,8 @@ forEachDatabase('portal walk', (engine) => {
     await ta.app.listen({ host: '127.0.0.1', port: 0 });
     const port = (ta.app.server.address() as { port: number }).port;
     const origin = `http://127.0.0.1:${port}`;
+    const dashboardPage = (await sendRaw(port, 'GET', '/', {})).body;
+    assert.match(dashboardPage, /<div id="root">|<html/);
 
     const portal = portalRoutes(ta);
     assert.ok(portal.length >= 4, `${portal.length} portal routes`);
@@ -188,9 +190,11 @@ forEachDatabase('portal walk', (engine) => {
           leak(`${kind} ${r.method} ${url}`, res.body);
         }
         // Every spelling, over real HTTP, with B's first lead id (and every other param alike).
+        // "/API/…" is no API path: the dashboard's page answers a GET of it, which holds no data.
         for (const target of spellings(fill(r, B.leads[0]), origin)) {
           const res = await sendRaw(port, r.method, target, headers, body ? '{}' : undefined);
           sent++;
+          if (r.method === 'GET' && res.body === dashboardPage) continue;
           if ((res.status >= 200 && res.status < 300) || res.status >= 500)
             failures.push(`${kind} ${r.method} ${target} → ${res.status} ${res.body.slice(0, 160)}`);
           leak(`${kind} ${r.method} ${target}`, res.body);

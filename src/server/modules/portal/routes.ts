@@ -7,12 +7,15 @@ import { actorOf } from '../audit/service.js';
 import { PortalApiKey } from '../provider-users/schemas.js';
 import { acceptInvitation, createPortalKey, listPortalKeys, me, portalLogout, revokeOwnPortalKey } from './service.js';
 import { AcceptInvitation, CreatePortalKey, PortalMe } from './schemas.js';
+import portalIntegrationRoutes from './integration-routes.js';
 
 const TAGS = ['Portal'];
 
 // The traffic provider's portal (issue 27): its account routes. Every route here but the
 // invitation declares `portal` access: provider principals only, never an operator.
 export default async function portalRoutes(app: App) {
+  await portalIntegrationRoutes(app);
+
   app.post(
     '/api/portal/invitations/accept',
     {
