@@ -40,12 +40,14 @@ const mayRead = (actor: Actor, eventType: Parameters<typeof mayReadEvent>[1]) =>
   actor.provider ? true : mayReadEvent(principalOf(actor).permissions, eventType);
 
 type DeliveryLog = Pick<DeliveryLogOptions, 'kind' | 'what' | 'retryAction' | 'find' | 'payload'>;
+/** What reading a delivery log takes (the portal reads its postbacks' log, never retries). */
+export type DeliveryLogReads = Omit<DeliveryLog, 'retryAction'>;
 
 /** The destination's deliveries, newest first, of the event types the actor may read. */
 export async function listDestinationDeliveries(
   db: DB,
   actor: Actor,
-  o: DeliveryLog,
+  o: DeliveryLogReads,
   id: string,
   query: Static<typeof DeliveryListQuery>,
 ) {
@@ -62,7 +64,13 @@ export async function listDestinationDeliveries(
 }
 
 /** One delivery with what it sends and each try's answer; not found unless the actor may read its event. */
-export async function getDestinationDelivery(db: DB, actor: Actor, o: DeliveryLog, id: string, deliveryId: string) {
+export async function getDestinationDelivery(
+  db: DB,
+  actor: Actor,
+  o: DeliveryLogReads,
+  id: string,
+  deliveryId: string,
+) {
   const dest = await o.find(id);
   const found = await findDelivery(db, o.kind, dest.id, deliveryId);
   if (!found || !mayRead(actor, found.event.type)) return notFound('delivery');

@@ -8,7 +8,7 @@ import { parsePrice, shownPrice } from '../../distribution/prices.js';
 import type { DeliveryListQuery } from '../../events/schemas.js';
 import { notFound } from '../../http/errors.js';
 import { audit, providerOf, type Actor } from '../audit/service.js';
-import { getDestinationDelivery, listDestinationDeliveries } from '../delivery-log/service.js';
+import { getDestinationDelivery, listDestinationDeliveries, type DeliveryLogReads } from '../delivery-log/service.js';
 import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
 import type { PostbackEvent } from '../provider-postbacks/macros.js';
 import type { PutPostbacks } from '../provider-postbacks/schemas.js';
@@ -99,10 +99,9 @@ export async function testPortalPostback(
 }
 
 /** The delivery log's view of the provider's postbacks (modules/delivery-log). */
-const postbackLog = (db: DB) => ({
-  kind: 'postback' as const,
+const postbackLog = (db: DB): DeliveryLogReads => ({
+  kind: 'postback',
   what: 'Postbacks',
-  retryAction: 'portal.postbacks_updated' as const, // no retry from the portal
   find: (id: string) => postbackDestinationState(db, id),
   payload: (id: string, event: Parameters<typeof postbackPayload>[2]) => postbackPayload(db, id, event),
 });

@@ -112,6 +112,12 @@ forEachDatabase('portal integration', (engine) => {
 
     // The token is only known to the provider: rotate it (sessions only), then run the curl example.
     expectProblem(await portal(ta, user.key, 'POST', '/api/portal/intake-token/rotate'), 403, 'session_required');
+    // An operator viewing as the provider reads the docs, and rotates nothing.
+    const viewAs = (
+      await call(ta.app, ta.ownerToken, { method: 'POST', url: `/api/traffic-providers/${provider}/view-as` })
+    ).json().token;
+    assert.equal((await portal(ta, viewAs, 'GET', `/api/portal/campaigns/${campaign}/docs`)).statusCode, 200);
+    expectProblem(await portal(ta, viewAs, 'POST', '/api/portal/intake-token/rotate'), 403, 'forbidden');
     const rotated = await portal(ta, user.token, 'POST', '/api/portal/intake-token/rotate');
     assert.equal(rotated.statusCode, 200, rotated.body);
     const { token, intake_url } = rotated.json();
