@@ -393,6 +393,7 @@ forEachDatabase('scoped operator', (engine) => {
         what: 'traffic provider',
       },
       { method: 'DELETE', url: `/api/partners/${w.Y}`, what: 'partner' },
+      { method: 'POST', url: `/api/leads/${w.lead.BX}/conversion`, payload: { sale_status: 'Taken' }, what: 'lead' },
     ] as const;
     for (const credential of [op.token, op.key]) {
       for (const { what, ...req } of tries) {
@@ -501,6 +502,37 @@ forEachDatabase('role scope API', (engine) => {
       scope: { traffic_provider_ids: [w.A], partner_ids: [w.X] },
     });
     assert.equal(same.statusCode, 201, same.body);
+    // Nor hands an open role to an operator, new or existing (the same permissions, more accounts).
+    const hire = await call(ta.app, op.token, {
+      method: 'POST',
+      url: '/api/operators',
+      payload: {
+        email: 'wider@example.test',
+        name: 'Wider',
+        password: 'wider-password-1',
+        role_id: open.json().id,
+        current_password: 'scoped-password-1',
+      },
+    });
+    expectProblem(hire, 403, 'forbidden');
+    const other = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/operators',
+      payload: {
+        email: 'narrow@example.test',
+        name: 'Narrow',
+        password: 'narrow-password-1',
+        role_id: same.json().id,
+        current_password: OWNER.password,
+      },
+    });
+    assert.equal(other.statusCode, 201, other.body);
+    const promote = await call(ta.app, op.key, {
+      method: 'PATCH',
+      url: `/api/operators/${other.json().id}`,
+      payload: { role_id: open.json().id },
+    });
+    expectProblem(promote, 403, 'forbidden');
     // Nor changes a role wider than its own.
     const widen = await call(ta.app, op.token, {
       method: 'PATCH',
