@@ -412,6 +412,13 @@ forEachDatabase('scoped operator', (engine) => {
       body.errors?.some((e) => e.field === 'traffic_provider_id'),
       made.body,
     );
+    // The routing simulation needs flows:edit, which reaches the whole account: no scoped role holds it.
+    const sim = await call(ta.app, op.token, {
+      method: 'POST',
+      url: '/api/routing/simulate',
+      payload: { country: 'DE', flow_id: w.flow },
+    });
+    expectProblem(sim, 403, 'forbidden');
     // Nothing changed.
     const names = await ta.db.selectFrom('partners').select('name').where('id', '=', w.Y).executeTakeFirstOrThrow();
     assert.equal(names.name, 'Partner HiddenY');
