@@ -9,6 +9,7 @@ import { ALL_PERMISSIONS } from '../src/server/auth/permissions.js';
 import type { DB } from '../src/server/db/database.js';
 import { nowIso } from '../src/server/db/ids.js';
 import { ACCOUNT_WIDE } from '../src/server/modules/roles/scope.js';
+import { ownerCheck } from '../src/server/modules/webhooks/access.js';
 import {
   insertAttempt,
   insertCampaign,
@@ -569,4 +570,20 @@ forEachDatabase('role scope API', (engine) => {
       statements.join('\n'),
     );
   });
+});
+
+test("a webhook whose owner's role is scoped sends nothing: it would send the whole account's events", () => {
+  const owner = {
+    owner_status: 'active' as const,
+    owner_builtin: 0,
+    owner_permissions: JSON.stringify(['leads:view']),
+    owner_scope_traffic_provider_ids: null,
+    owner_scope_partner_ids: null,
+  };
+  assert.equal(ownerCheck(owner)('lead.received'), null);
+  assert.match(
+    ownerCheck({ ...owner, owner_scope_traffic_provider_ids: JSON.stringify(['p1']) })('lead.received') ?? '',
+    /limited to some traffic providers or partners/,
+  );
+  assert.match(ownerCheck({ ...owner, owner_scope_partner_ids: '[]' })('lead.received') ?? '', /limited/);
 });
