@@ -413,6 +413,15 @@ forEachDatabase('scoped operator', (engine) => {
       body.errors?.some((e) => e.field === 'traffic_provider_id'),
       made.body,
     );
+    // Nor adds a provider or a partner: it would be out of its own scope at once.
+    for (const [url, what, payload] of [
+      ['/api/traffic-providers', 'traffic provider', { name: 'New one' }],
+      ['/api/partners', 'partner', { name: 'New one', integration: { url: 'http://buyer.example/leads' } }],
+    ] as const) {
+      const add = await call(ta.app, op.token, { method: 'POST', url, payload });
+      const p = expectProblem(add, 403, 'forbidden');
+      assert.match(p.detail, new RegExp(`limited to some ${what}s`));
+    }
     // The routing simulation needs flows:edit, which reaches the whole account: no scoped role holds it.
     const sim = await call(ta.app, op.token, {
       method: 'POST',

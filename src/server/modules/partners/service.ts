@@ -1,3 +1,4 @@
+import { assertMayAdd } from '../roles/scope.js';
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import { displayPrefix, issueToken } from '../../auth/credentials.js';
@@ -80,6 +81,7 @@ export async function createPartner(
   b: Static<typeof CreatePartner>,
   allowedNetworks: readonly string[],
 ) {
+  assertMayAdd(scopeOf(actor), 'partner');
   const errors: FieldError[] = [];
   const working_hours = b.working_hours ?? null;
   const daily_cap = b.daily_cap ?? null;

@@ -76,3 +76,17 @@ export function assertScopeHeld(mine: DataScope, scope: RoleScopeInput) {
   if (within(scope.traffic_provider_ids, mine.trafficProviderIds) && within(scope.partner_ids, mine.partnerIds)) return;
   throw new HttpProblem(403, 'forbidden', 'You cannot grant a scope wider than your own role’s.');
 }
+
+/**
+ * A role limited to some traffic providers (or partners) adds none: the new one would be out of
+ * its own scope at once. An operator whose role is open in that dimension adds them.
+ */
+export function assertMayAdd(scope: DataScope, what: 'traffic provider' | 'partner') {
+  const limited = what === 'partner' ? scope.partnerIds : scope.trafficProviderIds;
+  if (limited === null) return;
+  throw new HttpProblem(
+    403,
+    'forbidden',
+    `Your role is limited to some ${what}s, so you cannot add one; an operator whose role sees every ${what} can.`,
+  );
+}

@@ -1,3 +1,4 @@
+import { assertMayAdd } from '../roles/scope.js';
 import { providerInScope } from '../../db/record-scope.js';
 import { UNSCOPED, type DataScope } from '../../db/scope.js';
 import type { Kysely } from 'kysely';
@@ -71,6 +72,7 @@ export async function createTrafficProvider(
   actor: Actor,
   b: Static<typeof CreateTrafficProvider>,
 ) {
+  assertMayAdd(scopeOf(actor), 'traffic provider');
   const errors: FieldError[] = [];
   const allowed_ips = normaliseAllowedIps(b.allowed_ips ?? [], errors);
   if (errors.length) invalid(errors);
