@@ -164,6 +164,13 @@ forEachDatabase('scoped operator', (engine) => {
         what: 'traffic provider',
       },
       { method: 'DELETE', url: `/api/partners/${w.Y}`, what: 'partner' },
+      // Provider A is in the scope, its lead sold to partner Y is not.
+      {
+        method: 'POST',
+        url: `/api/traffic-providers/${w.A}/postbacks/test`,
+        payload: { event_type: 'lead.delivered', lead_id: w.lead.AY },
+        what: 'lead',
+      },
       { method: 'POST', url: `/api/leads/${w.lead.BX}/conversion`, payload: { sale_status: 'Taken' }, what: 'lead' },
     ] as const;
     for (const credential of [op.token, op.key]) {
