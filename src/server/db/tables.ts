@@ -9,6 +9,10 @@ export interface RolesTable {
   description: string;
   permissions: string; // JSON array of module:action
   builtin: number; // 1 for the built-in admin role
+  /** JSON array of traffic provider ids the role's operators are limited to; null: all. */
+  scope_traffic_provider_ids: string | null;
+  /** JSON array of partner ids the role's operators are limited to; null: all. */
+  scope_partner_ids: string | null;
   created_at: string;
   updated_at: string;
 }

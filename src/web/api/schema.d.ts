@@ -16113,6 +16113,16 @@ export interface operations {
                             id: string;
                             name: string;
                             permissions: string[];
+                            /**
+                             * RoleScope
+                             * @description Limits the role's operators (and their API keys) to the leads, reports, events and records of some traffic providers and/or partners. The built-in admin role is never scoped.
+                             */
+                            scope: {
+                                /** @description Only the data of these partners (their ids); null: all of them */
+                                partner_ids: string[] | null;
+                                /** @description Only the data of these traffic providers (their ids); null: all of them */
+                                traffic_provider_ids: string[] | null;
+                            };
                             /** Format: date-time */
                             updated_at: string;
                         }[];
@@ -16193,6 +16203,16 @@ export interface operations {
                     description?: string;
                     name: string;
                     permissions: ("leads:view" | "leads:edit" | "leads:contacts" | "flows:view" | "flows:edit" | "partners:view" | "partners:edit" | "campaigns:view" | "campaigns:edit" | "traffic_providers:view" | "traffic_providers:edit" | "analytics:view" | "operators:view" | "operators:edit" | "roles:view" | "roles:edit" | "audit:view" | "settings:view" | "settings:edit" | "hosting:view" | "hosting:edit" | "webhooks:view" | "webhooks:edit")[];
+                    /**
+                     * RoleScope
+                     * @description Limits the role's operators (and their API keys) to the leads, reports, events and records of some traffic providers and/or partners. The built-in admin role is never scoped.
+                     */
+                    scope?: {
+                        /** @description Only the data of these partners (their ids); null: all of them */
+                        partner_ids: string[] | null;
+                        /** @description Only the data of these traffic providers (their ids); null: all of them */
+                        traffic_provider_ids: string[] | null;
+                    };
                 };
             };
         };
@@ -16214,6 +16234,16 @@ export interface operations {
                         id: string;
                         name: string;
                         permissions: string[];
+                        /**
+                         * RoleScope
+                         * @description Limits the role's operators (and their API keys) to the leads, reports, events and records of some traffic providers and/or partners. The built-in admin role is never scoped.
+                         */
+                        scope: {
+                            /** @description Only the data of these partners (their ids); null: all of them */
+                            partner_ids: string[] | null;
+                            /** @description Only the data of these traffic providers (their ids); null: all of them */
+                            traffic_provider_ids: string[] | null;
+                        };
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -16339,6 +16369,16 @@ export interface operations {
                         id: string;
                         name: string;
                         permissions: string[];
+                        /**
+                         * RoleScope
+                         * @description Limits the role's operators (and their API keys) to the leads, reports, events and records of some traffic providers and/or partners. The built-in admin role is never scoped.
+                         */
+                        scope: {
+                            /** @description Only the data of these partners (their ids); null: all of them */
+                            partner_ids: string[] | null;
+                            /** @description Only the data of these traffic providers (their ids); null: all of them */
+                            traffic_provider_ids: string[] | null;
+                        };
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -16552,6 +16592,16 @@ export interface operations {
                     description?: string;
                     name?: string;
                     permissions?: ("leads:view" | "leads:edit" | "leads:contacts" | "flows:view" | "flows:edit" | "partners:view" | "partners:edit" | "campaigns:view" | "campaigns:edit" | "traffic_providers:view" | "traffic_providers:edit" | "analytics:view" | "operators:view" | "operators:edit" | "roles:view" | "roles:edit" | "audit:view" | "settings:view" | "settings:edit" | "hosting:view" | "hosting:edit" | "webhooks:view" | "webhooks:edit")[];
+                    /**
+                     * RoleScope
+                     * @description Limits the role's operators (and their API keys) to the leads, reports, events and records of some traffic providers and/or partners. The built-in admin role is never scoped.
+                     */
+                    scope?: {
+                        /** @description Only the data of these partners (their ids); null: all of them */
+                        partner_ids: string[] | null;
+                        /** @description Only the data of these traffic providers (their ids); null: all of them */
+                        traffic_provider_ids: string[] | null;
+                    };
                 };
             };
         };
@@ -16573,6 +16623,16 @@ export interface operations {
                         id: string;
                         name: string;
                         permissions: string[];
+                        /**
+                         * RoleScope
+                         * @description Limits the role's operators (and their API keys) to the leads, reports, events and records of some traffic providers and/or partners. The built-in admin role is never scoped.
+                         */
+                        scope: {
+                            /** @description Only the data of these partners (their ids); null: all of them */
+                            partner_ids: string[] | null;
+                            /** @description Only the data of these traffic providers (their ids); null: all of them */
+                            traffic_provider_ids: string[] | null;
+                        };
                         /** Format: date-time */
                         updated_at: string;
                     };
