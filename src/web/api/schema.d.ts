@@ -6561,7 +6561,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description true: the lead made its first deposit (recorded once: the first reported wins) */
+                    /** @description true: the lead made its first deposit (recorded once: the first reported wins); false: the FTD recorded is reversed (a chargeback: ftd_at cleared, its CPA payout and revenue taken back; the traffic provider’s log gets a new ftd_reversed entry) */
                     ftd?: boolean;
                     /**
                      * Format: date-time

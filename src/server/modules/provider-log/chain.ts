@@ -1,0 +1,122 @@
+import { sign } from 'node:crypto';
+import type { DB } from '../../db/database.js';
+import { nowIso } from '../../db/ids.js';
+import type { ProviderLogPendingTable } from '../../db/tables.js';
+import type { Selectable } from 'kysely';
+import { providerSaleStatus, readPortalSettings, type PortalSettings } from '../traffic-providers/portal-settings.js';
+import { canonicalJson, checkpointMessage, entryHash, GENESIS } from './hashing.js';
+import { signingKey } from './keys.js';
+import * as q from './queries.js';
+
+// Chaining (the provider-log job, one process at a time: jobs/provider-log.ts) and checkpoints.
+// Due facts move from provider_log_pending into provider_log in one transaction per provider:
+// seq = the head's + 1, prev_hash = the head's hash, hash over the canonical form (hashing.ts).
+// The primary key (traffic_provider_id, seq) refuses a seq written twice, should two processes
+// ever chain one provider at once: the later transaction rolls back, its facts stay pending.
+// The provider's portal settings are applied here: a sale status becomes the provider's word (or
+// is left out while hidden), a payout is left out while hidden.
+
+/** Facts chained per provider per transaction; the next run takes the rest. */
+const BATCH = 1000;
+/** Providers per run. */
+const PROVIDERS_PER_RUN = 200;
+
+type Fact = Selectable<ProviderLogPendingTable>;
+
+/** The fact as the provider is shown it, or null when its settings hide it. */
+function shown(f: Fact, settings: PortalSettings): Record<string, unknown> | null {
+  const data = JSON.parse(f.data) as Record<string, unknown>;
+  if (f.kind === 'sale_status') {
+    const word = providerSaleStatus(settings, (data.sale_status as string | null) ?? null);
+    return word === null ? null : { sale_status: word };
+  }
+  if (f.kind === 'payout' && !settings.show_payout) return null;
+  return data;
+}
+
+/** Chains one provider's due facts; how many entries were written. */
+async function chainProvider(db: DB, providerId: string, now: string): Promise<number> {
+  return db.transaction().execute(async (tx) => {
+    const facts = await q.dueFacts(tx, providerId, now, BATCH);
+    if (!facts.length) return 0;
+    const settings = await readPortalSettings(tx, providerId);
+    const last = await q.head(tx, providerId);
+    let seq = last ? Number(last.seq) : 0;
+    let prev = last?.hash ?? GENESIS;
+    const entries = [];
+    for (const f of facts) {
+      const data = settings ? shown(f, settings) : null;
+      if (data === null) continue;
+      const e = {
+        traffic_provider_id: providerId,
+        seq: ++seq,
+        at: f.visible_at,
+        lead_id: f.lead_id,
+        kind: f.kind,
+        data: canonicalJson(data),
+        prev_hash: prev,
+      };
+      prev = entryHash(e);
+      entries.push({ ...e, hash: prev });
+    }
+    if (entries.length) await tx.insertInto('provider_log').values(entries).execute();
+    await tx
+      .deleteFrom('provider_log_pending')
+      .where(
+        'id',
+        'in',
+        facts.map((f) => f.id),
+      )
+      .execute();
+    return entries.length;
+  });
+}
+
+/** Chains every provider's due facts (the job's run); how many entries were written. */
+export async function chainDue(db: DB): Promise<number> {
+  const now = nowIso();
+  let n = 0;
+  for (const providerId of await q.providersDue(db, now, PROVIDERS_PER_RUN))
+    n += await chainProvider(db, providerId, now);
+  return n;
+}
+
+export interface Checkpoint {
+  traffic_provider_id: string;
+  seq: number;
+  hash: string;
+  signed_at: string;
+  signature: string;
+  key_id: string;
+}
+
+const toCheckpoint = (c: Checkpoint): Checkpoint => ({ ...c, seq: Number(c.seq) });
+
+/** The provider's latest checkpoint, signed now when its head has moved since; null: an empty log. */
+export async function checkpoint(db: DB, providerId: string): Promise<Checkpoint | null> {
+  const [top, cp] = await Promise.all([q.head(db, providerId), q.latestCheckpoint(db, providerId)]);
+  if (!top) return null;
+  if (cp && Number(cp.seq) === Number(top.seq)) return toCheckpoint(cp);
+  const key = await signingKey(db);
+  const c = { traffic_provider_id: providerId, seq: Number(top.seq), hash: top.hash, signed_at: nowIso() };
+  const made = {
+    ...c,
+    signature: sign(null, checkpointMessage(c), key.privateKey).toString('base64'),
+    key_id: key.keyId,
+  };
+  // Two callers signing one head at once: the first kept, both answered with it.
+  await db
+    .insertInto('provider_log_checkpoints')
+    .values(made)
+    .onConflict((oc) => oc.columns(['traffic_provider_id', 'seq']).doNothing())
+    .execute();
+  const kept = await q.latestCheckpoint(db, providerId);
+  return kept ? toCheckpoint(kept) : made;
+}
+
+/** Signs every head that moved (the job, hourly); how many checkpoints were made. */
+export async function checkpointAll(db: DB): Promise<number> {
+  const moved = await q.headsUnsigned(db);
+  for (const providerId of moved) await checkpoint(db, providerId);
+  return moved.length;
+}
