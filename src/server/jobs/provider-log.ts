@@ -16,15 +16,22 @@ export function providerLogJob(
   db: DB,
   work: { chain: (db: DB) => Promise<number>; checkpointAll: (db: DB) => Promise<number> },
   everyMs: number,
+  /** Tests play other processes with it (lease.ts). */
+  holder?: string,
 ): Job {
+  let checkpointedAt = -Infinity;
   return {
     name: 'provider-log',
     everyMs,
     runAtStart: true,
     run: async () => {
-      await withLease(db, 'provider-log', LEASE_MS, () => work.chain(db));
+      await withLease(db, 'provider-log', LEASE_MS, () => work.chain(db), { holder });
+      // Hourly here; the lease, kept for the hour, keeps the other processes out meanwhile.
+      if (Date.now() - checkpointedAt < CHECKPOINT_EVERY_MS) return;
+      checkpointedAt = Date.now();
       await withLease(db, 'provider-log-checkpoints', CHECKPOINT_EVERY_MS, () => work.checkpointAll(db), {
         keep: true,
+        holder,
       });
     },
   };

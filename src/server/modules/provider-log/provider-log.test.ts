@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildTestApp, call, forEachDatabase, type TestApp } from '../../../../test/helpers.js';
+import { buildTestApp, call, forEachDatabase, until, type TestApp } from '../../../../test/helpers.js';
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
 import { withLease } from '../../jobs/lease.js';
-import { chainDue } from './chain.js';
+import { providerLogJob } from '../../jobs/provider-log.js';
+import { chainDue, checkpointAll } from './chain.js';
 import { canonicalJson, entryHash, GENESIS } from './hashing.js';
-import { readProviderLog } from './service.js';
+import { latestProviderCheckpoint, readProviderLog } from './service.js';
 
 /** The provider's whole log as the portal API gives it. */
 export async function fullLog(ta: TestApp, providerId: string) {
@@ -166,5 +167,56 @@ forEachDatabase('provider log', (engine) => {
         })
         .execute(),
     );
+  });
+
+  test('the provider-log job chains due facts on its own and signs the head it moved', async (t) => {
+    const ta = await buildTestApp(t, engine, { env: { PROVIDER_LOG_INTERVAL_MS: '50' } });
+    const w = await makeWorld(t, ta, [{}]);
+    await postLead(ta, w.token, sampleLead());
+    await until(async () => (await fullLog(ta, w.providerId)).length === 3, 'the job to chain 3 facts');
+    // The hourly checkpoint ran at start, before the lead: it had nothing to sign then.
+    const cp = await ta.db.selectFrom('provider_log_checkpoints').selectAll().execute();
+    assert.deepEqual(cp, []);
+    const made = await latestProviderCheckpoint(ta.db, w.providerId);
+    assert.equal(made.seq, 3);
+    assert.deepEqual(await latestProviderCheckpoint(ta.db, w.providerId), made, 'the head did not move: the same one');
+  });
+
+  test('checkpoints: hourly, once across processes, and only of heads that moved', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await makeWorld(t, ta, [{}]);
+    await postLead(ta, w.token, sampleLead());
+    const signed = () => ta.db.selectFrom('provider_log_checkpoints').select('seq').orderBy('seq').execute();
+    const ran: string[] = [];
+    const job = (name: string) =>
+      providerLogJob(
+        ta.db,
+        { chain: chainDue, checkpointAll: async (db) => (ran.push(name), checkpointAll(db)) },
+        1000,
+        `process-${name}`,
+      );
+    t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    const [a, b] = [job('a'), job('b')];
+    await a.run(new AbortController().signal);
+    await b.run(new AbortController().signal); // another process, within the hour: the lease keeps it out
+    await a.run(new AbortController().signal); // the same one, within the hour: not again
+    assert.deepEqual(ran, ['a']);
+    assert.deepEqual(
+      (await signed()).map((c) => Number(c.seq)),
+      [3],
+    );
+    await postLead(ta, w.token, sampleLead());
+    t.mock.timers.tick(3_600_000 + 1000);
+    await a.run(new AbortController().signal);
+    await a.run(new AbortController().signal);
+    assert.deepEqual(ran, ['a', 'a']);
+    assert.deepEqual(
+      (await signed()).map((c) => Number(c.seq)),
+      [3, 6],
+    );
+    t.mock.timers.tick(3_600_000 + 1000);
+    await b.run(new AbortController().signal); // the head has not moved: nothing new to sign
+    assert.deepEqual(ran, ['a', 'a', 'b']);
+    assert.equal((await signed()).length, 2);
   });
 });
