@@ -1,6 +1,8 @@
-import type { Insertable, Kysely } from 'kysely';
+import type { Insertable } from 'kysely';
+import { compiledOnce } from './compiled.js';
+import type { DB } from './database.js';
 import { nowIso } from './ids.js';
-import type { Database, ProviderLogPendingTable } from './tables.js';
+import type { ProviderLogPendingTable } from './tables.js';
 
 // The facts a traffic provider is shown about its leads (issue 27), written to
 // provider_log_pending in the transaction that records each, so none is lost; the provider-log
@@ -43,7 +45,30 @@ export function providerFact(
   };
 }
 
+/** One fact's insert, built once (intake and delivery write one per lead: compiled.ts). */
+const insertFact = compiledOnce(
+  (
+    db: DB,
+    traffic_provider_id: string,
+    lead_id: string,
+    kind: string,
+    data: string,
+    recorded_at: string,
+    visible_at: string,
+  ) =>
+    db.insertInto('provider_log_pending').values({ traffic_provider_id, lead_id, kind, data, recorded_at, visible_at }),
+);
+
 /** Writes facts in the caller's transaction. */
-export async function recordProviderFacts(db: Kysely<Database>, facts: PendingFact[]): Promise<void> {
-  if (facts.length) await db.insertInto('provider_log_pending').values(facts).execute();
+export async function recordProviderFacts(db: DB, facts: PendingFact[]): Promise<void> {
+  for (const f of facts)
+    await insertFact(
+      db,
+      f.traffic_provider_id,
+      f.lead_id,
+      f.kind,
+      f.data,
+      f.recorded_at,
+      f.visible_at ?? f.recorded_at,
+    );
 }

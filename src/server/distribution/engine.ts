@@ -204,10 +204,9 @@ function deliveredLead(c: Candidate, call: PartnerCall, costCents: number | null
   };
 }
 
-/** The provider-log facts of a lead taken (modules/provider-log): accepted, and the payout it earns when it has one. */
+/** The provider-log fact of a lead taken (modules/provider-log): accepted, with the payout it earns when it has one. */
 const acceptedFacts = (lead: LeadRow, costCents: number | null) => [
-  providerFact(lead.traffic_provider_id, lead.id, 'accepted', {}),
-  ...(costCents ? [providerFact(lead.traffic_provider_id, lead.id, 'payout', { payout_cents: costCents })] : []),
+  providerFact(lead.traffic_provider_id, lead.id, 'accepted', costCents ? { payout_cents: costCents } : {}),
 ];
 
 /**

@@ -16,7 +16,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       `kind text not null, data text not null, recorded_at text not null, visible_at text not null)`,
   );
   await run(`create index provider_log_pending_due on provider_log_pending (visible_at, id)`);
-  await run(`create index provider_log_pending_lead on provider_log_pending (lead_id)`);
+  // No index on lead_id: only an FTD reversed during its hold looks a lead up, in a table that
+  // holds the last seconds' facts and the FTDs on hold; every index here costs each lead's intake.
 
   // Append only: an entry is never updated (a correction is a new entry).
   await run(

@@ -4,7 +4,7 @@ import { compiledOnce } from '../../db/compiled.js';
 import { isPostgres, PREPARED, type DB } from '../../db/database.js';
 import { fromJson, jsonArrayFrom, jsonObjectFrom } from '../../db/json.js';
 import { newId } from '../../db/ids.js';
-import { providerFact, type PendingFact } from '../../db/provider-facts.js';
+import { providerFact, recordProviderFacts, type PendingFact } from '../../db/provider-facts.js';
 import type { Database, IntakeRequestsTable, LeadAttemptsTable, LeadStatus, LeadsTable } from '../../db/tables.js';
 import { callLease, firstAttempt } from '../../distribution/engine.js';
 import { planAtIntake, routeOf, type LeadRow, type Plan } from '../../distribution/route.js';
@@ -307,7 +307,8 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
     else {
       await tx.insertInto('leads').values(row).execute();
       for (const [table, values] of referring)
-        await (tx as unknown as Kysely<any>).insertInto(table).values(values).execute();
+        if (table === 'provider_log_pending') await recordProviderFacts(tx, [values]);
+        else await (tx as unknown as Kysely<any>).insertInto(table).values(values).execute();
     }
     return {
       replay: false,

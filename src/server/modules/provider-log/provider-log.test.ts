@@ -41,7 +41,7 @@ forEachDatabase('provider log', (engine) => {
     }
     // Nothing is in the log until the job chains it.
     assert.deepEqual(await fullLog(ta, a.providerId), []);
-    assert.equal(await chainDue(ta.db), 15); // A: received, accepted; B (CPL): and payout
+    assert.equal(await chainDue(ta.db), 12);
 
     const logA = await fullLog(ta, a.providerId);
     assert.deepEqual(
@@ -63,12 +63,13 @@ forEachDatabase('provider log', (engine) => {
     });
     assertChain(a.providerId, logA);
     const logB = await fullLog(ta, b.providerId);
-    // B's CPL campaign pays at delivery: its payout is a fact of its own.
+    // B's CPL campaign pays at delivery: the payout comes with the acceptance.
     assert.deepEqual(
       logB.map((e) => e.kind),
-      ['received', 'accepted', 'payout', 'received', 'accepted', 'payout', 'received', 'accepted', 'payout'],
+      ['received', 'accepted', 'received', 'accepted', 'received', 'accepted'],
     );
-    assert.deepEqual(logB[2].data, { payout_cents: 1000 });
+    assert.deepEqual(logB[1].data, { payout_cents: 1000 });
+    assert.deepEqual(logA[1].data, {}, 'a CPA campaign pays nothing at delivery');
     assertChain(b.providerId, logB);
     assert.ok(!JSON.stringify(logA).includes('Secret'), "no partner's name in the log");
 
@@ -148,7 +149,7 @@ forEachDatabase('provider log', (engine) => {
     }
     await chainDue(ta.db);
     const log = await fullLog(ta, w.providerId);
-    assert.equal(log.length, 36); // 12 leads × received, accepted, payout
+    assert.equal(log.length, 24); // 12 leads × received, accepted
     assertChain(w.providerId, log);
     // And should a lease ever fail, the primary key refuses a seq written twice.
     const last = log[log.length - 1];
@@ -173,12 +174,12 @@ forEachDatabase('provider log', (engine) => {
     const ta = await buildTestApp(t, engine, { env: { PROVIDER_LOG_INTERVAL_MS: '50' } });
     const w = await makeWorld(t, ta, [{}]);
     await postLead(ta, w.token, sampleLead());
-    await until(async () => (await fullLog(ta, w.providerId)).length === 3, 'the job to chain 3 facts');
+    await until(async () => (await fullLog(ta, w.providerId)).length === 2, 'the job to chain 2 facts');
     // The hourly checkpoint ran at start, before the lead: it had nothing to sign then.
     const cp = await ta.db.selectFrom('provider_log_checkpoints').selectAll().execute();
     assert.deepEqual(cp, []);
     const made = await latestProviderCheckpoint(ta.db, w.providerId);
-    assert.equal(made.seq, 3);
+    assert.equal(made.seq, 2);
     assert.deepEqual(await latestProviderCheckpoint(ta.db, w.providerId), made, 'the head did not move: the same one');
   });
 
@@ -203,7 +204,7 @@ forEachDatabase('provider log', (engine) => {
     assert.deepEqual(ran, ['a']);
     assert.deepEqual(
       (await signed()).map((c) => Number(c.seq)),
-      [3],
+      [2],
     );
     await postLead(ta, w.token, sampleLead());
     t.mock.timers.tick(3_600_000 + 1000);
@@ -212,7 +213,7 @@ forEachDatabase('provider log', (engine) => {
     assert.deepEqual(ran, ['a', 'a']);
     assert.deepEqual(
       (await signed()).map((c) => Number(c.seq)),
-      [3, 6],
+      [2, 4],
     );
     t.mock.timers.tick(3_600_000 + 1000);
     await b.run(new AbortController().signal); // the head has not moved: nothing new to sign

@@ -42,8 +42,8 @@ forEachDatabase('provider log verification script', (engine) => {
   test('passes on an untouched log; finds each change made in the database and names the first bad seq', async (t) => {
     const ta = await buildTestApp(t, engine);
     const w = await makeWorld(t, ta, [{}]);
-    for (let i = 0; i < 4; i++) await postLead(ta, w.token, sampleLead());
-    await chainDue(ta.db); // 12 entries: received, accepted, payout per lead
+    for (let i = 0; i < 6; i++) await postLead(ta, w.token, sampleLead());
+    await chainDue(ta.db); // 12 entries: received, accepted per lead
     const dir = mkdtempSync(join(tmpdir(), 'verify-log-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const file = (name: string, text: string) => {
@@ -89,7 +89,7 @@ forEachDatabase('provider log verification script', (engine) => {
     assert.match(ok.out, /^OK 12 saved entries are the first 12 of today's 12; checkpoint at seq 12 verified/);
 
     // An entry's data changed, its hash left.
-    await setRow(5, { data: canonicalJson({ payout_cents: 1 }) });
+    await setRow(5, { data: canonicalJson({ country: 'FR' }) });
     let r = await check();
     assert.equal(r.code, 1, r.out);
     assert.match(r.out, /today's log: seq 5: hash \w+ does not match its content/);
@@ -116,7 +116,7 @@ forEachDatabase('provider log verification script', (engine) => {
     await restore();
 
     // A cheater changes an entry and recomputes its hash: the link from the next one breaks.
-    const forged = { ...row(5), data: canonicalJson({ payout_cents: 1 }) };
+    const forged = { ...row(5), data: canonicalJson({ country: 'FR' }) };
     await setRow(5, { data: forged.data, hash: entryHash({ ...forged, seq: 5 }) });
     r = await check();
     assert.equal(r.code, 1, r.out);
