@@ -206,6 +206,39 @@ export async function newApiKey(
   return res.json();
 }
 
+/**
+ * A traffic provider's portal user (issue 27): invited by the owner, its invitation accepted,
+ * signed in on the usual login route; also a portal API key with both scopes.
+ */
+export async function newPortalUser(
+  ta: TestApp,
+  providerId: string,
+): Promise<{ id: string; email: string; password: string; token: string; key: string; keyId: string }> {
+  const n = `${process.pid}-${++counter}`;
+  const email = `pu-${n}@example.test`;
+  const password = `portal-${n}-xyz`;
+  const inv = await call(ta.app, ta.ownerToken, {
+    method: 'POST',
+    url: `/api/traffic-providers/${providerId}/users`,
+    payload: { email, name: `Provider user ${n}` },
+  });
+  if (inv.statusCode !== 201) throw new Error(`invite: ${inv.statusCode} ${inv.body}`);
+  const acc = await ta.app.inject({
+    method: 'POST',
+    url: '/api/portal/invitations/accept',
+    payload: { token: inv.json().invitation_token, password },
+  });
+  if (acc.statusCode !== 201) throw new Error(`accept: ${acc.statusCode} ${acc.body}`);
+  const token = await login(ta.app, email, password);
+  const key = await call(ta.app, token, {
+    method: 'POST',
+    url: '/api/portal/api-keys',
+    payload: { name: 'portal key', scopes: ['portal:view', 'portal:edit'] },
+  });
+  if (key.statusCode !== 201) throw new Error(`portal key: ${key.statusCode} ${key.body}`);
+  return { id: inv.json().id, email, password, token, key: key.json().secret, keyId: key.json().id };
+}
+
 /** Asserts an application/problem+json answer with the given status and code. */
 export function expectProblem(res: LightMyRequestResponse, status: number, code: string) {
   const where = `${res.statusCode} ${res.body}`;

@@ -25,6 +25,7 @@ import {
   forEachDatabase,
   newApiKey,
   newOperator,
+  newPortalUser,
   OWNER,
   type TestApp,
 } from './helpers.js';
@@ -95,6 +96,11 @@ function operationProblems(route: RouteInfo, op: any): string[] {
       // Any valid credential: no module:action applies; the marking says so.
       if (op['x-permission'] !== 'authenticated')
         out.push(`${where}: open to any credential but x-permission is ${op['x-permission']}`);
+    } else if (a.portal) {
+      // A traffic provider's portal: its own scheme and the portal scope as the marking.
+      if (op['x-permission'] !== a.portal) out.push(`${where}: portal route marked ${op['x-permission']}`);
+      if (JSON.stringify(op.security) !== JSON.stringify([{ portalAuth: [] }]))
+        out.push(`${where}: portal route with security ${JSON.stringify(op.security)}`);
     } else if (!a.sessionOnly) {
       out.push(`${where}: neither public, session-only, nor permission-guarded`);
     }
@@ -499,6 +505,11 @@ forEachDatabase('OpenAPI document', (engine) => {
     assert.equal(pulled.statusCode, 200, pulled.body);
     urls['/api/partners/{id}/status-pull'] = `/api/partners/${pbPartner.id}/status-pull`;
     urls['/api/traffic-providers/{id}/postbacks'] = `/api/traffic-providers/${pbProvider.id}/postbacks`;
+    // A portal user of that provider with a key: the operator's view of them, and the portal's routes (its own token).
+    const portalUser = await newPortalUser(ta, pbProvider.id);
+    urls['/api/traffic-providers/{id}/users'] = `/api/traffic-providers/${pbProvider.id}/users`;
+    urls['/api/traffic-providers/{id}/users/{user_id}/api-keys'] =
+      `/api/traffic-providers/${pbProvider.id}/users/${portalUser.id}/api-keys`;
     urls['/api/traffic-providers/{id}/postbacks/deliveries'] =
       `/api/traffic-providers/${pbProvider.id}/postbacks/deliveries`;
     urls['/api/traffic-providers/{id}/postbacks/deliveries/{deliveryId}'] =
@@ -517,7 +528,8 @@ forEachDatabase('OpenAPI document', (engine) => {
       if (engine === 'postgres' && path.startsWith('/api/hosting/backups')) continue;
       const url = urls[path] ?? (path.includes('{') ? path.replace(/\{id\}/, ids[path]) : path);
       assert.ok(!url.includes('{'), `no id for ${path}`);
-      const res = await call(ta.app, ta.ownerToken, { method: 'GET', url });
+      const portal = path.startsWith('/api/portal/');
+      const res = await call(ta.app, portal ? portalUser.token : ta.ownerToken, { method: 'GET', url });
       assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
       if (isDownload(op.responses['200'])) {
         // A file (the leads CSV): sent as the media type it declares, with content.

@@ -59,6 +59,8 @@ import providerPostbackRoutes from './modules/provider-postbacks/routes.js';
 import statusPullRoutes from './modules/status-pull/routes.js';
 import conversionRoutes from './modules/conversions/routes.js';
 import hostingRoutes from './modules/hosting/routes.js';
+import providerUsersRoutes from './modules/provider-users/routes.js';
+import portalRoutes from './modules/portal/routes.js';
 
 export interface BuildOptions {
   /** Where log lines go (tests capture them); default stdout. */
@@ -189,6 +191,8 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(providerPostbackRoutes);
   await app.register(statusPullRoutes);
   await app.register(conversionRoutes);
+  await app.register(providerUsersRoutes);
+  await app.register(portalRoutes);
   await app.register(notificationRoutes);
   await app.register(routingRoutes);
 

@@ -59,6 +59,8 @@ export function parseBearer(authorization: string | undefined): ParsedToken {
   const m = /^Bearer +(\S+)\s*$/i.exec(authorization);
   if (!m) throw unauthorized('The Authorization header must be "Bearer <token>".');
   const parsed = parseToken(m[1]);
+  if (parsed && (parsed.kind === 'lgps_' || parsed.kind === 'lgpk_'))
+    throw unauthorized("A traffic provider's portal credential opens /api/portal/ only.");
   if (!parsed || (parsed.kind !== 'lg_' && parsed.kind !== 'lgs_')) throw unauthorized('The token is malformed.');
   return parsed;
 }

@@ -1,7 +1,8 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-// Token format shared by API keys (lg_), sessions (lgs_), intake tokens (lgt_) and partner
-// postback tokens (lgp_):
+// Token format shared by API keys (lg_), sessions (lgs_), intake tokens (lgt_), partner
+// postback tokens (lgp_), and a traffic provider's portal: its users' sessions (lgps_), their API
+// keys (lgpk_) and invitations (lgi_):
 //   <prefix><id:12><secret:32><checksum:6>, all base62.
 // The id is a non-secret lookup key (shown as the key's prefix); the secret carries ~190 bits
 // of entropy; the checksum (CRC-32 of prefix+id+secret) lets a malformed or mistyped token be
@@ -9,7 +10,7 @@ import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 // few false positives. Only SHA-256(secret) is stored: with this much entropy a slow hash
 // adds nothing, and auth stays one indexed lookup per request.
 
-export type TokenKind = 'lg_' | 'lgs_' | 'lgt_' | 'lgp_';
+export type TokenKind = 'lg_' | 'lgs_' | 'lgt_' | 'lgp_' | 'lgps_' | 'lgpk_' | 'lgi_';
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const ID_LEN = 12;
 const SECRET_LEN = 32;
@@ -68,7 +69,7 @@ export interface ParsedToken {
   secret: string;
 }
 
-const TOKEN_RE = /^(lg_|lgs_|lgt_|lgp_)([0-9A-Za-z]{12})([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/;
+const TOKEN_RE = /^(lg_|lgs_|lgt_|lgp_|lgps_|lgpk_|lgi_)([0-9A-Za-z]{12})([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/;
 
 /** Structure and checksum only; no database. Returns null for anything malformed. */
 export function parseToken(token: string): ParsedToken | null {

@@ -7,6 +7,7 @@ import { authCacheOf } from './cache.js';
 import { IpAllowList, normalizeIp, readAllowList } from './ip-allowlist.js';
 import { authenticatePostback, authenticateProvider } from './machine-tokens.js';
 import { checkMetricsToken } from './metrics-token.js';
+import { authenticatePortal, parsePortalBearer } from './portal.js';
 
 export const clientIp = (req: FastifyRequest) => normalizeIp(req.ip);
 
@@ -37,6 +38,7 @@ type Keyed = RouteAccess & { [ROUTE_KEY]?: symbol };
  */
 export function installAuth(app: App) {
   app.decorateRequest('principal', null);
+  app.decorateRequest('providerPrincipal', null);
   app.decorateRequest('trafficProvider', null);
   app.decorateRequest('postbackPartner', null);
 
@@ -74,6 +76,28 @@ export function installAuth(app: App) {
       req.trafficProvider = await authenticateProvider(app.db, req.headers.authorization, clientIp(req));
     } else if (access.postback) {
       req.postbackPartner = await authenticatePostback(app.db, (req.params as { token?: string }).token);
+    } else if (access.portal) {
+      // A traffic provider's portal: provider principals only (auth/portal.ts). Not on the
+      // account allow-list, which is for the operators' own addresses.
+      const token = parsePortalBearer(req.headers.authorization);
+      const p = await authenticatePortal(app.db, token, app.config, cache(), await cache().sync(app.db));
+      req.providerPrincipal = p;
+      if (access.sessionOnly && p.via !== 'session') {
+        throw new HttpProblem(
+          403,
+          'session_required',
+          'This endpoint is for portal sessions only; API keys cannot use it.',
+        );
+      }
+      if (!p.scopes.has(access.portal)) {
+        throw new HttpProblem(
+          403,
+          p.viewAs ? 'forbidden' : 'insufficient_scope',
+          p.viewAs
+            ? 'Viewing as the provider is read only.'
+            : `This ${p.via === 'api_key' ? 'API key' : 'session'} lacks the scope ${access.portal}.`,
+        );
+      }
     } else if (access.metrics) {
       // Prometheus: METRICS_TOKEN, no database, no account allow-list (it scrapes from its own address).
       checkMetricsToken(app.config.metricsToken, req.headers.authorization);

@@ -64,6 +64,8 @@ export interface AuditLogTable {
   actor_id: string | null;
   actor_email: string | null;
   via: 'session' | 'api_key' | 'system' | 'anonymous';
+  /** An operator (or the system, or no one yet), or a traffic provider's portal user. */
+  actor_kind: Generated<'operator' | 'provider_user'>;
   ip: string | null;
   action: string;
   target_type: string | null;
@@ -159,7 +161,9 @@ export interface ProviderUsersTable {
 export interface ProviderSessionsTable {
   id: string;
   secret_hash: string;
-  provider_user_id: string;
+  traffic_provider_id: string;
+  /** null for "View as provider" (viewer_operator_id set instead). */
+  provider_user_id: string | null;
   created_at: string;
   last_seen_at: string;
   ip: string;

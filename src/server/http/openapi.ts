@@ -42,6 +42,8 @@ function accessSentence(a: RouteAccess): string {
     return "Access: a traffic provider's intake token (`Authorization: Bearer lgt_…`), from an address in its allowed_ips. Not subject to the account IP allow-list.";
   if (a.postback)
     return "Access: the partner's postback token in the path (the postback URL is the credential). Not subject to the account IP allow-list.";
+  if (a.portal)
+    return `Access: traffic-provider portal only: a provider user's session (lgps_…) or its own API key (lgpk_…) with the \`${a.portal}\` scope. Operators' credentials get 401; everything it reads is its own provider's.`;
   const parts: string[] = [];
   if (a.permission) parts.push(`Access: needs the \`${a.permission}\` permission (key scope and role).`);
   if (a.authenticated) parts.push('Access: any valid session or API key.');
@@ -82,11 +84,28 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
       !access.authenticated &&
       !access.intake &&
       !access.postback &&
-      !access.metrics
+      !access.metrics &&
+      !access.portal
     ) {
       throw new Error(
-        `${where} declares no access: set config.permission, public, sessionOnly, authenticated, intake, postback or metrics`,
+        `${where} declares no access: set config.permission, public, sessionOnly, authenticated, intake, postback, metrics or portal`,
       );
+    }
+    // The portal is a room of its own: its routes take provider principals only and live under
+    // /api/portal/, and nothing under /api/portal/ takes an operator (public ones aside).
+    const underPortal = route.url.startsWith('/api/portal/');
+    if (access.portal && !underPortal) throw new Error(`${where} is a portal route outside /api/portal/`);
+    if (underPortal && !access.portal && !access.public) {
+      throw new Error(`${where} is under /api/portal/ but declares operator access`);
+    }
+    if (access.portal && (access.permission || access.authenticated || access.adminOnly || access.intake)) {
+      throw new Error(`${where}: a portal route declares portal access alone (sessionOnly aside)`);
+    }
+    // The account allow-list is for the operators' own addresses; providers sign in from theirs.
+    if (access.portal) access.allowlistExempt = true;
+    // Ending one's own session (sessionOnly) is the one write a view scope may do.
+    if (access.portal === 'portal:view' && !access.sessionOnly && methods.some((m) => WRITE_METHODS.has(m))) {
+      throw new Error(`${where} is a write but requires only portal:view`);
     }
     if (!route.url.startsWith('/api/') || schema.hide === true) {
       schema.hide = true;
@@ -136,7 +155,9 @@ export function installRouteRules(app: App, table: RouteInfo[]) {
 
     if (access.public || access.postback) schema.security = [];
     if (access.intake) schema.security = [{ intakeToken: [] }];
+    if (access.portal) schema.security = [{ portalAuth: [] }];
     if (access.intake) schema['x-permission'] = 'intake-token';
+    else if (access.portal) schema['x-permission'] = access.portal;
     else if (access.postback) schema['x-permission'] = 'postback-token';
     else if (access.permission) schema['x-permission'] = access.permission;
     else if (access.authenticated) schema['x-permission'] = 'authenticated';
@@ -216,6 +237,12 @@ export async function installOpenApi(app: App, version: string) {
             type: 'http',
             scheme: 'bearer',
             description: "A traffic provider's intake token (lgt_…), for POST /api/intake/leads only",
+          },
+          portalAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              "A traffic provider user's portal session (lgps_…) or portal API key (lgpk_…), for /api/portal/ only",
           },
         },
       },

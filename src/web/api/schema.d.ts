@@ -253,7 +253,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Log in to the dashboard
+         * Log in to the dashboard (operators) or the portal (traffic provider users)
          * @description Answers 401 for a wrong email or password alike, and 429 `rate_limited` (with Retry-After) after repeated failures: 5 per account and 20 per address within 15 minutes. Every try is counted before it is judged, so concurrent guesses share the budget too; passwords, two-factor codes and recovery codes all spend the same per-account budget. With two-factor sign-in on, a right password without a code answers 401 `totp_required`: send it again with `totp_code` (or `recovery_code`). A wrong or reused code is a failed login.
          *
          *     Access: public, no credentials needed.
@@ -1171,6 +1171,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/portal/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your API keys
+         * @description Access: traffic-provider portal only: a provider user's session (lgps_…) or its own API key (lgpk_…) with the `portal:view` scope. Operators' credentials get 401; everything it reads is its own provider's.
+         */
+        get: operations["listPortalApiKeys"];
+        put?: never;
+        /**
+         * Make an API key (portal scopes only; shown once)
+         * @description From a signed-in session only (a key cannot make keys: 403 `session_required`).
+         *
+         *     Access: traffic-provider portal only: a provider user's session (lgps_…) or its own API key (lgpk_…) with the `portal:edit` scope. Operators' credentials get 401; everything it reads is its own provider's.
+         */
+        post: operations["createPortalApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of your API keys
+         * @description Access: traffic-provider portal only: a provider user's session (lgps_…) or its own API key (lgpk_…) with the `portal:edit` scope. Operators' credentials get 401; everything it reads is its own provider's.
+         */
+        delete: operations["revokePortalApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation: set your password
+         * @description The token from the invitation link works once, for 7 days. Then sign in with POST /api/auth/login. Tries are counted per address like sign-ins (429 with Retry-After when over).
+         *
+         *     Access: public, no credentials needed.
+         */
+        post: operations["acceptPortalInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End this portal session
+         * @description Access: traffic-provider portal only: a provider user's session (lgps_…) or its own API key (lgpk_…) with the `portal:view` scope. Operators' credentials get 401; everything it reads is its own provider's.
+         */
+        post: operations["portalLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller: portal user, provider, scopes and what the portal shows
+         * @description Access: traffic-provider portal only: a provider user's session (lgps_…) or its own API key (lgpk_…) with the `portal:view` scope. Operators' credentials get 401; everything it reads is its own provider's.
+         */
+        get: operations["portalMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/postback/{token}": {
         parameters: {
             query?: never;
@@ -1743,6 +1851,140 @@ export interface paths {
          *     Access: needs the `traffic_providers:edit` permission (key scope and role).
          */
         post: operations["rotateTrafficProviderToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/traffic-providers/{id}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The provider's portal users
+         * @description Access: needs the `traffic_providers:view` permission (key scope and role).
+         */
+        get: operations["listProviderUsers"];
+        put?: never;
+        /**
+         * Invite a user to the provider's portal
+         * @description Answers the one-time `invitation_token` and the link to hand over (both shown once; valid 7 days). The user opens it, sets a password (POST /api/portal/invitations/accept) and signs in on the usual sign-in page. An email that already signs in (an operator or another provider user) is a 409.
+         *
+         *     Access: needs the `traffic_providers:edit` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        post: operations["inviteProviderUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/traffic-providers/{id}/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Disable or enable a portal user
+         * @description `{"status": "disabled"}` ends its sessions and revokes its keys at once, on every server. `{"status": "active"}` lets it sign in again (or accept its invitation, if it never did: renew it then).
+         *
+         *     Access: needs the `traffic_providers:edit` permission (key scope and role).
+         */
+        patch: operations["updateProviderUser"];
+        trace?: never;
+    };
+    "/api/traffic-providers/{id}/users/{user_id}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A portal user's API keys
+         * @description Access: needs the `traffic_providers:view` permission (key scope and role).
+         */
+        get: operations["listProviderUserApiKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/traffic-providers/{id}/users/{user_id}/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a portal user's API key
+         * @description It stops working at once, on every server. The record stays, with revoked_at.
+         *
+         *     Access: needs the `traffic_providers:edit` permission (key scope and role).
+         */
+        delete: operations["revokeProviderUserApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/traffic-providers/{id}/users/{user_id}/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new invitation link for a user who has not accepted yet
+         * @description The old link stops working. Shown once; valid 7 days. 409 once the user has set a password.
+         *
+         *     Access: needs the `traffic_providers:edit` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        post: operations["renewProviderUserInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/traffic-providers/{id}/view-as": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * View the portal as this provider sees it (read only)
+         * @description A read-only portal session for the dashboard to open the portal with. Needs `leads:view` as well. Audited.
+         *
+         *     Access: needs the `traffic_providers:edit` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
+         */
+        post: operations["viewAsProvider"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3305,6 +3547,8 @@ export interface operations {
                             action: string;
                             actor_email: string | null;
                             actor_id: string | null;
+                            /** @description operator: an operator (or the system, or an anonymous caller: see via); provider_user: a traffic provider's portal user */
+                            actor_kind: "operator" | "provider_user";
                             /** @description The operator's name now; null for the system, an anonymous caller or a deleted operator */
                             actor_name: string | null;
                             /** Format: date-time */
@@ -3507,8 +3751,10 @@ export interface operations {
                          * @description When the session ends if left idle; each use extends it
                          */
                         expires_at: string;
+                        /** @description Who signed in: an operator (dashboard) or a traffic provider's user (portal) */
+                        kind: "operator" | "provider";
                         /** Operator */
-                        operator: {
+                        operator?: {
                             /** @description Holds the built-in admin role: only an admin, from a dashboard session, changes or deletes them */
                             admin: boolean;
                             /** Format: date-time */
@@ -3525,7 +3771,20 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         };
-                        /** @description Session token (lgs_…); send as Authorization: Bearer. Shown once. */
+                        portal?: {
+                            traffic_provider: {
+                                id: string;
+                                name: string;
+                            };
+                            user: {
+                                email: string;
+                                id: string;
+                                name: string;
+                                timezone: string;
+                                two_factor: boolean;
+                            };
+                        };
+                        /** @description Session token; send as Authorization: Bearer. Shown once. An operator's (lgs_…) opens the dashboard's API; a traffic provider user's (lgps_…) opens /api/portal/ only. */
                         token: string;
                     };
                 };
@@ -11692,6 +11951,641 @@ export interface operations {
             };
         };
     };
+    listPortalApiKeys: {
+        parameters: {
+            query?: {
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+                /** @description Page size (1–500, default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            expires_at: string | null;
+                            id: string;
+                            last_used_at: string | null;
+                            name: string;
+                            /** @description The non-secret start of the key (lgpk_ + id) */
+                            prefix: string;
+                            revoked_at: string | null;
+                            scopes: ("portal:view" | "portal:edit")[];
+                            status: "active" | "expired" | "revoked";
+                        }[];
+                        /** @description Pass as cursor= for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createPortalApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Optional expiry, in the future */
+                    expires_at?: string | null;
+                    /** @description What the key is for */
+                    name: string;
+                    /** @description portal:view reads; portal:edit also changes postbacks and rotates intake tokens */
+                    scopes: ("portal:view" | "portal:edit")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        expires_at: string | null;
+                        id: string;
+                        last_used_at: string | null;
+                        name: string;
+                        /** @description The non-secret start of the key (lgpk_ + id) */
+                        prefix: string;
+                        revoked_at: string | null;
+                        scopes: ("portal:view" | "portal:edit")[];
+                        /** @description The key itself (lgpk_…). Shown only in this answer. */
+                        secret: string;
+                        status: "active" | "expired" | "revoked";
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokePortalApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        expires_at: string | null;
+                        id: string;
+                        last_used_at: string | null;
+                        name: string;
+                        /** @description The non-secret start of the key (lgpk_ + id) */
+                        prefix: string;
+                        revoked_at: string | null;
+                        scopes: ("portal:view" | "portal:edit")[];
+                        status: "active" | "expired" | "revoked";
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    acceptPortalInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description At least 10 characters */
+                    password: string;
+                    /** @description The invitation token (lgi_…) from the link */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        /** @enum {string} */
+                        status: "active";
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        scopes: ("portal:view" | "portal:edit")[];
+                        shows: {
+                            /** @description The contacts the provider sent, masked */
+                            contacts: boolean;
+                            /** @description FTDs are confirmed (shown, posted back) this many hours after they are recorded */
+                            ftd_hold_hours: number;
+                            payout: boolean;
+                            sale_status: boolean;
+                        };
+                        traffic_provider: {
+                            id: string;
+                            name: string;
+                        };
+                        user: {
+                            email: string;
+                            id: string;
+                            name: string;
+                            /** @description The IANA zone the portal shows dates in */
+                            timezone: string;
+                        };
+                        via: "session" | "api_key";
+                        /** @description An operator viewing the portal as the provider (read only) */
+                        view_as: boolean;
+                    };
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     postbackGet: {
         parameters: {
             query?: {
@@ -14323,8 +15217,10 @@ export interface operations {
                          * @description When the session ends if left idle; each use extends it
                          */
                         expires_at: string;
+                        /** @description Who signed in: an operator (dashboard) or a traffic provider's user (portal) */
+                        kind: "operator" | "provider";
                         /** Operator */
-                        operator: {
+                        operator?: {
                             /** @description Holds the built-in admin role: only an admin, from a dashboard session, changes or deletes them */
                             admin: boolean;
                             /** Format: date-time */
@@ -14341,7 +15237,20 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         };
-                        /** @description Session token (lgs_…); send as Authorization: Bearer. Shown once. */
+                        portal?: {
+                            traffic_provider: {
+                                id: string;
+                                name: string;
+                            };
+                            user: {
+                                email: string;
+                                id: string;
+                                name: string;
+                                timezone: string;
+                                two_factor: boolean;
+                            };
+                        };
+                        /** @description Session token; send as Authorization: Bearer. Shown once. An operator's (lgs_…) opens the dashboard's API; a traffic provider user's (lgps_…) opens /api/portal/ only. */
                         token: string;
                     };
                 };
@@ -16101,6 +17010,909 @@ export interface operations {
             };
             /** @description conflict: the request clashes with the current state */
             409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listProviderUsers: {
+        parameters: {
+            query?: {
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+                /** @description Page size (1–500, default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            email: string;
+                            id: string;
+                            /** @description While invited: when the invitation link stops working */
+                            invitation_expires_at: string | null;
+                            last_login_at: string | null;
+                            name: string;
+                            status: "invited" | "active" | "disabled";
+                            traffic_provider_id: string;
+                            /** @description Whether two-factor sign-in is on */
+                            two_factor: boolean;
+                        }[];
+                        /** @description Pass as cursor= for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    inviteProviderUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        email: string;
+                        id: string;
+                        /** @description While invited: when the invitation link stops working */
+                        invitation_expires_at: string | null;
+                        /** @description The one-time invitation token (lgi_…). Shown only in this answer; valid 7 days. */
+                        invitation_token: string;
+                        /** @description The link to hand to the provider user (the token sits after #, so it reaches no server log) */
+                        invitation_url: string;
+                        last_login_at: string | null;
+                        name: string;
+                        status: "invited" | "active" | "disabled";
+                        traffic_provider_id: string;
+                        /** @description Whether two-factor sign-in is on */
+                        two_factor: boolean;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateProviderUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description disabled ends its sessions and revokes its keys at once; active lets it sign in again */
+                    status: "active" | "disabled";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        email: string;
+                        id: string;
+                        /** @description While invited: when the invitation link stops working */
+                        invitation_expires_at: string | null;
+                        last_login_at: string | null;
+                        name: string;
+                        status: "invited" | "active" | "disabled";
+                        traffic_provider_id: string;
+                        /** @description Whether two-factor sign-in is on */
+                        two_factor: boolean;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listProviderUserApiKeys: {
+        parameters: {
+            query?: {
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+                /** @description Page size (1–500, default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            expires_at: string | null;
+                            id: string;
+                            last_used_at: string | null;
+                            name: string;
+                            /** @description The non-secret start of the key (lgpk_ + id) */
+                            prefix: string;
+                            revoked_at: string | null;
+                            scopes: ("portal:view" | "portal:edit")[];
+                            status: "active" | "expired" | "revoked";
+                        }[];
+                        /** @description Pass as cursor= for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeProviderUserApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                key_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        expires_at: string | null;
+                        id: string;
+                        last_used_at: string | null;
+                        name: string;
+                        /** @description The non-secret start of the key (lgpk_ + id) */
+                        prefix: string;
+                        revoked_at: string | null;
+                        scopes: ("portal:view" | "portal:edit")[];
+                        status: "active" | "expired" | "revoked";
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    renewProviderUserInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        email: string;
+                        id: string;
+                        /** @description While invited: when the invitation link stops working */
+                        invitation_expires_at: string | null;
+                        /** @description The one-time invitation token (lgi_…). Shown only in this answer; valid 7 days. */
+                        invitation_token: string;
+                        /** @description The link to hand to the provider user (the token sits after #, so it reaches no server log) */
+                        invitation_url: string;
+                        last_login_at: string | null;
+                        name: string;
+                        status: "invited" | "active" | "disabled";
+                        traffic_provider_id: string;
+                        /** @description Whether two-factor sign-in is on */
+                        two_factor: boolean;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    viewAsProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description A read-only portal session (lgps_…) showing the portal as the provider sees it */
+                        token: string;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];

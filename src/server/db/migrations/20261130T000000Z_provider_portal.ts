@@ -28,6 +28,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addColumn('last_login_at', 'text')
     .execute();
+  await db.schema.createIndex('provider_users_invitation').on('provider_users').column('invitation_hash').execute();
   await db.schema
     .createIndex('provider_users_provider')
     .on('provider_users')
@@ -38,13 +39,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('provider_sessions')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('secret_hash', 'text', (c) => c.notNull())
-    .addColumn('provider_user_id', 'text', (c) => c.notNull().references('provider_users.id').onDelete('cascade'))
+    .addColumn('traffic_provider_id', 'text', (c) => c.notNull().references('traffic_providers.id'))
+    // null for "View as provider" (viewer_operator_id set instead)
+    .addColumn('provider_user_id', 'text', (c) => c.references('provider_users.id').onDelete('cascade'))
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('last_seen_at', 'text', (c) => c.notNull())
     .addColumn('ip', 'text', (c) => c.notNull())
     .addColumn('user_agent', 'text', (c) => c.notNull())
     // "View as provider": the operator reading the portal as this provider (read only); null: the user itself
-    .addColumn('viewer_operator_id', 'text')
+    .addColumn('viewer_operator_id', 'text', (c) => c.references('operators.id').onDelete('cascade'))
     .execute();
   await db.schema.createIndex('provider_sessions_user').on('provider_sessions').column('provider_user_id').execute();
 
@@ -80,6 +83,12 @@ export async function up(db: Kysely<any>): Promise<void> {
       .addColumn(column, type, (c) => c.notNull().defaultTo(dflt))
       .execute();
   }
+
+  // Who did it: an operator, or a traffic provider's user (everything a provider user does is audited as one).
+  await db.schema
+    .alterTable('audit_log')
+    .addColumn('actor_kind', 'text', (c) => c.notNull().defaultTo('operator'))
+    .execute();
 
   for (const t of PROVIDER_AUTH_GENERATION_TRIGGERS) await installTrigger(db, t);
 }

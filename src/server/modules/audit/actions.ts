@@ -60,6 +60,22 @@ export const AUDIT_ACTIONS = [
   'webhook.deleted',
   'webhook.secret_rotated',
   'webhook.delivery_retried',
+  'provider_user.invited',
+  'provider_user.invitation_renewed',
+  'provider_user.accepted',
+  'provider_user.updated',
+  'provider_user.api_key_revoked',
+  'traffic_provider.viewed_as',
+  'traffic_provider.portal_updated',
+  'portal.login',
+  'portal.logout',
+  'portal.api_key_created',
+  'portal.api_key_revoked',
+  'portal.token_rotated',
+  'portal.postbacks_updated',
+  'portal.postback_tested',
+  'portal.leads_exported',
+  'portal.profile_updated',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

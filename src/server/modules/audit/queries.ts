@@ -1,7 +1,9 @@
 import type { DB } from '../../db/database.js';
+import type { Insertable } from 'kysely';
 import type { AuditLogTable } from '../../db/tables.js';
 
-export const insertAuditEntry = (db: DB, row: AuditLogTable) => db.insertInto('audit_log').values(row).execute();
+export const insertAuditEntry = (db: DB, row: Insertable<AuditLogTable>) =>
+  db.insertInto('audit_log').values(row).execute();
 
 /** Entries newest first, before `beforeId` (the cursor), optionally of one action or actor; limit + 1 rows. */
 export async function auditRows(db: DB, q: { beforeId?: string; action?: string; actorId?: string; limit: number }) {

@@ -12,6 +12,10 @@ const AuditEntry = Type.Object(
     actor_name: Type.Union([Type.String(), Type.Null()], {
       description: "The operator's name now; null for the system, an anonymous caller or a deleted operator",
     }),
+    actor_kind: Type.Union([Type.Literal('operator'), Type.Literal('provider_user')], {
+      description:
+        "operator: an operator (or the system, or an anonymous caller: see via); provider_user: a traffic provider's portal user",
+    }),
     via: Type.Union([
       Type.Literal('session'),
       Type.Literal('api_key'),

@@ -6,7 +6,7 @@ import type { Database } from '../../db/tables.js';
 import { withNames } from '../../db/names.js';
 import { invalid } from '../../http/errors.js';
 import { decodeCursor, pageOf } from '../../http/pagination.js';
-import { principalOf, type Principal } from '../../types.js';
+import { principalOf, type Principal, type ProviderPrincipal } from '../../types.js';
 import { AUDIT_ACTIONS, type AuditAction } from './actions.js';
 import { maskLeadContacts } from './contacts.js';
 import { auditRows, insertAuditEntry } from './queries.js';
@@ -18,9 +18,21 @@ import { auditRows, insertAuditEntry } from './queries.js';
 export interface Actor {
   principal: Principal | null;
   ip: string | null;
+  /** A traffic provider's portal user (portal routes only; then principal is null). */
+  provider?: ProviderPrincipal | null;
 }
 
-export const actorOf = (req: FastifyRequest): Actor => ({ principal: req.principal ?? null, ip: clientIp(req) });
+export const actorOf = (req: FastifyRequest): Actor => ({
+  principal: req.principal ?? null,
+  ip: clientIp(req),
+  provider: req.providerPrincipal ?? null,
+});
+
+/** The provider principal of a portal use case (the guard resolved it for a portal route). */
+export function providerOf(actor: Actor): ProviderPrincipal {
+  if (!actor.provider) throw new Error('providerOf() outside a portal route');
+  return actor.provider;
+}
 
 /** A use case run by the server itself (a job, a partner's postback): no principal, no address. */
 export const SYSTEM: Actor = { principal: null, ip: null };
@@ -34,17 +46,24 @@ export interface AuditEvent {
   actor?: { id: string | null; email: string | null };
   /** Events made by a machine on a request without an operator (a partner's postback): 'system'. */
   via?: 'system';
+  /** For events without a principal yet that concern a provider user (its login, its invitation accepted). */
+  actorKind?: 'provider_user';
 }
 
 /** Records a security event. Pass the transaction when the change it records is in one. */
 export async function audit(db: Kysely<Database>, actor: Actor, event: AuditEvent): Promise<void> {
   const p = actor.principal;
+  const pp = actor.provider ?? null;
+  // A portal user acts as itself; an operator viewing a portal as its provider stays the operator.
+  const asProvider = pp !== null && pp.viewAs === null;
+  const who = p ? { id: p.operator.id, email: p.operator.email } : pp ? { id: pp.user.id, email: pp.user.email } : null;
   await insertAuditEntry(db, {
     id: newId(),
     at: nowIso(),
-    actor_id: event.actor ? event.actor.id : (p?.operator.id ?? null),
-    actor_email: event.actor ? event.actor.email : (p?.operator.email ?? null),
-    via: event.via ?? (p ? p.via : actor.ip === null ? 'system' : 'anonymous'),
+    actor_id: event.actor ? event.actor.id : (who?.id ?? null),
+    actor_email: event.actor ? event.actor.email : (who?.email ?? null),
+    actor_kind: event.actorKind ?? (asProvider ? 'provider_user' : 'operator'),
+    via: event.via ?? (p ? p.via : pp ? pp.via : actor.ip === null ? 'system' : 'anonymous'),
     ip: actor.ip,
     action: event.action,
     target_type: event.target_type ?? null,

@@ -70,7 +70,8 @@ forEachDatabase('auth', (engine) => {
     const res = await tryLogin(ta, OWNER.email, OWNER.password);
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
-    assert.deepEqual(Object.keys(body).sort(), ['expires_at', 'operator', 'token']);
+    assert.deepEqual(Object.keys(body).sort(), ['expires_at', 'kind', 'operator', 'token']);
+    assert.equal(body.kind, 'operator');
     assert.match(body.token, /^lgs_[0-9A-Za-z]{50}$/);
     const idleMs = ta.config.sessionIdleMinutes * 60_000;
     const expires = Date.parse(body.expires_at);

@@ -7,12 +7,30 @@ import { completeSetup, login, logout, setupNeeded, whoami } from './service.js'
 
 const SessionCreated = Type.Object(
   {
-    token: Type.String({ description: 'Session token (lgs_…); send as Authorization: Bearer. Shown once.' }),
+    token: Type.String({
+      description:
+        "Session token; send as Authorization: Bearer. Shown once. An operator's (lgs_…) opens the dashboard's API; a traffic provider user's (lgps_…) opens /api/portal/ only.",
+    }),
     expires_at: Type.String({
       format: 'date-time',
       description: 'When the session ends if left idle; each use extends it',
     }),
-    operator: Operator,
+    kind: Type.Union([Type.Literal('operator'), Type.Literal('provider')], {
+      description: "Who signed in: an operator (dashboard) or a traffic provider's user (portal)",
+    }),
+    operator: Type.Optional(Operator),
+    portal: Type.Optional(
+      Type.Object({
+        user: Type.Object({
+          id: Type.String(),
+          email: Type.String(),
+          name: Type.String(),
+          timezone: Type.String(),
+          two_factor: Type.Boolean(),
+        }),
+        traffic_provider: Type.Object({ id: Type.String(), name: Type.String() }),
+      }),
+    ),
   },
   { title: 'SessionCreated' },
 );
@@ -48,7 +66,7 @@ export default async function authRoutes(app: App) {
       schema: {
         operationId: 'login',
         tags: ['Auth'],
-        summary: 'Log in to the dashboard',
+        summary: 'Log in to the dashboard (operators) or the portal (traffic provider users)',
         description:
           'Answers 401 for a wrong email or password alike, and 429 `rate_limited` (with Retry-After) after repeated failures: ' +
           '5 per account and 20 per address within 15 minutes. Every try is counted before it is judged, so concurrent guesses ' +

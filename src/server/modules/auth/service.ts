@@ -7,6 +7,7 @@ import { principalOf } from '../../types.js';
 import { audit, type Actor } from '../audit/service.js';
 import { findOperator } from '../operators/queries.js';
 import { createOwner, ownerExists } from '../operators/service.js';
+import { createPortalSession, judgeProviderLogin, portalWhoami, providerLoginRow } from '../portal/sign-in.js';
 import { spendCode } from '../profile/two-factor.js';
 import {
   deleteAccountAttempts,
@@ -169,6 +170,19 @@ export async function login(db: DB, actor: Actor, input: LoginInput, userAgent: 
   // Counted before it is judged (see beginAttempt): a failure is this row left in place.
   const attempt = await beginAttempt(db, ip, email);
   const row = await loginRow(db, email);
+  if (!row) {
+    // A traffic provider's user signs in on the same page, into its portal (modules/portal).
+    const provider = await providerLoginRow(db, email);
+    if (provider) {
+      if ((await judgeProviderLogin(db, actor, provider, { ...input, email })) === 'totp_required') {
+        await forgetAttempt(db, attempt);
+        throw new HttpProblem(401, 'totp_required', 'Enter the 6-digit code from your authenticator app.');
+      }
+      await clearFailures(db, email);
+      const session = await createPortalSession(db, provider, ip, userAgent, idleMinutes);
+      return { ...session, kind: 'provider' as const, portal: await portalWhoami(db, provider.id) };
+    }
+  }
   const ok = await verifyPassword(row?.password_hash ?? null, input.password);
   if (!row || !ok || row.status !== 'active') {
     await audit(db, actor, {
@@ -197,7 +211,7 @@ export async function login(db: DB, actor: Actor, input: LoginInput, userAgent: 
   await clearFailures(db, email);
   const session = await createSession(db, row.id, ip, userAgent, idleMinutes);
   await audit(db, actor, { action: 'auth.login', actor: { id: row.id, email } });
-  return { ...session, operator: (await findOperator(db, row.id))! };
+  return { ...session, kind: 'operator' as const, operator: (await findOperator(db, row.id))! };
 }
 
 /** Ends the actor's session. */
@@ -237,7 +251,7 @@ export async function completeSetup(
     details: { via: 'setup' },
   });
   const session = await createSession(db, id!, addressOf(actor), userAgent, idleMinutes);
-  return { ...session, operator: (await findOperator(db, id!))! };
+  return { ...session, kind: 'operator' as const, operator: (await findOperator(db, id!))! };
 }
 
 /** Whether first-run setup is still needed: no operator yet. */

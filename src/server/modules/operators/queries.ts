@@ -71,8 +71,10 @@ export async function operatorPage(
   return pageOf(await query.execute(), f.limit, (r) => ({ id: r.id }));
 }
 
+/** Whether anyone signs in with this email: an operator, or a traffic provider's portal user (one sign-in page for both). */
 export const emailTaken = async (db: Kysely<Database>, email: string) =>
-  !!(await db.selectFrom('operators').select('id').where('email', '=', email).executeTakeFirst());
+  !!(await db.selectFrom('operators').select('id').where('email', '=', email).executeTakeFirst()) ||
+  !!(await db.selectFrom('provider_users').select('id').where('email', '=', email).executeTakeFirst());
 
 export const anyOperator = async (db: Kysely<Database>) =>
   !!(await db.selectFrom('operators').select('id').limit(1).executeTakeFirst());

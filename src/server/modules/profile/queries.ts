@@ -1,8 +1,9 @@
 import type { DB } from '../../db/database.js';
 
-/** Whether an operator signs in with this email. */
+/** Whether anyone signs in with this email: an operator, or a traffic provider's portal user (one sign-in page for both). */
 export const emailTaken = async (db: DB, email: string) =>
-  !!(await db.selectFrom('operators').select('id').where('email', '=', email).executeTakeFirst());
+  !!(await db.selectFrom('operators').select('id').where('email', '=', email).executeTakeFirst()) ||
+  !!(await db.selectFrom('provider_users').select('id').where('email', '=', email).executeTakeFirst());
 
 export const updateOwnOperator = (
   db: DB,
