@@ -148,7 +148,7 @@ async function main() {
   const saved = readEntries(o.saved);
   const current = o.current ? readEntries(o.current) : await fetchLog(base, o.key);
   let cp = o.checkpoint ? JSON.parse(readFileSync(o.checkpoint, 'utf8')) : null;
-  if (!cp && base && current.length) cp = await fetchJson(`${base}/api/portal/checkpoints/latest`, o.key);
+  if (!cp && base) cp = await fetchJson(`${base}/api/portal/checkpoints/latest`, o.key);
   let key = null;
   if (cp) {
     if (o['public-key']) key = publicKeyOf(readFileSync(o['public-key'], 'utf8'));
@@ -198,6 +198,7 @@ function checkpointProblem(cp, key, current, providerId) {
     return `checkpoint: for provider ${cp.traffic_provider_id}, not ${providerId}`;
   if (!verify(null, message, key, Buffer.from(cp.signature, 'base64')))
     return `checkpoint at seq ${cp.seq}: the signature does not verify with the public key`;
+  if (cp.seq === 0) return cp.hash === GENESIS ? null : `checkpoint at seq 0: its hash is not 64 zeros`;
   const e = current[cp.seq - 1];
   if (!e) return `checkpoint at seq ${cp.seq}: today's log has only ${current.length} entries`;
   if (e.hash !== cp.hash) return `seq ${cp.seq}: hash ${e.hash} is not the one the checkpoint signed (${cp.hash})`;

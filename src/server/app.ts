@@ -61,6 +61,7 @@ import conversionRoutes from './modules/conversions/routes.js';
 import hostingRoutes from './modules/hosting/routes.js';
 import providerUsersRoutes from './modules/provider-users/routes.js';
 import portalRoutes from './modules/portal/routes.js';
+import providerLogRoutes from './modules/provider-log/routes.js';
 
 export interface BuildOptions {
   /** Where log lines go (tests capture them); default stdout. */
@@ -193,6 +194,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(conversionRoutes);
   await app.register(providerUsersRoutes);
   await app.register(portalRoutes);
+  await app.register(providerLogRoutes);
   await app.register(notificationRoutes);
   await app.register(routingRoutes);
 

@@ -97,10 +97,13 @@ export interface Checkpoint {
 
 const toCheckpoint = (c: Checkpoint): Checkpoint => ({ ...c, seq: Number(c.seq) });
 
-/** The provider's latest checkpoint, signed now when its head has moved since; null: an empty log. */
-export async function checkpoint(db: DB, providerId: string): Promise<Checkpoint | null> {
-  const [top, cp] = await Promise.all([q.head(db, providerId), q.latestCheckpoint(db, providerId)]);
-  if (!top) return null;
+/**
+ * The provider's latest checkpoint, signed now when its head has moved since. An empty log's is
+ * seq 0 with GENESIS as its hash: signed proof that the log was empty then.
+ */
+export async function checkpoint(db: DB, providerId: string): Promise<Checkpoint> {
+  const [found, cp] = await Promise.all([q.head(db, providerId), q.latestCheckpoint(db, providerId)]);
+  const top = found ?? { seq: 0, hash: GENESIS };
   if (cp && Number(cp.seq) === Number(top.seq)) return toCheckpoint(cp);
   const key = await signingKey(db);
   const c = { traffic_provider_id: providerId, seq: Number(top.seq), hash: top.hash, signed_at: nowIso() };

@@ -35,8 +35,9 @@ export default async function providerLogRoutes(app: App) {
         operationId: 'getPortalLatestCheckpoint',
         tags: TAGS,
         summary: "Your log's head, signed (Ed25519)",
-        description: 'Signed now when the log has grown since the last checkpoint; 404 while your log is empty.',
-        response: { 200: Checkpoint, ...problems(404) },
+        description:
+          'Signed now when the log has grown since the last checkpoint. An empty log is signed as seq 0 with 64 zeros as its hash.',
+        response: { 200: Checkpoint },
       },
     },
     async (req) => latestProviderCheckpoint(app.db, providerPrincipalOf(req).trafficProviderId),

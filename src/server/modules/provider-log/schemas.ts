@@ -49,7 +49,7 @@ export const LogPage = Type.Object(
 export const Checkpoint = Type.Object(
   {
     traffic_provider_id: Type.String(),
-    seq: Type.Integer({ format: 'int64' }),
+    seq: Type.Integer({ format: 'int64', minimum: 0, description: 'The head signed; 0: the log was empty' }),
     hash: Hash,
     signed_at: Timestamp,
     signature: Type.String({ description: 'Ed25519 over the checkpoint message (README), base64' }),

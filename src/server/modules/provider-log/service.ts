@@ -1,6 +1,5 @@
 import type { DB } from '../../db/database.js';
 import type { ProviderFactKind } from '../../db/provider-facts.js';
-import { HttpProblem } from '../../http/errors.js';
 import { checkpoint, type Checkpoint } from './chain.js';
 import { signingKey } from './keys.js';
 import { entriesAfter } from './queries.js';
@@ -37,12 +36,8 @@ export async function readProviderLog(
   return { data, next_cursor: rows.length > page.limit ? String(data[data.length - 1].seq) : null };
 }
 
-/** The provider's latest checkpoint, signed now when its head has moved; 404 while its log is empty. */
-export async function latestProviderCheckpoint(db: DB, providerId: string): Promise<Checkpoint> {
-  const c = await checkpoint(db, providerId);
-  if (!c) throw new HttpProblem(404, 'not_found', 'Your log has no entries yet: there is nothing to sign.');
-  return c;
-}
+/** The provider's latest checkpoint, signed now when its head has moved (an empty log: seq 0). */
+export const latestProviderCheckpoint = (db: DB, providerId: string): Promise<Checkpoint> => checkpoint(db, providerId);
 
 /** The key checkpoints are signed with. */
 export async function checkpointPublicKey(db: DB) {
