@@ -20,6 +20,7 @@ import * as jobLeases from './migrations/20261128T000000Z_job_leases.js';
 import * as statusPullPreview from './migrations/20261128T010000Z_status_pull_preview.js';
 import * as postbackLeadIndex from './migrations/20261129T020000Z_postback_lead_index.js';
 import * as providerPortal from './migrations/20261130T000000Z_provider_portal.js';
+import * as providerLog from './migrations/20261130T010000Z_provider_log.js';
 import * as roleScope from './migrations/20261130T020000Z_role_scope.js';
 
 interface Migration {
@@ -49,6 +50,7 @@ const migrations: [string, Migration][] = [
   ['20261128T010000Z_status_pull_preview', statusPullPreview],
   ['20261129T020000Z_postback_lead_index', postbackLeadIndex],
   ['20261130T000000Z_provider_portal', providerPortal],
+  ['20261130T010000Z_provider_log', providerLog],
   ['20261130T020000Z_role_scope', roleScope],
 ];
 
