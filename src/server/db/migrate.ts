@@ -22,6 +22,7 @@ import * as postbackLeadIndex from './migrations/20261129T020000Z_postback_lead_
 import * as providerPortal from './migrations/20261130T000000Z_provider_portal.js';
 import * as providerLog from './migrations/20261130T010000Z_provider_log.js';
 import * as roleScope from './migrations/20261130T020000Z_role_scope.js';
+import * as portalIndexes from './migrations/20261130T030000Z_portal_indexes.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -52,6 +53,7 @@ const migrations: [string, Migration][] = [
   ['20261130T000000Z_provider_portal', providerPortal],
   ['20261130T010000Z_provider_log', providerLog],
   ['20261130T020000Z_role_scope', roleScope],
+  ['20261130T030000Z_portal_indexes', portalIndexes],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */
