@@ -131,7 +131,7 @@ forEachDatabase('two-factor sign-in', (engine) => {
     const next = codeAt(secret, 1);
     const ok = await loginWith(ta, op, { totp_code: next });
     assert.equal(ok.statusCode, 200, ok.body);
-    assert.deepEqual(Object.keys(ok.json()).sort(), ['expires_at', 'operator', 'token']);
+    assert.deepEqual(Object.keys(ok.json()).sort(), ['expires_at', 'kind', 'operator', 'token']);
     assert.equal(ok.json().operator.id, op.id);
     assert.equal((await call(ta.app, ok.json().token, { method: 'GET', url: '/api/profile' })).statusCode, 200);
     expectProblem(await loginWith(ta, op, { totp_code: next }), 401, 'unauthorized'); // replay
