@@ -23,6 +23,7 @@ import { StatusControl } from '../../ui/StatusControl';
 import { useEditorForm, refusal } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
 import { fieldErrors } from '../../ui/fields';
+import { PortalPanel } from './PortalPanel';
 import { PostbacksPanel } from './PostbacksPanel';
 import { TokenModal, type ShownToken } from './TokenModal';
 import { EditorHeader } from '../../ui/EditorHeader';
@@ -286,6 +287,7 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
         </Text>
       </ConfirmDialog>
       {provider && <PostbacksPanel providerId={provider.id} canEdit={canEdit} />}
+      {provider && <PortalPanel providerId={provider.id} canEdit={canEdit} />}
     </Stack>
   );
 }
