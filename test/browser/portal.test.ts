@@ -163,6 +163,16 @@ test(
     await page.goto(`${base}/settings/api`);
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     assert.equal(page.url(), `${base}/settings/api`);
+    // A tab opened by hand borrows a session of its own side only: the dashboard's from the
+    // operator's tab, the read-only portal one from the portal's.
+    const dashboardTab = await context.newPage();
+    await dashboardTab.goto(`${base}/leads`);
+    await dashboardTab.getByTestId('operator-name').waitFor();
+    assert.equal(dashboardTab.url(), `${base}/leads`);
+    const portalTab = await context.newPage();
+    await portalTab.goto(`${base}/portal/api-keys`);
+    await portalTab.getByTestId('view-as-banner').waitFor();
+    assert.equal(portalTab.url(), `${base}/portal/api-keys`);
     // And it is audited.
     const log = await client.send('GET', '/api/audit-log?action=traffic_provider.viewed_as');
     assert.equal(log.json().data.length, 1, log.text);
