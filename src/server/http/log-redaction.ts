@@ -12,7 +12,7 @@ const SECRET_PARAMS = new Set(['token']);
 /** Query names that carry credentials in the wild (api_key=, token=, auth=, signature=…). */
 const SECRET_NAMES = /token|secret|passw|api[-_]?key|auth|signature|^key$|^sig$/i;
 /** Any of Leadgate's own token kinds, inside a decoded value. */
-const OWN_TOKEN = /lg[stp]?_[0-9A-Za-z]{4,}/;
+const OWN_TOKEN = /lg(?:ps|pk|[stpi])?_[0-9A-Za-z]{4,}/;
 
 const decode = (s: string) => {
   try {

@@ -260,4 +260,19 @@ forEachDatabase('portal accounts', (engine) => {
       .executeTakeFirstOrThrow();
     assert.deepEqual(entry, { actor_id: ta.ownerId, actor_kind: 'operator' });
   });
+
+  test("portal tokens and invitations in a URL never reach the log (redacted like the operators' tokens)", async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const pu = await newPortalUser(ta, await insertTrafficProvider(ta.db));
+    const invite = '/portal/invitation';
+    for (const secret of [pu.key, pu.token, `lgi_${pu.key.slice(5)}`]) {
+      await call(ta.app, pu.token, {
+        method: 'GET',
+        url: `/api/portal/me?next=${encodeURIComponent(invite)}&x=${secret}`,
+      });
+      const logs = ta.logs.join('\n');
+      assert.ok(logs.includes('x=[redacted]'), 'the query is logged, the token redacted');
+      assert.ok(!logs.includes(secret.slice(6, 40)), `${secret.slice(0, 5)} token in a log line`);
+    }
+  });
 });
