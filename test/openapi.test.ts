@@ -507,6 +507,23 @@ forEachDatabase('OpenAPI document', (engine) => {
     urls['/api/traffic-providers/{id}/postbacks'] = `/api/traffic-providers/${pbProvider.id}/postbacks`;
     // A portal user of that provider with a key: the operator's view of them, and the portal's routes (its own token).
     const portalUser = await newPortalUser(ta, pbProvider.id);
+    // One of its leads, with every field the portal can show shown (sale status, payout, masked contacts, an FTD past its hold).
+    await ta.db
+      .updateTable('traffic_providers')
+      .set({ portal_sale_status: 1, portal_contacts: 1 })
+      .where('id', '=', pbProvider.id)
+      .execute();
+    const [portalLead] = await insertLeads(ta.db, [
+      {
+        traffic_provider_id: pbProvider.id,
+        status: 'delivered',
+        sale_status: 'Deposit',
+        ftd_at: '2026-01-01T00:00:00.000Z',
+        sub_id1: 'doc',
+        cost_cents: 1000,
+      },
+    ]);
+    urls['/api/portal/leads/{id}'] = `/api/portal/leads/${portalLead}`;
     urls['/api/traffic-providers/{id}/users'] = `/api/traffic-providers/${pbProvider.id}/users`;
     urls['/api/traffic-providers/{id}/users/{user_id}/api-keys'] =
       `/api/traffic-providers/${pbProvider.id}/users/${portalUser.id}/api-keys`;

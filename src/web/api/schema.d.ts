@@ -1239,6 +1239,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/portal/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your leads, newest first
+         * @description Your own leads only. FTDs (their date, the converted sale status and a payout per FTD) show once the hold your account manager set has passed (`shows.ftd_hold_hours` in portalMe); the sale status, the payout and your contacts (masked) only where shown. Days are days in your time zone (PATCH /api/portal/me).
+         *
+         *     Access: traffic-provider portal only: a provider user's session (lgps_…) or its own API key (lgpk_…) with the `portal:view` scope. Operators' credentials get 401; everything it reads is its own provider's.
+         */
+        get: operations["searchPortalLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/leads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of your leads
+         * @description Your own leads only. FTDs (their date, the converted sale status and a payout per FTD) show once the hold your account manager set has passed (`shows.ftd_hold_hours` in portalMe); the sale status, the payout and your contacts (masked) only where shown. Days are days in your time zone (PATCH /api/portal/me).
+         *
+         *     Access: traffic-provider portal only: a provider user's session (lgps_…) or its own API key (lgpk_…) with the `portal:view` scope. Operators' credentials get 401; everything it reads is its own provider's.
+         */
+        get: operations["getPortalLead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/leads/export.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your leads as CSV (the same filters as the search)
+         * @description Your own leads only. FTDs (their date, the converted sale status and a payout per FTD) show once the hold your account manager set has passed (`shows.ftd_hold_hours` in portalMe); the sale status, the payout and your contacts (masked) only where shown. Days are days in your time zone (PATCH /api/portal/me). One CSV file (UTF-8, RFC 4180, CRLF): a header row, then one row per lead, newest first.
+         *
+         *     Access: traffic-provider portal only: a provider user's session (lgps_…) or its own API key (lgpk_…) with the `portal:view` scope. Operators' credentials get 401; everything it reads is its own provider's.
+         */
+        get: operations["exportPortalLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/portal/logout": {
         parameters: {
             query?: never;
@@ -1271,6 +1337,56 @@ export interface paths {
          * @description Access: traffic-provider portal only: a provider user's session (lgps_…) or its own API key (lgpk_…) with the `portal:view` scope. Operators' credentials get 401; everything it reads is its own provider's.
          */
         get: operations["portalMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change your name or time zone
+         * @description The time zone (IANA, e.g. Europe/Berlin) is the one your dates, date filters and statistics are in.
+         *
+         *     Access: traffic-provider portal only: a provider user's session (lgps_…) or its own API key (lgpk_…) with the `portal:edit` scope. Operators' credentials get 401; everything it reads is its own provider's.
+         */
+        patch: operations["updatePortalMe"];
+        trace?: never;
+    };
+    "/api/portal/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your statistics by day, week, month, campaign, country or sub id
+         * @description Leads counted by the day they arrived (in your time zone); accepted: delivered; ftds: confirmed FTDs of those leads (after the hold); conversion_rate: ftds / leads; payout_cents when shown. Time groupings list every period of the range.
+         *
+         *     Access: traffic-provider portal only: a provider user's session (lgps_…) or its own API key (lgpk_…) with the `portal:view` scope. Operators' credentials get 401; everything it reads is its own provider's.
+         */
+        get: operations["getPortalStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/stats/export.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your statistics as CSV
+         * @description getPortalStats for the same query as one CSV file: a header row (the grouping: label then key; the measures; currency), then one row per group; no Total row, so a column sum is the total.
+         *
+         *     Access: traffic-provider portal only: a provider user's session (lgps_…) or its own API key (lgpk_…) with the `portal:view` scope. Operators' credentials get 401; everything it reads is its own provider's.
+         */
+        get: operations["exportPortalStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -12395,6 +12511,366 @@ export interface operations {
             };
         };
     };
+    searchPortalLeads: {
+        parameters: {
+            query?: {
+                /** @description Only this campaign of yours */
+                campaign_id?: string;
+                /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
+                country?: string[];
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+                /** @description From this day (YYYY-MM-DD, in your time zone) or this instant (ISO 8601 with Z or an offset), inclusive */
+                date_from?: string;
+                /** @description Up to this day, inclusive (YYYY-MM-DD, in your time zone), or up to this instant, exclusive */
+                date_to?: string;
+                /** @description Page size (1–500, default 50) */
+                limit?: number;
+                /** @description A lead id, or a value of any sub id (exact) */
+                q?: string;
+                /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                status?: string[];
+                /** @description sub_id1 equals this exactly */
+                sub_id1?: string;
+                /** @description sub_id2 equals this exactly */
+                sub_id2?: string;
+                /** @description sub_id3 equals this exactly */
+                sub_id3?: string;
+                /** @description sub_id4 equals this exactly */
+                sub_id4?: string;
+                /** @description sub_id5 equals this exactly */
+                sub_id5?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            campaign_id: string | null;
+                            campaign_name: string | null;
+                            country: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description Currency of payout_cents; null when the payout is not shown */
+                            currency: string | null;
+                            /** @description The email you sent, masked; null unless your account manager shows contacts */
+                            email: string | null;
+                            /** @description When the FTD happened; null when none is confirmed (FTDs show after the hold) */
+                            ftd_at: string | null;
+                            id: string;
+                            /** @description What the lead earns you; null when not shown */
+                            payout_cents: number | null;
+                            /** @description The phone you sent, masked; null unless your account manager shows contacts */
+                            phone: string | null;
+                            /** @description Why it was refused (rejected, duplicate, failed); null otherwise */
+                            reason: string | null;
+                            /** @description The sale status in your words; null when not shown or not known yet */
+                            sale_status: ("new" | "in_progress" | "no_answer" | "callback" | "not_interested" | "invalid" | "converted") | null;
+                            /** @enum {string} */
+                            status: "new" | "pending" | "delivered" | "rejected" | "duplicate" | "failed";
+                            sub_id1: string | null;
+                            sub_id2: string | null;
+                            sub_id3: string | null;
+                            sub_id4: string | null;
+                            sub_id5: string | null;
+                        }[];
+                        /** @description Pass as cursor= for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        campaign_id: string | null;
+                        campaign_name: string | null;
+                        country: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description Currency of payout_cents; null when the payout is not shown */
+                        currency: string | null;
+                        /** @description The email you sent, masked; null unless your account manager shows contacts */
+                        email: string | null;
+                        /** @description When the FTD happened; null when none is confirmed (FTDs show after the hold) */
+                        ftd_at: string | null;
+                        id: string;
+                        /** @description What the lead earns you; null when not shown */
+                        payout_cents: number | null;
+                        /** @description The phone you sent, masked; null unless your account manager shows contacts */
+                        phone: string | null;
+                        /** @description Why it was refused (rejected, duplicate, failed); null otherwise */
+                        reason: string | null;
+                        /** @description The sale status in your words; null when not shown or not known yet */
+                        sale_status: ("new" | "in_progress" | "no_answer" | "callback" | "not_interested" | "invalid" | "converted") | null;
+                        /** @enum {string} */
+                        status: "new" | "pending" | "delivered" | "rejected" | "duplicate" | "failed";
+                        sub_id1: string | null;
+                        sub_id2: string | null;
+                        sub_id3: string | null;
+                        sub_id4: string | null;
+                        sub_id5: string | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportPortalLeads: {
+        parameters: {
+            query?: {
+                /** @description Only this campaign of yours */
+                campaign_id?: string;
+                /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
+                country?: string[];
+                /** @description From this day (YYYY-MM-DD, in your time zone) or this instant (ISO 8601 with Z or an offset), inclusive */
+                date_from?: string;
+                /** @description Up to this day, inclusive (YYYY-MM-DD, in your time zone), or up to this instant, exclusive */
+                date_to?: string;
+                /** @description A lead id, or a value of any sub id (exact) */
+                q?: string;
+                /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                status?: string[];
+                /** @description sub_id1 equals this exactly */
+                sub_id1?: string;
+                /** @description sub_id2 equals this exactly */
+                sub_id2?: string;
+                /** @description sub_id3 equals this exactly */
+                sub_id3?: string;
+                /** @description sub_id4 equals this exactly */
+                sub_id4?: string;
+                /** @description sub_id5 equals this exactly */
+                sub_id5?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, sent as an attachment */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     portalLogout: {
         parameters: {
             query?: never;
@@ -12536,6 +13012,357 @@ export interface operations {
                         /** @description An operator viewing the portal as the provider (read only) */
                         view_as: boolean;
                     };
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updatePortalMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Your name */
+                    name?: string;
+                    /** @description IANA time zone for dates and statistics */
+                    timezone?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        scopes: ("portal:view" | "portal:edit")[];
+                        shows: {
+                            /** @description The contacts the provider sent, masked */
+                            contacts: boolean;
+                            /** @description FTDs are confirmed (shown, posted back) this many hours after they are recorded */
+                            ftd_hold_hours: number;
+                            payout: boolean;
+                            sale_status: boolean;
+                        };
+                        traffic_provider: {
+                            id: string;
+                            name: string;
+                        };
+                        user: {
+                            email: string;
+                            id: string;
+                            name: string;
+                            /** @description The IANA zone the portal shows dates in */
+                            timezone: string;
+                        };
+                        via: "session" | "api_key";
+                        /** @description An operator viewing the portal as the provider (read only) */
+                        view_as: boolean;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalStats: {
+        parameters: {
+            query?: {
+                /** @description From this day (in your time zone) or instant, inclusive; default: 29 days before date_to */
+                date_from?: string;
+                /** @description Up to this day (inclusive) or instant (exclusive); default: today. At most 366 days. */
+                date_to?: string;
+                /** @description Rows per day, ISO week or month (in your time zone), per campaign, country or sub id value */
+                group_by?: "day" | "week" | "month" | "campaign" | "country" | "sub_id1" | "sub_id2" | "sub_id3" | "sub_id4" | "sub_id5";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description The range: from (inclusive)
+                         */
+                        date_from: string;
+                        /**
+                         * Format: date-time
+                         * @description to (exclusive)
+                         */
+                        date_to: string;
+                        /** @description FTDs count once this many hours have passed since they happened */
+                        ftd_hold_hours: number;
+                        group_by: string;
+                        rows: {
+                            /** @description Of those, accepted (delivered) */
+                            accepted: number;
+                            /** @description ftds / leads (0 without leads) */
+                            conversion_rate: number;
+                            currency: string | null;
+                            /** @description Of those, with a confirmed FTD (after the hold) */
+                            ftds: number;
+                            /** @description The day, week, month, campaign id, country or value */
+                            key: string | null;
+                            label: string;
+                            /** @description Leads received (by the day they arrived) */
+                            leads: number;
+                            /** @description Payout earned; null when not shown */
+                            payout_cents: number | null;
+                        }[];
+                        /** @description The IANA zone days, weeks and months are counted in */
+                        timezone: string;
+                        totals: {
+                            /** @description Of those, accepted (delivered) */
+                            accepted: number;
+                            /** @description ftds / leads (0 without leads) */
+                            conversion_rate: number;
+                            currency: string | null;
+                            /** @description Of those, with a confirmed FTD (after the hold) */
+                            ftds: number;
+                            /** @description Leads received (by the day they arrived) */
+                            leads: number;
+                            /** @description Payout earned; null when not shown */
+                            payout_cents: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportPortalStats: {
+        parameters: {
+            query?: {
+                /** @description From this day (in your time zone) or instant, inclusive; default: 29 days before date_to */
+                date_from?: string;
+                /** @description Up to this day (inclusive) or instant (exclusive); default: today. At most 366 days. */
+                date_to?: string;
+                /** @description Rows per day, ISO week or month (in your time zone), per campaign, country or sub id value */
+                group_by?: "day" | "week" | "month" | "campaign" | "country" | "sub_id1" | "sub_id2" | "sub_id3" | "sub_id4" | "sub_id5";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, sent as an attachment */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */

@@ -5,7 +5,17 @@ import { Page, PageQuery } from '../../http/pagination.js';
 import type { App } from '../../types.js';
 import { actorOf } from '../audit/service.js';
 import { PortalApiKey } from '../provider-users/schemas.js';
-import { acceptInvitation, createPortalKey, listPortalKeys, me, portalLogout, revokeOwnPortalKey } from './service.js';
+import portalLeadRoutes from './leads-routes.js';
+import { PatchPortalMe } from './leads-schemas.js';
+import {
+  acceptInvitation,
+  createPortalKey,
+  listPortalKeys,
+  me,
+  portalLogout,
+  revokeOwnPortalKey,
+  updatePortalMe,
+} from './service.js';
 import { AcceptInvitation, CreatePortalKey, PortalMe } from './schemas.js';
 
 const TAGS = ['Portal'];
@@ -13,6 +23,7 @@ const TAGS = ['Portal'];
 // The traffic provider's portal (issue 27): its account routes. Every route here but the
 // invitation declares `portal` access: provider principals only, never an operator.
 export default async function portalRoutes(app: App) {
+  await app.register(portalLeadRoutes);
   app.post(
     '/api/portal/invitations/accept',
     {
@@ -46,6 +57,23 @@ export default async function portalRoutes(app: App) {
       },
     },
     async (req) => me(app.db, actorOf(req)),
+  );
+
+  app.patch(
+    '/api/portal/me',
+    {
+      config: { portal: 'portal:edit' },
+      schema: {
+        operationId: 'updatePortalMe',
+        tags: TAGS,
+        summary: 'Change your name or time zone',
+        description:
+          'The time zone (IANA, e.g. Europe/Berlin) is the one your dates, date filters and statistics are in.',
+        body: PatchPortalMe,
+        response: { 200: PortalMe },
+      },
+    },
+    async (req) => updatePortalMe(app.db, actorOf(req), req.body),
   );
 
   app.post(

@@ -21,6 +21,7 @@ import {
 } from '../provider-users/queries.js';
 import { invitationHash } from '../provider-users/service.js';
 import { readPortalSettings } from '../traffic-providers/portal-settings.js';
+import { canonicalTimeZone } from '../../time.js';
 import type { CreatePortalKey } from './schemas.js';
 
 /** The caller: its user (or the operator viewing as the provider), provider, scopes and what the portal shows. */
@@ -45,6 +46,29 @@ export async function me(db: DB, actor: Actor) {
       ftd_hold_hours: settings.ftd_hold_hours,
     },
   };
+}
+
+/** The user's own name and time zone (the zone its dates and statistics are in). */
+export async function updatePortalMe(db: DB, actor: Actor, b: { name?: string; timezone?: string }) {
+  const p = providerOf(actor);
+  const patch: { name?: string; timezone?: string } = {};
+  if (b.name !== undefined) patch.name = b.name.trim();
+  if (b.timezone !== undefined) {
+    const tz = canonicalTimeZone(b.timezone.trim());
+    if (tz === null)
+      invalid([{ field: 'timezone', message: `"${b.timezone}" is not an IANA time zone (e.g. Europe/Berlin)` }]);
+    patch.timezone = tz!;
+  }
+  await db.transaction().execute(async (tx) => {
+    await patchProviderUser(tx, p.user.id, { ...patch, updated_at: nowIso() });
+    await audit(tx, actor, {
+      action: 'portal.profile_updated',
+      target_type: 'traffic_provider',
+      target_id: p.trafficProviderId,
+      details: patch,
+    });
+  });
+  return me(db, { ...actor, provider: { ...p, user: { ...p.user, ...patch } } });
 }
 
 /**

@@ -1,0 +1,160 @@
+// The portal's SQL (issue 27): a provider's leads and its statistics. Every query here is
+// narrowed by the provider's DataScope (leadInScope), so no handler or use case filters rows;
+// each walks the (traffic_provider_id, created_at, id) index.
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { DB } from '../../db/database.js';
+import { leadInScope, type DataScope } from '../../db/scope.js';
+import type { LeadStatus } from '../../db/tables.js';
+import { bucketSelections, bucketStart } from '../analytics/queries.js';
+import type { SubId } from '../leads/search.js';
+
+export interface PortalLeadFilter {
+  from: string | null; // inclusive, ISO UTC
+  to: string | null; // exclusive
+  status: LeadStatus[];
+  country: string[];
+  campaign_id?: string;
+  subIds: Partial<Record<SubId, string>>;
+  q: string | null;
+}
+
+export type SortKey = { created_at: string; id: string };
+
+const scoped = (scope: DataScope): Expression<SqlBool> => leadInScope(scope, 'l') ?? sql<SqlBool>`1 = 0`;
+
+function leadRows(db: DB, scope: DataScope) {
+  return db
+    .selectFrom('leads as l')
+    .leftJoin('campaigns as c', 'c.id', 'l.campaign_id')
+    .where(scoped(scope))
+    .select([
+      'l.id',
+      'l.created_at',
+      'l.status',
+      'l.reason',
+      'l.country',
+      'l.campaign_id',
+      'c.name as campaign_name',
+      'l.sub_id1',
+      'l.sub_id2',
+      'l.sub_id3',
+      'l.sub_id4',
+      'l.sub_id5',
+      'l.sale_status',
+      'l.ftd_at',
+      'l.cost_cents',
+      'l.email',
+      'l.phone',
+    ]);
+}
+
+export type PortalLeadRow = Awaited<ReturnType<ReturnType<typeof leadRows>['execute']>>[number];
+
+/** A page of the provider's leads, newest first, after `after` (keyset). */
+export async function findPortalLeads(
+  db: DB,
+  scope: DataScope,
+  f: PortalLeadFilter,
+  after: SortKey | null,
+  limit: number,
+): Promise<PortalLeadRow[]> {
+  let q = leadRows(db, scope);
+  if (f.from) q = q.where('l.created_at', '>=', f.from);
+  if (f.to) q = q.where('l.created_at', '<', f.to);
+  if (f.status.length) q = q.where('l.status', 'in', f.status);
+  if (f.country.length) q = q.where('l.country', 'in', f.country);
+  if (f.campaign_id) q = q.where('l.campaign_id', '=', f.campaign_id);
+  for (const [k, v] of Object.entries(f.subIds)) q = q.where(`l.${k as SubId}`, '=', v);
+  if (f.q) {
+    const text = f.q;
+    q = q.where((eb) =>
+      eb.or([
+        eb('l.id', '=', text.toLowerCase()),
+        ...(['sub_id1', 'sub_id2', 'sub_id3', 'sub_id4', 'sub_id5'] as const).map((k) => eb(`l.${k}`, '=', text)),
+      ]),
+    );
+  }
+  if (after)
+    q = q.where((eb) =>
+      eb.or([
+        eb('l.created_at', '<', after.created_at),
+        eb.and([eb('l.created_at', '=', after.created_at), eb('l.id', '<', after.id)]),
+      ]),
+    );
+  return q.orderBy('l.created_at', 'desc').orderBy('l.id', 'desc').limit(limit).execute();
+}
+
+/** One lead of the provider's, or undefined (another provider's lead reads as missing). */
+export const findPortalLead = (db: DB, scope: DataScope, id: string) =>
+  leadRows(db, scope).where('l.id', '=', id.toLowerCase()).executeTakeFirst();
+
+/** The provider's campaigns whose payout is per FTD (CPA): their payout is earned by the FTD. */
+export async function cpaCampaignIds(db: DB, trafficProviderId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('campaigns')
+    .select(['id', 'payout'])
+    .where('traffic_provider_id', '=', trafficProviderId)
+    .execute();
+  return rows.filter((r) => r.payout !== null && JSON.parse(r.payout).model === 'cpa').map((r) => r.id);
+}
+
+export interface StatsSpec {
+  fromMs: number;
+  toMs: number;
+  /** FTDs at or before this instant (ISO) are visible; later ones are in their hold. */
+  ftdCutoff: string;
+  cpaCampaigns: string[];
+  /** Time buckets (ms) to fold into local days, or a lead column to group by. */
+  by: { bucketMs: number } | { column: 'campaign_id' | 'country' | SubId };
+}
+
+export interface StatsRow {
+  bucket: number | null;
+  key: string | null;
+  leads: number;
+  accepted: number;
+  ftds: number;
+  payoutCents: number;
+}
+
+const num = (v: unknown) => Number(v ?? 0); // PostgreSQL answers sums as text
+
+/** Leads, accepted, visible FTDs and payout of the provider's leads created in [from, to), grouped. */
+export async function statsRows(db: DB, scope: DataScope, s: StatsSpec): Promise<StatsRow[]> {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const visible = sql`(ftd_at is not null and ftd_at <= ${s.ftdCutoff})`;
+  // A CPA campaign's payout is earned by the FTD: while the FTD is in its hold, it earns nothing yet.
+  const held = s.cpaCampaigns.length
+    ? sql`(ftd_at is not null and ftd_at > ${s.ftdCutoff} and campaign_id in (${sql.join(s.cpaCampaigns)}))`
+    : sql`1 = 0`;
+  const groups = 'bucketMs' in s.by ? bucketSelections('created_at', s.by.bucketMs) : [sql`${sql.ref(s.by.column)}`];
+  let q = db
+    .selectFrom('leads as l')
+    .where(scoped(scope))
+    .where('created_at', '>=', iso(s.fromMs))
+    .where('created_at', '<', iso(s.toMs))
+    .select(groups.map((g, i) => g.as(`g${i}`)))
+    .select([
+      sql<number>`count(*)`.as('leads'),
+      sql<number>`sum(case when status = 'delivered' then 1 else 0 end)`.as('accepted'),
+      sql<number>`sum(case when ${visible} then 1 else 0 end)`.as('ftds'),
+      sql<number>`sum(case when ${held} then 0 else cost_cents end)`.as('payout'),
+    ]);
+  q = q.groupBy(groups);
+  const rows = (await q.execute()) as Record<string, unknown>[];
+  return rows.map((r) => ({
+    bucket: 'bucketMs' in s.by ? bucketStart(String(r.g0), groups.length > 1 ? num(r.g1) : null) : null,
+    key: 'bucketMs' in s.by ? null : ((r.g0 as string | null) ?? null),
+    leads: num(r.leads),
+    accepted: num(r.accepted),
+    ftds: num(r.ftds),
+    payoutCents: num(r.payout),
+  }));
+}
+
+/** Names of the provider's campaigns (archived ones too) by id. */
+export async function campaignNames(db: DB, ids: string[]): Promise<Map<string, string>> {
+  if (!ids.length) return new Map();
+  const rows = await db.selectFrom('campaigns').select(['id', 'name']).where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
