@@ -38,6 +38,9 @@ const Invitation = lazy(() => import('./portal/Invitation'));
 const PortalLayout = lazy(() => import('./portal/PortalLayout'));
 const PortalApiKeys = lazy(() => import('./portal/PortalApiKeys'));
 const PortalHome = lazy(() => import('./portal/PortalHome'));
+const PortalLeads = lazy(() => import('./portal/PortalLeads'));
+const PortalStats = lazy(() => import('./portal/PortalStats'));
+const PortalProfile = lazy(() => import('./portal/PortalProfile'));
 
 /**
  * The signed-in pages of one side (the operators' dashboard or the providers' portal). A tab
@@ -99,7 +102,10 @@ export function App() {
           }
         >
           <Route index element={<PortalHome />} />
+          <Route path="leads" element={<PortalLeads />} />
+          <Route path="stats" element={<PortalStats />} />
           <Route path="api-keys" element={<PortalApiKeys />} />
+          <Route path="profile" element={<PortalProfile />} />
           <Route path="*" element={<Navigate to="/portal" replace />} />
         </Route>
         <Route

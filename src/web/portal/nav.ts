@@ -1,7 +1,10 @@
 // The portal's menu: the provider's own pages, under /portal.
 export const PORTAL_LINKS = [
   { to: '/portal', label: 'Overview' },
+  { to: '/portal/leads', label: 'Leads' },
+  { to: '/portal/stats', label: 'Stats' },
   { to: '/portal/api-keys', label: 'API keys' },
+  { to: '/portal/profile', label: 'Profile' },
 ];
 
 /** A link is active on its own page and the pages under it ("/portal" only on itself). */

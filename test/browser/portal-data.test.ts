@@ -1,0 +1,132 @@
+// The portal's data screens in a real browser (issue 27): a provider user finds a lead by its sub
+// id (phone and desktop), reads its statistics and downloads both CSVs. axe-core on every screen.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { sampleLead } from '../distribution-world.js';
+import { accepting, defaultIntegration, startPartner } from '../partner-server.js';
+import { request } from '../processes.js';
+import {
+  assertAccessible,
+  chromiumAvailable,
+  openBrowser,
+  screenshot,
+  startServerAndClient,
+  waitUntil,
+  wideElements,
+} from './harness.js';
+
+const EMAIL = 'tracker@affiliate.example';
+const PASSWORD = 'provider-password-2';
+
+async function assertFitsPhone(page: Page, screen: string) {
+  const { scrollWidth, lines } = await wideElements(page);
+  assert.ok(scrollWidth <= 390 && lines.length === 0, `${screen}: ${scrollWidth} px wide\n${lines.join('\n')}`);
+}
+
+/** Clicks a portal menu entry (on a phone, through the burger). */
+async function go(page: Page, label: string, phone = false) {
+  if (phone) await page.getByRole('button', { name: 'Open menu' }).click();
+  await page.getByRole('navigation', { name: 'Portal' }).getByRole('link', { name: label }).click();
+}
+
+/** The file a click downloads, as text. */
+async function downloaded(page: Page, click: () => Promise<void>): Promise<string> {
+  const [file] = await Promise.all([page.waitForEvent('download'), click()]);
+  return readFileSync((await file.path())!, 'utf8');
+}
+
+test(
+  'a provider user finds a lead by its sub id, reads its stats and downloads CSV, on a phone and a desktop',
+  { timeout: 240_000 },
+  async (t) => {
+    if (!chromiumAvailable(t)) return;
+    const { server, client } = await startServerAndClient(t);
+    const base = `http://127.0.0.1:${server.port}`;
+    const partner = await client.create('/api/partners', {
+      name: 'Hidden Broker',
+      integration: defaultIntegration((await startPartner(t, accepting())).url),
+    });
+    const flow = await client.create('/api/flows', {
+      name: 'Main',
+      targets: [{ partner_id: partner.id, priority: 1 }],
+    });
+    const provider = await client.create('/api/traffic-providers', { name: 'Affiliate Seven' });
+    await client.create('/api/campaigns', {
+      name: 'DE Finance',
+      traffic_provider_id: provider.id,
+      flow_id: flow.id,
+      payout: { model: 'cpl', amount: 10 },
+    });
+    for (const click of ['click-1', 'click-2', 'click-3']) {
+      const r = await request(server.port, 'POST', '/api/intake/leads', sampleLead({ sub_id1: click }), {
+        authorization: `Bearer ${provider.token}`,
+      });
+      assert.equal(r.status, 201, r.text);
+    }
+    const invited = await client.create(`/api/traffic-providers/${provider.id}/users`, { email: EMAIL });
+    const accepted = await request(server.port, 'POST', '/api/portal/invitations/accept', {
+      token: invited.invitation_token,
+      password: PASSWORD,
+    });
+    assert.equal(accepted.status, 201, accepted.text);
+
+    // The provider user signs in on a phone and finds a lead by its sub id.
+    const { page } = await openBrowser(t);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${base}/login`);
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/portal`);
+    await go(page, 'Leads', true);
+    await page.getByTestId('portal-lead-row').nth(2).waitFor();
+    await assertFitsPhone(page, 'portal leads');
+    await page.getByLabel('Lead id or sub id').fill('click-2');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await waitUntil('one lead', async () => (await page.getByTestId('portal-lead-row').count()) === 1);
+    await page.getByTestId('portal-lead-row').getByRole('button').click();
+    const drawer = page.getByTestId('portal-lead-drawer');
+    assert.equal(await drawer.getByTestId('lead-sub-id-1').innerText(), 'click-2');
+    assert.ok(!(await drawer.innerText()).includes('Hidden Broker'), 'never a partner name');
+    await assertAccessible(page, 'portal lead drawer (phone)');
+    await assertFitsPhone(page, 'portal lead drawer');
+    await screenshot(page, 'portal-lead-drawer-phone');
+    await page.getByRole('button', { name: 'Close' }).click();
+
+    // On a desktop from here on: CSV of the filtered leads.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const leadsCsv = await downloaded(page, () => page.getByTestId('portal-leads-csv').click());
+    const lines = leadsCsv.trim().split(/\r?\n/);
+    assert.equal(lines.length, 2, leadsCsv);
+    assert.match(lines[1], /click-2/);
+    await assertAccessible(page, 'portal leads (desktop)');
+    await screenshot(page, 'portal-leads-desktop');
+
+    // Statistics: three leads today; by sub id; CSV.
+    await go(page, 'Stats');
+    const total = page.getByTestId('portal-stats-row').filter({ hasText: 'Total' });
+    assert.match(await total.innerText(), /^Total\s+3\s/);
+    await page.getByRole('textbox', { name: 'Group by' }).click();
+    await page.getByRole('option', { name: 'Sub id 1' }).click();
+    await page.getByTestId('portal-stats-row').filter({ hasText: 'click-3' }).waitFor();
+    const statsCsv = await downloaded(page, () => page.getByTestId('portal-stats-csv').click());
+    assert.match(statsCsv, /click-3/);
+    await assertAccessible(page, 'portal stats');
+    await screenshot(page, 'portal-stats');
+
+    // Each screen fits a phone.
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const [label, path] of [
+      ['Stats', 'stats'],
+      ['Profile', 'profile'],
+    ]) {
+      await page.goto(`${base}/portal/${path}`);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await page.waitForLoadState('networkidle');
+      await assertFitsPhone(page, `portal ${label}`);
+    }
+    await assertAccessible(page, 'portal profile (phone)');
+  },
+);
