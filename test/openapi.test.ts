@@ -17,7 +17,7 @@ import type { RouteInfo } from '../src/server/types.js';
 import { validatorCompiler } from '../src/server/http/validation.js';
 import { ApiKey } from '../src/server/modules/api-keys/schemas.js';
 import type { App } from '../src/server/types.js';
-import { insertAttempt, insertLeads, insertPartner, insertTrafficProvider } from './fixtures.js';
+import { insertAttempt, insertCampaign, insertLeads, insertPartner, insertTrafficProvider } from './fixtures.js';
 import {
   buildTestApp,
   call,
@@ -531,6 +531,11 @@ forEachDatabase('OpenAPI document', (engine) => {
       `/api/traffic-providers/${pbProvider.id}/postbacks/deliveries`;
     urls['/api/traffic-providers/{id}/postbacks/deliveries/{deliveryId}'] =
       `/api/traffic-providers/${pbProvider.id}/postbacks/deliveries/${pbDelivery.id}`;
+    urls['/api/traffic-providers/{id}/portal'] = `/api/traffic-providers/${pbProvider.id}/portal`;
+    // The portal's own: a campaign's intake docs, and a postback delivery of the provider.
+    urls['/api/portal/campaigns/{id}/docs'] =
+      `/api/portal/campaigns/${await insertCampaign(ta.db, pbProvider.id, null)}/docs`;
+    urls['/api/portal/postbacks/deliveries/{deliveryId}'] = `/api/portal/postbacks/deliveries/${pbDelivery.id}`;
     ids['/api/webhooks/{id}'] = hook.id;
     urls['/api/webhooks/{id}/deliveries'] = `/api/webhooks/${hook.id}/deliveries`;
     urls['/api/webhooks/{id}/deliveries/{deliveryId}'] = `/api/webhooks/${hook.id}/deliveries/${delivery.id}`;

@@ -195,6 +195,7 @@ forEachDatabase('portal walk', (engine) => {
           leak(`${kind} ${r.method} ${url}`, res.body);
         }
         // Every spelling, over real HTTP, with B's first lead id (and every other param alike).
+        // "/API/…" is no API path: the dashboard's page answers a GET of it, which holds no data.
         for (const target of spellings(fill(r, B.leads[0]), origin)) {
           const res = await sendRaw(port, r.method, target, headers, body ? '{}' : undefined);
           sent++;

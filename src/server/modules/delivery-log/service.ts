@@ -32,13 +32,22 @@ export interface DeliveryLogOptions {
   payload(destinationId: string, event: StoredEvent): Promise<string>;
 }
 
+/**
+ * Whether the actor may read a delivery of this event type. A traffic provider's portal user reads
+ * every delivery of its own postbacks: they carry its own leads' events only.
+ */
+const mayRead = (actor: Actor, eventType: Parameters<typeof mayReadEvent>[1]) =>
+  actor.provider ? true : mayReadEvent(principalOf(actor).permissions, eventType);
+
 type DeliveryLog = Pick<DeliveryLogOptions, 'kind' | 'what' | 'retryAction' | 'find' | 'payload'>;
+/** What reading a delivery log takes (the portal reads its postbacks' log, never retries). */
+export type DeliveryLogReads = Omit<DeliveryLog, 'retryAction'>;
 
 /** The destination's deliveries, newest first, of the event types the actor may read. */
 export async function listDestinationDeliveries(
   db: DB,
   actor: Actor,
-  o: DeliveryLog,
+  o: DeliveryLogReads,
   id: string,
   query: Static<typeof DeliveryListQuery>,
 ) {
@@ -51,15 +60,20 @@ export async function listDestinationDeliveries(
   });
   // Paged over all of them, so the cursor moves past the ones left out.
   const page = pageOf(rows.map(toDelivery), query.limit, (d) => ({ id: d.id }));
-  const permissions = principalOf(actor).permissions;
-  return { ...page, data: page.data.filter((d) => mayReadEvent(permissions, d.event_type)) };
+  return { ...page, data: page.data.filter((d) => mayRead(actor, d.event_type)) };
 }
 
 /** One delivery with what it sends and each try's answer; not found unless the actor may read its event. */
-export async function getDestinationDelivery(db: DB, actor: Actor, o: DeliveryLog, id: string, deliveryId: string) {
+export async function getDestinationDelivery(
+  db: DB,
+  actor: Actor,
+  o: DeliveryLogReads,
+  id: string,
+  deliveryId: string,
+) {
   const dest = await o.find(id);
   const found = await findDelivery(db, o.kind, dest.id, deliveryId);
-  if (!found || !mayReadEvent(principalOf(actor).permissions, found.event.type)) return notFound('delivery');
+  if (!found || !mayRead(actor, found.event.type)) return notFound('delivery');
   return { ...toDelivery(found.row), payload: await o.payload(dest.id, found.event), tries: found.tries };
 }
 
@@ -69,7 +83,7 @@ export async function retryDestinationDelivery(db: DB, actor: Actor, o: Delivery
   if (!dest.active) conflict(`This ${o.what.toLowerCase()} is disabled: enable it before retrying a delivery.`);
   const now = Date.now();
   const found = await findDelivery(db, o.kind, dest.id, deliveryId);
-  if (!found || !mayReadEvent(principalOf(actor).permissions, found.event.type)) return notFound('delivery');
+  if (!found || !mayRead(actor, found.event.type)) return notFound('delivery');
   await requeueDelivery(db, deliveryId, now);
   await audit(db, actor, {
     action: o.retryAction,

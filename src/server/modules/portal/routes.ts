@@ -17,6 +17,7 @@ import {
   updatePortalMe,
 } from './service.js';
 import { AcceptInvitation, CreatePortalKey, PortalMe } from './schemas.js';
+import portalIntegrationRoutes from './integration-routes.js';
 
 const TAGS = ['Portal'];
 
@@ -24,6 +25,8 @@ const TAGS = ['Portal'];
 // invitation declares `portal` access: provider principals only, never an operator.
 export default async function portalRoutes(app: App) {
   await app.register(portalLeadRoutes);
+  await portalIntegrationRoutes(app);
+
   app.post(
     '/api/portal/invitations/accept',
     {

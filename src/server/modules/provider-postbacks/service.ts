@@ -119,6 +119,7 @@ export async function putProviderPostbacks(
   providerId: string,
   items: PutPostbacks['postbacks'],
   allowedNetworks: readonly string[],
+  action: 'traffic_provider.postbacks_updated' | 'portal.postbacks_updated' = 'traffic_provider.postbacks_updated',
 ) {
   const current = await provider(db, providerId);
   if (current.archived_at) conflict('This traffic provider is archived and cannot be changed.');
@@ -130,7 +131,7 @@ export async function putProviderPostbacks(
     await replacePostbacks(tx, current.id, items, nowIso());
     await syncPostbackSubscriptions(tx, current.id);
     await audit(tx, actor, {
-      action: 'traffic_provider.postbacks_updated',
+      action,
       target_type: 'traffic_provider',
       target_id: current.id,
       details: { before, after: items },

@@ -103,3 +103,21 @@ export const watchedProviders = (db: Kysely<Database>) =>
     .where('p.status', '=', 'active')
     .where('p.archived_at', 'is', null)
     .execute();
+
+/**
+ * The sale-status words partners have used on this provider's leads (trimmed, lower case, as the
+ * sale-status map keys them): at most `limit`, alphabetical.
+ */
+export async function partnerWords(db: Kysely<Database>, providerId: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('leads')
+    .select('sale_status')
+    .distinct()
+    .where('traffic_provider_id', '=', providerId)
+    .where('sale_status', 'is not', null)
+    .orderBy('sale_status')
+    .limit(limit * 2)
+    .execute();
+  const words = new Set(rows.map((r) => r.sale_status!.trim().toLowerCase()).filter((w) => w !== ''));
+  return [...words].sort().slice(0, limit);
+}

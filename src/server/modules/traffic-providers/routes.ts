@@ -4,6 +4,7 @@ import { problems } from '../../http/openapi.js';
 import { Page } from '../../http/pagination.js';
 import type { App } from '../../types.js';
 import { actorOf } from '../audit/service.js';
+import providerPortalRoutes from './portal-routes.js';
 import {
   CreateTrafficProvider,
   TrafficProvider,
@@ -24,6 +25,8 @@ import {
 const TAGS = ['Traffic providers'];
 
 export default async function trafficProvidersRoutes(app: App) {
+  await providerPortalRoutes(app);
+
   app.get(
     '/api/traffic-providers',
     {

@@ -125,8 +125,13 @@ export async function updateTrafficProvider(
   });
 }
 
-/** A new intake token, shown this once; the old one stops working. */
-export async function rotateTrafficProviderToken(db: Kysely<Database>, actor: Actor, id: string) {
+/** A new intake token, shown this once; the old one stops working. `action`: who asked (an operator, or the portal). */
+export async function rotateTrafficProviderToken(
+  db: Kysely<Database>,
+  actor: Actor,
+  id: string,
+  action: 'traffic_provider.token_rotated' | 'portal.token_rotated' = 'traffic_provider.token_rotated',
+) {
   const token = issueToken('lgt_');
   const intake_url = await intakeUrl(db); // before the transaction: SQLite has one connection
   return db.transaction().execute(async (tx) => {
@@ -135,7 +140,7 @@ export async function rotateTrafficProviderToken(db: Kysely<Database>, actor: Ac
     const patch = { token_id: token.id, updated_at: nowIso() };
     await patchTrafficProvider(tx, current.id, { ...patch, token_hash: token.secretHash });
     await audit(tx, actor, {
-      action: 'traffic_provider.token_rotated',
+      action,
       target_type: 'traffic_provider',
       target_id: current.id,
       details: { name: current.name },
