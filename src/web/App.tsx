@@ -40,6 +40,8 @@ const PortalApiKeys = lazy(() => import('./portal/PortalApiKeys'));
 const PortalHome = lazy(() => import('./portal/PortalHome'));
 const PortalLeads = lazy(() => import('./portal/PortalLeads'));
 const PortalStats = lazy(() => import('./portal/PortalStats'));
+const PortalCampaigns = lazy(() => import('./portal/PortalCampaigns'));
+const PortalPostbacks = lazy(() => import('./portal/PortalPostbacks'));
 const PortalProfile = lazy(() => import('./portal/PortalProfile'));
 
 /**
@@ -104,6 +106,8 @@ export function App() {
           <Route index element={<PortalHome />} />
           <Route path="leads" element={<PortalLeads />} />
           <Route path="stats" element={<PortalStats />} />
+          <Route path="campaigns" element={<PortalCampaigns />} />
+          <Route path="postbacks" element={<PortalPostbacks />} />
           <Route path="api-keys" element={<PortalApiKeys />} />
           <Route path="profile" element={<PortalProfile />} />
           <Route path="*" element={<Navigate to="/portal" replace />} />

@@ -1,5 +1,7 @@
-// The portal's data screens in a real browser (issue 27): a provider user finds a lead by its sub
-// id (phone and desktop), reads its statistics and downloads both CSVs. axe-core on every screen.
+// The portal's data and integration screens in a real browser (issue 27): a provider user finds
+// a lead by its sub id (phone and desktop), reads its statistics, downloads both CSVs, reads a
+// campaign's intake docs, sets a postback and test-sends it to a loopback tracker, and sees the
+// FTD hold its operator set in the provider editor stated plainly. axe-core on every screen.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
@@ -7,11 +9,13 @@ import type { Page } from 'playwright-core';
 import { sampleLead } from '../distribution-world.js';
 import { accepting, defaultIntegration, startPartner } from '../partner-server.js';
 import { request } from '../processes.js';
+import { startReceiver } from '../webhook-receiver.js';
 import {
   assertAccessible,
   chromiumAvailable,
   openBrowser,
   screenshot,
+  signIn,
   startServerAndClient,
   waitUntil,
   wideElements,
@@ -38,12 +42,13 @@ async function downloaded(page: Page, click: () => Promise<void>): Promise<strin
 }
 
 test(
-  'a provider user finds a lead by its sub id, reads its stats and downloads CSV, on a phone and a desktop',
+  'a provider user finds a lead by its sub id, reads its stats, downloads CSV and test-sends a postback',
   { timeout: 240_000 },
   async (t) => {
     if (!chromiumAvailable(t)) return;
     const { server, client } = await startServerAndClient(t);
     const base = `http://127.0.0.1:${server.port}`;
+    const tracker = await startReceiver(t);
     const partner = await client.create('/api/partners', {
       name: 'Hidden Broker',
       integration: defaultIntegration((await startPartner(t, accepting())).url),
@@ -72,6 +77,17 @@ test(
     });
     assert.equal(accepted.status, 201, accepted.text);
 
+    // The operator sets a 48 h FTD hold in the provider editor's portal settings.
+    const { page: operator } = await openBrowser(t);
+    await signIn(operator, server);
+    await operator.getByTestId('operator-name').waitFor();
+    await operator.goto(`${base}/traffic-providers/${provider.id}`);
+    const settings = operator.getByTestId('portal-settings');
+    await settings.getByLabel('FTD hold (hours)').fill('48');
+    await settings.getByRole('button', { name: 'Save portal settings' }).click();
+    await settings.getByTestId('portal-settings-saved').waitFor();
+    await assertAccessible(operator, 'provider editor with portal settings');
+
     // The provider user signs in on a phone and finds a lead by its sub id.
     const { page } = await openBrowser(t);
     await page.setViewportSize({ width: 390, height: 844 });
@@ -80,6 +96,7 @@ test(
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${base}/portal`);
+    assert.match(await page.getByTestId('ftd-hold').innerText(), /^FTDs are confirmed after 48 h/);
     await go(page, 'Leads', true);
     await page.getByTestId('portal-lead-row').nth(2).waitFor();
     await assertFitsPhone(page, 'portal leads');
@@ -89,6 +106,7 @@ test(
     await page.getByTestId('portal-lead-row').getByRole('button').click();
     const drawer = page.getByTestId('portal-lead-drawer');
     assert.equal(await drawer.getByTestId('lead-sub-id-1').innerText(), 'click-2');
+    assert.match(await drawer.getByTestId('lead-payout').innerText(), /^10\.00 USD$/);
     assert.ok(!(await drawer.innerText()).includes('Hidden Broker'), 'never a partner name');
     await assertAccessible(page, 'portal lead drawer (phone)');
     await assertFitsPhone(page, 'portal lead drawer');
@@ -116,10 +134,30 @@ test(
     await assertAccessible(page, 'portal stats');
     await screenshot(page, 'portal-stats');
 
+    // The campaign's intake docs, with a curl to copy.
+    await go(page, 'Campaigns');
+    await page.getByRole('button', { name: /DE Finance/ }).click();
+    assert.match(await page.getByTestId('campaign-curl').innerText(), /^curl /);
+    await assertAccessible(page, 'portal campaign docs');
+
+    // A postback to the tracker, saved and test-sent.
+    await go(page, 'Postbacks');
+    await page.getByRole('button', { name: 'Add postback' }).click();
+    await page.getByLabel('Postback URL').fill(`${tracker.url}?click={sub_id1}`);
+    await page.getByRole('button', { name: 'Save postbacks' }).click();
+    await page.getByTestId('postbacks-saved').waitFor();
+    await page.getByRole('button', { name: 'Send test postback' }).click();
+    assert.match(await page.getByTestId('postback-test').innerText(), /HTTP 200/);
+    assert.equal(tracker.received.length, 1, 'the test postback reached the tracker');
+    await assertAccessible(page, 'portal postbacks');
+    await screenshot(page, 'portal-postbacks');
+
     // Each screen fits a phone.
     await page.setViewportSize({ width: 390, height: 844 });
     for (const [label, path] of [
       ['Stats', 'stats'],
+      ['Campaigns', 'campaigns'],
+      ['Postbacks', 'postbacks'],
       ['Profile', 'profile'],
     ]) {
       await page.goto(`${base}/portal/${path}`);
@@ -128,5 +166,13 @@ test(
       await assertFitsPhone(page, `portal ${label}`);
     }
     await assertAccessible(page, 'portal profile (phone)');
+
+    // The profile's time zone: saved, and the dates are then shown in it.
+    await page.getByRole('textbox', { name: 'Time zone' }).fill('Europe/Berlin');
+    await page.getByRole('option', { name: 'Europe/Berlin' }).click();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByTestId('profile-saved').waitFor();
+    await page.goto(`${base}/portal/leads`);
+    assert.equal(await page.getByTestId('zone-note').innerText(), 'Times in Europe/Berlin');
   },
 );

@@ -12,7 +12,7 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, must, problemText } from '../api/client';
 import { Loading } from '../Loading';
@@ -42,6 +42,10 @@ export default function PortalLeads() {
   const [draft, setDraft] = useState<Record<string, string>>({});
   const [filters, setFilters] = useState<LeadFilters>({});
   const [open, setOpen] = useState<PortalLead | null>(null);
+  const campaigns = useQuery({
+    queryKey: ['portal-campaigns'],
+    queryFn: async () => must(await api.GET('/api/portal/campaigns', { params: { query: { limit: 500 } } })),
+  });
   const leads = usePagedList(
     ['portal-leads', filters],
     async (cursor) =>
@@ -114,6 +118,13 @@ export default function PortalLeads() {
               maxLength={2}
               value={draft.country ?? ''}
               onChange={(e) => set('country')(e.currentTarget.value)}
+            />
+            <Select
+              label="Campaign"
+              clearable
+              data={(campaigns.data?.data ?? []).map((c) => ({ value: c.id, label: c.name }))}
+              value={draft.campaign_id || null}
+              onChange={set('campaign_id')}
             />
             {SUB_IDS.slice(0, 2).map((k, i) => (
               <TextInput

@@ -3,6 +3,8 @@ export const PORTAL_LINKS = [
   { to: '/portal', label: 'Overview' },
   { to: '/portal/leads', label: 'Leads' },
   { to: '/portal/stats', label: 'Stats' },
+  { to: '/portal/campaigns', label: 'Campaigns' },
+  { to: '/portal/postbacks', label: 'Postbacks' },
   { to: '/portal/api-keys', label: 'API keys' },
   { to: '/portal/profile', label: 'Profile' },
 ];

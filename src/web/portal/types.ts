@@ -7,6 +7,7 @@ export type LeadFilters = Omit<LeadQuery, 'cursor' | 'limit'>;
 export type PortalLead = Json<paths['/api/portal/leads/{id}']['get']['responses'][200]>;
 export type StatsQuery = NonNullable<paths['/api/portal/stats']['get']['parameters']['query']>;
 export type GroupBy = NonNullable<StatsQuery['group_by']>;
+export type PortalCampaign = Json<paths['/api/portal/campaigns']['get']['responses'][200]>['data'][number];
 
 export const LEAD_STATUSES = ['new', 'pending', 'delivered', 'rejected', 'duplicate', 'failed'] as const;
 

@@ -3,6 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import { api, must, problemText } from '../../api/client';
 import { viewAsUrl } from '../../portal/viewAs';
 import { useWhoami } from '../../whoami';
+import { PortalSettings } from './PortalSettings';
 import { PortalUsers } from './PortalUsers';
 
 /**
@@ -53,6 +54,7 @@ export function PortalPanel({ providerId, canEdit }: { providerId: string; canEd
             {problemText(viewAs.error)}
           </Alert>
         )}
+        <PortalSettings providerId={providerId} canEdit={canEdit} />
         <PortalUsers providerId={providerId} canEdit={canEdit} />
       </Stack>
     </Card>
