@@ -159,6 +159,15 @@ test(
     await portal.getByRole('navigation', { name: 'Portal' }).getByRole('link', { name: 'API keys' }).click();
     await portal.getByTestId('portal-keys-empty').waitFor();
     assert.equal(await portal.getByRole('button', { name: 'New key' }).count(), 0);
+    await portal.getByRole('navigation', { name: 'Portal' }).getByRole('link', { name: 'Campaigns' }).click();
+    await portal.getByTestId('portal-campaigns-empty').waitFor();
+    assert.equal(await portal.getByRole('button', { name: 'Rotate intake token' }).count(), 0);
+    await portal.getByRole('navigation', { name: 'Portal' }).getByRole('link', { name: 'Postbacks' }).click();
+    assert.equal(await portal.getByRole('button', { name: 'Add postback' }).isDisabled(), true);
+    assert.equal(await portal.getByRole('button', { name: 'Save postbacks' }).isDisabled(), true);
+    await portal.getByRole('navigation', { name: 'Portal' }).getByRole('link', { name: 'Profile' }).click();
+    await portal.getByRole('heading', { name: 'Profile' }).waitFor();
+    assert.equal(await portal.getByRole('button', { name: 'Save' }).count(), 0);
     // The operator's own tab keeps its dashboard session.
     await page.goto(`${base}/settings/api`);
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
