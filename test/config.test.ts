@@ -146,18 +146,20 @@ describe('loadConfig', () => {
       c.eventPurgeIntervalMs,
       c.idempotencyPurgeIntervalMs,
       c.sqliteCheckpointIntervalMs,
+      c.providerLogIntervalMs,
     ];
-    assert.deepEqual(jobs(loadConfig({})), [1000, 15_000, 300_000, 3_600_000, 3_600_000, 250]);
-    assert.deepEqual(jobs(loadConfig({ EVENT_DISPATCH_INTERVAL_MS: '0' })), [0, 0, 0, 0, 3_600_000, 250]);
+    assert.deepEqual(jobs(loadConfig({})), [1000, 15_000, 300_000, 3_600_000, 3_600_000, 250, 2000]);
+    assert.deepEqual(jobs(loadConfig({ EVENT_DISPATCH_INTERVAL_MS: '0' })), [0, 0, 0, 0, 3_600_000, 250, 0]);
     assert.deepEqual(
       jobs(
         loadConfig({
           EVENT_DISPATCH_INTERVAL_MS: '0',
           STATUS_PULL_INTERVAL_MS: '60000',
           SQLITE_CHECKPOINT_INTERVAL_MS: '0',
+          PROVIDER_LOG_INTERVAL_MS: '500',
         }),
       ),
-      [0, 60_000, 0, 0, 3_600_000, 0],
+      [0, 60_000, 0, 0, 3_600_000, 0, 500],
     );
     for (const name of [
       'STATUS_PULL_INTERVAL_MS',
@@ -165,6 +167,7 @@ describe('loadConfig', () => {
       'EVENT_PURGE_INTERVAL_MS',
       'IDEMPOTENCY_PURGE_INTERVAL_MS',
       'SQLITE_CHECKPOINT_INTERVAL_MS',
+      'PROVIDER_LOG_INTERVAL_MS',
     ]) {
       expectNamed({ [name]: 'hourly' }, name);
       expectNamed({ [name]: '99999999999' }, name);

@@ -14,6 +14,8 @@ import { eventPurgeJob } from './jobs/event-purge.js';
 import { statusPullsJob } from './jobs/status-pulls.js';
 import { providerSilenceJob } from './jobs/provider-silence.js';
 import { idempotencyPurgeJob } from './jobs/idempotency-purge.js';
+import { providerLogJob } from './jobs/provider-log.js';
+import { chainDue, checkpointAll } from './modules/provider-log/chain.js';
 import { sqliteCheckpointJob } from './jobs/sqlite-checkpoint.js';
 import { postbackDestination } from './modules/provider-postbacks/destination.js';
 import { webhookDestination } from './modules/webhooks/destination.js';
@@ -59,6 +61,7 @@ import conversionRoutes from './modules/conversions/routes.js';
 import hostingRoutes from './modules/hosting/routes.js';
 import providerUsersRoutes from './modules/provider-users/routes.js';
 import portalRoutes from './modules/portal/routes.js';
+import providerLogRoutes from './modules/provider-log/routes.js';
 
 export interface BuildOptions {
   /** Where log lines go (tests capture them); default stdout. */
@@ -191,6 +194,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(conversionRoutes);
   await app.register(providerUsersRoutes);
   await app.register(portalRoutes);
+  await app.register(providerLogRoutes);
   await app.register(notificationRoutes);
   await app.register(routingRoutes);
 
@@ -216,6 +220,7 @@ function installBackgroundWork(app: App, { dispatcher, agent }: ReturnType<typeo
   jobs.add(eventPurgeJob(db, dispatcher, config.eventPurgeIntervalMs));
   jobs.add(statusPullsJob(puller, config.statusPullIntervalMs));
   jobs.add(providerSilenceJob(db, checkSilentProviders, config.providerSilenceIntervalMs));
+  jobs.add(providerLogJob(db, { chain: chainDue, checkpointAll }, config.providerLogIntervalMs));
   jobs.add(idempotencyPurgeJob(db, purgeIdempotencyKeys, IDEMPOTENCY_TTL_MS, config.idempotencyPurgeIntervalMs));
   const checkpointer = checkpointerOf(db);
   if (checkpointer) jobs.add(sqliteCheckpointJob(checkpointer, config.sqliteCheckpointIntervalMs));

@@ -28,6 +28,8 @@ export interface Config {
   providerSilenceIntervalMs: number;
   /** How often events past their retention are deleted (default hourly where events are sent, else 0). */
   eventPurgeIntervalMs: number;
+  /** How often traffic providers' due log facts are chained (default 2 s where events are sent, else 0: never). */
+  providerLogIntervalMs: number;
   /** How often Idempotency-Keys past 24 hours are deleted (default hourly; 0: never). */
   idempotencyPurgeIntervalMs: number;
   /** SQLite: how often the background checkpointer copies the WAL into the file (0: SQLite's backstop only). */
@@ -157,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems,
   );
   const eventPurgeIntervalMs = integer(env, 'EVENT_PURGE_INTERVAL_MS', withDispatch(3_600_000), 0, DAY, problems);
+  const providerLogIntervalMs = integer(env, 'PROVIDER_LOG_INTERVAL_MS', withDispatch(2_000), 0, DAY, problems);
   const idempotencyPurgeIntervalMs = integer(env, 'IDEMPOTENCY_PURGE_INTERVAL_MS', 3_600_000, 0, DAY, problems);
   const sqliteCheckpointIntervalMs = integer(env, 'SQLITE_CHECKPOINT_INTERVAL_MS', 250, 0, 60_000, problems);
 
@@ -228,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     statusPullIntervalMs,
     providerSilenceIntervalMs,
     eventPurgeIntervalMs,
+    providerLogIntervalMs,
     idempotencyPurgeIntervalMs,
     sqliteCheckpointIntervalMs,
     licencePublicKey,

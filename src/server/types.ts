@@ -33,6 +33,11 @@ export interface Principal {
   /** What the operator's role holds, whatever the credential. */
   rolePermissions: Set<Permission>;
   isAdmin: boolean;
+  /**
+   * Whose data the operator reads (its role's limit to some traffic providers and/or partners;
+   * UNSCOPED for an open role). Every lead-shaped read passes it to its queries (db/scope.ts).
+   */
+  scope: DataScope;
   sessionId: string | null;
   apiKeyId: string | null;
 }

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { DB } from '../db/database.js';
 import { nowIso } from '../db/ids.js';
+import { UNSCOPED, type DataScope } from '../db/scope.js';
 import { HttpProblem } from '../http/errors.js';
 import type { Principal, PrincipalOperator } from '../types.js';
 import type { AuthCache } from './cache.js';
@@ -17,6 +18,21 @@ export function rolePermissions(role: { builtin: number; permissions: string }):
   return new Set((JSON.parse(role.permissions) as string[]).filter(isPermission));
 }
 
+const idList = (json: string | null) => (json === null ? null : Object.freeze(JSON.parse(json) as string[]));
+
+/** Whose data a role's operators (and their keys) read; the built-in admin role is never scoped. */
+export function roleScope(role: {
+  builtin: number;
+  scope_traffic_provider_ids: string | null;
+  scope_partner_ids: string | null;
+}): DataScope {
+  if (role.builtin || (role.scope_traffic_provider_ids === null && role.scope_partner_ids === null)) return UNSCOPED;
+  return Object.freeze({
+    trafficProviderIds: idList(role.scope_traffic_provider_ids),
+    partnerIds: idList(role.scope_partner_ids),
+  });
+}
+
 const operatorColumns = [
   'operators.id as operator_id',
   'operators.email',
@@ -27,6 +43,8 @@ const operatorColumns = [
   'roles.name as role_name',
   'roles.builtin',
   'roles.permissions',
+  'roles.scope_traffic_provider_ids',
+  'roles.scope_partner_ids',
 ] as const;
 
 type OperatorRow = {
@@ -39,6 +57,8 @@ type OperatorRow = {
   role_name: string;
   builtin: number;
   permissions: string;
+  scope_traffic_provider_ids: string | null;
+  scope_partner_ids: string | null;
 };
 
 const toOperator = (r: OperatorRow): PrincipalOperator => ({
@@ -114,6 +134,7 @@ export async function authenticate(
       keyScopes: perms,
       rolePermissions: perms,
       isAdmin: row.builtin === 1,
+      scope: roleScope(row),
       sessionId: parsed.id,
       apiKeyId: null,
     };
@@ -159,6 +180,8 @@ export async function authenticate(
     keyScopes: scopes,
     rolePermissions: role,
     isAdmin: row.builtin === 1,
+    // A key reads no more than its operator's role: it inherits the role's scope, now.
+    scope: roleScope(row),
     sessionId: null,
     apiKeyId: parsed.id,
   };

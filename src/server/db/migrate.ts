@@ -20,6 +20,9 @@ import * as jobLeases from './migrations/20261128T000000Z_job_leases.js';
 import * as statusPullPreview from './migrations/20261128T010000Z_status_pull_preview.js';
 import * as postbackLeadIndex from './migrations/20261129T020000Z_postback_lead_index.js';
 import * as providerPortal from './migrations/20261130T000000Z_provider_portal.js';
+import * as providerLog from './migrations/20261130T010000Z_provider_log.js';
+import * as roleScope from './migrations/20261130T020000Z_role_scope.js';
+import * as portalIndexes from './migrations/20261130T030000Z_portal_indexes.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -48,6 +51,9 @@ const migrations: [string, Migration][] = [
   ['20261128T010000Z_status_pull_preview', statusPullPreview],
   ['20261129T020000Z_postback_lead_index', postbackLeadIndex],
   ['20261130T000000Z_provider_portal', providerPortal],
+  ['20261130T010000Z_provider_log', providerLog],
+  ['20261130T020000Z_role_scope', roleScope],
+  ['20261130T030000Z_portal_indexes', portalIndexes],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

@@ -9,6 +9,10 @@ export interface RolesTable {
   description: string;
   permissions: string; // JSON array of module:action
   builtin: number; // 1 for the built-in admin role
+  /** JSON array of traffic provider ids the role's operators are limited to; null: all. */
+  scope_traffic_provider_ids: string | null;
+  /** JSON array of partner ids the role's operators are limited to; null: all. */
+  scope_partner_ids: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -433,6 +437,37 @@ export interface JobLeasesTable {
   lease_until: string | null;
 }
 
+/** A fact waiting to be chained into its provider's log (modules/provider-log/). */
+export interface ProviderLogPendingTable {
+  id: Generated<number | string>;
+  traffic_provider_id: string;
+  lead_id: string;
+  kind: string;
+  data: string; // JSON
+  recorded_at: string;
+  visible_at: string;
+}
+/** One entry of a provider's hash chain; never updated. */
+export interface ProviderLogTable {
+  traffic_provider_id: string;
+  seq: number;
+  at: string;
+  lead_id: string;
+  kind: string;
+  data: string; // JSON, canonical
+  prev_hash: string;
+  hash: string;
+}
+/** A signed chain head. */
+export interface ProviderLogCheckpointsTable {
+  traffic_provider_id: string;
+  seq: number;
+  hash: string;
+  signed_at: string;
+  signature: string;
+  key_id: string;
+}
+
 export interface Database {
   roles: RolesTable;
   operators: OperatorsTable;
@@ -465,6 +500,9 @@ export interface Database {
   provider_users: ProviderUsersTable;
   provider_sessions: ProviderSessionsTable;
   provider_api_keys: ProviderApiKeysTable;
+  provider_log_pending: ProviderLogPendingTable;
+  provider_log: ProviderLogTable;
+  provider_log_checkpoints: ProviderLogCheckpointsTable;
 }
 
 export type Role = Selectable<RolesTable>;

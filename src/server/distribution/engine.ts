@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder, type Insertable, type Kysely } from 'kysely';
 import { isPostgres } from '../db/database.js';
 import { newId, nowIso } from '../db/ids.js';
+import { NOT_PLACED, providerFact, recordProviderFacts } from '../db/provider-facts.js';
 import { writeTransaction } from '../db/write-batch.js';
 import type { Database, LeadAttemptsTable } from '../db/tables.js';
 import { release, reserve, reserved, type CapSlot } from './caps.js';
@@ -203,6 +204,11 @@ function deliveredLead(c: Candidate, call: PartnerCall, costCents: number | null
   };
 }
 
+/** The provider-log fact of a lead taken (modules/provider-log): accepted, with the payout it earns when it has one. */
+const acceptedFacts = (lead: LeadRow, costCents: number | null) => [
+  providerFact(lead.traffic_provider_id, lead.id, 'accepted', costCents ? { payout_cents: costCents } : {}),
+];
+
 /**
  * The partner's answer on the attempt; accepted → the lead delivered; else the caps given back;
  * all or nothing. false when the lead is no longer ours (the sweep took it over meanwhile).
@@ -235,7 +241,9 @@ async function finishAttempt(
       .set(deliveredLead(c, call, costCents, skipped, lead.country))
       .where(owned(lead.id, lease))
       .executeTakeFirst();
-    return Number(res.numUpdatedRows) > 0;
+    if (Number(res.numUpdatedRows) === 0) return false;
+    await recordProviderFacts(trx, acceptedFacts(lead, costCents));
+    return true;
   });
 }
 
@@ -273,6 +281,18 @@ async function finishInOneStatement(
         .where(owned(lead.id, lease))
         .where((eb) => eb.and([eb.val(accepted), eb.exists(eb.selectFrom('a').select('a.id'))]))
         .returning('leads.id'),
+    )
+    // The provider's log: its facts, written where the lead was (nothing reads p either).
+    .with('p', (d) =>
+      d
+        .insertInto('provider_log_pending')
+        .columns(['traffic_provider_id', 'lead_id', 'kind', 'data', 'recorded_at', 'visible_at'])
+        .expression(
+          sql`select ${lead.traffic_provider_id}, l.id, f.kind, f.data, f.at, f.at from l cross join (values ${sql.join(
+            acceptedFacts(lead, costCents).map((f) => sql`(${f.kind}, ${f.data}, ${f.recorded_at})`),
+          )}) as f (kind, data, at)`,
+        )
+        .returning('provider_log_pending.id'),
     )
     // Nothing reads r: PostgreSQL runs every data-modifying CTE to completion all the same.
     .with('r', (d) =>
@@ -318,8 +338,8 @@ async function reject(
   skipped: Skip[] = [],
 ): Promise<DeliveryOutcome> {
   const now = nowIso();
-  const res = await writeTransaction(db, (trx) =>
-    trx
+  const res = await writeTransaction(db, async (trx) => {
+    const r = await trx
       .updateTable('leads')
       .set({
         status: 'rejected',
@@ -330,8 +350,13 @@ async function reject(
         ...(flowId ? { flow_id: flowId } : {}),
       })
       .where(owned(lead.id, lease))
-      .executeTakeFirst(),
-  );
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows))
+      await recordProviderFacts(trx, [
+        providerFact(lead.traffic_provider_id, lead.id, 'refused', { status: 'rejected', reason: NOT_PLACED }),
+      ]);
+    return r;
+  });
   return Number(res.numUpdatedRows) ? { status: 'rejected', autologin_url: null, reason } : current(db, lead.id);
 }
 

@@ -1,4 +1,5 @@
 import { nowIso } from '../db/ids.js';
+import { providerFact, recordProviderFacts } from '../db/provider-facts.js';
 import type { Deliverer } from './delivery.js';
 
 // The recovery sweep: `pending` leads whose lease ran out belong to nobody (their process died,
@@ -17,12 +18,14 @@ const CLAIM_MS = 30_000;
 class LostClaim extends Error {}
 
 const INTERRUPTED_ATTEMPT = "the server stopped while waiting for the partner's answer";
+/** What the provider is told (intake's providerReason for `failed`). */
+const DELIVERY_FAILED = 'delivery failed; the lead is kept';
 
 export async function recoverStale(runner: Deliverer): Promise<{ resumed: number; failed: number }> {
   const { db, log } = runner.deps;
   const stale = await db
     .selectFrom('leads')
-    .select(['id', 'lease_until'])
+    .select(['id', 'lease_until', 'traffic_provider_id'])
     .where('status', '=', 'pending')
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowIso())]))
     .limit(SWEEP_LIMIT)
@@ -31,7 +34,7 @@ export async function recoverStale(runner: Deliverer): Promise<{ resumed: number
   let resumed = 0;
   let failed = 0;
 
-  async function recover(lead: { id: string; lease_until: string | null }) {
+  async function recover(lead: { id: string; lease_until: string | null; traffic_provider_id: string }) {
     const lease = new Date(Date.now() + CLAIM_MS).toISOString();
     const claim = await db
       .updateTable('leads')
@@ -79,6 +82,9 @@ export async function recoverStale(runner: Deliverer): Promise<{ resumed: number
           .where('lease_until', '=', lease)
           .executeTakeFirst();
         if (Number(res.numUpdatedRows) === 0) throw new LostClaim(); // roll the attempt back too
+        await recordProviderFacts(trx, [
+          providerFact(lead.traffic_provider_id, lead.id, 'refused', { status: 'failed', reason: DELIVERY_FAILED }),
+        ]);
         return true;
       })
       .catch((err) => {

@@ -44,6 +44,7 @@ const LEAD_COLUMNS = [
   'leads.campaign_id',
   'leads.flow_id',
   'leads.lease_until',
+  'leads.traffic_provider_id',
 ] as const;
 
 const PARTNER_COLUMNS = [

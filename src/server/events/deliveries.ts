@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, DeliveryState, DestinationKind } from '../db/tables.js';
+import { leadInScope, rowInScope, type DataScope } from '../db/scope.js';
 import { toStoredEvent } from './dispatcher.js';
 import type { EventType } from './types.js';
 import type { EventDelivery } from './schemas.js';
@@ -55,6 +56,7 @@ export async function listDeliveries(
   db: Kysely<Database>,
   kind: DestinationKind,
   destinationId: string,
+  scope: DataScope,
   q: { state?: DeliveryState; beforeId?: string; limit: number },
 ) {
   let query = db
@@ -63,6 +65,8 @@ export async function listDeliveries(
     .select(deliveryColumns)
     .where('d.destination_kind', '=', kind)
     .where('d.destination_id', '=', destinationId);
+  const inScope = leadInScope(scope, 'e'); // an event carries its lead's provider and partner
+  if (inScope) query = query.where(inScope);
   if (q.state) query = query.where('d.state', '=', q.state);
   if (q.beforeId !== undefined) {
     if (!/^[0-9]{1,18}$/.test(q.beforeId)) return [];
@@ -79,6 +83,7 @@ export async function findDelivery(
   kind: DestinationKind,
   destinationId: string,
   deliveryId: string,
+  scope: DataScope,
 ) {
   const row = await db
     .selectFrom('event_deliveries as d')
@@ -88,7 +93,7 @@ export async function findDelivery(
     .where('d.destination_id', '=', destinationId)
     .where('d.id', '=', Number(deliveryId))
     .executeTakeFirst();
-  if (!row) return null;
+  if (!row || !rowInScope(scope, row)) return null;
   const tries = await db
     .selectFrom('event_delivery_tries')
     .select(['attempted_at', 'duration_ms', 'http_status', 'ok', 'error', 'response_excerpt'])

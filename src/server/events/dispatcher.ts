@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { isPostgres, type DB } from '../db/database.js';
 import type { DestinationKind } from '../db/tables.js';
 import { writeTransaction } from '../db/write-batch.js';
+import { holdProviderFtds } from './hold.js';
 import { claimDue, recordAnswers, type Answer, type Busy, type ClaimedDelivery, type SendResult } from './claims.js';
 import type { EventType } from './types.js';
 
@@ -248,6 +249,7 @@ export class EventDispatcher {
           and (s.campaign_id is null or s.campaign_id = e.campaign_id)
         where e.id in (${sql.join(ids)})
         order by e.id`.execute(tx);
+      await holdProviderFtds(tx, ids);
       await tx.updateTable('events').set({ fanned: 1 }).where('id', 'in', ids).execute();
       return ids.length;
     });

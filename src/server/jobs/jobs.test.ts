@@ -95,7 +95,15 @@ forEachDatabase('background jobs', (engine) => {
         .list()
         .map((j) => j.name)
         .sort(),
-      ['delivery-recovery', 'event-dispatch', 'event-purge', 'idempotency-purge', 'provider-silence', 'status-pulls'],
+      [
+        'delivery-recovery',
+        'event-dispatch',
+        'event-purge',
+        'idempotency-purge',
+        'provider-log',
+        'provider-silence',
+        'status-pulls',
+      ],
     );
     const seen: string[] = [];
     ta.app.jobs.add({

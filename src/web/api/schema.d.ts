@@ -1259,6 +1259,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/portal/checkpoints/latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your log's head, signed (Ed25519)
+         * @description Signed now when the log has grown since the last checkpoint. An empty log is signed as seq 0 with 64 zeros as its hash.
+         *
+         *     Access: traffic-provider portal only: a provider user's session (lgps_…) or its own API key (lgpk_…) with the `portal:view` scope. Operators' credentials get 401; everything it reads is its own provider's.
+         */
+        get: operations["getPortalLatestCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/portal/intake-token/rotate": {
         parameters: {
             query?: never;
@@ -1361,6 +1383,28 @@ export interface paths {
          *     Access: traffic-provider portal only: a provider user's session (lgps_…) or its own API key (lgpk_…) with the `portal:view` scope. Operators' credentials get 401; everything it reads is its own provider's.
          */
         get: operations["exportPortalLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your log: every fact you were shown about your leads, hash-chained
+         * @description Oldest first. Each entry carries the hash of the one before (prev_hash); scripts/verify-provider-log.mjs checks a saved copy against it.
+         *
+         *     Access: traffic-provider portal only: a provider user's session (lgps_…) or its own API key (lgpk_…) with the `portal:view` scope. Operators' credentials get 401; everything it reads is its own provider's.
+         */
+        get: operations["getPortalLog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1499,6 +1543,26 @@ export interface paths {
          *     Access: traffic-provider portal only: a provider user's session (lgps_…) or its own API key (lgpk_…) with the `portal:edit` scope. Operators' credentials get 401; everything it reads is its own provider's.
          */
         post: operations["testPortalPostback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/public-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key checkpoints are signed with
+         * @description Access: traffic-provider portal only: a provider user's session (lgps_…) or its own API key (lgpk_…) with the `portal:view` scope. Operators' credentials get 401; everything it reads is its own provider's.
+         */
+        get: operations["getPortalPublicKey"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -7118,7 +7182,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description true: the lead made its first deposit (recorded once: the first reported wins) */
+                    /** @description true: the lead made its first deposit (recorded once: the first reported wins); false: the FTD recorded is reversed (a chargeback: ftd_at cleared, its CPA payout and revenue taken back; the traffic provider’s log gets a new ftd_reversed entry) */
                     ftd?: boolean;
                     /**
                      * Format: date-time
@@ -12859,6 +12923,88 @@ export interface operations {
             };
         };
     };
+    getPortalLatestCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description SHA-256, lower-case hex */
+                        hash: string;
+                        key_id: string;
+                        /**
+                         * Format: int64
+                         * @description The head signed; 0: the log was empty
+                         */
+                        seq: number;
+                        /** @description Ed25519 over the checkpoint message (README), base64 */
+                        signature: string;
+                        /** Format: date-time */
+                        signed_at: string;
+                        traffic_provider_id: string;
+                    };
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     rotatePortalIntakeToken: {
         parameters: {
             query?: never;
@@ -13369,6 +13515,113 @@ export interface operations {
                 };
                 content: {
                     "text/csv": string;
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalLog: {
+        parameters: {
+            query?: {
+                /** @description Entries with a seq above this (0: from the first); next_cursor of the previous page */
+                after?: number;
+                /** @description Page size (1–500, default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            at: string;
+                            /** @description What the provider was shown (see the README) */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            /** @description SHA-256, lower-case hex */
+                            hash: string;
+                            /** @enum {string} */
+                            kind: "received" | "accepted" | "refused" | "sale_status" | "ftd" | "ftd_reversed" | "payout";
+                            lead_id: string;
+                            /** @description SHA-256, lower-case hex */
+                            prev_hash: string;
+                            /**
+                             * Format: int64
+                             * @description 1, 2, … in this provider’s log
+                             */
+                            seq: number;
+                        }[];
+                        /** @description Pass as after= for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
                 };
             };
             /** @description validation_failed: the input is malformed; `errors` names each bad field */
@@ -14349,6 +14602,83 @@ export interface operations {
             };
             /** @description unsupported_media_type: send application/json */
             415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalPublicKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        algorithm: "Ed25519";
+                        /** @description The first 16 hex digits of SHA-256 over the raw key */
+                        key_id: string;
+                        /** @description SPKI, PEM */
+                        public_key_pem: string;
+                        /** @description The 32-byte key, base64 */
+                        public_key_raw: string;
+                    };
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -16113,6 +16443,16 @@ export interface operations {
                             id: string;
                             name: string;
                             permissions: string[];
+                            /**
+                             * RoleScope
+                             * @description Limits the role's operators (and their API keys) to the leads, reports, events and records of some traffic providers and/or partners. The built-in admin role is never scoped.
+                             */
+                            scope: {
+                                /** @description Only the data of these partners (their ids); null: all of them */
+                                partner_ids: string[] | null;
+                                /** @description Only the data of these traffic providers (their ids); null: all of them */
+                                traffic_provider_ids: string[] | null;
+                            };
                             /** Format: date-time */
                             updated_at: string;
                         }[];
@@ -16193,6 +16533,16 @@ export interface operations {
                     description?: string;
                     name: string;
                     permissions: ("leads:view" | "leads:edit" | "leads:contacts" | "flows:view" | "flows:edit" | "partners:view" | "partners:edit" | "campaigns:view" | "campaigns:edit" | "traffic_providers:view" | "traffic_providers:edit" | "analytics:view" | "operators:view" | "operators:edit" | "roles:view" | "roles:edit" | "audit:view" | "settings:view" | "settings:edit" | "hosting:view" | "hosting:edit" | "webhooks:view" | "webhooks:edit")[];
+                    /**
+                     * RoleScope
+                     * @description Limits the role's operators (and their API keys) to the leads, reports, events and records of some traffic providers and/or partners. The built-in admin role is never scoped.
+                     */
+                    scope?: {
+                        /** @description Only the data of these partners (their ids); null: all of them */
+                        partner_ids: string[] | null;
+                        /** @description Only the data of these traffic providers (their ids); null: all of them */
+                        traffic_provider_ids: string[] | null;
+                    };
                 };
             };
         };
@@ -16214,6 +16564,16 @@ export interface operations {
                         id: string;
                         name: string;
                         permissions: string[];
+                        /**
+                         * RoleScope
+                         * @description Limits the role's operators (and their API keys) to the leads, reports, events and records of some traffic providers and/or partners. The built-in admin role is never scoped.
+                         */
+                        scope: {
+                            /** @description Only the data of these partners (their ids); null: all of them */
+                            partner_ids: string[] | null;
+                            /** @description Only the data of these traffic providers (their ids); null: all of them */
+                            traffic_provider_ids: string[] | null;
+                        };
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -16339,6 +16699,16 @@ export interface operations {
                         id: string;
                         name: string;
                         permissions: string[];
+                        /**
+                         * RoleScope
+                         * @description Limits the role's operators (and their API keys) to the leads, reports, events and records of some traffic providers and/or partners. The built-in admin role is never scoped.
+                         */
+                        scope: {
+                            /** @description Only the data of these partners (their ids); null: all of them */
+                            partner_ids: string[] | null;
+                            /** @description Only the data of these traffic providers (their ids); null: all of them */
+                            traffic_provider_ids: string[] | null;
+                        };
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -16552,6 +16922,16 @@ export interface operations {
                     description?: string;
                     name?: string;
                     permissions?: ("leads:view" | "leads:edit" | "leads:contacts" | "flows:view" | "flows:edit" | "partners:view" | "partners:edit" | "campaigns:view" | "campaigns:edit" | "traffic_providers:view" | "traffic_providers:edit" | "analytics:view" | "operators:view" | "operators:edit" | "roles:view" | "roles:edit" | "audit:view" | "settings:view" | "settings:edit" | "hosting:view" | "hosting:edit" | "webhooks:view" | "webhooks:edit")[];
+                    /**
+                     * RoleScope
+                     * @description Limits the role's operators (and their API keys) to the leads, reports, events and records of some traffic providers and/or partners. The built-in admin role is never scoped.
+                     */
+                    scope?: {
+                        /** @description Only the data of these partners (their ids); null: all of them */
+                        partner_ids: string[] | null;
+                        /** @description Only the data of these traffic providers (their ids); null: all of them */
+                        traffic_provider_ids: string[] | null;
+                    };
                 };
             };
         };
@@ -16573,6 +16953,16 @@ export interface operations {
                         id: string;
                         name: string;
                         permissions: string[];
+                        /**
+                         * RoleScope
+                         * @description Limits the role's operators (and their API keys) to the leads, reports, events and records of some traffic providers and/or partners. The built-in admin role is never scoped.
+                         */
+                        scope: {
+                            /** @description Only the data of these partners (their ids); null: all of them */
+                            partner_ids: string[] | null;
+                            /** @description Only the data of these traffic providers (their ids); null: all of them */
+                            traffic_provider_ids: string[] | null;
+                        };
                         /** Format: date-time */
                         updated_at: string;
                     };

@@ -8,6 +8,7 @@
 import { sql } from 'kysely';
 import { Type, type Static } from 'typebox';
 import type { DB } from '../../db/database.js';
+import { leadInScope, type DataScope } from '../../db/scope.js';
 import { parsePrice } from '../../distribution/prices.js';
 import { dayGrid, dayIndex, isoWeekKey, localDay, monthKey } from '../../time.js';
 import { bucketSelections, bucketStart } from './queries.js';
@@ -67,7 +68,7 @@ export type CrgQueryT = Static<typeof CrgQuery>;
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
-export async function crgReport(db: DB, q: CrgQueryT, operatorTz: string, nowMs = Date.now()) {
+export async function crgReport(db: DB, q: CrgQueryT, operatorTz: string, scope: DataScope, nowMs = Date.now()) {
   const range = resolveRange(q, operatorTz, nowMs);
   const today = localDay(range.tz, nowMs);
   const grid = dayGrid(range.tz, range.fromMs, range.toMs);
@@ -88,6 +89,8 @@ export async function crgReport(db: DB, q: CrgQueryT, operatorTz: string, nowMs 
     .where('delivered_at', '<', new Date(range.toMs).toISOString())
     .groupBy(['partner_id', 'crg_bp', ...buckets]);
   if (q.partner_id?.length) query = query.where('partner_id', 'in', q.partner_id);
+  const inScope = leadInScope(scope);
+  if (inScope) query = query.where(inScope);
   const rows = (await query.execute()) as unknown as {
     partner_id: string;
     crg_bp: number;

@@ -4,6 +4,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { Type, type Static } from 'typebox';
 import type { DB } from '../../db/database.js';
+import { leadInScope, type DataScope } from '../../db/scope.js';
 import { csvCell } from '../../http/csv.js';
 import { contactPlaceholders } from '../../privacy/mask.js';
 import { entityNames } from './queries.js';
@@ -135,9 +136,18 @@ const measures = (a: Acc) => ({
   average_answer_ms: a.timed ? Math.round(a.durationSum / a.timed) : null,
 });
 
-export async function partnerPerformance(db: DB, q: PartnerPerformanceQueryT, operatorTz: string): Promise<Result> {
+export async function partnerPerformance(
+  db: DB,
+  q: PartnerPerformanceQueryT,
+  operatorTz: string,
+  scope: DataScope,
+): Promise<Result> {
   const range = resolveRange(q, operatorTz);
-  const needsLead = q.then_by !== undefined || !!(q.traffic_provider_id || q.campaign_id || q.flow_id || q.country);
+  // The reader's scope: its providers' leads (so the lead is joined), its partners' attempts.
+  const providerScope = leadInScope({ trafficProviderIds: scope.trafficProviderIds, partnerIds: null }, 'l');
+  const partnerScope = leadInScope({ trafficProviderIds: null, partnerIds: scope.partnerIds }, 'a');
+  const needsLead =
+    q.then_by !== undefined || !!(q.traffic_provider_id || q.campaign_id || q.flow_id || q.country || providerScope);
   const base = () => {
     let b: SelectQueryBuilder<any, any, any> = db
       .selectFrom('lead_attempts as a')
@@ -145,6 +155,8 @@ export async function partnerPerformance(db: DB, q: PartnerPerformanceQueryT, op
       .where('a.requested_at', '<', new Date(range.toMs).toISOString());
     if (needsLead) b = b.innerJoin('leads as l', 'l.id', 'a.lead_id');
     if (q.partner_id) b = b.where('a.partner_id', 'in', q.partner_id);
+    if (providerScope) b = b.where(providerScope);
+    if (partnerScope) b = b.where(partnerScope);
     for (const [param, column] of [
       ['traffic_provider_id', 'traffic_provider_id'],
       ['campaign_id', 'campaign_id'],

@@ -5,6 +5,7 @@
 // days are made from them in TypeScript (service.ts), so the SQL needs no time zone support.
 import { sql, type Expression, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../db/database.js';
+import { isScoped, leadInScope, type DataScope } from '../../db/scope.js';
 
 export type EntityColumn = 'partner_id' | 'traffic_provider_id' | 'campaign_id' | 'flow_id' | 'country';
 
@@ -26,6 +27,8 @@ export type DateColumn = 'created_at' | 'ftd_at';
 interface Common {
   column: DateColumn;
   filters: Filters;
+  /** Whose leads the reader sees (the rollups carry the provider and partner of each row). */
+  scope: DataScope;
   entities: EntityColumn[];
   /** created_at only: count revenue of leads without an FTD alone (ftd mode takes the rest from ftd_at). */
   revenueWithoutFtd?: boolean;
@@ -120,6 +123,7 @@ function toRows(
  */
 function rollupTable(spec: RollupSpec): string {
   if (spec.column === 'ftd_at') return 'lead_ftd_stats_hourly';
+  if (isScoped(spec.scope)) return 'lead_stats_hourly'; // the country rollup has no provider or partner
   const otherFilter = Object.entries(spec.filters).some(([column, values]) => column !== 'country' && values?.length);
   return !otherFilter && spec.entities.every((c) => c === 'country')
     ? 'lead_country_stats_hourly'
@@ -153,6 +157,8 @@ export async function aggregateRollup(db: DB, spec: RollupSpec): Promise<Aggrega
   for (const [column, values] of Object.entries(spec.filters) as [EntityColumn, string[] | undefined][]) {
     if (values?.length) where.push(sql`${sql.ref(`r.${column}`)} in (${sql.join(values)})`);
   }
+  const inScope = leadInScope(spec.scope, 'r');
+  if (inScope) where.push(sql`${inScope}`);
   const measures = volume
     ? sql`sum(r.n_leads) as leads, sum(r.n_delivered) as delivered, sum(r.n_rejected) as rejected, sum(r.n_duplicate) as duplicates, sum(r.n_failed) as failed, sum(r.n_ftd) as ftds, sum(r.cost_cents) as cost, ${sql.raw(spec.revenueWithoutFtd ? 'sum(r.revenue_no_ftd_cents)' : 'sum(r.revenue_cents)')} as revenue`
     : sql`sum(r.n_ftd) as ftds, sum(r.revenue_cents) as revenue`;
@@ -230,6 +236,8 @@ async function aggregateRawChunk(db: DB, spec: RawSpec, segments: [number, numbe
       ])
     : q.select([sql<number>`count(*)`.as('ftds'), sql<number>`sum(revenue_cents)`.as('revenue')]);
   q = applyFilters(q, spec.filters);
+  const inScope = leadInScope(spec.scope);
+  if (inScope) q = q.where(inScope);
   const groups: Expression<unknown>[] = [...buckets, ...spec.entities.map((c) => sql.ref(c))];
   if (groups.length) q = q.groupBy(groups);
   const rows = (await q.execute()) as Record<string, unknown>[];

@@ -1,6 +1,7 @@
 // Summary and grouped report: SQL aggregates (queries.ts) folded into the caller's calendar.
 import { sql } from 'kysely';
 import { isPostgres, type DB } from '../../db/database.js';
+import type { DataScope } from '../../db/scope.js';
 import { invalid } from '../../http/errors.js';
 import {
   aggregateRaw,
@@ -116,13 +117,26 @@ export function planRange(range: Range, grid: DayGrid | null): Plan {
 }
 
 /** Runs the aggregates a request needs: ftd mode adds a second pass over ftd_at. */
-async function collect(db: DB, range: Range, q: SummaryQueryT, entities: EntityColumn[], grid: DayGrid | null) {
+async function collect(
+  db: DB,
+  range: Range,
+  q: SummaryQueryT,
+  entities: EntityColumn[],
+  grid: DayGrid | null,
+  scope: DataScope,
+) {
   const plan = planRange(range, grid);
   const ftd = q.date_type === 'ftd';
   const run = async (conn: DB) => {
     const out: { row: AggregateRow; part: 'all' | 'volume' | 'ftd' }[] = [];
     for (const column of ftd ? (['created_at', 'ftd_at'] as const) : (['created_at'] as const)) {
-      const common = { column, filters: filtersOf(q), entities, revenueWithoutFtd: ftd && column === 'created_at' };
+      const common = {
+        column,
+        filters: filtersOf(q),
+        scope,
+        entities,
+        revenueWithoutFtd: ftd && column === 'created_at',
+      };
       const part = !ftd ? 'all' : column === 'created_at' ? 'volume' : 'ftd';
       const rows = [
         ...(plan.rollup
@@ -155,10 +169,10 @@ function rangeFields(range: Range, dateType: 'registration' | 'ftd') {
   };
 }
 
-export async function summary(db: DB, q: SummaryQueryT, operatorTz: string) {
+export async function summary(db: DB, q: SummaryQueryT, operatorTz: string, scope: DataScope) {
   const range = resolveRange(q, operatorTz);
   const totals = zero();
-  for (const { row, part } of await collect(db, range, q, [], null)) add(totals, row, part);
+  for (const { row, part } of await collect(db, range, q, [], null, scope)) add(totals, row, part);
   return { ...rangeFields(range, q.date_type), totals: measures(totals) };
 }
 
@@ -208,7 +222,7 @@ interface Group {
   children?: Map<string | null, Group>;
 }
 
-export async function report(db: DB, q: ReportQueryT, operatorTz: string) {
+export async function report(db: DB, q: ReportQueryT, operatorTz: string, scope: DataScope) {
   if (q.then_by !== undefined && q.then_by === q.group_by)
     invalid([{ field: 'then_by', message: 'must differ from group_by' }]);
   const range = resolveRange(q, operatorTz);
@@ -240,7 +254,7 @@ export async function report(db: DB, q: ReportQueryT, operatorTz: string) {
     return g;
   };
 
-  for (const { row, part } of await collect(db, range, q, entities, grid)) {
+  for (const { row, part } of await collect(db, range, q, entities, grid, scope)) {
     add(totals, row, part);
     const g = groupIn(top, keyOf(levels[0], row), levels.length > 1);
     add(g.acc, row, part);

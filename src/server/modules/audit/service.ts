@@ -6,6 +6,7 @@ import type { Database } from '../../db/tables.js';
 import { withNames } from '../../db/names.js';
 import { invalid } from '../../http/errors.js';
 import { decodeCursor, pageOf } from '../../http/pagination.js';
+import type { DataScope } from '../../db/scope.js';
 import { principalOf, type Principal, type ProviderPrincipal } from '../../types.js';
 import { AUDIT_ACTIONS, type AuditAction } from './actions.js';
 import { maskLeadContacts } from './contacts.js';
@@ -33,6 +34,9 @@ export function providerOf(actor: Actor): ProviderPrincipal {
   if (!actor.provider) throw new Error('providerOf() outside a portal route');
   return actor.provider;
 }
+
+/** Whose data the actor reads (db/scope.ts): a portal user its provider's, an operator its role's scope. */
+export const scopeOf = (actor: Actor): DataScope => actor.provider?.scope ?? principalOf(actor).scope;
 
 /** A use case run by the server itself (a job, a partner's postback): no principal, no address. */
 export const SYSTEM: Actor = { principal: null, ip: null };

@@ -1,3 +1,5 @@
+import { providerIdInScope } from '../../db/record-scope.js';
+import type { DataScope } from '../../db/scope.js';
 import type { Insertable, Kysely, Updateable } from 'kysely';
 import { parsePrice, shownPrice } from '../../distribution/prices.js';
 import { isPostgres } from '../../db/database.js';
@@ -49,7 +51,7 @@ export interface CampaignFilter {
 }
 
 /** One page of campaigns, oldest first, in the API shape. */
-export async function campaignPage(db: Kysely<Database>, f: CampaignFilter) {
+export async function campaignPage(db: Kysely<Database>, f: CampaignFilter, scope: DataScope) {
   const after = decodeCursor(f.cursor, ['id']);
   let query = campaignsWithNames(db)
     .orderBy('campaigns.id')
@@ -60,6 +62,8 @@ export async function campaignPage(db: Kysely<Database>, f: CampaignFilter) {
   if (f.q) query = query.where((eb) => containsText(eb.ref('campaigns.name'), f.q!));
   if (f.traffic_provider_id) query = query.where('campaigns.traffic_provider_id', '=', f.traffic_provider_id);
   if (f.flow_id) query = query.where('campaigns.flow_id', '=', f.flow_id);
+  const inScope = providerIdInScope(scope, 'campaigns.traffic_provider_id');
+  if (inScope) query = query.where(inScope);
   const page = pageOf(await query.execute(), f.limit, (r) => ({ id: r.id }));
   return { ...page, data: page.data.map(toCampaign) };
 }

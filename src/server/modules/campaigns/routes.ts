@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { IdParams } from '../../http/common-schemas.js';
 import { problems } from '../../http/openapi.js';
 import { Page } from '../../http/pagination.js';
-import type { App } from '../../types.js';
+import { principalOf, type App } from '../../types.js';
 import { actorOf } from '../audit/service.js';
 import { findCampaignRow } from './queries.js';
 import { Campaign, CampaignListQuery, CreateCampaign, UpdateCampaign } from './schemas.js';
@@ -31,7 +31,7 @@ export default async function campaignsRoutes(app: App) {
         response: { 200: Page(Campaign, 'CampaignPage') },
       },
     },
-    async (req) => listCampaigns(app.db, req.query),
+    async (req) => listCampaigns(app.db, req.query, principalOf(req).scope),
   );
 
   app.get(
@@ -47,13 +47,16 @@ export default async function campaignsRoutes(app: App) {
         response: { 200: Campaign, ...problems(404) },
       },
     },
-    async (req) => getCampaign(app.db, req.params.id),
+    async (req) => getCampaign(app.db, req.params.id, principalOf(req).scope),
   );
 
   app.post(
     '/api/campaigns',
     {
-      config: { permission: 'campaigns:edit', moreChecks: (body) => referenceErrors(app.db, (body ?? {}) as object) },
+      config: {
+        permission: 'campaigns:edit',
+        moreChecks: (body, req) => referenceErrors(app.db, (body ?? {}) as object, undefined, principalOf(req).scope),
+      },
       schema: {
         operationId: 'createCampaign',
         tags,
@@ -78,6 +81,7 @@ export default async function campaignsRoutes(app: App) {
             app.db,
             (body ?? {}) as object,
             await findCampaignRow(app.db, (req.params as { id: string }).id),
+            principalOf(req).scope,
           ),
       },
       schema: {

@@ -1,3 +1,5 @@
+import { providerInScope } from '../../db/record-scope.js';
+import { UNSCOPED, type DataScope } from '../../db/scope.js';
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import { archiveOrDelete } from '../../db/archive.js';
@@ -21,17 +23,33 @@ import { parsePrice, priceErrors, shownPrice, storedPrice } from '../../distribu
 /** The stored payout as the audit log keeps it (decimal, like the API). */
 const payoutOf = (json: string) => shownPrice(parsePrice(json)!);
 
-export const listCampaigns = (db: Kysely<Database>, filter: CampaignFilter) => campaignPage(db, filter);
+export const listCampaigns = (db: Kysely<Database>, filter: CampaignFilter, scope: DataScope) =>
+  campaignPage(db, filter, scope);
 
-export const getCampaign = async (db: Kysely<Database>, id: string) =>
-  (await findCampaign(db, id)) ?? notFound('campaign');
+const scopeOf = (actor: Actor) => actor.principal?.scope ?? UNSCOPED;
+
+/** A campaign is its traffic provider's: out of the reader's scope, it answers 404. */
+export const getCampaign = async (db: Kysely<Database>, id: string, scope: DataScope) => {
+  const c = await findCampaign(db, id);
+  return c && providerInScope(scope, c.traffic_provider_id) ? c : notFound('campaign');
+};
+
+const campaignRowInScope = async (db: Kysely<Database>, id: string, scope: DataScope, lock = false) => {
+  const c = await findCampaignRow(db, id, lock);
+  return c && providerInScope(scope, c.traffic_provider_id) ? c : undefined;
+};
 
 export async function createCampaign(db: Kysely<Database>, actor: Actor, b: Static<typeof CreateCampaign>) {
   const id = newId();
   const now = nowIso();
   const flow_id = b.flow_id ?? null;
   await db.transaction().execute(async (tx) => {
-    await checkReferences(tx, { traffic_provider_id: b.traffic_provider_id, flow_id, payout: b.payout });
+    await checkReferences(
+      tx,
+      { traffic_provider_id: b.traffic_provider_id, flow_id, payout: b.payout },
+      undefined,
+      scopeOf(actor),
+    );
     const row = {
       id,
       name: b.name.trim(),
@@ -64,9 +82,9 @@ export async function createCampaign(db: Kysely<Database>, actor: Actor, b: Stat
 
 export async function updateCampaign(db: Kysely<Database>, actor: Actor, id: string, b: Static<typeof UpdateCampaign>) {
   await db.transaction().execute(async (tx) => {
-    const c = (await findCampaignRow(tx, id, true)) ?? notFound('campaign');
+    const c = (await campaignRowInScope(tx, id, scopeOf(actor), true)) ?? notFound('campaign');
     if (c.archived_at) conflict('This campaign is archived; archived campaigns cannot be changed.');
-    await checkReferences(tx, b, c);
+    await checkReferences(tx, b, c, scopeOf(actor));
     const patch = {
       ...(b.name !== undefined ? { name: b.name.trim() } : {}),
       ...(b.status !== undefined ? { status: b.status } : {}),
@@ -101,7 +119,7 @@ export async function deleteCampaign(db: Kysely<Database>, actor: Actor, id: str
   await db.transaction().execute(async (tx) => {
     const done =
       (await archiveOrDelete(tx, 'campaigns', id, {
-        find: () => findCampaignRow(tx, id),
+        find: () => campaignRowInScope(tx, id, scopeOf(actor)),
         referenced: (c) => campaignHasLeads(tx, c.id),
         touch: true,
       })) ?? notFound('campaign');
@@ -142,9 +160,10 @@ export function storedPayout(p: { model: 'cpl' | 'cpa'; amount: number; by_count
 export async function checkReferences(
   db: Kysely<Database>,
   refs: { traffic_provider_id?: string; flow_id?: string | null; payout?: object },
-  current?: { traffic_provider_id: string; flow_id: string | null },
+  current: { traffic_provider_id: string; flow_id: string | null } | undefined,
+  scope: DataScope,
 ) {
-  const errors = await referenceErrors(db, refs, current);
+  const errors = await referenceErrors(db, refs, current, scope);
   if (errors.length) invalid(errors);
 }
 
@@ -155,7 +174,8 @@ export async function checkReferences(
 export async function referenceErrors(
   db: Kysely<Database>,
   refs: { traffic_provider_id?: unknown; flow_id?: unknown; payout?: unknown },
-  current?: { traffic_provider_id: string; flow_id: string | null },
+  current: { traffic_provider_id: string; flow_id: string | null } | undefined,
+  scope: DataScope,
 ): Promise<FieldError[]> {
   const errors: FieldError[] = [];
   errors.push(...priceErrors(refs.payout, 'payout'));
@@ -166,7 +186,9 @@ export async function referenceErrors(
     what: string,
   ) => {
     if (typeof id !== 'string' || id === current?.[field]) return;
-    const row = await referenced(db, table, id);
+    // A provider out of the caller's scope is one it does not know.
+    const outOfScope = table === 'traffic_providers' && !providerInScope(scope, id);
+    const row = outOfScope ? undefined : await referenced(db, table, id);
     if (!row) errors.push({ field, message: `no ${what} with that id` });
     else if (row.archived_at) errors.push({ field, message: `the ${what} is archived` });
   };

@@ -3,6 +3,8 @@ import { nowIso } from '../../db/ids.js';
 import type { ConversionSource } from '../../db/tables.js';
 import { countFtd } from '../../distribution/caps.js';
 import { parsePrice, priceFor, type PriceModel, type StoredPrice } from '../../distribution/prices.js';
+import { cancelHeldFtdDeliveries } from '../../events/hold.js';
+import { conversionFacts } from '../provider-log/facts.js';
 
 // What a partner reports about a lead after delivery (a sale status, an FTD with its revenue),
 // applied the same way whichever way it came: a postback, a status pull, an operator. The sale
@@ -14,6 +16,7 @@ import { parsePrice, priceFor, type PriceModel, type StoredPrice } from '../../d
 
 export interface Conversion {
   sale_status?: string;
+  /** true: an FTD (the first one wins); false from an operator: the FTD recorded is reversed (a chargeback). */
   ftd?: boolean;
   /** ISO UTC; default: now. */
   ftd_at?: string;
@@ -22,6 +25,7 @@ export interface Conversion {
 
 export interface LeadForConversion {
   id: string;
+  traffic_provider_id: string;
   campaign_id: string | null;
   partner_id: string | null;
   flow_id: string | null;
@@ -34,6 +38,7 @@ export interface LeadForConversion {
 
 export const CONVERSION_LEAD_COLUMNS = [
   'id',
+  'traffic_provider_id',
   'campaign_id',
   'partner_id',
   'flow_id',
@@ -50,7 +55,7 @@ export type LeadPatch = Partial<{
   delivered_at: string;
   reason: null;
   sale_status: string;
-  ftd_at: string;
+  ftd_at: string | null;
   revenue_cents: number;
   cost_cents: number;
   crg_bp: number | null;
@@ -142,6 +147,8 @@ export async function applyConversion(
     notes.push(
       `An FTD is already recorded for this lead (at ${lead.ftd_at}); the first one reported wins, so ftd, ftd_at and revenue change nothing.`,
     );
+  } else if (c.ftd === false && lead.ftd_at !== null && source === 'operator') {
+    await reverseFtd(tx, lead, patch, changes, notes);
   } else {
     if (c.ftd === false && lead.ftd_at !== null) notes.push('An FTD already recorded is not withdrawn by ftd=false.');
     if (c.ftd_at !== undefined || c.revenue_cents !== undefined)
@@ -152,7 +159,8 @@ export async function applyConversion(
     const now = nowIso();
     patch.status_updated_at = now;
     await tx.updateTable('leads').set(patch).where('id', '=', lead.id).execute();
-    if (patch.sale_status !== undefined || patch.ftd_at !== undefined) {
+    await conversionFacts(tx, lead, patch);
+    if (patch.sale_status !== undefined || patch.ftd_at) {
       await tx
         .insertInto('lead_status_history')
         .values({
@@ -167,4 +175,32 @@ export async function applyConversion(
     }
   }
   return { changed, patch, changes, notes };
+}
+
+/**
+ * An operator withdraws the FTD recorded (a chargeback): ftd_at cleared, and what the FTD brought
+ * taken back: the campaign's CPA payout (the lead's cost back to 0) and the revenue the FTD set (a
+ * CPA deal's price or the partner's report; a CPL deal's stays). Caps that counted it keep it.
+ * Deliveries of its FTD still held for the provider are cancelled (the provider-log facts: facts.ts).
+ */
+async function reverseFtd(
+  tx: DB,
+  lead: LeadForConversion,
+  patch: LeadPatch,
+  changes: Record<string, unknown>,
+  notes: string[],
+) {
+  patch.ftd_at = null;
+  changes.ftd_at = { from: lead.ftd_at, to: null };
+  if ((await payoutCents(tx, lead.campaign_id, 'cpa', lead.country)) !== null && Number(lead.cost_cents) !== 0) {
+    patch.cost_cents = 0;
+    changes.cost = { from: Number(lead.cost_cents) / 100, to: 0 };
+  }
+  const deal = await dealOf(tx, lead.partner_id);
+  if ((!deal || priceFor(deal, 'cpa', lead.country) !== null) && Number(lead.revenue_cents) !== 0) {
+    patch.revenue_cents = 0;
+    changes.revenue = { from: Number(lead.revenue_cents) / 100, to: 0 };
+  }
+  await cancelHeldFtdDeliveries(tx, lead.id);
+  notes.push('The FTD is reversed; caps that counted it keep it.');
 }

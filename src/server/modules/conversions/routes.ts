@@ -14,7 +14,10 @@ const ConversionBody = Type.Object(
       Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'The sale status to set' }),
     ),
     ftd: Type.Optional(
-      Type.Boolean({ description: 'true: the lead made its first deposit (recorded once: the first reported wins)' }),
+      Type.Boolean({
+        description:
+          'true: the lead made its first deposit (recorded once: the first reported wins); false: the FTD recorded is reversed (a chargeback: ftd_at cleared, its CPA payout and revenue taken back; the traffic provider’s log gets a new ftd_reversed entry)',
+      }),
     ),
     ftd_at: Type.Optional(
       Type.String({ format: 'date-time', maxLength: 40, description: 'When (default: now); with ftd=true only' }),

@@ -1,3 +1,4 @@
+import { UNSCOPED } from '../../db/scope.js';
 import type { DB } from '../../db/database.js';
 import { toCents } from '../../distribution/prices.js';
 import { conflict, invalid, notFound } from '../../http/errors.js';
@@ -25,7 +26,7 @@ export async function setLeadConversion(db: DB, actor: Actor, leadId: string, b:
   if (b.ftd_at !== undefined && Date.parse(b.ftd_at) > Date.now() + 5 * 60_000)
     invalid([{ field: 'ftd_at', message: 'is more than 5 minutes in the future' }]);
   return db.transaction().execute(async (tx) => {
-    const lead = (await findLeadForConversion(tx, leadId)) ?? notFound('lead');
+    const lead = (await findLeadForConversion(tx, leadId, actor.principal?.scope ?? UNSCOPED)) ?? notFound('lead');
     if (lead.status !== 'delivered')
       conflict(`This lead is ${lead.status}, not delivered: only a delivered lead converts.`);
     const ftd_at = b.ftd_at === undefined ? undefined : new Date(b.ftd_at).toISOString();

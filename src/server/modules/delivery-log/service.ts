@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import type { DB } from '../../db/database.js';
+import type { DataScope } from '../../db/scope.js';
 import { findDelivery, listDeliveries, toDelivery } from '../../events/deliveries.js';
 import { requeueDelivery } from '../../events/delivery-queries.js';
 import type { DeliveryListQuery } from '../../events/schemas.js';
@@ -7,7 +8,7 @@ import { mayReadEvent } from '../../events/types.js';
 import { conflict, notFound } from '../../http/errors.js';
 import { decodeCursor, pageOf } from '../../http/pagination.js';
 import { principalOf } from '../../types.js';
-import { audit, type Actor } from '../audit/service.js';
+import { audit, scopeOf, type Actor } from '../audit/service.js';
 import type { Permission } from '../../auth/permissions.js';
 import type { DestinationKind } from '../../db/tables.js';
 import type { StoredEvent } from '../../events/dispatcher.js';
@@ -26,8 +27,8 @@ export interface DeliveryLogOptions {
   view: Permission;
   edit: Permission;
   retryAction: AuditAction;
-  /** The destination (404 when there is none) and whether it sends. */
-  find(id: string): Promise<{ id: string; active: boolean }>;
+  /** The destination (404 when there is none or it is out of the reader's scope) and whether it sends. */
+  find(id: string, scope: DataScope): Promise<{ id: string; active: boolean }>;
   /** What would be sent for the event now. */
   payload(destinationId: string, event: StoredEvent): Promise<string>;
 }
@@ -51,9 +52,10 @@ export async function listDestinationDeliveries(
   id: string,
   query: Static<typeof DeliveryListQuery>,
 ) {
-  const dest = await o.find(id);
+  const scope = scopeOf(actor);
+  const dest = await o.find(id, scope);
   const after = decodeCursor(query.cursor, ['id'] as const);
-  const rows = await listDeliveries(db, o.kind, dest.id, {
+  const rows = await listDeliveries(db, o.kind, dest.id, scope, {
     state: query.state,
     beforeId: after?.id,
     limit: query.limit,
@@ -71,18 +73,20 @@ export async function getDestinationDelivery(
   id: string,
   deliveryId: string,
 ) {
-  const dest = await o.find(id);
-  const found = await findDelivery(db, o.kind, dest.id, deliveryId);
+  const scope = scopeOf(actor);
+  const dest = await o.find(id, scope);
+  const found = await findDelivery(db, o.kind, dest.id, deliveryId, scope);
   if (!found || !mayRead(actor, found.event.type)) return notFound('delivery');
   return { ...toDelivery(found.row), payload: await o.payload(dest.id, found.event), tries: found.tries };
 }
 
 /** Sends a delivery again now (409 while the destination is disabled). */
 export async function retryDestinationDelivery(db: DB, actor: Actor, o: DeliveryLog, id: string, deliveryId: string) {
-  const dest = await o.find(id);
+  const scope = scopeOf(actor);
+  const dest = await o.find(id, scope);
   if (!dest.active) conflict(`This ${o.what.toLowerCase()} is disabled: enable it before retrying a delivery.`);
   const now = Date.now();
-  const found = await findDelivery(db, o.kind, dest.id, deliveryId);
+  const found = await findDelivery(db, o.kind, dest.id, deliveryId, scope);
   if (!found || !mayRead(actor, found.event.type)) return notFound('delivery');
   await requeueDelivery(db, deliveryId, now);
   await audit(db, actor, {
@@ -91,5 +95,5 @@ export async function retryDestinationDelivery(db: DB, actor: Actor, o: Delivery
     target_id: dest.id,
     details: { delivery_id: found.row.id, event_type: found.event.type },
   });
-  return toDelivery((await findDelivery(db, o.kind, dest.id, deliveryId))!.row);
+  return toDelivery((await findDelivery(db, o.kind, dest.id, deliveryId, scope))!.row);
 }

@@ -1,3 +1,5 @@
+import { partnerIdInScope } from '../../db/record-scope.js';
+import type { DataScope } from '../../db/scope.js';
 import type { Insertable, Kysely, Updateable } from 'kysely';
 import { isPostgres } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
@@ -39,16 +41,17 @@ export async function findFlowRow(db: Kysely<Database>, id: string, lock = false
 export type FlowRow = NonNullable<Awaited<ReturnType<typeof findFlowRow>>>;
 
 /** Targets of the given flows, each flow's in editor order. */
-export function targetsOf(db: Kysely<Database>, flowIds: string[]) {
+export function targetsOf(db: Kysely<Database>, flowIds: string[], scope: DataScope) {
   if (!flowIds.length) return Promise.resolve([]);
-  return db
+  let q = db
     .selectFrom('flow_targets')
     .innerJoin('partners', 'partners.id', 'flow_targets.partner_id')
     .select(targetColumns)
-    .where('flow_targets.flow_id', 'in', flowIds)
-    .orderBy('flow_targets.flow_id')
-    .orderBy('flow_targets.position')
-    .execute();
+    .where('flow_targets.flow_id', 'in', flowIds);
+  // A reader limited to some partners sees only their targets of a flow.
+  const inScope = partnerIdInScope(scope, 'flow_targets.partner_id');
+  if (inScope) q = q.where(inScope);
+  return q.orderBy('flow_targets.flow_id').orderBy('flow_targets.position').execute();
 }
 
 export type TargetRow = Awaited<ReturnType<typeof targetsOf>>[number];
@@ -69,10 +72,11 @@ export const toTarget = (t: TargetRow) => ({
 });
 
 /** Flows in the API shape, with their targets (one query for all of them). */
-export async function withTargets(db: Kysely<Database>, rows: FlowRow[]) {
+export async function withTargets(db: Kysely<Database>, rows: FlowRow[], scope: DataScope) {
   const targets = await targetsOf(
     db,
     rows.map((r) => r.id),
+    scope,
   );
   const byFlow = new Map<string, TargetRow[]>();
   for (const t of targets) byFlow.set(t.flow_id, [...(byFlow.get(t.flow_id) ?? []), t]);
@@ -83,9 +87,9 @@ export async function withTargets(db: Kysely<Database>, rows: FlowRow[]) {
   }));
 }
 
-export async function findFlow(db: Kysely<Database>, id: string) {
+export async function findFlow(db: Kysely<Database>, id: string, scope: DataScope) {
   const row = await findFlowRow(db, id);
-  return row ? (await withTargets(db, [row]))[0] : undefined;
+  return row ? (await withTargets(db, [row], scope))[0] : undefined;
 }
 
 export interface FlowFilter {
@@ -98,7 +102,7 @@ export interface FlowFilter {
 }
 
 /** One page of flows, oldest first, each with its targets. */
-export async function flowPage(db: Kysely<Database>, f: FlowFilter) {
+export async function flowPage(db: Kysely<Database>, f: FlowFilter, scope: DataScope) {
   const after = decodeCursor(f.cursor, ['id']);
   let query = db
     .selectFrom('flows')
@@ -116,7 +120,7 @@ export async function flowPage(db: Kysely<Database>, f: FlowFilter) {
     );
   }
   const page = pageOf(await query.execute(), f.limit, (r) => ({ id: r.id }));
-  return { ...page, data: await withTargets(db, page.data) };
+  return { ...page, data: await withTargets(db, page.data, scope) };
 }
 
 export const insertFlow = (db: Kysely<Database>, row: Insertable<FlowsTable>) =>

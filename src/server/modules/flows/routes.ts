@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { IdParams } from '../../http/common-schemas.js';
 import { problems } from '../../http/openapi.js';
 import { Page } from '../../http/pagination.js';
-import type { App } from '../../types.js';
+import { principalOf, type App } from '../../types.js';
 import { actorOf } from '../audit/service.js';
 import { CreateFlow, Flow, FlowListQuery, UpdateFlow } from './schemas.js';
 import { createFlow, currentPartners, deleteFlow, getFlow, listFlows, targetErrors, updateFlow } from './service.js';
@@ -23,7 +23,7 @@ export default async function flowsRoutes(app: App) {
         response: { 200: Page(Flow, 'FlowPage') },
       },
     },
-    async (req) => listFlows(app.db, req.query),
+    async (req) => listFlows(app.db, req.query, principalOf(req).scope),
   );
 
   app.get(
@@ -39,7 +39,7 @@ export default async function flowsRoutes(app: App) {
         response: { 200: Flow, ...problems(404) },
       },
     },
-    async (req) => getFlow(app.db, req.params.id),
+    async (req) => getFlow(app.db, req.params.id, principalOf(req).scope),
   );
 
   app.post(

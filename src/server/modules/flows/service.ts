@@ -1,3 +1,4 @@
+import { UNSCOPED, type DataScope } from '../../db/scope.js';
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import { archiveOrDelete } from '../../db/archive.js';
@@ -26,9 +27,10 @@ import {
 } from './queries.js';
 import type { CreateFlow, FlowTargetInputT, UpdateFlow } from './schemas.js';
 
-export const listFlows = (db: Kysely<Database>, filter: FlowFilter) => flowPage(db, filter);
+export const listFlows = (db: Kysely<Database>, filter: FlowFilter, scope: DataScope) => flowPage(db, filter, scope);
 
-export const getFlow = async (db: Kysely<Database>, id: string) => (await findFlow(db, id)) ?? notFound('flow');
+export const getFlow = async (db: Kysely<Database>, id: string, scope: DataScope) =>
+  (await findFlow(db, id, scope)) ?? notFound('flow');
 
 export async function createFlow(db: Kysely<Database>, actor: Actor, b: Static<typeof CreateFlow>) {
   const targets = b.targets ?? [];
@@ -58,7 +60,7 @@ export async function createFlow(db: Kysely<Database>, actor: Actor, b: Static<t
         targets: targetSummary(targets),
       },
     });
-    return (await withTargets(tx, [row]))[0];
+    return (await withTargets(tx, [row], UNSCOPED))[0];
   });
 }
 
@@ -66,7 +68,7 @@ export async function updateFlow(db: Kysely<Database>, actor: Actor, id: string,
   return db.transaction().execute(async (tx) => {
     const flow = (await findFlowRow(tx, id, true)) ?? notFound('flow');
     if (flow.archived_at) conflict('This flow is archived; archived flows cannot be changed.');
-    const before = (await withTargets(tx, [flow]))[0];
+    const before = (await withTargets(tx, [flow], UNSCOPED))[0];
     if (b.targets) {
       await checkTargets(tx, b.targets, new Set(before.targets.map((t) => t.partner_id)));
       await replaceTargets(tx, flow.id, b.targets);
@@ -94,7 +96,7 @@ export async function updateFlow(db: Kysely<Database>, actor: Actor, id: string,
         after: { ...b, ...(b.targets ? { targets: targetSummary(b.targets) } : {}) },
       },
     });
-    return (await findFlow(tx, flow.id))!;
+    return (await findFlow(tx, flow.id, UNSCOPED))!;
   });
 }
 
@@ -120,7 +122,7 @@ export async function deleteFlow(db: Kysely<Database>, actor: Actor, id: string)
         referenced: (flow) => flowIsReferenced(tx, flow.id),
         touch: true,
         beforeDelete: async (flow) => {
-          targets = await targetsOf(tx, [flow.id]);
+          targets = await targetsOf(tx, [flow.id], UNSCOPED);
           await deleteTargets(tx, flow.id);
         },
       })) ?? notFound('flow');
@@ -251,5 +253,5 @@ export const targetSummary = (
 
 /** The partners a flow routes to now (none for a flow that does not exist). */
 export async function currentPartners(db: Kysely<Database>, flowId: string): Promise<Set<string>> {
-  return new Set((await targetsOf(db, [flowId])).map((t) => t.partner_id));
+  return new Set((await targetsOf(db, [flowId], UNSCOPED)).map((t) => t.partner_id));
 }

@@ -4,6 +4,7 @@ import { compiledOnce } from '../../db/compiled.js';
 import { isPostgres, PREPARED, type DB } from '../../db/database.js';
 import { fromJson, jsonArrayFrom, jsonObjectFrom } from '../../db/json.js';
 import { newId } from '../../db/ids.js';
+import { providerFact, recordProviderFacts, type PendingFact } from '../../db/provider-facts.js';
 import type { Database, IntakeRequestsTable, LeadAttemptsTable, LeadStatus, LeadsTable } from '../../db/tables.js';
 import { callLease, firstAttempt } from '../../distribution/engine.js';
 import { planAtIntake, routeOf, type LeadRow, type Plan } from '../../distribution/route.js';
@@ -295,11 +296,19 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
         { traffic_provider_id: provider.id, idempotency_key: key, request_hash: hash, lead_id: id, created_at: at },
       ]);
     if (attempt) referring.push(['lead_attempts', attempt]);
+    // The provider's log (modules/provider-log): what it was told, one small row per fact.
+    referring.push(['provider_log_pending', receivedFact(row)]);
+    if (status !== 'pending')
+      referring.push([
+        'provider_log_pending',
+        providerFact(provider.id, id, 'refused', { status, reason: providerReason(status, reason) }, at),
+      ]);
     if (isPostgres(tx)) await insertInOneStatement(tx, row, referring);
     else {
       await tx.insertInto('leads').values(row).execute();
       for (const [table, values] of referring)
-        await (tx as unknown as Kysely<any>).insertInto(table).values(values).execute();
+        if (table === 'provider_log_pending') await recordProviderFacts(tx, [values]);
+        else await (tx as unknown as Kysely<any>).insertInto(table).values(values).execute();
     }
     return {
       replay: false,
@@ -312,7 +321,28 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
 }
 
 type Referring =
-  ['intake_requests', Insertable<IntakeRequestsTable>] | ['lead_attempts', Insertable<LeadAttemptsTable>];
+  | ['intake_requests', Insertable<IntakeRequestsTable>]
+  | ['lead_attempts', Insertable<LeadAttemptsTable>]
+  | ['provider_log_pending', PendingFact];
+
+/** The provider-log fact of a lead received: what the provider sent that it is shown (no contacts). */
+const receivedFact = (r: Insertable<LeadsTable> & { id: string; traffic_provider_id: string; created_at: string }) =>
+  providerFact(
+    r.traffic_provider_id,
+    r.id,
+    'received',
+    {
+      created_at: r.created_at,
+      country: r.country,
+      campaign_id: r.campaign_id ?? null,
+      sub_id1: r.sub_id1 ?? null,
+      sub_id2: r.sub_id2 ?? null,
+      sub_id3: r.sub_id3 ?? null,
+      sub_id4: r.sub_id4 ?? null,
+      sub_id5: r.sub_id5 ?? null,
+    },
+    r.created_at,
+  );
 
 /**
  * PostgreSQL: the lead, its Idempotency-Key and its first attempt in one statement (one round

@@ -15,6 +15,7 @@ import { insertLeads, insertLeadWorld, leadRow, type LeadInput } from '../../../
 import { nowIso } from '../../db/ids.js';
 import { exportStream } from './export.js';
 import { leadFilter } from './search.js';
+import { UNSCOPED } from '../../db/scope.js';
 import type { Principal } from '../../types.js';
 
 const at = (minutes: number) => new Date(Date.UTC(2026, 9, 1, 10) + minutes * 60_000).toISOString();
@@ -280,7 +281,11 @@ forEachDatabase('Leads export (CSV)', (engine) => {
 
     // Straight from the stream with small chunks: one query per chunk, issued only when the
     // reader has taken the rows before it; leads arriving meanwhile do not repeat or shift rows.
-    const principal = { operator: { timezone: 'UTC' }, permissions: new Set(['leads:view']) } as unknown as Principal;
+    const principal = {
+      operator: { timezone: 'UTC' },
+      permissions: new Set(['leads:view']),
+      scope: UNSCOPED,
+    } as unknown as Principal;
     const filter = leadFilter({ date_type: 'registration' }, principal);
     const leadQueries = () => queries.filter((q) => /from "leads"/.test(q) && /^select/i.test(q.trim())).length;
     queries.length = 0;

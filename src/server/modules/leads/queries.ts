@@ -5,6 +5,7 @@ import { isPostgres, PREPARED } from '../../db/database.js';
 import type { Database, LeadAttemptsTable, LeadsTable, LeadStatusHistoryTable } from '../../db/tables.js';
 import type { Skip } from '../../distribution/route.js';
 import { namesOf } from '../../db/names.js';
+import { leadInScope, rowInScope, type DataScope } from '../../db/scope.js';
 import { contactMasker, maskEmail, maskPhone, type Masker } from '../../privacy/mask.js';
 import { DATE_COLUMNS, SUB_IDS, type LeadFilter, type TextMatch } from './search.js';
 
@@ -137,6 +138,8 @@ function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number
   }
   const text = f.q;
   if (text) q = q.where((eb) => textCondition(eb, text, mode));
+  const inScope = leadInScope(f.scope); // null for an open scope: no extra clause
+  if (inScope) q = q.where(inScope);
   const dir = asc ? 'asc' : 'desc';
   return q.orderBy(col, dir).orderBy('leads.id', dir).limit(limit);
 }
@@ -205,7 +208,21 @@ export async function countLeads(
  * The distinct sale statuses in use, sorted, at most `limit`: a loose index scan (one seek per
  * value on leads_sale_status), so the cost follows the number of values, not of leads.
  */
-export async function saleStatusesInUse(db: DB, limit: number): Promise<string[]> {
+export async function saleStatusesInUse(db: DB, limit: number, scope: DataScope): Promise<string[]> {
+  const inScope = leadInScope(scope);
+  if (inScope) {
+    // A scoped reader: the values on its own leads only (no loose scan: the scope's leads are few).
+    const scoped = await db
+      .selectFrom('leads')
+      .select('sale_status')
+      .distinct()
+      .where('sale_status', 'is not', null)
+      .where(inScope)
+      .orderBy('sale_status')
+      .limit(limit)
+      .execute();
+    return scoped.map((r) => r.sale_status!);
+  }
   const { rows } = await sql<{ v: string | null }>`
     with recursive s(v) as (
       select min(sale_status) from leads
@@ -373,9 +390,9 @@ export type LeadView = ReturnType<typeof toLead>;
 type StoredVerdict = Omit<Skip, 'name'>;
 
 /** Why the lead's flow's other partners were not offered it (route.ts, verdictsJson), with their names now. */
-async function verdictsOf(db: DB, json: string | null) {
+async function verdictsOf(db: DB, json: string | null, scope: DataScope) {
   if (json === null) return [];
-  const verdicts = JSON.parse(json) as StoredVerdict[];
+  const verdicts = (JSON.parse(json) as StoredVerdict[]).filter((v) => partnerInScope(scope, v.partner_id));
   const names = await namesOf(db, 'partner', [...new Set(verdicts.map((v) => v.partner_id))]);
   return verdicts.map((v) => ({
     partner_id: v.partner_id,
@@ -386,27 +403,38 @@ async function verdictsOf(db: DB, json: string | null) {
   }));
 }
 
-export async function leadDetail(db: DB, id: string, contacts: boolean) {
+/** A partner-scoped reader sees only its partners' attempts and verdicts on a lead it may read. */
+const partnerInScope = (scope: DataScope, partnerId: string) =>
+  scope.partnerIds === null || scope.partnerIds.includes(partnerId);
+
+/** The lead in full, or null when there is none or it is out of the reader's scope (404 alike). */
+export async function leadDetail(db: DB, id: string, contacts: boolean, scope: DataScope) {
   const row = await findLead(db, id);
-  if (!row) return null;
+  if (!row || !rowInScope(scope, row)) return null;
   const { attempts, status_history } = row;
   const mask = contacts ? null : contactMasker(row);
   return {
     ...toLead(row, contacts, mask),
-    verdicts: await verdictsOf(db, row.verdicts),
+    verdicts: await verdictsOf(db, row.verdicts, scope),
     // A sale status is the partner's text: it may quote the contacts too.
     status_history: mask ? status_history.map((h) => maskFields(h, mask)) : status_history,
     // The reason and the excerpt quote the partner's answer, which may echo the contacts back.
-    attempts: attempts.map((a) => {
-      const attempt = { ...a, partner_name: a.partner_name ?? null };
-      return mask ? maskFields(attempt, mask) : attempt;
-    }),
+    attempts: attempts
+      .filter((a) => partnerInScope(scope, a.partner_id))
+      .map((a) => {
+        const attempt = { ...a, partner_name: a.partner_name ?? null };
+        return mask ? maskFields(attempt, mask) : attempt;
+      }),
   };
 }
 
 /** A lead's status, or undefined when there is no such lead. */
 export const leadStatus = (db: DB, id: string) =>
-  db.selectFrom('leads').select(['id', 'status', 'country']).where('id', '=', id).executeTakeFirst();
+  db
+    .selectFrom('leads')
+    .select(['id', 'status', 'country', 'traffic_provider_id', 'partner_id'])
+    .where('id', '=', id)
+    .executeTakeFirst();
 
 export const isLiveFlow = async (db: DB, id: string) =>
   !!(await db

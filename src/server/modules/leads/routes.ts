@@ -186,7 +186,7 @@ export default async function leadsRoutes(app: App) {
       },
     },
     async (req) => {
-      const rows = await saleStatusesInUse(app.db, SALE_STATUS_LIMIT + 1);
+      const rows = await saleStatusesInUse(app.db, SALE_STATUS_LIMIT + 1, principalOf(req).scope);
       const values = rows.slice(0, SALE_STATUS_LIMIT);
       const shown = canSeeContacts(principalOf(req)) ? values : [...new Set(values.map(maskContactLike))];
       return { data: shown, complete: rows.length <= SALE_STATUS_LIMIT };
@@ -206,7 +206,10 @@ export default async function leadsRoutes(app: App) {
         response: { 200: LeadDetail, ...problems(404) },
       },
     },
-    async (req) => (await leadDetail(app.db, req.params.id, canSeeContacts(principalOf(req)))) ?? notFound('lead'),
+    async (req) => {
+      const p = principalOf(req);
+      return (await leadDetail(app.db, req.params.id, canSeeContacts(p), p.scope)) ?? notFound('lead');
+    },
   );
 
   registerRedeliver(app);

@@ -1,5 +1,6 @@
 // A search request (query string + caller) → a checked LeadFilter. Every bad parameter is
 // named at once in one 400, like body validation does.
+import type { DataScope } from '../../db/scope.js';
 import type { LeadStatus } from '../../db/tables.js';
 import { invalid, type FieldError } from '../../http/errors.js';
 import type { Principal } from '../../types.js';
@@ -57,6 +58,8 @@ export interface LeadFilter {
   ids: string[];
   subIds: Partial<Record<SubId, string>>;
   q: TextMatch | null;
+  /** Whose leads the caller reads (its role's scope): applied by the query, never by a handler. */
+  scope: DataScope;
 }
 
 export interface SearchParams {
@@ -233,5 +236,6 @@ export function leadFilter(params: SearchParams, principal: Principal): LeadFilt
     ids,
     subIds,
     q: q ? textMatch(q, canSeeContacts(principal)) : null,
+    scope: principal.scope,
   };
 }

@@ -1,6 +1,7 @@
 import { countryRefusal } from '../../distribution/eligibility.js';
 import type { RouteOverride } from '../../distribution/route.js';
 import type { DB } from '../../db/database.js';
+import { rowInScope, type DataScope } from '../../db/scope.js';
 import { HttpProblem, conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
 import { principalOf } from '../../types.js';
 import { audit, type Actor } from '../audit/service.js';
@@ -21,8 +22,17 @@ async function overrideOf(
   db: DB,
   body: { flow_id?: string; partner_id?: string },
   country: string,
+  scope: DataScope,
 ): Promise<RouteOverride> {
   const errors: FieldError[] = [];
+  // A role limited to some partners sends a lead only to one of them, never through a flow
+  // (which could hand it to any partner); a partner out of its scope is one it does not know.
+  if (scope.partnerIds !== null) {
+    if (body.partner_id === undefined)
+      invalid([{ field: 'partner_id', message: 'is required: your role is limited to some partners; choose one' }]);
+    if (!scope.partnerIds.includes(body.partner_id!))
+      invalid([{ field: 'partner_id', message: 'names no partner (or an archived one)' }]);
+  }
   if (body.flow_id !== undefined && body.partner_id !== undefined) {
     invalid([{ field: 'partner_id', message: 'must not be sent together with flow_id: choose a flow or a partner' }]);
   }
@@ -54,8 +64,10 @@ export async function redeliverLead(
   id: string,
   body: { flow_id?: string; partner_id?: string },
 ) {
-  const lead = (await leadStatus(db, id)) ?? notFound('lead');
-  const override = await overrideOf(db, body, lead.country);
+  const { scope } = principalOf(actor);
+  const lead = await leadStatus(db, id);
+  if (!lead || !rowInScope(scope, lead)) return notFound('lead');
+  const override = await overrideOf(db, body, lead.country, scope);
   if (lead.status === 'duplicate')
     conflict("This lead is a duplicate by its traffic provider's policy; duplicates are not redelivered.");
   if (lead.status !== 'rejected' && lead.status !== 'failed') {
@@ -83,7 +95,7 @@ export async function redeliverLead(
 
   // Outside any transaction: the engine calls partners.
   await delivery.run(id, override);
-  return (await leadDetail(db, id, canSeeContacts(principalOf(actor)))) ?? notFound('lead');
+  return (await leadDetail(db, id, canSeeContacts(principalOf(actor)), scope)) ?? notFound('lead');
 }
 
 /** A bulk copy of leads leaves the system: who took which selection, with or without contacts. */

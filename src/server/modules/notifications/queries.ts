@@ -1,4 +1,7 @@
+import { sql, type Expression, type SqlBool } from 'kysely';
 import type { DB } from '../../db/database.js';
+import { partnerIdInScope, providerIdInScope } from '../../db/record-scope.js';
+import type { DataScope } from '../../db/scope.js';
 import type { EventType } from '../../events/types.js';
 
 const UNREAD_COUNT_LIMIT = 1000;
@@ -13,19 +16,35 @@ export async function lastRead(db: DB, operatorId: string): Promise<number> {
   return row ? Number(row.last_read_event_id) : 0;
 }
 
+/**
+ * An alert is about a partner or a traffic provider (or neither): a scoped reader sees those
+ * about its own, and of a dimension its scope leaves open, all. Null: no narrowing.
+ */
+function alertInScope(scope: DataScope): Expression<SqlBool> | null {
+  const parts: Expression<SqlBool>[] = [];
+  for (const [column, cond] of [
+    ['events.partner_id', partnerIdInScope(scope, 'events.partner_id')],
+    ['events.traffic_provider_id', providerIdInScope(scope, 'events.traffic_provider_id')],
+  ] as const) {
+    if (cond) parts.push(sql<SqlBool>`(${sql.ref(column)} is null or ${cond})`);
+  }
+  return parts.length ? sql<SqlBool>`(${sql.join(parts, sql` and `)})` : null;
+}
+
 /** Alerts of these types after the operator's read mark, counted up to UNREAD_COUNT_LIMIT. */
-export async function unreadCount(db: DB, types: EventType[], read: number): Promise<number> {
+export async function unreadCount(db: DB, types: EventType[], read: number, scope: DataScope): Promise<number> {
+  const inScope = alertInScope(scope);
   const row = await db
-    .selectFrom((eb) =>
-      eb
+    .selectFrom((eb) => {
+      let q = eb
         .selectFrom('events')
         .select('id')
         .where('lead_id', 'is', null)
         .where('type', 'in', types)
-        .where('id', '>', read)
-        .limit(UNREAD_COUNT_LIMIT)
-        .as('u'),
-    )
+        .where('id', '>', read);
+      if (inScope) q = q.where(inScope);
+      return q.limit(UNREAD_COUNT_LIMIT).as('u');
+    })
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
@@ -36,8 +55,11 @@ export async function alertRows(
   db: DB,
   types: EventType[],
   q: { afterRead: number | null; beforeId: number | null; limit: number },
+  scope: DataScope,
 ) {
   let query = db.selectFrom('events').selectAll().where('lead_id', 'is', null).where('type', 'in', types);
+  const inScope = alertInScope(scope);
+  if (inScope) query = query.where(inScope);
   if (q.afterRead !== null) query = query.where('id', '>', q.afterRead);
   if (q.beforeId !== null) query = query.where('id', '<', q.beforeId);
   return query

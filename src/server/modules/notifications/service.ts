@@ -26,11 +26,16 @@ export async function listNotifications(
   if (!types.length) return { data: [], next_cursor: null, unread_count: 0 };
   const read = await lastRead(db, principal.operator.id);
   const after = decodeCursor(query.cursor, ['id'] as const);
-  const rows = await alertRows(db, types, {
-    afterRead: query.unread_only ? read : null,
-    beforeId: after ? (/^[0-9]{1,18}$/.test(after.id) ? Number(after.id) : 0) : null,
-    limit: query.limit,
-  });
+  const rows = await alertRows(
+    db,
+    types,
+    {
+      afterRead: query.unread_only ? read : null,
+      beforeId: after ? (/^[0-9]{1,18}$/.test(after.id) ? Number(after.id) : 0) : null,
+      limit: query.limit,
+    },
+    principal.scope,
+  );
   const more = rows.length > query.limit;
   const page = more ? rows.slice(0, query.limit) : rows;
   const stored = page.map(toStoredEvent);
@@ -40,7 +45,7 @@ export async function listNotifications(
   return {
     data,
     next_cursor: more ? encodeCursor({ id: String(page.at(-1)!.id) }) : null,
-    unread_count: await unreadCount(db, types, read),
+    unread_count: await unreadCount(db, types, read, principal.scope),
   };
 }
 
@@ -52,5 +57,5 @@ export async function markNotificationsRead(db: DB, actor: Actor, upTo: string |
   await advanceReadMark(db, principal.operator.id, mark);
   const read = await lastRead(db, principal.operator.id);
   const types = visibleTypes(principal.permissions);
-  return { unread_count: types.length ? await unreadCount(db, types, read) : 0 };
+  return { unread_count: types.length ? await unreadCount(db, types, read, principal.scope) : 0 };
 }

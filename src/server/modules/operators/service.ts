@@ -11,6 +11,7 @@ import { audit, type Actor } from '../audit/service.js';
 import { disableTwoFactor } from '../profile/two-factor.js';
 import { findRole } from '../roles/queries.js';
 import { assertHeld } from '../roles/service.js';
+import { assertScopeHeld, scopeOf } from '../roles/scope.js';
 import {
   adminRoleId,
   anyOperator,
@@ -134,6 +135,7 @@ export async function createOperator(
   const role = await roleFor(db, b.role_id);
   if (role.builtin) assertMayTouchAdmin(p, 'create an admin');
   assertHeld(p, rolePermissions(role));
+  assertScopeHeld(p.scope, scopeOf(role)); // nor to accounts beyond your own
   // Refusals that need no password come first: only a creation that would go ahead spends a try.
   const email = b.email.trim().toLowerCase();
   if (await emailTaken(db, email)) conflict(`An operator with the email ${email} already exists.`);
@@ -187,9 +189,11 @@ export async function updateOperator(
     const currentRole = (await findRole(db, target.role_id))!;
     if (currentRole.builtin) assertMayTouchAdmin(p, 'change an admin');
     assertHeld(p, rolePermissions(currentRole)); // no managing someone more powerful than you
+    assertScopeHeld(p.scope, scopeOf(currentRole)); // nor someone who sees more accounts
     const newRole = b.role_id && b.role_id !== target.role_id ? await roleFor(db, b.role_id) : null;
     if (newRole?.builtin) assertMayTouchAdmin(p, 'grant the admin role');
     if (newRole) assertHeld(p, rolePermissions(newRole));
+    if (newRole) assertScopeHeld(p.scope, scopeOf(newRole));
     const self = target.id === p.operator.id;
     if (self && (newRole || (b.status && b.status !== target.status))) {
       conflict('You cannot change your own role or status; ask another operator.');
@@ -270,6 +274,7 @@ export async function deleteOperator(db: Kysely<Database>, actor: Actor, id: str
     const role = (await findRole(tx, target.role_id))!;
     if (role.builtin) assertMayTouchAdmin(p, 'delete an admin');
     assertHeld(p, rolePermissions(role));
+    assertScopeHeld(p.scope, scopeOf(role));
     if (role.builtin && target.status === 'active' && (await otherActiveAdmins(tx, target.id)) === 0) {
       conflict('This is the last active admin; make another admin first.');
     }

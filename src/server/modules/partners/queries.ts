@@ -1,5 +1,7 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import { containsText } from '../../db/like.js';
+import { partnerIdInScope } from '../../db/record-scope.js';
+import type { DataScope } from '../../db/scope.js';
 import type { Database, PartnersTable } from '../../db/tables.js';
 import { decodeCursor, pageOf } from '../../http/pagination.js';
 import type { StoredIntegration } from '../../distribution/integrations/types.js';
@@ -49,7 +51,7 @@ export const patchPartner = (db: Kysely<Database>, id: string, patch: Updateable
   db.updateTable('partners').set(patch).where('id', '=', id).execute();
 
 /** One page of partner rows, oldest first. */
-export async function partnerPage(db: Kysely<Database>, f: PartnerFilter) {
+export async function partnerPage(db: Kysely<Database>, f: PartnerFilter, scope: DataScope) {
   const after = decodeCursor(f.cursor, ['id']);
   let q = db
     .selectFrom('partners')
@@ -60,6 +62,8 @@ export async function partnerPage(db: Kysely<Database>, f: PartnerFilter) {
   if (!f.include_archived) q = q.where('archived_at', 'is', null);
   if (f.status) q = q.where('status', '=', f.status);
   if (f.q) q = q.where((eb) => containsText(eb.ref('name'), f.q!));
+  const inScope = partnerIdInScope(scope, 'partners.id');
+  if (inScope) q = q.where(inScope);
   // countries is a JSON array written by JSON.stringify (no spaces) and the code is [A-Z]{2}
   // (schema-checked), so a LIKE on '"DE"' is exact. Partners are few: no index needed.
   if (f.country) q = q.where((eb) => eb.or([eb('countries', '=', '[]'), eb('countries', 'like', `%"${f.country}"%`)]));
@@ -93,14 +97,15 @@ export async function partnerReferenced(db: Kysely<Database>, partnerId: string)
 }
 
 /** The partners a health view covers: every one not archived, by name. */
-export const healthPartners = (db: Kysely<Database>) =>
-  db
+export const healthPartners = (db: Kysely<Database>, scope: DataScope) => {
+  let q = db
     .selectFrom('partners')
     .select(['id', 'name', 'status', 'consecutive_failures', 'daily_cap', 'hourly_cap', 'total_cap', 'working_hours'])
-    .where('archived_at', 'is', null)
-    .orderBy('name')
-    .orderBy('id')
-    .execute();
+    .where('archived_at', 'is', null);
+  const inScope = partnerIdInScope(scope, 'partners.id');
+  if (inScope) q = q.where(inScope);
+  return q.orderBy('name').orderBy('id').execute();
+};
 
 /**
  * A partner's calls from `from` on, counted by outcome (5xx apart): a range of the

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { IdParams } from '../../http/common-schemas.js';
 import { problems } from '../../http/openapi.js';
 import { Page } from '../../http/pagination.js';
-import type { App } from '../../types.js';
+import { principalOf, type App } from '../../types.js';
 import { actorOf } from '../audit/service.js';
 import {
   CreatePartner,
@@ -41,7 +41,7 @@ export default async function partnersRoutes(app: App) {
         response: { 200: Page(Partner, 'PartnerPage') },
       },
     },
-    async (req) => listPartners(app.db, req.query),
+    async (req) => listPartners(app.db, req.query, principalOf(req).scope),
   );
 
   app.get(
@@ -59,7 +59,7 @@ export default async function partnersRoutes(app: App) {
         response: { 200: PartnerHealthList },
       },
     },
-    async () => partnerHealth(app.db, Date.now()),
+    async (req) => partnerHealth(app.db, Date.now(), principalOf(req).scope),
   );
 
   app.get(
@@ -93,7 +93,7 @@ export default async function partnersRoutes(app: App) {
         response: { 200: Partner, ...problems(404) },
       },
     },
-    async (req) => getPartner(app.db, req.params.id),
+    async (req) => getPartner(app.db, req.params.id, principalOf(req).scope),
   );
 
   app.post(

@@ -1,8 +1,11 @@
+import { assertMayAdd } from '../roles/scope.js';
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import { displayPrefix, issueToken } from '../../auth/credentials.js';
 import { archiveOrDelete } from '../../db/archive.js';
 import { newId, nowIso } from '../../db/ids.js';
+import { partnerInScope } from '../../db/record-scope.js';
+import { UNSCOPED, type DataScope } from '../../db/scope.js';
 import type { Database } from '../../db/tables.js';
 import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
 import { integrationForAudit, resolveIntegration, shownIntegration } from '../../distribution/integrations/index.js';
@@ -57,13 +60,19 @@ export function toPartner(row: PartnerRecord): Partner {
   };
 }
 
-export async function listPartners(db: Kysely<Database>, filter: PartnerFilter) {
-  const page = await partnerPage(db, filter);
+export async function listPartners(db: Kysely<Database>, filter: PartnerFilter, scope: DataScope) {
+  const page = await partnerPage(db, filter, scope);
   return { ...page, data: page.data.map(toPartner) };
 }
 
-export const getPartner = async (db: Kysely<Database>, id: string) =>
-  toPartner((await findPartner(db, id)) ?? notFound('partner'));
+/** The partner, or undefined when there is none or it is out of the reader's scope (404 alike). */
+export const findPartnerInScope = async (db: Kysely<Database>, id: string, scope: DataScope) =>
+  partnerInScope(scope, id) ? findPartner(db, id) : undefined;
+
+const scopeOf = (actor: Actor) => actor.principal?.scope ?? UNSCOPED;
+
+export const getPartner = async (db: Kysely<Database>, id: string, scope: DataScope) =>
+  toPartner((await findPartnerInScope(db, id, scope)) ?? notFound('partner'));
 
 /** A new partner with its postback token and URL, shown this once. `allowedNetworks`: PARTNER_ALLOWED_NETWORKS. */
 export async function createPartner(
@@ -72,6 +81,7 @@ export async function createPartner(
   b: Static<typeof CreatePartner>,
   allowedNetworks: readonly string[],
 ) {
+  assertMayAdd(scopeOf(actor), 'partner');
   const errors: FieldError[] = [];
   const working_hours = b.working_hours ?? null;
   const daily_cap = b.daily_cap ?? null;
@@ -120,7 +130,7 @@ export async function updatePartner(
   allowedNetworks: readonly string[],
 ) {
   return db.transaction().execute(async (tx) => {
-    const current = (await findPartner(tx, id)) ?? notFound('partner');
+    const current = (await findPartnerInScope(tx, id, scopeOf(actor))) ?? notFound('partner');
     if (current.archived_at) conflict(ARCHIVED);
     const errors: FieldError[] = [];
     const merged = {
@@ -176,7 +186,7 @@ export async function rotatePartnerPostbackToken(db: Kysely<Database>, actor: Ac
   const token = issueToken('lgp_');
   const url = await postbackUrl(db, token.token); // before the transaction: SQLite has one connection
   return db.transaction().execute(async (tx) => {
-    const current = (await findPartner(tx, id)) ?? notFound('partner');
+    const current = (await findPartnerInScope(tx, id, scopeOf(actor))) ?? notFound('partner');
     if (current.archived_at) conflict(ARCHIVED);
     const patch = { postback_token_id: token.id, updated_at: nowIso() };
     await patchPartner(tx, current.id, { ...patch, postback_token_hash: token.secretHash });
@@ -198,7 +208,7 @@ export async function deletePartner(db: Kysely<Database>, actor: Actor, id: stri
   await db.transaction().execute(async (tx) => {
     const done =
       (await archiveOrDelete(tx, 'partners', id, {
-        find: () => findPartner(tx, id),
+        find: () => findPartnerInScope(tx, id, scopeOf(actor)),
         refuse: async (current) => {
           const flows = await liveFlowsUsing(tx, current.id);
           if (flows.length)
@@ -224,8 +234,8 @@ const HEALTH_ORDER: PartnerHealth['health'][] = ['failing', 'capped', 'paused', 
  * latest call. Reads the partner rows, the cap counters by key and one index range of today's
  * calls per partner: never all attempts.
  */
-export async function partnerHealth(db: Kysely<Database>, now: number) {
-  const partners = (await healthPartners(db)).map((p) => {
+export async function partnerHealth(db: Kysely<Database>, now: number, scope: DataScope) {
+  const partners = (await healthPartners(db, scope)).map((p) => {
     const working_hours = p.working_hours ? JSON.parse(p.working_hours) : null;
     return { ...p, working_hours, slots: capSlots({ partner: { ...p, working_hours }, target: null }, now, '') };
   });

@@ -63,7 +63,7 @@ export async function rotatePortalIntakeToken(db: DB, actor: Actor) {
 }
 
 export const getPortalPostbacks = (db: DB, actor: Actor) =>
-  getProviderPostbacks(db, providerOf(actor).trafficProviderId);
+  getProviderPostbacks(db, providerOf(actor).trafficProviderId, providerOf(actor).scope);
 
 export const putPortalPostbacks = (
   db: DB,
@@ -88,7 +88,7 @@ export async function testPortalPostback(
   b: { event_type: PostbackEvent; campaign_id?: string | null; lead_id?: string },
 ) {
   const p = providerOf(actor);
-  const result = await testProviderPostback(db, agent, p.trafficProviderId, b);
+  const result = await testProviderPostback(db, agent, p.trafficProviderId, b, p.scope);
   await audit(db, actor, {
     action: 'portal.postback_tested',
     target_type: 'traffic_provider',
@@ -102,7 +102,7 @@ export async function testPortalPostback(
 const postbackLog = (db: DB): DeliveryLogReads => ({
   kind: 'postback',
   what: 'Postbacks',
-  find: (id: string) => postbackDestinationState(db, id),
+  find: (id: string, scope) => postbackDestinationState(db, id, scope),
   payload: (id: string, event: Parameters<typeof postbackPayload>[2]) => postbackPayload(db, id, event),
 });
 

@@ -119,16 +119,22 @@ export interface StatsRow {
 
 const num = (v: unknown) => Number(v ?? 0); // PostgreSQL answers sums as text
 
-/** Leads, accepted, visible FTDs and payout of the provider's leads created in [from, to), grouped. */
-export async function statsRows(db: DB, scope: DataScope, s: StatsSpec): Promise<StatsRow[]> {
+const groupsOf = (s: StatsSpec) =>
+  'bucketMs' in s.by ? bucketSelections('created_at', s.by.bucketMs) : [sql`${sql.ref(s.by.column)}`];
+
+/**
+ * Leads, accepted, visible FTDs and payout of the provider's leads created in [from, to), grouped:
+ * by day, campaign or country an index-only scan of leads_provider_portal.
+ */
+export function statsQuery(db: DB, scope: DataScope, s: StatsSpec) {
   const iso = (ms: number) => new Date(ms).toISOString();
   const visible = sql`(ftd_at is not null and ftd_at <= ${s.ftdCutoff})`;
   // A CPA campaign's payout is earned by the FTD: while the FTD is in its hold, it earns nothing yet.
   const held = s.cpaCampaigns.length
     ? sql`(ftd_at is not null and ftd_at > ${s.ftdCutoff} and campaign_id in (${sql.join(s.cpaCampaigns)}))`
     : sql`1 = 0`;
-  const groups = 'bucketMs' in s.by ? bucketSelections('created_at', s.by.bucketMs) : [sql`${sql.ref(s.by.column)}`];
-  let q = db
+  const groups = groupsOf(s);
+  return db
     .selectFrom('leads as l')
     .where(scoped(scope))
     .where('created_at', '>=', iso(s.fromMs))
@@ -139,8 +145,13 @@ export async function statsRows(db: DB, scope: DataScope, s: StatsSpec): Promise
       sql<number>`sum(case when status = 'delivered' then 1 else 0 end)`.as('accepted'),
       sql<number>`sum(case when ${visible} then 1 else 0 end)`.as('ftds'),
       sql<number>`sum(case when ${held} then 0 else cost_cents end)`.as('payout'),
-    ]);
-  q = q.groupBy(groups);
+    ])
+    .groupBy(groups);
+}
+
+export async function statsRows(db: DB, scope: DataScope, s: StatsSpec): Promise<StatsRow[]> {
+  const groups = groupsOf(s);
+  const q = statsQuery(db, scope, s);
   const rows = (await q.execute()) as Record<string, unknown>[];
   return rows.map((r) => ({
     bucket: 'bucketMs' in s.by ? bucketStart(String(r.g0), groups.length > 1 ? num(r.g1) : null) : null,

@@ -3,6 +3,9 @@
 // only when shown, nothing of another provider's; CSV of the same.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { CompiledQuery } from 'kysely';
+import { providerScope } from '../../db/scope.js';
+import { statsQuery } from './leads-queries.js';
 import { insertCampaign, insertLeads, insertTrafficProvider } from '../../../../test/fixtures.js';
 import {
   buildTestApp,
@@ -220,4 +223,26 @@ forEachDatabase('portal stats', (engine) => {
       ['2026-11-13', '2026-11-13', '1', '0', '0', '0', '0', 'USD'],
     ]);
   });
+});
+
+test('statistics by day, campaign and country read only leads_provider_portal (SQLite plan)', async (t) => {
+  const ta = await buildTestApp(t, 'sqlite');
+  const provider = await insertTrafficProvider(ta.db);
+  const now = Date.now();
+  for (const by of [{ bucketMs: HOUR }, { column: 'campaign_id' as const }, { column: 'country' as const }]) {
+    const c = statsQuery(ta.db, providerScope(provider), {
+      fromMs: now - 90 * 24 * HOUR,
+      toMs: now,
+      ftdCutoff: ago(48 * HOUR),
+      cpaCampaigns: ['x'],
+      by,
+    }).compile();
+    const plan = await ta.db.executeQuery(CompiledQuery.raw(`explain query plan ${c.sql}`, [...c.parameters]));
+    const text = plan.rows.map((r) => (r as { detail: string }).detail).join(' | ');
+    assert.match(
+      text,
+      /USING COVERING INDEX leads_provider_portal \(traffic_provider_id=\? AND created_at>\? AND created_at<\?\)/,
+      text,
+    );
+  }
 });

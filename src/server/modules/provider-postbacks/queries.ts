@@ -47,6 +47,8 @@ export const findProviderLead = (db: DB, providerId: string, leadId: string) =>
     .selectFrom('leads')
     .select([
       'id',
+      'traffic_provider_id',
+      'partner_id',
       'status',
       'sale_status',
       'cost_cents',

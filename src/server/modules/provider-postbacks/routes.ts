@@ -1,6 +1,6 @@
 import { IdParams } from '../../http/common-schemas.js';
 import { problems } from '../../http/openapi.js';
-import type { App } from '../../types.js';
+import { principalOf, type App } from '../../types.js';
 import { onDemandAgent } from '../../outbound/guard.js';
 import { deliveryLogRoutes } from '../delivery-log/routes.js';
 import { actorOf } from '../audit/service.js';
@@ -34,7 +34,7 @@ export default async function providerPostbackRoutes(app: App) {
         response: { 200: PostbackList, ...problems(404) },
       },
     },
-    async (req) => getProviderPostbacks(app.db, req.params.id),
+    async (req) => getProviderPostbacks(app.db, req.params.id, principalOf(req).scope),
   );
 
   app.put(
@@ -72,7 +72,7 @@ export default async function providerPostbackRoutes(app: App) {
         response: { 200: TestPostbackResult, ...problems(404, 409) },
       },
     },
-    async (req) => testProviderPostback(app.db, testAgent, req.params.id, req.body),
+    async (req) => testProviderPostback(app.db, testAgent, req.params.id, req.body, principalOf(req).scope),
   );
 
   deliveryLogRoutes(app, {
@@ -84,7 +84,7 @@ export default async function providerPostbackRoutes(app: App) {
     view: 'traffic_providers:view',
     edit: 'traffic_providers:edit',
     retryAction: 'traffic_provider.postback_retried',
-    find: (id) => postbackDestinationState(app.db, id),
+    find: (id, scope) => postbackDestinationState(app.db, id, scope),
     payload: (id, event) => postbackPayload(app.db, id, event),
   });
 }

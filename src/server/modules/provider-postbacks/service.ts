@@ -1,12 +1,14 @@
 import type { Agent } from 'undici';
 import type { DB } from '../../db/database.js';
 import { nowIso } from '../../db/ids.js';
+import { providerInScope } from '../../db/record-scope.js';
+import { rowInScope, type DataScope } from '../../db/scope.js';
 import { fixedOrigin, originProblem } from '../../distribution/template.js';
 import type { StoredEvent } from '../../events/dispatcher.js';
 import { sendHttp } from '../../events/send-http.js';
 import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
 import { checkDestinationUrl } from '../../outbound/guard.js';
-import { audit, type Actor } from '../audit/service.js';
+import { audit, scopeOf, type Actor } from '../audit/service.js';
 import {
   findProvider,
   findProviderLead,
@@ -81,10 +83,14 @@ export function templateFor(
 
 // The use cases behind the routes.
 
-const provider = async (db: DB, id: string) => (await findProvider(db, id)) ?? notFound('traffic provider');
+/** The provider, or 404 when there is none or it is out of the reader's scope. */
+const provider = async (db: DB, id: string, scope: DataScope) => {
+  const found = providerInScope(scope, id) ? await findProvider(db, id) : undefined;
+  return found ?? notFound('traffic provider');
+};
 
-export async function getProviderPostbacks(db: DB, providerId: string) {
-  await provider(db, providerId);
+export async function getProviderPostbacks(db: DB, providerId: string, scope: DataScope) {
+  await provider(db, providerId, scope);
   return { postbacks: await listPostbacks(db, providerId) };
 }
 
@@ -121,7 +127,7 @@ export async function putProviderPostbacks(
   allowedNetworks: readonly string[],
   action: 'traffic_provider.postbacks_updated' | 'portal.postbacks_updated' = 'traffic_provider.postbacks_updated',
 ) {
-  const current = await provider(db, providerId);
+  const current = await provider(db, providerId, scopeOf(actor));
   if (current.archived_at) conflict('This traffic provider is archived and cannot be changed.');
   const campaigns = new Set(await providerCampaignIds(db, current.id));
   const errors = postbackErrors(items, campaigns, allowedNetworks);
@@ -149,13 +155,15 @@ export async function testProviderPostback(
   agent: () => Agent,
   providerId: string,
   b: { event_type: PostbackEvent; campaign_id?: string | null; lead_id?: string },
+  scope: DataScope,
 ) {
-  const current = await provider(db, providerId);
+  const current = await provider(db, providerId, scope);
   let event: Pick<StoredEvent, 'type' | 'lead_id' | 'data'> = { ...SAMPLE, type: b.event_type };
   let campaignId = b.campaign_id ?? null;
   if (b.lead_id) {
-    const lead = (await findProviderLead(db, current.id, b.lead_id)) ?? notFound('lead of this traffic provider');
-    const { id, ...data } = lead;
+    const found = await findProviderLead(db, current.id, b.lead_id);
+    const lead = found && rowInScope(scope, found) ? found : notFound('lead of this traffic provider');
+    const { id, partner_id: _partner, traffic_provider_id: _provider, ...data } = lead;
     event = { type: b.event_type, lead_id: id, data };
     campaignId = lead.campaign_id;
   }
@@ -181,8 +189,8 @@ export async function testProviderPostback(
 }
 
 /** For the delivery log: the provider (404 when there is none); its postbacks always send. */
-export async function postbackDestinationState(db: DB, providerId: string) {
-  const p = await provider(db, providerId);
+export async function postbackDestinationState(db: DB, providerId: string, scope: DataScope) {
+  const p = await provider(db, providerId, scope);
   return { id: p.id, active: true };
 }
 

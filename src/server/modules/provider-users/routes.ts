@@ -64,7 +64,7 @@ export default async function providerUsersRoutes(app: App) {
         response: { 200: Page(ProviderUser, 'ProviderUserPage'), ...problems(404) },
       },
     },
-    async (req) => listProviderUsers(app.db, req.params.id, req.query),
+    async (req) => listProviderUsers(app.db, actorOf(req), req.params.id, req.query),
   );
 
   app.patch(
@@ -117,7 +117,7 @@ export default async function providerUsersRoutes(app: App) {
         response: { 200: Page(PortalApiKey, 'PortalApiKeyPage'), ...problems(404) },
       },
     },
-    async (req) => listUserKeys(app.db, req.params.id, req.params.user_id, req.query),
+    async (req) => listUserKeys(app.db, actorOf(req), req.params.id, req.params.user_id, req.query),
   );
 
   app.delete(

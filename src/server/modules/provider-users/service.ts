@@ -8,7 +8,8 @@ import type { DB } from '../../db/database.js';
 import { newId, nowIso } from '../../db/ids.js';
 import { conflict, HttpProblem, notFound } from '../../http/errors.js';
 import { principalOf } from '../../types.js';
-import { audit, type Actor } from '../audit/service.js';
+import { providerInScope } from '../../db/record-scope.js';
+import { audit, scopeOf, type Actor } from '../audit/service.js';
 import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
 import { emailTaken } from '../operators/queries.js';
 import { findTrafficProvider } from '../traffic-providers/queries.js';
@@ -47,13 +48,16 @@ export const toProviderUser = (u: UserRow) => ({
   last_login_at: u.last_login_at,
 });
 
-async function liveProvider(db: DB, providerId: string) {
-  const p = (await findTrafficProvider(db, providerId)) ?? notFound('traffic provider');
+/** The provider, or 404 when there is none or the operator's role is limited to others. */
+async function liveProvider(db: DB, actor: Actor, providerId: string) {
+  const p =
+    (providerInScope(scopeOf(actor), providerId) && (await findTrafficProvider(db, providerId))) ||
+    notFound('traffic provider');
   return p!;
 }
 
-async function userOf(db: DB, providerId: string, userId: string) {
-  await liveProvider(db, providerId);
+async function userOf(db: DB, actor: Actor, providerId: string, userId: string) {
+  await liveProvider(db, actor, providerId);
   return (await findProviderUser(db, providerId, userId)) ?? notFound('provider user');
 }
 
@@ -71,7 +75,7 @@ export async function inviteProviderUser(
   providerId: string,
   b: Static<typeof InviteProviderUser>,
 ) {
-  const provider = await liveProvider(db, providerId);
+  const provider = await liveProvider(db, actor, providerId);
   if (provider.archived_at) conflict('The traffic provider is archived; restore it before inviting its users.');
   const email = b.email.trim().toLowerCase();
   const inv = await newInvitation(db);
@@ -107,8 +111,13 @@ export async function inviteProviderUser(
   return { ...toProviderUser(user), invitation_token: inv.token, invitation_url: inv.url };
 }
 
-export async function listProviderUsers(db: DB, providerId: string, f: { limit: number; cursor?: string }) {
-  await liveProvider(db, providerId);
+export async function listProviderUsers(
+  db: DB,
+  actor: Actor,
+  providerId: string,
+  f: { limit: number; cursor?: string },
+) {
+  await liveProvider(db, actor, providerId);
   const page = await providerUserPage(db, providerId, f);
   return { ...page, data: page.data.map(toProviderUser) };
 }
@@ -121,7 +130,7 @@ export async function updateProviderUser(
   userId: string,
   b: Static<typeof UpdateProviderUser>,
 ) {
-  const user = await userOf(db, providerId, userId);
+  const user = await userOf(db, actor, providerId, userId);
   const now = nowIso();
   await db.transaction().execute(async (tx) => {
     if (b.status === 'disabled' && user.status !== 'disabled') {
@@ -147,7 +156,7 @@ export async function updateProviderUser(
 
 /** A new one-time invitation link (the old one stops working), while the user has not accepted. */
 export async function renewInvitation(db: DB, actor: Actor, providerId: string, userId: string) {
-  const user = await userOf(db, providerId, userId);
+  const user = await userOf(db, actor, providerId, userId);
   if (user.status !== 'invited') conflict('Only an invited user who has not set a password gets a new invitation.');
   const inv = await newInvitation(db);
   await db.transaction().execute(async (tx) => {
@@ -167,14 +176,20 @@ export async function renewInvitation(db: DB, actor: Actor, providerId: string, 
   return { ...after, invitation_token: inv.token, invitation_url: inv.url };
 }
 
-export async function listUserKeys(db: DB, providerId: string, userId: string, f: { limit: number; cursor?: string }) {
-  await userOf(db, providerId, userId);
+export async function listUserKeys(
+  db: DB,
+  actor: Actor,
+  providerId: string,
+  userId: string,
+  f: { limit: number; cursor?: string },
+) {
+  await userOf(db, actor, providerId, userId);
   const page = await portalKeyPage(db, userId, f);
   return { ...page, data: page.data.map(toPortalKey) };
 }
 
 export async function revokeUserKey(db: DB, actor: Actor, providerId: string, userId: string, keyId: string) {
-  await userOf(db, providerId, userId);
+  await userOf(db, actor, providerId, userId);
   const key = (await findPortalKey(db, userId, keyId)) ?? notFound('API key');
   await db.transaction().execute(async (tx) => {
     await revokePortalKey(tx, keyId, nowIso());
@@ -196,7 +211,14 @@ export async function viewAsProvider(db: DB, actor: Actor, providerId: string, u
   const p = principalOf(actor);
   if (!p.permissions.has('leads:view'))
     throw new HttpProblem(403, 'forbidden', 'Viewing as a provider shows its leads: your role needs leads:view.');
-  await liveProvider(db, providerId);
+  // The portal shows every lead of the provider, whichever partner took it: not for a role limited to some partners.
+  if (p.scope.partnerIds !== null)
+    throw new HttpProblem(
+      403,
+      'forbidden',
+      "Your role is limited to some partners; the portal shows every partner's leads.",
+    );
+  await liveProvider(db, actor, providerId);
   const { id, token, secretHash } = issueToken('lgps_');
   const now = nowIso();
   await db.transaction().execute(async (tx) => {

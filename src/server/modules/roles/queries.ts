@@ -4,12 +4,21 @@ import { rolePermissions } from '../../auth/authenticate.js';
 import type { Database, Role, RolesTable } from '../../db/tables.js';
 import { decodeCursor, pageOf } from '../../http/pagination.js';
 
+const idList = (s: string | null) => (s === null ? null : (JSON.parse(s) as string[]));
+
+/** The API shape of a role's scope (null: all). */
+export const scopeOf = (r: { scope_traffic_provider_ids: string | null; scope_partner_ids: string | null }) => ({
+  traffic_provider_ids: idList(r.scope_traffic_provider_ids),
+  partner_ids: idList(r.scope_partner_ids),
+});
+
 export const toRole = (r: Role) => ({
   id: r.id,
   name: r.name,
   description: r.description,
   permissions: r.builtin ? [...ALL_PERMISSIONS] : [...rolePermissions(r)],
   builtin: r.builtin === 1,
+  scope: r.builtin ? { traffic_provider_ids: null, partner_ids: null } : scopeOf(r),
   created_at: r.created_at,
   updated_at: r.updated_at,
 });
@@ -45,3 +54,9 @@ export const deleteRoleRow = (db: Kysely<Database>, id: string) =>
 /** Whether any operator holds the role. */
 export const roleHeld = async (db: Kysely<Database>, id: string) =>
   !!(await db.selectFrom('operators').select('id').where('role_id', '=', id).limit(1).executeTakeFirst());
+
+/** Those of `ids` that name a live (not archived) row of `table`. */
+export const idsThatExist = async (db: Kysely<Database>, table: 'traffic_providers' | 'partners', ids: string[]) =>
+  (await db.selectFrom(table).select('id').where('id', 'in', ids).where('archived_at', 'is', null).execute()).map(
+    (r) => r.id,
+  );

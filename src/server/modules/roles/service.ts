@@ -17,6 +17,7 @@ import {
   toRole,
 } from './queries.js';
 import type { CreateRole, UpdateRole } from './schemas.js';
+import { assertScopeHeld, checkRoleScope, scopeColumns, scopeOf } from './scope.js';
 
 /**
  * Nobody hands out permissions they do not hold themselves. For an API key that means its
@@ -38,8 +39,10 @@ export const listRoles = (db: Kysely<Database>, f: { limit: number; cursor?: str
 export const getRole = async (db: Kysely<Database>, id: string) => toRole((await findRole(db, id)) ?? notFound('role'));
 
 export async function createRole(db: Kysely<Database>, actor: Actor, b: Static<typeof CreateRole>) {
-  const { name, description = '', permissions } = b;
-  assertHeld(principalOf(actor), permissions);
+  const { name, description = '', permissions, scope = { traffic_provider_ids: null, partner_ids: null } } = b;
+  const p = principalOf(actor);
+  assertHeld(p, permissions);
+  await checkRoleScope(db, p, scope, permissions);
   const now = nowIso();
   const row = {
     id: newId(),
@@ -47,6 +50,7 @@ export async function createRole(db: Kysely<Database>, actor: Actor, b: Static<t
     description,
     permissions: JSON.stringify(permissions),
     builtin: 0,
+    ...scopeColumns(scope),
     created_at: now,
     updated_at: now,
   };
@@ -57,7 +61,7 @@ export async function createRole(db: Kysely<Database>, actor: Actor, b: Static<t
       action: 'role.created',
       target_type: 'role',
       target_id: row.id,
-      details: { name: row.name, permissions },
+      details: { name: row.name, permissions, scope },
     });
   });
   return toRole(row);
@@ -69,10 +73,12 @@ export async function updateRole(db: Kysely<Database>, actor: Actor, id: string,
   return db.transaction().execute(async (tx) => {
     const role = (await findRole(tx, id)) ?? notFound('role');
     if (role.builtin) conflict('The built-in admin role cannot be changed.');
-    const { name, description, permissions } = b;
+    const { name, description, permissions, scope } = b;
     // Changing a role you could not have made is refused too, in either direction.
     assertHeld(p, JSON.parse(role.permissions));
+    assertScopeHeld(p.scope, scopeOf(role));
     if (permissions) assertHeld(p, permissions);
+    await checkRoleScope(tx, p, scope ?? scopeOf(role), permissions ?? JSON.parse(role.permissions));
     if (name !== undefined && name.trim() !== role.name) {
       if (await findRoleByName(tx, name.trim())) conflict(`A role named "${name.trim()}" already exists.`);
     }
@@ -80,6 +86,7 @@ export async function updateRole(db: Kysely<Database>, actor: Actor, id: string,
       ...(name !== undefined ? { name: name.trim() } : {}),
       ...(description !== undefined ? { description } : {}),
       ...(permissions ? { permissions: JSON.stringify(permissions) } : {}),
+      ...(scope ? scopeColumns(scope) : {}),
       updated_at: nowIso(),
     };
     await patchRole(tx, role.id, patch);
@@ -87,7 +94,10 @@ export async function updateRole(db: Kysely<Database>, actor: Actor, id: string,
       action: 'role.updated',
       target_type: 'role',
       target_id: role.id,
-      details: { before: { name: role.name, permissions: JSON.parse(role.permissions) }, after: b },
+      details: {
+        before: { name: role.name, permissions: JSON.parse(role.permissions), scope: scopeOf(role) },
+        after: b,
+      },
     });
     return toRole({ ...role, ...patch });
   });
@@ -100,6 +110,7 @@ export async function deleteRole(db: Kysely<Database>, actor: Actor, id: string)
     const role = (await findRole(tx, id)) ?? notFound('role');
     if (role.builtin) conflict('The built-in admin role cannot be deleted.');
     assertHeld(p, JSON.parse(role.permissions));
+    assertScopeHeld(p.scope, scopeOf(role));
     if (await roleHeld(tx, role.id)) conflict('Operators still hold this role; give them another role first.');
     await deleteRoleRow(tx, role.id);
     await audit(tx, actor, {

@@ -1,6 +1,6 @@
 import { invalid } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
-import type { App } from '../../types.js';
+import { principalOf, type App } from '../../types.js';
 import { CapUsage, SimulateBody, SimulationResult } from './schemas.js';
 import { simulate } from './simulate.js';
 import { capUsage } from './usage.js';
@@ -60,6 +60,6 @@ export default async function routingRoutes(app: App) {
         response: { 200: CapUsage },
       },
     },
-    async () => capUsage(app.db, Date.now()),
+    async (req) => capUsage(app.db, Date.now(), principalOf(req).scope),
   );
 }

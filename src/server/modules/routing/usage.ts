@@ -1,4 +1,6 @@
 import type { DB } from '../../db/database.js';
+import { partnerIdInScope } from '../../db/record-scope.js';
+import type { DataScope } from '../../db/scope.js';
 import { capSlots, readUsage, usedOf, type CapOwner, type CapSlot } from '../../distribution/caps.js';
 import type { CapCounts } from '../../db/tables.js';
 
@@ -19,14 +21,15 @@ interface Row {
 
 const NO_PARTNER_CAPS = { daily_cap: null, hourly_cap: null, total_cap: null };
 
-export async function capUsage(db: DB, now: number) {
-  const partners = await db
+/** The caps of the partners in the reader's scope (a partner's caps count every provider's leads). */
+export async function capUsage(db: DB, now: number, scope: DataScope) {
+  let partnerQuery = db
     .selectFrom('partners')
     .select(['id', 'name', 'daily_cap', 'hourly_cap', 'total_cap', 'working_hours'])
-    .where('archived_at', 'is', null)
-    .orderBy('name')
-    .orderBy('id')
-    .execute();
+    .where('archived_at', 'is', null);
+  const inScope = partnerIdInScope(scope, 'partners.id');
+  if (inScope) partnerQuery = partnerQuery.where(inScope);
+  const partners = await partnerQuery.orderBy('name').orderBy('id').execute();
   const targets = await db
     .selectFrom('flow_targets as t')
     .innerJoin('flows as f', 'f.id', 't.flow_id')

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { IdParams } from '../../http/common-schemas.js';
 import { problems } from '../../http/openapi.js';
-import type { App } from '../../types.js';
+import { principalOf, type App } from '../../types.js';
 import { actorOf } from '../audit/service.js';
 import { PullRun, StatusPull, StatusPullInput } from './schemas.js';
 import { deleteStatusPull, getStatusPull, putStatusPull, runStatusPull } from './service.js';
@@ -27,7 +27,7 @@ export default async function statusPullRoutes(app: App) {
         },
       },
     },
-    async (req) => getStatusPull(app.db, req.params.id),
+    async (req) => getStatusPull(app.db, req.params.id, principalOf(req).scope),
   );
 
   app.put(

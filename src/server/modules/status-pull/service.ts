@@ -6,7 +6,9 @@ import { nowIso } from '../../db/ids.js';
 import { checkUrl, originOf } from '../../distribution/integrations/destination-url.js';
 import { maskHeaders, resolveSecretHeaders } from '../../distribution/integrations/secret-headers.js';
 import { nestsDeeperThan } from '../../distribution/template.js';
-import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
+import { conflict, HttpProblem, invalid, notFound, type FieldError } from '../../http/errors.js';
+import { partnerInScope } from '../../db/record-scope.js';
+import { UNSCOPED, type DataScope } from '../../db/scope.js';
 import { principalOf } from '../../types.js';
 import { audit, type Actor } from '../audit/service.js';
 import { canSeeContacts } from '../leads/search.js';
@@ -25,7 +27,11 @@ import type { StatusPullInput, StoredStatusPull } from './schemas.js';
 // A partner's status pull, as the routes use it: shown with its health (secret headers masked),
 // set, removed, and run by hand.
 
-const partner = async (db: DB, id: string) => (await findPartner(db, id)) ?? notFound('partner');
+/** The partner, or 404 when there is none or it is out of the reader's scope. */
+const partner = async (db: DB, id: string, scope: DataScope) =>
+  (partnerInScope(scope, id) ? await findPartner(db, id) : undefined) ?? notFound('partner');
+
+const scopeOf = (actor: Actor) => actor.principal?.scope ?? UNSCOPED;
 
 // No live change without a preview: a pull changes leads, and the first FTD reported wins, so a
 // wrong mapping cannot be undone by the next run. The settings may run live (on schedule, or by
@@ -62,8 +68,8 @@ function shown(row: StatusPullRow) {
 }
 
 /** The partner's status pull as shown, or null when it has none (404 only for no such partner). */
-export async function getStatusPull(db: DB, partnerId: string) {
-  await partner(db, partnerId);
+export async function getStatusPull(db: DB, partnerId: string, scope: DataScope) {
+  await partner(db, partnerId, scope);
   const pull = await findStatusPull(db, partnerId);
   return pull ? shown(pull) : null;
 }
@@ -130,7 +136,7 @@ export async function putStatusPull(
   b: StatusPullInput,
   allowedNetworks: readonly string[],
 ) {
-  const p = await partner(db, partnerId);
+  const p = await partner(db, partnerId, scopeOf(actor));
   const previous = await findStatusPull(db, p.id);
   const before = previous ? (JSON.parse(previous.config) as StoredStatusPull) : null;
   const config = storedConfig(b, before, allowedNetworks);
@@ -161,7 +167,7 @@ export async function putStatusPull(
 }
 
 export async function deleteStatusPull(db: DB, actor: Actor, partnerId: string) {
-  const p = await partner(db, partnerId);
+  const p = await partner(db, partnerId, scopeOf(actor));
   await db.transaction().execute(async (tx) => {
     if (!(await deleteStatusPullRow(tx, p.id))) notFound('status pull for this partner');
     await audit(tx, actor, {
@@ -185,7 +191,14 @@ export async function runStatusPull(
   partnerId: string,
   dryRun: boolean,
 ) {
-  const p = await partner(db, partnerId);
+  const p = await partner(db, partnerId, scopeOf(actor));
+  // A run reads (and changes) the partner's leads of every traffic provider.
+  if (scopeOf(actor).trafficProviderIds !== null)
+    throw new HttpProblem(
+      403,
+      'forbidden',
+      "A status pull reads the partner's leads of every traffic provider; your role is limited to some traffic providers.",
+    );
   const row = (await findStatusPull(db, p.id)) ?? notFound('status pull for this partner');
   const config = JSON.parse(row.config) as StoredStatusPull;
   if (!dryRun && !mayRunLive(row))

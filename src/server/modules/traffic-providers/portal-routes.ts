@@ -23,7 +23,7 @@ export default async function providerPortalRoutes(app: App) {
         response: { 200: ProviderPortalSettings, ...problems(404) },
       },
     },
-    async (req) => getProviderPortal(app.db, req.params.id),
+    async (req) => getProviderPortal(app.db, actorOf(req), req.params.id),
   );
 
   app.put(

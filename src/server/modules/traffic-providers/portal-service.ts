@@ -4,15 +4,18 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import { nowIso } from '../../db/ids.js';
 import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
-import { audit, type Actor } from '../audit/service.js';
+import { providerInScope } from '../../db/record-scope.js';
+import { audit, scopeOf, type Actor } from '../audit/service.js';
 import { readPortalSettings, type PortalSettings } from './portal-settings.js';
 import { findTrafficProvider, partnerWords, patchTrafficProvider } from './queries.js';
 import type { PutPortalSettings } from './portal-schemas.js';
 
 const WORDS_SHOWN = 200;
 
-export async function getProviderPortal(db: Kysely<Database>, id: string) {
-  const settings = (await readPortalSettings(db, id)) ?? notFound('traffic provider');
+export async function getProviderPortal(db: Kysely<Database>, actor: Actor, id: string) {
+  // A provider out of the reader's scope (a role limited to others) is not found, like one that is not there.
+  const settings =
+    (providerInScope(scopeOf(actor), id) && (await readPortalSettings(db, id))) || notFound('traffic provider');
   return { ...settings, partner_words: await partnerWords(db, id, WORDS_SHOWN) };
 }
 
@@ -38,7 +41,8 @@ function normalisedMap(map: Record<string, string>): PortalSettings['sale_status
 export async function putProviderPortal(db: Kysely<Database>, actor: Actor, id: string, b: PutPortalSettings) {
   const map = normalisedMap(b.sale_status_map);
   await db.transaction().execute(async (tx) => {
-    const current = (await findTrafficProvider(tx, id)) ?? notFound('traffic provider');
+    const current =
+      (providerInScope(scopeOf(actor), id) && (await findTrafficProvider(tx, id))) || notFound('traffic provider');
     if (current.archived_at) conflict('This traffic provider is archived and cannot be changed.');
     const before = (await readPortalSettings(tx, id))!;
     await patchTrafficProvider(tx, id, {
@@ -57,5 +61,5 @@ export async function putProviderPortal(db: Kysely<Database>, actor: Actor, id: 
       details: { name: current.name, before, after: { ...b, sale_status_map: map } },
     });
   });
-  return getProviderPortal(db, id);
+  return getProviderPortal(db, actor, id);
 }

@@ -1,3 +1,5 @@
+import { providerIdInScope } from '../../db/record-scope.js';
+import type { DataScope } from '../../db/scope.js';
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { displayPrefix } from '../../auth/credentials.js';
 import { containsText } from '../../db/like.js';
@@ -46,6 +48,7 @@ export const patchTrafficProvider = (db: Kysely<Database>, id: string, patch: Up
 export async function trafficProviderPage(
   db: Kysely<Database>,
   f: { limit: number; cursor?: string; status?: 'active' | 'paused'; q?: string; include_archived: boolean },
+  scope: DataScope,
 ) {
   const after = decodeCursor(f.cursor, ['id']);
   let q = db
@@ -57,6 +60,8 @@ export async function trafficProviderPage(
   if (!f.include_archived) q = q.where('archived_at', 'is', null);
   if (f.status) q = q.where('status', '=', f.status);
   if (f.q) q = q.where((eb) => containsText(eb.ref('name'), f.q!));
+  const inScope = providerIdInScope(scope, 'traffic_providers.id');
+  if (inScope) q = q.where(inScope);
   const page = pageOf(await q.execute(), f.limit, (r) => ({ id: r.id }));
   return { ...page, data: page.data.map(toTrafficProvider) };
 }

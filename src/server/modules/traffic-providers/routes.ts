@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { IdParams } from '../../http/common-schemas.js';
 import { problems } from '../../http/openapi.js';
 import { Page } from '../../http/pagination.js';
-import type { App } from '../../types.js';
+import { principalOf, type App } from '../../types.js';
 import { actorOf } from '../audit/service.js';
 import providerPortalRoutes from './portal-routes.js';
 import {
@@ -40,7 +40,7 @@ export default async function trafficProvidersRoutes(app: App) {
         response: { 200: Page(TrafficProvider, 'TrafficProviderPage') },
       },
     },
-    async (req) => listTrafficProviders(app.db, req.query),
+    async (req) => listTrafficProviders(app.db, req.query, principalOf(req).scope),
   );
 
   app.get(
@@ -56,7 +56,7 @@ export default async function trafficProvidersRoutes(app: App) {
         response: { 200: TrafficProvider, ...problems(404) },
       },
     },
-    async (req) => getTrafficProvider(app.db, req.params.id),
+    async (req) => getTrafficProvider(app.db, req.params.id, principalOf(req).scope),
   );
 
   app.post(

@@ -1,3 +1,6 @@
+import { assertMayAdd } from '../roles/scope.js';
+import { providerInScope } from '../../db/record-scope.js';
+import { UNSCOPED, type DataScope } from '../../db/scope.js';
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import { issueToken } from '../../auth/credentials.js';
@@ -48,11 +51,20 @@ export function normaliseAllowedIps(entries: string[], errors: FieldError[]): st
   return out;
 }
 
-export const listTrafficProviders = (db: Kysely<Database>, filter: Parameters<typeof trafficProviderPage>[1]) =>
-  trafficProviderPage(db, filter);
+export const listTrafficProviders = (
+  db: Kysely<Database>,
+  filter: Parameters<typeof trafficProviderPage>[1],
+  scope: DataScope,
+) => trafficProviderPage(db, filter, scope);
 
-export const getTrafficProvider = async (db: Kysely<Database>, id: string) =>
-  toTrafficProvider((await findTrafficProvider(db, id)) ?? notFound('traffic provider'));
+/** The provider, or undefined when there is none or it is out of the reader's scope (404 alike). */
+const findInScope = async (db: Kysely<Database>, id: string, scope: DataScope) =>
+  providerInScope(scope, id) ? findTrafficProvider(db, id) : undefined;
+
+const scopeOf = (actor: Actor) => actor.principal?.scope ?? UNSCOPED;
+
+export const getTrafficProvider = async (db: Kysely<Database>, id: string, scope: DataScope) =>
+  toTrafficProvider((await findInScope(db, id, scope)) ?? notFound('traffic provider'));
 
 /** A new provider with its intake token, shown this once. */
 export async function createTrafficProvider(
@@ -60,6 +72,7 @@ export async function createTrafficProvider(
   actor: Actor,
   b: Static<typeof CreateTrafficProvider>,
 ) {
+  assertMayAdd(scopeOf(actor), 'traffic provider');
   const errors: FieldError[] = [];
   const allowed_ips = normaliseAllowedIps(b.allowed_ips ?? [], errors);
   if (errors.length) invalid(errors);
@@ -104,7 +117,7 @@ export async function updateTrafficProvider(
   const allowed_ips = b.allowed_ips ? normaliseAllowedIps(b.allowed_ips, errors) : undefined;
   if (errors.length) invalid(errors);
   return db.transaction().execute(async (tx) => {
-    const current = (await findTrafficProvider(tx, id)) ?? notFound('traffic provider');
+    const current = (await findInScope(tx, id, scopeOf(actor))) ?? notFound('traffic provider');
     if (current.archived_at) conflict(ARCHIVED);
     const patch = {
       ...(b.name !== undefined ? { name: b.name.trim() } : {}),
@@ -135,7 +148,7 @@ export async function rotateTrafficProviderToken(
   const token = issueToken('lgt_');
   const intake_url = await intakeUrl(db); // before the transaction: SQLite has one connection
   return db.transaction().execute(async (tx) => {
-    const current = (await findTrafficProvider(tx, id)) ?? notFound('traffic provider');
+    const current = (await findInScope(tx, id, scopeOf(actor))) ?? notFound('traffic provider');
     if (current.archived_at) conflict(ARCHIVED);
     const patch = { token_id: token.id, updated_at: nowIso() };
     await patchTrafficProvider(tx, current.id, { ...patch, token_hash: token.secretHash });
@@ -157,7 +170,7 @@ export async function deleteTrafficProvider(db: Kysely<Database>, actor: Actor, 
   await db.transaction().execute(async (tx) => {
     const done =
       (await archiveOrDelete(tx, 'traffic_providers', id, {
-        find: () => findTrafficProvider(tx, id),
+        find: () => findInScope(tx, id, scopeOf(actor)),
         refuse: async (current) => {
           const campaigns = await liveCampaignsUsing(tx, current.id);
           if (campaigns.length)

@@ -35,6 +35,8 @@ export interface OwnerRow {
   owner_status: 'active' | 'disabled' | null;
   owner_builtin: number | null;
   owner_permissions: string | null;
+  owner_scope_traffic_provider_ids: string | null;
+  owner_scope_partner_ids: string | null;
 }
 
 /**
@@ -47,6 +49,12 @@ export function ownerCheck(owner: OwnerRow): (type: EventType) => string | null 
       'the webhook has no owner (its owner was deleted): nothing is sent until an operator who may read its events changes it';
   }
   if (owner.owner_status !== 'active') return () => "the webhook's owner is disabled";
+  if (
+    !owner.owner_builtin &&
+    (owner.owner_scope_traffic_provider_ids !== null || owner.owner_scope_partner_ids !== null)
+  )
+    // A webhook sends the whole account's events; a role limited to some accounts may not read them.
+    return () => "the webhook's owner holds a role limited to some traffic providers or partners";
   const rights = rolePermissions({ builtin: owner.owner_builtin ?? 0, permissions: owner.owner_permissions ?? '[]' });
   return (type) =>
     mayReadEvent(rights, type)

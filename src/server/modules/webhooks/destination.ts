@@ -27,7 +27,13 @@ export function webhookDestination(db: DB, agent: Agent, log: FastifyBaseLogger)
         .leftJoin('operators as o', 'o.id', 'w.owner_id')
         .leftJoin('roles as r', 'r.id', 'o.role_id')
         .selectAll('w')
-        .select(['o.status as owner_status', 'r.builtin as owner_builtin', 'r.permissions as owner_permissions'])
+        .select([
+          'o.status as owner_status',
+          'r.builtin as owner_builtin',
+          'r.permissions as owner_permissions',
+          'r.scope_traffic_provider_ids as owner_scope_traffic_provider_ids',
+          'r.scope_partner_ids as owner_scope_partner_ids',
+        ])
         .where('w.id', 'in', ids)
         .execute();
       const hooks = new Map(rows.map((h) => [h.id, { ...h, mayRead: ownerCheck(h) }]));

@@ -10,6 +10,7 @@ import { fieldErrors } from '../../ui/fields';
 import { useEditorForm, refusal } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
 import { PermissionGrid } from './PermissionGrid';
+import { ScopePickers } from './ScopePickers';
 import { EditorHeader } from '../../ui/EditorHeader';
 
 type Role = paths['/api/roles/{id}']['get']['responses'][200]['content']['application/json'];
@@ -38,6 +39,7 @@ function RoleForm({ role }: { role: Role | null }) {
     name: role?.name ?? '',
     description: role?.description ?? '',
     permissions: role?.permissions ?? [],
+    scope: role?.scope ?? { traffic_provider_ids: null, partner_ids: null },
   }));
 
   const held = new Set(whoami.data?.permissions ?? []);
@@ -55,14 +57,26 @@ function RoleForm({ role }: { role: Role | null }) {
           ? api.PATCH('/api/roles/{id}', { params: { path: { id: role.id } }, body })
           : api.POST('/api/roles', { body }),
       (p) => ({
-        errors: fieldErrors(p.errors, { name: 'Name', description: 'Description', permissions: 'Permissions' }),
+        errors: fieldErrors(p.errors, {
+          name: 'Name',
+          description: 'Description',
+          permissions: 'Permissions',
+          'scope.traffic_provider_ids': 'Traffic providers',
+          'scope.partner_ids': 'Partners',
+        }),
         problem: refusal(p, 'role'),
       }),
       async (stored) => {
         queryClient.setQueryData(['role', stored.id], stored);
         await queryClient.invalidateQueries({ queryKey: ['roles'] });
         // The server's version: a trimmed name, permissions in its order.
-        if (role) savedAs({ name: stored.name, description: stored.description, permissions: stored.permissions });
+        if (role)
+          savedAs({
+            name: stored.name,
+            description: stored.description,
+            permissions: stored.permissions,
+            scope: stored.scope,
+          });
         else navigate(`/settings/roles/${stored.id}`, { replace: true, state: { saved: true } });
       },
     );
@@ -140,6 +154,15 @@ function RoleForm({ role }: { role: Role | null }) {
               held={held}
               readOnly={!canEdit}
               error={errors.at('permissions')}
+            />
+          )}
+          {!builtin && (
+            <ScopePickers
+              value={form.scope}
+              onChange={(scope) => set({ scope })}
+              held={held}
+              readOnly={!canEdit}
+              errorAt={errors.at}
             />
           )}
         </Stack>
