@@ -43,6 +43,7 @@ const PortalStats = lazy(() => import('./portal/PortalStats'));
 const PortalCampaigns = lazy(() => import('./portal/PortalCampaigns'));
 const PortalPostbacks = lazy(() => import('./portal/PortalPostbacks'));
 const PortalProfile = lazy(() => import('./portal/PortalProfile'));
+const PortalHistory = lazy(() => import('./portal/PortalHistory'));
 
 /**
  * The signed-in pages of one side (the operators' dashboard or the providers' portal). A tab
@@ -109,6 +110,7 @@ export function App() {
           <Route path="campaigns" element={<PortalCampaigns />} />
           <Route path="postbacks" element={<PortalPostbacks />} />
           <Route path="api-keys" element={<PortalApiKeys />} />
+          <Route path="history" element={<PortalHistory />} />
           <Route path="profile" element={<PortalProfile />} />
           <Route path="*" element={<Navigate to="/portal" replace />} />
         </Route>

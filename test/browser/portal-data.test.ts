@@ -1,9 +1,13 @@
 // The portal's data and integration screens in a real browser (issue 27): a provider user finds
 // a lead by its sub id (phone and desktop), reads its statistics, downloads both CSVs, reads a
 // campaign's intake docs, sets a postback and test-sends it to a loopback tracker, and sees the
-// FTD hold its operator set in the provider editor stated plainly. axe-core on every screen.
+// FTD hold its operator set in the provider editor stated plainly; saves its log, checkpoint and
+// public key from History and the verification script accepts them. axe-core on every screen.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { sampleLead } from '../distribution-world.js';
@@ -152,12 +156,51 @@ test(
     await assertAccessible(page, 'portal postbacks');
     await screenshot(page, 'portal-postbacks');
 
+    // The history: the latest signed checkpoint, the log, checkpoint and key saved; the
+    // verification script (plain Node) accepts them.
+    await go(page, 'History');
+    await page.getByTestId('portal-checkpoint').waitFor();
+    await assertAccessible(page, 'portal history');
+    const dir = mkdtempSync(path.join(tmpdir(), 'leadgate-portal-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const save = async (name: string, click: () => Promise<void>) => {
+      writeFileSync(path.join(dir, name), await downloaded(page, click));
+      return path.join(dir, name);
+    };
+    const logFile = await save('log.jsonl', () => page.getByTestId('download-log').click());
+    const entries = readFileSync(logFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.ok(entries.length >= 3 && entries[0].seq === 1, `the log: ${entries.length} entries`);
+    const checkpoint = await save('checkpoint.json', () =>
+      page.getByRole('button', { name: 'Download the checkpoint' }).click(),
+    );
+    const key = await save('key.json', () => page.getByRole('button', { name: 'Download the public key' }).click());
+    const verified = spawnSync(
+      process.execPath,
+      [
+        'scripts/verify-provider-log.mjs',
+        '--saved',
+        logFile,
+        '--current',
+        logFile,
+        '--checkpoint',
+        checkpoint,
+        '--public-key',
+        key,
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(verified.status, 0, verified.stdout + verified.stderr);
+
     // Each screen fits a phone.
     await page.setViewportSize({ width: 390, height: 844 });
     for (const [label, path] of [
       ['Stats', 'stats'],
       ['Campaigns', 'campaigns'],
       ['Postbacks', 'postbacks'],
+      ['History', 'history'],
       ['Profile', 'profile'],
     ]) {
       await page.goto(`${base}/portal/${path}`);

@@ -5,6 +5,7 @@ export const PORTAL_LINKS = [
   { to: '/portal/stats', label: 'Stats' },
   { to: '/portal/campaigns', label: 'Campaigns' },
   { to: '/portal/postbacks', label: 'Postbacks' },
+  { to: '/portal/history', label: 'History' },
   { to: '/portal/api-keys', label: 'API keys' },
   { to: '/portal/profile', label: 'Profile' },
 ];
