@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { request } from '../processes.js';
 import {
   apiGet,
   assertAccessible,
@@ -123,6 +124,28 @@ test(
     // The operator disables the user: the portal refuses it from its next request (back to sign in).
     await operator.goto(`${base}/traffic-providers/${provider.id}`);
     await row.getByTestId('portal-user-status').filter({ hasText: 'active' }).waitFor();
+    // Its keys, in a drawer: the one it revoked itself.
+    await row.getByRole('button', { name: 'Keys' }).click();
+    const keys = operator.getByTestId('portal-user-key').filter({ hasText: 'Our tracker' });
+    assert.match(await keys.innerText(), /revoked/i);
+    assert.equal(await keys.getByRole('button', { name: 'Revoke' }).count(), 0);
+    await assertAccessible(operator, 'portal user keys drawer');
+    await operator.getByRole('button', { name: 'Close' }).click();
+    // A second user's invitation, renewed: the old link stops working.
+    await panel.getByLabel('Email').fill('second@example.com');
+    await panel.getByRole('button', { name: 'Invite' }).click();
+    const first = (await operator.getByTestId('invitation-link').innerText()).trim();
+    await operator.getByRole('button', { name: 'Done' }).click();
+    const second = panel.getByTestId('portal-user-row').filter({ hasText: 'second@example.com' });
+    await second.getByRole('button', { name: 'Renew invitation' }).click();
+    const renewed = (await operator.getByTestId('invitation-link').innerText()).trim();
+    assert.notEqual(renewed, first);
+    await operator.getByRole('button', { name: 'Done' }).click();
+    const stale = await request(server.port, 'POST', '/api/portal/invitations/accept', {
+      token: new URL(first).hash.replace('#token=', ''),
+      password: PASSWORD,
+    });
+    assert.equal(stale.status, 400, stale.text);
     await row.getByRole('button', { name: 'Disable' }).click();
     await row.getByTestId('portal-user-status').filter({ hasText: 'disabled' }).waitFor();
     await desktop.getByRole('navigation', { name: 'Portal' }).getByRole('link', { name: 'API keys' }).click();
