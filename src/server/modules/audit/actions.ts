@@ -76,6 +76,8 @@ export const AUDIT_ACTIONS = [
   'portal.postback_tested',
   'portal.leads_exported',
   'portal.profile_updated',
+  'portal.2fa_enabled',
+  'portal.2fa_disabled',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

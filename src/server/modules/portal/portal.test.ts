@@ -275,4 +275,54 @@ forEachDatabase('portal accounts', (engine) => {
       assert.ok(!logs.includes(secret.slice(6, 40)), `${secret.slice(0, 5)} token in a log line`);
     }
   });
+
+  test('two-factor sign-in: enrolled from its own session, confirmed with a code, asked for at sign-in, off with the password', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const pu = await newPortalUser(ta, await insertTrafficProvider(ta.db));
+    expectProblem(
+      await call(ta.app, pu.key, { method: 'POST', url: '/api/portal/two-factor' }),
+      403,
+      'session_required',
+    );
+    const start = await call(ta.app, pu.token, { method: 'POST', url: '/api/portal/two-factor' });
+    assert.equal(start.statusCode, 201, start.body);
+    const { secret, otpauth_uri } = start.json();
+    assert.match(otpauth_uri, /^otpauth:\/\/totp\//);
+    const wrong = await call(ta.app, pu.token, {
+      method: 'POST',
+      url: '/api/portal/two-factor/confirm',
+      payload: { code: totpAt(secret, Date.now()) === '123456' ? '654321' : '123456' },
+    });
+    assert.equal(expectProblem(wrong, 400, 'validation_failed').errors?.[0].field, 'code');
+    const on = await call(ta.app, pu.token, {
+      method: 'POST',
+      url: '/api/portal/two-factor/confirm',
+      payload: { code: totpAt(secret, Date.now()) },
+    });
+    assert.deepEqual(on.json(), { enabled: true });
+    const noCode = await ta.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: pu.email, password: pu.password },
+    });
+    expectProblem(noCode, 401, 'totp_required');
+    const users = await call(ta.app, ta.ownerToken, {
+      method: 'GET',
+      url: `/api/traffic-providers/${(await me(ta.app, pu.token)).json().traffic_provider.id}/users`,
+    });
+    assert.equal(users.json().data[0].two_factor, true);
+    const badOff = await call(ta.app, pu.token, {
+      method: 'POST',
+      url: '/api/portal/two-factor/disable',
+      payload: { current_password: 'not-the-password' },
+    });
+    assert.equal(expectProblem(badOff, 400, 'validation_failed').errors?.[0].field, 'current_password');
+    const off = await call(ta.app, pu.token, {
+      method: 'POST',
+      url: '/api/portal/two-factor/disable',
+      payload: { current_password: pu.password },
+    });
+    assert.deepEqual(off.json(), { enabled: false });
+    assert.equal(typeof (await login(ta.app, pu.email, pu.password)), 'string');
+  });
 });

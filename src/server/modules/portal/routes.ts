@@ -17,6 +17,7 @@ import {
   updatePortalMe,
 } from './service.js';
 import { AcceptInvitation, CreatePortalKey, PortalMe } from './schemas.js';
+import { confirmPortalTwoFactor, disablePortalTwoFactor, startPortalTwoFactor } from './two-factor.js';
 import portalIntegrationRoutes from './integration-routes.js';
 
 const TAGS = ['Portal'];
@@ -94,6 +95,66 @@ export default async function portalRoutes(app: App) {
       await portalLogout(app.db, actorOf(req));
       return reply.status(204).send(null);
     },
+  );
+
+  const TwoFactorState = Type.Object({ enabled: Type.Boolean() }, { title: 'PortalTwoFactorState' });
+  app.post(
+    '/api/portal/two-factor',
+    {
+      config: { portal: 'portal:edit', sessionOnly: true },
+      schema: {
+        operationId: 'startPortalTwoFactor',
+        tags: TAGS,
+        summary: 'Start two-factor sign-in: a new secret for your authenticator app',
+        description:
+          'Shown once. Scan `otpauth_uri` (or type `secret`), then confirm with a current code. 409 while it is on.',
+        response: {
+          201: Type.Object(
+            { secret: Type.String(), otpauth_uri: Type.String() },
+            { title: 'PortalTwoFactorEnrolment' },
+          ),
+          ...problems(409),
+        },
+      },
+    },
+    async (req, reply) => reply.status(201).send(await startPortalTwoFactor(app.db, actorOf(req))),
+  );
+
+  app.post(
+    '/api/portal/two-factor/confirm',
+    {
+      config: { portal: 'portal:edit', sessionOnly: true },
+      schema: {
+        operationId: 'confirmPortalTwoFactor',
+        tags: TAGS,
+        summary: 'Turn two-factor sign-in on with a current code',
+        body: Type.Object(
+          { code: Type.String({ minLength: 6, maxLength: 8, pattern: '^[0-9 ]+$' }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: TwoFactorState, ...problems(409) },
+      },
+    },
+    async (req) => confirmPortalTwoFactor(app.db, actorOf(req), req.body.code),
+  );
+
+  app.post(
+    '/api/portal/two-factor/disable',
+    {
+      config: { portal: 'portal:edit', sessionOnly: true },
+      schema: {
+        operationId: 'disablePortalTwoFactor',
+        tags: TAGS,
+        summary: 'Turn two-factor sign-in off (your password)',
+        description: 'Wrong passwords count toward the sign-in limit (429 when over).',
+        body: Type.Object(
+          { current_password: Type.String({ minLength: 1, maxLength: 256 }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: TwoFactorState, ...problems(429) },
+      },
+    },
+    async (req) => disablePortalTwoFactor(app.db, actorOf(req), req.body.current_password),
   );
 
   app.get(
