@@ -2,7 +2,8 @@
 // a lead by its sub id (phone and desktop), reads its statistics, downloads both CSVs, reads a
 // campaign's intake docs, sets a postback and test-sends it to a loopback tracker, and sees the
 // FTD hold its operator set in the provider editor stated plainly; saves its log, checkpoint and
-// public key from History and the verification script accepts them. axe-core on every screen.
+// public key from History and the verification script accepts them; turns on two-factor sign-in
+// and signs in with a code. axe-core on every screen.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { totpAt } from '../../src/server/auth/totp.js';
 import { sampleLead } from '../distribution-world.js';
 import { accepting, defaultIntegration, startPartner } from '../partner-server.js';
 import { request } from '../processes.js';
@@ -217,5 +219,26 @@ test(
     await page.getByTestId('profile-saved').waitFor();
     await page.goto(`${base}/portal/leads`);
     assert.equal(await page.getByTestId('zone-note').innerText(), 'Times in Europe/Berlin');
+
+    // Two-factor sign-in from the profile: the secret shown once, a code to turn it on, then
+    // asked for at the next sign-in, which lands in the portal again.
+    await go(page, 'Profile', true);
+    await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+    const secret = (await page.getByTestId('portal-totp-secret').innerText()).trim();
+    await assertAccessible(page, 'portal two-factor set-up');
+    await assertFitsPhone(page, 'portal two-factor set-up');
+    await page.getByLabel('2. The 6-digit code it shows').fill(totpAt(secret, Date.now()));
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    await page.getByTestId('portal-two-factor-on').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${base}/login`);
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // The next step's code: the one that turned it on is spent (a code works once).
+    await page.getByLabel('Authentication code').fill(totpAt(secret, Date.now() + 30_000));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.waitForURL(`${base}/portal`);
+    await page.getByTestId('portal-shows').waitFor();
   },
 );

@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, must, problemText } from '../api/client';
 import { useCanEdit, usePortalMe } from './me';
+import { PortalTwoFactor } from './PortalTwoFactor';
 
 const ZONES = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
 
@@ -61,6 +62,7 @@ export default function PortalProfile() {
           </Stack>
         </fieldset>
       </form>
+      {canEdit && me.via === 'session' && <PortalTwoFactor />}
     </Stack>
   );
 }
