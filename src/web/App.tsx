@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
 import { Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { borrowSession, notice, session, setEndedElsewhereHandler, setExpiredHandler } from './api/client';
+import type { SessionKind } from './api/session';
 import { Layout } from './Layout';
 import { Loading } from './Loading';
 import { loginPath } from './returnTo';
@@ -33,19 +34,33 @@ const Licence = lazy(() => import('./screens/licence/Licence'));
 const Hosting = lazy(() => import('./screens/hosting/Hosting'));
 const WebhookList = lazy(() => import('./screens/webhooks/WebhookList'));
 const WebhookEditor = lazy(() => import('./screens/webhooks/WebhookEditor'));
+const Invitation = lazy(() => import('./portal/Invitation'));
+const PortalLayout = lazy(() => import('./portal/PortalLayout'));
+const PortalApiKeys = lazy(() => import('./portal/PortalApiKeys'));
+const PortalHome = lazy(() => import('./portal/PortalHome'));
+const PortalLeads = lazy(() => import('./portal/PortalLeads'));
+const PortalStats = lazy(() => import('./portal/PortalStats'));
+const PortalCampaigns = lazy(() => import('./portal/PortalCampaigns'));
+const PortalPostbacks = lazy(() => import('./portal/PortalPostbacks'));
+const PortalProfile = lazy(() => import('./portal/PortalProfile'));
+const PortalHistory = lazy(() => import('./portal/PortalHistory'));
 
 /**
- * The signed-in pages. A tab without a session first asks the browser's other tabs for theirs
- * (a new tab, a shared link); without one it goes to sign in, remembering the page it was asked for.
+ * The signed-in pages of one side (the operators' dashboard or the providers' portal). A tab
+ * without a session first asks the browser's other tabs for theirs of that kind (a new tab, a
+ * shared link); without one it goes to sign in, remembering the page it was asked for. A session
+ * of the other kind goes to its own side: a provider user never sees the dashboard, an operator
+ * signed in here is sent to the dashboard from a portal URL.
  */
-function RequireSession({ children }: { children: ReactNode }) {
+function RequireSession({ kind, children }: { kind: SessionKind; children: ReactNode }) {
   const location = useLocation();
   const token = session.token();
+  const held = session.kind();
   const [asked, setAsked] = useState(false);
   useEffect(() => {
     if (token) return;
     let wanted = true;
-    void borrowSession().then((borrowed) => {
+    void borrowSession(kind).then((borrowed) => {
       if (!wanted) return;
       if (borrowed) session.set(borrowed);
       setAsked(true);
@@ -53,7 +68,8 @@ function RequireSession({ children }: { children: ReactNode }) {
     return () => {
       wanted = false;
     };
-  }, [token]);
+  }, [token, kind]);
+  if (held && held !== kind) return <Navigate to={held === 'portal' ? '/portal' : '/'} replace />;
   if (token) return children;
   return asked ? <Navigate to={loginPath(location)} replace /> : <Loading />;
 }
@@ -79,9 +95,28 @@ export function App() {
       <Routes>
         <Route path="/login" element={<Login />} />
         <Route path="/setup" element={<Setup />} />
+        <Route path="/portal/invitation" element={<Invitation />} />
+        <Route
+          path="/portal"
+          element={
+            <RequireSession kind="portal">
+              <PortalLayout />
+            </RequireSession>
+          }
+        >
+          <Route index element={<PortalHome />} />
+          <Route path="leads" element={<PortalLeads />} />
+          <Route path="stats" element={<PortalStats />} />
+          <Route path="campaigns" element={<PortalCampaigns />} />
+          <Route path="postbacks" element={<PortalPostbacks />} />
+          <Route path="api-keys" element={<PortalApiKeys />} />
+          <Route path="history" element={<PortalHistory />} />
+          <Route path="profile" element={<PortalProfile />} />
+          <Route path="*" element={<Navigate to="/portal" replace />} />
+        </Route>
         <Route
           element={
-            <RequireSession>
+            <RequireSession kind="operator">
               <Layout />
             </RequireSession>
           }

@@ -5,6 +5,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createBrowserRouter, RouterProvider } from 'react-router-dom';
 import { App } from './App';
+import { adoptViewAs } from './portal/viewAs';
 
 // API errors are shown to the operator at once; retrying a 4xx would only delay the message.
 const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } } });
@@ -65,6 +66,7 @@ const cssVariablesResolver: CSSVariablesResolver = () => ({
 // lose unsaved changes (useBlocker needs one).
 const router = createBrowserRouter([{ path: '*', element: <App /> }]);
 
+adoptViewAs();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver}>

@@ -1,7 +1,7 @@
 // Sign-in returns to the page asked for, and never anywhere else (no open redirect).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loginPath, returnTarget } from './returnTo.js';
+import { landing, loginPath, returnTarget } from './returnTo.js';
 
 test('a path on this site with its query and fragment is returned to as it was asked for', () => {
   for (const next of [
@@ -47,4 +47,14 @@ test('the login page remembers where the operator was going, except for the Over
   const at = { pathname: '/audit', search: '?action=x', hash: '#row-3' };
   const next = new URLSearchParams(loginPath(at).split('?')[1]).get('next');
   assert.equal(returnTarget(next), '/audit?action=x#row-3');
+});
+
+test('a provider user lands in the portal and an operator in the dashboard, whatever the page asked for', () => {
+  assert.equal(landing('provider', '/'), '/portal');
+  assert.equal(landing('provider', '/leads?country=DE'), '/portal');
+  assert.equal(landing('provider', '/portalx'), '/portal');
+  assert.equal(landing('provider', '/portal/api-keys'), '/portal/api-keys');
+  assert.equal(landing('operator', '/portal/api-keys'), '/');
+  assert.equal(landing('operator', '/portal'), '/');
+  assert.equal(landing('operator', '/leads?country=DE'), '/leads?country=DE');
 });

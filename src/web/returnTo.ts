@@ -2,7 +2,7 @@
 // craft and send, so it is only ever a path on this site: never another origin (no open redirect).
 
 /** Paths that are never a return target: they would send a signed-in operator back to a form. */
-const SIGNED_OUT_PAGES = ['/login', '/setup'];
+const SIGNED_OUT_PAGES = ['/login', '/setup', '/portal/invitation'];
 
 /** The login page, remembering the page (path, query and fragment) that asked for a session. */
 export function loginPath(at: { pathname: string; search: string; hash: string }): string {
@@ -28,4 +28,14 @@ export function returnTarget(next: string | null): string {
   }
   if (url.origin !== base || SIGNED_OUT_PAGES.includes(url.pathname)) return '/';
   return next;
+}
+
+/**
+ * Where a sign-in lands: a provider user in the portal (its page asked for, or the portal's
+ * start), never in the operator dashboard; an operator in the dashboard, never in the portal.
+ */
+export function landing(kind: 'operator' | 'provider', target: string): string {
+  const portal = target === '/portal' || target.startsWith('/portal/') || target.startsWith('/portal?');
+  if (kind === 'provider') return portal ? target : '/portal';
+  return portal ? '/' : target;
 }

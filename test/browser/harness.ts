@@ -163,3 +163,50 @@ export async function assertAccessible(page: Page, screen: string) {
     throw new Error(`${screen}: accessibility violations\n${lines.join('\n')}`);
   }
 }
+
+/**
+ * The outermost visible elements whose box reaches past the viewport's right edge (their
+ * children are not listed again), as "selector "text": right edge, width" lines, and the page's
+ * scroll width. Elements a closed ancestor clips away (overflow hidden, a visually hidden
+ * input) do not count: nobody sees them; content a scroll box holds does.
+ */
+const MEASURE = `(() => {
+  const limit = document.documentElement.clientWidth;
+  const shown = (el) => {
+    const style = getComputedStyle(el);
+    if (style.visibility === 'hidden' || style.display === 'none' || Number(style.opacity) === 0) return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
+  const clippedAway = (el) => {
+    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+      const style = getComputedStyle(a);
+      if (style.overflowX === 'hidden' || style.overflowX === 'clip' || style.clipPath !== 'none' || style.clip !== 'auto') {
+        return a.getBoundingClientRect().right <= limit + 0.5;
+      }
+    }
+    return false;
+  };
+  const describe = (el) => {
+    const id = el.getAttribute('data-testid');
+    const cls = typeof el.className === 'string' ? el.className.split(' ').filter(Boolean).slice(0, 2) : [];
+    const name = el.tagName.toLowerCase() + (id ? '[data-testid=' + id + ']' : '') + cls.map((c) => '.' + c).join('');
+    const text = (el.innerText || el.getAttribute('aria-label') || '').replace(/\\s+/g, ' ').trim().slice(0, 60);
+    const r = el.getBoundingClientRect();
+    return name + ' "' + text + '": right ' + Math.round(r.right) + ' px, ' + Math.round(r.width) + ' px wide';
+  };
+  const offenders = new Set();
+  const lines = [];
+  for (const el of document.body.querySelectorAll('*')) {
+    if (el.getBoundingClientRect().right <= limit + 0.5 || !shown(el) || clippedAway(el)) continue;
+    offenders.add(el);
+    let parent = el.parentElement;
+    while (parent && !offenders.has(parent)) parent = parent.parentElement;
+    if (!parent) lines.push(describe(el));
+  }
+  return { scrollWidth: document.documentElement.scrollWidth, lines };
+})()`;
+
+/** The page's scroll width and the MEASURE lines: what reaches past the viewport's right edge. */
+export const wideElements = async (page: Page) =>
+  (await page.evaluate(MEASURE)) as { scrollWidth: number; lines: string[] };

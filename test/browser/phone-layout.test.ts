@@ -10,60 +10,25 @@ import type { Page } from 'playwright-core';
 import { sampleLead } from '../distribution-world.js';
 import { defaultIntegration, rejecting, startPartner } from '../partner-server.js';
 import { ADMIN } from '../processes.js';
-import { chromiumAvailable, openBrowser, screenshot, signIn, startServerAndClient, waitUntil } from './harness.js';
+import {
+  chromiumAvailable,
+  openBrowser,
+  screenshot,
+  signIn,
+  startServerAndClient,
+  waitUntil,
+  wideElements,
+} from './harness.js';
 import { DIALOGS, SCREENS, screenName } from './screens.js';
 
 const PHONE = { width: 390, height: 844 };
-
-/**
- * The outermost visible elements whose box reaches past the viewport's right edge (their
- * children are not listed again), as "selector "text": right edge, width" lines, and the page's
- * scroll width. Elements a closed ancestor clips away (overflow hidden, a visually hidden
- * input) do not count: nobody sees them; content a scroll box holds does.
- */
-const MEASURE = `(() => {
-  const limit = document.documentElement.clientWidth;
-  const shown = (el) => {
-    const style = getComputedStyle(el);
-    if (style.visibility === 'hidden' || style.display === 'none' || Number(style.opacity) === 0) return false;
-    const r = el.getBoundingClientRect();
-    return r.width > 0 && r.height > 0;
-  };
-  const clippedAway = (el) => {
-    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
-      const style = getComputedStyle(a);
-      if (style.overflowX === 'hidden' || style.overflowX === 'clip' || style.clipPath !== 'none' || style.clip !== 'auto') {
-        return a.getBoundingClientRect().right <= limit + 0.5;
-      }
-    }
-    return false;
-  };
-  const describe = (el) => {
-    const id = el.getAttribute('data-testid');
-    const cls = typeof el.className === 'string' ? el.className.split(' ').filter(Boolean).slice(0, 2) : [];
-    const name = el.tagName.toLowerCase() + (id ? '[data-testid=' + id + ']' : '') + cls.map((c) => '.' + c).join('');
-    const text = (el.innerText || el.getAttribute('aria-label') || '').replace(/\\s+/g, ' ').trim().slice(0, 60);
-    const r = el.getBoundingClientRect();
-    return name + ' "' + text + '": right ' + Math.round(r.right) + ' px, ' + Math.round(r.width) + ' px wide';
-  };
-  const offenders = new Set();
-  const lines = [];
-  for (const el of document.body.querySelectorAll('*')) {
-    if (el.getBoundingClientRect().right <= limit + 0.5 || !shown(el) || clippedAway(el)) continue;
-    offenders.add(el);
-    let parent = el.parentElement;
-    while (parent && !offenders.has(parent)) parent = parent.parentElement;
-    if (!parent) lines.push(describe(el));
-  }
-  return { scrollWidth: document.documentElement.scrollWidth, lines };
-})()`;
 
 /** Waits for the screen to settle, photographs it and names what is wider than the phone. */
 async function measure(page: Page, name: string, failures: string[]) {
   await page.waitForLoadState('networkidle');
   await waitUntil(`${name} to load`, async () => (await page.getByLabel('Loading').count()) === 0);
   await screenshot(page, `phone-${name}`);
-  const { scrollWidth, lines } = (await page.evaluate(MEASURE)) as { scrollWidth: number; lines: string[] };
+  const { scrollWidth, lines } = await wideElements(page);
   if (scrollWidth > PHONE.width || lines.length) {
     failures.push(`${name}: page ${scrollWidth} px wide\n${lines.map((l) => `  - ${l}`).join('\n')}`);
   }

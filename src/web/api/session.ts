@@ -10,7 +10,11 @@ const TOKEN_KEY = 'leadgate.session';
 /** How long a tab without a session waits for another tab to lend it one. */
 const ASK_MS = 300;
 
-type Message = { type: 'ask' } | { type: 'token'; token: string } | { type: 'ended'; token: string };
+/** Which side a session opens: a provider user's portal session (lgps_…) or an operator's dashboard one. */
+export type SessionKind = 'portal' | 'operator';
+export const kindOf = (token: string): SessionKind => (token.startsWith('lgps_') ? 'portal' : 'operator');
+
+type Message = { type: 'ask'; kind: SessionKind } | { type: 'token'; token: string } | { type: 'ended'; token: string };
 
 const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel('leadgate.session') : null;
 
@@ -22,6 +26,11 @@ export function setEndedElsewhereHandler(fn: () => void) {
 
 export const session = {
   token: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  /** The kind of the session this tab holds, null without one. */
+  kind: (): SessionKind | null => {
+    const token = session.token();
+    return token ? kindOf(token) : null;
+  },
   set: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),
   /** Drops the session here and in every tab that holds the same token. */
   clear: () => {
@@ -34,7 +43,10 @@ export const session = {
 channel?.addEventListener('message', ({ data }: MessageEvent<Message>) => {
   const mine = session.token();
   if (!mine) return;
-  if (data.type === 'ask') channel.postMessage({ type: 'token', token: mine } satisfies Message);
+  // A tab lends its session only to a tab asking for that kind (a portal tab, e.g. an operator's
+  // "View as provider", never hands its session to a dashboard tab, nor the other way round).
+  if (data.type === 'ask' && data.kind === kindOf(mine))
+    channel.postMessage({ type: 'token', token: mine } satisfies Message);
   else if (data.type === 'ended' && data.token === mine) {
     sessionStorage.removeItem(TOKEN_KEY);
     onEndedElsewhere();
@@ -42,11 +54,11 @@ channel?.addEventListener('message', ({ data }: MessageEvent<Message>) => {
 });
 
 /**
- * For a tab without a session: asks the open tabs for theirs and resolves with the first answer,
+ * For a tab without a session: asks the open tabs for theirs of this kind and resolves with the first answer,
  * or with null after ASK_MS when no tab holds one (then the tab signs in as before). The caller
  * keeps the token (session.set) only if it still wants one by then.
  */
-export function borrowSession(): Promise<string | null> {
+export function borrowSession(kind: SessionKind): Promise<string | null> {
   if (!channel) return Promise.resolve(null);
   return new Promise((resolve) => {
     const done = (token: string | null) => {
@@ -59,6 +71,6 @@ export function borrowSession(): Promise<string | null> {
     };
     const timer = setTimeout(() => done(null), ASK_MS);
     channel.addEventListener('message', onAnswer);
-    channel.postMessage({ type: 'ask' } satisfies Message);
+    channel.postMessage({ type: 'ask', kind } satisfies Message);
   });
 }

@@ -5,7 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router-dom';
 import { api, must, notice, problemText, session, type Problem } from '../api/client';
 import { Loading } from '../Loading';
-import { returnTarget } from '../returnTo';
+import { landing, returnTarget } from '../returnTo';
 import { AuthCard } from './AuthCard';
 
 export default function Login() {
@@ -40,7 +40,7 @@ export default function Login() {
       const data = must(r);
       session.set(data.token);
       notice.clear();
-      navigate(returnTarget(params.get('next')), { replace: true });
+      navigate(landing(data.kind, returnTarget(params.get('next'))), { replace: true });
     } catch (err) {
       setError(problemText(err));
     } finally {

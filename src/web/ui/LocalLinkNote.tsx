@@ -10,7 +10,16 @@ const UNREACHABLE =
  * the link uses the address this dashboard is open on, which the other side may not reach.
  * `link`: what the API answered.
  */
-export function LocalLinkNote({ link, who }: { link: string; who: string }) {
+export function LocalLinkNote({
+  link,
+  who,
+  remake = 'rotate the token',
+}: {
+  link: string;
+  who: string;
+  /** How to get a new link once the base URL is set. */
+  remake?: string;
+}) {
   if (/^https?:\/\//.test(link)) return null;
   const unreachable = UNREACHABLE.test(window.location.hostname);
   return (
@@ -31,7 +40,7 @@ export function LocalLinkNote({ link, who }: { link: string; who: string }) {
         >
           Hosting
         </Anchor>{' '}
-        first, then rotate the token to get a link on it.
+        first, then {remake} to get a link on it.
       </Text>
     </Alert>
   );

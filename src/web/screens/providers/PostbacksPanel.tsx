@@ -10,6 +10,10 @@ type Postback =
   paths['/api/traffic-providers/{id}/postbacks']['get']['responses'][200]['content']['application/json']['postbacks'][number];
 type TestResult =
   paths['/api/traffic-providers/{id}/postbacks/test']['post']['responses'][200]['content']['application/json'];
+type Delivery =
+  paths['/api/traffic-providers/{id}/postbacks/deliveries']['get']['responses'][200]['content']['application/json']['data'][number];
+type Detail =
+  paths['/api/traffic-providers/{id}/postbacks/deliveries/{deliveryId}']['get']['responses'][200]['content']['application/json'];
 
 const EVENTS: { value: Postback['event_type']; label: string }[] = [
   { value: 'lead.received', label: 'Lead received' },
@@ -22,15 +26,28 @@ const EVENTS: { value: Postback['event_type']; label: string }[] = [
 const MACROS = '{lead_id} {sub_id1}…{sub_id5} {status} {sale_status} {payout} {country} {campaign_id} {ftd_at} {event}';
 const ALL = '';
 
-/** The provider editor's postbacks to its tracker: a URL per event (all campaigns or one), a test send, the delivery log. */
-export function PostbacksPanel({ providerId, canEdit }: { providerId: string; canEdit: boolean }) {
-  const queryClient = useQueryClient();
-  const key = ['provider-postbacks', providerId];
-  const current = useQuery({
-    queryKey: key,
-    queryFn: async () =>
-      must(await api.GET('/api/traffic-providers/{id}/postbacks', { params: { path: { id: providerId } } })),
-  });
+/**
+ * Where a postbacks panel reads and writes: the operators' routes for one provider
+ * (`operatorPostbacks`), or the portal's for the signed-in provider (portal/PortalPostbacks).
+ */
+export interface PostbackSource {
+  key: unknown[];
+  get: () => Promise<{ data?: { postbacks: Postback[] }; error?: unknown; response: Response }>;
+  put: (postbacks: Postback[]) => Promise<{ data?: { postbacks: Postback[] }; error?: unknown }>;
+  test: (body: { event_type: Postback['event_type']; campaign_id: string | null }) => Promise<{
+    data?: TestResult;
+    error?: unknown;
+  }>;
+  deliveries: () => Promise<{ data: Delivery[] }>;
+  delivery: (id: string) => Promise<Detail>;
+  retry?: (id: string) => Promise<{ error?: unknown }>;
+  /** The campaigns a postback may be limited to (null: not listed; their ids are shown). */
+  campaigns: { value: string; label: string }[] | null;
+}
+
+/** The operators' routes for a provider's postbacks, and its campaigns when the role may list them. */
+export function useOperatorPostbacks(providerId: string): PostbackSource {
+  const path = { id: providerId };
   // Without campaigns:view the names are not asked for: a campaign's postback shows its id.
   const mayListCampaigns = !!useWhoami().data?.permissions.includes('campaigns:view');
   const campaigns = useQuery({
@@ -43,6 +60,44 @@ export function PostbacksPanel({ providerId, canEdit }: { providerId: string; ca
         }),
       ),
   });
+  return {
+    key: ['provider-postbacks', providerId],
+    get: () => api.GET('/api/traffic-providers/{id}/postbacks', { params: { path } }),
+    put: (postbacks) => api.PUT('/api/traffic-providers/{id}/postbacks', { params: { path }, body: { postbacks } }),
+    test: (body) => api.POST('/api/traffic-providers/{id}/postbacks/test', { params: { path }, body }),
+    deliveries: async () =>
+      must(
+        await api.GET('/api/traffic-providers/{id}/postbacks/deliveries', { params: { path, query: { limit: 50 } } }),
+      ),
+    delivery: async (d) =>
+      must(
+        await api.GET('/api/traffic-providers/{id}/postbacks/deliveries/{deliveryId}', {
+          params: { path: { ...path, deliveryId: d } },
+        }),
+      ),
+    retry: (d) =>
+      api.POST('/api/traffic-providers/{id}/postbacks/deliveries/{deliveryId}/retry', {
+        params: { path: { ...path, deliveryId: d } },
+      }),
+    campaigns: mayListCampaigns ? (campaigns.data?.data ?? []).map((c) => ({ value: c.id, label: c.name })) : null,
+  };
+}
+
+/** Postbacks to a provider's tracker: a URL per event (all campaigns or one), a test send, the delivery log. */
+export function PostbacksPanel({
+  source,
+  canEdit,
+  title = "Postbacks to the provider's tracker",
+  intro = "Leadgate calls these URLs (GET) when the provider's leads are delivered, rejected, deposit (FTD) or change sale status. The provider never sees which partner took a lead.",
+}: {
+  source: PostbackSource;
+  canEdit: boolean;
+  title?: string;
+  intro?: string;
+}) {
+  const queryClient = useQueryClient();
+  const key = source.key;
+  const current = useQuery({ queryKey: key, queryFn: async () => must(await source.get()) });
   const [rows, setRows] = useState<Postback[]>([]);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [problem, setProblem] = useState<string | null>(null);
@@ -53,8 +108,8 @@ export function PostbacksPanel({ providerId, canEdit }: { providerId: string; ca
   }, [current.data]);
   const campaignOptions = [
     { value: ALL, label: 'Every campaign' },
-    ...(campaigns.data?.data ?? []).map((c) => ({ value: c.id, label: c.name })),
-    ...(mayListCampaigns
+    ...(source.campaigns ?? []),
+    ...(source.campaigns
       ? []
       : [...new Set(rows.flatMap((r) => (r.campaign_id ? [r.campaign_id] : [])))].map((id) => ({
           value: id,
@@ -68,10 +123,7 @@ export function PostbacksPanel({ providerId, canEdit }: { providerId: string; ca
     setProblem(null);
     setErrors({});
     setSaved(false);
-    const r = await api.PUT('/api/traffic-providers/{id}/postbacks', {
-      params: { path: { id: providerId } },
-      body: { postbacks: rows },
-    });
+    const r = await source.put(rows);
     if (r.error) {
       const p = r.error as Problem;
       setErrors(Object.fromEntries((p.errors ?? []).map((e) => [e.field.replace(/^postbacks\//, ''), e.message])));
@@ -85,23 +137,19 @@ export function PostbacksPanel({ providerId, canEdit }: { providerId: string; ca
   async function sendTest(row: Postback) {
     setProblem(null);
     setTest(null);
-    const r = await api.POST('/api/traffic-providers/{id}/postbacks/test', {
-      params: { path: { id: providerId } },
-      body: { event_type: row.event_type, campaign_id: row.campaign_id },
-    });
+    const r = await source.test({ event_type: row.event_type, campaign_id: row.campaign_id });
     if (r.error) return setProblem(problemText(r.error));
-    setTest(r.data);
+    setTest(r.data ?? null);
   }
 
   return (
     <Card withBorder data-testid="provider-postbacks">
       <Stack>
         <Title order={2} size="h3">
-          Postbacks to the provider's tracker
+          {title}
         </Title>
         <Text size="sm" c="dimmed">
-          Leadgate calls these URLs (GET) when the provider's leads are delivered, rejected, deposit (FTD) or change
-          sale status. Macros: {MACROS}. The provider never sees which partner took a lead.
+          {intro} Macros: {MACROS}.
         </Text>
         {problem && <Alert color="red" role="alert" title={problem} data-testid="postbacks-errors" />}
         {saved && (
@@ -190,27 +238,11 @@ export function PostbacksPanel({ providerId, canEdit }: { providerId: string; ca
           Sent
         </Title>
         <DeliveryLog
-          queryKey={['provider-postback-deliveries', providerId]}
-          load={async () =>
-            must(
-              await api.GET('/api/traffic-providers/{id}/postbacks/deliveries', {
-                params: { path: { id: providerId }, query: { limit: 50 } },
-              }),
-            )
-          }
-          loadOne={async (d) =>
-            must(
-              await api.GET('/api/traffic-providers/{id}/postbacks/deliveries/{deliveryId}', {
-                params: { path: { id: providerId, deliveryId: d } },
-              }),
-            )
-          }
-          retry={(d) =>
-            api.POST('/api/traffic-providers/{id}/postbacks/deliveries/{deliveryId}/retry', {
-              params: { path: { id: providerId, deliveryId: d } },
-            })
-          }
-          canRetry={canEdit}
+          queryKey={[...key, 'deliveries']}
+          load={source.deliveries}
+          loadOne={source.delivery}
+          retry={source.retry ?? (async () => ({}))}
+          canRetry={canEdit && source.retry !== undefined}
           testId="postback-deliveries"
         />
       </Stack>

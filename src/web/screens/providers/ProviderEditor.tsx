@@ -23,7 +23,8 @@ import { StatusControl } from '../../ui/StatusControl';
 import { useEditorForm, refusal } from '../../ui/useEditorForm';
 import { useWhoami } from '../../whoami';
 import { fieldErrors } from '../../ui/fields';
-import { PostbacksPanel } from './PostbacksPanel';
+import { PortalPanel } from './PortalPanel';
+import { PostbacksPanel, useOperatorPostbacks } from './PostbacksPanel';
 import { TokenModal, type ShownToken } from './TokenModal';
 import { EditorHeader } from '../../ui/EditorHeader';
 
@@ -285,7 +286,12 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
           provider uses the new one.
         </Text>
       </ConfirmDialog>
-      {provider && <PostbacksPanel providerId={provider.id} canEdit={canEdit} />}
+      {provider && <ProviderPostbacks providerId={provider.id} canEdit={canEdit} />}
+      {provider && <PortalPanel providerId={provider.id} canEdit={canEdit} />}
     </Stack>
   );
+}
+
+function ProviderPostbacks({ providerId, canEdit }: { providerId: string; canEdit: boolean }) {
+  return <PostbacksPanel source={useOperatorPostbacks(providerId)} canEdit={canEdit} />;
 }
