@@ -5,7 +5,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ALL_PERMISSIONS } from '../src/server/auth/permissions.js';
-import { buildTestApp, call, expectProblem, forEachDatabase, newApiKey, newOperator } from './helpers.js';
+import { insertTrafficProvider } from './fixtures.js';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  newApiKey,
+  newOperator,
+  newPortalUser,
+} from './helpers.js';
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'patch', 'delete']);
 
@@ -15,7 +24,14 @@ forEachDatabase('access to every documented operation', (engine) => {
     const doc = (await ta.app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
     const key = await newApiKey(ta, [...ALL_PERMISSIONS]);
     const nobody = await newOperator(ta, []);
-    const seen = { anonymous: 0, sessionOnly: 0, permission: 0 };
+    const seen = { anonymous: 0, sessionOnly: 0, permission: 0, portal: 0 };
+    const portal = await newPortalUser(ta, await insertTrafficProvider(ta.db));
+    const viewKey = await call(ta.app, portal.token, {
+      method: 'POST',
+      url: '/api/portal/api-keys',
+      payload: { name: 'view only', scopes: ['portal:view'] },
+    });
+    const portalView = viewKey.json().secret as string;
 
     for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
       const url = path.replace(/\{[^}]+\}/g, 'x');
@@ -31,6 +47,18 @@ forEachDatabase('access to every documented operation', (engine) => {
         seen.anonymous++;
         if (op['x-permission'] === 'intake-token') continue;
 
+        if (String(op['x-permission']).startsWith('portal:')) {
+          // A traffic provider's portal: operators' credentials are refused outright (401); a
+          // portal key on a session-only operation gets session_required; a view-only portal key
+          // is refused every portal:edit operation.
+          expectProblem(await send(key.secret), 401, 'unauthorized');
+          expectProblem(await send(nobody.token), 401, 'unauthorized');
+          if (op['x-session-only']) expectProblem(await send(portal.key), 403, 'session_required');
+          else if (op['x-permission'] === 'portal:edit')
+            expectProblem(await send(portalView), 403, 'insufficient_scope');
+          seen.portal++;
+          continue;
+        }
         if (op['x-session-only']) {
           expectProblem(await send(key.secret), 403, 'session_required');
           seen.sessionOnly++;
@@ -44,6 +72,9 @@ forEachDatabase('access to every documented operation', (engine) => {
     }
     // The sweep really met each kind (hosting, licence, profile, audit… are among them).
     t.diagnostic(JSON.stringify(seen));
-    assert.ok(seen.anonymous > 60 && seen.sessionOnly > 15 && seen.permission > 40, JSON.stringify(seen));
+    assert.ok(
+      seen.anonymous > 60 && seen.sessionOnly > 15 && seen.permission > 40 && seen.portal > 10,
+      JSON.stringify(seen),
+    );
   });
 });
