@@ -87,10 +87,30 @@ test(
 
     const res = await page.goto(`http://127.0.0.1:${server.port}/api/docs`);
     assert.match(res!.headers()['content-security-policy'], /frame-ancestors 'none'/);
-    // displayOperationId: every operation shows its id; these come from the published document.
+    // Every tag of the document is listed, closed (this Swagger UI stops rendering past about 130
+    // open operations); a tag opens on demand and shows its operations by id (displayOperationId).
+    await page.locator('.opblock-tag').first().waitFor();
+    const doc = (await (await fetch(`http://127.0.0.1:${server.port}/api/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { tags?: string[] }>>;
+    };
+    const tags = new Set(
+      Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => op.tags ?? [])),
+    );
+    assert.equal(await page.locator('.opblock-tag').count(), tags.size, 'every tag is listed');
+    await page
+      .locator('.opblock-tag')
+      .filter({ hasText: /^Hosting/ })
+      .first()
+      .click();
     await page.getByText('listBackups', { exact: true }).first().waitFor();
+    await page.locator('.opblock-tag').filter({ hasText: /^Meta/ }).first().click();
     await page.getByText('getHealth', { exact: true }).first().waitFor();
-    assert.ok((await page.locator('.opblock').count()) > 60, 'every operation is rendered');
+    await page
+      .locator('.opblock-tag')
+      .filter({ hasText: /^Portal/ })
+      .first()
+      .click();
+    await page.getByText('searchPortalLeads', { exact: true }).first().waitFor();
     // Expanding one runs Swagger UI's own scripts and styles further (schemas, responses).
     await page.locator('.opblock-summary').filter({ hasText: 'getHealth' }).first().click();
     await page.locator('.opblock-body').first().waitFor();
