@@ -26,6 +26,7 @@ import {
   forEachDatabase,
   login,
   newApiKey,
+  newPortalUser,
   newOperator,
   OWNER,
   type Engine,
@@ -177,6 +178,8 @@ interface Fixture {
   known: string[];
   /** A traffic provider's token, for the intake operation (its only active campaign has no flow). */
   intakeToken: string;
+  /** A portal user of another provider (rotating its intake token leaves intakeToken alone). */
+  portal: { email: string; password: string; token: string; key: string };
 }
 
 async function fixture(t: TestContext, engine: Engine): Promise<Fixture> {
@@ -203,7 +206,14 @@ async function fixture(t: TestContext, engine: Engine): Promise<Fixture> {
     payload: { name: 'Fuzzed campaign', traffic_provider_id: provider.json().id, payout: { model: 'cpl', amount: 1 } },
   });
   assert.equal(campaign.statusCode, 201, campaign.body);
+  const portalProvider = await call(ta.app, ta.ownerToken, {
+    method: 'POST',
+    url: '/api/traffic-providers',
+    payload: { name: 'Fuzzed portal affiliate' },
+  });
+  const portal = await newPortalUser(ta, portalProvider.json().id);
   return {
+    portal,
     ta,
     doc,
     ops,
@@ -216,14 +226,14 @@ async function fixture(t: TestContext, engine: Engine): Promise<Fixture> {
 async function fuzzAll(
   f: Fixture,
   name: string,
-  credential: () => string,
+  credential: (o: Operation) => string,
   afterEach: (o: Operation, res: LightMyRequestResponse) => Promise<void>,
 ) {
   let requests = 0;
   const seen = new Map<string, number>(); // "operationId status" → count, reported as a diagnostic
   for (const o of f.ops) {
     const j = f.judges.get(o)!;
-    const own = o.intake ? () => f.intakeToken : credential;
+    const own = o.intake ? () => f.intakeToken : () => credential(o);
     const property = fc.asyncProperty(requestFor(o, f.known, own()), async (r) => {
       const { url, exact } = urlOf(o, r);
       const headers: Record<string, string> = { ...r.headers };
@@ -315,11 +325,17 @@ forEachDatabase('Fuzzing every operation', (engine) => {
   test("with the owner's session: no 5xx, every error is a well-formed problem the document declares", async (t) => {
     const f = await fixture(t, engine);
     let token = f.ta.ownerToken;
+    let portalToken = f.portal.token;
     const { requests, seen } = await fuzzAll(
       f,
       'session',
-      () => token,
+      (o) => (o.portal ? portalToken : token),
       async (o, res) => {
+        // Likewise for the portal user's session.
+        if (o.id === 'portalLogout' && res.statusCode === 204) {
+          await f.ta.db.deleteFrom('login_failures').execute();
+          portalToken = await login(f.ta.app, f.portal.email, f.portal.password);
+        }
         // Logging out ends the fuzzer's session: log in again (clearing the failed logins the
         // login fuzzing piled up, so the throttle does not refuse the owner).
         if (o.id === 'logout' && res.statusCode === 204) {
@@ -345,7 +361,7 @@ forEachDatabase('Fuzzing every operation', (engine) => {
     const { requests, seen } = await fuzzAll(
       f,
       'api key',
-      () => key.secret,
+      (o) => (o.portal ? f.portal.key : key.secret),
       async () => {},
     );
     assert.ok(requests >= f.ops.length * RUNS);

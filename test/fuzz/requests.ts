@@ -24,6 +24,8 @@ export interface Operation {
   isPublic: boolean;
   /** Takes a traffic provider's intake token (lgt_…), not a session or API key. */
   intake: boolean;
+  /** A traffic provider's portal operation: a portal user's session or key, never an operator's. */
+  portal: boolean;
 }
 
 export function operationsOf(doc: any): Operation[] {
@@ -42,6 +44,7 @@ export function operationsOf(doc: any): Operation[] {
         bodySchema: op.requestBody?.content?.['application/json']?.schema,
         isPublic: Array.isArray(op.security) && op.security.length === 0,
         intake: op['x-permission'] === 'intake-token',
+        portal: String(op['x-permission']).startsWith('portal:'),
       });
     }
   }

@@ -9,6 +9,7 @@ export const LogQuery = Type.Object(
     after: Type.Integer({
       format: 'int64',
       minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
       default: 0,
       description: 'Entries with a seq above this (0: from the first); next_cursor of the previous page',
     }),
