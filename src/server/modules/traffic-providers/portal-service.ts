@@ -5,6 +5,8 @@ import type { Database } from '../../db/tables.js';
 import { nowIso } from '../../db/ids.js';
 import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
 import { providerInScope } from '../../db/record-scope.js';
+import { maskContactLike } from '../../privacy/mask.js';
+import { principalOf } from '../../types.js';
 import { audit, scopeOf, type Actor } from '../audit/service.js';
 import { readPortalSettings, type PortalSettings } from './portal-settings.js';
 import { findTrafficProvider, partnerWords, patchTrafficProvider } from './queries.js';
@@ -16,7 +18,11 @@ export async function getProviderPortal(db: Kysely<Database>, actor: Actor, id: 
   // A provider out of the reader's scope (a role limited to others) is not found, like one that is not there.
   const settings =
     (providerInScope(scopeOf(actor), id) && (await readPortalSettings(db, id))) || notFound('traffic provider');
-  return { ...settings, partner_words: await partnerWords(db, id, WORDS_SHOWN) };
+  const scope = scopeOf(actor);
+  const words = await partnerWords(db, id, WORDS_SHOWN, scope);
+  // A partner's word may quote a lead's contacts: masked without leads:contacts, as on the Leads filter.
+  const contacts = principalOf(actor).permissions.has('leads:contacts');
+  return { ...settings, partner_words: contacts ? words : [...new Set(words.map(maskContactLike))] };
 }
 
 /** The map with its keys trimmed and lower-cased; two keys that become one are refused, by name. */

@@ -3,16 +3,38 @@
 // have used on the provider's leads to map.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { insertLeads, insertTrafficProvider } from '../../../../test/fixtures.js';
+import { insertLeads, insertPartner, insertTrafficProvider } from '../../../../test/fixtures.js';
 import {
   buildTestApp,
   call,
   expectProblem,
   forEachDatabase,
   getJson,
+  login,
   newApiKey,
+  newOperator,
   newPortalUser,
+  OWNER,
+  type TestApp,
 } from '../../../../test/helpers.js';
+
+/** An operator holding an existing role, signed in. */
+async function newOperatorWithRole(ta: TestApp, roleId: string) {
+  const email = `scoped-${Date.now()}@example.test`;
+  const res = await call(ta.app, ta.ownerToken, {
+    method: 'POST',
+    url: '/api/operators',
+    payload: {
+      email,
+      name: 'Scoped',
+      password: 'scoped-password-1',
+      role_id: roleId,
+      current_password: OWNER.password,
+    },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return login(ta.app, email, 'scoped-password-1');
+}
 
 const VALID = {
   portal_enabled: true,
@@ -120,5 +142,36 @@ forEachDatabase('traffic provider portal settings', (engine) => {
     expectProblem(await call(ta.app, viewer.secret, { method: 'PUT', url, payload: VALID }), 403, 'insufficient_scope');
     const user = await newPortalUser(ta, provider);
     expectProblem(await call(ta.app, user.token, { method: 'GET', url }), 401, 'unauthorized');
+  });
+
+  test("the partners' words are contacts-masked without leads:contacts, and a role limited to partners reads only theirs", async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const provider = await insertTrafficProvider(ta.db);
+    const mine = await insertPartner(ta.db);
+    const theirs = await insertPartner(ta.db);
+    await insertLeads(ta.db, [
+      { traffic_provider_id: provider, partner_id: mine, sale_status: 'call back jane.doe@example.com' },
+      { traffic_provider_id: provider, partner_id: theirs, sale_status: 'TheirWord' },
+    ]);
+    const url = `/api/traffic-providers/${provider}/portal`;
+    assert.deepEqual((await getJson(ta, url)).partner_words, ['call back jane.doe@example.com', 'theirword']);
+    const plain = await newOperator(ta, ['traffic_providers:view']);
+    const words = (await call(ta.app, plain.token, { method: 'GET', url })).json().partner_words as string[];
+    assert.equal(words.length, 2);
+    assert.ok(!words.some((w) => w.includes('jane.doe')), `contacts in ${JSON.stringify(words)}`);
+    const role = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/roles',
+      payload: {
+        name: 'brand manager',
+        permissions: ['traffic_providers:view', 'leads:contacts'],
+        scope: { traffic_provider_ids: null, partner_ids: [mine] },
+      },
+    });
+    assert.equal(role.statusCode, 201, role.body);
+    const scoped = await newOperatorWithRole(ta, role.json().id);
+    const seen = await call(ta.app, scoped, { method: 'GET', url });
+    assert.equal(seen.statusCode, 200, seen.body);
+    assert.deepEqual(seen.json().partner_words, ['call back jane.doe@example.com']);
   });
 });

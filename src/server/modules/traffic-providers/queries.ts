@@ -1,5 +1,5 @@
+import { leadInScope, type DataScope } from '../../db/scope.js';
 import { providerIdInScope } from '../../db/record-scope.js';
-import type { DataScope } from '../../db/scope.js';
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { displayPrefix } from '../../auth/credentials.js';
 import { containsText } from '../../db/like.js';
@@ -113,13 +113,22 @@ export const watchedProviders = (db: Kysely<Database>) =>
  * The sale-status words partners have used on this provider's leads (trimmed, lower case, as the
  * sale-status map keys them): at most `limit`, alphabetical.
  */
-export async function partnerWords(db: Kysely<Database>, providerId: string, limit: number): Promise<string[]> {
-  const rows = await db
+export async function partnerWords(
+  db: Kysely<Database>,
+  providerId: string,
+  limit: number,
+  scope: DataScope,
+): Promise<string[]> {
+  let q = db
     .selectFrom('leads')
     .select('sale_status')
     .distinct()
     .where('traffic_provider_id', '=', providerId)
-    .where('sale_status', 'is not', null)
+    .where('sale_status', 'is not', null);
+  // A role limited to some partners reads only their words.
+  const inScope = leadInScope(scope);
+  if (inScope) q = q.where(inScope);
+  const rows = await q
     .orderBy('sale_status')
     .limit(limit * 2)
     .execute();
