@@ -3,14 +3,15 @@
 // through the real server over HTTP with a portal user's session, p50/p95 per query.
 //
 //   npx tsx bench/portal.ts [--leads 1000000] [--providers 50] [--engines sqlite,postgres] [--runs 50]
-//                           [--postgres-url postgres://postgres@127.0.0.1:55432/postgres]
+//                           [--postgres-url postgres://postgres@127.0.0.1:55432/postgres] [--reuse]
 //
 // Per engine: a fresh database (a file under $TMPDIR/leadgate-bench/portal-sqlite/, or the
 // PostgreSQL database leadgate_bench_portal), migrated, then P providers (2 campaigns each: CPL
 // and CPA; sale statuses shown, a 48 h FTD hold) and N leads over the last 90 days inserted in
-// chunks (the rollup triggers run as in production). Bounds: requests to 127.0.0.1 only, 10 s
+// chunks (the rollup triggers run as in production); --reuse measures again on the database an
+// earlier run seeded with the same --leads and --providers, when it is there. Bounds: requests to 127.0.0.1 only, 10 s
 // each, 3 errors per query, 15 minutes of measuring per engine; the server is stopped at the end.
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,7 +20,7 @@ import { hashSecret } from '../src/server/auth/credentials.js';
 import { openDatabase, type DB } from '../src/server/db/database.js';
 import { newId } from '../src/server/db/ids.js';
 import { migrate } from '../src/server/db/migrate.js';
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { LeadStatus, LeadsTable } from '../src/server/db/tables.js';
 import { WORK } from './data.js';
 import { OWNER, startServer } from './server.js';
@@ -36,6 +37,7 @@ const { values: args } = parseArgs({
     providers: { type: 'string', default: '50' },
     engines: { type: 'string', default: 'sqlite,postgres' },
     runs: { type: 'string', default: '50' },
+    reuse: { type: 'boolean', default: false },
     'postgres-url': {
       type: 'string',
       default:
@@ -58,6 +60,45 @@ const STATUSES: LeadStatus[] = ['delivered', 'delivered', 'delivered', 'rejected
 const COUNTRIES = ['DE', 'AT', 'CH', 'FR', 'IT', 'ES', 'PL', 'NL'];
 const WORDS = ['New', 'No Answer', 'Call back', 'Not interested', 'Deposited'];
 
+function databaseUrl(engine: string): string {
+  if (engine === 'sqlite') return `sqlite:${path.join(WORK, 'portal-sqlite', 'leadgate.db')}`;
+  const url = new URL(args['postgres-url']!);
+  url.pathname = '/leadgate_bench_portal';
+  return url.toString();
+}
+
+/** With --reuse: the seeded ids of an earlier run's database of the same size, if there is one. */
+async function seeded(url: string): Promise<{ providerId: string; campaignId: string } | null> {
+  if (!args.reuse || (url.startsWith('sqlite:') && !existsSync(url.slice('sqlite:'.length)))) return null;
+  let db: DB;
+  try {
+    db = open(url);
+    await db.selectFrom('leads').select('id').limit(1).execute();
+  } catch {
+    return null;
+  }
+  try {
+    const providers = await db
+      .selectFrom('traffic_providers')
+      .select(sql<number>`count(*)`.as('n'))
+      .executeTakeFirst();
+    const leads = await db
+      .selectFrom('leads')
+      .select(sql<number>`count(*)`.as('n'))
+      .executeTakeFirst();
+    if (Number(providers?.n) !== PROVIDERS || Number(leads?.n) !== LEADS) return null;
+    const p = await db
+      .selectFrom('traffic_providers')
+      .select('id')
+      .where('name', '=', 'Bench provider 1')
+      .executeTakeFirst();
+    const c = p && (await db.selectFrom('campaigns').select('id').where('name', '=', 'Bench CPA 1').executeTakeFirst());
+    return p && c ? { providerId: p.id, campaignId: c.id } : null;
+  } finally {
+    await db.destroy();
+  }
+}
+
 /** A fresh, migrated database for `engine`; its URL. */
 async function freshDatabase(engine: string): Promise<string> {
   if (engine === 'sqlite') {
@@ -71,9 +112,7 @@ async function freshDatabase(engine: string): Promise<string> {
   await admin.query('drop database if exists leadgate_bench_portal');
   await admin.query('create database leadgate_bench_portal');
   await admin.end();
-  const url = new URL(args['postgres-url']!);
-  url.pathname = '/leadgate_bench_portal';
-  return url.toString();
+  return databaseUrl(engine);
 }
 
 const open = (url: string): DB =>
@@ -207,7 +246,7 @@ async function json(base: string, method: string, url: string, token: string | n
 /** A portal user of the provider, signed in, its zone Europe/Berlin: its session token. */
 async function portalSession(base: string, providerId: string): Promise<string> {
   const owner = (await json(base, 'POST', '/api/auth/login', null, OWNER)).token;
-  const email = 'portal-bench@example.test';
+  const email = `portal-bench-${Date.now()}@example.test`;
   const password = 'portal-bench-password-1';
   const inv = await json(base, 'POST', `/api/traffic-providers/${providerId}/users`, owner, { email, name: 'Bench' });
   await json(base, 'POST', '/api/portal/invitations/accept', null, { token: inv.invitation_token, password });
@@ -281,9 +320,15 @@ async function main() {
     `One provider of ${PROVIDERS} (${Math.round(LEADS / PROVIDERS).toLocaleString('en-US')} leads of ${LEADS.toLocaleString('en-US')}), its portal user's session, zone Europe/Berlin; ${WARMUP} warm-up + ${RUNS} measured requests per query.`,
   ];
   for (const engine of ENGINES) {
-    const url = await freshDatabase(engine);
-    log(`${engine}: seeding`);
-    const { providerId, campaignId } = await seed(url);
+    let url = databaseUrl(engine);
+    let ids = await seeded(url);
+    if (ids) log(`${engine}: measuring again on the database seeded before`);
+    else {
+      url = await freshDatabase(engine);
+      log(`${engine}: seeding`);
+      ids = await seed(url);
+    }
+    const { providerId, campaignId } = ids;
     const { base, child } = await startServer(url);
     try {
       const token = await portalSession(base, providerId);

@@ -6,7 +6,7 @@ import type { DB } from '../../db/database.js';
 import { leadInScope, type DataScope } from '../../db/scope.js';
 import type { LeadStatus } from '../../db/tables.js';
 import { bucketSelections, bucketStart } from '../analytics/queries.js';
-import type { SubId } from '../leads/search.js';
+import { SUB_IDS, type SubId } from '../leads/search.js';
 
 export interface PortalLeadFilter {
   from: string | null; // inclusive, ISO UTC
@@ -48,16 +48,33 @@ function leadRows(db: DB, scope: DataScope) {
     ]);
 }
 
+/**
+ * The ids of the provider's leads whose id or any sub id is exactly `text`: one indexed lookup
+ * each (the primary key; leads_provider_sub_idN, migration 20261130T040000Z_portal_sub_ids), so
+ * a search never walks the provider's leads to compare five columns. A UUID may be either: click
+ * ids often are.
+ */
+function matchingIds(db: DB, scope: DataScope, text: string) {
+  const inScope = leadInScope(scope, 's') ?? sql<SqlBool>`1 = 0`;
+  const byId = db.selectFrom('leads as s').select('s.id').where(inScope).where('s.id', '=', text.toLowerCase());
+  return SUB_IDS.reduce(
+    (u, k) => u.unionAll(db.selectFrom('leads as s').select('s.id').where(inScope).where(`s.${k}`, '=', text)),
+    byId,
+  );
+}
+
 export type PortalLeadRow = Awaited<ReturnType<ReturnType<typeof leadRows>['execute']>>[number];
 
 /** A page of the provider's leads, newest first, after `after` (keyset). */
-export async function findPortalLeads(
+export const findPortalLeads = (
   db: DB,
   scope: DataScope,
   f: PortalLeadFilter,
   after: SortKey | null,
   limit: number,
-): Promise<PortalLeadRow[]> {
+): Promise<PortalLeadRow[]> => portalLeadsQuery(db, scope, f, after, limit).execute();
+
+export function portalLeadsQuery(db: DB, scope: DataScope, f: PortalLeadFilter, after: SortKey | null, limit: number) {
   let q = leadRows(db, scope);
   if (f.from) q = q.where('l.created_at', '>=', f.from);
   if (f.to) q = q.where('l.created_at', '<', f.to);
@@ -65,15 +82,7 @@ export async function findPortalLeads(
   if (f.country.length) q = q.where('l.country', 'in', f.country);
   if (f.campaign_id) q = q.where('l.campaign_id', '=', f.campaign_id);
   for (const [k, v] of Object.entries(f.subIds)) q = q.where(`l.${k as SubId}`, '=', v);
-  if (f.q) {
-    const text = f.q;
-    q = q.where((eb) =>
-      eb.or([
-        eb('l.id', '=', text.toLowerCase()),
-        ...(['sub_id1', 'sub_id2', 'sub_id3', 'sub_id4', 'sub_id5'] as const).map((k) => eb(`l.${k}`, '=', text)),
-      ]),
-    );
-  }
+  if (f.q) q = q.where('l.id', 'in', matchingIds(db, scope, f.q));
   if (after)
     q = q.where((eb) =>
       eb.or([
@@ -81,7 +90,7 @@ export async function findPortalLeads(
         eb.and([eb('l.created_at', '=', after.created_at), eb('l.id', '<', after.id)]),
       ]),
     );
-  return q.orderBy('l.created_at', 'desc').orderBy('l.id', 'desc').limit(limit).execute();
+  return q.orderBy('l.created_at', 'desc').orderBy('l.id', 'desc').limit(limit);
 }
 
 /** One lead of the provider's, or undefined (another provider's lead reads as missing). */

@@ -9,7 +9,7 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(t: T, description?: 
   Type.Union([t, Type.Null()], description ? { description } : {});
 const Text = () => Type.String();
 const SubIdParam = (n: number) =>
-  Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: `sub_id${n} equals this exactly` }));
+  Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: `sub_id${n} equals this exactly` }));
 const DateParam = (description: string) =>
   Type.Optional(Type.String({ maxLength: 40, pattern: DATE_INPUT_PATTERN, description }));
 
@@ -32,7 +32,7 @@ export const PortalLeadFilterQuery = {
   ),
   campaign_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only this campaign of yours' })),
   q: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 200, description: 'A lead id, or a value of any sub id (exact)' }),
+    Type.String({ minLength: 1, maxLength: 500, description: 'A lead id, or a value of any sub id (exact)' }),
   ),
   sub_id1: SubIdParam(1),
   sub_id2: SubIdParam(2),

@@ -4,6 +4,8 @@
 // payout hidden when off, contacts masked and only when on, the same in the CSV.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { CompiledQuery } from 'kysely';
+import { providerScope } from '../../db/scope.js';
 import type { DB } from '../../db/database.js';
 import { insertCampaign, insertLeads, insertTrafficProvider } from '../../../../test/fixtures.js';
 import {
@@ -16,6 +18,7 @@ import {
   type TestApp,
 } from '../../../../test/helpers.js';
 import { maskEmail, maskPhone } from '../../privacy/mask.js';
+import { portalLeadsQuery } from './leads-queries.js';
 
 const HOUR = 3_600_000;
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
@@ -92,6 +95,14 @@ forEachDatabase('portal leads', (engine) => {
     assert.deepEqual(await ids('q=click-1'), [l5, l1]);
     assert.deepEqual(await ids(`q=${l2.toUpperCase()}`), [l2]);
     assert.deepEqual(await ids(`q=${bLead}`), []);
+    // A UUID may be a click id as well as a lead id: both found, each lead once, never B's.
+    await ta.db.updateTable('leads').set({ sub_id2: l1, sub_id4: l1 }).where('id', 'in', [l4, bLead]).execute();
+    assert.deepEqual(await ids(`q=${l1}`), [l4, l1]);
+    // Sub ids are matched as long as intake takes them (500 characters).
+    const long = 'x'.repeat(500);
+    await ta.db.updateTable('leads').set({ sub_id5: long }).where('id', 'in', [l2, bLead]).execute();
+    assert.deepEqual(await ids(`q=${long}`), [l2]);
+    assert.deepEqual(await ids(`sub_id5=${long}`), [l2]);
     assert.deepEqual(await ids('date_from=2026-11-02&date_to=2026-11-04'), [l4, l3, l2]);
     assert.deepEqual(await ids('date_from=2026-11-03T10:00:00Z&date_to=2026-11-05T10:00:00Z'), [l4, l3]);
 
@@ -322,4 +333,21 @@ forEachDatabase('portal leads', (engine) => {
       .execute();
     assert.deepEqual(audited, [{ actor_kind: 'provider_user' }]);
   });
+});
+
+test('q looks a lead up by its primary key and the sub id indexes, never by walking the provider (SQLite plan)', async (t) => {
+  const ta = await buildTestApp(t, 'sqlite');
+  const provider = await insertTrafficProvider(ta.db);
+  const filter = { from: null, to: null, status: [], country: [], subIds: {}, q: 'click-1' };
+  const c = portalLeadsQuery(ta.db, providerScope(provider), filter, null, 50).compile();
+  const plan = await ta.db.executeQuery(CompiledQuery.raw(`explain query plan ${c.sql}`, [...c.parameters]));
+  const text = plan.rows.map((r) => (r as { detail: string }).detail).join(' | ');
+  for (const n of [1, 2, 3, 4, 5])
+    assert.match(
+      text,
+      new RegExp(`USING INDEX leads_provider_sub_id${n} \\(traffic_provider_id=\\? AND sub_id${n}=\\?\\)`),
+      text,
+    );
+  assert.match(text, /USING (COVERING )?INDEX sqlite_autoindex_leads_1 \(id=\?\)/, text);
+  assert.doesNotMatch(text, /SCAN (l|s|leads)\b/, text);
 });
