@@ -24,6 +24,7 @@ import * as providerLog from './migrations/20261130T010000Z_provider_log.js';
 import * as roleScope from './migrations/20261130T020000Z_role_scope.js';
 import * as portalIndexes from './migrations/20261130T030000Z_portal_indexes.js';
 import * as portalSubIds from './migrations/20261130T040000Z_portal_sub_ids.js';
+import * as providerRollup from './migrations/20261130T050000Z_provider_rollup.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -56,6 +57,7 @@ const migrations: [string, Migration][] = [
   ['20261130T020000Z_role_scope', roleScope],
   ['20261130T030000Z_portal_indexes', portalIndexes],
   ['20261130T040000Z_portal_sub_ids', portalSubIds],
+  ['20261130T050000Z_provider_rollup', providerRollup],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

@@ -1,9 +1,11 @@
 import { defineTrigger } from './define.js';
 
-// The hourly rollups of leads for analytics (lead_stats_hourly, lead_country_stats_hourly,
-// lead_ftd_stats_hourly), kept exact by triggers on leads: insert, delete, and updates of the
-// columns they sum, so every writer keeps them right inside its own transaction.
-// From 20261125T050000Z_country_rollup (first 20261122T010000Z_analytics_rollup).
+// The hourly rollups of leads (lead_stats_hourly, lead_country_stats_hourly and
+// lead_ftd_stats_hourly for analytics; lead_provider_stats_hourly for the providers' portal),
+// kept exact by triggers on leads: insert, delete, and updates of the columns they sum, so every
+// writer keeps them right inside its own transaction.
+// From 20261130T050000Z_provider_rollup (first 20261122T010000Z_analytics_rollup, then
+// 20261125T050000Z_country_rollup).
 //
 // An update that leaves a lead in the same rollup rows (a status change, an FTD) applies the
 // difference as one upsert per rollup; one that moves it takes it out of the old rows and puts
@@ -11,6 +13,8 @@ import { defineTrigger } from './define.js';
 
 const FULL_KEY = ['hour', 'country', 'partner_id', 'campaign_id', 'traffic_provider_id', 'flow_id'];
 const COUNTRY_KEY = ['hour', 'country'];
+/** Led by the provider: a provider's hours are one range of the table (SQLite stores it in key order). */
+const PROVIDER_KEY = ['traffic_provider_id', 'hour'];
 const VOLUME = [
   'n_leads',
   'n_delivered',
@@ -46,18 +50,18 @@ function keyValue(r: string, column: string, timestamp: 'created_at' | 'ftd_at')
 }
 
 /** Lead row `r`'s contribution to each volume measure. */
-function volumeOf(r: string): string[] {
-  return [
-    '1',
-    flag(`${r}.status = 'delivered'`),
-    flag(`${r}.status = 'rejected'`),
-    flag(`${r}.status = 'duplicate'`),
-    flag(`${r}.status = 'failed'`),
-    flag(`${r}.ftd_at is not null`),
-    `${r}.cost_cents`,
-    `${r}.revenue_cents`,
-    `(case when ${r}.ftd_at is null then ${r}.revenue_cents else 0 end)`,
-  ];
+function volumeOf(r: string): Record<string, string> {
+  return {
+    n_leads: '1',
+    n_delivered: flag(`${r}.status = 'delivered'`),
+    n_rejected: flag(`${r}.status = 'rejected'`),
+    n_duplicate: flag(`${r}.status = 'duplicate'`),
+    n_failed: flag(`${r}.status = 'failed'`),
+    n_ftd: flag(`${r}.ftd_at is not null`),
+    cost_cents: `${r}.cost_cents`,
+    revenue_cents: `${r}.revenue_cents`,
+    revenue_no_ftd_cents: `(case when ${r}.ftd_at is null then ${r}.revenue_cents else 0 end)`,
+  };
 }
 
 function upsert(table: string, key: string[], measures: string[], values: string[], where: string) {
@@ -66,9 +70,11 @@ function upsert(table: string, key: string[], measures: string[], values: string
   return `insert into ${table} (${[...key, ...measures].join(', ')}) select ${values.join(', ')} where ${where} on conflict (${key.join(', ')}) do update set ${sets.join(', ')}`;
 }
 
-const VOLUME_TABLES: [table: string, key: string[]][] = [
-  ['lead_stats_hourly', FULL_KEY],
-  ['lead_country_stats_hourly', COUNTRY_KEY],
+/** The rollups by registration hour: table, key, measures. */
+const VOLUME_TABLES: [table: string, key: string[], measures: string[]][] = [
+  ['lead_stats_hourly', FULL_KEY, VOLUME],
+  ['lead_country_stats_hourly', COUNTRY_KEY, VOLUME],
+  ['lead_provider_stats_hourly', PROVIDER_KEY, ['n_leads', 'n_delivered', 'n_ftd', 'cost_cents']],
 ];
 
 /** Lead row `r`'s FTD (if it has one) added to or taken from the FTD rollup, by its FTD hour. */
@@ -83,12 +89,13 @@ const ftdContribution = (r: string, sign: 1 | -1) =>
 
 /** Adds (1) or takes away (-1) lead row `r` (NEW or OLD) in every rollup. */
 function contribution(r: string, sign: 1 | -1): string[] {
-  const out = VOLUME_TABLES.map(([table, key]) =>
+  const volume = volumeOf(r);
+  const out = VOLUME_TABLES.map(([table, key, measures]) =>
     upsert(
       table,
       key,
-      VOLUME,
-      [...key.map((k) => keyValue(r, k, 'created_at')), ...volumeOf(r).map((v) => `${sign} * ${v}`)],
+      measures,
+      [...key.map((k) => keyValue(r, k, 'created_at')), ...measures.map((m) => `${sign} * ${volume[m]}`)],
       '1 = 1',
     ),
   );
@@ -101,15 +108,19 @@ function change(): string[] {
   const out: string[] = [];
   const newVolume = volumeOf('new');
   const oldVolume = volumeOf('old');
-  for (const [table, key] of VOLUME_TABLES) {
+  for (const [table, key, measures] of VOLUME_TABLES) {
     const [oldKey, newKey] = [
       key.map((k) => keyValue('old', k, 'created_at')),
       key.map((k) => keyValue('new', k, 'created_at')),
     ];
     const same = oldKey.map((v, i) => `${v} = ${newKey[i]}`).join(' and ');
-    out.push(upsert(table, key, VOLUME, [...newKey, ...newVolume.map((v, i) => `${v} - ${oldVolume[i]}`)], same));
-    out.push(upsert(table, key, VOLUME, [...oldKey, ...oldVolume.map((v) => `-1 * ${v}`)], `not (${same})`));
-    out.push(upsert(table, key, VOLUME, [...newKey, ...newVolume], `not (${same})`));
+    out.push(
+      upsert(table, key, measures, [...newKey, ...measures.map((m) => `${newVolume[m]} - ${oldVolume[m]}`)], same),
+    );
+    out.push(
+      upsert(table, key, measures, [...oldKey, ...measures.map((m) => `-1 * ${oldVolume[m]}`)], `not (${same})`),
+    );
+    out.push(upsert(table, key, measures, [...newKey, ...measures.map((m) => newVolume[m])], `not (${same})`));
   }
   // FTDs are rare: out and in.
   out.push(ftdContribution('old', -1), ftdContribution('new', 1));

@@ -5,7 +5,7 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import type { DB } from '../../db/database.js';
 import { leadInScope, type DataScope } from '../../db/scope.js';
 import type { LeadStatus } from '../../db/tables.js';
-import { bucketSelections, bucketStart } from '../analytics/queries.js';
+import { bucketSelections, bucketStart, HOUR_BUCKET } from '../analytics/queries.js';
 import { SUB_IDS, type SubId } from '../leads/search.js';
 
 export interface PortalLeadFilter {
@@ -159,6 +159,7 @@ export function statsQuery(db: DB, scope: DataScope, s: StatsSpec) {
 }
 
 export async function statsRows(db: DB, scope: DataScope, s: StatsSpec): Promise<StatsRow[]> {
+  if (rollupServes(scope, s)) return statsFromRollup(db, scope, s);
   const groups = groupsOf(s);
   const q = statsQuery(db, scope, s);
   const rows = (await q.execute()) as Record<string, unknown>[];
@@ -170,6 +171,56 @@ export async function statsRows(db: DB, scope: DataScope, s: StatsSpec): Promise
     ftds: num(r.ftds),
     payoutCents: num(r.payout),
   }));
+}
+
+/**
+ * Whether lead_provider_stats_hourly can answer: by UTC hour over whole hours (zones with a
+ * :30 or :45 offset cut hours: their leads are read), for a scope of providers alone (the
+ * rollup's rows carry no partner).
+ */
+const rollupServes = (scope: DataScope, s: StatsSpec) =>
+  'bucketMs' in s.by &&
+  s.by.bucketMs === HOUR_BUCKET &&
+  s.fromMs % HOUR_BUCKET === 0 &&
+  s.toMs % HOUR_BUCKET === 0 &&
+  scope.trafficProviderIds !== null &&
+  scope.partnerIds === null;
+
+/**
+ * The provider's hours from its rollup (migration 20261130T050000Z_provider_rollup), less the FTDs
+ * still in their hold and the CPA payout they would earn, read from the leads that have them
+ * (leads_provider_ftd). One statement, so both parts see the same moment.
+ */
+async function statsFromRollup(db: DB, scope: DataScope, s: StatsSpec): Promise<StatsRow[]> {
+  const hour = (ms: number) => new Date(ms).toISOString().slice(0, 13);
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const heldPayout = s.cpaCampaigns.length
+    ? sql`sum(case when l.campaign_id in (${sql.join(s.cpaCampaigns)}) then l.cost_cents else 0 end)`
+    : sql`0`;
+  const { rows } = await sql<{ hour: string; leads: unknown; accepted: unknown; ftds: unknown; payout: unknown }>`
+    select r.hour as hour, r.n_leads as leads, r.n_delivered as accepted, r.n_ftd as ftds, r.cost_cents as payout
+    from lead_provider_stats_hourly r
+    where ${leadInScope(scope, 'r')} and r.hour >= ${hour(s.fromMs)} and r.hour < ${hour(s.toMs)}
+    union all
+    select substr(l.created_at, 1, 13), 0, 0, -count(*), -${heldPayout}
+    from leads l
+    where ${scoped(scope)} and l.ftd_at is not null and l.ftd_at > ${s.ftdCutoff}
+      and l.created_at >= ${iso(s.fromMs)} and l.created_at < ${iso(s.toMs)}
+    group by substr(l.created_at, 1, 13)`.execute(db);
+  const byHour = new Map<string, StatsRow>();
+  for (const r of rows) {
+    let row = byHour.get(r.hour);
+    if (!row)
+      byHour.set(
+        r.hour,
+        (row = { bucket: bucketStart(r.hour, null), key: null, leads: 0, accepted: 0, ftds: 0, payoutCents: 0 }),
+      );
+    row.leads += num(r.leads);
+    row.accepted += num(r.accepted);
+    row.ftds += num(r.ftds);
+    row.payoutCents += num(r.payout);
+  }
+  return [...byHour.values()];
 }
 
 /** Names of the provider's campaigns (archived ones too) by id. */

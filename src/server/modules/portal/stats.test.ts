@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CompiledQuery } from 'kysely';
 import { providerScope } from '../../db/scope.js';
-import { statsQuery } from './leads-queries.js';
+import { statsQuery, statsRows, type StatsSpec } from './leads-queries.js';
 import { insertCampaign, insertLeads, insertTrafficProvider } from '../../../../test/fixtures.js';
 import {
   buildTestApp,
@@ -115,6 +115,89 @@ async function stats(ta: TestApp, token: string, query: string) {
 const brief = (r: Row) => [r.key, r.leads, r.accepted, r.ftds, r.payout_cents];
 
 forEachDatabase('portal stats', (engine) => {
+  test('by hour the provider rollup answers as the leads do, through inserts, updates, reversals and deletes', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const { a, b, cpl, cpa } = await world(ta);
+    const now = Math.floor(Date.now() / HOUR) * HOUR;
+    const at = (h: number, m = 0) => new Date(now - h * HOUR + m * 60_000).toISOString();
+    const ids = await insertLeads(ta.db, [
+      { traffic_provider_id: a, campaign_id: cpl, created_at: at(30, 5), status: 'delivered', cost_cents: 1500 },
+      {
+        traffic_provider_id: a,
+        campaign_id: cpa,
+        created_at: at(30, 50),
+        status: 'delivered',
+        cost_cents: 5000,
+        ftd_at: at(29),
+      },
+      {
+        traffic_provider_id: a,
+        campaign_id: cpa,
+        created_at: at(10, 1),
+        status: 'delivered',
+        cost_cents: 5000,
+        ftd_at: at(60),
+      },
+      { traffic_provider_id: a, campaign_id: cpl, created_at: at(10, 2), status: 'rejected' },
+      {
+        traffic_provider_id: a,
+        campaign_id: cpl,
+        created_at: at(70),
+        status: 'delivered',
+        cost_cents: 1500,
+        ftd_at: at(69),
+      },
+      { traffic_provider_id: a, created_at: at(5), status: 'failed' },
+      { traffic_provider_id: b, created_at: at(10, 3), status: 'delivered', cost_cents: 900, ftd_at: at(9) },
+    ]);
+    const spec = (cutoffHours: number): StatsSpec => ({
+      fromMs: now - 100 * HOUR,
+      toMs: now + HOUR,
+      ftdCutoff: new Date(now - cutoffHours * HOUR).toISOString(),
+      cpaCampaigns: [cpa],
+      by: { bucketMs: HOUR },
+    });
+    const scope = providerScope(a);
+    const sorted = (rows: { bucket: number | null }[]) => [...rows].sort((x, y) => x.bucket! - y.bucket!);
+    const same = async (label: string) => {
+      for (const cutoff of [0, 48, 100]) {
+        const raw = (await statsQuery(ta.db, scope, spec(cutoff)).execute()) as Record<string, unknown>[];
+        const fromLeads = raw.map((r) => ({
+          bucket: Date.parse(`${r.g0}:00:00.000Z`),
+          key: null,
+          leads: Number(r.leads),
+          accepted: Number(r.accepted),
+          ftds: Number(r.ftds),
+          payoutCents: Number(r.payout),
+        }));
+        const fromRollup = (await statsRows(ta.db, scope, spec(cutoff))).filter((r) => r.leads !== 0);
+        assert.deepEqual(sorted(fromRollup), sorted(fromLeads), `${label}, cutoff ${cutoff} h ago`);
+      }
+    };
+    await same('inserted');
+    // The rollup holds one row per hour of A's leads (world() made some too), and A's only.
+    const rolled = await ta.db
+      .selectFrom('lead_provider_stats_hourly' as never)
+      .select(['traffic_provider_id' as never, 'hour' as never])
+      .execute();
+    const leadHours = await ta.db.selectFrom('leads').select(['traffic_provider_id', 'created_at']).execute();
+    const key = (p: string, h: string) => `${p} ${h}`;
+    assert.deepEqual(
+      new Set(rolled.map((r) => key((r as any).traffic_provider_id, (r as any).hour))),
+      new Set(leadHours.map((l) => key(l.traffic_provider_id, l.created_at.slice(0, 13)))),
+    );
+    const set = (id: string, v: Record<string, unknown>) =>
+      ta.db.updateTable('leads').set(v).where('id', '=', id).execute();
+    await set(ids[3], { status: 'delivered', cost_cents: 1500 }); // delivered on a later try
+    await set(ids[0], { ftd_at: at(1), sale_status: 'Deposited' }); // an FTD, still in its hold
+    await set(ids[2], { ftd_at: null, cost_cents: 0 }); // reversed
+    await set(ids[4], { created_at: at(71) }); // moved to another hour
+    await set(ids[5], { traffic_provider_id: b }); // moved to another provider
+    await same('updated');
+    await ta.db.deleteFrom('leads').where('id', '=', ids[1]).execute();
+    await same('deleted');
+  });
+
   test('by day in the user’s zone, week, month, campaign, country, sub id: checked against the leads', async (t) => {
     const ta = await buildTestApp(t, engine);
     const w = await world(ta);
