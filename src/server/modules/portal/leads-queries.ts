@@ -189,15 +189,16 @@ const rollupServes = (scope: DataScope, s: StatsSpec) =>
 /**
  * The provider's hours from its rollup (migration 20261130T050000Z_provider_rollup), less the FTDs
  * still in their hold and the CPA payout they would earn, read from the leads that have them
- * (leads_provider_ftd). One statement, so both parts see the same moment.
+ * (leads_provider_ftd). One statement, so both parts see the same moment. The range is on the
+ * hour text there: a range on created_at itself would lead the planners to walk the provider's
+ * leads by leads_provider_portal instead.
  */
-async function statsFromRollup(db: DB, scope: DataScope, s: StatsSpec): Promise<StatsRow[]> {
+export function rollupStatement(scope: DataScope, s: StatsSpec) {
   const hour = (ms: number) => new Date(ms).toISOString().slice(0, 13);
-  const iso = (ms: number) => new Date(ms).toISOString();
   const heldPayout = s.cpaCampaigns.length
     ? sql`sum(case when l.campaign_id in (${sql.join(s.cpaCampaigns)}) then l.cost_cents else 0 end)`
     : sql`0`;
-  const { rows } = await sql<{ hour: string; leads: unknown; accepted: unknown; ftds: unknown; payout: unknown }>`
+  return sql<{ hour: string; leads: unknown; accepted: unknown; ftds: unknown; payout: unknown }>`
     select r.hour as hour, r.n_leads as leads, r.n_delivered as accepted, r.n_ftd as ftds, r.cost_cents as payout
     from lead_provider_stats_hourly r
     where ${leadInScope(scope, 'r')} and r.hour >= ${hour(s.fromMs)} and r.hour < ${hour(s.toMs)}
@@ -205,8 +206,12 @@ async function statsFromRollup(db: DB, scope: DataScope, s: StatsSpec): Promise<
     select substr(l.created_at, 1, 13), 0, 0, -count(*), -${heldPayout}
     from leads l
     where ${scoped(scope)} and l.ftd_at is not null and l.ftd_at > ${s.ftdCutoff}
-      and l.created_at >= ${iso(s.fromMs)} and l.created_at < ${iso(s.toMs)}
-    group by substr(l.created_at, 1, 13)`.execute(db);
+      and substr(l.created_at, 1, 13) >= ${hour(s.fromMs)} and substr(l.created_at, 1, 13) < ${hour(s.toMs)}
+    group by substr(l.created_at, 1, 13)`;
+}
+
+async function statsFromRollup(db: DB, scope: DataScope, s: StatsSpec): Promise<StatsRow[]> {
+  const { rows } = await rollupStatement(scope, s).execute(db);
   const byHour = new Map<string, StatsRow>();
   for (const r of rows) {
     let row = byHour.get(r.hour);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CompiledQuery } from 'kysely';
 import { providerScope } from '../../db/scope.js';
-import { statsQuery, statsRows, type StatsSpec } from './leads-queries.js';
+import { rollupStatement, statsQuery, statsRows, type StatsSpec } from './leads-queries.js';
 import { insertCampaign, insertLeads, insertTrafficProvider } from '../../../../test/fixtures.js';
 import {
   buildTestApp,
@@ -328,4 +328,21 @@ test('statistics by day, campaign and country read only leads_provider_portal (S
       text,
     );
   }
+});
+
+test('statistics by hour read the provider rollup by its key and held FTDs by leads_provider_ftd (SQLite plan)', async (t) => {
+  const ta = await buildTestApp(t, 'sqlite');
+  const provider = await insertTrafficProvider(ta.db);
+  const now = Math.floor(Date.now() / HOUR) * HOUR;
+  const c = rollupStatement(providerScope(provider), {
+    fromMs: now - 90 * 24 * HOUR,
+    toMs: now,
+    ftdCutoff: ago(48 * HOUR),
+    cpaCampaigns: ['x'],
+    by: { bucketMs: HOUR },
+  }).compile(ta.db);
+  const plan = await ta.db.executeQuery(CompiledQuery.raw(`explain query plan ${c.sql}`, [...c.parameters]));
+  const text = plan.rows.map((r) => (r as { detail: string }).detail).join(' | ');
+  assert.match(text, /SEARCH r USING PRIMARY KEY \(traffic_provider_id=\? AND hour>\? AND hour<\?\)/, text);
+  assert.match(text, /SEARCH l USING COVERING INDEX leads_provider_ftd \(traffic_provider_id=\? AND ftd_at>\?\)/, text);
 });
