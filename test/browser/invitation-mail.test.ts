@@ -1,6 +1,6 @@
 // Invitations mailed (issue 27) in a real browser: with SMTP_URL set, the operator's invitation
 // dialog says "Mailed to …" beside the link (shown once all the same), and "Not mailed: …" with the
-// mail server's answer when it refuses the recipient. The SMTP server is a real one on loopback.
+// mail server's answer when it refuses the recipient; the Hosting page names the mail server. The SMTP server is a real one on loopback.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startSmtpServer, type SmtpServerOptions } from '../smtp-server.js';
@@ -58,4 +58,14 @@ test('the invitation dialog says whether the link was mailed, beside the link', 
   await assertAccessible(page, 'invitation not mailed (phone)');
   const { scrollWidth, lines } = await wideElements(page);
   assert.ok(scrollWidth <= 390 && lines.length === 0, `${scrollWidth} px wide\n${lines.join('\n')}`);
+  await page.getByRole('button', { name: 'Done' }).click();
+
+  // The Hosting page names the mail server and the sender (never a password: there is none in this URL).
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${base}/settings/hosting`);
+  const mail = page.getByTestId('hosting-mail');
+  await mail.waitFor();
+  const facts = await mail.innerText();
+  assert.ok(facts.includes(`smtp://127.0.0.1:${smtp.port}`), facts);
+  assert.ok(facts.includes('Leadgate <noreply@leadgate.test>') && facts.includes('none (plain text)'), facts);
 });

@@ -6253,6 +6253,17 @@ export interface operations {
                         };
                         /** @description 1, 5 and 15 minutes (zeros on Windows) */
                         load_average: number[];
+                        /** @description The mail server invitations go through (SMTP_URL, MAIL_FROM; the password is never shown) */
+                        mail: {
+                            /** @description Whether invitations are mailed (SMTP_URL and MAIL_FROM are set) */
+                            configured: boolean;
+                            /** @description MAIL_FROM */
+                            from: string | null;
+                            /** @description The mail server, without its credentials (e.g. smtp://mail.example.com:587) */
+                            relay: string | null;
+                            /** @description tls: implicit TLS (smtps://); starttls: STARTTLS required; none: plain text (?starttls=off) */
+                            security: "tls" | "starttls" | "none" | null;
+                        };
                         /** @description This server process */
                         memory: {
                             heap_total_bytes: number;
