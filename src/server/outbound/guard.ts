@@ -252,6 +252,8 @@ export const tlsFor = (host: string, ca?: string): tls.ConnectionOptions => ({
   ...(ca ? { ca } : {}),
 });
 
+const ignore = () => {};
+
 /**
  * A socket for a protocol that is not HTTP (SMTP), through the same guard: resolve, check every
  * address, connect to a checked one. Throws DestinationRefusedError before any traffic when refused.
@@ -269,10 +271,12 @@ export async function connectGuarded(o: GuardedSocketOptions): Promise<net.Socke
         socket.setTimeout(o.timeoutMs, () =>
           fail(Object.assign(new Error(`connecting to ${o.host} timed out`), { code: 'UND_ERR_CONNECT_TIMEOUT' })),
         );
-        socket.once('error', fail);
+        // `on`, not `once`: a second error must not go unheard (that would crash the process).
+        socket.on('error', fail);
         socket.once(o.tls ? 'secureConnect' : 'connect', () => {
           socket.setTimeout(0);
-          socket.removeListener('error', fail);
+          socket.off('error', fail);
+          socket.on('error', ignore); // until the caller listens
           resolve(socket);
         });
       });

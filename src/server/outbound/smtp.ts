@@ -40,6 +40,8 @@ const ADDRESS_RE = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@[a-zA-Z0-9-]+(\.[a-zA-Z0-9
 /** What a server said, fit for an operator: printable, one line, short. */
 const said = (r: Reply) => `${r.code} ${r.lines.join(' ')}`.replace(/[^\x20-\x7e]/g, '?').slice(0, 300);
 
+const ignore = () => {};
+
 /** One SMTP conversation: reads replies line by line, on the plain socket and then on TLS. */
 class Conversation {
   private buffer = '';
@@ -131,7 +133,8 @@ class Conversation {
     const secure = await new Promise<tls.TLSSocket>((resolve, reject) => {
       const s = tls.connect({ socket: plain, ...tlsFor(this.host, ca) });
       s.setTimeout(this.timeoutMs, () => (s.destroy(), reject(new Error('the TLS handshake timed out'))));
-      s.once('error', reject);
+      plain.on('error', ignore);
+      s.on('error', reject); // `on`: a second error must not go unheard
       s.once('secureConnect', () => (s.setTimeout(0), s.off('error', reject), resolve(s)));
     }).catch((err: Error) => {
       plain.destroy();
@@ -142,7 +145,7 @@ class Conversation {
 
   close() {
     this.detach();
-    this.socket.on('error', () => {}).destroy();
+    this.socket.on('error', ignore).destroy();
   }
 }
 
