@@ -174,6 +174,37 @@ describe('SMTP client', () => {
     );
   });
 
+  test('a server answering every step slowly is cut off when the time for the whole mail is up', async (t) => {
+    // Each reply takes 150 ms: within the step's 1 s, but the whole mail may take 400 ms only.
+    const slow = net.createServer((socket) => {
+      const say = (line: string) => setTimeout(() => socket.write(`${line}\r\n`), 150);
+      say('220 slow ESMTP');
+      socket.on('data', () => say('250 ok'));
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const sockets = new Set<net.Socket>();
+    slow.on('connection', (s) => sockets.add(s));
+    t.after(() => (sockets.forEach((s) => s.destroy()), new Promise((r) => slow.close(r))));
+    const port = (slow.address() as net.AddressInfo).port;
+    const started = Date.now();
+    await rejects(
+      sendMail(opts(`smtp://127.0.0.1:${port}?starttls=off`, { timeoutMs: 1_000, totalMs: 400 }), message()),
+      /took too long: it had not answered .* when the time for the whole mail was up/,
+    );
+    assert.ok(Date.now() - started < 900, `${Date.now() - started} ms`);
+  });
+
+  test('an address that refuses the connection is skipped for the next checked one', async (t) => {
+    const server = await startSmtpServer(t);
+    // 127.0.0.2 is loopback too, but nothing listens there: refused, then 127.0.0.1 takes the mail.
+    await sendMail(
+      opts(`smtp://relay.test:${server.port}?starttls=off`, { lookup: async () => ['127.0.0.2', '127.0.0.1'] }),
+      message(),
+    );
+    assert.equal(server.messages.length, 1);
+  });
+
   test('a server that never answers: the step times out as a MailError; an address with CR/LF is refused', async (t) => {
     const silent = net.createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));

@@ -24,6 +24,8 @@ export interface SmtpOptions {
   allowedNetworks: readonly string[];
   /** Deadline of each step (connecting, each reply). */
   timeoutMs?: number;
+  /** Deadline of the whole conversation (a server answering slowly at every step is cut off too). */
+  totalMs?: number;
   lookup?: Lookup;
   /** Trusted certificates instead of the system's (tests). */
   ca?: string;
@@ -57,6 +59,8 @@ class Conversation {
     public socket: net.Socket,
     private readonly host: string,
     private readonly timeoutMs: number,
+    /** When the whole conversation must be over (Date.now() milliseconds). */
+    private readonly until: number,
   ) {
     this.attach(socket);
   }
@@ -90,9 +94,17 @@ class Conversation {
       let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         this.wake = resolve;
+        const left = this.until - Date.now();
         timer = setTimeout(
-          () => this.fail(new MailError(`the mail server did not answer ${step} in time`)),
-          this.timeoutMs,
+          () =>
+            this.fail(
+              new MailError(
+                left < this.timeoutMs
+                  ? `the mail server took too long: it had not answered ${step} when the time for the whole mail was up`
+                  : `the mail server did not answer ${step} in time`,
+              ),
+            ),
+          Math.max(0, Math.min(this.timeoutMs, left)),
         );
       });
       clearTimeout(timer);
@@ -173,7 +185,8 @@ async function authenticate(c: Conversation, ehlo: Reply, user: string, password
 
 /** Sends one message; resolves when the relay has taken it (250 after DATA). Throws MailError. */
 export async function sendMail(o: SmtpOptions, message: MailMessage): Promise<void> {
-  const { settings: s, timeoutMs = 15_000 } = o;
+  const { settings: s, timeoutMs = 15_000, totalMs = 4 * timeoutMs } = o;
+  const until = Date.now() + totalMs;
   for (const a of [message.from.address, message.to.address])
     if (!ADDRESS_RE.test(a))
       throw new MailError(`${a.replace(/[^\x20-\x7e]/g, '?')} is not an address this server can mail`);
@@ -193,7 +206,7 @@ export async function sendMail(o: SmtpOptions, message: MailMessage): Promise<vo
       throw new MailError(`the mail server ${s.display} was refused by the outbound guard: ${err.message}`);
     throw new MailError(`could not connect to the mail server ${s.display}: ${(err as Error).message}`);
   }
-  const c = new Conversation(socket, s.host, timeoutMs);
+  const c = new Conversation(socket, s.host, timeoutMs, until);
   try {
     await c.expect('the greeting', 2);
     const name = os.hostname().replace(/[^A-Za-z0-9.-]/g, '') || 'leadgate';

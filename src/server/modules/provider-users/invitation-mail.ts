@@ -59,7 +59,13 @@ async function attempt(setup: MailSetup, inv: Invitation): Promise<Static<typeof
     };
   try {
     await sendMail(
-      { settings: setup.settings, allowedNetworks: setup.allowedNetworks, timeoutMs: 10_000, ca: setup.ca },
+      {
+        settings: setup.settings,
+        allowedNetworks: setup.allowedNetworks,
+        timeoutMs: 10_000,
+        totalMs: 30_000,
+        ca: setup.ca,
+      },
       {
         from: setup.settings.from,
         to: { name: inv.name === inv.email ? null : inv.name, address: inv.email },
