@@ -13,8 +13,6 @@ import type { InvitationMail } from './schemas.js';
 export interface MailSetup {
   settings: MailSettings | null;
   allowedNetworks: readonly string[];
-  /** Trusted certificates instead of the system's (tests). */
-  ca?: string;
 }
 
 export const mailSetupOf = (config: Config): MailSetup => ({
@@ -64,7 +62,6 @@ async function attempt(setup: MailSetup, inv: Invitation): Promise<Static<typeof
         allowedNetworks: setup.allowedNetworks,
         timeoutMs: 10_000,
         totalMs: 30_000,
-        ca: setup.ca,
       },
       {
         from: setup.settings.from,
