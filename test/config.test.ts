@@ -174,6 +174,59 @@ describe('loadConfig', () => {
     }
   });
 
+  test('mail: none by default; SMTP_URL and MAIL_FROM read into host, port, security, credentials and sender', () => {
+    assert.equal(loadConfig({}).mail, null);
+    const from = 'Leadgate <noreply@example.com>';
+    const starttls = loadConfig({ SMTP_URL: 'smtp://me%40example.com:p%3Ass@mail.example.com', MAIL_FROM: from }).mail;
+    assert.deepEqual(starttls, {
+      host: 'mail.example.com',
+      port: 587,
+      security: 'starttls',
+      username: 'me@example.com',
+      password: 'p:ss',
+      from: { name: 'Leadgate', address: 'noreply@example.com' },
+      display: 'smtp://mail.example.com:587',
+    });
+    const tls = loadConfig({ SMTP_URL: 'smtps://u:pw@[::1]', MAIL_FROM: 'noreply@example.com' }).mail!;
+    assert.deepEqual(
+      [tls.host, tls.port, tls.security, tls.display, tls.from],
+      ['::1', 465, 'tls', 'smtps://[::1]:465', { name: null, address: 'noreply@example.com' }],
+    );
+    const plain = loadConfig({
+      SMTP_URL: 'smtp://127.0.0.1:2525?starttls=off',
+      MAIL_FROM: '"Lead Gate" <a@b.co>',
+    }).mail!;
+    assert.deepEqual(
+      [plain.security, plain.port, plain.username, plain.password, plain.from.name],
+      ['none', 2525, null, null, 'Lead Gate'],
+    );
+    // A name may be in any script (the message encodes it); the address is ASCII.
+    assert.equal(loadConfig({ SMTP_URL: 'smtp://m.example.com', MAIL_FROM: 'Ünï <a@b.co>' }).mail!.from.name, 'Ünï');
+  });
+
+  test('mail: a bad SMTP_URL or MAIL_FROM is named, and the SMTP password is never echoed', () => {
+    const from = 'noreply@example.com';
+    const secret = 'sup3r-secret';
+    for (const url of [
+      `http://u:${secret}@mail.example.com`,
+      `smtp://u:${secret}@mail.example.com/path`,
+      `smtp://u:${secret}@mail.example.com?starttls=maybe`,
+      `smtp://u:${secret}@mail.example.com?starttls=off`,
+      `smtps://u:${secret}@mail.example.com?starttls=off`,
+      `smtp://u:${secret}@mail.example.com?tls=1`,
+      `smtp://u:${secret}@`,
+      `smtp://:${secret}@mail.example.com`,
+      `u:${secret} at mail`,
+    ]) {
+      const err = expectNamed({ SMTP_URL: url, MAIL_FROM: from }, 'SMTP_URL');
+      assert.ok(!err.message.includes(secret), `the password leaked: ${err.message}`);
+    }
+    expectNamed({ SMTP_URL: 'smtp://mail.example.com' }, 'MAIL_FROM');
+    expectNamed({ MAIL_FROM: from }, 'MAIL_FROM');
+    for (const bad of ['not an address', 'A <a@b.co> extra', 'a@b.co\r\nBcc: x@y.co', 'Lead <ü@b.co>', 'a,b@c.co'])
+      expectNamed({ SMTP_URL: 'smtp://mail.example.com', MAIL_FROM: bad }, 'MAIL_FROM');
+  });
+
   test('several bad values are reported together, each by name', () => {
     const err = configError({
       PORT: 'abc',

@@ -35,6 +35,8 @@ const CONFIG_VARS = [
   'RATE_LIMIT_PER_IP',
   'EXPORT_CONCURRENCY',
   'METRICS_TOKEN',
+  'SMTP_URL',
+  'MAIL_FROM',
 ];
 
 export function freePort(): Promise<number> {

@@ -58,6 +58,22 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** Open connections this instance accepts at once; more are closed at once (MAX_CONNECTIONS). */
   maxConnections: number;
+  /** Where invitations are mailed from (SMTP_URL, MAIL_FROM); null: nothing is mailed. */
+  mail: MailSettings | null;
+}
+
+/** An SMTP relay (SMTP_URL) and the sender (MAIL_FROM). The password never leaves this object except to the relay. */
+export interface MailSettings {
+  /** Host name or IP address (IPv6 without brackets). */
+  host: string;
+  port: number;
+  /** tls: implicit TLS (smtps://); starttls: STARTTLS required; none: plain text (?starttls=off, no credentials). */
+  security: 'tls' | 'starttls' | 'none';
+  username: string | null;
+  password: string | null;
+  from: { name: string | null; address: string };
+  /** The relay without its credentials, for logs and the Hosting page: smtp://host:587. */
+  display: string;
 }
 
 export class ConfigError extends Error {
@@ -214,6 +230,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const keepAliveTimeoutMs = integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000, problems);
   const maxConnections = integer(env, 'MAX_CONNECTIONS', 10_000, 1, 1_000_000, problems);
 
+  const mail = mailSettings(env, problems);
+
   if (problems.length) throw new ConfigError(problems);
   return {
     host,
@@ -246,5 +264,78 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs,
     keepAliveTimeoutMs,
     maxConnections,
+    mail,
   };
+}
+
+// An address that goes into MAIL FROM and a header as is: ASCII atext, one @, a dotted domain.
+const PLAIN_ADDRESS_RE = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)+$/;
+
+/** MAIL_FROM: "noreply@example.com" or "Leadgate <noreply@example.com>". */
+function parseMailFrom(raw: string): MailSettings['from'] | null {
+  const m = /^\s*(?:(.*?)\s*<([^<>]*)>|([^<>]*))\s*$/.exec(raw);
+  if (!m || /[\x00-\x1f\x7f]/.test(raw)) return null;
+  const address = (m[2] ?? m[3]).trim();
+  if (!PLAIN_ADDRESS_RE.test(address)) return null;
+  const name = (m[1] ?? '').replace(/^"(.*)"$/, '$1').trim();
+  return { name: name || null, address };
+}
+
+const SMTP_URL_EXAMPLE = 'smtp://user:password@mail.example.com:587 or smtps://user:password@mail.example.com:465';
+
+/** SMTP_URL and MAIL_FROM; the URL is never echoed in a problem (it may hold a password). */
+function mailSettings(env: NodeJS.ProcessEnv, problems: string[]): MailSettings | null {
+  const raw = env.SMTP_URL?.trim();
+  const fromRaw = env.MAIL_FROM?.trim();
+  if (!raw) {
+    if (fromRaw) problems.push('MAIL_FROM is set but SMTP_URL is not: set SMTP_URL too, or unset MAIL_FROM');
+    return null;
+  }
+  const start = problems.length;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    problems.push(`SMTP_URL is not a URL (not echoed: it may hold a password); expected ${SMTP_URL_EXAMPLE}`);
+  }
+  if (url) {
+    const tls = url.protocol === 'smtps:';
+    if (!tls && url.protocol !== 'smtp:') {
+      problems.push(`SMTP_URL must start with smtp:// or smtps:// (${SMTP_URL_EXAMPLE})`);
+      return null;
+    }
+    if (!url.hostname) problems.push('SMTP_URL has no host');
+    if (url.pathname && url.pathname !== '/') problems.push('SMTP_URL must not have a path');
+    if (url.hash) problems.push('SMTP_URL must not have a fragment');
+    const starttls = url.searchParams.get('starttls');
+    for (const key of url.searchParams.keys())
+      if (key !== 'starttls') problems.push(`SMTP_URL takes no "${key}" parameter (only ?starttls=off on smtp://)`);
+    if (starttls !== null && (tls || starttls !== 'off'))
+      problems.push(
+        'SMTP_URL: ?starttls=off is the only starttls setting, and only on smtp:// (smtps:// is TLS from the start)',
+      );
+    if ((url.username === '') !== (url.password === ''))
+      problems.push('SMTP_URL needs both a user name and a password, or neither');
+    if (!tls && starttls === 'off' && url.username)
+      problems.push('SMTP_URL with ?starttls=off would send the password unencrypted: use STARTTLS or smtps://');
+    const from = fromRaw ? parseMailFrom(fromRaw) : null;
+    if (!fromRaw) problems.push('MAIL_FROM is required when SMTP_URL is set (e.g. "Leadgate <noreply@example.com>")');
+    else if (!from)
+      problems.push(
+        `MAIL_FROM must be an address or "Name <address>", in ASCII (got "${fromRaw.replace(/[\x00-\x1f]/g, ' ')}")`,
+      );
+    if (problems.length > start || !from) return null;
+    const port = url.port ? Number(url.port) : tls ? 465 : 587;
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    return {
+      host,
+      port,
+      security: tls ? 'tls' : starttls === 'off' ? 'none' : 'starttls',
+      username: url.username ? decodeURIComponent(url.username) : null,
+      password: url.password ? decodeURIComponent(url.password) : null,
+      from,
+      display: `${tls ? 'smtps' : 'smtp'}://${url.port ? url.host : `${url.host}:${port}`}`,
+    };
+  }
+  return null;
 }

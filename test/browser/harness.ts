@@ -37,21 +37,25 @@ export function ensureDashboardBuilt() {
 }
 
 /** A fresh server process (SQLite, owner ADMIN) serving the built dashboard. */
-export async function startServer(t: TestContext): Promise<Child> {
+export async function startServer(t: TestContext, env: Record<string, string> = {}): Promise<Child> {
   ensureDashboardBuilt();
   const child = await spawnServer(t, {
     LEADGATE_ADMIN_EMAIL: ADMIN.email,
     LEADGATE_ADMIN_PASSWORD: ADMIN.password,
     LOG_LEVEL: 'warn',
     DELIVERY_RECOVERY_INTERVAL_MS: '0',
+    ...env,
   });
   await waitUntilUp(child);
   return child;
 }
 
 /** startServer, and an API client signed in there as the owner (closed when the test ends). */
-export async function startServerAndClient(t: TestContext): Promise<{ server: Child; client: ServerClient }> {
-  const server = await startServer(t);
+export async function startServerAndClient(
+  t: TestContext,
+  env: Record<string, string> = {},
+): Promise<{ server: Child; client: ServerClient }> {
+  const server = await startServer(t, env);
   const client = await new ServerClient(server.port).login();
   t.after(() => client.close());
   return { server, client };

@@ -29,6 +29,7 @@ test(
     );
     const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
     assert.ok((await page.getByTestId('hosting-version').innerText()).includes(version));
+    assert.match(await page.getByTestId('hosting-mail').innerText(), /Not mailed: no mail server is set up/);
 
     // A URL with a path: the API's message shows at the field; a good one is stored as an origin.
     const url = page.getByLabel('Public base URL');

@@ -46,6 +46,8 @@ test(
     const shown = operator.getByTestId('invitation-link');
     const link = (await shown.innerText()).trim();
     assert.match(link, new RegExp(`^${base}/portal/invitation#token=lgi_`));
+    // No mail server here (SMTP_URL): the dialog says the link was not mailed.
+    assert.match(await operator.getByTestId('invitation-mail').innerText(), /^Not mailed: no mail server is set up/);
     // No public base URL here: the note says how to get a link on one.
     assert.match(await operator.getByTestId('local-link-note').innerText(), /then renew the invitation to get a link/);
     await assertAccessible(operator, 'invitation link dialog');

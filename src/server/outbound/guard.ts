@@ -1,5 +1,6 @@
 import { promises as dns } from 'node:dns';
 import net from 'node:net';
+import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector } from 'undici';
 
@@ -228,6 +229,63 @@ export function createOutboundAgent({
     );
   };
   return new Agent({ ...options, connect });
+}
+
+export interface GuardedSocketOptions {
+  host: string;
+  port: number;
+  allowedNetworks: readonly string[];
+  /** TLS from the first byte (smtps); the certificate is verified against `host`. */
+  tls: boolean;
+  /** Per address tried. */
+  timeoutMs: number;
+  lookup?: Lookup;
+  /** Trusted certificates instead of the system's (tests). */
+  ca?: string;
+}
+
+/** TLS options that verify the certificate against `host` (the name asked for, not the address connected to). */
+export const tlsFor = (host: string, ca?: string): tls.ConnectionOptions => ({
+  ...(net.isIP(host) ? {} : { servername: host }),
+  checkServerIdentity: (_name, cert) => tls.checkServerIdentity(host, cert),
+  rejectUnauthorized: true,
+  ...(ca ? { ca } : {}),
+});
+
+const ignore = () => {};
+
+/**
+ * A socket for a protocol that is not HTTP (SMTP), through the same guard: resolve, check every
+ * address, connect to a checked one. Throws DestinationRefusedError before any traffic when refused.
+ */
+export async function connectGuarded(o: GuardedSocketOptions): Promise<net.Socket> {
+  const addresses = await resolveDestination(o.host, o.allowedNetworks, o.lookup);
+  let last: unknown;
+  for (const address of addresses) {
+    try {
+      return await new Promise<net.Socket>((resolve, reject) => {
+        const socket = o.tls
+          ? tls.connect({ host: address, port: o.port, ...tlsFor(o.host, o.ca) })
+          : net.connect({ host: address, port: o.port });
+        const fail = (err: Error) => (socket.destroy(), reject(err));
+        socket.setTimeout(o.timeoutMs, () =>
+          fail(Object.assign(new Error(`connecting to ${o.host} timed out`), { code: 'UND_ERR_CONNECT_TIMEOUT' })),
+        );
+        // `on`, not `once`: a second error must not go unheard (that would crash the process).
+        socket.on('error', fail);
+        socket.once(o.tls ? 'secureConnect' : 'connect', () => {
+          socket.setTimeout(0);
+          socket.off('error', fail);
+          socket.on('error', ignore); // until the caller listens
+          resolve(socket);
+        });
+      });
+    } catch (err) {
+      last = err;
+      if (!TRY_NEXT.has((err as { code?: string }).code ?? '')) throw err;
+    }
+  }
+  throw last;
 }
 
 /**

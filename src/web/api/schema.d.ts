@@ -2298,7 +2298,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a user to the provider's portal
-         * @description Answers the one-time `invitation_token` and the link to hand over (both shown once; valid 7 days). The user opens it, sets a password (POST /api/portal/invitations/accept) and signs in on the usual sign-in page. An email that already signs in (an operator or another provider user) is a 409.
+         * @description Answers the one-time `invitation_token` and the link to hand over (both shown once; valid 7 days). The user opens it, sets a password (POST /api/portal/invitations/accept) and signs in on the usual sign-in page. An email that already signs in (an operator or another provider user) is a 409. When the host sets up a mail server (SMTP_URL), the link is also mailed to the user after the invitation is saved; `mail` says whether it was (`sent`, `failed` with why, or `not_configured`). The link works either way.
          *
          *     Access: needs the `traffic_providers:edit` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
          */
@@ -2384,7 +2384,7 @@ export interface paths {
         put?: never;
         /**
          * A new invitation link for a user who has not accepted yet
-         * @description The old link stops working. Shown once; valid 7 days. 409 once the user has set a password.
+         * @description The old link stops working. Shown once; valid 7 days; mailed like an invitation (`mail`). 409 once the user has set a password.
          *
          *     Access: needs the `traffic_providers:edit` permission (key scope and role). Dashboard sessions only: API keys get 403 `session_required`.
          */
@@ -6253,6 +6253,17 @@ export interface operations {
                         };
                         /** @description 1, 5 and 15 minutes (zeros on Windows) */
                         load_average: number[];
+                        /** @description The mail server invitations go through (SMTP_URL, MAIL_FROM; the password is never shown) */
+                        mail: {
+                            /** @description Whether invitations are mailed (SMTP_URL and MAIL_FROM are set) */
+                            configured: boolean;
+                            /** @description MAIL_FROM */
+                            from: string | null;
+                            /** @description The mail server, without its credentials (e.g. smtp://mail.example.com:587) */
+                            relay: string | null;
+                            /** @description tls: implicit TLS (smtps://); starttls: STARTTLS required; none: plain text (?starttls=off) */
+                            security: "tls" | "starttls" | "none" | null;
+                        };
                         /** @description This server process */
                         memory: {
                             heap_total_bytes: number;
@@ -20312,6 +20323,15 @@ export interface operations {
                         /** @description The link to hand to the provider user (the token sits after #, so it reaches no server log) */
                         invitation_url: string;
                         last_login_at: string | null;
+                        /** InvitationMail */
+                        mail: {
+                            /** @description Why it was not mailed (failed), else null */
+                            error: string | null;
+                            /** @description sent: the mail server took the mail with the link; failed: it was not mailed (see error; the link still works); not_configured: no mail server is set up (SMTP_URL), so hand the link over yourself */
+                            status: "sent" | "failed" | "not_configured";
+                            /** @description The address it was (or would have been) mailed to */
+                            to: string;
+                        };
                         name: string;
                         status: "invited" | "active" | "disabled";
                         traffic_provider_id: string;
@@ -20832,6 +20852,15 @@ export interface operations {
                         /** @description The link to hand to the provider user (the token sits after #, so it reaches no server log) */
                         invitation_url: string;
                         last_login_at: string | null;
+                        /** InvitationMail */
+                        mail: {
+                            /** @description Why it was not mailed (failed), else null */
+                            error: string | null;
+                            /** @description sent: the mail server took the mail with the link; failed: it was not mailed (see error; the link still works); not_configured: no mail server is set up (SMTP_URL), so hand the link over yourself */
+                            status: "sent" | "failed" | "not_configured";
+                            /** @description The address it was (or would have been) mailed to */
+                            to: string;
+                        };
                         name: string;
                         status: "invited" | "active" | "disabled";
                         traffic_provider_id: string;

@@ -62,6 +62,7 @@ export const AUDIT_ACTIONS = [
   'webhook.delivery_retried',
   'provider_user.invited',
   'provider_user.invitation_renewed',
+  'provider_user.invitation_mail',
   'provider_user.accepted',
   'provider_user.updated',
   'provider_user.api_key_revoked',

@@ -114,6 +114,7 @@ forEachDatabase('hosting', (engine) => {
     assert.equal(h.database.migration_level, LATEST_MIGRATION);
     assert.equal(h.database.latest_migration, LATEST_MIGRATION);
     assert.equal(h.public_base_url, null);
+    assert.deepEqual(h.mail, { configured: false, relay: null, security: null, from: null });
     assert.equal(h.backups.supported, engine === 'sqlite');
     if (engine === 'postgres') assert.match(h.backups.advice, /pg_dump/);
     else assert.ok(h.backups.advice.includes(`${ta.config.dataDir}/backups`), h.backups.advice);
@@ -124,6 +125,20 @@ forEachDatabase('hosting', (engine) => {
       () => loadConfig({ LEADGATE_BUILD_COMMIT: 'main; rm -rf' }),
       /LEADGATE_BUILD_COMMIT must be a git commit hash/,
     );
+  });
+
+  test('GET /api/hosting shows the mail server (host and sender), never its user name or password', async (t) => {
+    const ta = await buildTestApp(t, engine, {
+      env: { SMTP_URL: 'smtps://mailer:S3cret-pw@mail.example.test', MAIL_FROM: 'Leadgate <noreply@example.test>' },
+    });
+    const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/hosting' });
+    assert.deepEqual(res.json().mail, {
+      configured: true,
+      relay: 'smtps://mail.example.test:465',
+      security: 'tls',
+      from: 'Leadgate <noreply@example.test>',
+    });
+    assert.ok(!res.body.includes('S3cret-pw') && !res.body.includes('mailer'));
   });
 
   test('the public base URL: validated, stored as an origin, audited, and used for postback URLs', async (t) => {

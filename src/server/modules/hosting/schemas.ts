@@ -43,6 +43,19 @@ export const HostingStatus = Type.Object(
       latest_migration: Type.String({ description: 'The newest migration this version knows' }),
     }),
     public_base_url: PublicBaseUrl,
+    mail: Type.Object(
+      {
+        configured: Type.Boolean({ description: 'Whether invitations are mailed (SMTP_URL and MAIL_FROM are set)' }),
+        relay: Type.Union([Type.String(), Type.Null()], {
+          description: 'The mail server, without its credentials (e.g. smtp://mail.example.com:587)',
+        }),
+        security: Type.Union([Type.Literal('tls'), Type.Literal('starttls'), Type.Literal('none'), Type.Null()], {
+          description: 'tls: implicit TLS (smtps://); starttls: STARTTLS required; none: plain text (?starttls=off)',
+        }),
+        from: Type.Union([Type.String(), Type.Null()], { description: 'MAIL_FROM' }),
+      },
+      { description: 'The mail server invitations go through (SMTP_URL, MAIL_FROM; the password is never shown)' },
+    ),
     backups: Type.Object({
       supported: Type.Boolean({ description: 'true on SQLite; on PostgreSQL Leadgate does not make backups' }),
       advice: Type.String({ description: 'Where backups go (SQLite), or how to back up (PostgreSQL: pg_dump)' }),

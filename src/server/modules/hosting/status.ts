@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { sql } from 'kysely';
+import type { MailSettings } from '../../config.js';
 import { isPostgres } from '../../db/database.js';
 import { LATEST_MIGRATION } from '../../db/migrate.js';
 import type { App } from '../../types.js';
@@ -35,6 +36,13 @@ async function databaseFacts(app: App) {
   return { engine: 'sqlite' as const, size_bytes: (await fileSize(file)) + (await fileSize(`${file}-wal`)), ...common };
 }
 
+/** The mail server, as far as an operator may see it: no user name, no password. */
+function mailFacts(mail: MailSettings | null) {
+  if (!mail) return { configured: false, relay: null, security: null, from: null };
+  const from = mail.from.name ? `${mail.from.name} <${mail.from.address}>` : mail.from.address;
+  return { configured: true, relay: mail.display, security: mail.security, from };
+}
+
 /** Everything GET /api/hosting shows; all read now, nothing shelled out. */
 export async function hostingStatus(app: App, backupFolder: string) {
   const now = Date.now();
@@ -55,6 +63,7 @@ export async function hostingStatus(app: App, backupFolder: string) {
     disk: { path: app.config.dataDir, free_bytes: disk.bavail * disk.bsize, total_bytes: disk.blocks * disk.bsize },
     database,
     public_base_url: await readPublicBaseUrl(app.db),
+    mail: mailFacts(app.config.mail),
     backups: { supported: sqlite, advice: sqlite ? sqliteAdvice(backupFolder) : PG_BACKUP_ADVICE },
   };
 }

@@ -3,6 +3,7 @@ import { problems } from '../../http/openapi.js';
 import { Page, PageQuery } from '../../http/pagination.js';
 import type { App } from '../../types.js';
 import { actorOf } from '../audit/service.js';
+import { mailSetupOf } from './invitation-mail.js';
 import {
   InviteProviderUser,
   PortalApiKey,
@@ -41,14 +42,18 @@ export default async function providerUsersRoutes(app: App) {
         description:
           'Answers the one-time `invitation_token` and the link to hand over (both shown once; valid 7 days). ' +
           'The user opens it, sets a password (POST /api/portal/invitations/accept) and signs in on the usual sign-in page. ' +
-          'An email that already signs in (an operator or another provider user) is a 409.',
+          'An email that already signs in (an operator or another provider user) is a 409. ' +
+          'When the host sets up a mail server (SMTP_URL), the link is also mailed to the user after the invitation is saved; ' +
+          '`mail` says whether it was (`sent`, `failed` with why, or `not_configured`). The link works either way.',
         params: ProviderParams,
         body: InviteProviderUser,
         response: { 201: ProviderUserInvited, ...problems(404, 409) },
       },
     },
     async (req, reply) =>
-      reply.status(201).send(await inviteProviderUser(app.db, actorOf(req), req.params.id, req.body)),
+      reply
+        .status(201)
+        .send(await inviteProviderUser(app.db, actorOf(req), req.params.id, req.body, mailSetupOf(app.config))),
   );
 
   app.get(
@@ -95,13 +100,16 @@ export default async function providerUsersRoutes(app: App) {
         operationId: 'renewProviderUserInvitation',
         tags: TAGS,
         summary: 'A new invitation link for a user who has not accepted yet',
-        description: 'The old link stops working. Shown once; valid 7 days. 409 once the user has set a password.',
+        description:
+          'The old link stops working. Shown once; valid 7 days; mailed like an invitation (`mail`). 409 once the user has set a password.',
         params: UserParams,
         response: { 201: ProviderUserInvited, ...problems(404, 409) },
       },
     },
     async (req, reply) =>
-      reply.status(201).send(await renewInvitation(app.db, actorOf(req), req.params.id, req.params.user_id)),
+      reply
+        .status(201)
+        .send(await renewInvitation(app.db, actorOf(req), req.params.id, req.params.user_id, mailSetupOf(app.config))),
   );
 
   app.get(

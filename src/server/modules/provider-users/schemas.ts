@@ -24,6 +24,19 @@ export const ProviderUser = Type.Object(
   { title: 'ProviderUser' },
 );
 
+export const InvitationMail = Type.Object(
+  {
+    status: Type.Union([Type.Literal('sent'), Type.Literal('failed'), Type.Literal('not_configured')], {
+      description:
+        'sent: the mail server took the mail with the link; failed: it was not mailed (see error; the link still works); ' +
+        'not_configured: no mail server is set up (SMTP_URL), so hand the link over yourself',
+    }),
+    to: Type.String({ description: 'The address it was (or would have been) mailed to' }),
+    error: Type.Union([Type.String(), Type.Null()], { description: 'Why it was not mailed (failed), else null' }),
+  },
+  { title: 'InvitationMail' },
+);
+
 export const ProviderUserInvited = Type.Object(
   {
     ...ProviderUser.properties,
@@ -33,6 +46,7 @@ export const ProviderUserInvited = Type.Object(
     invitation_url: Type.String({
       description: 'The link to hand to the provider user (the token sits after #, so it reaches no server log)',
     }),
+    mail: InvitationMail,
   },
   { title: 'ProviderUserInvited' },
 );

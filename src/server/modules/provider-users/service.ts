@@ -13,6 +13,7 @@ import { audit, scopeOf, type Actor } from '../audit/service.js';
 import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
 import { emailTaken } from '../operators/queries.js';
 import { findTrafficProvider } from '../traffic-providers/queries.js';
+import { mailInvitation, type MailSetup } from './invitation-mail.js';
 import { toPortalKey } from './keys.js';
 import {
   deleteUserSessions,
@@ -68,12 +69,26 @@ async function newInvitation(db: DB) {
   return { token, hash: invitationHash(token), expires, url };
 }
 
-/** A provider user invited: the one-time link is in this answer only. */
+const invitationOf = (providerName: string, u: UserRow, inv: { url: string; expires: string }) => ({
+  providerId: u.traffic_provider_id,
+  providerName,
+  userId: u.id,
+  email: u.email,
+  name: u.name,
+  url: inv.url,
+  expires: inv.expires,
+});
+
+/**
+ * A provider user invited: the one-time link is in this answer only, and mailed to the user when
+ * a mail server is set up (after the commit: a mail that fails loses no invitation).
+ */
 export async function inviteProviderUser(
   db: DB,
   actor: Actor,
   providerId: string,
   b: Static<typeof InviteProviderUser>,
+  mail: MailSetup,
 ) {
   const provider = await liveProvider(db, actor, providerId);
   if (provider.archived_at) conflict('The traffic provider is archived; restore it before inviting its users.');
@@ -108,7 +123,8 @@ export async function inviteProviderUser(
     });
   });
   const user = (await findProviderUser(db, providerId, id))!;
-  return { ...toProviderUser(user), invitation_token: inv.token, invitation_url: inv.url };
+  const mailed = await mailInvitation(db, actor, mail, invitationOf(provider.name, user, inv));
+  return { ...toProviderUser(user), invitation_token: inv.token, invitation_url: inv.url, mail: mailed };
 }
 
 export async function listProviderUsers(
@@ -154,8 +170,9 @@ export async function updateProviderUser(
   return toProviderUser((await findProviderUser(db, providerId, userId))!);
 }
 
-/** A new one-time invitation link (the old one stops working), while the user has not accepted. */
-export async function renewInvitation(db: DB, actor: Actor, providerId: string, userId: string) {
+/** A new one-time invitation link (the old one stops working), while the user has not accepted; mailed as above. */
+export async function renewInvitation(db: DB, actor: Actor, providerId: string, userId: string, mail: MailSetup) {
+  const provider = await liveProvider(db, actor, providerId);
   const user = await userOf(db, actor, providerId, userId);
   if (user.status !== 'invited') conflict('Only an invited user who has not set a password gets a new invitation.');
   const inv = await newInvitation(db);
@@ -172,8 +189,9 @@ export async function renewInvitation(db: DB, actor: Actor, providerId: string, 
       details: { provider_user_id: userId, email: user.email },
     });
   });
-  const after = toProviderUser((await findProviderUser(db, providerId, userId))!);
-  return { ...after, invitation_token: inv.token, invitation_url: inv.url };
+  const after = (await findProviderUser(db, providerId, userId))!;
+  const mailed = await mailInvitation(db, actor, mail, invitationOf(provider.name, after, inv));
+  return { ...toProviderUser(after), invitation_token: inv.token, invitation_url: inv.url, mail: mailed };
 }
 
 export async function listUserKeys(

@@ -93,12 +93,14 @@ function FactCard({ title, rows, testId }: { title: string; rows: [string, React
   );
 }
 
+const SECURITY = { tls: 'TLS (smtps)', starttls: 'STARTTLS (required)', none: 'none (plain text)' } as const;
+
 function Facts({ h }: { h: HostingStatus }) {
   const clock = useClock();
   const db = h.database;
   const upToDate = db.migration_level === db.latest_migration;
   return (
-    <SimpleGrid cols={{ base: 1, md: 3 }}>
+    <SimpleGrid cols={{ base: 1, md: 2 }}>
       <FactCard
         title="Server"
         testId="hosting-server"
@@ -147,6 +149,24 @@ function Facts({ h }: { h: HostingStatus }) {
             ),
           ],
         ]}
+      />
+      <FactCard
+        title="Mail"
+        testId="hosting-mail"
+        rows={
+          h.mail.configured
+            ? [
+                ['Mail server', <Code key="r">{h.mail.relay}</Code>],
+                ['Encryption', SECURITY[h.mail.security ?? 'none']],
+                ['From', h.mail.from],
+              ]
+            : [
+                [
+                  'Invitations',
+                  'Not mailed: no mail server is set up (SMTP_URL, MAIL_FROM). Links are handed over by hand.',
+                ],
+              ]
+        }
       />
     </SimpleGrid>
   );

@@ -184,6 +184,25 @@ export function PortalUsers({ providerId, canEdit }: { providerId: string; canEd
   );
 }
 
+/** Whether the server mailed the link too (when the host set up a mail server). */
+function MailNote({ mail }: { mail: Invited['mail'] }) {
+  const text =
+    mail.status === 'sent'
+      ? `Mailed to ${mail.to}.`
+      : mail.status === 'failed'
+        ? `Not mailed: ${mail.error ?? 'the mail server did not take it'}`
+        : 'Not mailed: no mail server is set up on this server (SMTP_URL). Hand the link over yourself.';
+  return (
+    <Alert
+      color={mail.status === 'sent' ? 'green' : mail.status === 'failed' ? 'red' : 'gray'}
+      data-testid="invitation-mail"
+      style={{ wordBreak: 'break-word' }}
+    >
+      {text}
+    </Alert>
+  );
+}
+
 /** The invitation link, shown once: the operator hands it to the provider user. */
 function InvitationModal({ shown, onClose }: { shown: Invited | null; onClose: () => void }) {
   const clock = useClock();
@@ -200,6 +219,7 @@ function InvitationModal({ shown, onClose }: { shown: Invited | null; onClose: (
           <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }} data-testid="invitation-link">
             {link}
           </Code>
+          <MailNote mail={shown.mail} />
           <LocalLinkNote link={shown.invitation_url} who="the provider user" remake="renew the invitation" />
           <Group justify="flex-end">
             <CopyValueButton value={link} />
