@@ -25,6 +25,7 @@ import * as roleScope from './migrations/20261130T020000Z_role_scope.js';
 import * as portalIndexes from './migrations/20261130T030000Z_portal_indexes.js';
 import * as portalSubIds from './migrations/20261130T040000Z_portal_sub_ids.js';
 import * as providerRollup from './migrations/20261130T050000Z_provider_rollup.js';
+import * as providerCampaignStatistics from './migrations/20261130T060000Z_provider_campaign_statistics.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -58,6 +59,7 @@ const migrations: [string, Migration][] = [
   ['20261130T030000Z_portal_indexes', portalIndexes],
   ['20261130T040000Z_portal_sub_ids', portalSubIds],
   ['20261130T050000Z_provider_rollup', providerRollup],
+  ['20261130T060000Z_provider_campaign_statistics', providerCampaignStatistics],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

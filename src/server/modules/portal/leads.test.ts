@@ -4,7 +4,7 @@
 // payout hidden when off, contacts masked and only when on, the same in the CSV.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { providerScope } from '../../db/scope.js';
 import type { DB } from '../../db/database.js';
 import { insertCampaign, insertLeads, insertTrafficProvider } from '../../../../test/fixtures.js';
@@ -15,6 +15,7 @@ import {
   forEachDatabase,
   newPortalUser,
   parseCsv,
+  postgresOnly,
   type TestApp,
 } from '../../../../test/helpers.js';
 import { maskEmail, maskPhone } from '../../privacy/mask.js';
@@ -351,3 +352,14 @@ test('q looks a lead up by its primary key and the sub id indexes, never by walk
   assert.match(text, /USING (COVERING )?INDEX sqlite_autoindex_leads_1 \(id=\?\)/, text);
   assert.doesNotMatch(text, /SCAN (l|s|leads)\b/, text);
 });
+
+postgresOnly(
+  'PostgreSQL knows a campaign belongs to one provider (extended statistics), so it plans a provider’s campaign well',
+  async (t) => {
+    const ta = await buildTestApp(t, 'postgres');
+    const { rows } = await sql<{ stxname: string; stxkind: string[] | string }>`
+    select stxname, stxkind from pg_statistic_ext where stxname = 'leads_provider_campaign'`.execute(ta.db);
+    assert.equal(rows.length, 1);
+    assert.match(String(rows[0].stxkind), /f/); // f: functional dependencies
+  },
+);
