@@ -315,7 +315,7 @@ async function measure(base: string, token: string, qs: [string, string][]): Pro
 async function main() {
   const load = os.loadavg();
   const out = [
-    `Command: npx tsx bench/portal.ts --leads ${LEADS} --providers ${PROVIDERS} --engines ${ENGINES.join(',')} --runs ${RUNS}`,
+    `Command: npx tsx bench/portal.ts --leads ${LEADS} --providers ${PROVIDERS} --engines ${ENGINES.join(',')} --runs ${RUNS}${args.reuse ? ' --reuse' : ''}`,
     `Machine: ${os.availableParallelism()} CPUs, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Node ${process.version}; load average at start ${load.map((x) => x.toFixed(2)).join(' ')}`,
     `One provider of ${PROVIDERS} (${Math.round(LEADS / PROVIDERS).toLocaleString('en-US')} leads of ${LEADS.toLocaleString('en-US')}), its portal user's session, zone Europe/Berlin; ${WARMUP} warm-up + ${RUNS} measured requests per query.`,
   ];
