@@ -67,8 +67,8 @@ async function chainProvider(db: DB, providerId: string, now: string): Promise<{
   }
   const ids = facts.map((f) => f.id);
   await writeTransaction(db, async (tx) => {
-    if (entries.length) await tx.insertInto('provider_log').values(entries).execute();
-    await tx.deleteFrom('provider_log_pending').where('id', 'in', ids).execute();
+    await q.appendEntries(tx, entries);
+    await q.removeFacts(tx, ids);
   });
   return { read: facts.length, written: entries.length };
 }
