@@ -1,16 +1,11 @@
 import type { Config } from '../config.js';
 import type { DB } from '../db/database.js';
-import { nowIso } from '../db/ids.js';
 import { UNSCOPED, type DataScope } from '../db/scope.js';
-import { HttpProblem } from '../http/errors.js';
 import type { Principal, PrincipalOperator } from '../types.js';
 import type { AuthCache } from './cache.js';
-import { parseToken, secretMatches, type ParsedToken } from './credentials.js';
+import { bearerToken, markKeyUsed, markSessionSeen, sessionEnded, unauthorized } from './bearer.js';
+import { secretMatches, type ParsedToken } from './credentials.js';
 import { ALL_PERMISSIONS, isPermission, type Permission } from './permissions.js';
-
-const LAST_USED_GRANULARITY_MS = 60_000;
-
-const unauthorized = (detail: string) => new HttpProblem(401, 'unauthorized', detail);
 
 export function rolePermissions(role: { builtin: number; permissions: string }): Set<Permission> {
   // The built-in admin role holds every permission, including ones added in later releases.
@@ -71,19 +66,14 @@ const toOperator = (r: OperatorRow): PrincipalOperator => ({
   timezone: r.timezone,
 });
 
-const stale = (iso: string | null, now: number, ms: number) => iso === null || now - Date.parse(iso) >= ms;
-
 /** Authorization header → a well-formed session or key token, or 401. Pure: no database. */
-export function parseBearer(authorization: string | undefined): ParsedToken {
-  if (!authorization) throw unauthorized('Send Authorization: Bearer <session token or API key>.');
-  const m = /^Bearer +(\S+)\s*$/i.exec(authorization);
-  if (!m) throw unauthorized('The Authorization header must be "Bearer <token>".');
-  const parsed = parseToken(m[1]);
-  if (parsed && (parsed.kind === 'lgps_' || parsed.kind === 'lgpk_'))
-    throw unauthorized("A traffic provider's portal credential opens /api/portal/ only.");
-  if (!parsed || (parsed.kind !== 'lg_' && parsed.kind !== 'lgs_')) throw unauthorized('The token is malformed.');
-  return parsed;
-}
+export const parseBearer = (authorization: string | undefined): ParsedToken =>
+  bearerToken(authorization, {
+    kinds: ['lg_', 'lgs_'],
+    missing: 'Send Authorization: Bearer <session token or API key>.',
+    foreign: ['lgps_', 'lgpk_'],
+    foreignDetail: "A traffic provider's portal credential opens /api/portal/ only.",
+  });
 
 /**
  * A well-formed token → principal. The rows come from the auth cache (auth/cache.ts), which a
@@ -111,21 +101,13 @@ export async function authenticate(
         .executeTakeFirst(),
     );
     if (!row || !secretMatches(parsed.secret, row.secret_hash)) throw unauthorized('The session is not valid.');
-    if (now - Date.parse(row.last_seen_at) > limits.sessionIdleMinutes * 60_000) {
+    const ended = sessionEnded(row, now, limits);
+    if (ended) {
       await db.deleteFrom('sessions').where('id', '=', parsed.id).execute();
-      throw unauthorized('The session has expired; log in again.');
-    }
-    // However busy, a session ends SESSION_MAX_HOURS after sign-in: a stolen token is not
-    // good forever just because it is used.
-    if (now - Date.parse(row.created_at) > limits.sessionMaxHours * 3_600_000) {
-      await db.deleteFrom('sessions').where('id', '=', parsed.id).execute();
-      throw unauthorized('The session has reached its maximum lifetime; log in again.');
+      throw unauthorized(ended);
     }
     if (row.status !== 'active') throw unauthorized('The operator is disabled.');
-    if (stale(row.last_seen_at, now, LAST_USED_GRANULARITY_MS)) {
-      // The stamp moves the generation (by trigger), so every instance reads the row anew.
-      await db.updateTable('sessions').set({ last_seen_at: nowIso() }).where('id', '=', parsed.id).execute();
-    }
+    await markSessionSeen(db, 'sessions', parsed.id, row.last_seen_at, now);
     const perms = rolePermissions(row);
     return {
       operator: toOperator(row),
@@ -161,16 +143,7 @@ export async function authenticate(
   if (row.revoked_at) throw unauthorized('The API key has been revoked.');
   if (row.expires_at && Date.parse(row.expires_at) <= now) throw unauthorized('The API key has expired.');
   if (row.status !== 'active') throw unauthorized("The API key's operator is disabled.");
-  if (stale(row.last_used_at, now, LAST_USED_GRANULARITY_MS)) {
-    // Conditional, so several instances racing on the same key write once a minute at most.
-    const cutoff = new Date(now - LAST_USED_GRANULARITY_MS).toISOString();
-    await db
-      .updateTable('api_keys')
-      .set({ last_used_at: nowIso() })
-      .where('id', '=', parsed.id)
-      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', cutoff)]))
-      .execute();
-  }
+  await markKeyUsed(db, 'api_keys', parsed.id, row.last_used_at, now);
   const role = rolePermissions(row);
   const scopes = new Set((JSON.parse(row.scopes) as string[]).filter(isPermission));
   return {

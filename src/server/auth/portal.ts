@@ -6,29 +6,22 @@
 // refused from the next request on, on every instance.
 import type { Config } from '../config.js';
 import type { DB } from '../db/database.js';
-import { nowIso } from '../db/ids.js';
 import { providerScope } from '../db/scope.js';
-import { HttpProblem } from '../http/errors.js';
 import { PORTAL_SCOPES, type PortalScope, type ProviderPrincipal } from '../types.js';
 import type { AuthCache } from './cache.js';
-import { parseToken, secretMatches, type ParsedToken } from './credentials.js';
+import { bearerToken, markKeyUsed, markSessionSeen, sessionEnded, unauthorized } from './bearer.js';
+import { secretMatches, type ParsedToken } from './credentials.js';
 
-const LAST_USED_GRANULARITY_MS = 60_000;
-const unauthorized = (detail: string) => new HttpProblem(401, 'unauthorized', detail);
-const stale = (iso: string | null, now: number) => iso === null || now - Date.parse(iso) >= LAST_USED_GRANULARITY_MS;
 const isPortalScope = (s: string): s is PortalScope => (PORTAL_SCOPES as readonly string[]).includes(s);
 
 /** Authorization header → a well-formed portal session or key token, or 401. No database. */
-export function parsePortalBearer(authorization: string | undefined): ParsedToken {
-  if (!authorization) throw unauthorized('Send Authorization: Bearer <portal session token or portal API key>.');
-  const m = /^Bearer +(\S+)\s*$/i.exec(authorization);
-  if (!m) throw unauthorized('The Authorization header must be "Bearer <token>".');
-  const parsed = parseToken(m[1]);
-  if (parsed && (parsed.kind === 'lg_' || parsed.kind === 'lgs_'))
-    throw unauthorized("The portal is for traffic providers' users; operators' credentials do not open it.");
-  if (!parsed || (parsed.kind !== 'lgps_' && parsed.kind !== 'lgpk_')) throw unauthorized('The token is malformed.');
-  return parsed;
-}
+export const parsePortalBearer = (authorization: string | undefined): ParsedToken =>
+  bearerToken(authorization, {
+    kinds: ['lgps_', 'lgpk_'],
+    missing: 'Send Authorization: Bearer <portal session token or portal API key>.',
+    foreign: ['lg_', 'lgs_'],
+    foreignDetail: "The portal is for traffic providers' users; operators' credentials do not open it.",
+  });
 
 const userColumns = [
   'provider_users.id as user_id',
@@ -94,12 +87,7 @@ export async function authenticatePortal(
         .executeTakeFirst(),
     );
     if (!row || !secretMatches(parsed.secret, row.secret_hash)) throw unauthorized('The session is not valid.');
-    const expired =
-      now - Date.parse(row.last_seen_at) > limits.sessionIdleMinutes * 60_000
-        ? 'The session has expired; log in again.'
-        : now - Date.parse(row.created_at) > limits.sessionMaxHours * 3_600_000
-          ? 'The session has reached its maximum lifetime; log in again.'
-          : null;
+    const expired = sessionEnded(row, now, limits);
     if (expired) {
       await db.deleteFrom('provider_sessions').where('id', '=', parsed.id).execute();
       throw unauthorized(expired);
@@ -109,9 +97,7 @@ export async function authenticatePortal(
     // that operator stays active.
     if (row.viewer_operator_id === null) assertOpen(row);
     else if (row.viewer_status !== 'active') throw unauthorized('The operator viewing this portal is disabled.');
-    if (stale(row.last_seen_at, now)) {
-      await db.updateTable('provider_sessions').set({ last_seen_at: nowIso() }).where('id', '=', parsed.id).execute();
-    }
+    await markSessionSeen(db, 'provider_sessions', parsed.id, row.last_seen_at, now);
     const viewAs = row.viewer_operator_id === null ? null : { operatorId: row.viewer_operator_id };
     const who = viewAs
       ? { user_id: viewAs.operatorId, email: row.viewer_email, name: row.viewer_name, timezone: row.viewer_timezone }
@@ -147,15 +133,7 @@ export async function authenticatePortal(
   if (row.revoked_at) throw unauthorized('The API key has been revoked.');
   if (row.expires_at && Date.parse(row.expires_at) <= now) throw unauthorized('The API key has expired.');
   assertOpen(row);
-  if (stale(row.last_used_at, now)) {
-    const cutoff = new Date(now - LAST_USED_GRANULARITY_MS).toISOString();
-    await db
-      .updateTable('provider_api_keys')
-      .set({ last_used_at: nowIso() })
-      .where('id', '=', parsed.id)
-      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', cutoff)]))
-      .execute();
-  }
+  await markKeyUsed(db, 'provider_api_keys', parsed.id, row.last_used_at, now);
   return {
     ...base(row),
     via: 'api_key',
