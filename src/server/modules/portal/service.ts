@@ -22,17 +22,14 @@ import {
 import { invitationHash } from '../provider-users/service.js';
 import { readPortalSettings } from '../traffic-providers/portal-settings.js';
 import { canonicalTimeZone } from '../../time.js';
+import { providerName } from './queries.js';
 import type { CreatePortalKey } from './schemas.js';
 
 /** The caller: its user (or the operator viewing as the provider), provider, scopes and what the portal shows. */
 export async function me(db: DB, actor: Actor) {
   const p = providerOf(actor);
   const settings = (await readPortalSettings(db, p.trafficProviderId))!;
-  const provider = await db
-    .selectFrom('traffic_providers')
-    .select(['id', 'name'])
-    .where('id', '=', p.trafficProviderId)
-    .executeTakeFirstOrThrow();
+  const provider = await providerName(db, p.trafficProviderId);
   return {
     user: { id: p.user.id, email: p.user.email, name: p.user.name, timezone: p.user.timezone },
     traffic_provider: provider,

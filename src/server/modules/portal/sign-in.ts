@@ -9,6 +9,7 @@ import { nowIso } from '../../db/ids.js';
 import { HttpProblem } from '../../http/errors.js';
 import { audit, type Actor } from '../audit/service.js';
 import { insertPortalSession, patchProviderUser, providerLoginRow, spendTotpStep } from '../provider-users/queries.js';
+import { userWithProvider } from './queries.js';
 
 export type ProviderLoginRow = NonNullable<Awaited<ReturnType<typeof providerLoginRow>>>;
 export { providerLoginRow };
@@ -86,20 +87,7 @@ export async function judgeProviderLogin(
 
 /** What the portal shows about its signed-in user and provider (by user id). */
 export async function portalWhoami(db: DB, userId: string) {
-  const u = await db
-    .selectFrom('provider_users')
-    .innerJoin('traffic_providers', 'traffic_providers.id', 'provider_users.traffic_provider_id')
-    .select([
-      'provider_users.id',
-      'provider_users.email',
-      'provider_users.name',
-      'provider_users.timezone',
-      'provider_users.totp_secret',
-      'traffic_providers.id as provider_id',
-      'traffic_providers.name as provider_name',
-    ])
-    .where('provider_users.id', '=', userId)
-    .executeTakeFirstOrThrow();
+  const u = await userWithProvider(db, userId);
   return {
     user: { id: u.id, email: u.email, name: u.name, timezone: u.timezone, two_factor: u.totp_secret !== null },
     traffic_provider: { id: u.provider_id, name: u.provider_name },

@@ -6,10 +6,10 @@
 import { verifyPassword } from '../../auth/passwords.js';
 import { matchStep, newSecret, otpauthUri } from '../../auth/totp.js';
 import type { DB } from '../../db/database.js';
-import { nowIso } from '../../db/ids.js';
 import { conflict, HttpProblem, invalid } from '../../http/errors.js';
 import { audit, providerOf, type Actor } from '../audit/service.js';
 import { addressOf, beginAttempt, forgetAttempt } from '../auth/service.js';
+import { disableTotp, enableTotp, setPendingSecret, totpRow } from './queries.js';
 
 function ownUser(actor: Actor) {
   const p = providerOf(actor);
@@ -18,24 +18,12 @@ function ownUser(actor: Actor) {
   return p;
 }
 
-const totpRow = (db: DB, id: string) =>
-  db
-    .selectFrom('provider_users')
-    .select(['email', 'password_hash', 'totp_secret', 'totp_pending_secret'])
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
-
 /** A fresh pending secret (an earlier unconfirmed one is replaced); 409 while two-factor is on. */
 export async function startPortalTwoFactor(db: DB, actor: Actor) {
   const p = ownUser(actor);
   const secret = newSecret();
-  const res = await db
-    .updateTable('provider_users')
-    .set({ totp_pending_secret: secret })
-    .where('id', '=', p.user.id)
-    .where('totp_secret', 'is', null)
-    .executeTakeFirst();
-  if (res.numUpdatedRows === 0n) conflict('Two-factor sign-in is already on; turn it off first to enrol a new device.');
+  if (!(await setPendingSecret(db, p.user.id, secret)))
+    conflict('Two-factor sign-in is already on; turn it off first to enrol a new device.');
   return { secret, otpauth_uri: otpauthUri(secret, p.user.email) };
 }
 
@@ -49,18 +37,8 @@ export async function confirmPortalTwoFactor(db: DB, actor: Actor, code: string)
   if (step === null)
     invalid([{ field: 'code', message: 'does not match the secret; check the device clock and try the current code' }]);
   await db.transaction().execute(async (tx) => {
-    const res = await tx
-      .updateTable('provider_users')
-      .set({
-        totp_secret: row.totp_pending_secret,
-        totp_pending_secret: null,
-        totp_last_step: step,
-        updated_at: nowIso(),
-      })
-      .where('id', '=', p.user.id)
-      .where('totp_pending_secret', '=', row.totp_pending_secret)
-      .executeTakeFirst();
-    if (res.numUpdatedRows === 0n) conflict('The enrolment changed meanwhile; start again.');
+    if (!(await enableTotp(tx, p.user.id, row.totp_pending_secret!, step!)))
+      conflict('The enrolment changed meanwhile; start again.');
     await audit(tx, actor, { action: 'portal.2fa_enabled', target_type: 'provider_user', target_id: p.user.id });
   });
   return { enabled: true };
@@ -75,11 +53,7 @@ export async function disablePortalTwoFactor(db: DB, actor: Actor, password: str
     invalid([{ field: 'current_password', message: 'is not your current password' }]);
   await forgetAttempt(db, attempt);
   await db.transaction().execute(async (tx) => {
-    await tx
-      .updateTable('provider_users')
-      .set({ totp_secret: null, totp_pending_secret: null, totp_last_step: null, updated_at: nowIso() })
-      .where('id', '=', p.user.id)
-      .execute();
+    await disableTotp(tx, p.user.id);
     await audit(tx, actor, { action: 'portal.2fa_disabled', target_type: 'provider_user', target_id: p.user.id });
   });
   return { enabled: false };
