@@ -128,10 +128,28 @@ export function Layout() {
         </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>
+        {whoami.data && <ScopeNotice scope={whoami.data.scope} />}
         <Suspense fallback={<Loading />}>
           <Outlet />
         </Suspense>
       </AppShell.Main>
     </AppShell>
+  );
+}
+
+type Scope = NonNullable<ReturnType<typeof useWhoami>['data']>['scope'];
+
+/** A role limited to some providers or partners says so on every screen: what is not listed is not counted. */
+function ScopeNotice({ scope }: { scope: Scope }) {
+  const names = (list: { id: string; name: string | null }[]) => list.map((r) => r.name ?? r.id).join(', ');
+  const parts = [
+    scope.traffic_providers && `traffic providers ${names(scope.traffic_providers)}`,
+    scope.partners && `partners ${names(scope.partners)}`,
+  ].filter(Boolean);
+  if (!parts.length) return null;
+  return (
+    <Text size="sm" c="dimmed" mb="sm" data-testid="scope-notice">
+      Your role shows the leads, reports and figures of {parts.join(' and ')} only.
+    </Text>
   );
 }

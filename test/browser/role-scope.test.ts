@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  ADMIN,
   apiGet,
   assertAccessible,
   chromiumAvailable,
@@ -74,4 +75,29 @@ test('an admin limits a role to one traffic provider on the role editor', { time
   assert.ok(Number(wide) <= 390, `the page is ${wide} px wide`);
   await assertAccessible(page, 'role editor with a scope, phone');
   await screenshot(page, 'role-editor-scope-phone');
+
+  // An operator of that role is told, on every screen, whose data it sees.
+  const email = 'alpha-manager@example.test';
+  const password = 'alpha-manager-password-1';
+  await client.create('/api/operators', {
+    email,
+    name: 'Alpha Manager',
+    password,
+    role_id: roleId,
+    current_password: ADMIN.password,
+  });
+  const other = await openBrowser(t);
+  await other.page.goto(`http://127.0.0.1:${server.port}/login`);
+  await other.page.getByLabel('Email').fill(email);
+  await other.page.getByLabel('Password').fill(password);
+  await other.page.getByRole('button', { name: 'Sign in' }).click();
+  const notice = other.page.getByTestId('scope-notice');
+  await notice.waitFor();
+  assert.equal(
+    await notice.innerText(),
+    'Your role shows the leads, reports and figures of traffic providers Alpha Traffic only.',
+  );
+  await other.page.goto(`http://127.0.0.1:${server.port}/leads`);
+  await notice.waitFor();
+  await assertAccessible(other.page, 'scoped operator with its notice');
 });

@@ -4441,6 +4441,21 @@ export interface operations {
                         };
                         /** @description Effective: key scopes ∩ role permissions, now */
                         permissions: string[];
+                        /** @description Whose data the operator's role reads (a key reads what its operator's role does) */
+                        scope: {
+                            /** @description Only these partners' leads, reports and figures; null: every partner */
+                            partners: {
+                                id: string;
+                                /** @description null once the record is deleted */
+                                name: string | null;
+                            }[] | null;
+                            /** @description Only these traffic providers' leads, reports and figures; null: every provider */
+                            traffic_providers: {
+                                id: string;
+                                /** @description null once the record is deleted */
+                                name: string | null;
+                            }[] | null;
+                        };
                         via: "session" | "api_key";
                     };
                 };

@@ -42,6 +42,11 @@ const ApiKeyInfo = Type.Object({
   expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 
+const NamedRef = Type.Object({
+  id: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()], { description: 'null once the record is deleted' }),
+});
+
 const WhoAmI = Type.Object(
   {
     operator: Operator,
@@ -52,6 +57,17 @@ const WhoAmI = Type.Object(
     }),
     permissions: Type.Array(Type.String(), { description: 'Effective: key scopes ∩ role permissions, now' }),
     api_key: Type.Union([ApiKeyInfo, Type.Null()]),
+    scope: Type.Object(
+      {
+        traffic_providers: Type.Union([Type.Array(NamedRef), Type.Null()], {
+          description: "Only these traffic providers' leads, reports and figures; null: every provider",
+        }),
+        partners: Type.Union([Type.Array(NamedRef), Type.Null()], {
+          description: "Only these partners' leads, reports and figures; null: every partner",
+        }),
+      },
+      { description: "Whose data the operator's role reads (a key reads what its operator's role does)" },
+    ),
   },
   { title: 'WhoAmI' },
 );

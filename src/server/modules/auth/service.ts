@@ -1,6 +1,7 @@
 import { issueToken } from '../../auth/credentials.js';
 import { verifyPassword } from '../../auth/passwords.js';
 import type { DB } from '../../db/database.js';
+import { namesOf } from '../../db/names.js';
 import { newId, nowIso } from '../../db/ids.js';
 import { conflict, HttpProblem, invalid } from '../../http/errors.js';
 import { principalOf } from '../../types.js';
@@ -220,16 +221,26 @@ export async function logout(db: DB, actor: Actor) {
   await audit(db, actor, { action: 'auth.logout' });
 }
 
-/** The caller: operator, credential and effective permissions. */
+/** The caller: operator, credential, effective permissions and whose data its role reads. */
 export async function whoami(db: DB, actor: Actor) {
   const p = principalOf(actor);
   const key = p.apiKeyId ? await findApiKeyInfo(db, p.apiKeyId) : undefined;
+  // Names, so the dashboard can say whose data the role shows (ids of deleted records are kept).
+  const named = async (type: 'traffic_provider' | 'partner', ids: readonly string[] | null) => {
+    if (ids === null) return null;
+    const names = await namesOf(db, type, [...ids]);
+    return ids.map((id) => ({ id, name: names.get(id) ?? null }));
+  };
   return {
     operator: (await findOperator(db, p.operator.id))!,
     via: p.via,
     admin: p.isAdmin,
     permissions: [...p.permissions].sort(),
     api_key: key ? { ...key, scopes: JSON.parse(key.scopes) as string[] } : null,
+    scope: {
+      traffic_providers: await named('traffic_provider', p.scope.trafficProviderIds),
+      partners: await named('partner', p.scope.partnerIds),
+    },
   };
 }
 

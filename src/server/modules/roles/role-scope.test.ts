@@ -101,6 +101,23 @@ forEachDatabase('role scope API', (engine) => {
     expectProblem(widen, 403, 'forbidden');
   });
 
+  test('whoami says whose data the role reads, by name, for its sessions and keys alike; an open role reads null', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await world(ta);
+    const s = await scopedOperator(ta, w);
+    const expected = {
+      traffic_providers: [{ id: w.A, name: 'Provider InScopeA' }],
+      partners: [{ id: w.X, name: 'Partner InScopeX' }],
+    };
+    for (const cred of [s.token, s.key]) {
+      const me = await call(ta.app, cred, { method: 'GET', url: '/api/auth/whoami' });
+      assert.equal(me.statusCode, 200, me.body);
+      assert.deepEqual(me.json().scope, expected);
+    }
+    const owner = await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/auth/whoami' });
+    assert.deepEqual(owner.json().scope, { traffic_providers: null, partners: null });
+  });
+
   test('an open scope adds no clause to the leads search', async (t) => {
     const statements: string[] = [];
     const ta = await buildTestApp(t, engine, { onQuery: (s) => statements.push(s) });
