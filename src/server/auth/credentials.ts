@@ -92,3 +92,10 @@ export function secretMatches(secret: string, storedHash: string): boolean {
 }
 
 export const displayPrefix = (kind: TokenKind, id: string) => kind + id;
+
+/** An API key's state (operators' and portal keys alike): revoked, past its expiry, or active. */
+export function keyStatus(k: { revoked_at: string | null; expires_at: string | null }, now = Date.now()) {
+  if (k.revoked_at) return 'revoked' as const;
+  if (k.expires_at && Date.parse(k.expires_at) <= now) return 'expired' as const;
+  return 'active' as const;
+}

@@ -1,5 +1,5 @@
 import type { Insertable, Kysely } from 'kysely';
-import { displayPrefix } from '../../auth/credentials.js';
+import { displayPrefix, keyStatus } from '../../auth/credentials.js';
 import { nowIso } from '../../db/ids.js';
 import type { ApiKeyRow, ApiKeysTable, Database } from '../../db/tables.js';
 import { decodeCursor, pageOf } from '../../http/pagination.js';
@@ -15,12 +15,6 @@ export const keyColumns = [
   'last_used_at',
 ] as const;
 type KeyRow = Omit<ApiKeyRow, 'secret_hash'>;
-
-export function keyStatus(k: Pick<KeyRow, 'revoked_at' | 'expires_at'>, now = Date.now()) {
-  if (k.revoked_at) return 'revoked' as const;
-  if (k.expires_at && Date.parse(k.expires_at) <= now) return 'expired' as const;
-  return 'active' as const;
-}
 
 export const toApiKey = (k: KeyRow) => ({
   id: k.id,

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { displayPrefix } from '../../auth/credentials.js';
+import { displayPrefix, keyStatus } from '../../auth/credentials.js';
 import type { ProviderApiKeysTable } from '../../db/tables.js';
 import type { PortalScope } from '../../types.js';
 
@@ -14,10 +14,6 @@ export const toPortalKey = (k: KeyRow) => ({
   created_at: k.created_at,
   last_used_at: k.last_used_at,
   revoked_at: k.revoked_at,
-  status: k.revoked_at
-    ? ('revoked' as const)
-    : k.expires_at && Date.parse(k.expires_at) <= Date.now()
-      ? ('expired' as const)
-      : ('active' as const),
+  status: keyStatus(k),
   prefix: displayPrefix('lgpk_', k.id),
 });
