@@ -1,9 +1,9 @@
-import { Alert, Button, Checkbox, Code, Group, Modal, Stack, TextInput } from '@mantine/core';
+import { Alert, Button, Checkbox, Group, Modal, Stack, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, must, problemText } from '../api/client';
 import { endOfDay } from '../screens/keys';
-import { CopyValueButton } from '../ui/CopyValueButton';
+import { ShownOnce } from '../ui/ShownOnce';
 import { useClock } from '../ui/useClock';
 
 type Scope = 'portal:view' | 'portal:edit';
@@ -48,19 +48,13 @@ export function NewPortalKeyModal({ opened, onClose }: { opened: boolean; onClos
       closeOnClickOutside={!created}
     >
       {created ? (
-        <Stack>
-          <Alert color="orange" title="Copy this secret now">
-            This is the only time the secret of “{created.name}” is shown. If it is lost, revoke the key and make a new
-            one.
-          </Alert>
-          <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }} data-testid="portal-key-secret">
-            {created.secret}
-          </Code>
-          <Group justify="flex-end">
-            <CopyValueButton value={created.secret} />
-            <Button onClick={close}>Done</Button>
-          </Group>
-        </Stack>
+        <ShownOnce
+          title="Copy this secret now"
+          message={`This is the only time the secret of “${created.name}” is shown. If it is lost, revoke the key and make a new one.`}
+          value={created.secret}
+          testId="portal-key-secret"
+          onDone={close}
+        />
       ) : (
         <form onSubmit={submit}>
           <Stack>

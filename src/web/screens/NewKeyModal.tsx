@@ -1,11 +1,11 @@
-import { Alert, Button, Checkbox, Code, Group, List, Modal, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Checkbox, Group, List, Modal, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, must, problemText } from '../api/client';
 import type { paths } from '../api/schema';
 import { endOfDay, type ApiKeyCreated } from './keys';
 import { useClock } from '../ui/useClock';
-import { CopyValueButton } from '../ui/CopyValueButton';
+import { ShownOnce } from '../ui/ShownOnce';
 
 type Scope = paths['/api/api-keys']['post']['requestBody']['content']['application/json']['scopes'][number];
 
@@ -66,19 +66,13 @@ export function NewKeyModal({ opened, onClose, held }: { opened: boolean; onClos
       closeOnClickOutside={!created}
     >
       {created ? (
-        <Stack>
-          <Alert color="orange" title="Copy this secret now">
-            This is the only time the secret of “{created.name}” is shown. Store it in your secret manager; if it is
-            lost, revoke the key and make a new one.
-          </Alert>
-          <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }} data-testid="key-secret">
-            {created.secret}
-          </Code>
-          <Group justify="flex-end">
-            <CopyValueButton value={created.secret} />
-            <Button onClick={close}>Done</Button>
-          </Group>
-        </Stack>
+        <ShownOnce
+          title="Copy this secret now"
+          message={`This is the only time the secret of “${created.name}” is shown. Store it in your secret manager; if it is lost, revoke the key and make a new one.`}
+          value={created.secret}
+          testId="key-secret"
+          onDone={close}
+        />
       ) : (
         <form onSubmit={submit}>
           <Stack>

@@ -1,10 +1,10 @@
-import { Alert, Badge, Button, Code, Group, Modal, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, Modal, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, must, problemText } from '../../api/client';
 import type { paths } from '../../api/schema';
 import { Loading } from '../../Loading';
-import { CopyValueButton } from '../../ui/CopyValueButton';
+import { ShownOnce } from '../../ui/ShownOnce';
 import { usePagedList } from '../../ui/ListPage';
 import { LocalLinkNote } from '../../ui/LocalLinkNote';
 import { TableBox } from '../../ui/TableBox';
@@ -210,22 +210,16 @@ function InvitationModal({ shown, onClose }: { shown: Invited | null; onClose: (
   return (
     <Modal opened={shown !== null} onClose={onClose} title="Invitation link" size="lg" closeOnClickOutside={false}>
       {shown && (
-        <Stack>
-          <Alert color="orange" title="Copy this link now">
-            This is the only time the invitation link for {shown.email} is shown. Hand it over on a safe channel; it
-            works once, until {clock.dateTime(shown.invitation_expires_at)} ({clock.zone}). If it is lost, renew the
-            invitation.
-          </Alert>
-          <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }} data-testid="invitation-link">
-            {link}
-          </Code>
+        <ShownOnce
+          title="Copy this link now"
+          message={`This is the only time the invitation link for ${shown.email} is shown. Hand it over on a safe channel; it works once, until ${clock.dateTime(shown.invitation_expires_at)} (${clock.zone}). If it is lost, renew the invitation.`}
+          value={link}
+          testId="invitation-link"
+          onDone={onClose}
+        >
           <MailNote mail={shown.mail} />
           <LocalLinkNote link={shown.invitation_url} who="the provider user" remake="renew the invitation" />
-          <Group justify="flex-end">
-            <CopyValueButton value={link} />
-            <Button onClick={onClose}>Done</Button>
-          </Group>
-        </Stack>
+        </ShownOnce>
       )}
     </Modal>
   );

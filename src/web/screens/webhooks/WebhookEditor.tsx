@@ -2,7 +2,6 @@ import {
   Alert,
   Button,
   Checkbox,
-  Code,
   Group,
   Modal,
   SegmentedControl,
@@ -18,7 +17,7 @@ import { useNavigate, useParams } from 'react-router-dom';
 import { api, must, problemText, type Problem } from '../../api/client';
 import type { paths } from '../../api/schema';
 import { Loading } from '../../Loading';
-import { CopyValueButton } from '../../ui/CopyValueButton';
+import { ShownOnce } from '../../ui/ShownOnce';
 import { ErrorAlert } from '../../ui/EditorPage';
 import { useClock } from '../../ui/useClock';
 import { useWhoami } from '../../whoami';
@@ -313,27 +312,17 @@ function Form({ hook }: { hook: Webhook | null }) {
         closeOnClickOutside={false}
       >
         {secret && (
-          <Stack>
-            <Alert color="orange" title="Copy this secret now">
-              It is shown only this once. The receiver uses it to check the webhook-signature header of each request
-              (Standard Webhooks).
-            </Alert>
-            <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }} data-testid="webhook-secret">
-              {secret.secret}
-            </Code>
-            <Group justify="flex-end">
-              <CopyValueButton value={secret.secret} />
-              <Button
-                onClick={() => {
-                  const created = !hook;
-                  setSecret(null);
-                  if (created) navigate(`/settings/webhooks/${secret.id}`, { replace: true });
-                }}
-              >
-                Done
-              </Button>
-            </Group>
-          </Stack>
+          <ShownOnce
+            title="Copy this secret now"
+            message="It is shown only this once. The receiver uses it to check the webhook-signature header of each request (Standard Webhooks)."
+            value={secret.secret}
+            testId="webhook-secret"
+            onDone={() => {
+              const created = !hook;
+              setSecret(null);
+              if (created) navigate(`/settings/webhooks/${secret.id}`, { replace: true });
+            }}
+          />
         )}
       </Modal>
     </Stack>
