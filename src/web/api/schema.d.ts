@@ -8536,10 +8536,10 @@ export interface operations {
                             text: string;
                             traffic_provider_id: string | null;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                            type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                             unread: boolean;
                         }[];
                         next_cursor: string | null;
@@ -9467,6 +9467,8 @@ export interface operations {
                              * @description Set when deleted while leads still refer to it
                              */
                             archived_at: string | null;
+                            /** @description With track_autologin: the link redirects once; later opens get a plain page without it */
+                            autologin_single_use: boolean;
                             /**
                              * Format: int32
                              * @description Failed calls in a row now (a call answered resets it)
@@ -9532,6 +9534,8 @@ export interface operations {
                             postback_token_prefix: string;
                             status: "active" | "paused";
                             total_cap: number | null;
+                            /** @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer. */
+                            track_autologin: boolean;
                             /** Format: date-time */
                             updated_at: string;
                             /** @description null: always open */
@@ -9620,6 +9624,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description With track_autologin: the link redirects once; later opens get a plain page without it
+                     * @default false
+                     */
+                    autologin_single_use?: boolean;
                     /**
                      * @description Empty: every country
                      * @default []
@@ -9733,6 +9742,11 @@ export interface operations {
                      */
                     total_cap?: number | null;
                     /**
+                     * @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer.
+                     * @default false
+                     */
+                    track_autologin?: boolean;
+                    /**
                      * @description null: always open
                      * @default null
                      */
@@ -9764,6 +9778,8 @@ export interface operations {
                          * @description Set when deleted while leads still refer to it
                          */
                         archived_at: string | null;
+                        /** @description With track_autologin: the link redirects once; later opens get a plain page without it */
+                        autologin_single_use: boolean;
                         /**
                          * Format: int32
                          * @description Failed calls in a row now (a call answered resets it)
@@ -9833,6 +9849,8 @@ export interface operations {
                         postback_url: string;
                         status: "active" | "paused";
                         total_cap: number | null;
+                        /** @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer. */
+                        track_autologin: boolean;
                         /** Format: date-time */
                         updated_at: string;
                         /** @description null: always open */
@@ -9955,6 +9973,8 @@ export interface operations {
                          * @description Set when deleted while leads still refer to it
                          */
                         archived_at: string | null;
+                        /** @description With track_autologin: the link redirects once; later opens get a plain page without it */
+                        autologin_single_use: boolean;
                         /**
                          * Format: int32
                          * @description Failed calls in a row now (a call answered resets it)
@@ -10020,6 +10040,8 @@ export interface operations {
                         postback_token_prefix: string;
                         status: "active" | "paused";
                         total_cap: number | null;
+                        /** @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer. */
+                        track_autologin: boolean;
                         /** Format: date-time */
                         updated_at: string;
                         /** @description null: always open */
@@ -10241,6 +10263,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description With track_autologin: the link redirects once; later opens get a plain page without it */
+                    autologin_single_use?: boolean;
                     /** @description Empty: every country */
                     countries?: string[];
                     /** @description null: no cap */
@@ -10337,6 +10361,8 @@ export interface operations {
                     status?: "active" | "paused";
                     /** @description null: no cap */
                     total_cap?: number | null;
+                    /** @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer. */
+                    track_autologin?: boolean;
                     /** @description null: always open */
                     working_hours?: {
                         /** @description ISO weekdays: 1 = Monday … 7 = Sunday */
@@ -10366,6 +10392,8 @@ export interface operations {
                          * @description Set when deleted while leads still refer to it
                          */
                         archived_at: string | null;
+                        /** @description With track_autologin: the link redirects once; later opens get a plain page without it */
+                        autologin_single_use: boolean;
                         /**
                          * Format: int32
                          * @description Failed calls in a row now (a call answered resets it)
@@ -10431,6 +10459,8 @@ export interface operations {
                         postback_token_prefix: string;
                         status: "active" | "paused";
                         total_cap: number | null;
+                        /** @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer. */
+                        track_autologin: boolean;
                         /** Format: date-time */
                         updated_at: string;
                         /** @description null: always open */
@@ -10575,6 +10605,8 @@ export interface operations {
                          * @description Set when deleted while leads still refer to it
                          */
                         archived_at: string | null;
+                        /** @description With track_autologin: the link redirects once; later opens get a plain page without it */
+                        autologin_single_use: boolean;
                         /**
                          * Format: int32
                          * @description Failed calls in a row now (a call answered resets it)
@@ -10644,6 +10676,8 @@ export interface operations {
                         postback_url: string;
                         status: "active" | "paused";
                         total_cap: number | null;
+                        /** @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer. */
+                        track_autologin: boolean;
                         /** Format: date-time */
                         updated_at: string;
                         /** @description null: always open */
@@ -14338,10 +14372,10 @@ export interface operations {
                             /** @description The event's id (a webhook's webhook-id header): the same on every try */
                             event_id: string;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                             id: string;
                             /** Format: date-time */
                             last_attempt_at: string | null;
@@ -14454,10 +14488,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -19464,10 +19498,10 @@ export interface operations {
                             /** @description The event's id (a webhook's webhook-id header): the same on every try */
                             event_id: string;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                             id: string;
                             /** Format: date-time */
                             last_attempt_at: string | null;
@@ -19592,10 +19626,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -19732,10 +19766,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -21114,7 +21148,7 @@ export interface operations {
                             created_at: string;
                             /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                             disabled_reason: string | null;
-                            event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                            event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                             /**
                              * Format: date-time
                              * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -21198,7 +21232,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The events sent to this webhook */
-                    event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                    event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                     /**
                      * @description json: the event as JSON ({type, timestamp, data}); slack: {"text"} for a Slack-compatible incoming webhook; telegram: {"chat_id", "text"} for the Telegram Bot API sendMessage (URL https://api.telegram.org/bot<token>/sendMessage). Every format is signed the same way.
                      * @default json
@@ -21227,7 +21261,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -21356,7 +21390,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -21573,7 +21607,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The events sent to this webhook */
-                    event_types?: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                    event_types?: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                     /** @description json: the event as JSON ({type, timestamp, data}); slack: {"text"} for a Slack-compatible incoming webhook; telegram: {"chat_id", "text"} for the Telegram Bot API sendMessage (URL https://api.telegram.org/bot<token>/sendMessage). Every format is signed the same way. */
                     format?: "json" | "slack" | "telegram";
                     /** @description Shown in lists; need not be unique */
@@ -21600,7 +21634,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -21750,10 +21784,10 @@ export interface operations {
                             /** @description The event's id (a webhook's webhook-id header): the same on every try */
                             event_id: string;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                             id: string;
                             /** Format: date-time */
                             last_attempt_at: string | null;
@@ -21878,10 +21912,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -22018,10 +22052,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -22171,7 +22205,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -22439,10 +22473,10 @@ export interface operations {
                             /** @description What the webhook's owner must hold for it to be sent (module:action) */
                             permission: string;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                            type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                         }[];
                     };
                 };
