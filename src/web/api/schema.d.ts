@@ -7088,6 +7088,28 @@ export interface operations {
                             /** @description The start of the partner's answer; the lead's contacts in it are masked unless the caller holds `leads:contacts` */
                             response_excerpt: string | null;
                         }[];
+                        /** @description Opens of the tracked link the traffic provider was given (the partner's track_autologin); null: no tracked link */
+                        autologin_opens: {
+                            /** @description Every open, single-use refusals included */
+                            count: number;
+                            /** Format: date-time */
+                            first_at: string | null;
+                            /** Format: date-time */
+                            last_at: string | null;
+                            /** @description The latest 20 opens, newest first */
+                            recent: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description The address it was opened from; its last part masked without `leads:contacts` */
+                                ip: string;
+                                /** @description The address's country, to hold against the lead's; null: Leadgate has no IP-to-country source yet */
+                                ip_country: string | null;
+                                /** @description false: a single-use link opened again, answered without the link */
+                                redirected: boolean;
+                                /** @description The browser (at most 512 characters); only its first word without `leads:contacts` */
+                                user_agent: string;
+                            }[];
+                        } | null;
                         /** @description null when no partner returned one */
                         autologin_url: string | null;
                         campaign_id: string | null;
@@ -7439,6 +7461,28 @@ export interface operations {
                             /** @description The start of the partner's answer; the lead's contacts in it are masked unless the caller holds `leads:contacts` */
                             response_excerpt: string | null;
                         }[];
+                        /** @description Opens of the tracked link the traffic provider was given (the partner's track_autologin); null: no tracked link */
+                        autologin_opens: {
+                            /** @description Every open, single-use refusals included */
+                            count: number;
+                            /** Format: date-time */
+                            first_at: string | null;
+                            /** Format: date-time */
+                            last_at: string | null;
+                            /** @description The latest 20 opens, newest first */
+                            recent: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description The address it was opened from; its last part masked without `leads:contacts` */
+                                ip: string;
+                                /** @description The address's country, to hold against the lead's; null: Leadgate has no IP-to-country source yet */
+                                ip_country: string | null;
+                                /** @description false: a single-use link opened again, answered without the link */
+                                redirected: boolean;
+                                /** @description The browser (at most 512 characters); only its first word without `leads:contacts` */
+                                user_agent: string;
+                            }[];
+                        } | null;
                         /** @description null when no partner returned one */
                         autologin_url: string | null;
                         campaign_id: string | null;

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildTestApp, call, expectProblem, forEachDatabase, type TestApp } from '../../../../test/helpers.js';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  newApiKey,
+  type TestApp,
+} from '../../../../test/helpers.js';
 import { makeWorld, postLead, sampleLead, type World } from '../../../../test/distribution-world.js';
 import { tokenHash } from './tokens.js';
 
@@ -175,5 +182,46 @@ forEachDatabase('Tracked autologin links', (engine) => {
     // Another address is not refused.
     const other = await ta.app.inject({ method: 'GET', url: path, remoteAddress: '127.0.0.9' });
     assert.equal(other.statusCode, 302);
+  });
+});
+
+forEachDatabase('Tracked autologin links: a lead shows its opens', (engine) => {
+  test('count, first, last and the recent opens; address and agent masked without leads:contacts', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await world(t, ta, { track_autologin: true });
+    const lead = await deliver(ta, w);
+    const before = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/leads/${lead.id}` });
+    assert.deepEqual(before.json().autologin_opens, { count: 0, first_at: null, last_at: null, recent: [] });
+    const path = lead.autologin_url!.slice(BASE.length);
+    const ua = 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120';
+    await ta.app.inject({ method: 'GET', url: path, remoteAddress: '203.0.113.7', headers: { 'user-agent': ua } });
+    await ta.app.inject({ method: 'GET', url: path, remoteAddress: '198.51.100.9', headers: { 'user-agent': ua } });
+
+    const full = (await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/leads/${lead.id}` })).json();
+    const o = full.autologin_opens;
+    assert.equal(o.count, 2);
+    assert.ok(o.first_at <= o.last_at);
+    assert.deepEqual(
+      o.recent.map((r: { ip: string; user_agent: string; redirected: boolean; ip_country: null }) => [
+        r.ip,
+        r.user_agent,
+        r.redirected,
+        r.ip_country,
+      ]),
+      [
+        ['198.51.100.9', ua, true, null],
+        ['203.0.113.7', ua, true, null],
+      ],
+    );
+    const key = await newApiKey(ta, ['leads:view']);
+    const masked = (await call(ta.app, key.secret, { method: 'GET', url: `/api/leads/${lead.id}` })).json();
+    assert.equal(masked.autologin_opens.count, 2);
+    assert.deepEqual(
+      masked.autologin_opens.recent.map((r: { ip: string; user_agent: string }) => [r.ip, r.user_agent]),
+      [
+        ['198.51.100.*', 'Mozilla/5.0 …'],
+        ['203.0.113.*', 'Mozilla/5.0 …'],
+      ],
+    );
   });
 });
