@@ -6945,7 +6945,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The buyer's autologin URL when delivered, else null */
+                        /** @description The buyer's autologin URL when delivered, else null. It may be a link of this server (/go/…) that redirects to the buyer, the same link every time the lead is answered; it may open only once */
                         autologin_url: string | null;
                         /** @description Leadgate's id of the lead */
                         id: string;

@@ -152,6 +152,20 @@ forEachDatabase('Tracked autologin links', (engine) => {
     assert.equal((await opensOf(ta, lead.id)).filter((o) => o.redirected === 1).length, 1);
   });
 
+  test('a link whose lead lost its autologin URL since answers the plain page, not a redirect', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await world(t, ta, { track_autologin: true });
+    const lead = await deliver(ta, w);
+    await ta.db.updateTable('leads').set({ autologin_url: null }).where('id', '=', lead.id).execute();
+    const res = await open(ta, lead.autologin_url!);
+    assert.equal(res.statusCode, 410);
+    assert.ok(!res.body.includes('broker.example'));
+    assert.deepEqual(
+      (await opensOf(ta, lead.id)).map((o) => o.redirected),
+      [0],
+    );
+  });
+
   test('unknown and malformed tokens: 404, nothing recorded', async (t) => {
     const ta = await buildTestApp(t, engine);
     const w = await world(t, ta, { track_autologin: true });
