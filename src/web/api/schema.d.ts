@@ -7676,6 +7676,8 @@ export interface operations {
     countLeads: {
         parameters: {
             query?: {
+                /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                autologin_opened?: boolean;
                 /** @description Only leads of this campaign (id) */
                 campaign_id?: string;
                 /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
@@ -7799,6 +7801,8 @@ export interface operations {
     exportLeads: {
         parameters: {
             query?: {
+                /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                autologin_opened?: boolean;
                 /** @description Only leads of this campaign (id) */
                 campaign_id?: string;
                 /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
@@ -7991,6 +7995,8 @@ export interface operations {
     searchLeads: {
         parameters: {
             query?: {
+                /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                autologin_opened?: boolean;
                 /** @description Only leads of this campaign (id) */
                 campaign_id?: string;
                 /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */

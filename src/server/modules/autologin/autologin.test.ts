@@ -239,3 +239,33 @@ forEachDatabase('Tracked autologin links: a lead shows its opens', (engine) => {
     );
   });
 });
+
+forEachDatabase('Tracked autologin links: the Leads filter', (engine) => {
+  test('autologin_opened=true: leads whose link was opened; false: tracked and never opened; untracked in neither', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const tracked = await world(t, ta, { track_autologin: true });
+    const plain = await makeWorld(t, ta, [{}]);
+    const opened = await deliver(ta, tracked);
+    const unopened = await deliver(ta, tracked);
+    const untracked = await deliver(ta, plain);
+    assert.equal((await open(ta, opened.autologin_url!)).statusCode, 302);
+    const ids = async (query: string) => {
+      const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/leads/search?${query}` });
+      assert.equal(res.statusCode, 200, res.body);
+      return (res.json().data as { id: string }[]).map((l) => l.id).sort();
+    };
+    assert.deepEqual(await ids('autologin_opened=true'), [opened.id]);
+    assert.deepEqual(await ids('autologin_opened=false'), [unopened.id]);
+    assert.deepEqual(await ids('autologin_opened=false&date_type=delivered'), [unopened.id]);
+    assert.equal((await ids('')).length, 3);
+    assert.ok(!(await ids('autologin_opened=false')).includes(untracked.id));
+    const count = await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/leads/count?autologin_opened=true' });
+    assert.equal(count.statusCode, 200, count.body);
+    assert.equal(count.json().count, 1);
+    expectProblem(
+      await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/leads/search?autologin_opened=maybe' }),
+      400,
+      'validation_failed',
+    );
+  });
+});

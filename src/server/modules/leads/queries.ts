@@ -131,6 +131,25 @@ function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number
     if (f.dateType === 'ftd') q = q.where('leads.ftd_at', f.is_ftd ? 'is not' : 'is', null);
     else q = q.where(sql<string>`coalesce(${sql.ref('leads.ftd_at')}, '')`, f.is_ftd ? '<>' : '=', '');
   }
+  if (f.autologin_opened !== undefined) {
+    // The lead's tracked links (autologin_links_lead: lead_id first), tested on the rows the walk meets.
+    const opened = (eb: ExpressionBuilder<Database, 'leads'>) =>
+      eb.exists(
+        eb
+          .selectFrom('autologin_links')
+          .select('autologin_links.lead_id')
+          .whereRef('autologin_links.lead_id', '=', 'leads.id')
+          .where('autologin_links.opens', '>', 0),
+      );
+    const tracked = (eb: ExpressionBuilder<Database, 'leads'>) =>
+      eb.exists(
+        eb
+          .selectFrom('autologin_links')
+          .select('autologin_links.lead_id')
+          .whereRef('autologin_links.lead_id', '=', 'leads.id'),
+      );
+    q = f.autologin_opened ? q.where(opened) : q.where((eb) => eb.and([tracked(eb), eb.not(opened(eb))]));
+  }
   if (f.sale_status !== undefined) q = q.where('leads.sale_status', '=', f.sale_status);
   if (f.ids.length) q = q.where('leads.id', 'in', f.ids);
   for (const k of SUB_IDS) {

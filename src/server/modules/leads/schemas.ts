@@ -201,6 +201,12 @@ export const LeadFilterQuery = {
   campaign_id: Id('campaign'),
   flow_id: Id('flow'),
   is_ftd: Type.Optional(Type.Boolean({ description: 'true: only leads with an FTD; false: only leads without' })),
+  autologin_opened: Type.Optional(
+    Type.Boolean({
+      description:
+        "true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened",
+    }),
+  ),
   sale_status: Type.Optional(
     Type.String({ minLength: 1, maxLength: 200, description: "The partner's sale status, exactly" }),
   ),
