@@ -81,7 +81,15 @@ test('a partner tracks its autologin links; the lead drawer shows the opens', { 
   // The operator still sees the partner's own URL.
   assert.match(await drawer.getByTestId('lead-autologin').innerText(), /^https:\/\/broker\.example\/login\//);
   await assertAccessible(page, 'lead drawer with opens');
+
+  // The Leads filter "Autologin link: Opened" keeps the lead (its value lives in the URL); on a phone.
   await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${base}/leads?autologin_opened=true`);
+  await page.getByTestId('lead-row').first().waitFor();
+  assert.equal(await page.getByTestId('lead-row').count(), 1);
+  assert.equal(await page.getByTestId('lead-row').first().getAttribute('data-lead-id'), res.json().id);
+  await page.getByTestId('lead-row').first().click();
+  await drawer.getByTestId('autologin-opens').waitFor();
   const { scrollWidth, lines } = await wideElements(page);
   assert.ok(scrollWidth <= 390 && lines.length === 0, `wider than a phone: ${scrollWidth}\n${lines.join('\n')}`);
   await screenshot(page, 'lead-drawer-autologin-opens');
