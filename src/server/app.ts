@@ -36,6 +36,7 @@ import apiKeyRoutes from './modules/api-keys/routes.js';
 import auditRoutes from './modules/audit/routes.js';
 import authRoutes from './modules/auth/routes.js';
 import healthRoutes from './modules/health/routes.js';
+import autologinRoutes from './modules/autologin/routes.js';
 import { installMetrics } from './modules/metrics/metrics.js';
 import metricsRoutes from './modules/metrics/routes.js';
 import operatorRoutes from './modules/operators/routes.js';
@@ -185,6 +186,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(leadsRoutes);
   await app.register(analyticsRoutes);
   await app.register(intakeRoutes);
+  await app.register(autologinRoutes);
   await app.register(postbackRoutes);
   await app.register(licenceRoutes);
   await app.register(hostingRoutes);

@@ -26,6 +26,7 @@ import * as portalIndexes from './migrations/20261130T030000Z_portal_indexes.js'
 import * as portalSubIds from './migrations/20261130T040000Z_portal_sub_ids.js';
 import * as providerRollup from './migrations/20261130T050000Z_provider_rollup.js';
 import * as providerCampaignStatistics from './migrations/20261130T060000Z_provider_campaign_statistics.js';
+import * as autologinLinks from './migrations/20261201T000000Z_autologin_links.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -60,6 +61,7 @@ const migrations: [string, Migration][] = [
   ['20261130T040000Z_portal_sub_ids', portalSubIds],
   ['20261130T050000Z_provider_rollup', providerRollup],
   ['20261130T060000Z_provider_campaign_statistics', providerCampaignStatistics],
+  ['20261201T000000Z_autologin_links', autologinLinks],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

@@ -114,6 +114,10 @@ export interface PartnersTable {
   pause_after_failures: number | null;
   /** Failed calls in a row (kept by a trigger on lead_attempts). */
   consecutive_failures: Generated<number>;
+  /** 0/1: answer providers a tracked link (/go/{token}) instead of the autologin URL (modules/autologin). */
+  track_autologin: Generated<number>;
+  /** 0/1: a tracked link redirects once. */
+  autologin_single_use: Generated<number>;
   created_at: string;
   updated_at: string;
   archived_at: string | null;
@@ -468,6 +472,29 @@ export interface ProviderLogCheckpointsTable {
   key_id: string;
 }
 
+/** A tracked autologin link (modules/autologin): stored by the SHA-256 of its token only. */
+export interface AutologinLinksTable {
+  token_hash: string;
+  lead_id: string;
+  partner_id: string;
+  single_use: number;
+  created_at: string;
+  opens: Generated<number>;
+  first_open_at: string | null;
+  last_open_at: string | null;
+}
+
+export interface AutologinOpensTable {
+  id: string;
+  lead_id: string;
+  opened_at: string;
+  ip: string;
+  user_agent: string;
+  /** The address's country; null: Leadgate has no IP-to-country source yet. */
+  ip_country: string | null;
+  redirected: number;
+}
+
 export interface Database {
   roles: RolesTable;
   operators: OperatorsTable;
@@ -484,6 +511,8 @@ export interface Database {
   flow_targets: FlowTargetsTable;
   campaigns: CampaignsTable;
   leads: LeadsTable;
+  autologin_links: AutologinLinksTable;
+  autologin_opens: AutologinOpensTable;
   lead_attempts: LeadAttemptsTable;
   cap_counters: CapCountersTable;
   intake_requests: IntakeRequestsTable;

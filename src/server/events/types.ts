@@ -51,6 +51,14 @@ export const EVENT_TYPES = {
     alert: false,
     permission: 'leads:view',
   },
+  'lead.autologin_opened': {
+    label: 'Autologin link opened',
+    description:
+      "A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), " +
+      'redirected (false: a single-use link opened again), single_use. No address or user agent',
+    alert: false,
+    permission: 'leads:view',
+  },
   'partner.cap_nearly_full': {
     label: 'Partner cap at 90 %',
     description:

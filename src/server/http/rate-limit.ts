@@ -27,6 +27,9 @@ import { HttpProblem } from './errors.js';
 //   be refused because operators at the same address use the dashboard, nor lock them out. The
 //   per-address limit still bounds it; raise RATE_LIMIT_PER_IP (or set 0) for a provider that
 //   sends more than that from one address.
+// - Tracked autologin links (GET /go/{token}, outside /api, public) count per address in a
+//   bucket of their own ('link-ip'): a lead's opens neither spend the dashboard's budget nor
+//   are refused because of it, while guessing tokens from one address stays bounded.
 //
 // Every answer under a limit carries RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-
 // headers: one item per policy, e.g. `"key";q=1200;w=60` and `"key";r=1187;t=42`). The plugin's
@@ -36,12 +39,15 @@ import { HttpProblem } from './errors.js';
 /** Health checks: load balancers and orchestrators poll them, often from the proxy's one address. */
 export const UNLIMITED_ROUTES: ReadonlySet<string> = new Set(['/api/health', '/api/health/live']);
 
+/** The tracked autologin link (modules/autologin): per address, in a bucket of its own. */
+export const GO_ROUTE = '/go/:token';
+
 const WINDOW_MS = 60_000;
 const WINDOW_S = WINDOW_MS / 1000;
 /** Entries per store (least recently used go first): bounds memory whatever the traffic. */
 const STORE_ENTRIES = 50_000;
 
-type PolicyName = 'key' | 'ip' | 'intake-ip' | 'postback-ip';
+type PolicyName = 'key' | 'ip' | 'intake-ip' | 'postback-ip' | 'link-ip';
 
 const BUCKET_KEY = Symbol('leadgate.rateLimitBucket');
 type Bucketed = FastifyRequest & { [BUCKET_KEY]?: string };
@@ -112,14 +118,22 @@ export async function installRateLimit(app: App) {
   app.addHook('onRequest', async (req, reply) => {
     const route = req.routeOptions.url;
     const path = route ?? req.url;
-    if (path !== '/api' && !path.startsWith('/api/')) return;
+    // Tracked autologin links (/go/{token}) are the one public route outside /api: counted too.
+    const link = route === GO_ROUTE;
+    if (!link && path !== '/api' && !path.startsWith('/api/')) return;
     if (route && UNLIMITED_ROUTES.has(route)) return;
     const access = (route ? req.routeOptions.config : {}) as RouteAccess;
     const machine = access.intake || access.postback;
 
     const counts: Count[] = [];
     if (perIp) {
-      const policy: PolicyName = access.intake ? 'intake-ip' : access.postback ? 'postback-ip' : 'ip';
+      const policy: PolicyName = access.intake
+        ? 'intake-ip'
+        : access.postback
+          ? 'postback-ip'
+          : link
+            ? 'link-ip'
+            : 'ip';
       // IPv6 clients usually hold a whole /64: count it as one address, as the plugin does.
       const c = await count(req, perIp, policy, normalizeIP(req.ip, 64));
       counts.push(c);

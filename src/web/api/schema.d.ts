@@ -6960,7 +6960,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The buyer's autologin URL when delivered, else null */
+                        /** @description The buyer's autologin URL when delivered, else null. It may be a link of this server (/go/…) that redirects to the buyer, the same link every time the lead is answered; it may open only once */
                         autologin_url: string | null;
                         /** @description Leadgate's id of the lead */
                         id: string;
@@ -7103,6 +7103,28 @@ export interface operations {
                             /** @description The start of the partner's answer; the lead's contacts in it are masked unless the caller holds `leads:contacts` */
                             response_excerpt: string | null;
                         }[];
+                        /** @description Opens of the tracked link the traffic provider was given (the partner's track_autologin); null: no tracked link */
+                        autologin_opens: {
+                            /** @description Every open, single-use refusals included */
+                            count: number;
+                            /** Format: date-time */
+                            first_at: string | null;
+                            /** Format: date-time */
+                            last_at: string | null;
+                            /** @description The latest 20 opens, newest first */
+                            recent: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description The address it was opened from; its last part masked without `leads:contacts` */
+                                ip: string;
+                                /** @description The address's country, to hold against the lead's; null: Leadgate has no IP-to-country source yet */
+                                ip_country: string | null;
+                                /** @description false: a single-use link opened again, answered without the link */
+                                redirected: boolean;
+                                /** @description The browser (at most 512 characters); only its first word without `leads:contacts` */
+                                user_agent: string;
+                            }[];
+                        } | null;
                         /** @description null when no partner returned one */
                         autologin_url: string | null;
                         campaign_id: string | null;
@@ -7454,6 +7476,28 @@ export interface operations {
                             /** @description The start of the partner's answer; the lead's contacts in it are masked unless the caller holds `leads:contacts` */
                             response_excerpt: string | null;
                         }[];
+                        /** @description Opens of the tracked link the traffic provider was given (the partner's track_autologin); null: no tracked link */
+                        autologin_opens: {
+                            /** @description Every open, single-use refusals included */
+                            count: number;
+                            /** Format: date-time */
+                            first_at: string | null;
+                            /** Format: date-time */
+                            last_at: string | null;
+                            /** @description The latest 20 opens, newest first */
+                            recent: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description The address it was opened from; its last part masked without `leads:contacts` */
+                                ip: string;
+                                /** @description The address's country, to hold against the lead's; null: Leadgate has no IP-to-country source yet */
+                                ip_country: string | null;
+                                /** @description false: a single-use link opened again, answered without the link */
+                                redirected: boolean;
+                                /** @description The browser (at most 512 characters); only its first word without `leads:contacts` */
+                                user_agent: string;
+                            }[];
+                        } | null;
                         /** @description null when no partner returned one */
                         autologin_url: string | null;
                         campaign_id: string | null;
@@ -7647,6 +7691,8 @@ export interface operations {
     countLeads: {
         parameters: {
             query?: {
+                /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                autologin_opened?: boolean;
                 /** @description Only leads of this campaign (id) */
                 campaign_id?: string;
                 /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
@@ -7770,6 +7816,8 @@ export interface operations {
     exportLeads: {
         parameters: {
             query?: {
+                /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                autologin_opened?: boolean;
                 /** @description Only leads of this campaign (id) */
                 campaign_id?: string;
                 /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
@@ -7962,6 +8010,8 @@ export interface operations {
     searchLeads: {
         parameters: {
             query?: {
+                /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                autologin_opened?: boolean;
                 /** @description Only leads of this campaign (id) */
                 campaign_id?: string;
                 /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
@@ -8551,10 +8601,10 @@ export interface operations {
                             text: string;
                             traffic_provider_id: string | null;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                            type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                             unread: boolean;
                         }[];
                         next_cursor: string | null;
@@ -9482,6 +9532,8 @@ export interface operations {
                              * @description Set when deleted while leads still refer to it
                              */
                             archived_at: string | null;
+                            /** @description With track_autologin: the link redirects once; later opens get a plain page without it */
+                            autologin_single_use: boolean;
                             /**
                              * Format: int32
                              * @description Failed calls in a row now (a call answered resets it)
@@ -9547,6 +9599,8 @@ export interface operations {
                             postback_token_prefix: string;
                             status: "active" | "paused";
                             total_cap: number | null;
+                            /** @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer. */
+                            track_autologin: boolean;
                             /** Format: date-time */
                             updated_at: string;
                             /** @description null: always open */
@@ -9635,6 +9689,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description With track_autologin: the link redirects once; later opens get a plain page without it
+                     * @default false
+                     */
+                    autologin_single_use?: boolean;
                     /**
                      * @description Empty: every country
                      * @default []
@@ -9748,6 +9807,11 @@ export interface operations {
                      */
                     total_cap?: number | null;
                     /**
+                     * @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer.
+                     * @default false
+                     */
+                    track_autologin?: boolean;
+                    /**
                      * @description null: always open
                      * @default null
                      */
@@ -9779,6 +9843,8 @@ export interface operations {
                          * @description Set when deleted while leads still refer to it
                          */
                         archived_at: string | null;
+                        /** @description With track_autologin: the link redirects once; later opens get a plain page without it */
+                        autologin_single_use: boolean;
                         /**
                          * Format: int32
                          * @description Failed calls in a row now (a call answered resets it)
@@ -9848,6 +9914,8 @@ export interface operations {
                         postback_url: string;
                         status: "active" | "paused";
                         total_cap: number | null;
+                        /** @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer. */
+                        track_autologin: boolean;
                         /** Format: date-time */
                         updated_at: string;
                         /** @description null: always open */
@@ -9970,6 +10038,8 @@ export interface operations {
                          * @description Set when deleted while leads still refer to it
                          */
                         archived_at: string | null;
+                        /** @description With track_autologin: the link redirects once; later opens get a plain page without it */
+                        autologin_single_use: boolean;
                         /**
                          * Format: int32
                          * @description Failed calls in a row now (a call answered resets it)
@@ -10035,6 +10105,8 @@ export interface operations {
                         postback_token_prefix: string;
                         status: "active" | "paused";
                         total_cap: number | null;
+                        /** @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer. */
+                        track_autologin: boolean;
                         /** Format: date-time */
                         updated_at: string;
                         /** @description null: always open */
@@ -10256,6 +10328,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description With track_autologin: the link redirects once; later opens get a plain page without it */
+                    autologin_single_use?: boolean;
                     /** @description Empty: every country */
                     countries?: string[];
                     /** @description null: no cap */
@@ -10352,6 +10426,8 @@ export interface operations {
                     status?: "active" | "paused";
                     /** @description null: no cap */
                     total_cap?: number | null;
+                    /** @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer. */
+                    track_autologin?: boolean;
                     /** @description null: always open */
                     working_hours?: {
                         /** @description ISO weekdays: 1 = Monday … 7 = Sunday */
@@ -10381,6 +10457,8 @@ export interface operations {
                          * @description Set when deleted while leads still refer to it
                          */
                         archived_at: string | null;
+                        /** @description With track_autologin: the link redirects once; later opens get a plain page without it */
+                        autologin_single_use: boolean;
                         /**
                          * Format: int32
                          * @description Failed calls in a row now (a call answered resets it)
@@ -10446,6 +10524,8 @@ export interface operations {
                         postback_token_prefix: string;
                         status: "active" | "paused";
                         total_cap: number | null;
+                        /** @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer. */
+                        track_autologin: boolean;
                         /** Format: date-time */
                         updated_at: string;
                         /** @description null: always open */
@@ -10590,6 +10670,8 @@ export interface operations {
                          * @description Set when deleted while leads still refer to it
                          */
                         archived_at: string | null;
+                        /** @description With track_autologin: the link redirects once; later opens get a plain page without it */
+                        autologin_single_use: boolean;
                         /**
                          * Format: int32
                          * @description Failed calls in a row now (a call answered resets it)
@@ -10659,6 +10741,8 @@ export interface operations {
                         postback_url: string;
                         status: "active" | "paused";
                         total_cap: number | null;
+                        /** @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer. */
+                        track_autologin: boolean;
                         /** Format: date-time */
                         updated_at: string;
                         /** @description null: always open */
@@ -14353,10 +14437,10 @@ export interface operations {
                             /** @description The event's id (a webhook's webhook-id header): the same on every try */
                             event_id: string;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                             id: string;
                             /** Format: date-time */
                             last_attempt_at: string | null;
@@ -14469,10 +14553,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -19479,10 +19563,10 @@ export interface operations {
                             /** @description The event's id (a webhook's webhook-id header): the same on every try */
                             event_id: string;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                             id: string;
                             /** Format: date-time */
                             last_attempt_at: string | null;
@@ -19607,10 +19691,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -19747,10 +19831,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -21129,7 +21213,7 @@ export interface operations {
                             created_at: string;
                             /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                             disabled_reason: string | null;
-                            event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                            event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                             /**
                              * Format: date-time
                              * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -21213,7 +21297,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The events sent to this webhook */
-                    event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                    event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                     /**
                      * @description json: the event as JSON ({type, timestamp, data}); slack: {"text"} for a Slack-compatible incoming webhook; telegram: {"chat_id", "text"} for the Telegram Bot API sendMessage (URL https://api.telegram.org/bot<token>/sendMessage). Every format is signed the same way.
                      * @default json
@@ -21242,7 +21326,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -21371,7 +21455,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -21588,7 +21672,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The events sent to this webhook */
-                    event_types?: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                    event_types?: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                     /** @description json: the event as JSON ({type, timestamp, data}); slack: {"text"} for a Slack-compatible incoming webhook; telegram: {"chat_id", "text"} for the Telegram Bot API sendMessage (URL https://api.telegram.org/bot<token>/sendMessage). Every format is signed the same way. */
                     format?: "json" | "slack" | "telegram";
                     /** @description Shown in lists; need not be unique */
@@ -21615,7 +21699,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -21765,10 +21849,10 @@ export interface operations {
                             /** @description The event's id (a webhook's webhook-id header): the same on every try */
                             event_id: string;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                             id: string;
                             /** Format: date-time */
                             last_attempt_at: string | null;
@@ -21893,10 +21977,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -22033,10 +22117,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -22186,7 +22270,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -22454,10 +22538,10 @@ export interface operations {
                             /** @description What the webhook's owner must hold for it to be sent (module:action) */
                             permission: string;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                            type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
                         }[];
                     };
                 };

@@ -4,6 +4,7 @@ import type { App } from '../../types.js';
 import { IntakeAnswer, IntakeHeaders, IntakeLead } from './schemas.js';
 import { answerOf, currentAnswer, resolveCampaign, storeLead, type Started } from './service.js';
 import { readIntake } from './validate.js';
+import { providerAutologinUrl } from '../autologin/service.js';
 
 const DESCRIPTION =
   'A traffic provider posts one lead. It is stored before any buyer is called, then offered to the buyers of its ' +
@@ -79,6 +80,9 @@ export default async function intakeRoutes(app: App) {
       if (stored.replay) answer = await currentAnswer(app.db, stored.leadId);
       else if (stored.status === 'pending') answer = await deliver(stored.leadId, stored.started);
       else answer = answerOf(stored.leadId, { status: stored.status, autologin_url: null, reason: stored.reason });
+      // A partner tracking its links: the provider gets Leadgate's link instead (modules/autologin).
+      if (answer.autologin_url)
+        answer.autologin_url = await providerAutologinUrl(app.db, answer.id, answer.autologin_url);
       if (!stored.replay) app.metrics.leadReceived(answer.status); // a replayed Idempotency-Key is no new lead
       return reply.status(201).send(answer);
     },

@@ -96,7 +96,9 @@ export const IntakeAnswer = Type.Object(
     id: Type.String({ description: "Leadgate's id of the lead" }),
     status: IntakeStatus,
     autologin_url: Type.Union([Type.String(), Type.Null()], {
-      description: "The buyer's autologin URL when delivered, else null",
+      description:
+        "The buyer's autologin URL when delivered, else null. It may be a link of this server (/go/…) that redirects " +
+        'to the buyer, the same link every time the lead is answered; it may open only once',
     }),
     reason: Type.Union([Type.String(), Type.Null()], {
       description: 'Why the lead is not delivered (null when delivered or pending)',

@@ -1,3 +1,4 @@
+import { leadOpens } from '../autologin/service.js';
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { compiledOnce } from '../../db/compiled.js';
 import { fromJson, jsonArrayFrom } from '../../db/json.js';
@@ -129,6 +130,25 @@ function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number
     // and testing each row finds a page fast whenever FTDs are not vanishingly rare.
     if (f.dateType === 'ftd') q = q.where('leads.ftd_at', f.is_ftd ? 'is not' : 'is', null);
     else q = q.where(sql<string>`coalesce(${sql.ref('leads.ftd_at')}, '')`, f.is_ftd ? '<>' : '=', '');
+  }
+  if (f.autologin_opened !== undefined) {
+    // The lead's tracked links (autologin_links_lead: lead_id first), tested on the rows the walk meets.
+    const opened = (eb: ExpressionBuilder<Database, 'leads'>) =>
+      eb.exists(
+        eb
+          .selectFrom('autologin_links')
+          .select('autologin_links.lead_id')
+          .whereRef('autologin_links.lead_id', '=', 'leads.id')
+          .where('autologin_links.opens', '>', 0),
+      );
+    const tracked = (eb: ExpressionBuilder<Database, 'leads'>) =>
+      eb.exists(
+        eb
+          .selectFrom('autologin_links')
+          .select('autologin_links.lead_id')
+          .whereRef('autologin_links.lead_id', '=', 'leads.id'),
+      );
+    q = f.autologin_opened ? q.where(opened) : q.where((eb) => eb.and([tracked(eb), eb.not(opened(eb))]));
   }
   if (f.sale_status !== undefined) q = q.where('leads.sale_status', '=', f.sale_status);
   if (f.ids.length) q = q.where('leads.id', 'in', f.ids);
@@ -416,6 +436,7 @@ export async function leadDetail(db: DB, id: string, contacts: boolean, scope: D
   return {
     ...toLead(row, contacts, mask),
     verdicts: await verdictsOf(db, row.verdicts, scope),
+    autologin_opens: await leadOpens(db, row.id, contacts),
     // A sale status is the partner's text: it may quote the contacts too.
     status_history: mask ? status_history.map((h) => maskFields(h, mask)) : status_history,
     // The reason and the excerpt quote the partner's answer, which may echo the contacts back.

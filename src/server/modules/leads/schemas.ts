@@ -100,9 +100,44 @@ export const LeadStatusChange = Type.Object(
   { title: 'LeadStatusChange' },
 );
 
+const AutologinOpen = Type.Object(
+  {
+    at: Instant,
+    ip: Type.String({ description: 'The address it was opened from; its last part masked without `leads:contacts`' }),
+    user_agent: Type.String({
+      description: 'The browser (at most 512 characters); only its first word without `leads:contacts`',
+    }),
+    ip_country: Type.Union([Type.String(), Type.Null()], {
+      description: "The address's country, to hold against the lead's; null: Leadgate has no IP-to-country source yet",
+    }),
+    redirected: Type.Boolean({ description: 'false: a single-use link opened again, answered without the link' }),
+  },
+  { title: 'AutologinOpen' },
+);
+
+const AutologinOpens = Type.Union(
+  [
+    Type.Object(
+      {
+        count: Type.Integer({ description: 'Every open, single-use refusals included' }),
+        first_at: NullableInstant,
+        last_at: NullableInstant,
+        recent: Type.Array(AutologinOpen, { description: 'The latest 20 opens, newest first' }),
+      },
+      { title: 'AutologinOpens' },
+    ),
+    Type.Null(),
+  ],
+  {
+    description:
+      "Opens of the tracked link the traffic provider was given (the partner's track_autologin); null: no tracked link",
+  },
+);
+
 export const LeadDetail = Type.Object(
   {
     ...Lead.properties,
+    autologin_opens: AutologinOpens,
     attempts: Type.Array(LeadAttempt, { description: 'Delivery attempts, first to last' }),
     status_history: Type.Array(LeadStatusChange, {
       description: 'Every sale-status change and the FTD, oldest first, with where each came from',
@@ -166,6 +201,12 @@ export const LeadFilterQuery = {
   campaign_id: Id('campaign'),
   flow_id: Id('flow'),
   is_ftd: Type.Optional(Type.Boolean({ description: 'true: only leads with an FTD; false: only leads without' })),
+  autologin_opened: Type.Optional(
+    Type.Boolean({
+      description:
+        "true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened",
+    }),
+  ),
   sale_status: Type.Optional(
     Type.String({ minLength: 1, maxLength: 200, description: "The partner's sale status, exactly" }),
   ),

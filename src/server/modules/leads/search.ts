@@ -53,6 +53,7 @@ export interface LeadFilter {
   campaign_id?: string;
   flow_id?: string;
   is_ftd?: boolean;
+  autologin_opened?: boolean;
   sale_status?: string;
   /** Only these leads (lower-case UUIDs); empty: no id filter. */
   ids: string[];
@@ -75,6 +76,7 @@ export interface SearchParams {
   campaign_id?: string;
   flow_id?: string;
   is_ftd?: boolean;
+  autologin_opened?: boolean;
   sale_status?: string;
   id?: string[];
   q?: string;
@@ -232,6 +234,7 @@ export function leadFilter(params: SearchParams, principal: Principal): LeadFilt
     campaign_id: params.campaign_id,
     flow_id: params.flow_id,
     is_ftd: params.is_ftd,
+    autologin_opened: params.autologin_opened,
     sale_status: params.sale_status,
     ids,
     subIds,

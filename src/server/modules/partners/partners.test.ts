@@ -75,6 +75,7 @@ async function allPages(ta: TestApp, query: string, limit: number) {
 
 const PARTNER_KEYS = [
   'archived_at',
+  'autologin_single_use',
   'consecutive_failures',
   'countries',
   'created_at',
@@ -88,6 +89,7 @@ const PARTNER_KEYS = [
   'postback_token_prefix',
   'status',
   'total_cap',
+  'track_autologin',
   'updated_at',
   'working_hours',
 ].sort();
@@ -143,6 +145,8 @@ forEachDatabase('Partners', (engine) => {
       },
       pause_after_failures: 10,
       integration: { ...INTEGRATION, body_format: 'form' },
+      track_autologin: true,
+      autologin_single_use: true,
     };
     const res = await create(ta, full);
     assert.equal(res.statusCode, 201, res.body);

@@ -22,6 +22,8 @@ const partnerColumns = [
   'pause_after_failures',
   'consecutive_failures',
   'integration',
+  'track_autologin',
+  'autologin_single_use',
   'postback_token_id',
   'created_at',
   'updated_at',

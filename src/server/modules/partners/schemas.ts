@@ -88,6 +88,12 @@ const DealInput = Type.Union(
   },
 );
 
+const TRACK =
+  "Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, " +
+  'and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the ' +
+  "partner's URL. Off by default: some partners check the referrer.";
+const SINGLE_USE = 'With track_autologin: the link redirects once; later opens get a plain page without it';
+
 const partnerFields = {
   id: Type.String(),
   name: Type.String(),
@@ -108,6 +114,8 @@ const partnerFields = {
     description: 'Failed calls in a row now (a call answered resets it)',
   }),
   integration: Integration,
+  track_autologin: Type.Boolean({ description: TRACK }),
+  autologin_single_use: Type.Boolean({ description: SINGLE_USE }),
   postback_token_prefix: Type.String({
     description: 'The non-secret start of the postback token (lgp_ + id), to recognise it',
   }),
@@ -159,6 +167,8 @@ export const CreatePartner = Type.Object(
       default: null,
     }),
     integration: IntegrationInput,
+    track_autologin: Type.Optional(Type.Boolean({ default: false, description: TRACK })),
+    autologin_single_use: Type.Optional(Type.Boolean({ default: false, description: SINGLE_USE })),
   },
   { additionalProperties: false },
 );
@@ -183,6 +193,8 @@ export const UpdatePartner = Type.Object(
       ...IntegrationInput,
       description: 'Replaces the whole integration (masked header values keep their stored value)',
     }),
+    track_autologin: Type.Optional(Type.Boolean({ description: TRACK })),
+    autologin_single_use: Type.Optional(Type.Boolean({ description: SINGLE_USE })),
   },
   { additionalProperties: false, minProperties: 1 },
 );

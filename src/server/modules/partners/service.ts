@@ -53,6 +53,8 @@ export function toPartner(row: PartnerRecord): Partner {
     pause_after_failures: row.pause_after_failures === null ? null : Number(row.pause_after_failures),
     consecutive_failures: Number(row.consecutive_failures),
     integration: shownIntegration(integration),
+    track_autologin: Number(row.track_autologin) === 1,
+    autologin_single_use: Number(row.autologin_single_use) === 1,
     postback_token_prefix: displayPrefix('lgp_', row.postback_token_id),
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -105,6 +107,8 @@ export async function createPartner(
     pause_after_failures: b.pause_after_failures ?? null,
     consecutive_failures: 0,
     integration: JSON.stringify(integration),
+    track_autologin: b.track_autologin ? 1 : 0,
+    autologin_single_use: b.autologin_single_use ? 1 : 0,
     postback_token_id: token.id,
     created_at: now,
     updated_at: now,
@@ -164,6 +168,8 @@ export async function updatePartner(
       // Turned on again by an operator: the count starts over.
       ...(b.status === 'active' && current.status !== 'active' ? { consecutive_failures: 0 } : {}),
       ...(integration ? { integration: JSON.stringify(integration) } : {}),
+      ...(b.track_autologin !== undefined ? { track_autologin: b.track_autologin ? 1 : 0 } : {}),
+      ...(b.autologin_single_use !== undefined ? { autologin_single_use: b.autologin_single_use ? 1 : 0 } : {}),
       updated_at: nowIso(),
     };
     await patchPartner(tx, current.id, patch);

@@ -138,6 +138,10 @@ export function describeEvent(event: StoredEvent, names: Names): string {
     'lead.ftd': () => leadLine(`converted: FTD${names.partner ? ` at ${names.partner}` : ''}`),
     'lead.sale_status_changed': () =>
       leadLine(`sale status ${d.previous_sale_status ?? '(none)'} → ${d.sale_status ?? '(none)'}`),
+    'lead.autologin_opened': () =>
+      leadLine(
+        `autologin link opened (${d.opens ?? 1} in all${(d as Record<string, unknown>).redirected === false ? ', refused: single use' : ''})`,
+      ),
     'partner.cap_nearly_full': () => `${names.partner ?? 'A partner'}: ${capName} at ${d.used} of ${d.cap} (90 %)`,
     'partner.cap_full': () => `${names.partner ?? 'A partner'}: ${capName} full (${d.used} of ${d.cap})`,
     'partner.failing': () =>

@@ -7,6 +7,7 @@ import { useWhoami } from '../../whoami';
 import { ConversionForm } from './ConversionForm';
 import type { Attempt, LeadDetail } from './filters';
 import { RedeliverModal } from './RedeliverModal';
+import { AutologinOpens } from './AutologinOpens';
 import { CopyValueButton } from '../../ui/CopyValueButton';
 import type { Clock } from '../../ui/clock';
 import { useClock } from '../../ui/useClock';
@@ -162,6 +163,7 @@ function LeadBody({ lead }: { lead: LeadDetail }) {
           </Text>
         )}
       </Stack>
+      <AutologinOpens opens={lead.autologin_opens} />
       <Title order={2} size="h4">
         Delivery attempts
       </Title>

@@ -57,6 +57,10 @@ const FTD = [
   { value: 'true', label: 'FTD: yes' },
   { value: 'false', label: 'FTD: no' },
 ];
+const OPENED = [
+  { value: 'true', label: 'Opened' },
+  { value: 'false', label: 'Not opened' },
+];
 
 const MORE_KEY = 'leadgate.leads.more-filters';
 
@@ -167,6 +171,14 @@ export function LeadFilters({ value, onApply }: { value: FilterQuery; onApply: (
         data={FTD}
         value={draft.is_ftd === undefined ? null : String(draft.is_ftd)}
         onChange={(v) => setDraft({ ...draft, is_ftd: v === null ? undefined : v === 'true' })}
+        clearable
+      />
+      <Select
+        label="Autologin link"
+        description="Tracked links only"
+        data={OPENED}
+        value={draft.autologin_opened === undefined ? null : String(draft.autologin_opened)}
+        onChange={(v) => setDraft({ ...draft, autologin_opened: v === null ? undefined : v === 'true' })}
         clearable
       />
       <Autocomplete

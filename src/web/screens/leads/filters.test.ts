@@ -28,4 +28,14 @@ test('the order is not a filter; the folded filters are counted', () => {
   assert.equal(countMore({ country: ['DE'], q: 'Ada', partner_id: 'p' }), 0);
   assert.equal(countMore({ date_type: 'ftd', sale_status: 'FTD', sub_id3: 'x', is_ftd: false, flow_id: 'f' }), 5);
   assert.equal(countMore({ date_type: 'registration' }), 0);
+  assert.equal(countMore({ autologin_opened: false }), 1);
+});
+
+test('the autologin filter survives the URL: opened, not opened, anything else dropped', () => {
+  for (const v of [true, false]) {
+    const params = filtersToParams({ autologin_opened: v });
+    assert.equal(params.get('autologin_opened'), String(v));
+    assert.deepEqual(parseFilters(params), { autologin_opened: v });
+  }
+  assert.deepEqual(parseFilters(new URLSearchParams('autologin_opened=maybe')), {});
 });

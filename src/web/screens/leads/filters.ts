@@ -58,6 +58,8 @@ export function parseFilters(params: URLSearchParams): FilterQuery {
   if (country.length) out.country = country;
   const ftd = params.get('is_ftd');
   if (ftd === 'true' || ftd === 'false') out.is_ftd = ftd === 'true';
+  const opened = params.get('autologin_opened');
+  if (opened === 'true' || opened === 'false') out.autologin_opened = opened === 'true';
   if (params.get('order') === 'asc') out.order = 'asc';
   return out;
 }
@@ -73,6 +75,7 @@ export function filtersToParams(f: FilterQuery): URLSearchParams {
   for (const s of f.status ?? []) p.append('status', s);
   for (const c of f.country ?? []) p.append('country', c);
   if (f.is_ftd !== undefined) p.set('is_ftd', String(f.is_ftd));
+  if (f.autologin_opened !== undefined) p.set('autologin_opened', String(f.autologin_opened));
   if (f.order === 'asc') p.set('order', 'asc');
   return p;
 }
@@ -84,6 +87,7 @@ export function countMore(f: FilterQuery): number {
     f.campaign_id,
     f.flow_id,
     f.is_ftd !== undefined,
+    f.autologin_opened !== undefined,
     f.sale_status,
   ];
   return more.filter(Boolean).length + ([1, 2, 3, 4, 5] as const).filter((n) => f[`sub_id${n}`]).length;

@@ -197,6 +197,23 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
           <WorkingHoursFields form={form} errors={errors} set={set} />
           <DealFields form={form} errors={errors} set={set} />
           <IntegrationFields form={form} errors={errors} set={set} />
+          <Stack gap="xs" maw={640}>
+            <Switch
+              label="Track autologin links"
+              description="Traffic providers get Leadgate's own link (/go/…), which records each open and redirects to this partner's URL. Needs a public base URL (Settings → Hosting); off for partners that check the referrer."
+              checked={form.track_autologin}
+              onChange={(e) => set({ track_autologin: e.currentTarget.checked })}
+              error={errors.at('track_autologin')}
+            />
+            <Switch
+              label="Single use"
+              description="The link redirects once; later opens get a plain page without it."
+              checked={form.autologin_single_use}
+              disabled={!form.track_autologin}
+              onChange={(e) => set({ autologin_single_use: e.currentTarget.checked })}
+              error={errors.at('autologin_single_use')}
+            />
+          </Stack>
         </Stack>
       </fieldset>
       {canEdit && (

@@ -53,6 +53,8 @@ export interface PartnerForm {
   lead_id_path: string;
   autologin_path: string;
   timeout_ms: Num;
+  track_autologin: boolean;
+  autologin_single_use: boolean;
 }
 
 let seq = 0;
@@ -89,6 +91,8 @@ export function formOf(p: Partner | null): PartnerForm {
     lead_id_path: i?.lead_id_path ?? '',
     autologin_path: i?.autologin_path ?? '',
     timeout_ms: i?.timeout_ms ?? 5000,
+    track_autologin: p?.track_autologin ?? false,
+    autologin_single_use: p?.autologin_single_use ?? false,
   };
 }
 
@@ -179,6 +183,8 @@ export function bodyOf(form: PartnerForm) {
     deal: dealOf(form),
     pause_after_failures: cap(form.pause_after_failures),
     integration: integrationOf(form),
+    track_autologin: form.track_autologin,
+    autologin_single_use: form.autologin_single_use,
   };
 }
 
@@ -198,6 +204,8 @@ const LABELS: Record<string, string> = {
   'deal.crg.rate': 'Promised FTD rate (%)',
   'deal.crg.period': 'Guarantee period',
   pause_after_failures: 'Pause after failed calls',
+  track_autologin: 'Track autologin links',
+  autologin_single_use: 'Single use',
   working_hours: 'Working hours',
   'working_hours.timezone': 'Time zone',
   'working_hours.days': 'Days',

@@ -1,0 +1,106 @@
+import { nowIso } from '../../db/ids.js';
+import type { DB } from '../../db/database.js';
+import { emitEvent } from '../../events/emit.js';
+import { maskContactLike } from '../../privacy/mask.js';
+import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
+import { countOpen, findLink, insertLink, insertOpen, linkStats, recentOpens, trackingOf } from './queries.js';
+import { linkToken, tokenHash } from './tokens.js';
+
+// Tracked autologin links (issue 28): a partner with track_autologin on has its autologin URL
+// answered to traffic providers as <public base URL>/go/<token>; GET /go/<token> records the open
+// and redirects. Operators keep seeing the partner's URL (the lead's autologin_url is unchanged).
+
+/** Longest user agent kept; the rest is cut. */
+export const USER_AGENT_CHARS = 512;
+/** Opens listed on a lead. */
+export const RECENT_OPENS = 20;
+
+/**
+ * The autologin URL a traffic provider is answered for a delivered lead: the tracked link when
+ * the lead's partner tracks links and a public base URL is set (the link is stored on first
+ * answer, the same link every time), else the partner's URL as it is.
+ */
+export async function providerAutologinUrl(db: DB, leadId: string, url: string | null): Promise<string | null> {
+  if (url === null) return null;
+  const lead = await trackingOf(db, leadId);
+  if (!lead?.partner_id || lead.autologin_url !== url || Number(lead.track_autologin) !== 1) return url;
+  const base = await readPublicBaseUrl(db);
+  if (!base) return url;
+  const token = await linkToken(db, leadId, lead.partner_id);
+  await insertLink(db, {
+    token_hash: tokenHash(token),
+    lead_id: leadId,
+    partner_id: lead.partner_id,
+    single_use: Number(lead.autologin_single_use),
+    created_at: nowIso(),
+  });
+  return publicLink(base, `/go/${token}`);
+}
+
+export type OpenOutcome = { kind: 'redirect'; url: string } | { kind: 'used' } | { kind: 'unknown' };
+
+/**
+ * One open of a link: hashed and looked up the same way whatever was sent (no early exit on its
+ * form). A link whose lead went to another partner since, or lost its URL, answers as used.
+ */
+export async function openLink(db: DB, token: string, ip: string, userAgent: string): Promise<OpenOutcome> {
+  const hash = tokenHash(token);
+  const link = await findLink(db, hash);
+  if (!link) return { kind: 'unknown' };
+  const live = link.lead_partner_id === link.partner_id && link.autologin_url !== null;
+  const at = nowIso();
+  return db.transaction().execute(async (tx) => {
+    const single = Number(link.single_use) === 1;
+    const first = live ? await countOpen(tx, hash, at, single) : null;
+    const redirected = first !== null;
+    const opens = first ?? (await countOpen(tx, hash, at, false))!;
+    await insertOpen(tx, {
+      lead_id: link.lead_id,
+      opened_at: at,
+      ip,
+      user_agent: userAgent.slice(0, USER_AGENT_CHARS),
+      redirected,
+    });
+    // No address or user agent: webhook readers need only leads:view (see autologin docs).
+    await emitEvent(tx, {
+      type: 'lead.autologin_opened',
+      lead_id: link.lead_id,
+      partner_id: link.partner_id,
+      traffic_provider_id: link.traffic_provider_id,
+      campaign_id: link.campaign_id,
+      data: { opened_at: at, opens, redirected, single_use: single },
+    });
+    return redirected ? { kind: 'redirect' as const, url: link.autologin_url! } : { kind: 'used' as const };
+  });
+}
+
+/**
+ * A lead's opens for its detail: null when it has no tracked link. Addresses and user agents are
+ * the lead's own data: masked like contacts for readers without leads:contacts.
+ */
+export async function leadOpens(db: DB, leadId: string, contacts: boolean) {
+  const stats = await linkStats(db, leadId);
+  if (!Number(stats.links)) return null;
+  const recent = await recentOpens(db, leadId, RECENT_OPENS);
+  return {
+    count: Number(stats.opens ?? 0),
+    first_at: stats.first_open_at ?? null,
+    last_at: stats.last_open_at ?? null,
+    recent: recent.map((o) => ({
+      at: o.opened_at,
+      ip: contacts ? o.ip : maskIp(o.ip),
+      user_agent: contacts ? o.user_agent : maskUserAgent(o.user_agent),
+      ip_country: o.ip_country,
+      redirected: Number(o.redirected) === 1,
+    })),
+  };
+}
+
+/** Its first product token only (e.g. "Mozilla/5.0 …"), contact-like text in it masked. */
+export const maskUserAgent = (ua: string) => (ua ? `${maskContactLike(ua.split(' ')[0])} …` : ua);
+
+/** 203.0.113.7 → 203.0.113.*; 2001:db8::1 → 2001:db8:*. */
+export function maskIp(ip: string): string {
+  if (ip.includes(':')) return `${ip.split(':').slice(0, 2).join(':')}:*`;
+  return `${ip.split('.').slice(0, 3).join('.')}.*`;
+}
