@@ -83,10 +83,14 @@ forEachDatabase('Serving the dashboard', (engine) => {
       400,
       'validation_failed',
     );
-    // The dashboard is no route; the one route outside /api is Prometheus's /metrics.
+    // The dashboard is no route; the routes outside /api are Prometheus's /metrics and the
+    // tracked autologin links (/go/{token}, the one public route that touches leads).
     assert.deepEqual(
-      app.routeTable.filter((r) => !r.url.startsWith('/api')).map((r) => r.url),
-      ['/metrics'],
+      app.routeTable
+        .filter((r) => !r.url.startsWith('/api'))
+        .map((r) => r.url)
+        .sort(),
+      ['/go/:token', '/metrics'],
     );
   });
 
