@@ -3,6 +3,7 @@ import type { DB } from '../../db/database.js';
 import { emitEvent } from '../../events/emit.js';
 import { maskContactLike } from '../../privacy/mask.js';
 import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
+import { anyPartnerTracks } from './tracking.js';
 import { countOpen, findLink, insertLink, insertOpen, linkStats, recentOpens, trackingOf } from './queries.js';
 import { linkToken, tokenHash } from './tokens.js';
 
@@ -21,7 +22,7 @@ export const RECENT_OPENS = 20;
  * answer, the same link every time), else the partner's URL as it is.
  */
 export async function providerAutologinUrl(db: DB, leadId: string, url: string | null): Promise<string | null> {
-  if (url === null) return null;
+  if (url === null || !(await anyPartnerTracks(db))) return url;
   const lead = await trackingOf(db, leadId);
   if (!lead?.partner_id || lead.autologin_url !== url || Number(lead.track_autologin) !== 1) return url;
   const base = await readPublicBaseUrl(db);

@@ -11,6 +11,7 @@ import { conflict, invalid, notFound, type FieldError } from '../../http/errors.
 import { integrationForAudit, resolveIntegration, shownIntegration } from '../../distribution/integrations/index.js';
 import { parsePrice, shownDeal, storedDeal } from '../../distribution/prices.js';
 import { audit, type Actor } from '../audit/service.js';
+import { forgetTracking } from '../autologin/tracking.js';
 import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
 import { capSlots, readUsage, usedOf, type CapWindow } from '../../distribution/caps.js';
 import { dayKey, localDay, startOfLocalDay } from '../../time.js';
@@ -123,6 +124,7 @@ export async function createPartner(
       details: { name: row.name, status: row.status, integration: integrationForAudit(integration) },
     });
   });
+  forgetTracking(db);
   return { ...toPartner(row), postback_token: token.token, postback_url: await postbackUrl(db, token.token) };
 }
 
@@ -133,7 +135,7 @@ export async function updatePartner(
   b: Static<typeof UpdatePartner>,
   allowedNetworks: readonly string[],
 ) {
-  return db.transaction().execute(async (tx) => {
+  const saved = await db.transaction().execute(async (tx) => {
     const current = (await findPartnerInScope(tx, id, scopeOf(actor))) ?? notFound('partner');
     if (current.archived_at) conflict(ARCHIVED);
     const errors: FieldError[] = [];
@@ -185,6 +187,8 @@ export async function updatePartner(
     });
     return toPartner({ ...current, ...patch });
   });
+  forgetTracking(db); // track_autologin may have changed (modules/autologin/tracking.ts)
+  return saved;
 }
 
 /** A new postback token, shown this once with its URL; the old one stops working. */
