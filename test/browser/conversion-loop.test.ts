@@ -179,13 +179,22 @@ test(
     const { page } = await openBrowser(t);
     await signIn(page, server);
 
-    // The provider's tracker postback, and a test send.
+    // The provider's tracker postback, and a test send. The saved postbacks are read slowly: a row
+    // added before they arrive must not be dropped when they do (CI once clicked "Add postback"
+    // first and lost the row), so the panel offers nothing to edit until they are in.
+    await page.route('**/api/traffic-providers/*/postbacks', async (route) => {
+      if (route.request().method() === 'GET') await new Promise((r) => setTimeout(r, 2000));
+      await route.continue();
+    });
+    const saved = page.waitForResponse((r) => r.url().endsWith('/postbacks') && r.request().method() === 'GET');
     await page.getByRole('link', { name: 'Traffic providers', exact: true }).click();
     await page.getByRole('link', { name: 'Affiliate X' }).click();
     const panel = page.getByTestId('provider-postbacks');
     await panel.waitFor();
     await page.getByRole('button', { name: 'Add postback' }).click();
     await page.getByLabel('Postback URL').fill(`${tracker.url}?click={sub_id1}&payout={payout}&partner={partner_name}`);
+    await saved;
+    assert.match(await page.getByLabel('Postback URL').inputValue(), /partner_name/, 'the new row outlived the load');
     await page.getByRole('button', { name: 'Save postbacks' }).click();
     await page.getByTestId('postbacks-errors').waitFor();
     assert.match(await panel.innerText(), /unknown macro \{partner_name\}/);

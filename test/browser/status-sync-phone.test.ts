@@ -39,8 +39,15 @@ test('on a phone, a status sync cannot change a lead before its dry run was show
   await page.setViewportSize({ width: 390, height: 844 });
   await signIn(page, server);
   await page.waitForURL((url) => url.pathname === '/'); // signed in
+  // The saved settings are read slowly: until they are in, nothing can be edited or saved (a save
+  // would have replaced them with the empty form).
+  await page.route('**/api/partners/*/status-pull', async (route) => {
+    if (route.request().method() === 'GET') await new Promise((r) => setTimeout(r, 1500));
+    await route.continue();
+  });
   await page.goto(`http://127.0.0.1:${server.port}/partners/${partner.id}`);
   await page.getByTestId('status-sync').waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Save status sync' }).count(), 0, 'no save before the load');
   await page.getByLabel('Statuses URL').fill(`${statusApi.url}?from={{from}}`);
   await page.getByLabel('List path').fill('items');
   await page.getByLabel('Status path').fill('state');

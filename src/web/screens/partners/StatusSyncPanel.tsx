@@ -16,6 +16,7 @@ import {
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, must, problemText, type Problem } from '../../api/client';
+import { Loading } from '../../Loading';
 import { PullRunResult } from './PullRunResult';
 import { EMPTY, toBody, toForm, whatItChanges, type Form, type Run } from './statusSyncForm';
 import { useClock } from '../../ui/useClock';
@@ -88,6 +89,18 @@ export function StatusSyncPanel({ partnerId, canEdit }: { partnerId: string; can
     }
   }
 
+  // Nothing to edit until the saved settings are read: edits made before would be overwritten
+  // when they arrive, and a save would replace them with the empty form.
+  if (pull.isPending || pull.isError)
+    return (
+      <Card withBorder data-testid="status-sync">
+        {pull.isError ? (
+          <Alert color="red" role="alert" title={`Status sync not loaded: ${problemText(pull.error)}`} />
+        ) : (
+          <Loading />
+        )}
+      </Card>
+    );
   const health = pull.data?.health;
   return (
     <Card withBorder data-testid="status-sync">

@@ -106,6 +106,9 @@ export function PostbacksPanel({
   useEffect(() => {
     if (current.data) setRows(current.data.postbacks);
   }, [current.data]);
+  // Until the saved postbacks are read, nothing may be added or saved: a row added before they
+  // arrive would be dropped when they do, and a save would replace them with an empty list.
+  const editable = canEdit && current.data !== undefined;
   const campaignOptions = [
     { value: ALL, label: 'Every campaign' },
     ...(source.campaigns ?? []),
@@ -151,6 +154,10 @@ export function PostbacksPanel({
         <Text size="sm" c="dimmed">
           {intro} Macros: {MACROS}.
         </Text>
+        {current.isPending && <Text size="sm">Loading postbacks…</Text>}
+        {current.isError && (
+          <Alert color="red" role="alert" title={`Postbacks not loaded: ${problemText(current.error)}`} />
+        )}
         {problem && <Alert color="red" role="alert" title={problem} data-testid="postbacks-errors" />}
         {saved && (
           <Alert color="green" data-testid="postbacks-saved">
@@ -211,11 +218,11 @@ export function PostbacksPanel({
           <Button
             variant="default"
             onClick={() => setRows((r) => [...r, { event_type: 'lead.ftd', campaign_id: null, url: '' }])}
-            disabled={!canEdit}
+            disabled={!editable}
           >
             Add postback
           </Button>
-          <Button onClick={() => void save()} disabled={!canEdit}>
+          <Button onClick={() => void save()} disabled={!editable}>
             Save postbacks
           </Button>
         </Group>
