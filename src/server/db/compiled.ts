@@ -41,3 +41,79 @@ export const rawOnce = <R>(sql: string) => {
   const query = CompiledQuery.raw(sql);
   return async (db: DB): Promise<R[]> => (await db.executeQuery<R>(query)).rows;
 };
+
+type Leaf = string | number | boolean | bigint | null;
+/** Plain data: values (bound parameters) in plain objects and arrays; undefined keys are left out. */
+export type Data = Leaf | undefined | readonly Data[] | { readonly [key: string]: Data };
+
+/**
+ * `build(db, variant, data)` compiled once per database, `variant` and shape of `data` (its keys
+ * and array lengths: the SQL of an insert or update follows its columns); returns its rows for
+ * new data of the same shape. For the hot statements whose columns vary from call to call. Every
+ * value in `data` must land whole in bound parameters; `build` may branch on `variant` (a string
+ * the caller makes from what decides the SQL), never on a value. At most `maxShapes` shapes are
+ * kept per database; past them a statement is compiled on every call, as Kysely does.
+ */
+export function compiledPerShape<D extends Data, R>(
+  build: (db: DB, variant: string, data: D) => Compilable<R>,
+  maxShapes = 64,
+) {
+  const caches = new WeakMap<object, Map<string, Built>>();
+  return async (db: DB, variant: string, data: D): Promise<R[]> => {
+    const values: Leaf[] = [];
+    const shape: string[] = [variant, '\u0000'];
+    const marked = mark(data, values, shape) as D;
+    const key = shape.join('');
+    const dialect = db.getExecutor().adapter;
+    let cache = caches.get(dialect);
+    if (!cache) caches.set(dialect, (cache = new Map()));
+    let built = cache.get(key);
+    if (!built) {
+      const query = build(db, variant, marked).compile();
+      const slots = query.parameters.map((p) => markerIndex(p, values.length));
+      const unbound = values.findIndex((_, i) => !slots.includes(i));
+      if (unbound >= 0)
+        throw new Error(`compiledPerShape: value ${unbound + 1} of ${values.length} is not bound in ${query.sql}`);
+      built = { query, slots };
+      if (cache.size < maxShapes) cache.set(key, built);
+    }
+    const { query, slots } = built;
+    const parameters = slots.map((s, i) => (s >= 0 ? values[s] : query.parameters[i]));
+    return (await db.executeQuery<R>({ ...query, parameters })).rows;
+  };
+}
+
+const MARKER = '\u0000compiled-value-';
+
+function markerIndex(p: unknown, count: number): number {
+  if (typeof p !== 'string' || !p.startsWith(MARKER)) return -1;
+  const i = Number(p.slice(MARKER.length, -1));
+  return Number.isInteger(i) && i < count ? i : -1;
+}
+
+/** `data` with each value replaced by its marker (its index in `values`), its shape written to `shape`. */
+function mark(data: Data, values: Leaf[], shape: string[]): Data {
+  if (Array.isArray(data)) {
+    shape.push('[');
+    const out = data.map((d) => mark(d, values, shape));
+    shape.push(']');
+    return out;
+  }
+  if (data !== null && typeof data === 'object') {
+    if (Object.getPrototypeOf(data) !== Object.prototype) throw new Error('compiledPerShape: data must be plain');
+    shape.push('{');
+    const out: Record<string, Data> = {};
+    for (const [k, v] of Object.entries(data)) {
+      if (v === undefined) continue;
+      shape.push(JSON.stringify(k), ':');
+      out[k] = mark(v, values, shape);
+    }
+    shape.push('}');
+    return out;
+  }
+  if (data === undefined || typeof data === 'function' || typeof data === 'symbol')
+    throw new Error('compiledPerShape: data must be plain');
+  shape.push('?');
+  values.push(data);
+  return `${MARKER}${values.length - 1}\u0000`;
+}

@@ -1,10 +1,11 @@
-import { sql, type ExpressionBuilder, type Insertable, type Kysely } from 'kysely';
+import { type Insertable, type Kysely } from 'kysely';
 import { isPostgres } from '../db/database.js';
 import { newId, nowIso } from '../db/ids.js';
 import { NOT_PLACED, providerFact, recordProviderFacts } from '../db/provider-facts.js';
 import { writeTransaction } from '../db/write-batch.js';
 import type { Database, LeadAttemptsTable } from '../db/tables.js';
 import { release, reserve, reserved, type CapSlot } from './caps.js';
+import { finishStatement, owned } from './finish-statement.js';
 import { saleAtDelivery } from './prices.js';
 import { callTimeoutMs } from './integrations/index.js';
 import type { LeadForPartner } from './integrations/types.js';
@@ -57,14 +58,6 @@ const outcomeOf = (l: {
 async function current(db: Db, id: string): Promise<DeliveryOutcome> {
   return outcomeOf((await loadLead(db, id))!);
 }
-
-/** The lead row, still pending and still ours (the lease is the fencing token). */
-const owned = (leadId: string, lease: string | null) => (eb: ExpressionBuilder<Database, 'leads'>) =>
-  eb.and([
-    eb('id', '=', leadId),
-    eb('status', '=', 'pending'),
-    lease === null ? eb('lease_until', 'is', null) : eb('lease_until', '=', lease),
-  ]);
 
 class LeaseLost extends Error {}
 
@@ -264,66 +257,19 @@ async function finishInOneStatement(
   skipped: Skip[],
 ): Promise<boolean> {
   const accepted = call.outcome === 'accepted';
-  const slots = reserved(c.slots);
-  const q = db
-    .with('a', (d) =>
-      d
-        .updateTable('lead_attempts')
-        .set(attemptAnswer(call))
-        .where('id', '=', attemptId)
-        .where('outcome', '=', 'in_flight')
-        .returning('lead_attempts.id'),
-    )
-    .with('l', (d) =>
-      d
-        .updateTable('leads')
-        .set(deliveredLead(c, call, costCents, skipped, lead.country))
-        .where(owned(lead.id, lease))
-        .where((eb) => eb.and([eb.val(accepted), eb.exists(eb.selectFrom('a').select('a.id'))]))
-        .returning('leads.id'),
-    )
-    // The provider's log: its facts, written where the lead was (nothing reads p either).
-    .with('p', (d) =>
-      d
-        .insertInto('provider_log_pending')
-        .columns(['traffic_provider_id', 'lead_id', 'kind', 'data', 'recorded_at', 'visible_at'])
-        .expression(
-          sql`select ${lead.traffic_provider_id}, l.id, f.kind, f.data, f.at, f.at from l cross join (values ${sql.join(
-            acceptedFacts(lead, costCents).map((f) => sql`(${f.kind}, ${f.data}, ${f.recorded_at})`),
-          )}) as f (kind, data, at)`,
-        )
-        .returning('provider_log_pending.id'),
-    )
-    // Nothing reads r: PostgreSQL runs every data-modifying CTE to completion all the same.
-    .with('r', (d) =>
-      d
-        .updateTable('cap_counters')
-        .set({ used: sql`used - 1` })
-        .where((eb) =>
-          eb.and([
-            eb.val(!accepted && slots.length > 0),
-            eb.or(
-              slots.length
-                ? slots.map((s) => eb.and([eb('scope', '=', s.scope), eb('period', '=', s.period)]))
-                : [eb.val(false)],
-            ),
-            eb('used', '>', 0),
-            eb.exists(eb.selectFrom('a').select('a.id')),
-          ]),
-        )
-        .returning('cap_counters.scope'),
-    )
-    .selectNoFrom((eb) => [
-      eb
-        .selectFrom('a')
-        .select((e) => e.fn.countAll<string>().as('n'))
-        .as('attempt'),
-      eb
-        .selectFrom('l')
-        .select((e) => e.fn.countAll<string>().as('n'))
-        .as('lead'),
-    ]);
-  const row = await q.executeTakeFirstOrThrow();
+  const slots = reserved(c.slots).map((s) => ({ scope: s.scope, period: s.period }));
+  const [row] = await finishStatement(db, '', {
+    attemptId,
+    answer: attemptAnswer(call),
+    leadId: lead.id,
+    lease,
+    delivered: deliveredLead(c, call, costCents, skipped, lead.country),
+    accepted,
+    providerId: lead.traffic_provider_id,
+    facts: acceptedFacts(lead, costCents).map((f) => ({ kind: f.kind, data: f.data, at: f.recorded_at })),
+    releasing: !accepted && slots.length > 0,
+    slots,
+  });
   if (Number(row.attempt) === 0) return false;
   return accepted ? Number(row.lead) > 0 : true;
 }

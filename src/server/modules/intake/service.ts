@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder, type InferResult, type Insertable, type Kysely } from 'kysely';
 import type { IntakeProvider } from '../../auth/machine-tokens.js';
-import { compiledOnce } from '../../db/compiled.js';
+import { compiledOnce, compiledPerShape } from '../../db/compiled.js';
 import { isPostgres, PREPARED, type DB } from '../../db/database.js';
 import { fromJson, jsonArrayFrom, jsonObjectFrom } from '../../db/json.js';
 import { newId } from '../../db/ids.js';
@@ -346,22 +346,36 @@ const receivedFact = (r: Insertable<LeadsTable> & { id: string; traffic_provider
 
 /**
  * PostgreSQL: the lead, its Idempotency-Key and its first attempt in one statement (one round
- * trip); the rows referring to the lead take its id from the lead's insert.
+ * trip); the rows referring to the lead take its id from the lead's insert. Built once per shape
+ * (its tables and columns: db/compiled.ts), as Kysely would otherwise build it for every lead.
  */
-async function insertInOneStatement(tx: Kysely<Database>, row: Insertable<LeadsTable>, referring: Referring[]) {
-  const db = tx as unknown as Kysely<any>; // the CTE's types do not follow a list built at run time
-  if (!referring.length) return db.insertInto('leads').values(row).execute();
-  const leadId = (eb: ExpressionBuilder<any, any>) => eb.selectFrom('l').select('l.id');
-  let q = db.with('l', (w) => w.insertInto('leads').values(row).returning('id'));
-  referring.slice(0, -1).forEach(([table, values], i) => {
-    q = q.with(`r${i}`, (w) => w.insertInto(table).values({ ...values, lead_id: leadId })) as unknown as typeof q;
+function insertInOneStatement(tx: Kysely<Database>, row: Insertable<LeadsTable>, referring: Referring[]) {
+  const tables = referring.map(([table]) => table);
+  return insertLeadWith(tx, tables.join(','), {
+    row,
+    referring: referring.map(([, { lead_id: _id, ...values }]) => values),
   });
-  const [table, values] = referring[referring.length - 1];
-  return q
-    .insertInto(table)
-    .values({ ...values, lead_id: leadId })
-    .execute();
 }
+
+const insertLeadWith = compiledPerShape(
+  (
+    tx: Kysely<Database>,
+    tables: string,
+    data: { row: Insertable<LeadsTable>; referring: Omit<Referring[1], 'lead_id'>[] },
+  ) => {
+    const db = tx as unknown as Kysely<any>; // the CTE's types do not follow a list built at run time
+    const names = tables ? (tables.split(',') as Referring[0][]) : [];
+    if (!names.length) return db.insertInto('leads').values(data.row);
+    const leadId = (eb: ExpressionBuilder<any, any>) => eb.selectFrom('l').select('l.id');
+    let q = db.with('l', (w) => w.insertInto('leads').values(data.row).returning('id'));
+    names.slice(0, -1).forEach((table, i) => {
+      q = q.with(`r${i}`, (w) =>
+        w.insertInto(table).values({ ...data.referring[i], lead_id: leadId }),
+      ) as unknown as typeof q;
+    });
+    return q.insertInto(names[names.length - 1]).values({ ...data.referring[names.length - 1], lead_id: leadId });
+  },
+);
 
 /** Forgets Idempotency-Keys recorded before `before` (ISO time); returns how many. */
 export async function purgeIdempotencyKeys(db: Kysely<Database>, before: string): Promise<number> {
