@@ -29,8 +29,8 @@ import {
 
 /** How long the claim holds the lead before the engine's own lease takes over (as redeliver). */
 const CLAIM_MS = 30_000;
-/** A job's lease: renewed every tick, taken over by another process when its holder stops. */
-const LEASE_MS = 30_000;
+/** A job's lease: renewed every tick and batch, taken over by another process when its holder stops. */
+const LEASE_MS = 10_000;
 /** Leads sent at once within a tick. */
 const PARALLEL = 8;
 
@@ -70,7 +70,13 @@ export class InjectionWorker {
 
   private async work(job: JobRow, now: number, signal?: AbortSignal) {
     const { db } = this.deps;
-    if (!(await takeLease(db, job.id, this.holder, iso(now), iso(now + LEASE_MS)))) return;
+    // The tick's clock plus the real time this tick has taken so far (a long tick keeps its lease).
+    const started = Date.now();
+    const lease = () => {
+      const at = now + (Date.now() - started);
+      return takeLease(db, job.id, this.holder, iso(at), iso(at + LEASE_MS));
+    };
+    if (!(await lease())) return;
     if (job.state === 'scheduled' && !(await setState(db, job.id, ['scheduled'], 'running', iso(now)))) return;
     const window =
       job.window === null ? null : (JSON.parse(job.window) as { time_zone: string; from: string; to: string });
@@ -86,7 +92,7 @@ export class InjectionWorker {
       skipOffered: !job.reoffer,
       injectionId: job.id,
     };
-    while (tokens >= 1 && !signal?.aborted) {
+    while (tokens >= 1 && !signal?.aborted && (await lease())) {
       const leads = await pendingLeads(db, job.id, Math.min(Math.floor(tokens), 500));
       if (!leads.length) break;
       // A skipped lead (no longer rejected or failed) costs no token; a stop (paused, cancelled) ends the tick.
