@@ -78,6 +78,11 @@ forEachDatabase('Re-injection jobs API', (engine) => {
     assert.deepEqual(fields(await create({ window: { time_zone: 'UTC', from: '09:00', to: '09:00' } })), ['window.to']);
     assert.ok(fields(await create({ window: { time_zone: 'UTC', from: '9am', to: '17:00' } }))[0].includes('from'));
     assert.ok(fields(await create({ start_at: 'tomorrow' }))[0].includes('start_at'));
+    assert.deepEqual(
+      fields(await create({ filter: { status: ['lost'] }, flow_id: 'nope', per_minute: 5 })),
+      ['filter.status', 'flow_id'],
+      'every bad field at once',
+    );
     assert.equal((await ta.db.selectFrom('injection_jobs').selectAll().execute()).length, 0);
   });
 

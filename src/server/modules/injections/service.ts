@@ -22,6 +22,7 @@ import {
   resetBucket,
   setState,
   skipPending,
+  type Counts,
   type JobRow,
 } from './queries.js';
 import type { CreateInjection, PreviewBody } from './schemas.js';
@@ -77,8 +78,8 @@ export async function previewInjection(db: DB, actor: Actor, body: Selection) {
 }
 
 /** Every bad target, pace, window or start named at once. */
-async function checkJob(db: DB, body: CreateBody, principal: Principal) {
-  const errors: FieldError[] = [];
+async function checkJob(db: DB, body: CreateBody, principal: Principal, earlier: FieldError[]) {
+  const errors: FieldError[] = [...earlier];
   const partnerScope = principal.scope.partnerIds;
   if (body.flow_id !== undefined && body.partner_ids !== undefined)
     errors.push({ field: 'partner_ids', message: 'must not be sent together with flow_id: choose a flow or partners' });
@@ -107,10 +108,7 @@ async function checkJob(db: DB, body: CreateBody, principal: Principal) {
   if (errors.length) invalid(errors);
 }
 
-export function injectionView(
-  job: JobRow,
-  counts: Awaited<ReturnType<typeof countsOf>> extends Map<string, infer C> ? C : never,
-) {
+export function injectionView(job: JobRow, counts: Counts) {
   return {
     id: job.id,
     state: job.state,
@@ -136,8 +134,16 @@ async function view(db: DB, job: JobRow) {
 /** POST /api/injections: the job and its leads (chosen now, once), audited with who, what and how many. */
 export async function createInjection(db: DB, actor: Actor, body: CreateBody) {
   const principal = principalOf(actor);
-  const f = selectionFilter(body, principal);
-  await checkJob(db, body, principal);
+  // Every bad field at once: the selection's and the job's.
+  let f: LeadFilter | null = null;
+  let selectionErrors: FieldError[] = [];
+  try {
+    f = selectionFilter(body, principal);
+  } catch (err) {
+    if (!(err instanceof HttpProblem && err.errors)) throw err;
+    selectionErrors = err.errors;
+  }
+  await checkJob(db, body, principal, selectionErrors);
   const now = nowIso();
   const startAt = body.start_at === undefined ? null : new Date(body.start_at).toISOString();
   const selection = body.filter ?? { lead_ids: body.lead_ids!.length };
@@ -161,7 +167,7 @@ export async function createInjection(db: DB, actor: Actor, body: CreateBody) {
     lease_holder: null,
     lease_until: null,
   };
-  const leads = await matchingLeadIds(db, f);
+  const leads = await matchingLeadIds(db, f!);
   await db.transaction().execute(async (tx) => {
     await insertJob(tx, job);
     job.total = await insertItems(tx, job.id, leads);
