@@ -51,7 +51,7 @@ import campaignsRoutes from './modules/campaigns/routes.js';
 import flowsRoutes from './modules/flows/routes.js';
 import leadsRoutes from './modules/leads/routes.js';
 import injectionRoutes from './modules/injections/routes.js';
-import { InjectionWorker } from './modules/injections/worker.js';
+import { injectionRoute, InjectionWorker } from './modules/injections/worker.js';
 import analyticsRoutes from './modules/analytics/routes.js';
 import intakeRoutes from './modules/intake/routes.js';
 import postbackRoutes from './modules/postbacks/routes.js';
@@ -168,7 +168,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   installAuth(app);
   await installOpenApi(app, VERSION);
   const metrics = installMetrics(app); // before the routes: its onResponse hook times them all
-  installDistribution(app, { onPartnerCall: metrics.partnerCall });
+  installDistribution(app, { onPartnerCall: metrics.partnerCall, resumeRoute: (id) => injectionRoute(db, id) });
   const events = installEvents(app);
   installBackgroundWork(app, events);
 

@@ -58,6 +58,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .columns(['job_id', 'state', 'lead_id'])
     .execute();
   await db.schema.createIndex('injection_items_sent').on('injection_items').columns(['state']).execute();
+  // A lead's items (the recovery sweep asks whether a job is sending the lead it resumes).
+  await db.schema.createIndex('injection_items_lead').on('injection_items').columns(['lead_id', 'state']).execute();
 
   await db.schema.alterTable('lead_attempts').addColumn('injection_id', 'text').execute();
 }

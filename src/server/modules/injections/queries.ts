@@ -222,5 +222,15 @@ export const strandedItems = (db: DB, limit: number) =>
     .limit(limit)
     .execute();
 
+/** The job a lead is being sent for now (its item `sent`), if any. */
+export const jobSendingLead = (db: DB, leadId: string) =>
+  db
+    .selectFrom('injection_items as i')
+    .innerJoin('injection_jobs as j', 'j.id', 'i.job_id')
+    .select(['j.id', 'j.flow_id', 'j.partner_ids', 'j.reoffer'])
+    .where('i.lead_id', '=', leadId)
+    .where('i.state', '=', 'sent')
+    .executeTakeFirst();
+
 export const leadOutcome = (db: DB, id: string) =>
   db.selectFrom('leads').select(['status', 'reason', 'partner_id']).where('id', '=', id).executeTakeFirst();

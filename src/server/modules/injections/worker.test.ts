@@ -178,6 +178,33 @@ forEachDatabase('Re-injection worker', (engine) => {
     assert.match(report, /skipped,the job was cancelled/);
   });
 
+  test("a lead a crash left mid-job is resumed by the recovery sweep to the job's partners, its attempt marked", async (t) => {
+    // The lead's own flow has partner A; the job sends to partner B only.
+    const { ta, w, worker } = await setup(t, engine, [{ handler: accepting() }]);
+    const b = await makeWorld(t, ta, [{ handler: accepting() }]);
+    const [lead] = await rejectedLeads(ta, w, 1);
+    const { id } = await createJob(ta, { lead_ids: [lead], partner_ids: [b.partners[0].id], per_minute: 60 });
+    // As a process that died right after claiming it (item sent, lead pending), its claim run out.
+    await ta.db.updateTable('injection_items').set({ state: 'sent' }).where('job_id', '=', id).execute();
+    await ta.db
+      .updateTable('leads')
+      .set({ status: 'pending', lease_until: new Date(Date.now() - 1000).toISOString() })
+      .where('id', '=', lead)
+      .execute();
+    await ta.app.delivery.sweep();
+    assert.equal(received(w), 0, "the lead's own flow is not where the job sends it");
+    assert.equal(b.partners[0].server!.received.length, 1);
+    const attempts = await ta.db
+      .selectFrom('lead_attempts')
+      .select('injection_id')
+      .where('lead_id', '=', lead)
+      .execute();
+    assert.deepEqual(attempts, [{ injection_id: id }]);
+    await worker.tick(T0);
+    const j = await job(ta, id);
+    assert.deepEqual([j.delivered, j.state], [1, 'done']);
+  });
+
   test('an item a crash left sent is settled from its lead on the next tick; the lead is not sent again', async (t) => {
     const { ta, w, worker } = await setup(t, engine);
     const leads = await rejectedLeads(ta, w, 2);

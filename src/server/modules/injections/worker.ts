@@ -9,6 +9,7 @@ import {
   claimItem,
   dueJobs,
   hasItemsIn,
+  jobSendingLead,
   leadOutcome,
   pendingLeads,
   saveBucket,
@@ -87,11 +88,7 @@ export class InjectionWorker {
     const burst = Math.max(1, job.per_minute / 12);
     let tokens =
       job.tokens_at === null ? 1 : Math.min(burst, job.tokens + Math.max(0, now - Date.parse(job.tokens_at)) * perMs);
-    const override: RouteOverride = {
-      ...(job.flow_id ? { flowId: job.flow_id } : { partnerIds: JSON.parse(job.partner_ids!) as string[] }),
-      skipOffered: !job.reoffer,
-      injectionId: job.id,
-    };
+    const override = routeOf(job);
     while (tokens >= 1 && !signal?.aborted && (await lease())) {
       const leads = await pendingLeads(db, job.id, Math.min(Math.floor(tokens), 500));
       if (!leads.length) break;
@@ -145,6 +142,22 @@ export class InjectionWorker {
     for (const r of await strandedItems(this.deps.db, 500))
       await settleItem(this.deps.db, r.job_id, r.lead_id, 'sent', outcomeOf(r, now));
   }
+}
+
+/** Where a job sends its leads, as the engine takes it. */
+const routeOf = (job: Pick<JobRow, 'id' | 'flow_id' | 'partner_ids' | 'reoffer'>): RouteOverride => ({
+  ...(job.flow_id ? { flowId: job.flow_id } : { partnerIds: JSON.parse(job.partner_ids!) as string[] }),
+  skipOffered: !job.reoffer,
+  injectionId: job.id,
+});
+
+/**
+ * Where the recovery sweep resumes a lead a job was sending when its process died (DeliveryDeps
+ * resumeRoute, wired in app.ts): the job's flow or partners, its attempts marked; {} for any other lead.
+ */
+export async function injectionRoute(db: DB, leadId: string): Promise<RouteOverride> {
+  const job = await jobSendingLead(db, leadId);
+  return job ? routeOf(job) : {};
 }
 
 function outcomeOf(lead: { status: string; reason: string | null; partner_id: string | null }, now: number) {
