@@ -147,9 +147,10 @@ describe('loadConfig', () => {
       c.idempotencyPurgeIntervalMs,
       c.sqliteCheckpointIntervalMs,
       c.providerLogIntervalMs,
+      c.injectionIntervalMs,
     ];
-    assert.deepEqual(jobs(loadConfig({})), [1000, 15_000, 300_000, 3_600_000, 3_600_000, 250, 2000]);
-    assert.deepEqual(jobs(loadConfig({ EVENT_DISPATCH_INTERVAL_MS: '0' })), [0, 0, 0, 0, 3_600_000, 250, 0]);
+    assert.deepEqual(jobs(loadConfig({})), [1000, 15_000, 300_000, 3_600_000, 3_600_000, 250, 2000, 1000]);
+    assert.deepEqual(jobs(loadConfig({ EVENT_DISPATCH_INTERVAL_MS: '0' })), [0, 0, 0, 0, 3_600_000, 250, 0, 0]);
     assert.deepEqual(
       jobs(
         loadConfig({
@@ -157,9 +158,10 @@ describe('loadConfig', () => {
           STATUS_PULL_INTERVAL_MS: '60000',
           SQLITE_CHECKPOINT_INTERVAL_MS: '0',
           PROVIDER_LOG_INTERVAL_MS: '500',
+          INJECTION_INTERVAL_MS: '2000',
         }),
       ),
-      [0, 60_000, 0, 0, 3_600_000, 0, 500],
+      [0, 60_000, 0, 0, 3_600_000, 0, 500, 2000],
     );
     for (const name of [
       'STATUS_PULL_INTERVAL_MS',
@@ -168,6 +170,7 @@ describe('loadConfig', () => {
       'IDEMPOTENCY_PURGE_INTERVAL_MS',
       'SQLITE_CHECKPOINT_INTERVAL_MS',
       'PROVIDER_LOG_INTERVAL_MS',
+      'INJECTION_INTERVAL_MS',
     ]) {
       expectNamed({ [name]: 'hourly' }, name);
       expectNamed({ [name]: '99999999999' }, name);

@@ -537,6 +537,14 @@ forEachDatabase('OpenAPI document', (engine) => {
       `/api/portal/campaigns/${await insertCampaign(ta.db, pbProvider.id, null)}/docs`;
     urls['/api/portal/postbacks/deliveries/{deliveryId}'] = `/api/portal/postbacks/deliveries/${pbDelivery.id}`;
     ids['/api/webhooks/{id}'] = hook.id;
+    const injection = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/injections',
+      payload: { filter: {}, flow_id: docFlow.id, per_minute: 10 },
+    });
+    assert.equal(injection.statusCode, 201, injection.body);
+    ids['/api/injections/{id}'] = injection.json().id;
+    urls['/api/injections/{id}/report.csv'] = `/api/injections/${injection.json().id}/report.csv`;
     urls['/api/webhooks/{id}/deliveries'] = `/api/webhooks/${hook.id}/deliveries`;
     urls['/api/webhooks/{id}/deliveries/{deliveryId}'] = `/api/webhooks/${hook.id}/deliveries/${delivery.id}`;
     // A backup to list and download (SQLite only: on PostgreSQL the backup routes answer 409, tested in modules/hosting).

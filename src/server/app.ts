@@ -15,6 +15,7 @@ import { statusPullsJob } from './jobs/status-pulls.js';
 import { providerSilenceJob } from './jobs/provider-silence.js';
 import { idempotencyPurgeJob } from './jobs/idempotency-purge.js';
 import { providerLogJob } from './jobs/provider-log.js';
+import { injectionsJob } from './jobs/injections.js';
 import { chainDue, checkpointAll } from './modules/provider-log/chain.js';
 import { sqliteCheckpointJob } from './jobs/sqlite-checkpoint.js';
 import { postbackDestination } from './modules/provider-postbacks/destination.js';
@@ -49,6 +50,8 @@ import trafficProvidersRoutes from './modules/traffic-providers/routes.js';
 import campaignsRoutes from './modules/campaigns/routes.js';
 import flowsRoutes from './modules/flows/routes.js';
 import leadsRoutes from './modules/leads/routes.js';
+import injectionRoutes from './modules/injections/routes.js';
+import { injectionRoute, InjectionWorker } from './modules/injections/worker.js';
 import analyticsRoutes from './modules/analytics/routes.js';
 import intakeRoutes from './modules/intake/routes.js';
 import postbackRoutes from './modules/postbacks/routes.js';
@@ -165,7 +168,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   installAuth(app);
   await installOpenApi(app, VERSION);
   const metrics = installMetrics(app); // before the routes: its onResponse hook times them all
-  installDistribution(app, { onPartnerCall: metrics.partnerCall });
+  installDistribution(app, { onPartnerCall: metrics.partnerCall, resumeRoute: (id) => injectionRoute(db, id) });
   const events = installEvents(app);
   installBackgroundWork(app, events);
 
@@ -184,6 +187,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(campaignsRoutes);
   await app.register(flowsRoutes);
   await app.register(leadsRoutes);
+  await app.register(injectionRoutes);
   await app.register(analyticsRoutes);
   await app.register(intakeRoutes);
   await app.register(autologinRoutes);
@@ -223,6 +227,8 @@ function installBackgroundWork(app: App, { dispatcher, agent }: ReturnType<typeo
   jobs.add(statusPullsJob(puller, config.statusPullIntervalMs));
   jobs.add(providerSilenceJob(db, checkSilentProviders, config.providerSilenceIntervalMs));
   jobs.add(providerLogJob(db, { chain: chainDue, checkpointAll }, config.providerLogIntervalMs));
+  const injections = new InjectionWorker({ db, delivery: app.delivery, log: app.log });
+  jobs.add(injectionsJob(injections, config.injectionIntervalMs));
   jobs.add(idempotencyPurgeJob(db, purgeIdempotencyKeys, IDEMPOTENCY_TTL_MS, config.idempotencyPurgeIntervalMs));
   const checkpointer = checkpointerOf(db);
   if (checkpointer) jobs.add(sqliteCheckpointJob(checkpointer, config.sqliteCheckpointIntervalMs));

@@ -12,6 +12,7 @@ const Login = lazy(() => import('./screens/Login'));
 const Setup = lazy(() => import('./screens/Setup'));
 const ApiKeys = lazy(() => import('./screens/ApiKeys'));
 const Leads = lazy(() => import('./screens/leads/Leads'));
+const Injections = lazy(() => import('./screens/injections/Injections'));
 const FlowList = lazy(() => import('./screens/flows/FlowList'));
 const FlowEditor = lazy(() => import('./screens/flows/FlowEditor'));
 const CapUsage = lazy(() => import('./screens/caps/CapUsage'));
@@ -125,6 +126,7 @@ export function App() {
           <Route path="/analytics" element={<Analytics />} />
           <Route path="/settings/api" element={<ApiKeys />} />
           <Route path="/leads" element={<Leads />} />
+          <Route path="/leads/injections" element={<Injections />} />
           <Route path="/flows" element={<FlowList />} />
           <Route path="/flows/:id" element={<FlowEditor />} />
           <Route path="/caps" element={<CapUsage />} />

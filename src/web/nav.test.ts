@@ -17,4 +17,8 @@ test('a menu link lights on its page and the pages under it, the Overview only o
   assert.ok(!isActive('/flows', '/flowsx'));
   assert.ok(isActive('/', '/'));
   assert.ok(!isActive('/', '/leads'));
+  // A deeper link takes its own pages from the one above it.
+  assert.ok(isActive('/leads/injections', '/leads/injections'));
+  assert.ok(!isActive('/leads', '/leads/injections'));
+  assert.equal(pageTitle('/leads/injections'), 'Re-injection · Leadgate');
 });

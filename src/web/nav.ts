@@ -13,6 +13,7 @@ export const SECTIONS: { title: string | null; links: NavItem[] }[] = [
     links: [
       { to: '/', label: 'Overview', permission: 'analytics:view' },
       { to: '/leads', label: 'Leads', permission: 'leads:view' },
+      { to: '/leads/injections', label: 'Re-injection', permission: 'leads:edit' },
       { to: '/analytics', label: 'Analytics', permission: 'analytics:view' },
     ],
   },
@@ -46,8 +47,15 @@ export const SECTIONS: { title: string | null; links: NavItem[] }[] = [
 export const visible = (links: NavItem[], permissions: string[], admin = false) =>
   links.filter((l) => (!l.permission || permissions.includes(l.permission)) && (!l.adminOnly || admin));
 
-/** A link is active on its own page and on the pages under it (`/flows/123` lights "Flows"). */
-export const isActive = (to: string, path: string) => path === to || (to !== '/' && path.startsWith(`${to}/`));
+const under = (to: string, path: string) => path === to || (to !== '/' && path.startsWith(`${to}/`));
+
+/**
+ * A link is active on its own page and on the pages under it (`/flows/123` lights "Flows"), unless
+ * a link deeper down names that page itself (`/leads/injections` lights "Re-injection", not "Leads").
+ */
+export const isActive = (to: string, path: string) =>
+  under(to, path) &&
+  !SECTIONS.some((s) => s.links.some((l) => l.to.length > to.length && l.to.startsWith(to) && under(l.to, path)));
 
 /** The browser tab's title for a page: its menu entry's label (an editor takes its list's), "· Leadgate". */
 export function pageTitle(path: string): string {

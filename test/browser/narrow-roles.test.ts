@@ -64,7 +64,11 @@ async function world(t: Parameters<typeof startPartner>[0], api: ServerClient) {
 const ROLES: { name: string; permissions: string[]; nav: string[] }[] = [
   { name: 'Leads only', permissions: ['leads:view'], nav: ['Leads', 'API keys', 'Profile'] },
   { name: 'Leads and contacts', permissions: ['leads:view', 'leads:contacts'], nav: ['Leads', 'API keys', 'Profile'] },
-  { name: 'Lead editor', permissions: ['leads:view', 'leads:edit'], nav: ['Leads', 'API keys', 'Profile'] },
+  {
+    name: 'Lead editor',
+    permissions: ['leads:view', 'leads:edit'],
+    nav: ['Leads', 'Re-injection', 'API keys', 'Profile'],
+  },
   { name: 'Analytics only', permissions: ['analytics:view'], nav: ['Overview', 'Analytics', 'API keys', 'Profile'] },
   { name: 'Partners only', permissions: ['partners:view'], nav: ['Partners', 'API keys', 'Profile'] },
   { name: 'Flows only', permissions: ['flows:view'], nav: ['Flows', 'Cap usage', 'API keys', 'Profile'] },

@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 export const SCREENS = [
   '/',
   '/leads',
+  '/leads/injections',
   '/analytics',
   '/caps',
   '/flows',

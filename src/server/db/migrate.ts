@@ -27,6 +27,7 @@ import * as portalSubIds from './migrations/20261130T040000Z_portal_sub_ids.js';
 import * as providerRollup from './migrations/20261130T050000Z_provider_rollup.js';
 import * as providerCampaignStatistics from './migrations/20261130T060000Z_provider_campaign_statistics.js';
 import * as autologinLinks from './migrations/20261201T000000Z_autologin_links.js';
+import * as injections from './migrations/20261202T000000Z_injections.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -62,6 +63,7 @@ const migrations: [string, Migration][] = [
   ['20261130T050000Z_provider_rollup', providerRollup],
   ['20261130T060000Z_provider_campaign_statistics', providerCampaignStatistics],
   ['20261201T000000Z_autologin_links', autologinLinks],
+  ['20261202T000000Z_injections', injections],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

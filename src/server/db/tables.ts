@@ -305,6 +305,43 @@ export interface LeadAttemptsTable {
   outcome: AttemptOutcome;
   reason: string | null;
   response_excerpt: string | null;
+  /** The re-injection job that made this attempt (modules/injections), or null. */
+  injection_id: string | null;
+}
+
+export type InjectionState = 'scheduled' | 'running' | 'paused' | 'cancelled' | 'done';
+export type InjectionItemState = 'pending' | 'sent' | 'delivered' | 'refused' | 'skipped';
+
+/** A re-injection job (modules/injections). */
+export interface InjectionJobsTable {
+  id: string;
+  state: InjectionState;
+  flow_id: string | null;
+  partner_ids: string | null; // JSON array
+  per_minute: number;
+  start_at: string | null;
+  window: string | null; // JSON {time_zone, from, to}
+  reoffer: number;
+  selection: string; // JSON
+  total: number;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+  tokens: number;
+  tokens_at: string | null;
+  lease_holder: string | null;
+  lease_until: string | null;
+}
+
+/** One lead of a re-injection job, chosen when the job was created. */
+export interface InjectionItemsTable {
+  job_id: string;
+  lead_id: string;
+  state: InjectionItemState;
+  reason: string | null;
+  partner_id: string | null;
+  at: string | null;
 }
 
 export interface CapCountersTable {
@@ -514,6 +551,8 @@ export interface Database {
   autologin_links: AutologinLinksTable;
   autologin_opens: AutologinOpensTable;
   lead_attempts: LeadAttemptsTable;
+  injection_jobs: InjectionJobsTable;
+  injection_items: InjectionItemsTable;
   cap_counters: CapCountersTable;
   intake_requests: IntakeRequestsTable;
   events: EventsTable;

@@ -68,6 +68,7 @@ const inFlightAttempt = (
   leadId: string,
   c: Candidate,
   attemptNo: number,
+  injectionId: string | null = null,
 ): Insertable<LeadAttemptsTable> & { id: string } => ({
   id: newId(),
   lead_id: leadId,
@@ -79,6 +80,7 @@ const inFlightAttempt = (
   outcome: 'in_flight',
   reason: null,
   response_excerpt: null,
+  ...(injectionId ? { injection_id: injectionId } : {}),
 });
 
 /** How long the lead must stay leased for a call to candidate `c` from `now`, and its answer recorded. */
@@ -99,13 +101,14 @@ async function startAttempt(
   attemptNo: number,
   lease: string | null,
   newFlowId: string | null,
+  injectionId: string | null = null,
 ): Promise<Started> {
   const needed = Date.now() + callTimeoutMs(c.integration) + LEASE_MARGIN_MS;
   // A lease that still runs past this call's deadline needs no push, and proves ownership by
   // itself: the sweep only takes leads whose lease has run out. (Intake's first lease usually
   // covers the first call: one write less per lead.)
   const covered = lease !== null && !newFlowId && Date.parse(lease) > needed;
-  const inFlight = () => inFlightAttempt(lead.id, c, attemptNo);
+  const inFlight = () => inFlightAttempt(lead.id, c, attemptNo, injectionId);
   // PostgreSQL, no cap to reserve and nothing to push: the insert alone, one round trip instead
   // of three (SQLite shares its commits between leads instead: write-batch.ts).
   if (covered && !c.slots.length && isPostgres(db)) {
@@ -353,7 +356,7 @@ async function offer(
     } else {
       // Only a change of flow_id is written: an update of it touches the analytics rollup rows.
       const newFlowId = route.flowId !== null && route.flowId !== lead.flow_id ? route.flowId : null;
-      const s = await startAttempt(db, lead, c, attemptNo + 1, lease, newFlowId);
+      const s = await startAttempt(db, lead, c, attemptNo + 1, lease, newFlowId, p.injectionId ?? null);
       if (s.kind === 'lost') return current(db, lead.id);
       if (s.kind === 'full') {
         // Filled up by concurrent leads since the plan read the caps: skipped, not an attempt.

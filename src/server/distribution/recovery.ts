@@ -57,7 +57,8 @@ export async function recoverStale(runner: Deliverer): Promise<{ resumed: number
     if (!inFlight) {
       resumed++;
       // The runner logs an internal error; the lease then runs out again and a later sweep retries.
-      await runner.run(lead.id, { resume: true }).catch(() => {});
+      const route = (await runner.deps.resumeRoute?.(lead.id)) ?? {};
+      await runner.run(lead.id, { ...route, resume: true }).catch(() => {});
       return;
     }
     const reason =

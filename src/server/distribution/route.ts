@@ -19,8 +19,14 @@ export interface RouteOverride {
   flowId?: string;
   /** Offer the lead to this one partner only (redeliver). */
   partnerId?: string;
+  /** Offer the lead to these partners, in this order (a re-injection job); at most one attempt each. */
+  partnerIds?: string[];
   /** Resuming after a crash: skip partners this lead was already offered to. */
   resume?: boolean;
+  /** Skip partners this lead was ever offered (a re-injection job without reoffer); the calls are not counted. */
+  skipOffered?: boolean;
+  /** The re-injection job this delivery is made for: its attempts carry the id. */
+  injectionId?: string;
 }
 
 const LEAD_COLUMNS = [
@@ -268,6 +274,20 @@ async function resolveRoute(db: Db, lead: LeadRow, override: RouteOverride): Pro
     if (!p) return `Partner ${override.partnerId} does not exist`;
     return { flowId: null, maxAttempts: 1, candidates: [candidate(p, null)] };
   }
+  if (override.partnerIds) {
+    const rows = await db
+      .selectFrom('partners')
+      .select(PARTNER_COLUMNS)
+      .where('id', 'in', override.partnerIds)
+      .execute();
+    const byId = new Map(rows.map((p) => [p.id, p]));
+    const candidates = override.partnerIds.flatMap((id, i) => {
+      const p = byId.get(id);
+      return p ? [{ ...candidate(p, null), priority: i + 1 }] : [];
+    });
+    if (!candidates.length) return 'None of the chosen partners exists';
+    return { flowId: null, maxAttempts: candidates.length, candidates };
+  }
   return leadRoute(lead, override.flowId ?? lead.flow_id ?? lead.campaign_flow_id);
 }
 
@@ -336,18 +356,26 @@ export interface Plan {
   /** Partners passed over, with why. */
   skipped: Skip[];
   order: Candidate[];
+  /** The re-injection job this delivery is made for (its attempts carry the id), or null. */
+  injectionId?: string | null;
 }
 
 /** What a delivered lead costs: its campaign's CPL payout for the lead's country, or null. */
 const costOf = (lead: LeadRow): number | null => priceFor(parsePrice(lead.payout), 'cpl', lead.country);
 
 /** Candidates that may take a lead from `country` at `now`, caps aside (their cap slots filled in), and the others with why. */
-export function eligibility(route: Route, country: string, offered: Set<string>, now: number) {
+export function eligibility(
+  route: Route,
+  country: string,
+  offered: Set<string>,
+  now: number,
+  offeredReason = 'already offered before an interruption',
+) {
   const skipped: Skip[] = [];
   const eligible: Candidate[] = [];
   for (const c of route.candidates) {
     const why = offered.has(c.partner.id)
-      ? { verdict: 'already_offered' as const, reason: 'already offered before an interruption' }
+      ? { verdict: 'already_offered' as const, reason: offeredReason }
       : refusal(c, country, now);
     if (why) {
       skipped.push(skip(c, why.verdict, why.reason));
@@ -377,20 +405,29 @@ export async function plan(db: Db, lead: LeadRow, override: RouteOverride): Prom
   const route = await resolveRoute(db, lead, override);
   if (typeof route === 'string') return { reject: route };
   // A resumed delivery continues the interrupted one: partners offered are skipped, and their
-  // calls count toward max_attempts.
-  const prior = override.resume
-    ? await db.selectFrom('lead_attempts').select('partner_id').where('lead_id', '=', lead.id).execute()
-    : [];
-  const { eligible, skipped } = eligibility(route, lead.country, new Set(prior.map((a) => a.partner_id)), Date.now());
+  // calls count toward max_attempts. A re-injection skips every partner ever offered the lead
+  // (unless it re-offers), and starts a count of its own.
+  const prior =
+    override.resume || override.skipOffered
+      ? await db.selectFrom('lead_attempts').select('partner_id').where('lead_id', '=', lead.id).execute()
+      : [];
+  const { eligible, skipped } = eligibility(
+    route,
+    lead.country,
+    new Set(prior.map((a) => a.partner_id)),
+    Date.now(),
+    override.resume ? undefined : 'already offered this lead before',
+  );
   const open = await withRoom(db, eligible, skipped);
   return {
     lead,
     route,
     costCents: costOf(lead),
     attemptNo: Number(lead.last_attempt ?? 0),
-    calls: prior.length,
+    calls: override.resume ? prior.length : 0,
     skipped,
     order: tryOrder(open),
+    injectionId: override.injectionId ?? null,
   };
 }
 

@@ -63,7 +63,7 @@ declare module 'fastify' {
 }
 
 /** app.delivery; close() drains deliveries (the sweep is the delivery-recovery job). */
-export function installDistribution(app: App, opts: Pick<DeliveryDeps, 'onPartnerCall'> = {}) {
+export function installDistribution(app: App, opts: Pick<DeliveryDeps, 'onPartnerCall' | 'resumeRoute'> = {}) {
   const runner = new DeliveryRunner({
     db: app.db,
     log: app.log,

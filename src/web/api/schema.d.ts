@@ -577,6 +577,162 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/injections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Re-injection jobs, newest first, with their progress
+         * @description Access: needs the `leads:edit` permission (key scope and role).
+         */
+        get: operations["listInjections"];
+        put?: never;
+        /**
+         * Re-send stored leads to a flow or to partners, at a pace, as a durable job
+         * @description The leads are chosen once, now (by the Leads filters or by ids), so the job holds a fixed set. The worker sends `per_minute` of them a minute from `start_at`, only inside `window`, each through the routing engine as a redelivery (caps, working hours, deals), never to a partner that was offered the lead before unless `reoffer`. A lead that is no longer rejected or failed when its turn comes is skipped with why. Each new attempt carries the job's id (getLead: attempts[].injection_id). Audited (injection.created: who, the selection, how many). A role limited to some traffic providers or partners selects only leads in its scope, sends only to its partners (partner_ids) and sees only its own jobs.
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        post: operations["createInjection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/injections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One re-injection job and its progress
+         * @description Access: needs the `leads:edit` permission (key scope and role).
+         */
+        get: operations["getInjection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/injections/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a job; its leads not sent yet are skipped
+         * @description Answers the job, now cancelled; 409 naming its state when the step does not apply. Audited.
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        post: operations["cancelInjection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/injections/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a job (a scheduled or running one); no lead is sent from the next tick on
+         * @description Answers the job, now paused; 409 naming its state when the step does not apply. Audited.
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        post: operations["pauseInjection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/injections/{id}/report.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a job's per-lead report as CSV
+         * @description One row per lead of the job (UTF-8, RFC 4180, CRLF line ends): lead_id, state (pending, sent, delivered, refused, skipped), reason, partner_id, partner_name (who took it), at. No contacts: a reason quoting them is masked.
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        get: operations["getInjectionReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/injections/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused job
+         * @description Answers the job, now running (scheduled while its start_at is ahead); 409 naming its state when the step does not apply. Audited.
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        post: operations["resumeInjection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/injections/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * How many leads a re-injection job would hold
+         * @description The count of leads the selection names now (a filter that matches nothing: 0). A role limited to some traffic providers or partners selects only leads in its scope, sends only to its partners (partner_ids) and sees only its own jobs.
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        post: operations["previewInjection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/intake/leads": {
         parameters: {
             query?: never;
@@ -6906,6 +7062,1569 @@ export interface operations {
             };
         };
     };
+    listInjections: {
+        parameters: {
+            query?: {
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+                /** @description Page size (1–500, default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: string | null;
+                            /** @description Sent and taken by a partner */
+                            delivered: number;
+                            finished_at: string | null;
+                            flow_id: string | null;
+                            id: string;
+                            /** @description Not sent yet */
+                            left: number;
+                            partner_ids: string[] | null;
+                            per_minute: number;
+                            /** @description Sent and taken by no partner */
+                            refused: number;
+                            reoffer: boolean;
+                            /** @description The filter the leads were chosen by, or {"lead_ids": n} */
+                            selection: {
+                                /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                                autologin_opened?: boolean;
+                                /** @description Only leads of this campaign (id) */
+                                campaign_id?: string;
+                                /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
+                                country?: string[];
+                                /** @description From this day (YYYY-MM-DD, in `timezone`) or this instant (ISO 8601 date-time with Z or an offset), inclusive */
+                                date_from?: string;
+                                /** @description Up to this day, inclusive (YYYY-MM-DD, in `timezone`), or up to this instant, exclusive (ISO 8601 date-time with Z or an offset) */
+                                date_to?: string;
+                                /**
+                                 * @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out.
+                                 * @default registration
+                                 * @enum {string}
+                                 */
+                                date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                                /** @description Only leads of this flow (id) */
+                                flow_id?: string;
+                                /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
+                                id?: string[];
+                                /** @description true: only leads with an FTD; false: only leads without */
+                                is_ftd?: boolean;
+                                /** @description Chosen by id: how many ids were sent */
+                                lead_ids?: number;
+                                /**
+                                 * @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index.
+                                 * @default desc
+                                 * @enum {string}
+                                 */
+                                order: "desc" | "asc";
+                                /** @description Only leads of this partner (id) */
+                                partner_id?: string;
+                                /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
+                                q?: string;
+                                /** @description The partner's sale status, exactly */
+                                sale_status?: string;
+                                /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                                status?: string[];
+                                /** @description sub_id1 equals this exactly */
+                                sub_id1?: string;
+                                /** @description sub_id2 equals this exactly */
+                                sub_id2?: string;
+                                /** @description sub_id3 equals this exactly */
+                                sub_id3?: string;
+                                /** @description sub_id4 equals this exactly */
+                                sub_id4?: string;
+                                /** @description sub_id5 equals this exactly */
+                                sub_id5?: string;
+                                /** @description IANA time zone the dates are days in (e.g. Europe/Berlin); default: the operator's own */
+                                timezone?: string;
+                                /** @description Only leads of this traffic provider (id) */
+                                traffic_provider_id?: string;
+                            };
+                            /** @description Leads sent to the engine so far (delivered + refused + in flight) */
+                            sent: number;
+                            /** @description Not sent: no longer rejected or failed, or the job was cancelled (see the report for why) */
+                            skipped: number;
+                            start_at: string | null;
+                            /**
+                             * @description scheduled: waiting for start_at; done: every lead sent or skipped
+                             * @enum {string}
+                             */
+                            state: "scheduled" | "running" | "paused" | "cancelled" | "done";
+                            /** @description Leads in the job, chosen when it was created */
+                            total: number;
+                            /** Format: date-time */
+                            updated_at: string;
+                            window: {
+                                /** @description 24-hour HH:MM */
+                                from: string;
+                                /** @description IANA time zone, e.g. Europe/Berlin */
+                                time_zone: string;
+                                /** @description 24-hour HH:MM */
+                                to: string;
+                            } | null;
+                        }[];
+                        /** @description Pass as cursor= for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createInjection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Exactly one of filter and lead_ids, and exactly one of flow_id and partner_ids */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The leads chosen by the Leads filters: the query parameters of searchLeads (status, country, dates, campaign…), as JSON values */
+                    filter?: {
+                        /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                        autologin_opened?: boolean;
+                        /** @description Only leads of this campaign (id) */
+                        campaign_id?: string;
+                        /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
+                        country?: string[];
+                        /** @description From this day (YYYY-MM-DD, in `timezone`) or this instant (ISO 8601 date-time with Z or an offset), inclusive */
+                        date_from?: string;
+                        /** @description Up to this day, inclusive (YYYY-MM-DD, in `timezone`), or up to this instant, exclusive (ISO 8601 date-time with Z or an offset) */
+                        date_to?: string;
+                        /**
+                         * @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out.
+                         * @default registration
+                         * @enum {string}
+                         */
+                        date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                        /** @description Only leads of this flow (id) */
+                        flow_id?: string;
+                        /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
+                        id?: string[];
+                        /** @description true: only leads with an FTD; false: only leads without */
+                        is_ftd?: boolean;
+                        /**
+                         * @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index.
+                         * @default desc
+                         * @enum {string}
+                         */
+                        order: "desc" | "asc";
+                        /** @description Only leads of this partner (id) */
+                        partner_id?: string;
+                        /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
+                        q?: string;
+                        /** @description The partner's sale status, exactly */
+                        sale_status?: string;
+                        /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                        status?: string[];
+                        /** @description sub_id1 equals this exactly */
+                        sub_id1?: string;
+                        /** @description sub_id2 equals this exactly */
+                        sub_id2?: string;
+                        /** @description sub_id3 equals this exactly */
+                        sub_id3?: string;
+                        /** @description sub_id4 equals this exactly */
+                        sub_id4?: string;
+                        /** @description sub_id5 equals this exactly */
+                        sub_id5?: string;
+                        /** @description IANA time zone the dates are days in (e.g. Europe/Berlin); default: the operator's own */
+                        timezone?: string;
+                        /** @description Only leads of this traffic provider (id) */
+                        traffic_provider_id?: string;
+                    };
+                    /** @description Send the leads through this flow (not archived) */
+                    flow_id?: string;
+                    /** @description The leads chosen by id (up to 10000); ids that name no lead you may read are left out */
+                    lead_ids?: string[];
+                    /** @description Or offer each lead to these partners (not archived), in this order, until one takes it */
+                    partner_ids?: string[];
+                    /**
+                     * Format: int32
+                     * @description Leads sent per minute
+                     */
+                    per_minute: number;
+                    /**
+                     * @description Also offer a lead to partners that were offered it before (default: never)
+                     * @default false
+                     */
+                    reoffer: boolean;
+                    /**
+                     * Format: date-time
+                     * @description Not before this instant (default: now)
+                     */
+                    start_at?: string;
+                    /**
+                     * InjectionWindow
+                     * @description Leads are sent only from `from` to `to` (local time in time_zone, every day); to < from spans midnight
+                     */
+                    window?: {
+                        /** @description 24-hour HH:MM */
+                        from: string;
+                        /** @description IANA time zone, e.g. Europe/Berlin */
+                        time_zone: string;
+                        /** @description 24-hour HH:MM */
+                        to: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        created_by: string | null;
+                        /** @description Sent and taken by a partner */
+                        delivered: number;
+                        finished_at: string | null;
+                        flow_id: string | null;
+                        id: string;
+                        /** @description Not sent yet */
+                        left: number;
+                        partner_ids: string[] | null;
+                        per_minute: number;
+                        /** @description Sent and taken by no partner */
+                        refused: number;
+                        reoffer: boolean;
+                        /** @description The filter the leads were chosen by, or {"lead_ids": n} */
+                        selection: {
+                            /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                            autologin_opened?: boolean;
+                            /** @description Only leads of this campaign (id) */
+                            campaign_id?: string;
+                            /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
+                            country?: string[];
+                            /** @description From this day (YYYY-MM-DD, in `timezone`) or this instant (ISO 8601 date-time with Z or an offset), inclusive */
+                            date_from?: string;
+                            /** @description Up to this day, inclusive (YYYY-MM-DD, in `timezone`), or up to this instant, exclusive (ISO 8601 date-time with Z or an offset) */
+                            date_to?: string;
+                            /**
+                             * @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out.
+                             * @default registration
+                             * @enum {string}
+                             */
+                            date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                            /** @description Only leads of this flow (id) */
+                            flow_id?: string;
+                            /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
+                            id?: string[];
+                            /** @description true: only leads with an FTD; false: only leads without */
+                            is_ftd?: boolean;
+                            /** @description Chosen by id: how many ids were sent */
+                            lead_ids?: number;
+                            /**
+                             * @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index.
+                             * @default desc
+                             * @enum {string}
+                             */
+                            order: "desc" | "asc";
+                            /** @description Only leads of this partner (id) */
+                            partner_id?: string;
+                            /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
+                            q?: string;
+                            /** @description The partner's sale status, exactly */
+                            sale_status?: string;
+                            /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                            status?: string[];
+                            /** @description sub_id1 equals this exactly */
+                            sub_id1?: string;
+                            /** @description sub_id2 equals this exactly */
+                            sub_id2?: string;
+                            /** @description sub_id3 equals this exactly */
+                            sub_id3?: string;
+                            /** @description sub_id4 equals this exactly */
+                            sub_id4?: string;
+                            /** @description sub_id5 equals this exactly */
+                            sub_id5?: string;
+                            /** @description IANA time zone the dates are days in (e.g. Europe/Berlin); default: the operator's own */
+                            timezone?: string;
+                            /** @description Only leads of this traffic provider (id) */
+                            traffic_provider_id?: string;
+                        };
+                        /** @description Leads sent to the engine so far (delivered + refused + in flight) */
+                        sent: number;
+                        /** @description Not sent: no longer rejected or failed, or the job was cancelled (see the report for why) */
+                        skipped: number;
+                        start_at: string | null;
+                        /**
+                         * @description scheduled: waiting for start_at; done: every lead sent or skipped
+                         * @enum {string}
+                         */
+                        state: "scheduled" | "running" | "paused" | "cancelled" | "done";
+                        /** @description Leads in the job, chosen when it was created */
+                        total: number;
+                        /** Format: date-time */
+                        updated_at: string;
+                        window: {
+                            /** @description 24-hour HH:MM */
+                            from: string;
+                            /** @description IANA time zone, e.g. Europe/Berlin */
+                            time_zone: string;
+                            /** @description 24-hour HH:MM */
+                            to: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInjection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        created_by: string | null;
+                        /** @description Sent and taken by a partner */
+                        delivered: number;
+                        finished_at: string | null;
+                        flow_id: string | null;
+                        id: string;
+                        /** @description Not sent yet */
+                        left: number;
+                        partner_ids: string[] | null;
+                        per_minute: number;
+                        /** @description Sent and taken by no partner */
+                        refused: number;
+                        reoffer: boolean;
+                        /** @description The filter the leads were chosen by, or {"lead_ids": n} */
+                        selection: {
+                            /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                            autologin_opened?: boolean;
+                            /** @description Only leads of this campaign (id) */
+                            campaign_id?: string;
+                            /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
+                            country?: string[];
+                            /** @description From this day (YYYY-MM-DD, in `timezone`) or this instant (ISO 8601 date-time with Z or an offset), inclusive */
+                            date_from?: string;
+                            /** @description Up to this day, inclusive (YYYY-MM-DD, in `timezone`), or up to this instant, exclusive (ISO 8601 date-time with Z or an offset) */
+                            date_to?: string;
+                            /**
+                             * @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out.
+                             * @default registration
+                             * @enum {string}
+                             */
+                            date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                            /** @description Only leads of this flow (id) */
+                            flow_id?: string;
+                            /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
+                            id?: string[];
+                            /** @description true: only leads with an FTD; false: only leads without */
+                            is_ftd?: boolean;
+                            /** @description Chosen by id: how many ids were sent */
+                            lead_ids?: number;
+                            /**
+                             * @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index.
+                             * @default desc
+                             * @enum {string}
+                             */
+                            order: "desc" | "asc";
+                            /** @description Only leads of this partner (id) */
+                            partner_id?: string;
+                            /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
+                            q?: string;
+                            /** @description The partner's sale status, exactly */
+                            sale_status?: string;
+                            /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                            status?: string[];
+                            /** @description sub_id1 equals this exactly */
+                            sub_id1?: string;
+                            /** @description sub_id2 equals this exactly */
+                            sub_id2?: string;
+                            /** @description sub_id3 equals this exactly */
+                            sub_id3?: string;
+                            /** @description sub_id4 equals this exactly */
+                            sub_id4?: string;
+                            /** @description sub_id5 equals this exactly */
+                            sub_id5?: string;
+                            /** @description IANA time zone the dates are days in (e.g. Europe/Berlin); default: the operator's own */
+                            timezone?: string;
+                            /** @description Only leads of this traffic provider (id) */
+                            traffic_provider_id?: string;
+                        };
+                        /** @description Leads sent to the engine so far (delivered + refused + in flight) */
+                        sent: number;
+                        /** @description Not sent: no longer rejected or failed, or the job was cancelled (see the report for why) */
+                        skipped: number;
+                        start_at: string | null;
+                        /**
+                         * @description scheduled: waiting for start_at; done: every lead sent or skipped
+                         * @enum {string}
+                         */
+                        state: "scheduled" | "running" | "paused" | "cancelled" | "done";
+                        /** @description Leads in the job, chosen when it was created */
+                        total: number;
+                        /** Format: date-time */
+                        updated_at: string;
+                        window: {
+                            /** @description 24-hour HH:MM */
+                            from: string;
+                            /** @description IANA time zone, e.g. Europe/Berlin */
+                            time_zone: string;
+                            /** @description 24-hour HH:MM */
+                            to: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelInjection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        created_by: string | null;
+                        /** @description Sent and taken by a partner */
+                        delivered: number;
+                        finished_at: string | null;
+                        flow_id: string | null;
+                        id: string;
+                        /** @description Not sent yet */
+                        left: number;
+                        partner_ids: string[] | null;
+                        per_minute: number;
+                        /** @description Sent and taken by no partner */
+                        refused: number;
+                        reoffer: boolean;
+                        /** @description The filter the leads were chosen by, or {"lead_ids": n} */
+                        selection: {
+                            /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                            autologin_opened?: boolean;
+                            /** @description Only leads of this campaign (id) */
+                            campaign_id?: string;
+                            /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
+                            country?: string[];
+                            /** @description From this day (YYYY-MM-DD, in `timezone`) or this instant (ISO 8601 date-time with Z or an offset), inclusive */
+                            date_from?: string;
+                            /** @description Up to this day, inclusive (YYYY-MM-DD, in `timezone`), or up to this instant, exclusive (ISO 8601 date-time with Z or an offset) */
+                            date_to?: string;
+                            /**
+                             * @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out.
+                             * @default registration
+                             * @enum {string}
+                             */
+                            date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                            /** @description Only leads of this flow (id) */
+                            flow_id?: string;
+                            /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
+                            id?: string[];
+                            /** @description true: only leads with an FTD; false: only leads without */
+                            is_ftd?: boolean;
+                            /** @description Chosen by id: how many ids were sent */
+                            lead_ids?: number;
+                            /**
+                             * @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index.
+                             * @default desc
+                             * @enum {string}
+                             */
+                            order: "desc" | "asc";
+                            /** @description Only leads of this partner (id) */
+                            partner_id?: string;
+                            /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
+                            q?: string;
+                            /** @description The partner's sale status, exactly */
+                            sale_status?: string;
+                            /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                            status?: string[];
+                            /** @description sub_id1 equals this exactly */
+                            sub_id1?: string;
+                            /** @description sub_id2 equals this exactly */
+                            sub_id2?: string;
+                            /** @description sub_id3 equals this exactly */
+                            sub_id3?: string;
+                            /** @description sub_id4 equals this exactly */
+                            sub_id4?: string;
+                            /** @description sub_id5 equals this exactly */
+                            sub_id5?: string;
+                            /** @description IANA time zone the dates are days in (e.g. Europe/Berlin); default: the operator's own */
+                            timezone?: string;
+                            /** @description Only leads of this traffic provider (id) */
+                            traffic_provider_id?: string;
+                        };
+                        /** @description Leads sent to the engine so far (delivered + refused + in flight) */
+                        sent: number;
+                        /** @description Not sent: no longer rejected or failed, or the job was cancelled (see the report for why) */
+                        skipped: number;
+                        start_at: string | null;
+                        /**
+                         * @description scheduled: waiting for start_at; done: every lead sent or skipped
+                         * @enum {string}
+                         */
+                        state: "scheduled" | "running" | "paused" | "cancelled" | "done";
+                        /** @description Leads in the job, chosen when it was created */
+                        total: number;
+                        /** Format: date-time */
+                        updated_at: string;
+                        window: {
+                            /** @description 24-hour HH:MM */
+                            from: string;
+                            /** @description IANA time zone, e.g. Europe/Berlin */
+                            time_zone: string;
+                            /** @description 24-hour HH:MM */
+                            to: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    pauseInjection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        created_by: string | null;
+                        /** @description Sent and taken by a partner */
+                        delivered: number;
+                        finished_at: string | null;
+                        flow_id: string | null;
+                        id: string;
+                        /** @description Not sent yet */
+                        left: number;
+                        partner_ids: string[] | null;
+                        per_minute: number;
+                        /** @description Sent and taken by no partner */
+                        refused: number;
+                        reoffer: boolean;
+                        /** @description The filter the leads were chosen by, or {"lead_ids": n} */
+                        selection: {
+                            /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                            autologin_opened?: boolean;
+                            /** @description Only leads of this campaign (id) */
+                            campaign_id?: string;
+                            /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
+                            country?: string[];
+                            /** @description From this day (YYYY-MM-DD, in `timezone`) or this instant (ISO 8601 date-time with Z or an offset), inclusive */
+                            date_from?: string;
+                            /** @description Up to this day, inclusive (YYYY-MM-DD, in `timezone`), or up to this instant, exclusive (ISO 8601 date-time with Z or an offset) */
+                            date_to?: string;
+                            /**
+                             * @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out.
+                             * @default registration
+                             * @enum {string}
+                             */
+                            date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                            /** @description Only leads of this flow (id) */
+                            flow_id?: string;
+                            /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
+                            id?: string[];
+                            /** @description true: only leads with an FTD; false: only leads without */
+                            is_ftd?: boolean;
+                            /** @description Chosen by id: how many ids were sent */
+                            lead_ids?: number;
+                            /**
+                             * @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index.
+                             * @default desc
+                             * @enum {string}
+                             */
+                            order: "desc" | "asc";
+                            /** @description Only leads of this partner (id) */
+                            partner_id?: string;
+                            /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
+                            q?: string;
+                            /** @description The partner's sale status, exactly */
+                            sale_status?: string;
+                            /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                            status?: string[];
+                            /** @description sub_id1 equals this exactly */
+                            sub_id1?: string;
+                            /** @description sub_id2 equals this exactly */
+                            sub_id2?: string;
+                            /** @description sub_id3 equals this exactly */
+                            sub_id3?: string;
+                            /** @description sub_id4 equals this exactly */
+                            sub_id4?: string;
+                            /** @description sub_id5 equals this exactly */
+                            sub_id5?: string;
+                            /** @description IANA time zone the dates are days in (e.g. Europe/Berlin); default: the operator's own */
+                            timezone?: string;
+                            /** @description Only leads of this traffic provider (id) */
+                            traffic_provider_id?: string;
+                        };
+                        /** @description Leads sent to the engine so far (delivered + refused + in flight) */
+                        sent: number;
+                        /** @description Not sent: no longer rejected or failed, or the job was cancelled (see the report for why) */
+                        skipped: number;
+                        start_at: string | null;
+                        /**
+                         * @description scheduled: waiting for start_at; done: every lead sent or skipped
+                         * @enum {string}
+                         */
+                        state: "scheduled" | "running" | "paused" | "cancelled" | "done";
+                        /** @description Leads in the job, chosen when it was created */
+                        total: number;
+                        /** Format: date-time */
+                        updated_at: string;
+                        window: {
+                            /** @description 24-hour HH:MM */
+                            from: string;
+                            /** @description IANA time zone, e.g. Europe/Berlin */
+                            time_zone: string;
+                            /** @description 24-hour HH:MM */
+                            to: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInjectionReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, sent as an attachment */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    resumeInjection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        created_by: string | null;
+                        /** @description Sent and taken by a partner */
+                        delivered: number;
+                        finished_at: string | null;
+                        flow_id: string | null;
+                        id: string;
+                        /** @description Not sent yet */
+                        left: number;
+                        partner_ids: string[] | null;
+                        per_minute: number;
+                        /** @description Sent and taken by no partner */
+                        refused: number;
+                        reoffer: boolean;
+                        /** @description The filter the leads were chosen by, or {"lead_ids": n} */
+                        selection: {
+                            /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                            autologin_opened?: boolean;
+                            /** @description Only leads of this campaign (id) */
+                            campaign_id?: string;
+                            /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
+                            country?: string[];
+                            /** @description From this day (YYYY-MM-DD, in `timezone`) or this instant (ISO 8601 date-time with Z or an offset), inclusive */
+                            date_from?: string;
+                            /** @description Up to this day, inclusive (YYYY-MM-DD, in `timezone`), or up to this instant, exclusive (ISO 8601 date-time with Z or an offset) */
+                            date_to?: string;
+                            /**
+                             * @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out.
+                             * @default registration
+                             * @enum {string}
+                             */
+                            date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                            /** @description Only leads of this flow (id) */
+                            flow_id?: string;
+                            /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
+                            id?: string[];
+                            /** @description true: only leads with an FTD; false: only leads without */
+                            is_ftd?: boolean;
+                            /** @description Chosen by id: how many ids were sent */
+                            lead_ids?: number;
+                            /**
+                             * @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index.
+                             * @default desc
+                             * @enum {string}
+                             */
+                            order: "desc" | "asc";
+                            /** @description Only leads of this partner (id) */
+                            partner_id?: string;
+                            /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
+                            q?: string;
+                            /** @description The partner's sale status, exactly */
+                            sale_status?: string;
+                            /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                            status?: string[];
+                            /** @description sub_id1 equals this exactly */
+                            sub_id1?: string;
+                            /** @description sub_id2 equals this exactly */
+                            sub_id2?: string;
+                            /** @description sub_id3 equals this exactly */
+                            sub_id3?: string;
+                            /** @description sub_id4 equals this exactly */
+                            sub_id4?: string;
+                            /** @description sub_id5 equals this exactly */
+                            sub_id5?: string;
+                            /** @description IANA time zone the dates are days in (e.g. Europe/Berlin); default: the operator's own */
+                            timezone?: string;
+                            /** @description Only leads of this traffic provider (id) */
+                            traffic_provider_id?: string;
+                        };
+                        /** @description Leads sent to the engine so far (delivered + refused + in flight) */
+                        sent: number;
+                        /** @description Not sent: no longer rejected or failed, or the job was cancelled (see the report for why) */
+                        skipped: number;
+                        start_at: string | null;
+                        /**
+                         * @description scheduled: waiting for start_at; done: every lead sent or skipped
+                         * @enum {string}
+                         */
+                        state: "scheduled" | "running" | "paused" | "cancelled" | "done";
+                        /** @description Leads in the job, chosen when it was created */
+                        total: number;
+                        /** Format: date-time */
+                        updated_at: string;
+                        window: {
+                            /** @description 24-hour HH:MM */
+                            from: string;
+                            /** @description IANA time zone, e.g. Europe/Berlin */
+                            time_zone: string;
+                            /** @description 24-hour HH:MM */
+                            to: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    previewInjection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Exactly one of filter and lead_ids */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The leads chosen by the Leads filters: the query parameters of searchLeads (status, country, dates, campaign…), as JSON values */
+                    filter?: {
+                        /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                        autologin_opened?: boolean;
+                        /** @description Only leads of this campaign (id) */
+                        campaign_id?: string;
+                        /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
+                        country?: string[];
+                        /** @description From this day (YYYY-MM-DD, in `timezone`) or this instant (ISO 8601 date-time with Z or an offset), inclusive */
+                        date_from?: string;
+                        /** @description Up to this day, inclusive (YYYY-MM-DD, in `timezone`), or up to this instant, exclusive (ISO 8601 date-time with Z or an offset) */
+                        date_to?: string;
+                        /**
+                         * @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out.
+                         * @default registration
+                         * @enum {string}
+                         */
+                        date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                        /** @description Only leads of this flow (id) */
+                        flow_id?: string;
+                        /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
+                        id?: string[];
+                        /** @description true: only leads with an FTD; false: only leads without */
+                        is_ftd?: boolean;
+                        /**
+                         * @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index.
+                         * @default desc
+                         * @enum {string}
+                         */
+                        order: "desc" | "asc";
+                        /** @description Only leads of this partner (id) */
+                        partner_id?: string;
+                        /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
+                        q?: string;
+                        /** @description The partner's sale status, exactly */
+                        sale_status?: string;
+                        /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                        status?: string[];
+                        /** @description sub_id1 equals this exactly */
+                        sub_id1?: string;
+                        /** @description sub_id2 equals this exactly */
+                        sub_id2?: string;
+                        /** @description sub_id3 equals this exactly */
+                        sub_id3?: string;
+                        /** @description sub_id4 equals this exactly */
+                        sub_id4?: string;
+                        /** @description sub_id5 equals this exactly */
+                        sub_id5?: string;
+                        /** @description IANA time zone the dates are days in (e.g. Europe/Berlin); default: the operator's own */
+                        timezone?: string;
+                        /** @description Only leads of this traffic provider (id) */
+                        traffic_provider_id?: string;
+                    };
+                    /** @description The leads chosen by id (up to 10000); ids that name no lead you may read are left out */
+                    lead_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many leads the job would be made of (0 when nothing matches) */
+                        count: number;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     postLead: {
         parameters: {
             query?: never;
@@ -7090,6 +8809,8 @@ export interface operations {
                             duration_ms: number | null;
                             /** @description null when no answer came (timeout, connection error) */
                             http_status: number | null;
+                            /** @description The re-injection job that made this attempt (getInjection); null: fresh traffic or a redelivery */
+                            injection_id: string | null;
                             /**
                              * @description in_flight: the partner is being called now
                              * @enum {string}
@@ -7463,6 +9184,8 @@ export interface operations {
                             duration_ms: number | null;
                             /** @description null when no answer came (timeout, connection error) */
                             http_status: number | null;
+                            /** @description The re-injection job that made this attempt (getInjection); null: fresh traffic or a redelivery */
+                            injection_id: string | null;
                             /**
                              * @description in_flight: the partner is being called now
                              * @enum {string}

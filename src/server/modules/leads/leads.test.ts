@@ -482,6 +482,7 @@ forEachDatabase('Leads search and detail', (engine) => {
         outcome: 'timeout',
         reason: 'no answer in 5000 ms',
         response_excerpt: null,
+        injection_id: null,
       },
       {
         attempt_no: 2,
@@ -493,6 +494,7 @@ forEachDatabase('Leads search and detail', (engine) => {
         outcome: 'accepted',
         reason: null,
         response_excerpt: '{"url":"https://b.example/in"}',
+        injection_id: null,
       },
     ]);
     expectProblem(await get(ta, '/api/leads/01900000-0000-7000-8000-000000000000'), 404, 'not_found');

@@ -225,6 +225,15 @@ export async function countLeads(
 }
 
 /**
+ * The ids of every lead a filter selects, as a query (no order, no limit): the selection a
+ * re-injection job is made of by one INSERT … SELECT (modules/injections), and its count.
+ */
+export async function matchingLeadIds(db: DB, f: LeadFilter) {
+  const mode = f.q ? await nameMode(db, f.q) : 'index';
+  return selectLeads(db, f, null, 1, mode).clearLimit().clearOrderBy().clearSelect().select('leads.id');
+}
+
+/**
  * The distinct sale statuses in use, sorted, at most `limit`: a loose index scan (one seek per
  * value on leads_sale_status), so the cost follows the number of values, not of leads.
  */
@@ -277,6 +286,7 @@ const leadWithAttempts = compiledOnce((db: DB, id: string) =>
           'a.outcome',
           'a.reason',
           'a.response_excerpt',
+          'a.injection_id',
         ])
         .whereRef('a.lead_id', '=', 'l.id');
       return jsonArrayFrom(db, attempts).as('attempts');

@@ -81,6 +81,9 @@ export const LeadAttempt = Type.Object(
       description:
         "The start of the partner's answer; the lead's contacts in it are masked unless the caller holds `leads:contacts`",
     }),
+    injection_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The re-injection job that made this attempt (getInjection); null: fresh traffic or a redelivery',
+    }),
   },
   { title: 'LeadAttempt' },
 );

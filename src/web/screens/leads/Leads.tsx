@@ -25,6 +25,8 @@ import { LeadFilters } from './LeadFilters';
 import { LeadsBulk } from './LeadsBulk';
 import { LeadsTable } from './LeadsTable';
 import { ZoneNote } from '../../ui/ZoneNote';
+import { useWhoami } from '../../whoami';
+import { ReinjectModal } from './ReinjectModal';
 
 const PAGE = 50;
 
@@ -71,6 +73,10 @@ export default function Leads() {
   const filters = useMemo(() => parseFilters(new URLSearchParams(search)), [search]);
   const [columns, setColumns] = useState(loadColumns);
   const [openLead, setOpenLead] = useState<string | null>(null);
+  const [reinject, setReinject] = useState(false);
+  // A job goes through a flow: offered to a role that may also read the flows to choose from.
+  const permissions = useWhoami().data?.permissions ?? [];
+  const mayReinject = permissions.includes('leads:edit') && permissions.includes('flows:view');
   // Like Export selected (LeadsBulk): one mutation holds the download's progress and refusal.
   const exportCsv = useMutation({ mutationFn: () => downloadLeads(filters) });
   const [selected, setSelected] = useState<ReadonlyMap<string, Lead>>(new Map());
@@ -167,6 +173,11 @@ export default function Leads() {
           <Button variant="default" onClick={() => exportCsv.mutate()} loading={exportCsv.isPending}>
             Export CSV
           </Button>
+          {mayReinject && (
+            <Button variant="default" onClick={() => setReinject(true)}>
+              Re-inject
+            </Button>
+          )}
         </Group>
       </Group>
       <LeadFilters value={filters} onApply={apply} />
@@ -211,6 +222,7 @@ export default function Leads() {
         </Button>
       )}
       <LeadDrawer leadId={openLead} onClose={() => setOpenLead(null)} />
+      <ReinjectModal filters={filters} opened={reinject} onClose={() => setReinject(false)} />
     </Stack>
   );
 }
