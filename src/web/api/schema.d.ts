@@ -2989,8 +2989,14 @@ export interface operations {
                                 key: string | null;
                                 /** @description Name of the partner, provider, campaign or flow; the country name */
                                 label: string;
+                                /** @description opened_links / tracked_links; null without tracked links (the partner does not track them) */
+                                open_rate: number | null;
+                                /** @description Of those, the links opened at least once (by now) */
+                                opened_links: number;
                                 /** @description Calls the partner answered with a refusal */
                                 rejected: number;
+                                /** @description Leads taken while the partner's autologin links were tracked (a Leadgate link was handed out), by the time of delivery */
+                                tracked_links: number;
                             }[];
                             /** @description Calls that timed out or failed (no usable answer) */
                             failed: number;
@@ -2998,6 +3004,10 @@ export interface operations {
                             key: string | null;
                             /** @description Name of the partner, provider, campaign or flow; the country name */
                             label: string;
+                            /** @description opened_links / tracked_links; null without tracked links (the partner does not track them) */
+                            open_rate: number | null;
+                            /** @description Of those, the links opened at least once (by now) */
+                            opened_links: number;
                             /** @description Calls the partner answered with a refusal */
                             rejected: number;
                             /** @description Up to 5 most frequent refusal and failure reasons, most first */
@@ -3007,6 +3017,8 @@ export interface operations {
                                 /** @description The refusal or failure as recorded, with email addresses shown as {email} and numbers of 6 digits or more as {number} */
                                 reason: string;
                             }[];
+                            /** @description Leads taken while the partner's autologin links were tracked (a Leadgate link was handed out), by the time of delivery */
+                            tracked_links: number;
                         }[];
                         /** @description As requested */
                         then_by: ("traffic_provider" | "campaign" | "flow" | "country") | null;
@@ -3028,8 +3040,14 @@ export interface operations {
                             average_answer_ms: number | null;
                             /** @description Calls that timed out or failed (no usable answer) */
                             failed: number;
+                            /** @description opened_links / tracked_links; null without tracked links (the partner does not track them) */
+                            open_rate: number | null;
+                            /** @description Of those, the links opened at least once (by now) */
+                            opened_links: number;
                             /** @description Calls the partner answered with a refusal */
                             rejected: number;
+                            /** @description Leads taken while the partner's autologin links were tracked (a Leadgate link was handed out), by the time of delivery */
+                            tracked_links: number;
                         };
                     };
                 };

@@ -80,7 +80,7 @@ async function world(ta: Awaited<ReturnType<typeof buildTestApp>>) {
       duration_ms: a.ms,
     });
   }
-  return { w, leads, attempts };
+  return { w, leads, attempts, ids };
 }
 
 /** The measures of some attempts, counted here. */
@@ -152,6 +152,49 @@ forEachDatabase('Partner performance', (engine) => {
     assert.doesNotMatch(JSON.stringify(body), /example\.com/);
   });
 
+  test('tracked autologin links: per partner and in the grid, those opened and the open rate; null where none were tracked', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const { w, leads, attempts, ids } = await world(ta);
+    // Blue tracks its links: one per lead it took, opened when the lead number is even; one
+    // handed out in April (outside the range).
+    const taken = attempts.filter((a) => a.partner === w.p2 && a.outcome === 'accepted');
+    const links = taken.map((a, n) => ({
+      token_hash: `hash-${n}`,
+      lead_id: ids[a.lead],
+      partner_id: w.p2,
+      single_use: 0,
+      created_at: new Date(n === taken.length - 1 ? TO + 3_600_000 : a.at + 5).toISOString(),
+      opens: a.lead % 2 ? 0 : 3,
+    }));
+    await ta.db.insertInto('autologin_links').values(links).execute();
+    const inRange = taken.slice(0, -1);
+    const opened = (list: A[]) => list.filter((a) => a.lead % 2 === 0).length;
+    assert.ok(
+      inRange.length > opened(inRange) && opened(inRange) > 0 && inRange.length < taken.length,
+      'a mixed world',
+    );
+
+    const body = await getJson(ta, `/api/analytics/partners?${RANGE}&then_by=traffic_provider`);
+    const blue = body.rows.find((r: { key: string }) => r.key === w.p2);
+    const apex = body.rows.find((r: { key: string }) => r.key === w.p1);
+    assert.deepEqual([blue.tracked_links, blue.opened_links], [inRange.length, opened(inRange)]);
+    assert.equal(blue.open_rate, opened(inRange) / inRange.length);
+    assert.deepEqual([apex.tracked_links, apex.opened_links, apex.open_rate], [0, 0, null], 'Apex does not track');
+    assert.equal(body.totals.tracked_links, inRange.length);
+    for (const provider of [w.t1, w.t2]) {
+      const mine = inRange.filter((a) => leads[a.lead].traffic_provider_id === provider);
+      const cell = blue.children.find((c: { key: string }) => c.key === provider);
+      assert.deepEqual([cell.tracked_links, cell.opened_links], [mine.length, opened(mine)], `Blue × ${provider}`);
+    }
+    const one = await getJson(ta, `/api/analytics/partners?${RANGE}&traffic_provider_id=${w.t1}`);
+    const mine = inRange.filter((a) => leads[a.lead].traffic_provider_id === w.t1);
+    assert.equal(one.rows.find((r: { key: string }) => r.key === w.p2).tracked_links, mine.length, 'filters apply');
+    const csv = parseCsv(
+      (await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/analytics/partners/export?${RANGE}` })).body,
+    );
+    assert.deepEqual(csv[0].slice(-4), ['tracked_links', 'opened_links', 'open_rate', 'top_reasons']);
+  });
+
   test('then_by=traffic_provider is the provider × partner grid; filters apply to the attempted leads; CSV says the same', async (t) => {
     const ta = await buildTestApp(t, engine);
     const { w, leads, attempts } = await world(ta);
@@ -202,12 +245,15 @@ forEachDatabase('Partner performance', (engine) => {
       'failed',
       'acceptance_rate',
       'average_answer_ms',
+      'tracked_links',
+      'opened_links',
+      'open_rate',
       'top_reasons',
     ]);
     const first = body.rows[0];
     assert.deepEqual(csv[1].slice(0, 5), [first.label, first.key, '', '', String(first.attempts)]);
     assert.equal(
-      csv[1][10],
+      csv[1][13],
       first.top_reasons.map((x: { reason: string; attempts: number }) => `${x.reason} (${x.attempts})`).join('; '),
     );
     assert.deepEqual(csv[2].slice(0, 5), [

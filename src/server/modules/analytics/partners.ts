@@ -1,7 +1,7 @@
 // Partner performance: what each partner did with the leads offered to it, counted from delivery
 // attempts (a lead refused by partner A and taken by partner B counts for both), by the time of
 // the call. The leads report cannot say this: a rejected lead has no partner of its own.
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { Type, type Static } from 'typebox';
 import type { DB } from '../../db/database.js';
 import { leadInScope, type DataScope } from '../../db/scope.js';
@@ -59,6 +59,13 @@ const measureFields = {
   average_answer_ms: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
     description: 'Mean time from the call to the complete answer, in ms; null without timed calls',
   }),
+  tracked_links: Count(
+    "Leads taken while the partner's autologin links were tracked (a Leadgate link was handed out), by the time of delivery",
+  ),
+  opened_links: Count('Of those, the links opened at least once (by now)'),
+  open_rate: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
+    description: 'opened_links / tracked_links; null without tracked links (the partner does not track them)',
+  }),
 };
 const Reason = Type.Object(
   {
@@ -114,8 +121,19 @@ interface Acc {
   failed: number;
   durationSum: number;
   timed: number;
+  links: number;
+  opened: number;
 }
-const zero = (): Acc => ({ attempts: 0, accepted: 0, rejected: 0, failed: 0, durationSum: 0, timed: 0 });
+const zero = (): Acc => ({
+  attempts: 0,
+  accepted: 0,
+  rejected: 0,
+  failed: 0,
+  durationSum: 0,
+  timed: 0,
+  links: 0,
+  opened: 0,
+});
 const num = (v: unknown) => Number(v ?? 0);
 
 function addTo(acc: Acc, r: Record<string, unknown>) {
@@ -125,6 +143,8 @@ function addTo(acc: Acc, r: Record<string, unknown>) {
   acc.failed += num(r.failed);
   acc.durationSum += num(r.duration_sum);
   acc.timed += num(r.timed);
+  acc.links += num(r.links);
+  acc.opened += num(r.opened);
 }
 
 const measures = (a: Acc) => ({
@@ -134,6 +154,9 @@ const measures = (a: Acc) => ({
   failed: a.failed,
   acceptance_rate: a.attempts ? a.accepted / a.attempts : 0,
   average_answer_ms: a.timed ? Math.round(a.durationSum / a.timed) : null,
+  tracked_links: a.links,
+  opened_links: a.opened,
+  open_rate: a.links ? a.opened / a.links : null,
 });
 
 export async function partnerPerformance(
@@ -145,17 +168,19 @@ export async function partnerPerformance(
   const range = resolveRange(q, operatorTz);
   // The reader's scope: its providers' leads (so the lead is joined), its partners' attempts.
   const providerScope = leadInScope({ trafficProviderIds: scope.trafficProviderIds, partnerIds: null }, 'l');
-  const partnerScope = leadInScope({ trafficProviderIds: null, partnerIds: scope.partnerIds }, 'a');
   const needsLead =
     q.then_by !== undefined || !!(q.traffic_provider_id || q.campaign_id || q.flow_id || q.country || providerScope);
-  const base = () => {
-    let b: SelectQueryBuilder<any, any, any> = db
-      .selectFrom('lead_attempts as a')
-      .where('a.requested_at', '>=', new Date(range.fromMs).toISOString())
-      .where('a.requested_at', '<', new Date(range.toMs).toISOString());
-    if (needsLead) b = b.innerJoin('leads as l', 'l.id', 'a.lead_id');
-    if (q.partner_id) b = b.where('a.partner_id', 'in', q.partner_id);
+  // Attempts by the time of the call (a); tracked links by the time they were handed out (k).
+  const base = (from: 'lead_attempts as a' | 'autologin_links as k' = 'lead_attempts as a') => {
+    const [alias, time] = from === 'lead_attempts as a' ? ['a', 'a.requested_at'] : ['k', 'k.created_at'];
+    let b: SelectQueryBuilder<any, any, any> = (db as unknown as Kysely<any>)
+      .selectFrom(from)
+      .where(time, '>=', new Date(range.fromMs).toISOString())
+      .where(time, '<', new Date(range.toMs).toISOString());
+    if (needsLead) b = b.innerJoin('leads as l', 'l.id', `${alias}.lead_id`);
+    if (q.partner_id) b = b.where(`${alias}.partner_id`, 'in', q.partner_id);
     if (providerScope) b = b.where(providerScope);
+    const partnerScope = leadInScope({ trafficProviderIds: null, partnerIds: scope.partnerIds }, alias);
     if (partnerScope) b = b.where(partnerScope);
     for (const [param, column] of [
       ['traffic_provider_id', 'traffic_provider_id'],
@@ -182,6 +207,14 @@ export async function partnerPerformance(
     ])
     .groupBy('a.partner_id');
   if (inner) counts = counts.select(inner.as('e')).groupBy(inner);
+  let links = base('autologin_links as k')
+    .select([
+      'k.partner_id as p',
+      sql<number>`count(*)`.as('links'),
+      sql<number>`sum(case when k.opens > 0 then 1 else 0 end)`.as('opened'),
+    ])
+    .groupBy('k.partner_id');
+  if (inner) links = links.select(inner.as('e')).groupBy(inner);
   const reasons = await base()
     .where('a.outcome', 'in', ['rejected', 'timeout', 'error'])
     .select(['a.partner_id as p', 'a.reason', 'a.outcome', sql<number>`count(*)`.as('n')])
@@ -195,7 +228,7 @@ export async function partnerPerformance(
     if (!p) partners.set(id, (p = { acc: zero(), children: new Map(), reasons: new Map() }));
     return p;
   };
-  for (const r of (await counts.execute()) as Record<string, unknown>[]) {
+  for (const r of [...(await counts.execute()), ...(await links.execute())] as Record<string, unknown>[]) {
     const p = partnerOf(String(r.p));
     addTo(totals, r);
     addTo(p.acc, r);
@@ -255,7 +288,17 @@ export async function partnerPerformance(
   };
 }
 
-const MEASURE_COLUMNS = ['attempts', 'accepted', 'rejected', 'failed', 'acceptance_rate', 'average_answer_ms'] as const;
+const MEASURE_COLUMNS = [
+  'attempts',
+  'accepted',
+  'rejected',
+  'failed',
+  'acceptance_rate',
+  'average_answer_ms',
+  'tracked_links',
+  'opened_links',
+  'open_rate',
+] as const;
 
 /** One line per partner (with its top reasons), its then_by groups after it, then the totals. */
 export function partnerPerformanceCsv(r: Result): string {

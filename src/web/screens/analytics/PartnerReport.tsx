@@ -21,6 +21,15 @@ const COLUMNS: { label: string; hint: string; cell: (m: Measures) => string; wid
     cell: (m) => answerTime(m.average_answer_ms),
     wide: 'sm',
   },
+  {
+    label: 'Link opens',
+    hint: 'Tracked autologin links opened / handed out (— where the partner does not track them)',
+    cell: (m) =>
+      m.open_rate === null
+        ? '—'
+        : `${formatRate(m.open_rate)} (${formatCount(m.opened_links)}/${formatCount(m.tracked_links)})`,
+    wide: 'sm',
+  },
 ];
 
 /** The partner report's query: the Analytics screen's dates and countries, split by traffic provider for the grid. */
