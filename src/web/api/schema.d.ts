@@ -7155,6 +7155,8 @@ export interface operations {
                                 partner_id?: string;
                                 /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
                                 q?: string;
+                                /** @description true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic) */
+                                reinjected?: boolean;
                                 /** @description The partner's sale status, exactly */
                                 sale_status?: string;
                                 /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
@@ -7306,6 +7308,8 @@ export interface operations {
                         partner_id?: string;
                         /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
                         q?: string;
+                        /** @description true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic) */
+                        reinjected?: boolean;
                         /** @description The partner's sale status, exactly */
                         sale_status?: string;
                         /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
@@ -7422,6 +7426,8 @@ export interface operations {
                             partner_id?: string;
                             /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
                             q?: string;
+                            /** @description true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic) */
+                            reinjected?: boolean;
                             /** @description The partner's sale status, exactly */
                             sale_status?: string;
                             /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
@@ -7618,6 +7624,8 @@ export interface operations {
                             partner_id?: string;
                             /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
                             q?: string;
+                            /** @description true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic) */
+                            reinjected?: boolean;
                             /** @description The partner's sale status, exactly */
                             sale_status?: string;
                             /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
@@ -7803,6 +7811,8 @@ export interface operations {
                             partner_id?: string;
                             /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
                             q?: string;
+                            /** @description true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic) */
+                            reinjected?: boolean;
                             /** @description The partner's sale status, exactly */
                             sale_status?: string;
                             /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
@@ -8021,6 +8031,8 @@ export interface operations {
                             partner_id?: string;
                             /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
                             q?: string;
+                            /** @description true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic) */
+                            reinjected?: boolean;
                             /** @description The partner's sale status, exactly */
                             sale_status?: string;
                             /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
@@ -8331,6 +8343,8 @@ export interface operations {
                             partner_id?: string;
                             /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
                             q?: string;
+                            /** @description true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic) */
+                            reinjected?: boolean;
                             /** @description The partner's sale status, exactly */
                             sale_status?: string;
                             /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
@@ -8523,6 +8537,8 @@ export interface operations {
                         partner_id?: string;
                         /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
                         q?: string;
+                        /** @description true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic) */
+                        reinjected?: boolean;
                         /** @description The partner's sale status, exactly */
                         sale_status?: string;
                         /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
@@ -9456,6 +9472,8 @@ export interface operations {
                 partner_id?: string;
                 /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
                 q?: string;
+                /** @description true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic) */
+                reinjected?: boolean;
                 /** @description The partner's sale status, exactly */
                 sale_status?: string;
                 /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
@@ -9581,6 +9599,8 @@ export interface operations {
                 partner_id?: string;
                 /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
                 q?: string;
+                /** @description true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic) */
+                reinjected?: boolean;
                 /** @description The partner's sale status, exactly */
                 sale_status?: string;
                 /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
@@ -9779,6 +9799,8 @@ export interface operations {
                 partner_id?: string;
                 /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
                 q?: string;
+                /** @description true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic) */
+                reinjected?: boolean;
                 /** @description The partner's sale status, exactly */
                 sale_status?: string;
                 /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */

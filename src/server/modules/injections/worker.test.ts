@@ -49,6 +49,37 @@ const job = (ta: TestApp, id: string) => getJson(ta, `/api/injections/${id}`);
 const received = (w: World, i = 0) => w.partners[i].server!.received.length;
 
 forEachDatabase('Re-injection worker', (engine) => {
+  test('the Leads filter reinjected: true finds the leads a job sent out, false the others', async (t) => {
+    const { ta, w, worker } = await setup(t, engine);
+    const leads = await rejectedLeads(ta, w, 6);
+    // Four go into a job at 120 a minute: after two ticks some are sent, the rest wait.
+    const { id } = await createJob(ta, { lead_ids: leads.slice(0, 4), flow_id: w.flowId, per_minute: 120 });
+    await worker.tick(T0);
+    await worker.tick(T0 + 1000);
+    const sent = (
+      await ta.db
+        .selectFrom('injection_items')
+        .select('lead_id')
+        .where('job_id', '=', id)
+        .where('state', '!=', 'pending')
+        .execute()
+    ).map((r) => r.lead_id);
+    assert.ok(sent.length > 0 && sent.length < 4, `${sent.length} of 4 sent`);
+    const ids = async (query: string) =>
+      (await getJson(ta, `/api/leads/search?limit=100&${query}`)).data.map((l: { id: string }) => l.id).sort();
+    assert.deepEqual(await ids('reinjected=true'), [...sent].sort());
+    assert.deepEqual(
+      await ids('reinjected=false'),
+      leads.filter((l) => !sent.includes(l)).sort(),
+      'fresh traffic: the leads no job sent, those still waiting in one included',
+    );
+    const count = await getJson(ta, '/api/leads/count?reinjected=true');
+    assert.equal(count.count, sent.length);
+    const bad = await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/leads/search?reinjected=maybe' });
+    assert.equal(bad.statusCode, 400);
+    assert.match(bad.body, /reinjected/);
+  });
+
   test('pace: 60 a minute for 300 leads sends 60 ± 1 in each simulated minute; attempts carry the job id', async (t) => {
     const { ta, w, worker } = await setup(t, engine);
     const leads = await rejectedLeads(ta, w, 300);

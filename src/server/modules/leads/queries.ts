@@ -150,6 +150,18 @@ function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number
       );
     q = f.autologin_opened ? q.where(opened) : q.where((eb) => eb.and([tracked(eb), eb.not(opened(eb))]));
   }
+  if (f.reinjected !== undefined) {
+    // A job's items (injection_items_lead: lead_id first) that went out, tested on the rows the walk meets.
+    const sent = (eb: ExpressionBuilder<Database, 'leads'>) =>
+      eb.exists(
+        eb
+          .selectFrom('injection_items')
+          .select('injection_items.lead_id')
+          .whereRef('injection_items.lead_id', '=', 'leads.id')
+          .where('injection_items.state', 'in', ['sent', 'delivered', 'refused']),
+      );
+    q = f.reinjected ? q.where(sent) : q.where((eb) => eb.not(sent(eb)));
+  }
   if (f.sale_status !== undefined) q = q.where('leads.sale_status', '=', f.sale_status);
   if (f.ids.length) q = q.where('leads.id', 'in', f.ids);
   for (const k of SUB_IDS) {

@@ -210,6 +210,12 @@ export const LeadFilterQuery = {
         "true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened",
     }),
   ),
+  reinjected: Type.Optional(
+    Type.Boolean({
+      description:
+        'true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic)',
+    }),
+  ),
   sale_status: Type.Optional(
     Type.String({ minLength: 1, maxLength: 200, description: "The partner's sale status, exactly" }),
   ),

@@ -54,6 +54,7 @@ export interface LeadFilter {
   flow_id?: string;
   is_ftd?: boolean;
   autologin_opened?: boolean;
+  reinjected?: boolean;
   sale_status?: string;
   /** Only these leads (lower-case UUIDs); empty: no id filter. */
   ids: string[];
@@ -77,6 +78,7 @@ export interface SearchParams {
   flow_id?: string;
   is_ftd?: boolean;
   autologin_opened?: boolean;
+  reinjected?: boolean;
   sale_status?: string;
   id?: string[];
   q?: string;
@@ -235,6 +237,7 @@ export function leadFilter(params: SearchParams, principal: Principal): LeadFilt
     flow_id: params.flow_id,
     is_ftd: params.is_ftd,
     autologin_opened: params.autologin_opened,
+    reinjected: params.reinjected,
     sale_status: params.sale_status,
     ids,
     subIds,

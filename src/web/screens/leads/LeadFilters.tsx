@@ -61,6 +61,10 @@ const OPENED = [
   { value: 'true', label: 'Opened' },
   { value: 'false', label: 'Not opened' },
 ];
+const REINJECTED = [
+  { value: 'true', label: 'Re-injected' },
+  { value: 'false', label: 'Fresh traffic only' },
+];
 
 const MORE_KEY = 'leadgate.leads.more-filters';
 
@@ -179,6 +183,14 @@ export function LeadFilters({ value, onApply }: { value: FilterQuery; onApply: (
         data={OPENED}
         value={draft.autologin_opened === undefined ? null : String(draft.autologin_opened)}
         onChange={(v) => setDraft({ ...draft, autologin_opened: v === null ? undefined : v === 'true' })}
+        clearable
+      />
+      <Select
+        label="Re-injection"
+        description="Sent again by a re-injection job"
+        data={REINJECTED}
+        value={draft.reinjected === undefined ? null : String(draft.reinjected)}
+        onChange={(v) => setDraft({ ...draft, reinjected: v === null ? undefined : v === 'true' })}
         clearable
       />
       <Autocomplete

@@ -29,6 +29,7 @@ test('the order is not a filter; the folded filters are counted', () => {
   assert.equal(countMore({ date_type: 'ftd', sale_status: 'FTD', sub_id3: 'x', is_ftd: false, flow_id: 'f' }), 5);
   assert.equal(countMore({ date_type: 'registration' }), 0);
   assert.equal(countMore({ autologin_opened: false }), 1);
+  assert.equal(countMore({ reinjected: false }), 1);
 });
 
 test('the autologin filter survives the URL: opened, not opened, anything else dropped', () => {
@@ -38,4 +39,13 @@ test('the autologin filter survives the URL: opened, not opened, anything else d
     assert.deepEqual(parseFilters(params), { autologin_opened: v });
   }
   assert.deepEqual(parseFilters(new URLSearchParams('autologin_opened=maybe')), {});
+});
+
+test('the re-injection filter survives the URL: re-injected, fresh only, anything else dropped', () => {
+  for (const v of [true, false]) {
+    const params = filtersToParams({ reinjected: v });
+    assert.equal(params.get('reinjected'), String(v));
+    assert.deepEqual(parseFilters(params), { reinjected: v });
+  }
+  assert.deepEqual(parseFilters(new URLSearchParams('reinjected=1')), {});
 });

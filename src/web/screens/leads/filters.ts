@@ -60,6 +60,8 @@ export function parseFilters(params: URLSearchParams): FilterQuery {
   if (ftd === 'true' || ftd === 'false') out.is_ftd = ftd === 'true';
   const opened = params.get('autologin_opened');
   if (opened === 'true' || opened === 'false') out.autologin_opened = opened === 'true';
+  const reinjected = params.get('reinjected');
+  if (reinjected === 'true' || reinjected === 'false') out.reinjected = reinjected === 'true';
   if (params.get('order') === 'asc') out.order = 'asc';
   return out;
 }
@@ -76,6 +78,7 @@ export function filtersToParams(f: FilterQuery): URLSearchParams {
   for (const c of f.country ?? []) p.append('country', c);
   if (f.is_ftd !== undefined) p.set('is_ftd', String(f.is_ftd));
   if (f.autologin_opened !== undefined) p.set('autologin_opened', String(f.autologin_opened));
+  if (f.reinjected !== undefined) p.set('reinjected', String(f.reinjected));
   if (f.order === 'asc') p.set('order', 'asc');
   return p;
 }
@@ -88,6 +91,7 @@ export function countMore(f: FilterQuery): number {
     f.flow_id,
     f.is_ftd !== undefined,
     f.autologin_opened !== undefined,
+    f.reinjected !== undefined,
     f.sale_status,
   ];
   return more.filter(Boolean).length + ([1, 2, 3, 4, 5] as const).filter((n) => f[`sub_id${n}`]).length;
