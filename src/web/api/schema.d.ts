@@ -2936,8 +2936,8 @@ export interface operations {
                 flow_id?: string[];
                 /** @description Only leads of these partners (repeat the parameter for several) */
                 partner_id?: string[];
-                /** @description Split each partner by the leads' traffic provider (the provider × partner grid), campaign, flow or country */
-                then_by?: "traffic_provider" | "campaign" | "flow" | "country";
+                /** @description Split each partner by the leads' traffic provider (the provider × partner grid), campaign, flow or country, or by origin: fresh traffic apart from re-injection jobs' calls (keys fresh, reinjected) */
+                then_by?: "traffic_provider" | "campaign" | "flow" | "country" | "origin";
                 /** @description IANA time zone of days, weeks and months, e.g. Europe/Berlin; default: the operator's own */
                 timezone?: string;
                 /** @description Only leads of these traffic providers (repeat the parameter for several) */
@@ -2985,7 +2985,7 @@ export interface operations {
                                 average_answer_ms: number | null;
                                 /** @description Calls that timed out or failed (no usable answer) */
                                 failed: number;
-                                /** @description Partner id; in children the provider, campaign or flow id or the country code (null: leads without one) */
+                                /** @description Partner id; in children the provider, campaign or flow id, the country code (null: leads without one), or fresh / reinjected (then_by=origin) */
                                 key: string | null;
                                 /** @description Name of the partner, provider, campaign or flow; the country name */
                                 label: string;
@@ -3000,7 +3000,7 @@ export interface operations {
                             }[];
                             /** @description Calls that timed out or failed (no usable answer) */
                             failed: number;
-                            /** @description Partner id; in children the provider, campaign or flow id or the country code (null: leads without one) */
+                            /** @description Partner id; in children the provider, campaign or flow id, the country code (null: leads without one), or fresh / reinjected (then_by=origin) */
                             key: string | null;
                             /** @description Name of the partner, provider, campaign or flow; the country name */
                             label: string;
@@ -3021,7 +3021,7 @@ export interface operations {
                             tracked_links: number;
                         }[];
                         /** @description As requested */
-                        then_by: ("traffic_provider" | "campaign" | "flow" | "country") | null;
+                        then_by: ("traffic_provider" | "campaign" | "flow" | "country" | "origin") | null;
                         timezone: string;
                         /**
                          * Format: date-time
@@ -3126,8 +3126,8 @@ export interface operations {
                 flow_id?: string[];
                 /** @description Only leads of these partners (repeat the parameter for several) */
                 partner_id?: string[];
-                /** @description Split each partner by the leads' traffic provider (the provider × partner grid), campaign, flow or country */
-                then_by?: "traffic_provider" | "campaign" | "flow" | "country";
+                /** @description Split each partner by the leads' traffic provider (the provider × partner grid), campaign, flow or country, or by origin: fresh traffic apart from re-injection jobs' calls (keys fresh, reinjected) */
+                then_by?: "traffic_provider" | "campaign" | "flow" | "country" | "origin";
                 /** @description IANA time zone of days, weeks and months, e.g. Europe/Berlin; default: the operator's own */
                 timezone?: string;
                 /** @description Only leads of these traffic providers (repeat the parameter for several) */

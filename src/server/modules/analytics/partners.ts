@@ -14,7 +14,13 @@ import { countryName } from './service.js';
 
 const InnerSchema = (description?: string) =>
   Type.Union(
-    [Type.Literal('traffic_provider'), Type.Literal('campaign'), Type.Literal('flow'), Type.Literal('country')],
+    [
+      Type.Literal('traffic_provider'),
+      Type.Literal('campaign'),
+      Type.Literal('flow'),
+      Type.Literal('country'),
+      Type.Literal('origin'),
+    ],
     description ? { description } : {},
   );
 const INNER_COLUMN = {
@@ -29,6 +35,8 @@ const INNER_NONE = {
   flow: 'No flow',
   country: 'Unknown country',
 } as const;
+/** then_by=origin: the call made for fresh traffic, or by a re-injection job (its attempts carry the job). */
+const ORIGIN_LABEL: Record<string, string> = { fresh: 'Fresh traffic', reinjected: 'Re-injected' };
 const TOP_REASONS = 5;
 
 const { date_type: _dateType, ...rangeAndFilters } = AnalyticsQuery;
@@ -37,7 +45,7 @@ export const PartnerPerformanceQuery = Type.Object(
     ...rangeAndFilters,
     then_by: Type.Optional(
       InnerSchema(
-        "Split each partner by the leads' traffic provider (the provider × partner grid), campaign, flow or country",
+        "Split each partner by the leads' traffic provider (the provider × partner grid), campaign, flow or country, or by origin: fresh traffic apart from re-injection jobs' calls (keys fresh, reinjected)",
       ),
     ),
   },
@@ -80,7 +88,7 @@ const Reason = Type.Object(
 const groupFields = {
   key: Type.Union([Type.String(), Type.Null()], {
     description:
-      'Partner id; in children the provider, campaign or flow id or the country code (null: leads without one)',
+      'Partner id; in children the provider, campaign or flow id, the country code (null: leads without one), or fresh / reinjected (then_by=origin)',
   }),
   label: Type.String({ description: 'Name of the partner, provider, campaign or flow; the country name' }),
   ...measureFields,
@@ -168,8 +176,9 @@ export async function partnerPerformance(
   const range = resolveRange(q, operatorTz);
   // The reader's scope: its providers' leads (so the lead is joined), its partners' attempts.
   const providerScope = leadInScope({ trafficProviderIds: scope.trafficProviderIds, partnerIds: null }, 'l');
+  const byLead = q.then_by !== undefined && q.then_by !== 'origin' ? q.then_by : null;
   const needsLead =
-    q.then_by !== undefined || !!(q.traffic_provider_id || q.campaign_id || q.flow_id || q.country || providerScope);
+    byLead !== null || !!(q.traffic_provider_id || q.campaign_id || q.flow_id || q.country || providerScope);
   // Attempts by the time of the call (a); tracked links by the time they were handed out (k).
   const base = (from: 'lead_attempts as a' | 'autologin_links as k' = 'lead_attempts as a') => {
     const [alias, time] = from === 'lead_attempts as a' ? ['a', 'a.requested_at'] : ['k', 'k.created_at'];
@@ -192,7 +201,16 @@ export async function partnerPerformance(
     }
     return b;
   };
-  const inner = q.then_by ? sql.ref(`l.${INNER_COLUMN[q.then_by]}`) : null;
+  const inner = byLead
+    ? sql.ref(`l.${INNER_COLUMN[byLead]}`)
+    : q.then_by === 'origin'
+      ? sql`case when a.injection_id is null then 'fresh' else 'reinjected' end`
+      : null;
+  // A tracked link is re-injected when a job's call was the one its partner took the lead on.
+  const linkInner =
+    q.then_by === 'origin'
+      ? sql`case when exists (select 1 from lead_attempts x where x.lead_id = k.lead_id and x.partner_id = k.partner_id and x.outcome = 'accepted' and x.injection_id is not null) then 'reinjected' else 'fresh' end`
+      : inner;
 
   let counts = base()
     .where('a.outcome', '!=', 'in_flight')
@@ -214,7 +232,7 @@ export async function partnerPerformance(
       sql<number>`sum(case when k.opens > 0 then 1 else 0 end)`.as('opened'),
     ])
     .groupBy('k.partner_id');
-  if (inner) links = links.select(inner.as('e')).groupBy(inner);
+  if (linkInner) links = links.select(linkInner.as('e')).groupBy(linkInner);
   const reasons = await base()
     .where('a.outcome', 'in', ['rejected', 'timeout', 'error'])
     .select(['a.partner_id as p', 'a.reason', 'a.outcome', sql<number>`count(*)`.as('n')])
@@ -251,9 +269,15 @@ export async function partnerPerformance(
   const innerKeys = new Set<string>();
   for (const p of partners.values()) for (const k of p.children.keys()) if (k !== null) innerKeys.add(k);
   const innerNames =
-    q.then_by && q.then_by !== 'country' ? await entityNames(db, INNER_COLUMN[q.then_by], [...innerKeys]) : null;
+    byLead && byLead !== 'country' ? await entityNames(db, INNER_COLUMN[byLead], [...innerKeys]) : null;
   const innerLabel = (key: string | null) =>
-    key === null ? INNER_NONE[q.then_by!] : q.then_by === 'country' ? countryName(key) : (innerNames!.get(key) ?? key);
+    q.then_by === 'origin'
+      ? ORIGIN_LABEL[key ?? 'fresh']
+      : key === null
+        ? INNER_NONE[byLead!]
+        : byLead === 'country'
+          ? countryName(key)
+          : (innerNames!.get(key) ?? key);
   const byAttempts = <T extends { attempts: number; label: string }>(a: T, b: T) =>
     b.attempts - a.attempts || a.label.localeCompare(b.label);
 

@@ -80,6 +80,37 @@ forEachDatabase('Re-injection worker', (engine) => {
     assert.match(bad.body, /reinjected/);
   });
 
+  test('partner performance then_by=origin keeps the calls of a job apart from fresh traffic', async (t) => {
+    const { ta, w, worker } = await setup(t, engine);
+    const leads = await rejectedLeads(ta, w, 3);
+    const partner = w.partners[0];
+    // The fresh call: the partner refused the first lead when it came in.
+    await insertAttempt(ta.db, {
+      lead_id: leads[0],
+      partner_id: partner.id,
+      attempt_no: 1,
+      outcome: 'rejected',
+      reason: 'no',
+    });
+    const { id } = await createJob(ta, { lead_ids: leads, flow_id: w.flowId, per_minute: 600, reoffer: true });
+    for (let s = 0; s < 5 && (await job(ta, id)).left > 0; s++) await worker.tick(T0 + s * 1000);
+    assert.equal((await job(ta, id)).delivered, 3);
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const body = await getJson(
+      ta,
+      `/api/analytics/partners?then_by=origin&timezone=UTC&date_from=${day(Date.now() - 86_400_000)}&date_to=${day(Date.now() + 86_400_000)}`,
+    );
+    const row = body.rows.find((r: { key: string }) => r.key === partner.id);
+    const children = Object.fromEntries(
+      row.children.map((c: { key: string; label: string; attempts: number; accepted: number }) => [
+        c.key,
+        [c.label, c.attempts, c.accepted],
+      ]),
+    );
+    assert.deepEqual(children, { fresh: ['Fresh traffic', 1, 0], reinjected: ['Re-injected', 3, 3] });
+    assert.deepEqual([row.attempts, row.accepted], [4, 3]);
+  });
+
   test('pace: 60 a minute for 300 leads sends 60 ± 1 in each simulated minute; attempts carry the job id', async (t) => {
     const { ta, w, worker } = await setup(t, engine);
     const leads = await rejectedLeads(ta, w, 300);
