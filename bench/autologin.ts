@@ -13,9 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { Pool } from 'undici';
-import { freePort, OWNER, startServer } from './server.js';
+import { freePort, freshPostgresDatabase, OWNER, startServer } from './server.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -41,14 +40,7 @@ const log = (...a: unknown[]) => console.error('[bench:autologin]', ...a);
 async function databaseUrl(dir: string): Promise<string> {
   if (args.engine === 'sqlite') return `sqlite:${path.join(dir, 'leadgate.db')}`;
   if (args.engine !== 'postgres') throw new Error(`unknown engine ${args.engine}`);
-  const admin = new pg.Client({ connectionString: args['postgres-url'] });
-  await admin.connect();
-  await admin.query(`drop database if exists ${PG_DATABASE} with (force)`);
-  await admin.query(`create database ${PG_DATABASE}`);
-  await admin.end();
-  const url = new URL(args['postgres-url']!);
-  url.pathname = `/${PG_DATABASE}`;
-  return url.toString();
+  return freshPostgresDatabase(args['postgres-url']!, PG_DATABASE);
 }
 
 /** CPU time (user + system, ms) the process has used so far (Linux /proc). */

@@ -28,7 +28,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { freshPostgresDatabase } from './server.js';
 import { Pool } from 'undici';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -116,14 +116,7 @@ async function databaseUrl(engine: string): Promise<string> {
     mkdirSync(path.join(WORK, 'sqlite'), { recursive: true });
     return `sqlite:${path.join(WORK, 'sqlite', 'leadgate.db')}`;
   }
-  const admin = new pg.Client({ connectionString: args['postgres-url'] });
-  await admin.connect();
-  await admin.query(`drop database if exists ${PG_DATABASE} with (force)`);
-  await admin.query(`create database ${PG_DATABASE}`);
-  await admin.end();
-  const url = new URL(args['postgres-url']!);
-  url.pathname = `/${PG_DATABASE}`;
-  return url.toString();
+  return freshPostgresDatabase(args['postgres-url']!, PG_DATABASE);
 }
 
 async function startServer(

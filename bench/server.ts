@@ -5,6 +5,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const OWNER = { email: 'bench@example.com', password: 'bench-password-123' };
@@ -58,4 +59,16 @@ export async function startServer(
   }
   child.kill('SIGTERM');
   throw new Error('the server did not answer /api/health within 120 s');
+}
+
+/** A new, empty PostgreSQL database `name` beside `adminUrl` (dropped first if it exists); its URL. */
+export async function freshPostgresDatabase(adminUrl: string, name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
 }
