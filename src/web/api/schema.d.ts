@@ -32,7 +32,7 @@ export interface paths {
         };
         /**
          * Partner performance: attempts, acceptance rate, answer time, top refusal reasons
-         * @description Per partner: finished calls, accepted, rejected, failed (timeouts, errors), acceptance_rate = accepted / attempts, the mean answer time and the most frequent refusal reasons; with then_by=traffic_provider, the provider × partner grid. Counted from delivery attempts by the time of the call (requested_at): a lead refused by one partner and taken by the next counts for both. The range is date_from … date_to in `timezone` (default: the operator's own), at most 366 days. Filters on provider, campaign, flow and country apply to the attempted leads.
+         * @description Per partner: finished calls, accepted, rejected, failed (timeouts, errors), acceptance_rate = accepted / attempts, the mean answer time, the most frequent refusal reasons, and the tracked autologin links handed out, opened and the open rate (null where the partner does not track them); with then_by=traffic_provider, the provider × partner grid; with then_by=origin, fresh traffic apart from re-injection jobs' calls. Counted from delivery attempts by the time of the call (requested_at): a lead refused by one partner and taken by the next counts for both. The range is date_from … date_to in `timezone` (default: the operator's own), at most 366 days. Filters on provider, campaign, flow and country apply to the attempted leads.
          *
          *     Access: needs the `analytics:view` permission (key scope and role).
          */

@@ -97,7 +97,7 @@ export default async function analyticsRoutes(app: App) {
         operationId: 'getPartnerPerformance',
         tags: ['Analytics'],
         summary: 'Partner performance: attempts, acceptance rate, answer time, top refusal reasons',
-        description: `Per partner: finished calls, accepted, rejected, failed (timeouts, errors), acceptance_rate = accepted / attempts, the mean answer time and the most frequent refusal reasons; with then_by=traffic_provider, the provider × partner grid. ${PARTNER_RULES}`,
+        description: `Per partner: finished calls, accepted, rejected, failed (timeouts, errors), acceptance_rate = accepted / attempts, the mean answer time, the most frequent refusal reasons, and the tracked autologin links handed out, opened and the open rate (null where the partner does not track them); with then_by=traffic_provider, the provider × partner grid; with then_by=origin, fresh traffic apart from re-injection jobs' calls. ${PARTNER_RULES}`,
         querystring: PartnerPerformanceQuery,
         response: { 200: PartnerPerformance },
       },
