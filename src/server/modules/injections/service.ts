@@ -10,7 +10,8 @@ import { decodeCursor, pageOf } from '../../http/pagination.js';
 import { principalOf, type Principal } from '../../types.js';
 import { audit, type Actor } from '../audit/service.js';
 import { isTimeZone } from '../leads/dates.js';
-import { isLiveFlow, livePartnerCountries, matchingLeadIds } from '../leads/queries.js';
+import { isLiveFlow, livePartnerCountries } from '../leads/queries.js';
+import { matchingLeadIds } from '../leads/search-queries.js';
 import { leadFilter, type LeadFilter, type SearchParams } from '../leads/search.js';
 import {
   countsOf,

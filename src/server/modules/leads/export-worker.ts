@@ -25,7 +25,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { DatabaseConfig } from '../../db/database.js';
 import type { Database } from '../../db/tables.js';
 import { csvHeader, csvRows } from './export.js';
-import { findLeads, sortKeyOf, type SortKey } from './queries.js';
+import { findLeads, sortKeyOf, type SortKey } from './search-queries.js';
 import type { LeadFilter } from './search.js';
 
 export type ToWorker =

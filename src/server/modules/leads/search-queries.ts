@@ -1,0 +1,273 @@
+// Lead search: the Leads table's rows and counts under its filters (search.ts makes the filter),
+// keyset pages, and the names each row shows. queries.ts holds one lead's reads and writes.
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import { isPostgres } from '../../db/database.js';
+import type { Database, LeadsTable } from '../../db/tables.js';
+import { leadInScope, type DataScope } from '../../db/scope.js';
+import { DATE_COLUMNS, SUB_IDS, type LeadFilter, type TextMatch } from './search.js';
+type DB = Kysely<Database>;
+
+/** Where the previous page ended: the last row's date (of the chosen date_type) and id. */
+export interface SortKey {
+  d: string;
+  id: string;
+}
+
+/** The smallest string after every string that starts with `prefix`, in code point order. */
+export function prefixEnd(prefix: string): string | null {
+  const cps = [...prefix].map((c) => c.codePointAt(0)!);
+  while (cps.length && cps[cps.length - 1] === 0x10ffff) cps.pop();
+  if (!cps.length) return null;
+  const last = cps.pop()! + 1;
+  cps.push(last === 0xd800 ? 0xe000 : last); // skip the surrogate block
+  return String.fromCodePoint(...cps);
+}
+
+/**
+ * How a name prefix is compared. PostgreSQL: on the indexed expression; its planner weighs the
+ * name indexes against walking the date index. SQLite has no statistics to weigh them with, so
+ * a probe decides (findLeads): a rare name reads its few index entries ('index'); a common one
+ * walks the date index and tests each row ('scan', the same expression made unindexable), which
+ * finds a page after a few hundred rows instead of sorting thousands of matches.
+ */
+type NameMode = 'postgres' | 'index' | 'scan';
+
+/**
+ * Case-insensitive "name starts with" as a range on the expression the name indexes hold (see
+ * migration 20261122T020000Z_lead_name_search): byte/code point order on both engines, where a
+ * prefix is exactly a range. The typed prefix is folded the way that engine's lower() folds:
+ * SQLite's lower() only knows ASCII, so there "Ö" must be typed as stored.
+ */
+function nameStartsWith(mode: NameMode, column: 'first_name' | 'last_name', typed: string) {
+  const ref = sql.ref(`leads.${column}`);
+  const expr =
+    mode === 'postgres'
+      ? sql`(lower(${ref}) collate "C")`
+      : mode === 'index'
+        ? sql`lower(${ref})`
+        : sql`(lower(${ref}) || '')`;
+  const prefix = mode === 'postgres' ? typed.toLowerCase() : typed.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+  const end = prefixEnd(prefix);
+  return end === null ? sql<SqlBool>`${expr} >= ${prefix}` : sql<SqlBool>`(${expr} >= ${prefix} and ${expr} < ${end})`;
+}
+
+/** SQLite: a name matching at least this many leads is searched by walking the date index. */
+const COMMON_NAME = 1000;
+
+async function nameMode(db: DB, m: TextMatch): Promise<NameMode> {
+  if (isPostgres(db)) return 'postgres';
+  if (!m.name) return 'index';
+  const whole = m.name.whole;
+  const probe = db
+    .selectFrom('leads')
+    .select(sql`1`.as('one'))
+    .where((eb) => eb.or([nameStartsWith('index', 'first_name', whole), nameStartsWith('index', 'last_name', whole)]))
+    .limit(COMMON_NAME);
+  const { n } = await db
+    .selectFrom(probe.as('p'))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(n) >= COMMON_NAME ? 'scan' : 'index';
+}
+
+function textCondition(eb: ExpressionBuilder<Database, 'leads'>, m: TextMatch, mode: NameMode) {
+  // Each branch is an exact match on an indexed column (id, email, phone) or a name range.
+  const any: Expression<SqlBool>[] = [eb('leads.id', '=', m.id)];
+  if (m.email) any.push(eb('leads.email', '=', m.email));
+  if (m.phone) any.push(eb('leads.phone', '=', m.phone));
+  if (m.name) {
+    any.push(nameStartsWith(mode, 'first_name', m.name.whole), nameStartsWith(mode, 'last_name', m.name.whole));
+    if (m.name.first && m.name.last) {
+      any.push(
+        eb.and([nameStartsWith(mode, 'first_name', m.name.first), nameStartsWith(mode, 'last_name', m.name.last)]),
+      );
+    }
+  }
+  return eb.or(any);
+}
+
+/**
+ * The leads a filter selects, after `after`, newest first by the chosen date then id. No OFFSET
+ * and no count: the date range and the keyset bound walk a (date, id) index, or an equality
+ * filter's (column, created_at, id) index when the date is registration; the remaining filters
+ * are tested on the rows that walk meets, and the walk stops at `limit`.
+ */
+function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number, mode: NameMode) {
+  const col = `leads.${DATE_COLUMNS[f.dateType]}` as const;
+  let q = db.selectFrom('leads').selectAll('leads');
+  if (f.from !== null) q = q.where(col, '>=', f.from);
+  if (f.to !== null) q = q.where(col, '<', f.to);
+  if (f.dateType !== 'registration') q = q.where(col, 'is not', null);
+  const asc = f.order === 'asc';
+  if (after) {
+    // The plain bound lets both planners start the index scan at the cursor; the row value
+    // comparison settles ties on the date by id.
+    q = asc
+      ? q.where(col, '>=', after.d).where((eb) => eb(eb.refTuple(col, 'leads.id'), '>', eb.tuple(after.d, after.id)))
+      : q.where(col, '<=', after.d).where((eb) => eb(eb.refTuple(col, 'leads.id'), '<', eb.tuple(after.d, after.id)));
+  }
+  // The (column, created_at, id) indexes only serve the registration order. Sorted by another
+  // date, SQLite (no statistics) would still pick one for an equality filter and then sort all
+  // of that partner's or status's leads; a no-op "|| ''" keeps it on the date index instead.
+  // PostgreSQL weighs the choice itself.
+  const walk = f.dateType !== 'registration' && !isPostgres(db);
+  const plain = (c: 'status' | 'country' | 'partner_id' | 'traffic_provider_id' | 'campaign_id' | 'flow_id') =>
+    walk ? sql<string>`(${sql.ref(`leads.${c}`)} || '')` : sql.ref<string>(`leads.${c}`);
+  if (f.status.length) q = q.where(plain('status'), 'in', f.status);
+  if (f.country.length) q = q.where(plain('country'), 'in', f.country);
+  if (f.partner_id !== undefined) q = q.where(plain('partner_id'), '=', f.partner_id);
+  if (f.traffic_provider_id !== undefined) q = q.where(plain('traffic_provider_id'), '=', f.traffic_provider_id);
+  if (f.campaign_id !== undefined) q = q.where(plain('campaign_id'), '=', f.campaign_id);
+  if (f.flow_id !== undefined) q = q.where(plain('flow_id'), '=', f.flow_id);
+  if (f.is_ftd !== undefined) {
+    // Written so that no index on ftd_at can serve it: on SQLite "ftd_at is [not] null" would
+    // pick that index and sort every FTD (or every other lead) by date. Walking the date index
+    // and testing each row finds a page fast whenever FTDs are not vanishingly rare.
+    if (f.dateType === 'ftd') q = q.where('leads.ftd_at', f.is_ftd ? 'is not' : 'is', null);
+    else q = q.where(sql<string>`coalesce(${sql.ref('leads.ftd_at')}, '')`, f.is_ftd ? '<>' : '=', '');
+  }
+  if (f.autologin_opened !== undefined) {
+    // The lead's tracked links (autologin_links_lead: lead_id first), tested on the rows the walk meets.
+    const opened = (eb: ExpressionBuilder<Database, 'leads'>) =>
+      eb.exists(
+        eb
+          .selectFrom('autologin_links')
+          .select('autologin_links.lead_id')
+          .whereRef('autologin_links.lead_id', '=', 'leads.id')
+          .where('autologin_links.opens', '>', 0),
+      );
+    const tracked = (eb: ExpressionBuilder<Database, 'leads'>) =>
+      eb.exists(
+        eb
+          .selectFrom('autologin_links')
+          .select('autologin_links.lead_id')
+          .whereRef('autologin_links.lead_id', '=', 'leads.id'),
+      );
+    q = f.autologin_opened ? q.where(opened) : q.where((eb) => eb.and([tracked(eb), eb.not(opened(eb))]));
+  }
+  if (f.reinjected !== undefined) {
+    // A job's items (injection_items_lead: lead_id first) that went out, tested on the rows the walk meets.
+    const sent = (eb: ExpressionBuilder<Database, 'leads'>) =>
+      eb.exists(
+        eb
+          .selectFrom('injection_items')
+          .select('injection_items.lead_id')
+          .whereRef('injection_items.lead_id', '=', 'leads.id')
+          .where('injection_items.state', 'in', ['sent', 'delivered', 'refused']),
+      );
+    q = f.reinjected ? q.where(sent) : q.where((eb) => eb.not(sent(eb)));
+  }
+  if (f.sale_status !== undefined) q = q.where('leads.sale_status', '=', f.sale_status);
+  if (f.ids.length) q = q.where('leads.id', 'in', f.ids);
+  for (const k of SUB_IDS) {
+    const v = f.subIds[k];
+    if (v !== undefined) q = q.where(`leads.${k}`, '=', v);
+  }
+  const text = f.q;
+  if (text) q = q.where((eb) => textCondition(eb, text, mode));
+  const inScope = leadInScope(f.scope); // null for an open scope: no extra clause
+  if (inScope) q = q.where(inScope);
+  const dir = asc ? 'asc' : 'desc';
+  return q.orderBy(col, dir).orderBy('leads.id', dir).limit(limit);
+}
+
+/** A lead row with the names of what it refers to (null when that record is gone). */
+export type LeadRow = Selectable<LeadsTable> & {
+  traffic_provider_name: string | null;
+  campaign_name: string | null;
+  flow_name: string | null;
+  partner_name: string | null;
+};
+
+/** Joins the names onto already-limited rows, so the joins never steer the index choice. */
+// The names operators gave the lead's provider, campaign, flow and partner, as scalar subqueries:
+// on SQLite a chain of left joins costs three times as much for the same rows (measured on one
+// lead: 67 µs against 21 µs).
+/** The names a lead row shows (its provider, campaign, flow and partner), as columns. */
+export const names = (eb: ExpressionBuilder<Database & { l: LeadsTable }, 'l'>) => [
+  eb
+    .selectFrom('traffic_providers as tp')
+    .select('tp.name')
+    .whereRef('tp.id', '=', 'l.traffic_provider_id')
+    .as('traffic_provider_name'),
+  eb.selectFrom('campaigns as c').select('c.name').whereRef('c.id', '=', 'l.campaign_id').as('campaign_name'),
+  eb.selectFrom('flows as fl').select('fl.name').whereRef('fl.id', '=', 'l.flow_id').as('flow_name'),
+  eb.selectFrom('partners as p').select('p.name').whereRef('p.id', '=', 'l.partner_id').as('partner_name'),
+];
+
+function withNames(db: DB, inner: ReturnType<typeof selectLeads>) {
+  return db.selectFrom(inner.as('l')).selectAll('l').select(names);
+}
+
+/** Up to `limit` leads after the cursor, in page order. */
+export async function findLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number): Promise<LeadRow[]> {
+  const col = DATE_COLUMNS[f.dateType];
+  const mode = f.q ? await nameMode(db, f.q) : 'index';
+  const rows = (await withNames(db, selectLeads(db, f, after, limit, mode)).execute()) as LeadRow[];
+  // The outer select may return the joined rows in any order: restore the page order.
+  const sign = f.order === 'asc' ? -1 : 1;
+  return rows.sort(
+    (a, b) => sign * (a[col]! < b[col]! ? 1 : a[col]! > b[col]! ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0),
+  );
+}
+
+/**
+ * How many leads match, counted up to `cap` + 1 by the same bounded index walk as a page (so a
+ * count costs at most `cap` rows read, whatever the table's size). A null cap counts every match
+ * (asked for on purpose: its cost grows with the matches).
+ */
+export async function countLeads(
+  db: DB,
+  f: LeadFilter,
+  cap: number | null,
+): Promise<{ count: number; exact: boolean }> {
+  const mode = f.q ? await nameMode(db, f.q) : 'index';
+  const walk = selectLeads(db, f, null, (cap ?? 0) + 1, mode);
+  const inner = (cap === null ? walk.clearLimit().clearOrderBy() : walk).clearSelect().select(sql<number>`1`.as('one'));
+  const row = await db
+    .selectFrom(inner.as('m'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  const n = Number(row.n);
+  return cap !== null && n > cap ? { count: cap, exact: false } : { count: n, exact: true };
+}
+
+/**
+ * The ids of every lead a filter selects, as a query (no order, no limit): the selection a
+ * re-injection job is made of by one INSERT … SELECT (modules/injections), and its count.
+ */
+export async function matchingLeadIds(db: DB, f: LeadFilter) {
+  const mode = f.q ? await nameMode(db, f.q) : 'index';
+  return selectLeads(db, f, null, 1, mode).clearLimit().clearOrderBy().clearSelect().select('leads.id');
+}
+
+/**
+ * The distinct sale statuses in use, sorted, at most `limit`: a loose index scan (one seek per
+ * value on leads_sale_status), so the cost follows the number of values, not of leads.
+ */
+export async function saleStatusesInUse(db: DB, limit: number, scope: DataScope): Promise<string[]> {
+  const inScope = leadInScope(scope);
+  if (inScope) {
+    // A scoped reader: the values on its own leads only (no loose scan: the scope's leads are few).
+    const scoped = await db
+      .selectFrom('leads')
+      .select('sale_status')
+      .distinct()
+      .where('sale_status', 'is not', null)
+      .where(inScope)
+      .orderBy('sale_status')
+      .limit(limit)
+      .execute();
+    return scoped.map((r) => r.sale_status!);
+  }
+  const { rows } = await sql<{ v: string | null }>`
+    with recursive s(v) as (
+      select min(sale_status) from leads
+      union all
+      select (select min(sale_status) from leads where sale_status > s.v) from s where s.v is not null
+    )
+    select v from s where v is not null limit ${limit}`.execute(db);
+  return rows.map((r) => r.v!);
+}
+
+export const sortKeyOf = (f: LeadFilter, row: LeadRow): SortKey => ({ d: row[DATE_COLUMNS[f.dateType]]!, id: row.id });
