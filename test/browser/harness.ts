@@ -154,6 +154,13 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
  * violation (dialogs and drawers included: their title bar is no second banner landmark).
  */
 export async function assertAccessible(page: Page, screen: string) {
+  // A lazily loaded screen may still be on its way (the layout, its notices included, draws
+  // first); give it a moment to bring its heading. Without one after that, axe names the fault.
+  await page
+    .locator('h1')
+    .first()
+    .waitFor({ state: 'attached', timeout: 5_000 })
+    .catch(() => undefined);
   const impacts = ['moderate', 'serious', 'critical'];
   const violations = (await page.evaluate(`(async () => {
     if (!window.axe) { ${AXE_SOURCE}\n }
