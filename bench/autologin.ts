@@ -6,6 +6,7 @@
 // the partner's URL; each open is recorded (a row per open, the link's counters updated).
 //
 //   npx tsx bench/autologin.ts [--engine sqlite|postgres] [--rate 500] [--seconds 10] [--leads 2000]
+//                              [--warmup 1] (seconds at the rate first, not counted: connections open)
 //                              [--postgres-url postgres://postgres@127.0.0.1:55432/postgres]
 import { fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -22,6 +23,7 @@ const { values: args } = parseArgs({
     rate: { type: 'string', default: '500' },
     seconds: { type: 'string', default: '10' },
     leads: { type: 'string', default: '2000' },
+    warmup: { type: 'string', default: '1' },
     'postgres-url': {
       type: 'string',
       default:
@@ -34,6 +36,7 @@ const { values: args } = parseArgs({
 const RATE = Math.min(5000, Math.max(1, Number(args.rate)));
 const SECONDS = Math.min(60, Math.max(1, Number(args.seconds)));
 const LEADS = Math.min(20_000, Math.max(10, Number(args.leads)));
+const WARMUP = Math.min(10, Math.max(0, Number(args.warmup)));
 const PG_DATABASE = 'leadgate_bench_autologin';
 const log = (...a: unknown[]) => console.error('[bench:autologin]', ...a);
 
@@ -127,25 +130,36 @@ try {
     }
   }
 
-  log(`opening them at ${RATE}/s for ${SECONDS} s…`);
+  log(`opening them at ${RATE}/s for ${WARMUP} s (warm-up, not counted), then ${SECONDS} s…`);
   const pool = new Pool(base, { connections: 64, pipelining: 1 });
   const latencies: number[] = [];
+  const perSecond: number[][] = Array.from({ length: SECONDS }, () => []);
   const statuses: Record<string, number> = {};
   let wrongTarget = 0;
   const total = RATE * SECONDS;
-  const cpuBefore = cpuMs(child.pid!);
-  const start = performance.now();
+  const warm = RATE * WARMUP;
+  let cpuBefore = cpuMs(child.pid!);
+  let start = performance.now();
   const inFlight: Promise<void>[] = [];
-  for (let i = 0; i < total; i++) {
-    const wait = start + (i * 1000) / RATE - performance.now();
+  for (let i = -warm; i < total; i++) {
+    if (i === 0) {
+      await Promise.all(inFlight.splice(0));
+      cpuBefore = cpuMs(child.pid!);
+      start = performance.now();
+    }
+    const wait = start + ((i < 0 ? i + warm : i) * 1000) / RATE - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const sent = performance.now();
+    const counted = i >= 0;
     inFlight.push(
       pool
-        .request({ method: 'GET', path: links[i % links.length], headers: { 'user-agent': 'bench' } })
+        .request({ method: 'GET', path: links[(i + warm) % links.length], headers: { 'user-agent': 'bench' } })
         .then(async (res) => {
           await res.body.dump();
-          latencies.push(performance.now() - sent);
+          if (!counted) return;
+          const ms = performance.now() - sent;
+          latencies.push(ms);
+          perSecond[Math.min(SECONDS - 1, Math.floor((sent - start) / 1000))].push(ms);
           statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
           if (res.statusCode === 302 && !String(res.headers.location).startsWith('https://broker.example/a/'))
             wrongTarget++;
@@ -160,7 +174,14 @@ try {
   const cpu = cpuMs(child.pid!) - cpuBefore;
   await pool.close();
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)];
+  const at = (q: number, l = latencies) => l[Math.min(l.length - 1, Math.ceil(q * l.length) - 1)];
+  const seconds = perSecond.map((l) =>
+    at(
+      0.99,
+      l.sort((a, b) => a - b),
+    ).toFixed(0),
+  );
+  log(`p99 per second of the run (ms): ${seconds.join(', ')}`);
   const detail = await call('GET', `/api/leads/search?limit=1&autologin_opened=true&total=true`, undefined, token);
 
   console.log(`| Engine | Requests | Rate reached | Answers | p50 | p99 | max | Server CPU per open | Leads opened |`);

@@ -1,5 +1,4 @@
 import type { DB } from '../../db/database.js';
-import { newId } from '../../db/ids.js';
 
 /** The lead's delivery as tracking needs it: its partner's settings and autologin URL. */
 export const trackingOf = (db: DB, leadId: string) =>
@@ -38,32 +37,28 @@ export const findLink = (db: DB, hash: string) =>
     .where('l.token_hash', '=', hash)
     .executeTakeFirst();
 
-/**
- * Counts an open. `onlyFirst`: only while the link was never opened (a conditional UPDATE, so
- * under concurrent opens exactly one wins on either engine). The count after it, or null when
- * no row changed.
- */
-export async function countOpen(db: DB, hash: string, at: string, onlyFirst: boolean): Promise<number | null> {
-  let q = db
+/** Counts an open (whatever it answers); the count after it. The link must exist. */
+export async function countOpen(db: DB, hash: string, at: string): Promise<number> {
+  const row = await db
     .updateTable('autologin_links')
     .set((eb) => ({
       opens: eb('opens', '+', 1),
       first_open_at: eb.fn.coalesce('first_open_at', eb.val(at)),
       last_open_at: at,
     }))
-    .where('token_hash', '=', hash);
-  if (onlyFirst) q = q.where('opens', '=', 0);
-  const row = await q.returning('opens').executeTakeFirst();
-  return row ? Number(row.opens) : null;
+    .where('token_hash', '=', hash)
+    .returning('opens')
+    .executeTakeFirstOrThrow();
+  return Number(row.opens);
 }
 
 export const insertOpen = (
   db: DB,
-  o: { lead_id: string; opened_at: string; ip: string; user_agent: string; redirected: boolean },
+  o: { id: string; lead_id: string; opened_at: string; ip: string; user_agent: string; redirected: boolean },
 ) =>
   db
     .insertInto('autologin_opens')
-    .values({ id: newId(), ...o, ip_country: null, redirected: o.redirected ? 1 : 0 })
+    .values({ ...o, ip_country: null, redirected: o.redirected ? 1 : 0 })
     .execute();
 
 export const linkStats = (db: DB, leadId: string) =>

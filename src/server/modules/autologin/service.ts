@@ -1,9 +1,10 @@
-import { nowIso } from '../../db/ids.js';
-import type { DB } from '../../db/database.js';
+import { isPostgres, type DB } from '../../db/database.js';
+import { newId, nowIso } from '../../db/ids.js';
 import { emitEvent } from '../../events/emit.js';
 import { maskContactLike } from '../../privacy/mask.js';
 import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
 import { anyPartnerTracks } from './tracking.js';
+import { openInOneStatement, type Open } from './open-statement.js';
 import { countOpen, findLink, insertLink, insertOpen, linkStats, recentOpens, trackingOf } from './queries.js';
 import { linkToken, tokenHash } from './tokens.js';
 
@@ -42,24 +43,34 @@ export type OpenOutcome = { kind: 'redirect'; url: string } | { kind: 'used' } |
 
 /**
  * One open of a link: hashed and looked up the same way whatever was sent (no early exit on its
- * form). A link whose lead went to another partner since, or lost its URL, answers as used.
+ * form). Every open is counted; it redirects when the link is live (its lead still with the
+ * link's partner and a URL) and, for a single-use link, only the open that made the count 1
+ * (the counter's update is serialized per row, so of concurrent opens exactly one wins). A link
+ * whose lead went to another partner since, or lost its URL, answers as used.
  */
 export async function openLink(db: DB, token: string, ip: string, userAgent: string): Promise<OpenOutcome> {
   const hash = tokenHash(token);
+  const open = { at: nowIso(), id: newId(), ip, userAgent: userAgent.slice(0, USER_AGENT_CHARS) };
+  const row = isPostgres(db) ? await openInOneStatement(db, hash, open) : await openInSteps(db, hash, open);
+  if (!row) return { kind: 'unknown' };
+  return row.redirected ? { kind: 'redirect', url: row.url! } : { kind: 'used' };
+}
+
+/** SQLite: the read, then the counter, the open's row and the event in one transaction. */
+async function openInSteps(db: DB, hash: string, open: Open) {
   const link = await findLink(db, hash);
-  if (!link) return { kind: 'unknown' };
+  if (!link) return null;
   const live = link.lead_partner_id === link.partner_id && link.autologin_url !== null;
-  const at = nowIso();
+  const single = Number(link.single_use) === 1;
   return db.transaction().execute(async (tx) => {
-    const single = Number(link.single_use) === 1;
-    const first = live ? await countOpen(tx, hash, at, single) : null;
-    const redirected = first !== null;
-    const opens = first ?? (await countOpen(tx, hash, at, false))!;
+    const opens = await countOpen(tx, hash, open.at);
+    const redirected = live && (!single || opens === 1);
     await insertOpen(tx, {
+      id: open.id,
       lead_id: link.lead_id,
-      opened_at: at,
-      ip,
-      user_agent: userAgent.slice(0, USER_AGENT_CHARS),
+      opened_at: open.at,
+      ip: open.ip,
+      user_agent: open.userAgent,
       redirected,
     });
     // No address or user agent: webhook readers need only leads:view (see autologin docs).
@@ -69,9 +80,9 @@ export async function openLink(db: DB, token: string, ip: string, userAgent: str
       partner_id: link.partner_id,
       traffic_provider_id: link.traffic_provider_id,
       campaign_id: link.campaign_id,
-      data: { opened_at: at, opens, redirected, single_use: single },
+      data: { opened_at: open.at, opens, redirected, single_use: single },
     });
-    return redirected ? { kind: 'redirect' as const, url: link.autologin_url! } : { kind: 'used' as const };
+    return { redirected, url: link.autologin_url };
   });
 }
 
