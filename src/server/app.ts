@@ -16,6 +16,7 @@ import { providerSilenceJob } from './jobs/provider-silence.js';
 import { idempotencyPurgeJob } from './jobs/idempotency-purge.js';
 import { providerLogJob } from './jobs/provider-log.js';
 import { injectionsJob } from './jobs/injections.js';
+import { loadShippedRanges } from './geo/ip-country.js';
 import { chainDue, checkpointAll } from './modules/provider-log/chain.js';
 import { sqliteCheckpointJob } from './jobs/sqlite-checkpoint.js';
 import { postbackDestination } from './modules/provider-postbacks/destination.js';
@@ -220,6 +221,10 @@ function installBackgroundWork(app: App, { dispatcher, agent }: ReturnType<typeo
   app.decorate('statusPull', puller);
   app.addHook('onClose', async () => puller.close());
 
+  // The IP-to-country database (tracked links' opens; read in a worker thread, about half a second).
+  app.addHook('onReady', async () => {
+    loadShippedRanges().catch((err: Error) => app.log.warn({ err }, 'IP-to-country database not loaded'));
+  });
   const jobs = installJobs(app);
   jobs.add(deliveryRecoveryJob(app.delivery, config.recoveryIntervalMs));
   jobs.add(eventDispatchJob(dispatcher, config.dispatchIntervalMs));

@@ -1,6 +1,7 @@
 // Tracked autologin links in a real browser: a partner set to track its links (turned on in the
 // partner editor), a lead delivered to it whose provider got Leadgate's /go link, the link opened
-// twice, and the lead's drawer showing the opens; axe-core clean, and at phone width nothing wider
+// twice (once "from" a US address through a trusted proxy), and the lead's drawer showing the
+// opens and the country mismatch; axe-core clean, and at phone width nothing wider
 // than the screen.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -19,7 +20,8 @@ import {
 
 test('a partner tracks its autologin links; the lead drawer shows the opens', { timeout: 120_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
-  const { server, client: api } = await startServerAndClient(t);
+  // Behind a proxy on loopback, so an open can come "from" a public address (data: nothing is sent there).
+  const { server, client: api } = await startServerAndClient(t, { TRUST_PROXY: '127.0.0.1' });
   const base = `http://127.0.0.1:${server.port}`;
   const put = await api.send('PUT', '/api/hosting/public-url', { public_base_url: base });
   assert.equal(put.status, 200, put.text);
@@ -66,8 +68,11 @@ test('a partner tracks its autologin links; the lead drawer shows the opens', { 
   assert.equal(res.status, 201, res.text);
   const link = res.json().autologin_url as string;
   assert.ok(link.startsWith(`${base}/go/`), link);
-  for (let i = 0; i < 2; i++) {
-    const opened = await request(server.port, 'GET', link.slice(base.length), undefined, { 'user-agent': 'Phone/1.0' });
+  for (const from of [{}, { 'x-forwarded-for': '8.8.8.8' }] as Record<string, string>[]) {
+    const opened = await request(server.port, 'GET', link.slice(base.length), undefined, {
+      'user-agent': 'Phone/1.0',
+      ...from,
+    });
     assert.equal(opened.status, 302);
   }
 
@@ -77,7 +82,11 @@ test('a partner tracks its autologin links; the lead drawer shows the opens', { 
   await drawer.getByTestId('autologin-opens').waitFor();
   assert.match(await drawer.getByTestId('autologin-opens-count').innerText(), /^Opened 2 times: first .+, last .+/);
   assert.equal(await drawer.getByTestId('autologin-open').count(), 2);
-  assert.match(await drawer.getByTestId('autologin-open').first().innerText(), /127\.0\.0\.1[\s\S]*Phone\/1\.0/);
+  // Newest first: the open from a US address is flagged against the DE lead; loopback has no country.
+  const [fromUs, fromLoopback] = await drawer.getByTestId('autologin-open').all();
+  assert.match(await fromUs.innerText(), /8\.8\.8\.8 \(US\)[\s\S]*not the lead's country[\s\S]*Phone\/1\.0/i);
+  assert.match(await fromLoopback.innerText(), /127\.0\.0\.1[\s\S]*Phone\/1\.0/);
+  assert.equal(await fromLoopback.getByTestId('autologin-open-mismatch').count(), 0);
   // The operator still sees the partner's own URL.
   assert.match(await drawer.getByTestId('lead-autologin').innerText(), /^https:\/\/broker\.example\/login\//);
   await assertAccessible(page, 'lead drawer with opens');

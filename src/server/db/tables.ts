@@ -527,7 +527,7 @@ export interface AutologinOpensTable {
   opened_at: string;
   ip: string;
   user_agent: string;
-  /** The address's country; null: Leadgate has no IP-to-country source yet. */
+  /** The address's country when it was opened (geo/ip-country.ts); null: not a public address, or none known. */
   ip_country: string | null;
   redirected: number;
 }

@@ -8870,9 +8870,11 @@ export interface operations {
                             recent: {
                                 /** Format: date-time */
                                 at: string;
+                                /** @description true: the address's country is known and is not the lead's country */
+                                country_mismatch: boolean;
                                 /** @description The address it was opened from; its last part masked without `leads:contacts` */
                                 ip: string;
-                                /** @description The address's country, to hold against the lead's; null: Leadgate has no IP-to-country source yet */
+                                /** @description The address's country (ISO 3166-1 alpha-2) from Leadgate's built-in IP-to-country database; null: not a public address, or none known */
                                 ip_country: string | null;
                                 /** @description false: a single-use link opened again, answered without the link */
                                 redirected: boolean;
@@ -9245,9 +9247,11 @@ export interface operations {
                             recent: {
                                 /** Format: date-time */
                                 at: string;
+                                /** @description true: the address's country is known and is not the lead's country */
+                                country_mismatch: boolean;
                                 /** @description The address it was opened from; its last part masked without `leads:contacts` */
                                 ip: string;
-                                /** @description The address's country, to hold against the lead's; null: Leadgate has no IP-to-country source yet */
+                                /** @description The address's country (ISO 3166-1 alpha-2) from Leadgate's built-in IP-to-country database; null: not a public address, or none known */
                                 ip_country: string | null;
                                 /** @description false: a single-use link opened again, answered without the link */
                                 redirected: boolean;

@@ -10,6 +10,7 @@ import {
 } from '../../../../test/helpers.js';
 import { makeWorld, postLead, sampleLead, type World } from '../../../../test/distribution-world.js';
 import { tokenHash } from './tokens.js';
+import { loadShippedRanges } from '../../geo/ip-country.js';
 
 const BASE = 'https://leads.example.com';
 
@@ -137,7 +138,10 @@ forEachDatabase('Tracked autologin links', (engine) => {
       { opens: data.opens, redirected: data.redirected, single_use: data.single_use },
       { opens: 2, redirected: true, single_use: false },
     );
-    assert.equal(data.opened_at, events[1].occurred_at);
+    assert.ok(
+      (await opensOf(ta, lead.id)).some((o) => o.opened_at === data.opened_at),
+      "the event's opened_at is the open's time",
+    );
     assert.ok(!events[1].data.includes('127.0.0.1') && !events[1].data.includes('Other/1.0'), 'no address or agent');
   });
 
@@ -222,7 +226,7 @@ forEachDatabase('Tracked autologin links: a lead shows its opens', (engine) => {
     assert.equal(o.count, 2);
     assert.ok(o.first_at <= o.last_at);
     assert.deepEqual(
-      o.recent.map((r: { ip: string; user_agent: string; redirected: boolean; ip_country: null }) => [
+      o.recent.map((r: { ip: string; user_agent: string; redirected: boolean; ip_country: string | null }) => [
         r.ip,
         r.user_agent,
         r.redirected,
@@ -243,6 +247,32 @@ forEachDatabase('Tracked autologin links: a lead shows its opens', (engine) => {
         ['203.0.113.*', 'Mozilla/5.0 …'],
       ],
     );
+  });
+});
+
+forEachDatabase('Tracked autologin links: the country of an open', (engine) => {
+  test("an open from another country than the lead's is flagged; a documentation or private address has none", async (t) => {
+    await loadShippedRanges();
+    const ta = await buildTestApp(t, engine);
+    const w = await world(t, ta, { track_autologin: true });
+    const lead = await deliver(ta, w); // a DE lead
+    const path = lead.autologin_url!.slice(BASE.length);
+    // Addresses as data: inject() sends nothing anywhere.
+    for (const remoteAddress of ['8.8.8.8', '81.91.160.10', '203.0.113.7'])
+      assert.equal((await ta.app.inject({ method: 'GET', url: path, remoteAddress })).statusCode, 302);
+    const stored = await opensOf(ta, lead.id);
+    assert.deepEqual(stored.map((o) => [o.ip, o.ip_country]).sort(), [
+      ['203.0.113.7', null],
+      ['8.8.8.8', 'US'],
+      ['81.91.160.10', 'DE'],
+    ]);
+    const recent = (await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/leads/${lead.id}` })).json()
+      .autologin_opens.recent as { ip: string; ip_country: string | null; country_mismatch: boolean }[];
+    assert.deepEqual(recent.map((r) => [r.ip, r.ip_country, r.country_mismatch]).sort(), [
+      ['203.0.113.7', null, false],
+      ['8.8.8.8', 'US', true],
+      ['81.91.160.10', 'DE', false],
+    ]);
   });
 });
 

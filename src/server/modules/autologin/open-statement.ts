@@ -24,7 +24,7 @@ with l as (
             l.campaign_id, (l.live and (l.single_use = 0 or a.opens = 1)) as redirected
 ), o as (
   insert into autologin_opens (id, lead_id, opened_at, ip, user_agent, ip_country, redirected)
-  select $3, lead_id, $2, $4, $5, null, case when redirected then 1 else 0 end from u
+  select $3, lead_id, $2, $4, $5, $6, case when redirected then 1 else 0 end from u
 ), e as (
   insert into events (type, occurred_at, lead_id, partner_id, traffic_provider_id, campaign_id, data)
   select 'lead.autologin_opened', $2, lead_id, partner_id, traffic_provider_id, campaign_id,
@@ -39,6 +39,8 @@ export interface Open {
   at: string;
   id: string;
   ip: string;
+  /** The address's country (geo/ip-country.ts); null: unknown. */
+  country: string | null;
   userAgent: string;
 }
 
@@ -47,7 +49,7 @@ export async function openInOneStatement(
   hash: string,
   open: Open,
 ): Promise<{ redirected: boolean; url: string | null } | null> {
-  const query = CompiledQuery.raw(SQL, [hash, open.at, open.id, open.ip, open.userAgent]);
+  const query = CompiledQuery.raw(SQL, [hash, open.at, open.id, open.ip, open.userAgent, open.country]);
   const { rows } = await db.executeQuery<{ redirected: boolean; url: string | null }>(query);
   return rows[0] ?? null;
 }

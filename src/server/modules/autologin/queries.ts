@@ -54,11 +54,19 @@ export async function countOpen(db: DB, hash: string, at: string): Promise<numbe
 
 export const insertOpen = (
   db: DB,
-  o: { id: string; lead_id: string; opened_at: string; ip: string; user_agent: string; redirected: boolean },
+  o: {
+    id: string;
+    lead_id: string;
+    opened_at: string;
+    ip: string;
+    ip_country: string | null;
+    user_agent: string;
+    redirected: boolean;
+  },
 ) =>
   db
     .insertInto('autologin_opens')
-    .values({ ...o, ip_country: null, redirected: o.redirected ? 1 : 0 })
+    .values({ ...o, redirected: o.redirected ? 1 : 0 })
     .execute();
 
 export const linkStats = (db: DB, leadId: string) =>

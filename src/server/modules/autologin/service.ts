@@ -1,6 +1,7 @@
 import { isPostgres, type DB } from '../../db/database.js';
 import { newId, nowIso } from '../../db/ids.js';
 import { emitEvent } from '../../events/emit.js';
+import { shippedCountryOf } from '../../geo/ip-country.js';
 import { maskContactLike } from '../../privacy/mask.js';
 import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
 import { anyPartnerTracks } from './tracking.js';
@@ -50,7 +51,13 @@ export type OpenOutcome = { kind: 'redirect'; url: string } | { kind: 'used' } |
  */
 export async function openLink(db: DB, token: string, ip: string, userAgent: string): Promise<OpenOutcome> {
   const hash = tokenHash(token);
-  const open = { at: nowIso(), id: newId(), ip, userAgent: userAgent.slice(0, USER_AGENT_CHARS) };
+  const open = {
+    at: nowIso(),
+    id: newId(),
+    ip,
+    country: shippedCountryOf(ip),
+    userAgent: userAgent.slice(0, USER_AGENT_CHARS),
+  };
   const row = isPostgres(db) ? await openInOneStatement(db, hash, open) : await openInSteps(db, hash, open);
   if (!row) return { kind: 'unknown' };
   return row.redirected ? { kind: 'redirect', url: row.url! } : { kind: 'used' };
@@ -70,6 +77,7 @@ async function openInSteps(db: DB, hash: string, open: Open) {
       lead_id: link.lead_id,
       opened_at: open.at,
       ip: open.ip,
+      ip_country: open.country,
       user_agent: open.userAgent,
       redirected,
     });
@@ -88,9 +96,10 @@ async function openInSteps(db: DB, hash: string, open: Open) {
 
 /**
  * A lead's opens for its detail: null when it has no tracked link. Addresses and user agents are
- * the lead's own data: masked like contacts for readers without leads:contacts.
+ * the lead's own data: masked like contacts for readers without leads:contacts. An open from
+ * another country than the lead's is flagged (its country is looked up when it is recorded).
  */
-export async function leadOpens(db: DB, leadId: string, contacts: boolean) {
+export async function leadOpens(db: DB, leadId: string, leadCountry: string, contacts: boolean) {
   const stats = await linkStats(db, leadId);
   if (!Number(stats.links)) return null;
   const recent = await recentOpens(db, leadId, RECENT_OPENS);
@@ -103,6 +112,7 @@ export async function leadOpens(db: DB, leadId: string, contacts: boolean) {
       ip: contacts ? o.ip : maskIp(o.ip),
       user_agent: contacts ? o.user_agent : maskUserAgent(o.user_agent),
       ip_country: o.ip_country,
+      country_mismatch: o.ip_country !== null && o.ip_country !== leadCountry,
       redirected: Number(o.redirected) === 1,
     })),
   };

@@ -197,7 +197,7 @@ export async function leadDetail(db: DB, id: string, contacts: boolean, scope: D
   return {
     ...toLead(row, contacts, mask),
     verdicts: await verdictsOf(db, row.verdicts, scope),
-    autologin_opens: await leadOpens(db, row.id, contacts),
+    autologin_opens: await leadOpens(db, row.id, row.country, contacts),
     // A sale status is the partner's text: it may quote the contacts too.
     status_history: mask ? status_history.map((h) => maskFields(h, mask)) : status_history,
     // The reason and the excerpt quote the partner's answer, which may echo the contacts back.

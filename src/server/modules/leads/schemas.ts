@@ -111,7 +111,11 @@ const AutologinOpen = Type.Object(
       description: 'The browser (at most 512 characters); only its first word without `leads:contacts`',
     }),
     ip_country: Type.Union([Type.String(), Type.Null()], {
-      description: "The address's country, to hold against the lead's; null: Leadgate has no IP-to-country source yet",
+      description:
+        "The address's country (ISO 3166-1 alpha-2) from Leadgate's built-in IP-to-country database; null: not a public address, or none known",
+    }),
+    country_mismatch: Type.Boolean({
+      description: "true: the address's country is known and is not the lead's country",
     }),
     redirected: Type.Boolean({ description: 'false: a single-use link opened again, answered without the link' }),
   },

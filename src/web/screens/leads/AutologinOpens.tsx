@@ -26,7 +26,15 @@ export function AutologinOpens({ opens }: { opens: LeadDetail['autologin_opens']
           <Text size="xs" c="dimmed">
             {clock.dateTime(o.at)}
           </Text>
-          <Text size="xs">{o.ip}</Text>
+          <Text size="xs">
+            {o.ip}
+            {o.ip_country ? ` (${o.ip_country})` : ''}
+          </Text>
+          {o.country_mismatch && (
+            <Badge size="xs" color="red" data-testid="autologin-open-mismatch">
+              not the lead's country
+            </Badge>
+          )}
           {!o.redirected && (
             <Badge size="xs" color="orange">
               refused: single use

@@ -1,0 +1,70 @@
+// The IP-to-country lookup: exact range edges on both address families, from files a test writes
+// (addresses here are data: nothing is sent to them), and the shipped package's ranges.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { countryOf, loadRanges, loadShippedRanges, shippedCountryOf } from './ip-country.js';
+
+const v6num = (ip: string) => {
+  const [head, tail = ''] = ip.split('::');
+  const groups = (s: string) => (s ? s.split(':') : []);
+  const h = groups(head);
+  const t = groups(tail);
+  const all = [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
+  return all.reduce((n, g) => (n << 16n) | BigInt(parseInt(g, 16)), 0n).toString();
+};
+const v4num = (ip: string) => String(ip.split('.').reduce((n, o) => n * 256 + Number(o), 0));
+
+test('a range holds its first and last address and nothing beside them, IPv4 and IPv6', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'leadgate-geo-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const v4 = path.join(dir, 'v4.csv');
+  const v6 = path.join(dir, 'v6.csv');
+  writeFileSync(
+    v4,
+    [
+      `${v4num('1.0.0.0')},${v4num('1.0.0.255')},AU`,
+      `${v4num('1.0.2.0')},${v4num('1.0.3.255')},CN`,
+      `${v4num('203.0.0.0')},${v4num('223.255.255.255')},JP`,
+    ].join('\n') + '\n',
+  );
+  writeFileSync(
+    v6,
+    [
+      // Two ranges inside one /64: the low halves decide.
+      `${v6num('2a00:1::')},${v6num('2a00:1::ff')},DE`,
+      `${v6num('2a00:1::100')},${v6num('2a00:1:0:1:ffff:ffff:ffff:ffff')},FR`,
+      `${v6num('2c0f:f000::')},${v6num('2c0f:ffff:ffff:ffff:ffff:ffff:ffff:ffff')},ZA`,
+    ].join('\n') + '\n',
+  );
+  const r = await loadRanges(v4, v6);
+  assert.equal(countryOf('1.0.0.0', r), 'AU');
+  assert.equal(countryOf('1.0.0.255', r), 'AU');
+  assert.equal(countryOf('1.0.1.0', r), null, 'a gap between ranges');
+  assert.equal(countryOf('1.0.2.0', r), 'CN');
+  assert.equal(countryOf('0.255.255.255', r), null, 'below the first range');
+  assert.equal(countryOf('223.255.255.255', r), 'JP', 'a range past 2^31 (unsigned)');
+  assert.equal(countryOf('::ffff:1.0.3.7', r), 'CN', 'IPv4-mapped IPv6 is the IPv4 address');
+  assert.equal(countryOf('2a00:1::ff', r), 'DE');
+  assert.equal(countryOf('2a00:1::100', r), 'FR');
+  assert.equal(countryOf('2a00:1:0:1:ffff:ffff:ffff:ffff', r), 'FR');
+  assert.equal(countryOf('2a00:1:0:2::', r), null, 'one past the last address');
+  assert.equal(countryOf('2c0f:ffff::1', r), 'ZA');
+  for (const notPublic of ['10.0.0.1', '127.0.0.1', '192.168.1.1', '::1', 'fe80::1', '2001:db8::1'])
+    assert.equal(countryOf(notPublic, r), null, `${notPublic} is not public: no country`);
+  for (const bad of ['', 'x', '1.2.3', '300.1.1.1', '1.0.0.1; drop'])
+    assert.equal(countryOf(bad, r), null, `"${bad}" is not an address`);
+});
+
+test('the shipped ranges: read once, off the event loop; well-known blocks have their countries', async () => {
+  const first = loadShippedRanges();
+  assert.equal(loadShippedRanges(), first, 'one load per process');
+  const r = await first;
+  assert.ok(r.v4.cc.length > 100_000 && r.v6.cc.length > 50_000, 'the whole database is in');
+  // Long-standing allocations: Google's public resolver (US), the DE-NIC registry block (DE).
+  assert.equal(shippedCountryOf('8.8.8.8'), 'US');
+  assert.equal(countryOf('81.91.160.0', r), 'DE');
+  assert.equal(shippedCountryOf('127.0.0.1'), null);
+});
