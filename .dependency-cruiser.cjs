@@ -1,7 +1,7 @@
 // The import rules of src/ (npm run lint): lower rooms never import a feature, nothing imports in a
 // circle (type-only imports included), the dashboard never imports the server. See docs/ARCHITECTURE.md.
 const LOWER =
-  '^src/server/(db|auth|http|outbound|jobs|distribution|events|privacy|geo)/|^src/server/(config|types|time|version|licence-key)\\.ts$';
+  '^src/server/(db|auth|http|outbound|jobs|distribution|events|privacy|geo|secrets)/|^src/server/(config|types|time|version|licence-key)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -17,7 +17,7 @@ module.exports = {
       name: 'lower-rooms-import-no-feature',
       severity: 'error',
       comment:
-        'db/, auth/, http/, outbound/, jobs/, distribution/, events/, privacy/, geo/ and the top-level files below app.ts are beneath the features: they must not import src/server/modules/. Features register with them (app.ts wires it).',
+        'db/, auth/, http/, outbound/, jobs/, distribution/, events/, privacy/, geo/, secrets/ and the top-level files below app.ts are beneath the features: they must not import src/server/modules/. Features register with them (app.ts wires it).',
       from: { path: LOWER, pathNot: '\\.test\\.ts$' },
       to: { path: '^src/server/modules/' },
     },

@@ -2,7 +2,7 @@
 // LEADGATE_ADMIN_*, exit code 2 on bad config, and a graceful SIGTERM that lets in-flight
 // requests finish. SQLite always; PostgreSQL too when TEST_DATABASES lists it.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { describe, test } from 'node:test';
@@ -13,6 +13,7 @@ import {
   freshPostgresDatabase,
   readAnswer,
   request,
+  ServerClient,
   spawnServer,
   waitFor,
   waitUntilUp,
@@ -168,6 +169,27 @@ describe('server process [sqlite]', () => {
     assert.match(child.err(), /PORT/);
     assert.match(child.err(), /abc/);
     assert.ok(!existsSync(path.join(child.dataDir, 'leadgate.db')), 'no database was opened');
+  });
+
+  test('stored secrets and their key file gone: exit code 2, stderr says the key is missing', async (t) => {
+    const first = await spawnServer(t, adminEnv);
+    await waitUntilUp(first);
+    const api = await new ServerClient(first.port).login();
+    await api.create('/api/webhooks', {
+      name: 'Ops',
+      url: 'https://hooks.example.com/x',
+      event_types: ['lead.delivered'],
+    });
+    await api.close();
+    first.proc.kill('SIGTERM');
+    assert.equal((await first.exited).code, 0);
+    rmSync(path.join(first.dataDir, 'secret.key'));
+
+    const second = await spawnServer(t, adminEnv, { dataDir: first.dataDir });
+    const { code } = await second.exited;
+    assert.equal(code, 2, second.err());
+    assert.match(second.err(), /The secret key is missing: the database holds secrets sealed with key [0-9a-f]{12}/);
+    assert.ok(!existsSync(path.join(first.dataDir, 'secret.key')), 'no new key was made over sealed secrets');
   });
 
   test('SIGTERM lets in-flight requests finish with full answers, then exits 0', async (t) => {

@@ -17,6 +17,7 @@ import { idempotencyPurgeJob } from './jobs/idempotency-purge.js';
 import { providerLogJob } from './jobs/provider-log.js';
 import { injectionsJob } from './jobs/injections.js';
 import { loadShippedRanges } from './geo/ip-country.js';
+import { openSecrets } from './secrets/keys.js';
 import { chainDue, checkpointAll } from './modules/provider-log/chain.js';
 import { sqliteCheckpointJob } from './jobs/sqlite-checkpoint.js';
 import { postbackDestination } from './modules/provider-postbacks/destination.js';
@@ -107,6 +108,8 @@ class RequestLog extends LogController {
 }
 
 export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}): Promise<App> {
+  // The keys that seal stored secrets, before anything reads one (SecretKeyError: start-up refused).
+  await openSecrets(config, db);
   // Request logging is one line per request ("request completed", with method, URL, status and
   // time; "incoming request" only at debug), written to stdout asynchronously: Fastify's two
   // lines per request, written synchronously, cost lead intake a fifth of its throughput.

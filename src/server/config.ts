@@ -11,6 +11,8 @@ export interface Config {
   dataDir: string;
   database: DatabaseConfig;
   admin: { email: string; password: string } | null;
+  /** LEADGATE_SECRET_KEY: the keys that seal stored secrets (the first seals), or null: the key file beside the data (secrets/keys.ts). */
+  secretKeys: Buffer[] | null;
   /** Proxies whose X-Forwarded-For is believed (IPs or CIDRs); empty = use the socket address. */
   trustProxy: string[];
   sessionIdleMinutes: number;
@@ -145,6 +147,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
 
+  const secretKeys = secretKeysOf(env.LEADGATE_SECRET_KEY, problems);
+
   const trustProxy: string[] = [];
   for (const entry of (env.TRUST_PROXY ?? '')
     .split(',')
@@ -241,6 +245,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     database,
     admin,
+    secretKeys,
     trustProxy,
     sessionIdleMinutes,
     logLevel,
@@ -341,4 +346,18 @@ function mailSettings(env: NodeJS.ProcessEnv, problems: string[]): MailSettings 
     };
   }
   return null;
+}
+
+/** LEADGATE_SECRET_KEY: base64 keys of 32 bytes, comma-separated, the first the one that seals. Never echoed. */
+function secretKeysOf(value: string | undefined, problems: string[]): Buffer[] | null {
+  if (value === undefined || value.trim() === '') return null;
+  const keys = value.split(',').map((s) => s.trim());
+  const bad = keys.findIndex((k) => Buffer.from(k, /[-_]/.test(k) ? 'base64url' : 'base64').length !== 32);
+  if (bad >= 0) {
+    problems.push(
+      `LEADGATE_SECRET_KEY: key ${bad + 1} is not 32 bytes of base64 (make one with: node -e "console.log(require('crypto').randomBytes(32).toString('base64'))")`,
+    );
+    return null;
+  }
+  return keys.map((k) => Buffer.from(k, /[-_]/.test(k) ? 'base64url' : 'base64'));
 }

@@ -2,6 +2,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrate } from './db/migrate.js';
+import { SecretKeyError } from './secrets/keys.js';
 import { createOwner, ensureAdminRole } from './modules/operators/service.js';
 
 async function main() {
@@ -35,7 +36,15 @@ async function main() {
     if (created) console.log(`Created the owner ${config.admin.email} (role admin).`);
   }
 
-  const app = await buildApp(config, db);
+  let app;
+  try {
+    app = await buildApp(config, db);
+  } catch (err) {
+    if (!(err instanceof SecretKeyError)) throw err;
+    console.error(err.message);
+    await db.destroy().catch(() => {});
+    process.exit(2);
+  }
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

@@ -3,6 +3,7 @@ import { isPostgres, PREPARED } from '../db/database.js';
 import { compiledOnce } from '../db/compiled.js';
 import { fromJson, jsonArrayFrom, jsonObjectFrom } from '../db/json.js';
 import type { Database, PartnersTable } from '../db/tables.js';
+import { integrationFromStore } from './integrations/index.js';
 import type { StoredIntegration } from './integrations/types.js';
 import { capSlots, firstFull, readUsage, usedOf, type CapOwner, type CapSlot, type CapWindow } from './caps.js';
 import { refusal, type Refusal, type Schedule } from './eligibility.js';
@@ -223,7 +224,7 @@ function candidate(p: PartnerRow, t: TargetRow | null): Candidate {
       countries: JSON.parse(t.countries),
       schedule: t.schedule ? JSON.parse(t.schedule) : null,
     },
-    integration: JSON.parse(p.integration),
+    integration: integrationFromStore(p.integration),
     deal: parsePrice(p.deal),
     slots: [],
   };

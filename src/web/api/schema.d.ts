@@ -6416,7 +6416,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         backups: {
-                            /** @description Where backups go (SQLite), or how to back up (PostgreSQL: pg_dump) */
+                            /** @description Where backups go (SQLite), or how to back up (PostgreSQL: pg_dump); and that the secret key must be kept with them */
                             advice: string;
                             /** @description true on SQLite; on PostgreSQL Leadgate does not make backups */
                             supported: boolean;
@@ -6464,6 +6464,15 @@ export interface operations {
                         platform: string;
                         /** @description The address operators and partners reach this server at, as scheme://host[:port] with no path (e.g. https://leads.example.com). When set, links the API hands out (a partner's postback_url) are absolute URLs under it; null: they stay paths (/api/…) for the caller to put after its own address. */
                         public_base_url: string | null;
+                        /** @description What seals stored secrets (partner header values, webhook secrets, signing keys) at rest */
+                        secret_key: {
+                            /** @description The key file (null: the key is in the environment) */
+                            file: string | null;
+                            /** @description The id of the key that seals (the first 12 hex digits of its SHA-256); never the key */
+                            key_id: string | null;
+                            /** @description file: the key file beside the data (made on first start); environment: LEADGATE_SECRET_KEY */
+                            source: "file" | "environment";
+                        };
                         /** Format: date-time */
                         started_at: string;
                         uptime_seconds: number;

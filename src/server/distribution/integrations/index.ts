@@ -1,5 +1,6 @@
 import type { FieldError } from '../../http/errors.js';
 import type { OutboundRequest } from '../../outbound/exchange.js';
+import { sealValues, unsealValues } from '../../secrets/box.js';
 import { httpApi, HttpApiInput, HttpApiShown } from './http-api.js';
 import type { IntegrationKind, IntegrationKindName, IntegrationOf, StoredIntegration } from './types.js';
 
@@ -69,3 +70,13 @@ export const shownRequest = (integration: StoredIntegration, request: OutboundRe
 
 /** For audit details: no secret values. */
 export const integrationForAudit = (integration: StoredIntegration) => kindOf(integration).forAudit(integration);
+
+/** The integration as stored: its header values sealed (secrets/box.ts). */
+export const integrationToStore = (integration: StoredIntegration) =>
+  JSON.stringify({ ...integration, headers: sealValues(integration.headers ?? {}, 'partner-header') });
+
+/** The stored integration, header values opened. */
+export function integrationFromStore(json: string): StoredIntegration {
+  const stored = JSON.parse(json) as StoredIntegration;
+  return { ...stored, headers: unsealValues(stored.headers ?? {}, 'partner-header') };
+}

@@ -118,6 +118,11 @@ forEachDatabase('hosting', (engine) => {
     assert.equal(h.backups.supported, engine === 'sqlite');
     if (engine === 'postgres') assert.match(h.backups.advice, /pg_dump/);
     else assert.ok(h.backups.advice.includes(`${ta.config.dataDir}/backups`), h.backups.advice);
+    // Backups carry secrets sealed: the panel says where the key is and that it goes with them.
+    assert.ok(h.backups.advice.includes(`${ta.config.dataDir}/secret.key, which no backup holds`), h.backups.advice);
+    assert.equal(h.secret_key.source, 'file');
+    assert.equal(h.secret_key.file, `${ta.config.dataDir}/secret.key`);
+    assert.match(h.secret_key.key_id, /^[0-9a-f]{12}$/);
 
     const plain = await buildTestApp(t, engine);
     assert.equal((await getJson(plain, '/api/hosting')).build, null, 'no commit given: null');

@@ -58,8 +58,25 @@ export const HostingStatus = Type.Object(
     ),
     backups: Type.Object({
       supported: Type.Boolean({ description: 'true on SQLite; on PostgreSQL Leadgate does not make backups' }),
-      advice: Type.String({ description: 'Where backups go (SQLite), or how to back up (PostgreSQL: pg_dump)' }),
+      advice: Type.String({
+        description:
+          'Where backups go (SQLite), or how to back up (PostgreSQL: pg_dump); and that the secret key must be kept with them',
+      }),
     }),
+    secret_key: Type.Object(
+      {
+        source: Type.Union([Type.Literal('file'), Type.Literal('environment')], {
+          description: 'file: the key file beside the data (made on first start); environment: LEADGATE_SECRET_KEY',
+        }),
+        file: Type.Union([Type.String(), Type.Null()], {
+          description: 'The key file (null: the key is in the environment)',
+        }),
+        key_id: Type.Union([Type.String(), Type.Null()], {
+          description: 'The id of the key that seals (the first 12 hex digits of its SHA-256); never the key',
+        }),
+      },
+      { description: 'What seals stored secrets (partner header values, webhook secrets, signing keys) at rest' },
+    ),
   },
   { title: 'HostingStatus' },
 );

@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { sql } from 'kysely';
 import type { MailSettings } from '../../config.js';
+import { currentKeyId } from '../../secrets/box.js';
+import { keyFileOf } from '../../secrets/keys.js';
 import { isPostgres } from '../../db/database.js';
 import { LATEST_MIGRATION } from '../../db/migrate.js';
 import type { App } from '../../types.js';
@@ -16,6 +18,12 @@ export const PG_BACKUP_ADVICE =
 const sqliteAdvice = (dir: string) =>
   `Backups are consistent copies of the SQLite database, written to ${dir} on this machine. ` +
   'Download them, or copy that folder elsewhere: a backup on the same disk does not survive the disk.';
+
+// Backups carry the secrets sealed (secrets/): the key is not in them and must be kept beside them.
+const keyAdvice = (app: App) =>
+  app.config.secretKeys
+    ? 'Partner secrets in it are sealed with the key in LEADGATE_SECRET_KEY, which no backup holds: keep that key with your backups, or a restored backup cannot use them.'
+    : `Partner secrets in it are sealed with the key in ${keyFileOf(app.config)}, which no backup holds: keep a copy of that file with your backups, or a restored backup cannot use them.`;
 
 const fileSize = async (file: string) => (await fs.promises.stat(file).catch(() => null))?.size ?? 0;
 
@@ -64,6 +72,14 @@ export async function hostingStatus(app: App, backupFolder: string) {
     database,
     public_base_url: await readPublicBaseUrl(app.db),
     mail: mailFacts(app.config.mail),
-    backups: { supported: sqlite, advice: sqlite ? sqliteAdvice(backupFolder) : PG_BACKUP_ADVICE },
+    backups: {
+      supported: sqlite,
+      advice: `${sqlite ? sqliteAdvice(backupFolder) : PG_BACKUP_ADVICE} ${keyAdvice(app)}`,
+    },
+    secret_key: {
+      source: app.config.secretKeys ? ('environment' as const) : ('file' as const),
+      file: app.config.secretKeys ? null : keyFileOf(app.config),
+      key_id: currentKeyId(),
+    },
   };
 }

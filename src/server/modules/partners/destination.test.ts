@@ -4,6 +4,7 @@ import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-w
 import { buildTestApp, call, expectProblem, forEachDatabase, type TestApp } from '../../../../test/helpers.js';
 import { startTrap } from '../../../../test/loopback-trap.js';
 import { accepting, defaultIntegration, startPartner } from '../../../../test/partner-server.js';
+import { integrationFromStore } from '../../distribution/integrations/index.js';
 
 // Where a partner's integration may send leads and secrets, through the API:
 // - contract rule 14: loopback, private, link-local… destinations are refused when saved (written
@@ -36,7 +37,7 @@ async function created(ta: TestApp, url: string, extra: Record<string, unknown> 
 }
 
 const storedIntegration = async (ta: TestApp, id: string) =>
-  JSON.parse(
+  integrationFromStore(
     (await ta.db.selectFrom('partners').select('integration').where('id', '=', id).executeTakeFirstOrThrow())
       .integration,
   );

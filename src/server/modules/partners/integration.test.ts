@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildTestApp, call, expectProblem, forEachDatabase, type TestApp } from '../../../../test/helpers.js';
+import { integrationFromStore } from '../../distribution/integrations/index.js';
 
 // What a partner's integration may hold (validation, placeholders) and how its header values
 // stay write-only. CRUD, tokens, access and deletes are in partners.test.ts.
@@ -182,7 +183,7 @@ forEachDatabase('Partner integrations', (engine) => {
     const shown = made.json().integration.headers;
     assert.deepEqual(shown, { Authorization: '••••5678', 'X-Eight': '••••', 'X-Nine': '••••6789', 'X-Empty': '••••' });
     const storedHeaders = async () =>
-      JSON.parse(
+      integrationFromStore(
         (
           await ta.db
             .selectFrom('partners')
@@ -191,7 +192,13 @@ forEachDatabase('Partner integrations', (engine) => {
             .executeTakeFirstOrThrow()
         ).integration,
       ).headers;
-    assert.deepEqual(await storedHeaders(), headers, 'the database holds the real values');
+    assert.deepEqual(await storedHeaders(), headers, 'the real values are what the database opens to');
+    const raw = await ta.db
+      .selectFrom('partners')
+      .select('integration')
+      .where('id', '=', made.json().id)
+      .executeTakeFirstOrThrow();
+    assert.ok(!raw.integration.includes('sk_live_abcdefgh12345678'), 'sealed at rest, not in clear');
 
     // Sent back exactly as shown (with another path on the same origin): the stored values stay.
     // (A new scheme, host or port refuses them: destination.test.ts.)

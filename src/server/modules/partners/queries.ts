@@ -4,6 +4,7 @@ import { partnerIdInScope } from '../../db/record-scope.js';
 import type { DataScope } from '../../db/scope.js';
 import type { Database, PartnersTable } from '../../db/tables.js';
 import { decodeCursor, pageOf } from '../../http/pagination.js';
+import { integrationFromStore } from '../../distribution/integrations/index.js';
 import type { StoredIntegration } from '../../distribution/integrations/types.js';
 
 export type PartnerRow = Selectable<PartnersTable>;
@@ -31,8 +32,8 @@ const partnerColumns = [
 ] as const;
 export type PartnerRecord = Omit<PartnerRow, 'postback_token_hash'>;
 
-export const storedIntegration = (row: Pick<PartnerRow, 'integration'>) =>
-  JSON.parse(row.integration) as StoredIntegration;
+export const storedIntegration = (row: Pick<PartnerRow, 'integration'>): StoredIntegration =>
+  integrationFromStore(row.integration);
 
 export const findPartner = (db: Kysely<Database>, id: string): Promise<PartnerRecord | undefined> =>
   db.selectFrom('partners').select(partnerColumns).where('id', '=', id).executeTakeFirst();

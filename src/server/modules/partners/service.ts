@@ -8,7 +8,12 @@ import { partnerInScope } from '../../db/record-scope.js';
 import { UNSCOPED, type DataScope } from '../../db/scope.js';
 import type { Database } from '../../db/tables.js';
 import { conflict, invalid, notFound, type FieldError } from '../../http/errors.js';
-import { integrationForAudit, resolveIntegration, shownIntegration } from '../../distribution/integrations/index.js';
+import {
+  integrationForAudit,
+  integrationToStore,
+  resolveIntegration,
+  shownIntegration,
+} from '../../distribution/integrations/index.js';
 import { parsePrice, shownDeal, storedDeal } from '../../distribution/prices.js';
 import { audit, type Actor } from '../audit/service.js';
 import { forgetTracking } from '../autologin/tracking.js';
@@ -107,7 +112,7 @@ export async function createPartner(
     deal: b.deal ? JSON.stringify(storedDeal(b.deal)) : null,
     pause_after_failures: b.pause_after_failures ?? null,
     consecutive_failures: 0,
-    integration: JSON.stringify(integration),
+    integration: integrationToStore(integration),
     track_autologin: b.track_autologin ? 1 : 0,
     autologin_single_use: b.autologin_single_use ? 1 : 0,
     postback_token_id: token.id,
@@ -169,7 +174,7 @@ export async function updatePartner(
       ...(b.pause_after_failures !== undefined ? { pause_after_failures: b.pause_after_failures } : {}),
       // Turned on again by an operator: the count starts over.
       ...(b.status === 'active' && current.status !== 'active' ? { consecutive_failures: 0 } : {}),
-      ...(integration ? { integration: JSON.stringify(integration) } : {}),
+      ...(integration ? { integration: integrationToStore(integration) } : {}),
       ...(b.track_autologin !== undefined ? { track_autologin: b.track_autologin ? 1 : 0 } : {}),
       ...(b.autologin_single_use !== undefined ? { autologin_single_use: b.autologin_single_use ? 1 : 0 } : {}),
       updated_at: nowIso(),

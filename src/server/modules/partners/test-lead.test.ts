@@ -10,6 +10,7 @@ import {
   type TestApp,
 } from '../../../../test/helpers.js';
 import { accepting, defaultIntegration, downUrl, rejecting, startPartner } from '../../../../test/partner-server.js';
+import { integrationFromStore } from '../../distribution/integrations/index.js';
 
 // POST /api/partners/{id}/test: one real request to a (loopback) partner, shown, nothing stored.
 
@@ -149,7 +150,7 @@ forEachDatabase('Send a test lead to a partner', (engine) => {
     assert.equal(got.headers['x-extra'], 'draft-value-abcdef');
     assert.deepEqual(res.json().request.headers, { 'X-Api-Key': '••••3456', 'X-Extra': '••••cdef' });
     // The saved integration did not change.
-    const stored = JSON.parse(
+    const stored = integrationFromStore(
       (await ta.db.selectFrom('partners').select('integration').where('id', '=', id).executeTakeFirstOrThrow())
         .integration,
     );

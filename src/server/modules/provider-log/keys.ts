@@ -1,10 +1,10 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { DB } from '../../db/database.js';
 import { initSetting } from '../../db/settings.js';
+import { seal, unseal } from '../../secrets/box.js';
 
 // The checkpoints' Ed25519 key pair, made on first use and kept in the settings table (concurrent
-// first uses keep one: initSetting). Issue 29 will encrypt it at rest: `loadSigningKey` is the
-// one place that reads it, so that is the function to change.
+// first uses keep one: initSetting), its private key sealed at rest (secrets/box.ts).
 
 const SETTING = 'provider_log_signing_key';
 
@@ -38,8 +38,8 @@ export function signingKey(db: DB): Promise<SigningKey> {
 
 async function loadSigningKey(db: DB): Promise<SigningKey> {
   const fresh = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  const stored = await initSetting<StoredKey>(db, SETTING, { private_pem: fresh });
-  const privateKey = createPrivateKey(stored.private_pem);
+  const stored = await initSetting<StoredKey>(db, SETTING, { private_pem: seal(fresh, 'provider-log-key') });
+  const privateKey = createPrivateKey(unseal(stored.private_pem, 'provider-log-key'));
   const publicKey = createPublicKey(privateKey);
   const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
   return {

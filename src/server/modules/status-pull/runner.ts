@@ -3,7 +3,7 @@ import type { Agent } from 'undici';
 import type { DB } from '../../db/database.js';
 import { nowIso } from '../../db/ids.js';
 import { recordRun, runPull } from './pull.js';
-import type { StoredStatusPull } from './schemas.js';
+import { configFromStore } from './stored.js';
 
 // Runs the status pulls that are due (the status-pulls job, jobs/status-pulls.ts), each partner's
 // by one process at a time: a pull is claimed by a conditional UPDATE of its lease (a killed
@@ -44,7 +44,7 @@ export class StatusPuller {
     let ran = 0;
     for (const d of due) {
       if (this.closed) break;
-      const config = JSON.parse(d.config) as StoredStatusPull;
+      const config = configFromStore(d.config);
       if (!config.enabled) continue;
       const claim = await this.db
         .updateTable('partner_status_pulls')

@@ -23,6 +23,7 @@ import {
   type StatusPullRow,
 } from './queries.js';
 import type { StatusPullInput, StoredStatusPull } from './schemas.js';
+import { configFromStore, configToStore } from './stored.js';
 
 // A partner's status pull, as the routes use it: shown with its health (secret headers masked),
 // set, removed, and run by hand.
@@ -46,13 +47,13 @@ function fingerprint(c: StoredStatusPull): string {
 
 /** Whether the stored pull may run live now. */
 function mayRunLive(row: StatusPullRow): boolean {
-  const config = JSON.parse(row.config) as StoredStatusPull;
+  const config = configFromStore(row.config);
   return config.enabled || row.previewed === fingerprint(config);
 }
 
 /** The stored pull as shown: secret header values masked, and its health. */
 function shown(row: StatusPullRow) {
-  const config = JSON.parse(row.config) as StoredStatusPull;
+  const config = configFromStore(row.config);
   return {
     config: { ...config, request_headers: maskHeaders(config.request_headers) },
     health: {
@@ -138,7 +139,7 @@ export async function putStatusPull(
 ) {
   const p = await partner(db, partnerId, scopeOf(actor));
   const previous = await findStatusPull(db, p.id);
-  const before = previous ? (JSON.parse(previous.config) as StoredStatusPull) : null;
+  const before = previous ? configFromStore(previous.config) : null;
   const config = storedConfig(b, before, allowedNetworks);
   if (config.enabled) {
     const seen = previous?.previewed === fingerprint(config);
@@ -154,7 +155,7 @@ export async function putStatusPull(
   }
   const now = nowIso();
   await db.transaction().execute(async (tx) => {
-    await saveStatusPull(tx, p.id, JSON.stringify(config), now);
+    await saveStatusPull(tx, p.id, configToStore(config), now);
     const forAudit = (c: StoredStatusPull | null) => c && { ...c, request_headers: Object.keys(c.request_headers) };
     await audit(tx, actor, {
       action: 'partner.status_pull_updated',
@@ -200,7 +201,7 @@ export async function runStatusPull(
       "A status pull reads the partner's leads of every traffic provider; your role is limited to some traffic providers.",
     );
   const row = (await findStatusPull(db, p.id)) ?? notFound('status pull for this partner');
-  const config = JSON.parse(row.config) as StoredStatusPull;
+  const config = configFromStore(row.config);
   if (!dryRun && !mayRunLive(row))
     conflict(
       'Make a dry run of these settings first: a live pull changes leads, and the first FTD reported cannot be taken back.',

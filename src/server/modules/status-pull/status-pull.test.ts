@@ -11,6 +11,7 @@ import {
 } from '../../../../test/helpers.js';
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
 import { json, startPartner, type ReceivedRequest } from '../../../../test/partner-server.js';
+import { configFromStore } from './stored.js';
 
 /** A partner's status API on loopback: the leads in `statuses`, `pageSize` a page, answering ?page=N from 1. */
 async function statusApi(
@@ -297,9 +298,9 @@ forEachDatabase('status pull', (engine) => {
       payload: pullConfig('https://broker.example/api/v2/statuses', { request_headers: masked }),
     });
     assert.equal(kept.statusCode, 200, kept.body);
-    const stored = JSON.parse(
-      (await ta.db.selectFrom('partner_status_pulls').select('config').executeTakeFirstOrThrow()).config,
-    );
+    const raw = (await ta.db.selectFrom('partner_status_pulls').select('config').executeTakeFirstOrThrow()).config;
+    assert.ok(!raw.includes('pull-secret-123456'), 'the header value is sealed at rest');
+    const stored = configFromStore(raw);
     assert.equal(stored.request_headers['X-Api-Key'], 'pull-secret-123456');
     assert.equal((await call(ta.app, ta.ownerToken, { method: 'DELETE', url })).statusCode, 204);
     // Deleted (or never set): 200 with null, not an error; an unknown partner is the 404.

@@ -9,6 +9,7 @@ import { namesOf } from '../../db/names.js';
 import { invalid, notFound, type FieldError } from '../../http/errors.js';
 import { checkDestinationUrl } from '../../outbound/guard.js';
 import { principalOf } from '../../types.js';
+import { seal, unseal } from '../../secrets/box.js';
 import { audit, type Actor } from '../audit/service.js';
 import { assertCanRead } from './access.js';
 import {
@@ -39,7 +40,7 @@ export function sign(secret: string, id: string, timestamp: number, body: string
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-/** The signed POST of `body` to a webhook (real events and the test event alike), webhook-id `id`. */
+/** The signed POST of `body` to a webhook (real events and the test event alike), webhook-id `id`; `secret` as stored (sealed). */
 export function signedPost(hook: { url: string; secret: string }, id: string, body: string) {
   const timestamp = Math.floor(Date.now() / 1000);
   const headers = {
@@ -47,7 +48,7 @@ export function signedPost(hook: { url: string; secret: string }, id: string, bo
     'user-agent': 'Leadgate-Webhooks',
     'webhook-id': id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': sign(hook.secret, id, timestamp, body),
+    'webhook-signature': sign(unseal(hook.secret, 'webhook-secret'), id, timestamp, body),
   };
   return { method: 'POST' as const, url: hook.url, headers, body };
 }
@@ -249,6 +250,7 @@ export async function createWebhook(db: DB, actor: Actor, b: CreateWebhook, allo
   const principal = principalOf(actor);
   assertCanRead(principal, b.event_types);
   const now = nowIso();
+  const secret = newSecret();
   const row = {
     id: newId(),
     name: b.name.trim(),
@@ -256,7 +258,7 @@ export async function createWebhook(db: DB, actor: Actor, b: CreateWebhook, allo
     format,
     telegram_chat_id: b.telegram_chat_id ?? null,
     event_types: JSON.stringify(b.event_types),
-    secret: newSecret(),
+    secret: seal(secret, 'webhook-secret'),
     status: 'active' as const,
     disabled_reason: null,
     failing_since: null,
@@ -274,7 +276,7 @@ export async function createWebhook(db: DB, actor: Actor, b: CreateWebhook, allo
       details: { name: row.name, url: toWebhook(row).url, format, event_types: b.event_types },
     });
   });
-  return { ...toWebhook(row), secret: row.secret };
+  return { ...toWebhook(row), secret };
 }
 
 /** Changes the fields sent; disabling cancels pending deliveries. */
@@ -346,7 +348,8 @@ export async function deleteWebhook(db: DB, actor: Actor, id: string) {
 /** A new signing secret, shown once. */
 export async function rotateWebhookSecret(db: DB, actor: Actor, id: string) {
   const current = await find(db, id);
-  const row = { ...current, secret: newSecret(), updated_at: nowIso() };
+  const secret = newSecret();
+  const row = { ...current, secret: seal(secret, 'webhook-secret'), updated_at: nowIso() };
   await db.transaction().execute(async (tx) => {
     await updateWebhookRow(tx, current.id, { secret: row.secret, updated_at: row.updated_at });
     await audit(tx, actor, {
@@ -356,7 +359,7 @@ export async function rotateWebhookSecret(db: DB, actor: Actor, id: string) {
       details: { name: current.name },
     });
   });
-  return { ...toWebhook(row), secret: row.secret };
+  return { ...toWebhook(row), secret };
 }
 
 /** For the delivery log: the webhook (404 when there is none) and whether it sends. */
