@@ -12,7 +12,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('name', 'text', (c) => c.notNull())
     // JSON: the Leads filters with last_days instead of dates
     .addColumn('filter', 'text', (c) => c.notNull())
-    .addColumn('flow_id', 'text', (c) => c.references('flows.id'))
+    // No foreign key: a flow a rule names may still be deleted (then its runs are skipped, saying why).
+    .addColumn('flow_id', 'text')
     // JSON array of partner ids (null: flow_id)
     .addColumn('partner_ids', 'text')
     .addColumn('per_minute', 'integer', (c) => c.notNull())

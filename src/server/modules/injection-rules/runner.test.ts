@@ -196,6 +196,22 @@ forEachDatabase('Recurring rules runner', (engine) => {
     assert.equal(skipped.length, 1);
     assert.equal(JSON.parse(skipped[0].details).reason, 'its creator is disabled');
   });
+
+  test('a rule whose flow was deleted since is skipped, naming it; the flow could be deleted', async (t) => {
+    const { ta, x, runner } = await setup(t, engine);
+    const spare = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/flows',
+      payload: { name: 'Spare', targets: [{ partner_id: x.partners[0].id, priority: 1 }] },
+    });
+    const rule = await dailyRule(ta, x, x, ta.ownerToken, { flow_id: spare.json().id });
+    const gone = await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/flows/${spare.json().id}` });
+    assert.equal(gone.statusCode, 204, gone.body);
+    await runner.tick(at('2026-01-15T09:00:00Z'));
+    assert.equal((await jobs(ta)).length, 0);
+    const { last_run } = await getJson(ta, `/api/injection-rules/${rule.id}`);
+    assert.match(last_run.skipped, /^flow_id names no flow/);
+  });
 });
 
 postgresOnly(
