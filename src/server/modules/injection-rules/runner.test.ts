@@ -197,6 +197,22 @@ forEachDatabase('Recurring rules runner', (engine) => {
     assert.equal(JSON.parse(skipped[0].details).reason, 'its creator is disabled');
   });
 
+  test('a rule disabled and enabled again runs no occurrence from before it was enabled; the next one runs', async (t) => {
+    const { ta, x, y, runner } = await setup(t, engine);
+    // Scheduled a minute ago (UTC): due now, but missed while the rule was off.
+    const minuteAgo = new Date(Date.now() - 60_000).toISOString().slice(11, 16);
+    const rule = await dailyRule(ta, x, y, ta.ownerToken, { schedule: { time_zone: 'UTC', at: minuteAgo } });
+    const patch = (enabled: boolean) =>
+      call(ta.app, ta.ownerToken, { method: 'PATCH', url: `/api/injection-rules/${rule.id}`, payload: { enabled } });
+    assert.equal((await patch(false)).json().next_run_at, null);
+    const next = Date.parse((await patch(true)).json().next_run_at);
+    await runner.tick(Date.now());
+    assert.equal((await jobs(ta)).length, 0, 'the occurrence before it was enabled does not run');
+    assert.ok(next > Date.now() && next - Date.now() <= 86_400_000);
+    await runner.tick(next);
+    assert.equal((await jobs(ta)).length, 1);
+  });
+
   test('a rule whose flow was deleted since is skipped, naming it; the flow could be deleted', async (t) => {
     const { ta, x, runner } = await setup(t, engine);
     const spare = await call(ta.app, ta.ownerToken, {
