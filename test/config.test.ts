@@ -148,9 +148,10 @@ describe('loadConfig', () => {
       c.sqliteCheckpointIntervalMs,
       c.providerLogIntervalMs,
       c.injectionIntervalMs,
+      c.injectionRuleIntervalMs,
     ];
-    assert.deepEqual(jobs(loadConfig({})), [1000, 15_000, 300_000, 3_600_000, 3_600_000, 250, 2000, 1000]);
-    assert.deepEqual(jobs(loadConfig({ EVENT_DISPATCH_INTERVAL_MS: '0' })), [0, 0, 0, 0, 3_600_000, 250, 0, 0]);
+    assert.deepEqual(jobs(loadConfig({})), [1000, 15_000, 300_000, 3_600_000, 3_600_000, 250, 2000, 1000, 15_000]);
+    assert.deepEqual(jobs(loadConfig({ EVENT_DISPATCH_INTERVAL_MS: '0' })), [0, 0, 0, 0, 3_600_000, 250, 0, 0, 0]);
     assert.deepEqual(
       jobs(
         loadConfig({
@@ -159,9 +160,10 @@ describe('loadConfig', () => {
           SQLITE_CHECKPOINT_INTERVAL_MS: '0',
           PROVIDER_LOG_INTERVAL_MS: '500',
           INJECTION_INTERVAL_MS: '2000',
+          INJECTION_RULE_INTERVAL_MS: '60000',
         }),
       ),
-      [0, 60_000, 0, 0, 3_600_000, 0, 500, 2000],
+      [0, 60_000, 0, 0, 3_600_000, 0, 500, 2000, 60_000],
     );
     for (const name of [
       'STATUS_PULL_INTERVAL_MS',
@@ -171,6 +173,7 @@ describe('loadConfig', () => {
       'SQLITE_CHECKPOINT_INTERVAL_MS',
       'PROVIDER_LOG_INTERVAL_MS',
       'INJECTION_INTERVAL_MS',
+      'INJECTION_RULE_INTERVAL_MS',
     ]) {
       expectNamed({ [name]: 'hourly' }, name);
       expectNamed({ [name]: '99999999999' }, name);

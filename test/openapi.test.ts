@@ -545,6 +545,19 @@ forEachDatabase('OpenAPI document', (engine) => {
     assert.equal(injection.statusCode, 201, injection.body);
     ids['/api/injections/{id}'] = injection.json().id;
     urls['/api/injections/{id}/report.csv'] = `/api/injections/${injection.json().id}/report.csv`;
+    const rule = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/injection-rules',
+      payload: {
+        name: 'Doc rule',
+        filter: { status: ['rejected'], last_days: 7 },
+        flow_id: docFlow.id,
+        per_minute: 10,
+        schedule: { time_zone: 'Europe/Berlin', at: '10:00' },
+      },
+    });
+    assert.equal(rule.statusCode, 201, rule.body);
+    ids['/api/injection-rules/{id}'] = rule.json().id;
     urls['/api/webhooks/{id}/deliveries'] = `/api/webhooks/${hook.id}/deliveries`;
     urls['/api/webhooks/{id}/deliveries/{deliveryId}'] = `/api/webhooks/${hook.id}/deliveries/${delivery.id}`;
     // A backup to list and download (SQLite only: on PostgreSQL the backup routes answer 409, tested in modules/hosting).

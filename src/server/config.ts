@@ -29,6 +29,7 @@ export interface Config {
   /** How often quiet traffic providers are looked for (default 5 min where events are sent, else 0). */
   providerSilenceIntervalMs: number;
   injectionIntervalMs: number;
+  injectionRuleIntervalMs: number;
   /** How often events past their retention are deleted (default hourly where events are sent, else 0). */
   eventPurgeIntervalMs: number;
   /** How often traffic providers' due log facts are chained (default 2 s where events are sent, else 0: never). */
@@ -180,6 +181,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems,
   );
   const injectionIntervalMs = integer(env, 'INJECTION_INTERVAL_MS', withDispatch(1_000), 0, 60_000, problems);
+  const injectionRuleIntervalMs = integer(
+    env,
+    'INJECTION_RULE_INTERVAL_MS',
+    withDispatch(15_000),
+    0,
+    3_600_000,
+    problems,
+  );
   const eventPurgeIntervalMs = integer(env, 'EVENT_PURGE_INTERVAL_MS', withDispatch(3_600_000), 0, DAY, problems);
   const providerLogIntervalMs = integer(env, 'PROVIDER_LOG_INTERVAL_MS', withDispatch(2_000), 0, DAY, problems);
   const idempotencyPurgeIntervalMs = integer(env, 'IDEMPOTENCY_PURGE_INTERVAL_MS', 3_600_000, 0, DAY, problems);
@@ -256,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     statusPullIntervalMs,
     providerSilenceIntervalMs,
     injectionIntervalMs,
+    injectionRuleIntervalMs,
     eventPurgeIntervalMs,
     providerLogIntervalMs,
     idempotencyPurgeIntervalMs,

@@ -168,3 +168,30 @@ export function dayIndex(grid: DayGrid, ms: number): number {
   }
   return lo;
 }
+
+/** ISO weekday of a calendar day: 1 = Monday … 7 = Sunday. */
+export const isoWeekday = (day: DayNumber): number => ((new Date(utcOfDay(day)).getUTCDay() + 6) % 7) + 1;
+
+/**
+ * The instant local day `day` shows `minute` (minutes after midnight) in `tz`. A time shown twice
+ * (clocks going back) is its first instant; a time skipped (clocks going forward) is the first
+ * instant after the gap, the next valid minute.
+ */
+export function instantOfLocalTime(tz: string, day: DayNumber, minute: number): number {
+  const wall = utcOfDay(day) + minute * 60_000;
+  // The zone's offsets a day and a half either side: at most one change lies between them.
+  const offsetAt = (ms: number) => wallClock(tz, ms) - ms;
+  const before = offsetAt(wall - 36 * HOUR_MS);
+  const after = offsetAt(wall + 36 * HOUR_MS);
+  const shown = [wall - before, wall - after].filter((t) => wallClock(tz, t) === wall);
+  if (shown.length) return Math.min(...shown);
+  // In a gap (after > before): the change lies in (wall − after, wall − before]; find it to the second.
+  let lo = Math.floor((wall - after) / 1000);
+  let hi = Math.ceil((wall - before) / 1000);
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (offsetAt(mid * 1000) === after) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo * 1000;
+}

@@ -87,6 +87,14 @@ export const DIALOGS: [string, (page: Page, base: string, records: DialogRecords
     },
   ],
   [
+    'rule-dialog',
+    async (page, base) => {
+      await page.goto(`${base}/leads/injections`);
+      await page.getByRole('button', { name: 'New rule' }).click();
+      await page.getByRole('dialog', { name: 'New re-injection rule' }).getByTestId('rule-preview-count').waitFor();
+    },
+  ],
+  [
     'delete-dialog',
     async (page, base, { flowId }) => {
       await page.goto(`${base}/flows/${flowId}`);

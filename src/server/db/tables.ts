@@ -332,6 +332,35 @@ export interface InjectionJobsTable {
   tokens_at: string | null;
   lease_holder: string | null;
   lease_until: string | null;
+  /** The recurring rule whose run made this job (modules/injection-rules), or null. */
+  rule_id: string | null;
+}
+
+/** A recurring re-injection rule (modules/injection-rules). */
+export interface InjectionRulesTable {
+  id: string;
+  name: string;
+  filter: string; // JSON: the Leads filters with last_days
+  flow_id: string | null;
+  partner_ids: string | null; // JSON array
+  per_minute: number;
+  window: string | null; // JSON {time_zone, from, to}
+  reoffer: number;
+  schedule: string; // JSON {time_zone, at, days}
+  enabled: number;
+  armed_at: string;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One scheduled occurrence of a rule: the job it made or why it was skipped (one per occurrence). */
+export interface InjectionRuleRunsTable {
+  rule_id: string;
+  occurrence_at: string;
+  job_id: string | null;
+  skipped: string | null;
+  at: string;
 }
 
 /** One lead of a re-injection job, chosen when the job was created. */
@@ -553,6 +582,8 @@ export interface Database {
   lead_attempts: LeadAttemptsTable;
   injection_jobs: InjectionJobsTable;
   injection_items: InjectionItemsTable;
+  injection_rules: InjectionRulesTable;
+  injection_rule_runs: InjectionRuleRunsTable;
   cap_counters: CapCountersTable;
   intake_requests: IntakeRequestsTable;
   events: EventsTable;

@@ -577,6 +577,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/injection-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recurring re-injection rules, newest first, with their next and last runs
+         * @description Access: needs the `leads:edit` permission (key scope and role).
+         */
+        get: operations["listInjectionRules"];
+        put?: never;
+        /**
+         * A recurring re-injection rule: on a schedule, leads chosen by a relative filter go to a flow or partners
+         * @description Each scheduled occurrence makes one re-injection job (getInjection: rule_id) with the leads the filter selects then, its `last_days` counted back from the occurrence, and the creator's rights at that moment (a scoped role's scope narrows the leads; a disabled creator, or one whose role lost leads:edit, skips the run and `last_run.skipped` says why). After downtime only the latest missed occurrence runs, and only when less than 6 hours late. A scoped role sees only its own rules. Bad input: 400 naming each field (the filter takes no dates: use last_days). Audited.
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        post: operations["createInjectionRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/injection-rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One recurring re-injection rule
+         * @description Access: needs the `leads:edit` permission (key scope and role).
+         */
+        get: operations["getInjectionRule"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a recurring rule (the jobs it made stay)
+         * @description Audited.
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        delete: operations["deleteInjectionRule"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a recurring rule (enable, disable, reschedule…)
+         * @description The fields sent replace the stored ones (window: null removes it; flow_id or partner_ids replaces the target) and the whole rule is checked again. A new schedule, or enabling the rule again, runs no occurrence from before the change. Audited.
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        patch: operations["updateInjectionRule"];
+        trace?: never;
+    };
+    "/api/injection-rules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * How many leads a recurring rule would take if it ran now
+         * @description The count of leads the filter selects now, `last_days` counted back from now (none: 0).
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        post: operations["previewInjectionRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/injections": {
         parameters: {
             query?: never;
@@ -7089,6 +7169,1228 @@ export interface operations {
             };
         };
     };
+    listInjectionRules: {
+        parameters: {
+            query?: {
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+                /** @description Page size (1–500, default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: string | null;
+                            enabled: boolean;
+                            /**
+                             * InjectionRuleFilter
+                             * @description The Leads filters (status, country, campaign…, as JSON values) with a relative window `last_days` on `date_type` instead of dates
+                             */
+                            filter: {
+                                /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                                autologin_opened?: boolean;
+                                /** @description Only leads of this campaign (id) */
+                                campaign_id?: string;
+                                /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
+                                country?: string[];
+                                /**
+                                 * @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out.
+                                 * @default registration
+                                 * @enum {string}
+                                 */
+                                date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                                /** @description Only leads of this flow (id) */
+                                flow_id?: string;
+                                /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
+                                id?: string[];
+                                /** @description true: only leads with an FTD; false: only leads without */
+                                is_ftd?: boolean;
+                                /**
+                                 * Format: int32
+                                 * @description The leads whose `date_type` date lies in the last N days before each run (N × 24 h up to the scheduled time)
+                                 */
+                                last_days: number;
+                                /** @description Only leads of this partner (id) */
+                                partner_id?: string;
+                                /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
+                                q?: string;
+                                /** @description true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic) */
+                                reinjected?: boolean;
+                                /** @description The partner's sale status, exactly */
+                                sale_status?: string;
+                                /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                                status?: string[];
+                                /** @description sub_id1 equals this exactly */
+                                sub_id1?: string;
+                                /** @description sub_id2 equals this exactly */
+                                sub_id2?: string;
+                                /** @description sub_id3 equals this exactly */
+                                sub_id3?: string;
+                                /** @description sub_id4 equals this exactly */
+                                sub_id4?: string;
+                                /** @description sub_id5 equals this exactly */
+                                sub_id5?: string;
+                                /** @description Only leads of this traffic provider (id) */
+                                traffic_provider_id?: string;
+                            };
+                            flow_id: string | null;
+                            id: string;
+                            /** @description The latest run: the job it made, or why it was skipped; null: never run */
+                            last_run: {
+                                /**
+                                 * Format: date-time
+                                 * @description The occurrence it ran for
+                                 */
+                                at: string;
+                                injection_id: string | null;
+                                skipped: string | null;
+                            } | null;
+                            name: string;
+                            next_run_at: string | null;
+                            partner_ids: string[] | null;
+                            per_minute: number;
+                            reoffer: boolean;
+                            schedule: {
+                                /** @description Local time of day (24-hour HH:MM) the rule runs at */
+                                at: string;
+                                /** @description The weekdays it runs on (default: every day) */
+                                days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                                /** @description IANA time zone, e.g. Europe/Berlin */
+                                time_zone: string;
+                            };
+                            /** Format: date-time */
+                            updated_at: string;
+                            window: {
+                                /** @description 24-hour HH:MM */
+                                from: string;
+                                /** @description IANA time zone, e.g. Europe/Berlin */
+                                time_zone: string;
+                                /** @description 24-hour HH:MM */
+                                to: string;
+                            } | null;
+                        }[];
+                        /** @description Pass as cursor= for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createInjectionRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Exactly one of flow_id and partner_ids */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default true */
+                    enabled: boolean;
+                    /**
+                     * InjectionRuleFilter
+                     * @description The Leads filters (status, country, campaign…, as JSON values) with a relative window `last_days` on `date_type` instead of dates
+                     */
+                    filter: {
+                        /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                        autologin_opened?: boolean;
+                        /** @description Only leads of this campaign (id) */
+                        campaign_id?: string;
+                        /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
+                        country?: string[];
+                        /**
+                         * @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out.
+                         * @default registration
+                         * @enum {string}
+                         */
+                        date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                        /** @description Only leads of this flow (id) */
+                        flow_id?: string;
+                        /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
+                        id?: string[];
+                        /** @description true: only leads with an FTD; false: only leads without */
+                        is_ftd?: boolean;
+                        /**
+                         * Format: int32
+                         * @description The leads whose `date_type` date lies in the last N days before each run (N × 24 h up to the scheduled time)
+                         */
+                        last_days: number;
+                        /** @description Only leads of this partner (id) */
+                        partner_id?: string;
+                        /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
+                        q?: string;
+                        /** @description true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic) */
+                        reinjected?: boolean;
+                        /** @description The partner's sale status, exactly */
+                        sale_status?: string;
+                        /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                        status?: string[];
+                        /** @description sub_id1 equals this exactly */
+                        sub_id1?: string;
+                        /** @description sub_id2 equals this exactly */
+                        sub_id2?: string;
+                        /** @description sub_id3 equals this exactly */
+                        sub_id3?: string;
+                        /** @description sub_id4 equals this exactly */
+                        sub_id4?: string;
+                        /** @description sub_id5 equals this exactly */
+                        sub_id5?: string;
+                        /** @description Only leads of this traffic provider (id) */
+                        traffic_provider_id?: string;
+                    };
+                    /** @description Send the leads through this flow (not archived) */
+                    flow_id?: string;
+                    /** @description Shown in lists; need not be unique */
+                    name: string;
+                    /** @description Or offer each lead to these partners (not archived), in this order, until one takes it */
+                    partner_ids?: string[];
+                    /**
+                     * Format: int32
+                     * @description Leads sent per minute by each run
+                     */
+                    per_minute: number;
+                    /**
+                     * @description Also offer a lead to partners that were offered it before
+                     * @default false
+                     */
+                    reoffer: boolean;
+                    /**
+                     * InjectionRuleSchedule
+                     * @description Runs at `at`, local time in `time_zone` (DST included: a time the clocks skip runs at the next valid minute, a time shown twice runs once)
+                     */
+                    schedule: {
+                        /** @description Local time of day (24-hour HH:MM) the rule runs at */
+                        at: string;
+                        /** @description The weekdays it runs on (default: every day) */
+                        days?: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                        /** @description IANA time zone, e.g. Europe/Berlin */
+                        time_zone: string;
+                    };
+                    /**
+                     * InjectionWindow
+                     * @description Leads are sent only from `from` to `to` (local time in time_zone, every day); to < from spans midnight
+                     */
+                    window?: {
+                        /** @description 24-hour HH:MM */
+                        from: string;
+                        /** @description IANA time zone, e.g. Europe/Berlin */
+                        time_zone: string;
+                        /** @description 24-hour HH:MM */
+                        to: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        created_by: string | null;
+                        enabled: boolean;
+                        /**
+                         * InjectionRuleFilter
+                         * @description The Leads filters (status, country, campaign…, as JSON values) with a relative window `last_days` on `date_type` instead of dates
+                         */
+                        filter: {
+                            /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                            autologin_opened?: boolean;
+                            /** @description Only leads of this campaign (id) */
+                            campaign_id?: string;
+                            /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
+                            country?: string[];
+                            /**
+                             * @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out.
+                             * @default registration
+                             * @enum {string}
+                             */
+                            date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                            /** @description Only leads of this flow (id) */
+                            flow_id?: string;
+                            /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
+                            id?: string[];
+                            /** @description true: only leads with an FTD; false: only leads without */
+                            is_ftd?: boolean;
+                            /**
+                             * Format: int32
+                             * @description The leads whose `date_type` date lies in the last N days before each run (N × 24 h up to the scheduled time)
+                             */
+                            last_days: number;
+                            /** @description Only leads of this partner (id) */
+                            partner_id?: string;
+                            /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
+                            q?: string;
+                            /** @description true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic) */
+                            reinjected?: boolean;
+                            /** @description The partner's sale status, exactly */
+                            sale_status?: string;
+                            /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                            status?: string[];
+                            /** @description sub_id1 equals this exactly */
+                            sub_id1?: string;
+                            /** @description sub_id2 equals this exactly */
+                            sub_id2?: string;
+                            /** @description sub_id3 equals this exactly */
+                            sub_id3?: string;
+                            /** @description sub_id4 equals this exactly */
+                            sub_id4?: string;
+                            /** @description sub_id5 equals this exactly */
+                            sub_id5?: string;
+                            /** @description Only leads of this traffic provider (id) */
+                            traffic_provider_id?: string;
+                        };
+                        flow_id: string | null;
+                        id: string;
+                        /** @description The latest run: the job it made, or why it was skipped; null: never run */
+                        last_run: {
+                            /**
+                             * Format: date-time
+                             * @description The occurrence it ran for
+                             */
+                            at: string;
+                            injection_id: string | null;
+                            skipped: string | null;
+                        } | null;
+                        name: string;
+                        next_run_at: string | null;
+                        partner_ids: string[] | null;
+                        per_minute: number;
+                        reoffer: boolean;
+                        schedule: {
+                            /** @description Local time of day (24-hour HH:MM) the rule runs at */
+                            at: string;
+                            /** @description The weekdays it runs on (default: every day) */
+                            days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                            /** @description IANA time zone, e.g. Europe/Berlin */
+                            time_zone: string;
+                        };
+                        /** Format: date-time */
+                        updated_at: string;
+                        window: {
+                            /** @description 24-hour HH:MM */
+                            from: string;
+                            /** @description IANA time zone, e.g. Europe/Berlin */
+                            time_zone: string;
+                            /** @description 24-hour HH:MM */
+                            to: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInjectionRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        created_by: string | null;
+                        enabled: boolean;
+                        /**
+                         * InjectionRuleFilter
+                         * @description The Leads filters (status, country, campaign…, as JSON values) with a relative window `last_days` on `date_type` instead of dates
+                         */
+                        filter: {
+                            /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                            autologin_opened?: boolean;
+                            /** @description Only leads of this campaign (id) */
+                            campaign_id?: string;
+                            /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
+                            country?: string[];
+                            /**
+                             * @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out.
+                             * @default registration
+                             * @enum {string}
+                             */
+                            date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                            /** @description Only leads of this flow (id) */
+                            flow_id?: string;
+                            /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
+                            id?: string[];
+                            /** @description true: only leads with an FTD; false: only leads without */
+                            is_ftd?: boolean;
+                            /**
+                             * Format: int32
+                             * @description The leads whose `date_type` date lies in the last N days before each run (N × 24 h up to the scheduled time)
+                             */
+                            last_days: number;
+                            /** @description Only leads of this partner (id) */
+                            partner_id?: string;
+                            /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
+                            q?: string;
+                            /** @description true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic) */
+                            reinjected?: boolean;
+                            /** @description The partner's sale status, exactly */
+                            sale_status?: string;
+                            /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                            status?: string[];
+                            /** @description sub_id1 equals this exactly */
+                            sub_id1?: string;
+                            /** @description sub_id2 equals this exactly */
+                            sub_id2?: string;
+                            /** @description sub_id3 equals this exactly */
+                            sub_id3?: string;
+                            /** @description sub_id4 equals this exactly */
+                            sub_id4?: string;
+                            /** @description sub_id5 equals this exactly */
+                            sub_id5?: string;
+                            /** @description Only leads of this traffic provider (id) */
+                            traffic_provider_id?: string;
+                        };
+                        flow_id: string | null;
+                        id: string;
+                        /** @description The latest run: the job it made, or why it was skipped; null: never run */
+                        last_run: {
+                            /**
+                             * Format: date-time
+                             * @description The occurrence it ran for
+                             */
+                            at: string;
+                            injection_id: string | null;
+                            skipped: string | null;
+                        } | null;
+                        name: string;
+                        next_run_at: string | null;
+                        partner_ids: string[] | null;
+                        per_minute: number;
+                        reoffer: boolean;
+                        schedule: {
+                            /** @description Local time of day (24-hour HH:MM) the rule runs at */
+                            at: string;
+                            /** @description The weekdays it runs on (default: every day) */
+                            days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                            /** @description IANA time zone, e.g. Europe/Berlin */
+                            time_zone: string;
+                        };
+                        /** Format: date-time */
+                        updated_at: string;
+                        window: {
+                            /** @description 24-hour HH:MM */
+                            from: string;
+                            /** @description IANA time zone, e.g. Europe/Berlin */
+                            time_zone: string;
+                            /** @description 24-hour HH:MM */
+                            to: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteInjectionRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateInjectionRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change; flow_id or partner_ids replaces the target (send one of them) */
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled?: boolean;
+                    /**
+                     * InjectionRuleFilter
+                     * @description The Leads filters (status, country, campaign…, as JSON values) with a relative window `last_days` on `date_type` instead of dates
+                     */
+                    filter?: {
+                        /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                        autologin_opened?: boolean;
+                        /** @description Only leads of this campaign (id) */
+                        campaign_id?: string;
+                        /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
+                        country?: string[];
+                        /**
+                         * @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out.
+                         * @default registration
+                         * @enum {string}
+                         */
+                        date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                        /** @description Only leads of this flow (id) */
+                        flow_id?: string;
+                        /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
+                        id?: string[];
+                        /** @description true: only leads with an FTD; false: only leads without */
+                        is_ftd?: boolean;
+                        /**
+                         * Format: int32
+                         * @description The leads whose `date_type` date lies in the last N days before each run (N × 24 h up to the scheduled time)
+                         */
+                        last_days: number;
+                        /** @description Only leads of this partner (id) */
+                        partner_id?: string;
+                        /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
+                        q?: string;
+                        /** @description true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic) */
+                        reinjected?: boolean;
+                        /** @description The partner's sale status, exactly */
+                        sale_status?: string;
+                        /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                        status?: string[];
+                        /** @description sub_id1 equals this exactly */
+                        sub_id1?: string;
+                        /** @description sub_id2 equals this exactly */
+                        sub_id2?: string;
+                        /** @description sub_id3 equals this exactly */
+                        sub_id3?: string;
+                        /** @description sub_id4 equals this exactly */
+                        sub_id4?: string;
+                        /** @description sub_id5 equals this exactly */
+                        sub_id5?: string;
+                        /** @description Only leads of this traffic provider (id) */
+                        traffic_provider_id?: string;
+                    };
+                    /** @description Send the leads through this flow (not archived) */
+                    flow_id?: string;
+                    /** @description Shown in lists; need not be unique */
+                    name?: string;
+                    /** @description Or offer each lead to these partners (not archived), in this order, until one takes it */
+                    partner_ids?: string[];
+                    /**
+                     * Format: int32
+                     * @description Leads sent per minute by each run
+                     */
+                    per_minute?: number;
+                    reoffer?: boolean;
+                    /**
+                     * InjectionRuleSchedule
+                     * @description Runs at `at`, local time in `time_zone` (DST included: a time the clocks skip runs at the next valid minute, a time shown twice runs once)
+                     */
+                    schedule?: {
+                        /** @description Local time of day (24-hour HH:MM) the rule runs at */
+                        at: string;
+                        /** @description The weekdays it runs on (default: every day) */
+                        days?: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                        /** @description IANA time zone, e.g. Europe/Berlin */
+                        time_zone: string;
+                    };
+                    /** @description null: any time */
+                    window?: {
+                        /** @description 24-hour HH:MM */
+                        from: string;
+                        /** @description IANA time zone, e.g. Europe/Berlin */
+                        time_zone: string;
+                        /** @description 24-hour HH:MM */
+                        to: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        created_by: string | null;
+                        enabled: boolean;
+                        /**
+                         * InjectionRuleFilter
+                         * @description The Leads filters (status, country, campaign…, as JSON values) with a relative window `last_days` on `date_type` instead of dates
+                         */
+                        filter: {
+                            /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                            autologin_opened?: boolean;
+                            /** @description Only leads of this campaign (id) */
+                            campaign_id?: string;
+                            /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
+                            country?: string[];
+                            /**
+                             * @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out.
+                             * @default registration
+                             * @enum {string}
+                             */
+                            date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                            /** @description Only leads of this flow (id) */
+                            flow_id?: string;
+                            /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
+                            id?: string[];
+                            /** @description true: only leads with an FTD; false: only leads without */
+                            is_ftd?: boolean;
+                            /**
+                             * Format: int32
+                             * @description The leads whose `date_type` date lies in the last N days before each run (N × 24 h up to the scheduled time)
+                             */
+                            last_days: number;
+                            /** @description Only leads of this partner (id) */
+                            partner_id?: string;
+                            /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
+                            q?: string;
+                            /** @description true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic) */
+                            reinjected?: boolean;
+                            /** @description The partner's sale status, exactly */
+                            sale_status?: string;
+                            /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                            status?: string[];
+                            /** @description sub_id1 equals this exactly */
+                            sub_id1?: string;
+                            /** @description sub_id2 equals this exactly */
+                            sub_id2?: string;
+                            /** @description sub_id3 equals this exactly */
+                            sub_id3?: string;
+                            /** @description sub_id4 equals this exactly */
+                            sub_id4?: string;
+                            /** @description sub_id5 equals this exactly */
+                            sub_id5?: string;
+                            /** @description Only leads of this traffic provider (id) */
+                            traffic_provider_id?: string;
+                        };
+                        flow_id: string | null;
+                        id: string;
+                        /** @description The latest run: the job it made, or why it was skipped; null: never run */
+                        last_run: {
+                            /**
+                             * Format: date-time
+                             * @description The occurrence it ran for
+                             */
+                            at: string;
+                            injection_id: string | null;
+                            skipped: string | null;
+                        } | null;
+                        name: string;
+                        next_run_at: string | null;
+                        partner_ids: string[] | null;
+                        per_minute: number;
+                        reoffer: boolean;
+                        schedule: {
+                            /** @description Local time of day (24-hour HH:MM) the rule runs at */
+                            at: string;
+                            /** @description The weekdays it runs on (default: every day) */
+                            days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                            /** @description IANA time zone, e.g. Europe/Berlin */
+                            time_zone: string;
+                        };
+                        /** Format: date-time */
+                        updated_at: string;
+                        window: {
+                            /** @description 24-hour HH:MM */
+                            from: string;
+                            /** @description IANA time zone, e.g. Europe/Berlin */
+                            time_zone: string;
+                            /** @description 24-hour HH:MM */
+                            to: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    previewInjectionRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The rule's filter */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * InjectionRuleFilter
+                     * @description The Leads filters (status, country, campaign…, as JSON values) with a relative window `last_days` on `date_type` instead of dates
+                     */
+                    filter: {
+                        /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
+                        autologin_opened?: boolean;
+                        /** @description Only leads of this campaign (id) */
+                        campaign_id?: string;
+                        /** @description ISO 3166-1 alpha-2 codes (any case); repeat the parameter or separate with commas */
+                        country?: string[];
+                        /**
+                         * @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out.
+                         * @default registration
+                         * @enum {string}
+                         */
+                        date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                        /** @description Only leads of this flow (id) */
+                        flow_id?: string;
+                        /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
+                        id?: string[];
+                        /** @description true: only leads with an FTD; false: only leads without */
+                        is_ftd?: boolean;
+                        /**
+                         * Format: int32
+                         * @description The leads whose `date_type` date lies in the last N days before each run (N × 24 h up to the scheduled time)
+                         */
+                        last_days: number;
+                        /** @description Only leads of this partner (id) */
+                        partner_id?: string;
+                        /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
+                        q?: string;
+                        /** @description true: only leads a re-injection job sent out again (/api/injections); false: only leads no job sent (fresh traffic) */
+                        reinjected?: boolean;
+                        /** @description The partner's sale status, exactly */
+                        sale_status?: string;
+                        /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                        status?: string[];
+                        /** @description sub_id1 equals this exactly */
+                        sub_id1?: string;
+                        /** @description sub_id2 equals this exactly */
+                        sub_id2?: string;
+                        /** @description sub_id3 equals this exactly */
+                        sub_id3?: string;
+                        /** @description sub_id4 equals this exactly */
+                        sub_id4?: string;
+                        /** @description sub_id5 equals this exactly */
+                        sub_id5?: string;
+                        /** @description Only leads of this traffic provider (id) */
+                        traffic_provider_id?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many leads a run now would take (0 when nothing matches) */
+                        count: number;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listInjections: {
         parameters: {
             query?: {
@@ -7128,6 +8430,8 @@ export interface operations {
                             /** @description Sent and taken by no partner */
                             refused: number;
                             reoffer: boolean;
+                            /** @description The recurring rule whose run made this job (/api/injection-rules), or null */
+                            rule_id: string | null;
                             /** @description The filter the leads were chosen by, or {"lead_ids": n} */
                             selection: {
                                 /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
@@ -7399,6 +8703,8 @@ export interface operations {
                         /** @description Sent and taken by no partner */
                         refused: number;
                         reoffer: boolean;
+                        /** @description The recurring rule whose run made this job (/api/injection-rules), or null */
+                        rule_id: string | null;
                         /** @description The filter the leads were chosen by, or {"lead_ids": n} */
                         selection: {
                             /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
@@ -7597,6 +8903,8 @@ export interface operations {
                         /** @description Sent and taken by no partner */
                         refused: number;
                         reoffer: boolean;
+                        /** @description The recurring rule whose run made this job (/api/injection-rules), or null */
+                        rule_id: string | null;
                         /** @description The filter the leads were chosen by, or {"lead_ids": n} */
                         selection: {
                             /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
@@ -7784,6 +9092,8 @@ export interface operations {
                         /** @description Sent and taken by no partner */
                         refused: number;
                         reoffer: boolean;
+                        /** @description The recurring rule whose run made this job (/api/injection-rules), or null */
+                        rule_id: string | null;
                         /** @description The filter the leads were chosen by, or {"lead_ids": n} */
                         selection: {
                             /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
@@ -8004,6 +9314,8 @@ export interface operations {
                         /** @description Sent and taken by no partner */
                         refused: number;
                         reoffer: boolean;
+                        /** @description The recurring rule whose run made this job (/api/injection-rules), or null */
+                        rule_id: string | null;
                         /** @description The filter the leads were chosen by, or {"lead_ids": n} */
                         selection: {
                             /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
@@ -8316,6 +9628,8 @@ export interface operations {
                         /** @description Sent and taken by no partner */
                         refused: number;
                         reoffer: boolean;
+                        /** @description The recurring rule whose run made this job (/api/injection-rules), or null */
+                        rule_id: string | null;
                         /** @description The filter the leads were chosen by, or {"lead_ids": n} */
                         selection: {
                             /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */

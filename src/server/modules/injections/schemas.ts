@@ -107,6 +107,9 @@ export const Injection = Type.Object(
     window: Type.Union([Window, Type.Null()]),
     reoffer: Type.Boolean(),
     selection: SelectionView,
+    rule_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The recurring rule whose run made this job (/api/injection-rules), or null',
+    }),
     total: Count('Leads in the job, chosen when it was created'),
     sent: Count('Leads sent to the engine so far (delivered + refused + in flight)'),
     delivered: Count('Sent and taken by a partner'),

@@ -120,6 +120,7 @@ export function injectionView(job: JobRow, counts: Counts) {
     window: job.window === null ? null : JSON.parse(job.window),
     reoffer: Boolean(job.reoffer),
     selection: JSON.parse(job.selection),
+    rule_id: job.rule_id,
     ...counts,
     created_by: job.created_by,
     created_at: job.created_at,
@@ -132,10 +133,8 @@ async function view(db: DB, job: JobRow) {
   return injectionView(job, (await countsOf(db, [job.id])).get(job.id)!);
 }
 
-/** POST /api/injections: the job and its leads (chosen now, once), audited with who, what and how many. */
-export async function createInjection(db: DB, actor: Actor, body: CreateBody) {
-  const principal = principalOf(actor);
-  // Every bad field at once: the selection's and the job's.
+/** The body checked whole (every bad field named at once: the selection's and the job's); its selection as a filter. */
+export async function checkInjection(db: DB, principal: Principal, body: CreateBody): Promise<LeadFilter> {
   let f: LeadFilter | null = null;
   let selectionErrors: FieldError[] = [];
   try {
@@ -145,6 +144,19 @@ export async function createInjection(db: DB, actor: Actor, body: CreateBody) {
     selectionErrors = err.errors;
   }
   await checkJob(db, body, principal, selectionErrors);
+  return f!;
+}
+
+/** A job a recurring rule's run makes (modules/injection-rules): `claim` records the run in the job's transaction. */
+export interface RuleRun {
+  ruleId: string;
+  claim(tx: DB, jobId: string): Promise<void>;
+}
+
+/** POST /api/injections: the job and its leads (chosen now, once), audited with who, what and how many. */
+export async function createInjection(db: DB, actor: Actor, body: CreateBody, run?: RuleRun) {
+  const principal = principalOf(actor);
+  const f = await checkInjection(db, principal, body);
   const now = nowIso();
   const startAt = body.start_at === undefined ? null : new Date(body.start_at).toISOString();
   const selection = body.filter ?? { lead_ids: body.lead_ids!.length };
@@ -167,9 +179,11 @@ export async function createInjection(db: DB, actor: Actor, body: CreateBody) {
     tokens_at: null,
     lease_holder: null,
     lease_until: null,
+    rule_id: run?.ruleId ?? null,
   };
-  const leads = await matchingLeadIds(db, f!);
+  const leads = await matchingLeadIds(db, f);
   await db.transaction().execute(async (tx) => {
+    if (run) await run.claim(tx, job.id);
     await insertJob(tx, job);
     job.total = await insertItems(tx, job.id, leads);
     if (job.total === 0) Object.assign(job, { state: 'done', finished_at: now });
@@ -182,7 +196,9 @@ export async function createInjection(db: DB, actor: Actor, body: CreateBody) {
       action: 'injection.created',
       target_type: 'injection',
       target_id: job.id,
+      ...(run && { via: 'system' as const }),
       details: {
+        ...(run && { rule_id: run.ruleId }),
         selection,
         leads: job.total,
         ...(body.flow_id ? { flow_id: body.flow_id } : { partner_ids: body.partner_ids }),

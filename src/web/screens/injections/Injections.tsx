@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Group, Progress, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, Progress, Stack, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, must, problemText } from '../../api/client';
 import type { paths } from '../../api/schema';
@@ -7,6 +7,7 @@ import { saveAnswer } from '../../ui/download';
 import { TableBox } from '../../ui/TableBox';
 import { useClock } from '../../ui/useClock';
 import { ZoneNote } from '../../ui/ZoneNote';
+import { Rules } from './Rules';
 
 type Job = paths['/api/injections/{id}']['get']['responses'][200]['content']['application/json'];
 type Step = 'pause' | 'resume' | 'cancel';
@@ -47,7 +48,7 @@ function JobRow({ job, onChanged }: { job: Job; onChanged: () => void }) {
   const done = job.sent + job.skipped;
   const target = job.flow_id ? 'flow' : `${job.partner_ids?.length ?? 0} partner(s)`;
   return (
-    <Table.Tr data-testid="injection-row">
+    <Table.Tr data-testid="injection-row" id={`injection-${job.id}`}>
       <Table.Td visibleFrom="sm">{clock.dateTime(job.created_at)}</Table.Td>
       <Table.Td>
         <Badge color={STATE_COLORS[job.state]} data-testid="injection-state">
@@ -66,6 +67,14 @@ function JobRow({ job, onChanged }: { job: Job; onChanged: () => void }) {
         </Text>
         <Text size="xs" c="dimmed">
           {job.per_minute}/min to a {target}
+          {job.rule_id && (
+            <>
+              {' · '}
+              <Anchor href={`#rule-${job.rule_id}`} inherit>
+                made by a rule
+              </Anchor>
+            </>
+          )}
         </Text>
       </Table.Td>
       <Table.Td>
@@ -107,10 +116,14 @@ export default function Injections() {
       <Title order={1} size="h2">
         Re-injection jobs
       </Title>
+      <ZoneNote />
+      <Rules />
+      <Title order={2} size="h3">
+        Jobs
+      </Title>
       <Text c="dimmed" size="sm">
         Start a job from the Leads screen: filter the leads, then Re-inject.
       </Text>
-      <ZoneNote />
       {jobs.isError && (
         <Alert color="red" role="alert">
           {problemText(jobs.error)}
