@@ -19,7 +19,7 @@ import {
 
 const DEFAULT_TIMEOUT_MS = 5000;
 
-/** Stored form (partners.integration JSON): header values in full. Stored without `kind`. */
+/** Stored form (partners.integration JSON; header values sealed there, in full once read: integrationFromStore). Stored without `kind`. */
 export interface HttpApiIntegration {
   kind?: 'http-api';
   method: 'POST' | 'GET' | 'PUT';

@@ -5,7 +5,7 @@ import type { HttpApiIntegration } from './http-api.js';
 // feature checks and masks, through the kind's implementation (index.ts). Integrations stored
 // so far carry no `kind`: they are 'http-api'.
 
-/** A partner's integration as stored (partners.integration JSON), header values in full. */
+/** A partner's integration as read (partners.integration JSON, header values opened: integrationFromStore). */
 export type StoredIntegration = HttpApiIntegration;
 
 export type IntegrationKindName = NonNullable<StoredIntegration['kind']>;
