@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 
 // Secrets at rest (issue 29): the values Leadgate must read back in clear to use them (partners'
 // header values, status pulls' request headers, webhook signing secrets, the checkpoint signing
-// key, the tracked links' key) are stored sealed with AES-256-GCM:
+// key, the tracked links' key, two-factor seeds) are stored sealed with AES-256-GCM:
 //
 //   lgsec1:<key id>:<base64url of 12-byte IV ‖ ciphertext ‖ 16-byte tag>
 //
@@ -17,7 +17,7 @@ const PREFIX = 'lgsec1:';
 export const KEY_BYTES = 32;
 
 export type Purpose =
-  'partner-header' | 'status-pull-header' | 'webhook-secret' | 'provider-log-key' | 'autologin-link-key';
+  'partner-header' | 'status-pull-header' | 'webhook-secret' | 'provider-log-key' | 'autologin-link-key' | 'totp-seed';
 
 export interface SecretKey {
   id: string;

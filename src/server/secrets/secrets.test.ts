@@ -9,7 +9,8 @@ import { sql } from 'kysely';
 import { startPartner, accepting, defaultIntegration } from '../../../test/partner-server.js';
 import { makeWorld, postLead, sampleLead } from '../../../test/distribution-world.js';
 import { startReceiver, verifySignature } from '../../../test/webhook-receiver.js';
-import { buildTestApp, call, forEachDatabase, type TestApp } from '../../../test/helpers.js';
+import { buildTestApp, call, forEachDatabase, OWNER, type TestApp } from '../../../test/helpers.js';
+import { totpAt } from '../auth/totp.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { linkToken } from '../modules/autologin/tokens.js';
 import { signingKey } from '../modules/provider-log/keys.js';
@@ -111,18 +112,28 @@ async function storeSecrets(t: Parameters<typeof buildTestApp>[0], ta: TestApp) 
   assert.ok(pull.statusCode < 300, pull.body);
   await signingKey(ta.db);
   await linkToken(ta.db, 'lead', 'partner');
-  return { partner, w, receiver, hook };
+  const enrol = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/profile/2fa/enrol' });
+  assert.equal(enrol.statusCode, 200, enrol.body);
+  const seed = enrol.json().secret as string;
+  const confirmed = await call(ta.app, ta.ownerToken, {
+    method: 'POST',
+    url: '/api/profile/2fa/confirm',
+    payload: { code: totpAt(seed, Date.now()) },
+  });
+  assert.equal(confirmed.statusCode, 200, confirmed.body);
+  return { partner, w, receiver, hook, seed };
 }
 
 forEachDatabase('secrets at rest', (engine) => {
-  test('the database holds no partner header value, pull header or webhook secret in clear; the keys are sealed', async (t) => {
+  test('the database holds no partner header value, pull header, webhook secret or two-factor seed in clear; the keys are sealed', async (t) => {
     const ta = await buildTestApp(t, engine);
     const keyFile = path.join(ta.config.dataDir, KEY_FILE);
     assert.ok(existsSync(keyFile), 'the key file is made on first start');
     assert.equal(statSync(keyFile).mode & 0o777, 0o600);
-    const { hook } = await storeSecrets(t, ta);
+    const { hook, seed } = await storeSecrets(t, ta);
     const all = await everything(ta);
     for (const clear of [
+      seed,
       'partner-secret-key-123456',
       'pull-secret-value-98765',
       hook.secret.slice('whsec_'.length),
@@ -177,7 +188,7 @@ forEachDatabase('secrets at rest', (engine) => {
 
   test('rotation re-seals every secret with a new key; the server still sends the header and signs webhooks', async (t) => {
     const ta = await buildTestApp(t, engine);
-    const { partner, w, receiver, hook } = await storeSecrets(t, ta);
+    const { partner, w, receiver, hook, seed } = await storeSecrets(t, ta);
     const before = readFileSync(path.join(ta.config.dataDir, KEY_FILE), 'utf8');
     const rotated = await rotateSecretKey(ta.config, ta.db);
     const after = readFileSync(path.join(ta.config.dataDir, KEY_FILE), 'utf8');
@@ -199,5 +210,11 @@ forEachDatabase('secrets at rest', (engine) => {
     assert.equal(sent.statusCode, 200, sent.body);
     const got = receiver.received.at(-1)!;
     assert.ok(verifySignature(hook.secret, got.headers, got.body), 'signed with the same webhook secret');
+    const signIn = await ta.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: OWNER.email, password: OWNER.password, totp_code: totpAt(seed, Date.now() + 30_000) },
+    });
+    assert.equal(signIn.statusCode, 200, `two-factor sign-in after rotation: ${signIn.body}`);
   });
 });

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { Purpose } from './box.js';
 
-// Where sealed secrets live, one place for all of them: start-up checks that their keys are
+// Where sealed secrets live (two-factor seeds too), one place for all of them: start-up checks that their keys are
 // loaded and seals values written before sealing existed; key rotation re-seals them all. A new
 // kind of stored secret is added here and sealed where it is written (box.ts).
 
@@ -42,6 +42,23 @@ export async function rewriteSecrets(db: Kysely<Database>, rewrite: Rewrite): Pr
   for (const w of await db.selectFrom('webhooks').select(['id', 'secret']).execute()) {
     const next = count(w.secret, 'webhook-secret');
     if (next !== w.secret) await db.updateTable('webhooks').set({ secret: next }).where('id', '=', w.id).execute();
+  }
+  for (const table of ['operators', 'provider_users'] as const) {
+    const rows = await db
+      .selectFrom(table)
+      .select(['id', 'totp_secret', 'totp_pending_secret'])
+      .where((eb) => eb.or([eb('totp_secret', 'is not', null), eb('totp_pending_secret', 'is not', null)]))
+      .execute();
+    for (const r of rows) {
+      const secret = r.totp_secret === null ? null : count(r.totp_secret, 'totp-seed');
+      const pending = r.totp_pending_secret === null ? null : count(r.totp_pending_secret, 'totp-seed');
+      if (secret !== r.totp_secret || pending !== r.totp_pending_secret)
+        await db
+          .updateTable(table)
+          .set({ totp_secret: secret, totp_pending_secret: pending })
+          .where('id', '=', r.id)
+          .execute();
+    }
   }
   const settings: [string, Purpose, (v: unknown) => string, (v: unknown, s: string) => unknown][] = [
     [

@@ -358,7 +358,8 @@ postgresOnly(
   async (t) => {
     const ta = await buildTestApp(t, 'postgres');
     const { rows } = await sql<{ stxname: string; stxkind: string[] | string }>`
-    select stxname, stxkind from pg_statistic_ext where stxname = 'leads_provider_campaign'`.execute(ta.db);
+    select stxname, stxkind from pg_statistic_ext
+    where stxname = 'leads_provider_campaign' and stxnamespace = current_schema()::regnamespace`.execute(ta.db);
     assert.equal(rows.length, 1);
     assert.match(String(rows[0].stxkind), /f/); // f: functional dependencies
   },

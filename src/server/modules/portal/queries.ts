@@ -2,6 +2,7 @@
 // statement names the user or provider from the principal, never from the request.
 import type { DB } from '../../db/database.js';
 import { nowIso } from '../../db/ids.js';
+import { seal } from '../../secrets/box.js';
 
 export const providerName = (db: DB, trafficProviderId: string) =>
   db
@@ -38,7 +39,7 @@ export const totpRow = (db: DB, id: string) =>
 export async function setPendingSecret(db: DB, id: string, secret: string): Promise<boolean> {
   const res = await db
     .updateTable('provider_users')
-    .set({ totp_pending_secret: secret })
+    .set({ totp_pending_secret: seal(secret, 'totp-seed') })
     .where('id', '=', id)
     .where('totp_secret', 'is', null)
     .executeTakeFirst();

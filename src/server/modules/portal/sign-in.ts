@@ -10,6 +10,7 @@ import { HttpProblem } from '../../http/errors.js';
 import { audit, type Actor } from '../audit/service.js';
 import { insertPortalSession, patchProviderUser, providerLoginRow, spendTotpStep } from '../provider-users/queries.js';
 import { userWithProvider } from './queries.js';
+import { unseal } from '../../secrets/box.js';
 
 export type ProviderLoginRow = NonNullable<Awaited<ReturnType<typeof providerLoginRow>>>;
 export { providerLoginRow };
@@ -61,7 +62,8 @@ export async function judgeProviderLogin(
   }
   if (row.totp_secret !== null) {
     if (input.totp_code === undefined && input.recovery_code === undefined) return 'totp_required';
-    const step = input.totp_code !== undefined ? matchStep(row.totp_secret, input.totp_code) : null;
+    const step =
+      input.totp_code !== undefined ? matchStep(unseal(row.totp_secret, 'totp-seed'), input.totp_code) : null;
     const spent =
       step !== null &&
       (row.totp_last_step === null || step > row.totp_last_step) &&

@@ -10,6 +10,7 @@ import { conflict, HttpProblem, invalid } from '../../http/errors.js';
 import { audit, providerOf, type Actor } from '../audit/service.js';
 import { addressOf, beginAttempt, forgetAttempt } from '../auth/service.js';
 import { disableTotp, enableTotp, setPendingSecret, totpRow } from './queries.js';
+import { unseal } from '../../secrets/box.js';
 
 function ownUser(actor: Actor) {
   const p = providerOf(actor);
@@ -33,7 +34,7 @@ export async function confirmPortalTwoFactor(db: DB, actor: Actor, code: string)
   const row = await totpRow(db, p.user.id);
   if (row.totp_secret !== null) conflict('Two-factor sign-in is already on.');
   if (row.totp_pending_secret === null) conflict('Start the enrolment first: there is no pending secret to confirm.');
-  const step = matchStep(row.totp_pending_secret!, code.replace(/\s/g, ''));
+  const step = matchStep(unseal(row.totp_pending_secret!, 'totp-seed'), code.replace(/\s/g, ''));
   if (step === null)
     invalid([{ field: 'code', message: 'does not match the secret; check the device clock and try the current code' }]);
   await db.transaction().execute(async (tx) => {

@@ -10,6 +10,7 @@ import {
   newOperator,
   type TestApp,
 } from '../../../../test/helpers.js';
+import { unseal } from '../../secrets/box.js';
 
 type Op = Awaited<ReturnType<typeof newOperator>>;
 
@@ -84,7 +85,8 @@ forEachDatabase('two-factor sign-in', (engine) => {
     assert.deepEqual(await twoFactorOf(ta, op), { enabled: true, recovery_codes_left: 10 });
 
     const row = await ta.db.selectFrom('operators').selectAll().where('id', '=', op.id).executeTakeFirstOrThrow();
-    assert.equal(row.totp_secret, second);
+    assert.ok(!row.totp_secret!.includes(second), 'the seed is sealed at rest');
+    assert.equal(unseal(row.totp_secret!, 'totp-seed'), second);
     assert.equal(row.totp_pending_secret, null);
     const stored = await ta.db.selectFrom('recovery_codes').selectAll().where('operator_id', '=', op.id).execute();
     assert.equal(stored.length, 10);

@@ -5,6 +5,7 @@ import { base32Encode, matchStep, newSecret } from '../../auth/totp.js';
 import { newId, nowIso } from '../../db/ids.js';
 import type { Database } from '../../db/tables.js';
 import { conflict, invalid } from '../../http/errors.js';
+import { seal, unseal } from '../../secrets/box.js';
 
 // Two-factor sign-in: the seed, the replay guard and the recovery codes. Routes (profile and
 // login) call these; none of them ever returns or logs a code after it is shown once.
@@ -46,7 +47,7 @@ export async function startEnrolment(db: Db, operatorId: string): Promise<string
   const secret = newSecret();
   const res = await db
     .updateTable('operators')
-    .set({ totp_pending_secret: secret })
+    .set({ totp_pending_secret: seal(secret, 'totp-seed') })
     .where('id', '=', operatorId)
     .where('totp_secret', 'is', null)
     .executeTakeFirst();
@@ -86,7 +87,7 @@ export async function confirmEnrolment(tx: Db, operatorId: string, code: string)
     .executeTakeFirstOrThrow();
   if (op.totp_secret !== null) conflict('Two-factor sign-in is already on.');
   if (op.totp_pending_secret === null) conflict('Start the enrolment first: there is no pending secret to confirm.');
-  const step = matchStep(op.totp_pending_secret!, code.replace(/\s/g, ''));
+  const step = matchStep(unseal(op.totp_pending_secret!, 'totp-seed'), code.replace(/\s/g, ''));
   if (step === null)
     invalid([{ field: 'code', message: 'does not match the secret; check the device clock and try the current code' }]);
   const res = await tx
@@ -118,7 +119,7 @@ export async function spendCode(
     .executeTakeFirstOrThrow();
   if (op.totp_secret === null) return null;
   if (kind === 'totp') {
-    const step = matchStep(op.totp_secret, code.replace(/\s/g, ''));
+    const step = matchStep(unseal(op.totp_secret, 'totp-seed'), code.replace(/\s/g, ''));
     if (step === null || (op.totp_last_step !== null && step <= op.totp_last_step)) return null;
     const res = await db
       .updateTable('operators')
