@@ -16,6 +16,7 @@ import { providerSilenceJob } from './jobs/provider-silence.js';
 import { idempotencyPurgeJob } from './jobs/idempotency-purge.js';
 import { providerLogJob } from './jobs/provider-log.js';
 import { injectionsJob } from './jobs/injections.js';
+import { importsJob } from './jobs/imports.js';
 import { chainDue, checkpointAll } from './modules/provider-log/chain.js';
 import { sqliteCheckpointJob } from './jobs/sqlite-checkpoint.js';
 import { postbackDestination } from './modules/provider-postbacks/destination.js';
@@ -51,6 +52,9 @@ import campaignsRoutes from './modules/campaigns/routes.js';
 import flowsRoutes from './modules/flows/routes.js';
 import leadsRoutes from './modules/leads/routes.js';
 import injectionRoutes from './modules/injections/routes.js';
+import { createImportInjection } from './modules/injections/service.js';
+import importRoutes from './modules/imports/routes.js';
+import { ImportWorker } from './modules/imports/worker.js';
 import { injectionRoute, InjectionWorker } from './modules/injections/worker.js';
 import analyticsRoutes from './modules/analytics/routes.js';
 import intakeRoutes from './modules/intake/routes.js';
@@ -188,6 +192,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(flowsRoutes);
   await app.register(leadsRoutes);
   await app.register(injectionRoutes);
+  await app.register(importRoutes);
   await app.register(analyticsRoutes);
   await app.register(intakeRoutes);
   await app.register(autologinRoutes);
@@ -229,6 +234,13 @@ function installBackgroundWork(app: App, { dispatcher, agent }: ReturnType<typeo
   jobs.add(providerLogJob(db, { chain: chainDue, checkpointAll }, config.providerLogIntervalMs));
   const injections = new InjectionWorker({ db, delivery: app.delivery, log: app.log });
   jobs.add(injectionsJob(injections, config.injectionIntervalMs));
+  const imports = new ImportWorker({
+    db,
+    log: app.log,
+    createInjection: (tx, imp) =>
+      createImportInjection(tx, { id: imp.id, createdBy: imp.created_by, route: JSON.parse(imp.route!) }),
+  });
+  jobs.add(importsJob(imports, config.importIntervalMs));
   jobs.add(idempotencyPurgeJob(db, purgeIdempotencyKeys, IDEMPOTENCY_TTL_MS, config.idempotencyPurgeIntervalMs));
   const checkpointer = checkpointerOf(db);
   if (checkpointer) jobs.add(sqliteCheckpointJob(checkpointer, config.sqliteCheckpointIntervalMs));

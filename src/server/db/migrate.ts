@@ -28,6 +28,7 @@ import * as providerRollup from './migrations/20261130T050000Z_provider_rollup.j
 import * as providerCampaignStatistics from './migrations/20261130T060000Z_provider_campaign_statistics.js';
 import * as autologinLinks from './migrations/20261201T000000Z_autologin_links.js';
 import * as injections from './migrations/20261202T000000Z_injections.js';
+import * as imports from './migrations/20261203T100000Z_imports.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -64,6 +65,7 @@ const migrations: [string, Migration][] = [
   ['20261130T060000Z_provider_campaign_statistics', providerCampaignStatistics],
   ['20261201T000000Z_autologin_links', autologinLinks],
   ['20261202T000000Z_injections', injections],
+  ['20261203T100000Z_imports', imports],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

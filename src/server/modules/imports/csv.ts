@@ -37,10 +37,18 @@ export class CsvReader {
     try {
       text = this.decoder.decode(bytes, { stream: true });
     } catch {
+      // The rows before the bad byte are read, so the error names the row it is in.
+      this.buf += validPrefix(bytes);
+      this.drain(false);
       throw new CsvError('is not UTF-8 text (invalid byte sequence)', this.rows + 1);
     }
-    if (text.includes('\0')) throw new CsvError('is not text: it holds NUL bytes', this.rows + 1);
     this.buf += text;
+    const nul = this.buf.indexOf('\0');
+    if (nul >= 0) {
+      this.buf = this.buf.slice(0, nul);
+      this.drain(false);
+      throw new CsvError('is not text: it holds NUL bytes', this.rows + 1);
+    }
     return this.drain(false);
   }
 
@@ -81,6 +89,22 @@ export class CsvReader {
     this.buf = this.buf.slice(pos);
     return out;
   }
+}
+
+/** The text of the longest prefix of `bytes` that is whole UTF-8 (found by halving). */
+function validPrefix(bytes: Uint8Array): string {
+  let lo = 0;
+  let hi = bytes.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    try {
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, mid), { stream: true });
+      lo = mid;
+    } catch {
+      hi = mid - 1;
+    }
+  }
+  return new TextDecoder('utf-8').decode(bytes.subarray(0, lo), { stream: true });
 }
 
 /** Where the first record ends (outside quotes), or -1 when it has not ended yet. */
