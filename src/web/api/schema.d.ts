@@ -8138,7 +8138,7 @@ export interface operations {
                             reason: string;
                             /** @description The data row: 1 is the first row after the header (blank lines not counted) */
                             row: number;
-                            /** @description The cell as read (an email or phone masked without leads:contacts) */
+                            /** @description The cell as read (an email or phone masked without leads:contacts); null when empty */
                             value: string | null;
                         }[];
                         /** @description Pass as cursor= for the next page; null on the last page */

@@ -139,7 +139,7 @@ export const ImportError = Type.Object(
     column: Type.Union([Type.String(), Type.Null()], { description: 'The CSV column it was read from' }),
     reason: Type.String(),
     value: Type.Union([Type.String(), Type.Null()], {
-      description: 'The cell as read (an email or phone masked without leads:contacts)',
+      description: 'The cell as read (an email or phone masked without leads:contacts); null when empty',
     }),
   },
   { title: 'ImportError' },

@@ -300,7 +300,7 @@ function errorView(principal: Principal) {
     field: e.field,
     column: e.column_name,
     reason: e.reason,
-    value: e.value === null ? null : mask(e.value),
+    value: e.value === null || (e.field !== 'email' && e.field !== 'phone') ? e.value : mask(e.value),
   });
 }
 
