@@ -10343,6 +10343,8 @@ export interface operations {
                         ftd_at: string | null;
                         funnel: string | null;
                         id: string;
+                        /** @description The CSV import that stored the lead (getImport), or null */
+                        import_id: string | null;
                         ip: string;
                         /** @description ftd_at is set */
                         is_ftd: boolean;
@@ -10718,6 +10720,8 @@ export interface operations {
                         ftd_at: string | null;
                         funnel: string | null;
                         id: string;
+                        /** @description The CSV import that stored the lead (getImport), or null */
+                        import_id: string | null;
                         ip: string;
                         /** @description ftd_at is set */
                         is_ftd: boolean;

@@ -118,7 +118,7 @@ export class ImportWorker {
     } while (!signal?.aborted && Date.now() - started < (this.deps.budgetMs ?? 2_000) && (await lease()));
   }
 
-  private async context(imp: ImportRow): Promise<Context> {
+  async context(imp: ImportRow): Promise<Context> {
     const columns = JSON.parse(imp.columns) as string[];
     const mapping = JSON.parse(imp.mapping!) as Mapping;
     const provider = await providerById(this.deps.db, imp.traffic_provider_id!);

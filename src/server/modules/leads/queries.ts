@@ -196,6 +196,7 @@ export async function leadDetail(db: DB, id: string, contacts: boolean, scope: D
   const mask = contacts ? null : contactMasker(row);
   return {
     ...toLead(row, contacts, mask),
+    import_id: row.import_id,
     verdicts: await verdictsOf(db, row.verdicts, scope),
     autologin_opens: await leadOpens(db, row.id, contacts),
     // A sale status is the partner's text: it may quote the contacts too.
