@@ -1,6 +1,7 @@
 // Helpers of the CSV import tests (src/server/modules/imports): a provider and campaign to import
 // to, files built row by row, the upload and its background work driven by hand.
 import assert from 'node:assert/strict';
+import { createImportInjection } from '../src/server/modules/injections/service.js';
 import { ImportWorker } from '../src/server/modules/imports/worker.js';
 import { insertCampaign, insertFlow, insertTrafficProvider } from './fixtures.js';
 import { call, type TestApp } from './helpers.js';
@@ -57,7 +58,8 @@ export function worker(ta: TestApp, holder?: string, budgetMs?: number) {
     log: ta.app.log,
     holder,
     budgetMs,
-    createInjection: async () => assert.fail('no route mode here'),
+    createInjection: (tx, imp) =>
+      createImportInjection(tx, { id: imp.id, createdBy: imp.created_by, route: JSON.parse(imp.route!) }),
   });
 }
 

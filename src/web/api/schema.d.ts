@@ -8560,7 +8560,7 @@ export interface operations {
                             /** @description Sent and taken by no partner */
                             refused: number;
                             reoffer: boolean;
-                            /** @description The filter the leads were chosen by, or {"lead_ids": n} */
+                            /** @description The filter the leads were chosen by, {"lead_ids": n}, or {"import_id": id} */
                             selection: {
                                 /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
                                 autologin_opened?: boolean;
@@ -8582,6 +8582,8 @@ export interface operations {
                                 flow_id?: string;
                                 /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
                                 id?: string[];
+                                /** @description Made by a CSV import of mode route: its leads (getImport) */
+                                import_id?: string;
                                 /** @description true: only leads with an FTD; false: only leads without */
                                 is_ftd?: boolean;
                                 /** @description Chosen by id: how many ids were sent */
@@ -8831,7 +8833,7 @@ export interface operations {
                         /** @description Sent and taken by no partner */
                         refused: number;
                         reoffer: boolean;
-                        /** @description The filter the leads were chosen by, or {"lead_ids": n} */
+                        /** @description The filter the leads were chosen by, {"lead_ids": n}, or {"import_id": id} */
                         selection: {
                             /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
                             autologin_opened?: boolean;
@@ -8853,6 +8855,8 @@ export interface operations {
                             flow_id?: string;
                             /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
                             id?: string[];
+                            /** @description Made by a CSV import of mode route: its leads (getImport) */
+                            import_id?: string;
                             /** @description true: only leads with an FTD; false: only leads without */
                             is_ftd?: boolean;
                             /** @description Chosen by id: how many ids were sent */
@@ -9029,7 +9033,7 @@ export interface operations {
                         /** @description Sent and taken by no partner */
                         refused: number;
                         reoffer: boolean;
-                        /** @description The filter the leads were chosen by, or {"lead_ids": n} */
+                        /** @description The filter the leads were chosen by, {"lead_ids": n}, or {"import_id": id} */
                         selection: {
                             /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
                             autologin_opened?: boolean;
@@ -9051,6 +9055,8 @@ export interface operations {
                             flow_id?: string;
                             /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
                             id?: string[];
+                            /** @description Made by a CSV import of mode route: its leads (getImport) */
+                            import_id?: string;
                             /** @description true: only leads with an FTD; false: only leads without */
                             is_ftd?: boolean;
                             /** @description Chosen by id: how many ids were sent */
@@ -9216,7 +9222,7 @@ export interface operations {
                         /** @description Sent and taken by no partner */
                         refused: number;
                         reoffer: boolean;
-                        /** @description The filter the leads were chosen by, or {"lead_ids": n} */
+                        /** @description The filter the leads were chosen by, {"lead_ids": n}, or {"import_id": id} */
                         selection: {
                             /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
                             autologin_opened?: boolean;
@@ -9238,6 +9244,8 @@ export interface operations {
                             flow_id?: string;
                             /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
                             id?: string[];
+                            /** @description Made by a CSV import of mode route: its leads (getImport) */
+                            import_id?: string;
                             /** @description true: only leads with an FTD; false: only leads without */
                             is_ftd?: boolean;
                             /** @description Chosen by id: how many ids were sent */
@@ -9436,7 +9444,7 @@ export interface operations {
                         /** @description Sent and taken by no partner */
                         refused: number;
                         reoffer: boolean;
-                        /** @description The filter the leads were chosen by, or {"lead_ids": n} */
+                        /** @description The filter the leads were chosen by, {"lead_ids": n}, or {"import_id": id} */
                         selection: {
                             /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
                             autologin_opened?: boolean;
@@ -9458,6 +9466,8 @@ export interface operations {
                             flow_id?: string;
                             /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
                             id?: string[];
+                            /** @description Made by a CSV import of mode route: its leads (getImport) */
+                            import_id?: string;
                             /** @description true: only leads with an FTD; false: only leads without */
                             is_ftd?: boolean;
                             /** @description Chosen by id: how many ids were sent */
@@ -9748,7 +9758,7 @@ export interface operations {
                         /** @description Sent and taken by no partner */
                         refused: number;
                         reoffer: boolean;
-                        /** @description The filter the leads were chosen by, or {"lead_ids": n} */
+                        /** @description The filter the leads were chosen by, {"lead_ids": n}, or {"import_id": id} */
                         selection: {
                             /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
                             autologin_opened?: boolean;
@@ -9770,6 +9780,8 @@ export interface operations {
                             flow_id?: string;
                             /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
                             id?: string[];
+                            /** @description Made by a CSV import of mode route: its leads (getImport) */
+                            import_id?: string;
                             /** @description true: only leads with an FTD; false: only leads without */
                             is_ftd?: boolean;
                             /** @description Chosen by id: how many ids were sent */
