@@ -52,6 +52,20 @@ forEachDatabase('CSV import upload', (engine) => {
     assert.deepEqual(JSON.parse(audit[0].details).rows, 20);
   });
 
+  test('over a real HTTP connection (not only inject): the request stream is read by the upload, never walked', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    await ta.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = ta.app.server.address() as { port: number };
+    const res = await fetch(`http://127.0.0.1:${port}/api/imports?name=http.csv`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv', authorization: `Bearer ${ta.ownerToken}` },
+      body: `${HEADER}\n${goodRow(1)}\n`,
+      signal: AbortSignal.timeout(10_000),
+    });
+    assert.equal(res.status, 201, await res.clone().text());
+    assert.equal((await res.json()).rows, 1);
+  });
+
   test('not CSV: 400 naming what and the row; too large: 413 naming IMPORT_MAX_BYTES; not text/csv: 415; nothing kept', async (t) => {
     const ta = await buildTestApp(t, engine, { env: { IMPORT_MAX_BYTES: '2048', IMPORT_CHUNK_BYTES: '100' } });
     const bad = async (csv: string | Buffer, pattern: RegExp) => {
