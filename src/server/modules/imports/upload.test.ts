@@ -63,7 +63,7 @@ forEachDatabase('CSV import upload', (engine) => {
       signal: AbortSignal.timeout(10_000),
     });
     assert.equal(res.status, 201, await res.clone().text());
-    assert.equal((await res.json()).rows, 1);
+    assert.equal(((await res.json()) as { rows: number }).rows, 1);
   });
 
   test('not CSV: 400 naming what and the row; too large: 413 naming IMPORT_MAX_BYTES; not text/csv: 415; nothing kept', async (t) => {
