@@ -41,7 +41,6 @@ export default function Imports() {
       <FileInput
         label="CSV file"
         accept=".csv,text/csv"
-        placeholder="Choose a file"
         onChange={(file) => file && upload.mutate(file)}
         disabled={upload.isPending}
       />
