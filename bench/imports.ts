@@ -49,7 +49,7 @@ const good = (n: number) => `Ann${n},Lee,ann${n}@example.com,${phone(n)},DE,198.
 async function writeCsv(file: string) {
   const out = createWriteStream(file);
   const planted: Record<string, number> = Object.fromEntries(KINDS.map((k) => [k, 0]));
-  const write = (s: string) => (out.write(s) ? undefined : new Promise((r) => out.once('drain', r)));
+  const write = (s: string) => (out.write(s) ? undefined : new Promise<void>((r) => out.once('drain', () => r())));
   await write('First Name,Last Name,E-Mail,Phone,Country,IP,sub1\n');
   let chunk = '';
   for (let i = 1; i <= ROWS; i++) {
@@ -63,7 +63,8 @@ async function writeCsv(file: string) {
       else if (kind === 'email') line = `Ann${i},Lee,ann${i}.example.com,${phone(i)},DE,198.51.100.1,s`;
       else if (kind === 'missing') line = `,Lee,ann${i}@example.com,${phone(i)},DE,198.51.100.1,s`;
       else if (kind === 'dup-in-file') line = good(i - 1);
-      else line = `Seed,Lead,seed${i % SEEDED}@example.com,+49 152 ${String(10_000_000 + (i % SEEDED)).slice(-8)},DE,198.51.100.2,s`;
+      else
+        line = `Seed,Lead,seed${i % SEEDED}@example.com,+49 152 ${String(10_000_000 + (i % SEEDED)).slice(-8)},DE,198.51.100.2,s`;
     }
     chunk += line + '\n';
     if (chunk.length > 1 << 16) {
@@ -72,7 +73,7 @@ async function writeCsv(file: string) {
     }
   }
   await write(chunk);
-  await new Promise((r) => out.end(r));
+  await new Promise<void>((r) => out.end(() => r()));
   return planted;
 }
 
@@ -136,14 +137,26 @@ try {
         method: 'POST',
         path: '/api/intake/leads',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${t}` },
-        body: JSON.stringify({ first_name: 'Live', last_name: `L${n}`, email, phone: tel, country: 'DE', ip: '198.51.100.9' }),
+        body: JSON.stringify({
+          first_name: 'Live',
+          last_name: `L${n}`,
+          email,
+          phone: tel,
+          country: 'DE',
+          ip: '198.51.100.9',
+        }),
       })
       .then(async (res) => {
         await res.body.dump();
         return res.statusCode;
       });
   for (let i = 0; i < SEEDED; i++) {
-    const status = await postLead(target.provider.token, i, `seed${i}@example.com`, `+49 152 ${String(10_000_000 + i).slice(-8)}`);
+    const status = await postLead(
+      target.provider.token,
+      i,
+      `seed${i}@example.com`,
+      `+49 152 ${String(10_000_000 + i).slice(-8)}`,
+    );
     if (status !== 201) throw new Error(`seeding lead ${i}: ${status}`);
   }
 
@@ -213,7 +226,15 @@ try {
     id = JSON.parse(text).id;
   });
   const body = {
-    mapping: { first_name: 'First Name', last_name: 'Last Name', email: 'E-Mail', phone: 'Phone', country: 'Country', ip: 'IP', sub_id1: 'sub1' },
+    mapping: {
+      first_name: 'First Name',
+      last_name: 'Last Name',
+      email: 'E-Mail',
+      phone: 'Phone',
+      country: 'Country',
+      ip: 'IP',
+      sub_id1: 'sub1',
+    },
     traffic_provider_id: target.provider.id,
     campaign_id: target.campaign.id,
   };
@@ -234,16 +255,13 @@ try {
   await intake.close();
 
   const named = await call('GET', `/api/imports/${id}/errors?limit=1`, undefined, token);
-  const stored = await call(
-    'GET',
-    `/api/leads/count?traffic_provider_id=${target.provider.id}`,
-    undefined,
-    token,
-  );
+  const stored = await call('GET', `/api/leads/count?traffic_provider_id=${target.provider.id}`, undefined, token);
   const expectedImported = ROWS - plantedTotal;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? NaN;
-  log(`dry run: ${JSON.stringify(dry!.counts)}; import: ${JSON.stringify(done!.counts)}; first error: ${JSON.stringify(named.data?.[0])}`);
+  log(
+    `dry run: ${JSON.stringify(dry!.counts)}; import: ${JSON.stringify(done!.counts)}; first error: ${JSON.stringify(named.data?.[0])}`,
+  );
   console.log(
     '| Engine | Rows | MB | Bad planted | Bad named (dry run) | Imported (expected) | Upload | Dry run | Import | Server RSS: before → peak | Intake beside: leads, p50, p99 |',
   );

@@ -180,6 +180,20 @@ describe('loadConfig', () => {
     }
   });
 
+  test('imports: IMPORT_INTERVAL_MS goes with dispatch; IMPORT_MAX_BYTES defaults to 256 MiB, IMPORT_CHUNK_BYTES to 1 MiB; bad values named', () => {
+    const c = loadConfig({});
+    assert.deepEqual(
+      [c.importIntervalMs, c.importMaxBytes, c.importChunkBytes],
+      [1000, 256 * 1024 * 1024, 1024 * 1024],
+    );
+    assert.equal(loadConfig({ EVENT_DISPATCH_INTERVAL_MS: '0' }).importIntervalMs, 0);
+    const set = loadConfig({ IMPORT_INTERVAL_MS: '250', IMPORT_MAX_BYTES: '4096' });
+    assert.deepEqual([set.importIntervalMs, set.importMaxBytes], [250, 4096]);
+    expectNamed({ IMPORT_INTERVAL_MS: 'often' }, 'IMPORT_INTERVAL_MS');
+    expectNamed({ IMPORT_MAX_BYTES: '10' }, 'IMPORT_MAX_BYTES');
+    expectNamed({ IMPORT_CHUNK_BYTES: '0' }, 'IMPORT_CHUNK_BYTES');
+  });
+
   test('mail: none by default; SMTP_URL and MAIL_FROM read into host, port, security, credentials and sender', () => {
     assert.equal(loadConfig({}).mail, null);
     const from = 'Leadgate <noreply@example.com>';

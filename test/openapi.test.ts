@@ -558,6 +558,16 @@ forEachDatabase('OpenAPI document', (engine) => {
     });
     assert.equal(rule.statusCode, 201, rule.body);
     ids['/api/injection-rules/{id}'] = rule.json().id;
+    const imported = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/imports?name=doc.csv',
+      headers: { 'content-type': 'text/csv' },
+      payload: 'email,phone\nx@example.com,+4915123456789\n',
+    });
+    assert.equal(imported.statusCode, 201, imported.body);
+    ids['/api/imports/{id}'] = imported.json().id;
+    urls['/api/imports/{id}/errors'] = `/api/imports/${imported.json().id}/errors`;
+    urls['/api/imports/{id}/errors.csv'] = `/api/imports/${imported.json().id}/errors.csv`;
     urls['/api/webhooks/{id}/deliveries'] = `/api/webhooks/${hook.id}/deliveries`;
     urls['/api/webhooks/{id}/deliveries/{deliveryId}'] = `/api/webhooks/${hook.id}/deliveries/${delivery.id}`;
     // A backup to list and download (SQLite only: on PostgreSQL the backup routes answer 409, tested in modules/hosting).

@@ -35,10 +35,11 @@ const MODULE_OF_PATH: [prefix: string, module: string][] = [
   ['/api/webhooks', 'webhooks'],
 ];
 
-/** Paths whose every route, reads included, asks for the edit permission: re-injection jobs and rules (contract §7, leads:edit). */
+/** Paths whose every route, reads included, asks for the edit permission: re-injection jobs and rules, CSV imports (contract §7, leads:edit). */
 const EDIT_ONLY: [prefix: string, permission: string][] = [
   ['/api/injections', 'leads:edit'],
   ['/api/injection-rules', 'leads:edit'],
+  ['/api/imports', 'leads:edit'],
 ];
 
 const expectedPermission = (r: RouteInfo) => {

@@ -19,6 +19,7 @@ import { injectionRulesJob } from './jobs/injection-rules.js';
 import { injectionsJob } from './jobs/injections.js';
 import { loadShippedRanges } from './geo/ip-country.js';
 import { openSecrets } from './secrets/keys.js';
+import { importsJob } from './jobs/imports.js';
 import { chainDue, checkpointAll } from './modules/provider-log/chain.js';
 import { sqliteCheckpointJob } from './jobs/sqlite-checkpoint.js';
 import { postbackDestination } from './modules/provider-postbacks/destination.js';
@@ -56,6 +57,9 @@ import leadsRoutes from './modules/leads/routes.js';
 import injectionRuleRoutes from './modules/injection-rules/routes.js';
 import { RuleRunner } from './modules/injection-rules/runner.js';
 import injectionRoutes from './modules/injections/routes.js';
+import { createImportInjection } from './modules/injections/service.js';
+import importRoutes from './modules/imports/routes.js';
+import { ImportWorker } from './modules/imports/worker.js';
 import { injectionRoute, InjectionWorker } from './modules/injections/worker.js';
 import analyticsRoutes from './modules/analytics/routes.js';
 import intakeRoutes from './modules/intake/routes.js';
@@ -196,6 +200,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(leadsRoutes);
   await app.register(injectionRoutes);
   await app.register(injectionRuleRoutes);
+  await app.register(importRoutes);
   await app.register(analyticsRoutes);
   await app.register(intakeRoutes);
   await app.register(autologinRoutes);
@@ -242,6 +247,13 @@ function installBackgroundWork(app: App, { dispatcher, agent }: ReturnType<typeo
   const injections = new InjectionWorker({ db, delivery: app.delivery, log: app.log });
   jobs.add(injectionsJob(injections, config.injectionIntervalMs));
   jobs.add(injectionRulesJob(new RuleRunner({ db, log: app.log }), config.injectionRuleIntervalMs));
+  const imports = new ImportWorker({
+    db,
+    log: app.log,
+    createInjection: (tx, imp) =>
+      createImportInjection(tx, { id: imp.id, createdBy: imp.created_by, route: JSON.parse(imp.route!) }),
+  });
+  jobs.add(importsJob(imports, config.importIntervalMs));
   jobs.add(idempotencyPurgeJob(db, purgeIdempotencyKeys, IDEMPOTENCY_TTL_MS, config.idempotencyPurgeIntervalMs));
   const checkpointer = checkpointerOf(db);
   if (checkpointer) jobs.add(sqliteCheckpointJob(checkpointer, config.sqliteCheckpointIntervalMs));

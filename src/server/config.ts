@@ -30,6 +30,12 @@ export interface Config {
   providerSilenceIntervalMs: number;
   injectionIntervalMs: number;
   injectionRuleIntervalMs: number;
+  /** How often CSV imports are worked (modules/imports/worker.ts), a chunk at a time. */
+  importIntervalMs: number;
+  /** The largest CSV file an import takes (413 above it). */
+  importMaxBytes: number;
+  /** About how much of an upload one stored chunk holds (cut at row boundaries): the unit of an import's work. */
+  importChunkBytes: number;
   /** How often events past their retention are deleted (default hourly where events are sent, else 0). */
   eventPurgeIntervalMs: number;
   /** How often traffic providers' due log facts are chained (default 2 s where events are sent, else 0: never). */
@@ -189,6 +195,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     3_600_000,
     problems,
   );
+  const importIntervalMs = integer(env, 'IMPORT_INTERVAL_MS', withDispatch(1_000), 0, 60_000, problems);
+  const importMaxBytes = integer(env, 'IMPORT_MAX_BYTES', 256 * 1024 * 1024, 1024, 2 ** 31 - 1, problems);
+  const importChunkBytes = integer(env, 'IMPORT_CHUNK_BYTES', 1024 * 1024, 1, 64 * 1024 * 1024, problems);
   const eventPurgeIntervalMs = integer(env, 'EVENT_PURGE_INTERVAL_MS', withDispatch(3_600_000), 0, DAY, problems);
   const providerLogIntervalMs = integer(env, 'PROVIDER_LOG_INTERVAL_MS', withDispatch(2_000), 0, DAY, problems);
   const idempotencyPurgeIntervalMs = integer(env, 'IDEMPOTENCY_PURGE_INTERVAL_MS', 3_600_000, 0, DAY, problems);
@@ -266,6 +275,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     providerSilenceIntervalMs,
     injectionIntervalMs,
     injectionRuleIntervalMs,
+    importIntervalMs,
+    importMaxBytes,
+    importChunkBytes,
     eventPurgeIntervalMs,
     providerLogIntervalMs,
     idempotencyPurgeIntervalMs,

@@ -13,6 +13,7 @@ const Setup = lazy(() => import('./screens/Setup'));
 const ApiKeys = lazy(() => import('./screens/ApiKeys'));
 const Leads = lazy(() => import('./screens/leads/Leads'));
 const Injections = lazy(() => import('./screens/injections/Injections'));
+const Imports = lazy(() => import('./screens/imports/Imports'));
 const FlowList = lazy(() => import('./screens/flows/FlowList'));
 const FlowEditor = lazy(() => import('./screens/flows/FlowEditor'));
 const CapUsage = lazy(() => import('./screens/caps/CapUsage'));
@@ -127,6 +128,7 @@ export function App() {
           <Route path="/settings/api" element={<ApiKeys />} />
           <Route path="/leads" element={<Leads />} />
           <Route path="/leads/injections" element={<Injections />} />
+          <Route path="/leads/imports" element={<Imports />} />
           <Route path="/flows" element={<FlowList />} />
           <Route path="/flows/:id" element={<FlowEditor />} />
           <Route path="/caps" element={<CapUsage />} />

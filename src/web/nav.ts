@@ -14,6 +14,7 @@ export const SECTIONS: { title: string | null; links: NavItem[] }[] = [
       { to: '/', label: 'Overview', permission: 'analytics:view' },
       { to: '/leads', label: 'Leads', permission: 'leads:view' },
       { to: '/leads/injections', label: 'Re-injection', permission: 'leads:edit' },
+      { to: '/leads/imports', label: 'Import', permission: 'leads:edit' },
       { to: '/analytics', label: 'Analytics', permission: 'analytics:view' },
     ],
   },

@@ -67,7 +67,7 @@ const ROLES: { name: string; permissions: string[]; nav: string[] }[] = [
   {
     name: 'Lead editor',
     permissions: ['leads:view', 'leads:edit'],
-    nav: ['Leads', 'Re-injection', 'API keys', 'Profile'],
+    nav: ['Leads', 'Re-injection', 'Import', 'API keys', 'Profile'],
   },
   { name: 'Analytics only', permissions: ['analytics:view'], nav: ['Overview', 'Analytics', 'API keys', 'Profile'] },
   { name: 'Partners only', permissions: ['partners:view'], nav: ['Partners', 'API keys', 'Profile'] },

@@ -5,6 +5,7 @@ export const SCREENS = [
   '/',
   '/leads',
   '/leads/injections',
+  '/leads/imports',
   '/analytics',
   '/caps',
   '/flows',

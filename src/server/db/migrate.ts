@@ -29,6 +29,7 @@ import * as providerCampaignStatistics from './migrations/20261130T060000Z_provi
 import * as autologinLinks from './migrations/20261201T000000Z_autologin_links.js';
 import * as injections from './migrations/20261202T000000Z_injections.js';
 import * as injectionRules from './migrations/20261203T100000Z_injection_rules.js';
+import * as imports from './migrations/20261203T110000Z_imports.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -66,6 +67,7 @@ const migrations: [string, Migration][] = [
   ['20261201T000000Z_autologin_links', autologinLinks],
   ['20261202T000000Z_injections', injections],
   ['20261203T100000Z_injection_rules', injectionRules],
+  ['20261203T110000Z_imports', imports],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

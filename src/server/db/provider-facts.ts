@@ -59,8 +59,16 @@ const insertFact = compiledOnce(
     db.insertInto('provider_log_pending').values({ traffic_provider_id, lead_id, kind, data, recorded_at, visible_at }),
 );
 
-/** Writes facts in the caller's transaction. */
+/** Writes facts in the caller's transaction (many at once in multi-row inserts: an import's chunk). */
 export async function recordProviderFacts(db: DB, facts: PendingFact[]): Promise<void> {
+  if (facts.length > 2) {
+    for (let i = 0; i < facts.length; i += 200)
+      await db
+        .insertInto('provider_log_pending')
+        .values(facts.slice(i, i + 200).map((f) => ({ ...f, visible_at: f.visible_at ?? f.recorded_at })))
+        .execute();
+    return;
+  }
   for (const f of facts)
     await insertFact(
       db,

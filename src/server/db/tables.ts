@@ -273,6 +273,8 @@ export interface LeadsTable {
   crg_bp: number | null;
   /** While pending: until when one process owns the delivery (see the distribution migration). */
   lease_until: string | null;
+  /** The CSV import that stored this lead (modules/imports), or null. */
+  import_id: string | null;
 }
 
 /** A lead's own fields, as a traffic provider sends them (normalized) and a partner receives them. */
@@ -371,6 +373,69 @@ export interface InjectionItemsTable {
   reason: string | null;
   partner_id: string | null;
   at: string | null;
+}
+
+export type ImportState =
+  'uploading' | 'uploaded' | 'validating' | 'validated' | 'importing' | 'done' | 'cancelled' | 'failed';
+
+/** A CSV import (modules/imports). */
+export interface ImportsTable {
+  id: string;
+  state: ImportState;
+  name: string | null;
+  bytes: number;
+  rows: number;
+  columns: string; // JSON array
+  header_hash: string;
+  mapping: string | null; // JSON {lead field: column}
+  traffic_provider_id: string | null;
+  campaign_id: string | null;
+  mode: 'store' | 'route' | null;
+  route: string | null; // JSON {flow_id | partner_ids, per_minute}
+  injection_id: string | null;
+  next_seq: number;
+  rows_done: number;
+  good: number;
+  bad: number;
+  duplicates: number;
+  imported: number;
+  dry_run: string | null; // JSON
+  error: string | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+  lease_holder: string | null;
+  lease_until: string | null;
+}
+
+export interface ImportChunksTable {
+  import_id: string;
+  seq: number;
+  first_row: number;
+  row_count: number;
+  data: string; // JSON rows of cells
+}
+
+export interface ImportErrorsTable {
+  import_id: string;
+  row: number;
+  field: string;
+  column_name: string | null;
+  reason: string;
+  value: string | null;
+}
+
+export interface ImportKeysTable {
+  import_id: string;
+  key: string;
+  row: number;
+}
+
+export interface ImportMappingsTable {
+  header_hash: string;
+  mapping: string;
+  updated_at: string;
 }
 
 export interface CapCountersTable {
@@ -584,6 +649,11 @@ export interface Database {
   injection_items: InjectionItemsTable;
   injection_rules: InjectionRulesTable;
   injection_rule_runs: InjectionRuleRunsTable;
+  imports: ImportsTable;
+  import_chunks: ImportChunksTable;
+  import_errors: ImportErrorsTable;
+  import_keys: ImportKeysTable;
+  import_mappings: ImportMappingsTable;
   cap_counters: CapCountersTable;
   intake_requests: IntakeRequestsTable;
   events: EventsTable;

@@ -1,6 +1,7 @@
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { Readable } from 'node:stream';
 import { isCountryCode } from './countries.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -53,7 +54,8 @@ export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart
     (data: unknown) => {
       const ok = validate(data);
       check.errors = validate.errors;
-      const at = ok ? nulAt(data) : null;
+      // A streamed body (a CSV upload: modules/imports) is read by its handler, never walked here.
+      const at = ok && !(data instanceof Readable) ? nulAt(data) : null;
       if (at === null) return ok;
       check.errors = [
         {

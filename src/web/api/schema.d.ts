@@ -577,6 +577,162 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * CSV imports, newest first, with their progress
+         * @description Access: needs the `leads:edit` permission (key scope and role).
+         */
+        get: operations["listImports"];
+        put?: never;
+        /**
+         * Upload a CSV file of leads to import
+         * @description Send the file as the body with `Content-Type: text/csv` (UTF-8, RFC 4180; `,` or `;` as found in the header row; a BOM is allowed). It is stored in chunks for the dry run and the import, and deleted when the import is done or cancelled, or 24 hours after an upload that was never started. Answers the header, the first rows and a suggested mapping (the one last used for the same header, else guessed from the column names). A file larger than IMPORT_MAX_BYTES gets 413; one that is not CSV (not UTF-8, NUL bytes, no header, an empty or repeated column name, an unterminated quote, a row with more cells than the header) gets 400 naming the row; nothing is kept of either. Audited (import.uploaded). Row numbers count data rows: 1 is the first row after the header (blank lines are not counted). A role limited to some traffic providers imports only to its providers and sees only its own imports.
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        post: operations["uploadImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One CSV import: its state, progress, counts and last dry run
+         * @description Access: needs the `leads:edit` permission (key scope and role).
+         */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an import
+         * @description The dry run or import stops after the chunk in hand (the rows imported so far stay); the file is deleted. 409 naming the state when the import is done, cancelled or failed. Audited (import.cancelled).
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        post: operations["cancelImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/{id}/dry-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check every row of an upload by the intake rules, storing nothing
+         * @description Worked in the background (state validating, then validated with dry_run's counts). Each row is checked as intake checks a lead (required fields, email, country code, phone for the country, IP, the campaign's countries) and against the traffic provider's duplicate policy, both existing leads and earlier rows of the file; every bad row is listed by getImportErrors. Audited (import.dry_run). Every bad field is named at once: a mapping entry that is no lead field or names no column, a required lead field not mapped, a traffic provider or campaign unknown, archived, out of your scope or not belonging together. The mapping is saved for the next file with the same header. 409 naming the state unless the import is uploaded or validated. A role limited to some traffic providers imports only to its providers and sees only its own imports. Row numbers count data rows: 1 is the first row after the header (blank lines are not counted).
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        post: operations["dryRunImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/{id}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bad rows of the last dry run or import, in row order
+         * @description One entry per bad field of a row (duplicates too). Row numbers count data rows: 1 is the first row after the header (blank lines are not counted).
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        get: operations["getImportErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/{id}/errors.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the bad rows as CSV
+         * @description Columns row, field, column, reason, value (contacts masked without leads:contacts). Row numbers count data rows: 1 is the first row after the header (blank lines are not counted).
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        get: operations["getImportErrorsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/{id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import the good rows of an upload as leads of a traffic provider and campaign
+         * @description Worked in the background, a chunk at a time: each chunk’s leads and bad rows are committed together, so a row is either stored or reported, never both, never twice. The rules are the dry run’s. An imported lead has status new (stored, sent nowhere), its import's id (getLead: import_id) and no lead.received event (the import is audited instead: import.started). Mode route: when the import is done, one re-injection job (injection_id) sends its leads to flow_id or partner_ids at per_minute. Every bad field is named at once: a mapping entry that is no lead field or names no column, a required lead field not mapped, a traffic provider or campaign unknown, archived, out of your scope or not belonging together. The mapping is saved for the next file with the same header. 409 naming the state unless the import is uploaded or validated. A role limited to some traffic providers imports only to its providers and sees only its own imports.
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        post: operations["runImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/injection-rules": {
         parameters: {
             query?: never;
@@ -7169,6 +7325,1291 @@ export interface operations {
             };
         };
     };
+    listImports: {
+        parameters: {
+            query?: {
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+                /** @description Page size (1–500, default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Size of the file */
+                            bytes: number;
+                            campaign_id: string | null;
+                            /** @description The header's column names */
+                            columns: string[];
+                            counts: {
+                                /** @description Rows refused so far */
+                                bad: number;
+                                /** @description Duplicate rows so far */
+                                duplicates: number;
+                                /** @description Rows passing every intake rule so far */
+                                good: number;
+                                /** @description Leads stored by the import */
+                                imported: number;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: string | null;
+                            /** @description The last finished dry run */
+                            dry_run: {
+                                /** @description Rows refused by the intake rules (see errors) */
+                                bad: number;
+                                /** @description Rows that duplicate an existing lead or an earlier row of the file (see errors) */
+                                duplicates: number;
+                                /** Format: date-time */
+                                finished_at: string;
+                                /** @description Rows that would be imported */
+                                good: number;
+                                /** @description Data rows checked */
+                                rows: number;
+                            } | null;
+                            error: string | null;
+                            finished_at: string | null;
+                            id: string;
+                            /** @description mode route: the re-injection job sending the imported leads, once the import is done */
+                            injection_id: string | null;
+                            /** @description The mapping of the last dry run or import */
+                            mapping: {
+                                [key: string]: string;
+                            } | null;
+                            mode: "store" | "route" | null;
+                            name: string | null;
+                            progress: {
+                                /** @description 0–100 */
+                                percent: number;
+                                /** @description Rows in the file */
+                                rows: number;
+                                /** @description Rows worked by the running dry run or import */
+                                rows_done: number;
+                            };
+                            /** @description Data rows (the header not counted; blank lines neither) */
+                            rows: number;
+                            /**
+                             * @description uploaded: stored, nothing started; validating: a dry run is working; validated: the dry run is done (dry_run); importing; done; cancelled; failed (error says why)
+                             * @enum {string}
+                             */
+                            state: "uploaded" | "validating" | "validated" | "importing" | "done" | "cancelled" | "failed";
+                            traffic_provider_id: string | null;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        /** @description Pass as cursor= for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    uploadImport: {
+        parameters: {
+            query?: {
+                /** @description The file name, as shown in the list */
+                name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The CSV file */
+        requestBody: {
+            content: {
+                "text/csv": unknown;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Size of the file */
+                        bytes: number;
+                        campaign_id: string | null;
+                        /** @description The header's column names */
+                        columns: string[];
+                        counts: {
+                            /** @description Rows refused so far */
+                            bad: number;
+                            /** @description Duplicate rows so far */
+                            duplicates: number;
+                            /** @description Rows passing every intake rule so far */
+                            good: number;
+                            /** @description Leads stored by the import */
+                            imported: number;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                        created_by: string | null;
+                        /** @description The last finished dry run */
+                        dry_run: {
+                            /** @description Rows refused by the intake rules (see errors) */
+                            bad: number;
+                            /** @description Rows that duplicate an existing lead or an earlier row of the file (see errors) */
+                            duplicates: number;
+                            /** Format: date-time */
+                            finished_at: string;
+                            /** @description Rows that would be imported */
+                            good: number;
+                            /** @description Data rows checked */
+                            rows: number;
+                        } | null;
+                        error: string | null;
+                        finished_at: string | null;
+                        id: string;
+                        /** @description mode route: the re-injection job sending the imported leads, once the import is done */
+                        injection_id: string | null;
+                        /** @description The mapping of the last dry run or import */
+                        mapping: {
+                            [key: string]: string;
+                        } | null;
+                        mode: "store" | "route" | null;
+                        name: string | null;
+                        progress: {
+                            /** @description 0–100 */
+                            percent: number;
+                            /** @description Rows in the file */
+                            rows: number;
+                            /** @description Rows worked by the running dry run or import */
+                            rows_done: number;
+                        };
+                        /** @description Data rows (the header not counted; blank lines neither) */
+                        rows: number;
+                        /** @description The first 5 rows (emails and phones masked without leads:contacts) */
+                        sample: string[][];
+                        /**
+                         * @description uploaded: stored, nothing started; validating: a dry run is working; validated: the dry run is done (dry_run); importing; done; cancelled; failed (error says why)
+                         * @enum {string}
+                         */
+                        state: "uploaded" | "validating" | "validated" | "importing" | "done" | "cancelled" | "failed";
+                        /**
+                         * ImportMapping
+                         * @description Lead field → the CSV column it is read from: {"email": "E-Mail", …}. Fields: first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5; first_name, last_name, email, phone, country, ip are required (as at intake)
+                         */
+                        suggested_mapping: {
+                            [key: string]: string;
+                        };
+                        traffic_provider_id: string | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Size of the file */
+                        bytes: number;
+                        campaign_id: string | null;
+                        /** @description The header's column names */
+                        columns: string[];
+                        counts: {
+                            /** @description Rows refused so far */
+                            bad: number;
+                            /** @description Duplicate rows so far */
+                            duplicates: number;
+                            /** @description Rows passing every intake rule so far */
+                            good: number;
+                            /** @description Leads stored by the import */
+                            imported: number;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                        created_by: string | null;
+                        /** @description The last finished dry run */
+                        dry_run: {
+                            /** @description Rows refused by the intake rules (see errors) */
+                            bad: number;
+                            /** @description Rows that duplicate an existing lead or an earlier row of the file (see errors) */
+                            duplicates: number;
+                            /** Format: date-time */
+                            finished_at: string;
+                            /** @description Rows that would be imported */
+                            good: number;
+                            /** @description Data rows checked */
+                            rows: number;
+                        } | null;
+                        error: string | null;
+                        finished_at: string | null;
+                        id: string;
+                        /** @description mode route: the re-injection job sending the imported leads, once the import is done */
+                        injection_id: string | null;
+                        /** @description The mapping of the last dry run or import */
+                        mapping: {
+                            [key: string]: string;
+                        } | null;
+                        mode: "store" | "route" | null;
+                        name: string | null;
+                        progress: {
+                            /** @description 0–100 */
+                            percent: number;
+                            /** @description Rows in the file */
+                            rows: number;
+                            /** @description Rows worked by the running dry run or import */
+                            rows_done: number;
+                        };
+                        /** @description Data rows (the header not counted; blank lines neither) */
+                        rows: number;
+                        /**
+                         * @description uploaded: stored, nothing started; validating: a dry run is working; validated: the dry run is done (dry_run); importing; done; cancelled; failed (error says why)
+                         * @enum {string}
+                         */
+                        state: "uploaded" | "validating" | "validated" | "importing" | "done" | "cancelled" | "failed";
+                        traffic_provider_id: string | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Size of the file */
+                        bytes: number;
+                        campaign_id: string | null;
+                        /** @description The header's column names */
+                        columns: string[];
+                        counts: {
+                            /** @description Rows refused so far */
+                            bad: number;
+                            /** @description Duplicate rows so far */
+                            duplicates: number;
+                            /** @description Rows passing every intake rule so far */
+                            good: number;
+                            /** @description Leads stored by the import */
+                            imported: number;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                        created_by: string | null;
+                        /** @description The last finished dry run */
+                        dry_run: {
+                            /** @description Rows refused by the intake rules (see errors) */
+                            bad: number;
+                            /** @description Rows that duplicate an existing lead or an earlier row of the file (see errors) */
+                            duplicates: number;
+                            /** Format: date-time */
+                            finished_at: string;
+                            /** @description Rows that would be imported */
+                            good: number;
+                            /** @description Data rows checked */
+                            rows: number;
+                        } | null;
+                        error: string | null;
+                        finished_at: string | null;
+                        id: string;
+                        /** @description mode route: the re-injection job sending the imported leads, once the import is done */
+                        injection_id: string | null;
+                        /** @description The mapping of the last dry run or import */
+                        mapping: {
+                            [key: string]: string;
+                        } | null;
+                        mode: "store" | "route" | null;
+                        name: string | null;
+                        progress: {
+                            /** @description 0–100 */
+                            percent: number;
+                            /** @description Rows in the file */
+                            rows: number;
+                            /** @description Rows worked by the running dry run or import */
+                            rows_done: number;
+                        };
+                        /** @description Data rows (the header not counted; blank lines neither) */
+                        rows: number;
+                        /**
+                         * @description uploaded: stored, nothing started; validating: a dry run is working; validated: the dry run is done (dry_run); importing; done; cancelled; failed (error says why)
+                         * @enum {string}
+                         */
+                        state: "uploaded" | "validating" | "validated" | "importing" | "done" | "cancelled" | "failed";
+                        traffic_provider_id: string | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    dryRunImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description One of the provider's campaigns (its countries apply) */
+                    campaign_id: string;
+                    /**
+                     * ImportMapping
+                     * @description Lead field → the CSV column it is read from: {"email": "E-Mail", …}. Fields: first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5; first_name, last_name, email, phone, country, ip are required (as at intake)
+                     */
+                    mapping: {
+                        [key: string]: string;
+                    };
+                    /** @description The traffic provider the leads come from (its duplicate policy applies) */
+                    traffic_provider_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Size of the file */
+                        bytes: number;
+                        campaign_id: string | null;
+                        /** @description The header's column names */
+                        columns: string[];
+                        counts: {
+                            /** @description Rows refused so far */
+                            bad: number;
+                            /** @description Duplicate rows so far */
+                            duplicates: number;
+                            /** @description Rows passing every intake rule so far */
+                            good: number;
+                            /** @description Leads stored by the import */
+                            imported: number;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                        created_by: string | null;
+                        /** @description The last finished dry run */
+                        dry_run: {
+                            /** @description Rows refused by the intake rules (see errors) */
+                            bad: number;
+                            /** @description Rows that duplicate an existing lead or an earlier row of the file (see errors) */
+                            duplicates: number;
+                            /** Format: date-time */
+                            finished_at: string;
+                            /** @description Rows that would be imported */
+                            good: number;
+                            /** @description Data rows checked */
+                            rows: number;
+                        } | null;
+                        error: string | null;
+                        finished_at: string | null;
+                        id: string;
+                        /** @description mode route: the re-injection job sending the imported leads, once the import is done */
+                        injection_id: string | null;
+                        /** @description The mapping of the last dry run or import */
+                        mapping: {
+                            [key: string]: string;
+                        } | null;
+                        mode: "store" | "route" | null;
+                        name: string | null;
+                        progress: {
+                            /** @description 0–100 */
+                            percent: number;
+                            /** @description Rows in the file */
+                            rows: number;
+                            /** @description Rows worked by the running dry run or import */
+                            rows_done: number;
+                        };
+                        /** @description Data rows (the header not counted; blank lines neither) */
+                        rows: number;
+                        /**
+                         * @description uploaded: stored, nothing started; validating: a dry run is working; validated: the dry run is done (dry_run); importing; done; cancelled; failed (error says why)
+                         * @enum {string}
+                         */
+                        state: "uploaded" | "validating" | "validated" | "importing" | "done" | "cancelled" | "failed";
+                        traffic_provider_id: string | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImportErrors: {
+        parameters: {
+            query?: {
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+                /** @description Page size (1–500, default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The CSV column it was read from */
+                            column: string | null;
+                            /** @description The lead field */
+                            field: string;
+                            reason: string;
+                            /** @description The data row: 1 is the first row after the header (blank lines not counted) */
+                            row: number;
+                            /** @description The cell as read (an email or phone masked without leads:contacts); null when empty */
+                            value: string | null;
+                        }[];
+                        /** @description Pass as cursor= for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImportErrorsCsv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, sent as an attachment */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    runImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description One of the provider's campaigns (its countries apply) */
+                    campaign_id: string;
+                    /** @description route: send the leads through this flow */
+                    flow_id?: string;
+                    /**
+                     * ImportMapping
+                     * @description Lead field → the CSV column it is read from: {"email": "E-Mail", …}. Fields: first_name, last_name, email, phone, country, ip, language, funnel, sub_id1, sub_id2, sub_id3, sub_id4, sub_id5; first_name, last_name, email, phone, country, ip are required (as at intake)
+                     */
+                    mapping: {
+                        [key: string]: string;
+                    };
+                    /** @description store: the good rows are stored as leads (status new, sent nowhere); route: stored, then sent by one re-injection job (flow_id or partner_ids, per_minute) created when the import is done */
+                    mode: "store" | "route";
+                    /** @description route: or to these partners */
+                    partner_ids?: string[];
+                    /**
+                     * Format: int32
+                     * @description route: leads sent per minute
+                     */
+                    per_minute?: number;
+                    /** @description The traffic provider the leads come from (its duplicate policy applies) */
+                    traffic_provider_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Size of the file */
+                        bytes: number;
+                        campaign_id: string | null;
+                        /** @description The header's column names */
+                        columns: string[];
+                        counts: {
+                            /** @description Rows refused so far */
+                            bad: number;
+                            /** @description Duplicate rows so far */
+                            duplicates: number;
+                            /** @description Rows passing every intake rule so far */
+                            good: number;
+                            /** @description Leads stored by the import */
+                            imported: number;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                        created_by: string | null;
+                        /** @description The last finished dry run */
+                        dry_run: {
+                            /** @description Rows refused by the intake rules (see errors) */
+                            bad: number;
+                            /** @description Rows that duplicate an existing lead or an earlier row of the file (see errors) */
+                            duplicates: number;
+                            /** Format: date-time */
+                            finished_at: string;
+                            /** @description Rows that would be imported */
+                            good: number;
+                            /** @description Data rows checked */
+                            rows: number;
+                        } | null;
+                        error: string | null;
+                        finished_at: string | null;
+                        id: string;
+                        /** @description mode route: the re-injection job sending the imported leads, once the import is done */
+                        injection_id: string | null;
+                        /** @description The mapping of the last dry run or import */
+                        mapping: {
+                            [key: string]: string;
+                        } | null;
+                        mode: "store" | "route" | null;
+                        name: string | null;
+                        progress: {
+                            /** @description 0–100 */
+                            percent: number;
+                            /** @description Rows in the file */
+                            rows: number;
+                            /** @description Rows worked by the running dry run or import */
+                            rows_done: number;
+                        };
+                        /** @description Data rows (the header not counted; blank lines neither) */
+                        rows: number;
+                        /**
+                         * @description uploaded: stored, nothing started; validating: a dry run is working; validated: the dry run is done (dry_run); importing; done; cancelled; failed (error says why)
+                         * @enum {string}
+                         */
+                        state: "uploaded" | "validating" | "validated" | "importing" | "done" | "cancelled" | "failed";
+                        traffic_provider_id: string | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listInjectionRules: {
         parameters: {
             query?: {
@@ -8432,7 +9873,7 @@ export interface operations {
                             reoffer: boolean;
                             /** @description The recurring rule whose run made this job (/api/injection-rules), or null */
                             rule_id: string | null;
-                            /** @description The filter the leads were chosen by, or {"lead_ids": n} */
+                            /** @description The filter the leads were chosen by, {"lead_ids": n}, or {"import_id": id} */
                             selection: {
                                 /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
                                 autologin_opened?: boolean;
@@ -8454,6 +9895,8 @@ export interface operations {
                                 flow_id?: string;
                                 /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
                                 id?: string[];
+                                /** @description Made by a CSV import of mode route: its leads (getImport) */
+                                import_id?: string;
                                 /** @description true: only leads with an FTD; false: only leads without */
                                 is_ftd?: boolean;
                                 /** @description Chosen by id: how many ids were sent */
@@ -8705,7 +10148,7 @@ export interface operations {
                         reoffer: boolean;
                         /** @description The recurring rule whose run made this job (/api/injection-rules), or null */
                         rule_id: string | null;
-                        /** @description The filter the leads were chosen by, or {"lead_ids": n} */
+                        /** @description The filter the leads were chosen by, {"lead_ids": n}, or {"import_id": id} */
                         selection: {
                             /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
                             autologin_opened?: boolean;
@@ -8727,6 +10170,8 @@ export interface operations {
                             flow_id?: string;
                             /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
                             id?: string[];
+                            /** @description Made by a CSV import of mode route: its leads (getImport) */
+                            import_id?: string;
                             /** @description true: only leads with an FTD; false: only leads without */
                             is_ftd?: boolean;
                             /** @description Chosen by id: how many ids were sent */
@@ -8905,7 +10350,7 @@ export interface operations {
                         reoffer: boolean;
                         /** @description The recurring rule whose run made this job (/api/injection-rules), or null */
                         rule_id: string | null;
-                        /** @description The filter the leads were chosen by, or {"lead_ids": n} */
+                        /** @description The filter the leads were chosen by, {"lead_ids": n}, or {"import_id": id} */
                         selection: {
                             /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
                             autologin_opened?: boolean;
@@ -8927,6 +10372,8 @@ export interface operations {
                             flow_id?: string;
                             /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
                             id?: string[];
+                            /** @description Made by a CSV import of mode route: its leads (getImport) */
+                            import_id?: string;
                             /** @description true: only leads with an FTD; false: only leads without */
                             is_ftd?: boolean;
                             /** @description Chosen by id: how many ids were sent */
@@ -9094,7 +10541,7 @@ export interface operations {
                         reoffer: boolean;
                         /** @description The recurring rule whose run made this job (/api/injection-rules), or null */
                         rule_id: string | null;
-                        /** @description The filter the leads were chosen by, or {"lead_ids": n} */
+                        /** @description The filter the leads were chosen by, {"lead_ids": n}, or {"import_id": id} */
                         selection: {
                             /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
                             autologin_opened?: boolean;
@@ -9116,6 +10563,8 @@ export interface operations {
                             flow_id?: string;
                             /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
                             id?: string[];
+                            /** @description Made by a CSV import of mode route: its leads (getImport) */
+                            import_id?: string;
                             /** @description true: only leads with an FTD; false: only leads without */
                             is_ftd?: boolean;
                             /** @description Chosen by id: how many ids were sent */
@@ -9316,7 +10765,7 @@ export interface operations {
                         reoffer: boolean;
                         /** @description The recurring rule whose run made this job (/api/injection-rules), or null */
                         rule_id: string | null;
-                        /** @description The filter the leads were chosen by, or {"lead_ids": n} */
+                        /** @description The filter the leads were chosen by, {"lead_ids": n}, or {"import_id": id} */
                         selection: {
                             /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
                             autologin_opened?: boolean;
@@ -9338,6 +10787,8 @@ export interface operations {
                             flow_id?: string;
                             /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
                             id?: string[];
+                            /** @description Made by a CSV import of mode route: its leads (getImport) */
+                            import_id?: string;
                             /** @description true: only leads with an FTD; false: only leads without */
                             is_ftd?: boolean;
                             /** @description Chosen by id: how many ids were sent */
@@ -9630,7 +11081,7 @@ export interface operations {
                         reoffer: boolean;
                         /** @description The recurring rule whose run made this job (/api/injection-rules), or null */
                         rule_id: string | null;
-                        /** @description The filter the leads were chosen by, or {"lead_ids": n} */
+                        /** @description The filter the leads were chosen by, {"lead_ids": n}, or {"import_id": id} */
                         selection: {
                             /** @description true: only leads whose tracked autologin link (the partner's track_autologin) was opened; false: only leads with a tracked link never opened */
                             autologin_opened?: boolean;
@@ -9652,6 +11103,8 @@ export interface operations {
                             flow_id?: string;
                             /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
                             id?: string[];
+                            /** @description Made by a CSV import of mode route: its leads (getImport) */
+                            import_id?: string;
                             /** @description true: only leads with an FTD; false: only leads without */
                             is_ftd?: boolean;
                             /** @description Chosen by id: how many ids were sent */
@@ -10227,6 +11680,8 @@ export interface operations {
                         ftd_at: string | null;
                         funnel: string | null;
                         id: string;
+                        /** @description The CSV import that stored the lead (getImport), or null */
+                        import_id: string | null;
                         ip: string;
                         /** @description ftd_at is set */
                         is_ftd: boolean;
@@ -10604,6 +12059,8 @@ export interface operations {
                         ftd_at: string | null;
                         funnel: string | null;
                         id: string;
+                        /** @description The CSV import that stored the lead (getImport), or null */
+                        import_id: string | null;
                         ip: string;
                         /** @description ftd_at is set */
                         is_ftd: boolean;

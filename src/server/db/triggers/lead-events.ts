@@ -56,8 +56,9 @@ function leadEvent(
 const STATUS_EVENT =
   "(case new.status when 'delivered' then 'lead.delivered' when 'rejected' then 'lead.rejected' when 'duplicate' then 'lead.rejected' when 'failed' then 'lead.failed' end)";
 
+// An imported lead (import_id set) emits none: the import is audited instead (20261203T110000Z_imports).
 export const leadsEventsInsert = defineTrigger('leads_events_insert', 'leads', 'insert', (engine) => ({
-  when: null,
+  when: 'new.import_id is null',
   body: [
     leadEvent(engine, "'lead.received'", 'new.created_at', '1 = 1'),
     // Intake may store a lead already decided (a duplicate, or refused by its flow).

@@ -39,6 +39,10 @@ export async function insertItems(
   return Number(row.n);
 }
 
+/** A CSV import's leads (modules/imports, mode route), as insertItems takes a selection. */
+export const importedLeads = (db: DB, importId: string) =>
+  db.selectFrom('leads').select('leads.id').where('leads.import_id', '=', importId).where('leads.status', '=', 'new');
+
 export const jobById = (db: DB, id: string) =>
   db.selectFrom('injection_jobs').selectAll().where('id', '=', id).executeTakeFirst();
 

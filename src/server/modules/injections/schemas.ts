@@ -86,8 +86,9 @@ const SelectionView = Type.Object(
   {
     ...Type.Partial(Type.Object({ ...LeadFilterQuery })).properties,
     lead_ids: Type.Optional(Type.Integer({ description: 'Chosen by id: how many ids were sent' })),
+    import_id: Type.Optional(Type.String({ description: 'Made by a CSV import of mode route: its leads (getImport)' })),
   },
-  { description: 'The filter the leads were chosen by, or {"lead_ids": n}' },
+  { description: 'The filter the leads were chosen by, {"lead_ids": n}, or {"import_id": id}' },
 );
 
 const Count = (description: string) => Type.Integer({ description });

@@ -8,13 +8,14 @@ import { maskInText } from '../../privacy/mask.js';
 import { conflict, HttpProblem, invalid, notFound, type FieldError } from '../../http/errors.js';
 import { decodeCursor, pageOf } from '../../http/pagination.js';
 import { principalOf, type Principal } from '../../types.js';
-import { audit, type Actor } from '../audit/service.js';
+import { audit, SYSTEM, type Actor } from '../audit/service.js';
 import { isTimeZone } from '../leads/dates.js';
 import { isLiveFlow, livePartnerCountries } from '../leads/queries.js';
 import { matchingLeadIds } from '../leads/search-queries.js';
 import { leadFilter, type LeadFilter, type SearchParams } from '../leads/search.js';
 import {
   countsOf,
+  importedLeads,
   insertItems,
   insertJob,
   jobById,
@@ -271,4 +272,55 @@ export async function injectionReport(db: DB, actor: Actor, id: string) {
   const masked = rows.map((r) => ({ ...r, reason: r.reason === null ? null : maskInText(r.reason, r) }));
   const lines = [REPORT_COLUMNS.join(','), ...masked.map((r) => REPORT_COLUMNS.map((c) => csvCell(r[c])).join(','))];
   return { fileName: `injection-${job.id}.csv`, csv: lines.join('\r\n') + '\r\n' };
+}
+
+/**
+ * The re-injection job of a CSV import of mode route (modules/imports), made in the transaction
+ * that finishes the import: its leads are the import's (status new), sent at its pace to its
+ * flow or partners. Audited as a job the import's operator created.
+ */
+export async function createImportInjection(
+  tx: DB,
+  imp: {
+    id: string;
+    createdBy: string | null;
+    route: { flow_id?: string; partner_ids?: string[]; per_minute: number };
+  },
+): Promise<string> {
+  const now = nowIso();
+  const job: JobRow = {
+    id: newId(),
+    state: 'running',
+    flow_id: imp.route.flow_id ?? null,
+    partner_ids: imp.route.partner_ids ? JSON.stringify(imp.route.partner_ids) : null,
+    per_minute: imp.route.per_minute,
+    start_at: null,
+    window: null,
+    reoffer: 0,
+    selection: JSON.stringify({ import_id: imp.id }),
+    total: 0,
+    created_by: imp.createdBy,
+    created_at: now,
+    updated_at: now,
+    finished_at: null,
+    tokens: 0,
+    tokens_at: null,
+    lease_holder: null,
+    lease_until: null,
+    rule_id: null,
+  };
+  await insertJob(tx, job);
+  const total = await insertItems(tx, job.id, importedLeads(tx, imp.id));
+  await tx
+    .updateTable('injection_jobs')
+    .set(total ? { total } : { total, state: 'done', finished_at: now })
+    .where('id', '=', job.id)
+    .execute();
+  await audit(tx, SYSTEM, {
+    action: 'injection.created',
+    target_type: 'injection',
+    target_id: job.id,
+    details: { selection: { import_id: imp.id }, leads: total, ...imp.route },
+  });
+  return job.id;
 }

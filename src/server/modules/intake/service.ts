@@ -326,7 +326,9 @@ type Referring =
   | ['provider_log_pending', PendingFact];
 
 /** The provider-log fact of a lead received: what the provider sent that it is shown (no contacts). */
-const receivedFact = (r: Insertable<LeadsTable> & { id: string; traffic_provider_id: string; created_at: string }) =>
+export const receivedFact = (
+  r: Insertable<LeadsTable> & { id: string; traffic_provider_id: string; created_at: string },
+) =>
   providerFact(
     r.traffic_provider_id,
     r.id,

@@ -130,8 +130,9 @@ forEachDatabase('Leads search and detail', (engine) => {
     // The detail is the same record plus its attempts and its status history.
     const detail = await get(ta, `/api/leads/${fullId}`);
     assert.equal(detail.statusCode, 200);
-    const { attempts, status_history, verdicts, autologin_opens, ...rest } = detail.json();
+    const { attempts, status_history, verdicts, autologin_opens, import_id, ...rest } = detail.json();
     assert.deepEqual(rest, data[0]);
+    assert.equal(import_id, null, 'not imported (modules/imports)');
     assert.equal(autologin_opens, null, 'no tracked link');
     assert.deepEqual(attempts, []);
     assert.deepEqual(verdicts, [], 'no partner was passed over');

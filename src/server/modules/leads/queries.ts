@@ -196,6 +196,7 @@ export async function leadDetail(db: DB, id: string, contacts: boolean, scope: D
   const mask = contacts ? null : contactMasker(row);
   return {
     ...toLead(row, contacts, mask),
+    import_id: row.import_id,
     verdicts: await verdictsOf(db, row.verdicts, scope),
     autologin_opens: await leadOpens(db, row.id, row.country, contacts),
     // A sale status is the partner's text: it may quote the contacts too.
@@ -238,8 +239,8 @@ export const livePartnerCountries = async (db: DB, id: string): Promise<string[]
 };
 
 /**
- * Moves a rejected or failed lead back to pending under a short claim (`claimMs`, until the
- * engine's own lease takes over); false when it is no longer rejected or failed.
+ * Moves a rejected, failed or new (never sent) lead to pending under a short claim (`claimMs`,
+ * until the engine's own lease takes over); false when it is none of those any more.
  */
 export async function claimForRedelivery(db: DB, id: string, now: number, claimMs: number): Promise<boolean> {
   const claimed = await db
@@ -251,7 +252,8 @@ export async function claimForRedelivery(db: DB, id: string, now: number, claimM
       status_updated_at: new Date(now).toISOString(),
     })
     .where('id', '=', id)
-    .where('status', 'in', ['rejected', 'failed'])
+    // new: stored and never sent (a CSV import's lead, sent by its re-injection job: modules/imports).
+    .where('status', 'in', ['rejected', 'failed', 'new'])
     .executeTakeFirst();
   return Number(claimed.numUpdatedRows) > 0;
 }

@@ -144,6 +144,9 @@ const AutologinOpens = Type.Union(
 export const LeadDetail = Type.Object(
   {
     ...Lead.properties,
+    import_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The CSV import that stored the lead (getImport), or null',
+    }),
     autologin_opens: AutologinOpens,
     attempts: Type.Array(LeadAttempt, { description: 'Delivery attempts, first to last' }),
     status_history: Type.Array(LeadStatusChange, {
