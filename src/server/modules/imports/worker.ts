@@ -103,6 +103,7 @@ export class ImportWorker {
     do {
       const imp = await importById(db, id);
       if (!imp || (imp.state !== 'validating' && imp.state !== 'importing') || imp.lease_holder !== this.holder) return;
+      const chunkStarted = Date.now();
       try {
         const more = await this.step(imp, ctx);
         this.failures.delete(id);
@@ -115,6 +116,10 @@ export class ImportWorker {
         if (n >= MAX_FAILURES) await this.fail(imp);
         return;
       }
+      // Live traffic goes first: a chunk's work holds the event loop and, on SQLite, the one
+      // writer, so after each chunk the worker rests as long as the chunk took, and requests that
+      // came in meanwhile (intake) run (IMPORT_CHUNK_BYTES keeps a chunk short).
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, Date.now() - chunkStarted)));
     } while (!signal?.aborted && Date.now() - started < (this.deps.budgetMs ?? 2_000) && (await lease()));
   }
 
