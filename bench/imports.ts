@@ -92,6 +92,7 @@ const { base, child } = await startServer(url, {
   DATA_DIR: dir,
   PARTNER_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128',
   IMPORT_MAX_BYTES: String(1024 * 1024 * 1024),
+  METRICS_TOKEN: 'bench-metrics-token-0123456789',
 });
 
 try {
@@ -169,6 +170,8 @@ try {
 
   // Intake beside, for the whole upload, dry run and import; RSS sampled meanwhile.
   const latencies: number[] = [];
+  let current = 'upload';
+  const byPhase: Record<string, number[]> = { upload: [], 'dry run': [], import: [] };
   const statuses: Record<string, number> = {};
   let peakRss = 0;
   const baselineRss = rssMb(child.pid!);
@@ -181,10 +184,13 @@ try {
       const wait = start + (i * 1000) / RATE - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const sent = performance.now();
+      const phaseAtSend = current;
       inFlight.push(
         postLead(live.provider.token, i, `live${i}@example.com`, `+49 160 ${String(10_000_000 + i).slice(-8)}`)
           .then((s) => {
-            latencies.push(performance.now() - sent);
+            const ms = performance.now() - sent;
+            latencies.push(ms);
+            byPhase[phaseAtSend]?.push(ms);
             statuses[s] = (statuses[s] ?? 0) + 1;
           })
           .catch(() => {
@@ -195,6 +201,7 @@ try {
   })();
 
   const phase = async (name: string, fn: () => Promise<unknown>) => {
+    current = name;
     const t0 = performance.now();
     await fn();
     const s = (performance.now() - t0) / 1000;
@@ -254,11 +261,26 @@ try {
   clearInterval(sampler);
   await intake.close();
 
+  const metrics = await (
+    await fetch(`${base}/metrics`, { headers: { authorization: 'Bearer bench-metrics-token-0123456789' } })
+  ).text();
+  log(
+    `server event loop: ${metrics
+      .split('\n')
+      .filter((l) => /^nodejs_eventloop_lag_(max|p99|mean)_seconds/.test(l))
+      .join('; ')}`,
+  );
   const named = await call('GET', `/api/imports/${id}/errors?limit=1`, undefined, token);
   const stored = await call('GET', `/api/leads/count?traffic_provider_id=${target.provider.id}`, undefined, token);
   const expectedImported = ROWS - plantedTotal;
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? NaN;
+  const at = (q: number, l = latencies) => l[Math.min(l.length - 1, Math.ceil(q * l.length) - 1)] ?? NaN;
+  for (const [name, l] of Object.entries(byPhase)) {
+    l.sort((a, b) => a - b);
+    log(
+      `intake during ${name}: ${l.length} leads, p50 ${at(0.5, l).toFixed(0)} ms, p99 ${at(0.99, l).toFixed(0)} ms, max ${(l.at(-1) ?? NaN).toFixed(0)} ms`,
+    );
+  }
   log(
     `dry run: ${JSON.stringify(dry!.counts)}; import: ${JSON.stringify(done!.counts)}; first error: ${JSON.stringify(named.data?.[0])}`,
   );
