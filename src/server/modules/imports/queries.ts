@@ -36,17 +36,62 @@ export async function deleteImport(db: DB, id: string) {
   await db.deleteFrom('imports').where('id', '=', id).execute();
 }
 
-/** What only the work needs: the file's chunks and the seen duplicate keys. */
-export async function deleteWork(db: DB, id: string) {
-  await db.deleteFrom('import_chunks').where('import_id', '=', id).execute();
-  await db.deleteFrom('import_keys').where('import_id', '=', id).execute();
+/** Rows one delete takes: an import of a million rows keeps two million keys, and one statement
+ * deleting them all would hold SQLite's one writer (and the event loop) for seconds. */
+const DELETE_BATCH = 5_000;
+
+/** Deletes an import's rows of `table` a batch per statement, requests in between; not in a transaction. */
+async function deleteInBatches(
+  db: DB,
+  table: 'import_chunks' | 'import_keys' | 'import_errors',
+  id: string,
+  whileIn: readonly ImportState[] | null = null,
+) {
+  const key = table === 'import_chunks' ? 'seq' : table === 'import_keys' ? 'key' : 'row';
+  for (;;) {
+    let q = db
+      .deleteFrom(table)
+      .where('import_id', '=', id)
+      .where(key, 'in', (eb) => eb.selectFrom(table).select(key).where('import_id', '=', id).limit(DELETE_BATCH));
+    // Only while the import is still in one of these states (a start's reset never races its worker).
+    if (whileIn)
+      q = q.where((eb) =>
+        eb.exists(eb.selectFrom('imports').select('id').where('id', '=', id).where('state', 'in', whileIn)),
+      );
+    const res = await q.executeTakeFirst();
+    if (Number(res.numDeletedRows) < DELETE_BATCH) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
-/** A new dry run or import starts from the first chunk: the last one's bad rows and keys go. */
-export async function resetWork(db: DB, id: string) {
-  await db.deleteFrom('import_errors').where('import_id', '=', id).execute();
-  await db.deleteFrom('import_keys').where('import_id', '=', id).execute();
+/** What only the work needs: the file's chunks and the seen duplicate keys (in batches, outside a transaction). */
+export async function deleteWork(db: DB, id: string) {
+  await deleteInBatches(db, 'import_chunks', id);
+  await deleteInBatches(db, 'import_keys', id);
 }
+
+/**
+ * A new dry run or import starts from the first chunk: the last one's bad rows and keys go, in
+ * batches and only while the import is in `whileIn` (before its start is committed).
+ */
+export async function resetWork(db: DB, id: string, whileIn: readonly ImportState[] | null = null) {
+  await deleteInBatches(db, 'import_errors', id, whileIn);
+  await deleteInBatches(db, 'import_keys', id, whileIn);
+}
+
+/** Imports finished (done, cancelled, failed) whose work is still stored (a process stopped while deleting it). */
+export const finishedWithWork = (db: DB) =>
+  db
+    .selectFrom('imports')
+    .select('id')
+    .where('state', 'in', ['done', 'cancelled', 'failed'])
+    .where((eb) =>
+      eb.or([
+        eb.exists(eb.selectFrom('import_chunks').select('seq').whereRef('import_chunks.import_id', '=', 'imports.id')),
+        eb.exists(eb.selectFrom('import_keys').select('key').whereRef('import_keys.import_id', '=', 'imports.id')),
+      ]),
+    )
+    .execute();
 
 /** Newest first, after the cursor; `createdBy` narrows to one operator's imports (a scoped role). */
 export function listImports(db: DB, after: { c: string; id: string } | null, limit: number, createdBy: string | null) {

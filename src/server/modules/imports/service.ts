@@ -232,6 +232,8 @@ export async function startImport(
   const now = nowIso();
   const mapping = JSON.stringify(body.mapping);
   const to = kind === 'dry_run' ? 'validating' : 'importing';
+  // The last run's keys (two per row) go first, in batches, while the import still waits to start.
+  await resetWork(db, id, STARTABLE);
   const started = await db.transaction().execute(async (tx) => {
     const moved = await setState(tx, id, [...STARTABLE], to, {
       mapping,
@@ -245,7 +247,7 @@ export async function startImport(
       lease_until: null,
     });
     if (!moved) return false;
-    await resetWork(tx, id);
+    await resetWork(tx, id); // what a concurrent start left, if anything
     await saveMapping(tx, row.header_hash, mapping, now);
     await audit(tx, actor, {
       action: kind === 'dry_run' ? 'import.dry_run' : 'import.started',
@@ -277,7 +279,6 @@ export async function cancelImport(db: DB, actor: Actor, id: string) {
   const now = nowIso();
   const moved = await db.transaction().execute(async (tx) => {
     if (!(await setState(tx, id, [...CANCELLABLE], 'cancelled', { updated_at: now, finished_at: now }))) return false;
-    await deleteWork(tx, id);
     await audit(tx, actor, {
       action: 'import.cancelled',
       target_type: 'import',
@@ -286,6 +287,7 @@ export async function cancelImport(db: DB, actor: Actor, id: string) {
     });
     return true;
   });
+  if (moved) await deleteWork(db, id); // in batches, after the state: the worker stops at the next chunk
   if (!moved) {
     const state = (await importById(db, id))?.state ?? row.state;
     conflict(`This import is ${state}; only an import that is ${CANCELLABLE.join(', ')} can be cancelled.`);

@@ -15,6 +15,7 @@ import {
   deleteImport,
   deleteWork,
   existingLeads,
+  finishedWithWork,
   importById,
   insertErrors,
   insertKeys,
@@ -82,6 +83,7 @@ export class ImportWorker {
     if (now - this.purgedAt >= 60_000) {
       this.purgedAt = now;
       for (const { id } of await staleUploads(db, iso(now - STALE_UPLOAD_MS))) await deleteImport(db, id);
+      for (const { id } of await finishedWithWork(db)) await deleteWork(db, id);
     }
     for (const { id } of await workingImports(db)) {
       if (signal?.aborted) return;
@@ -274,20 +276,19 @@ export class ImportWorker {
       await setState(db, imp.id, ['validating'], 'validated', { dry_run: JSON.stringify(summary), updated_at: now });
       return;
     }
-    await db.transaction().execute(async (tx) => {
-      if (!(await setState(tx, imp.id, ['importing'], 'done', { updated_at: now, finished_at: now }))) return;
-      await deleteWork(tx, imp.id);
+    const finished = await db.transaction().execute(async (tx) => {
+      if (!(await setState(tx, imp.id, ['importing'], 'done', { updated_at: now, finished_at: now }))) return false;
       if (imp.mode === 'route')
         await updateImport(tx, imp.id, { injection_id: await this.deps.createInjection(tx, imp) });
+      return true;
     });
+    if (finished) await deleteWork(db, imp.id); // in batches, outside the transaction (see queries.ts)
   }
 
   private async fail(imp: ImportRow) {
     const now = new Date().toISOString();
-    await this.deps.db.transaction().execute(async (tx) => {
-      const error = `stopped by an internal error at row ${imp.rows_done + 1}; the rows before it are ${imp.state === 'importing' ? 'imported' : 'checked'} (see the server log)`;
-      if (!(await setState(tx, imp.id, [imp.state], 'failed', { error, updated_at: now, finished_at: now }))) return;
-      await deleteWork(tx, imp.id);
-    });
+    const error = `stopped by an internal error at row ${imp.rows_done + 1}; the rows before it are ${imp.state === 'importing' ? 'imported' : 'checked'} (see the server log)`;
+    if (await setState(this.deps.db, imp.id, [imp.state], 'failed', { error, updated_at: now, finished_at: now }))
+      await deleteWork(this.deps.db, imp.id);
   }
 }
