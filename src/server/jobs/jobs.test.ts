@@ -100,6 +100,7 @@ forEachDatabase('background jobs', (engine) => {
         'event-dispatch',
         'event-purge',
         'idempotency-purge',
+        'imports',
         'injection-rules',
         'injections',
         'provider-log',
