@@ -61,6 +61,9 @@ export interface Child {
 }
 
 /** Spawns src/server/main.ts; killed (if still running) and its DATA_DIR removed when the test ends. */
+/** The secret key of every spawned server on PostgreSQL (test data only). */
+const SHARED_SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+
 export async function spawnServer(
   t: TestContext,
   env: Record<string, string>,
@@ -82,6 +85,8 @@ export async function spawnServer(
       PARTNER_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128',
       RATE_LIMIT_PER_IP: '0',
       RATE_LIMIT_PER_KEY: '0',
+      // Processes sharing a PostgreSQL database share its secret key, as a deployment must.
+      ...(env.DATABASE_URL?.startsWith('postgres') ? { LEADGATE_SECRET_KEY: SHARED_SECRET_KEY } : {}),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
