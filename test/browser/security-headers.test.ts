@@ -89,6 +89,9 @@ test(
     assert.match(res!.headers()['content-security-policy'], /frame-ancestors 'none'/);
     // Every tag of the document is listed, closed (this Swagger UI stops rendering past about 130
     // open operations); a tag opens on demand and shows its operations by id (displayOperationId).
+    // Swagger UI resolves the whole document (about 1 MB) before it draws the first tag: about 5 s
+    // on the 2-core CI machine alone, over 10 s beside the rest of the suite.
+    page.setDefaultTimeout(45_000);
     await page.locator('.opblock-tag').first().waitFor();
     const doc = (await (await fetch(`http://127.0.0.1:${server.port}/api/openapi.json`)).json()) as {
       paths: Record<string, Record<string, { tags?: string[] }>>;
