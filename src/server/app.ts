@@ -30,6 +30,7 @@ import { IDEMPOTENCY_TTL_MS, purgeIdempotencyKeys } from './modules/intake/servi
 import { frameworkErrorHandler, HttpProblem, installErrorHandlers } from './http/errors.js';
 import { installOpenApi, installRouteRules } from './http/openapi.js';
 import { loggedUrl } from './http/log-redaction.js';
+import { installLiveRequests, type LiveRequests } from './http/live-requests.js';
 import { rewriteRequestTarget } from './http/request-target.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { installSecurityHeaders } from './http/security-headers.js';
@@ -181,7 +182,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   const metrics = installMetrics(app); // before the routes: its onResponse hook times them all
   installDistribution(app, { onPartnerCall: metrics.partnerCall, resumeRoute: (id) => injectionRoute(db, id) });
   const events = installEvents(app);
-  installBackgroundWork(app, events);
+  installBackgroundWork(app, events, installLiveRequests(app));
 
   await app.register(healthRoutes, { version: VERSION });
   await app.register(metricsRoutes);
@@ -225,7 +226,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
  * The features' background work, wired here (the one place that knows every room): the outbox's
  * destinations, the status puller, and every job (jobs/), each on its own setting.
  */
-function installBackgroundWork(app: App, { dispatcher, agent }: ReturnType<typeof installEvents>) {
+function installBackgroundWork(app: App, { dispatcher, agent }: ReturnType<typeof installEvents>, live: LiveRequests) {
   const { config, db } = app;
   dispatcher.register('webhook', webhookDestination(db, agent, app.log));
   dispatcher.register('postback', postbackDestination(db, agent));
@@ -250,6 +251,7 @@ function installBackgroundWork(app: App, { dispatcher, agent }: ReturnType<typeo
   const imports = new ImportWorker({
     db,
     log: app.log,
+    quiet: live.quiet,
     createInjection: (tx, imp) =>
       createImportInjection(tx, { id: imp.id, createdBy: imp.created_by, route: JSON.parse(imp.route!) }),
   });

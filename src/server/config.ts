@@ -197,7 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   );
   const importIntervalMs = integer(env, 'IMPORT_INTERVAL_MS', withDispatch(1_000), 0, 60_000, problems);
   const importMaxBytes = integer(env, 'IMPORT_MAX_BYTES', 256 * 1024 * 1024, 1024, 2 ** 31 - 1, problems);
-  const importChunkBytes = integer(env, 'IMPORT_CHUNK_BYTES', 64 * 1024, 1, 64 * 1024 * 1024, problems);
+  const importChunkBytes = integer(env, 'IMPORT_CHUNK_BYTES', 4 * 1024, 1, 64 * 1024 * 1024, problems);
   const eventPurgeIntervalMs = integer(env, 'EVENT_PURGE_INTERVAL_MS', withDispatch(3_600_000), 0, DAY, problems);
   const providerLogIntervalMs = integer(env, 'PROVIDER_LOG_INTERVAL_MS', withDispatch(2_000), 0, DAY, problems);
   const idempotencyPurgeIntervalMs = integer(env, 'IDEMPOTENCY_PURGE_INTERVAL_MS', 3_600_000, 0, DAY, problems);

@@ -131,7 +131,12 @@ export async function uploadImport(
       if (sample.length < 5) sample.push(r);
       pending.push(r);
       pendingChars += r.reduce((n, c) => n + c.length + 3, 1);
-      if (pendingChars >= opts.chunkChars) await flush();
+      if (pendingChars >= opts.chunkChars) {
+        await flush();
+        // A fast client keeps the body's buffer full, so the loop would parse and store the whole
+        // file without letting a request in (SQLite's statements are synchronous): one turn each chunk.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     }
   };
   try {

@@ -42,6 +42,8 @@ import { checkRow, indexesOf, type Mapping, type RowError } from './rules.js';
 const LEASE_MS = 30_000;
 /** An uploaded file never started (or an upload cut off) is deleted after this long. */
 const STALE_UPLOAD_MS = 24 * 3_600_000;
+/** The longest a chunk waits for live requests to be answered before it goes anyway. */
+const QUIET_WAIT_MS = 250;
 /** Consecutive failed chunks after which an import is failed (a passing outage is retried). */
 const MAX_FAILURES = 3;
 
@@ -52,6 +54,8 @@ export interface ImportWorkerDeps {
   createInjection(tx: DB, imp: ImportRow): Promise<string>;
   /** Who holds the imports' leases (tests play a second process with another). */
   holder?: string;
+  /** Resolves when no live request is in flight, or after maxWaitMs (http/live-requests.ts). */
+  quiet?: (maxWaitMs: number) => Promise<void>;
   /** How long one tick works an import before it lets the others have a turn (at least one chunk). */
   budgetMs?: number;
 }
@@ -105,7 +109,6 @@ export class ImportWorker {
     do {
       const imp = await importById(db, id);
       if (!imp || (imp.state !== 'validating' && imp.state !== 'importing') || imp.lease_holder !== this.holder) return;
-      const chunkStarted = Date.now();
       try {
         const more = await this.step(imp, ctx);
         this.failures.delete(id);
@@ -119,9 +122,12 @@ export class ImportWorker {
         return;
       }
       // Live traffic goes first: a chunk's work holds the event loop and, on SQLite, the one
-      // writer, so after each chunk the worker rests as long as the chunk took, and requests that
-      // came in meanwhile (intake) run (IMPORT_CHUNK_BYTES keeps a chunk short).
-      await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, Date.now() - chunkStarted)));
+      // writer (IMPORT_CHUNK_BYTES keeps it to milliseconds). After each chunk the worker lets
+      // what came in meanwhile run, then waits until no request is being answered (at most
+      // QUIET_WAIT_MS, so a busy server still imports), so an intake request meets at most the
+      // one chunk that was under way when it arrived.
+      await new Promise((resolve) => setImmediate(resolve));
+      await this.deps.quiet?.(QUIET_WAIT_MS);
     } while (!signal?.aborted && Date.now() - started < (this.deps.budgetMs ?? 2_000) && (await lease()));
   }
 

@@ -17,10 +17,14 @@ import * as q from './queries.js';
 // The provider's portal settings are applied here: a sale status becomes the provider's word (or
 // is left out while hidden), a payout is left out while hidden.
 
-/** Facts chained per provider per transaction; the next run takes the rest. */
-const BATCH = 1000;
+/**
+ * Facts chained per provider per transaction; the next run takes the rest. Small: a batch is read,
+ * hashed and written without a pause, and intake beside a CSV import (2,000 facts a second)
+ * waited behind batches of 1,000 (p99 0.17 s against 0.07 s with 200).
+ */
+const BATCH = 200;
 /** Batches per provider per run: enough to keep up with intake at full speed. */
-const ROUNDS = 20;
+const ROUNDS = 100;
 /** Providers per run. */
 const PROVIDERS_PER_RUN = 200;
 

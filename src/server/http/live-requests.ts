@@ -1,0 +1,38 @@
+import type { App } from '../types.js';
+
+// Background work that can wait (a CSV import's chunks) yields to live traffic: before its next
+// piece it waits until no request is being answered. Only requests younger than LIVE_MS count, so
+// a long stream (an export, a live-refresh connection, an upload) never holds the work back.
+
+/** A request in flight longer than this is a stream, not live traffic waiting for the server. */
+const LIVE_MS = 2_000;
+/** How often a waiter looks again. */
+const POLL_MS = 2;
+
+export interface LiveRequests {
+  /** Resolves once no live request is in flight, or after maxWaitMs at the latest. */
+  quiet(maxWaitMs: number): Promise<void>;
+}
+
+export function installLiveRequests(app: App, liveMs = LIVE_MS): LiveRequests {
+  const started = new Map<string, number>();
+  app.addHook('onRequest', async (req) => {
+    started.set(req.id, Date.now());
+  });
+  const done = async (req: { id: string }) => {
+    started.delete(req.id);
+  };
+  app.addHook('onResponse', done);
+  app.addHook('onRequestAbort', done);
+  const busy = () => {
+    const since = Date.now() - liveMs;
+    for (const at of started.values()) if (at > since) return true;
+    return false;
+  };
+  return {
+    async quiet(maxWaitMs) {
+      const until = Date.now() + maxWaitMs;
+      while (busy() && Date.now() < until) await new Promise((r) => setTimeout(r, POLL_MS));
+    },
+  };
+}
