@@ -3,6 +3,7 @@
 // and the screen fits a phone.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { accepting, defaultIntegration, startPartner } from '../partner-server.js';
 import {
   assertAccessible,
   chromiumAvailable,
@@ -80,5 +81,58 @@ test(
     const { scrollWidth, lines } = await wideElements(page);
     assert.ok(scrollWidth <= 390, `wider than the phone:\n${lines.join('\n')}`);
     await assertAccessible(page, 'imports-phone');
+  },
+);
+
+test(
+  'an operator imports a CSV and sends it: the import ends in one re-injection job through the chosen flow',
+  { timeout: 120_000 },
+  async (t) => {
+    if (!chromiumAvailable(t)) return;
+    const { server, client: api } = await startServerAndClient(t, { IMPORT_INTERVAL_MS: '300' });
+    const taker = await startPartner(t, accepting());
+    const partner = await api.create('/api/partners', {
+      name: 'Taker Ltd',
+      integration: defaultIntegration(taker.url),
+    });
+    await api.create('/api/flows', { name: 'Resale', targets: [{ partner_id: partner.id, priority: 1 }] });
+    const provider = await api.create('/api/traffic-providers', { name: 'List Seller' });
+    await api.create('/api/campaigns', {
+      name: 'Bought list',
+      traffic_provider_id: provider.id,
+      payout: { model: 'cpl', amount: 1 },
+    });
+
+    const { page } = await openBrowser(t);
+    await signIn(page, server);
+    await page.getByRole('link', { name: 'Overview' }).waitFor();
+    await page.goto(`http://127.0.0.1:${server.port}/leads/imports`);
+    await page.getByRole('heading', { name: 'Import leads' }).waitFor();
+    await page.locator('input[type="file"]').setInputFiles({
+      name: 'bought.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(CSV),
+    });
+    const panel = page.getByTestId('import-panel');
+    await panel.waitFor();
+    await panel.getByRole('textbox', { name: 'Traffic provider' }).click();
+    await page.getByRole('option', { name: 'List Seller' }).click();
+    await panel.getByRole('textbox', { name: 'Campaign' }).click();
+    await page.getByRole('option', { name: 'Bought list' }).click();
+    await panel.getByText('Store and send', { exact: true }).click();
+    await panel.getByRole('textbox', { name: 'Send through flow' }).click();
+    await page.getByRole('option', { name: 'Resale' }).click();
+    await panel.getByRole('textbox', { name: 'Leads per minute' }).fill('30');
+    await assertAccessible(page, 'imports-route');
+    await panel.getByRole('button', { name: 'Import', exact: true }).click();
+
+    const state = async () => (await panel.getByTestId('import-state').textContent())?.trim();
+    await waitUntil('the import done', async () => (await state()) === 'done');
+    await panel.getByTestId('import-injection').waitFor();
+    const [imp] = (await api.send('GET', '/api/imports')).json().data;
+    assert.deepEqual([imp.state, imp.mode, imp.counts.imported], ['done', 'route', 3]);
+    assert.ok(imp.injection_id, 'the job that sends the imported leads');
+    const job = (await api.send('GET', `/api/injections/${imp.injection_id}`)).json();
+    assert.deepEqual([job.per_minute, job.flow_id], [30, (await api.send('GET', '/api/flows')).json().data[0].id]);
   },
 );

@@ -1,5 +1,6 @@
 import {
   Alert,
+  Anchor,
   Badge,
   Button,
   Group,
@@ -14,11 +15,13 @@ import {
 } from '@mantine/core';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { Link } from 'react-router-dom';
 import { api, must, problemText } from '../../api/client';
 import type { paths } from '../../api/schema';
 import { saveAnswer } from '../../ui/download';
 import { TableBox } from '../../ui/TableBox';
 import { useWhoami } from '../../whoami';
+import { RouteFields, routeBody, STORE_ONLY, type RouteChoice } from './RouteFields';
 
 export type Import = paths['/api/imports/{id}']['get']['responses'][200]['content']['application/json'];
 
@@ -41,6 +44,9 @@ const LABELS: Record<string, string> = {
   ...Object.fromEntries(FIELDS.map(([f, label]) => [`mapping.${f}`, label])),
   traffic_provider_id: 'Traffic provider',
   campaign_id: 'Campaign',
+  flow_id: 'Flow',
+  partner_ids: 'Partners',
+  per_minute: 'Leads per minute',
 };
 
 export const STATE_COLORS: Record<string, string> = {
@@ -88,6 +94,15 @@ export function ImportPanel({ id, suggested }: { id: string; suggested: Record<s
         <MappingForm imp={data} suggested={suggested} onStarted={() => void imp.refetch()} />
       )}
       {data.state !== 'uploaded' && <ImportProgress imp={data} onChanged={() => void imp.refetch()} />}
+      {data.injection_id && (
+        <Text size="sm" data-testid="import-injection">
+          The imported leads are sent by a re-injection job:{' '}
+          <Anchor component={Link} to="/leads/injections">
+            Leads → Re-injection
+          </Anchor>
+          .
+        </Text>
+      )}
       {data.error && <Alert color="red">{data.error}</Alert>}
       {errors.data && errors.data.data.length > 0 && (
         <Stack gap="xs">
@@ -193,6 +208,7 @@ function MappingForm({
   const [mapping, setMapping] = useState<Record<string, string>>(imp.mapping ?? suggested ?? {});
   const [providerId, setProviderId] = useState<string | null>(imp.traffic_provider_id);
   const [campaignId, setCampaignId] = useState<string | null>(imp.campaign_id);
+  const [route, setRoute] = useState<RouteChoice>(STORE_ONLY);
   const permissions = useWhoami().data?.permissions ?? [];
   const listsProviders = permissions.includes('traffic_providers:view');
   const listsCampaigns = permissions.includes('campaigns:view');
@@ -215,7 +231,7 @@ function MappingForm({
         : must(
             await api.POST('/api/imports/{id}/run', {
               params: { path: { id: imp.id } },
-              body: { ...body, mode: 'store' },
+              body: { ...body, ...routeBody(route) },
             }),
             LABELS,
           );
@@ -280,6 +296,7 @@ function MappingForm({
           />
         )}
       </SimpleGrid>
+      <RouteFields value={route} onChange={setRoute} />
       <Group>
         <Button variant="default" onClick={() => start.mutate('dry-run')} loading={start.isPending}>
           Dry run
@@ -289,8 +306,8 @@ function MappingForm({
         </Button>
       </Group>
       <Text size="xs" c="dimmed">
-        The dry run checks every row as intake would and stores nothing. Import stores the good rows as new leads (sent
-        nowhere).
+        The dry run checks every row as intake would and stores nothing. Import stores the good rows as new leads: sent
+        nowhere, or, with “Store and send”, sent by one re-injection job at the pace chosen once the import is done.
       </Text>
       {start.isError && (
         <Alert color="red" role="alert">
