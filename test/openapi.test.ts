@@ -568,6 +568,13 @@ forEachDatabase('OpenAPI document', (engine) => {
     ids['/api/imports/{id}'] = imported.json().id;
     urls['/api/imports/{id}/errors'] = `/api/imports/${imported.json().id}/errors`;
     urls['/api/imports/{id}/errors.csv'] = `/api/imports/${imported.json().id}/errors.csv`;
+    const entry = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/blocklists',
+      payload: { kind: 'email', value: 'blocked@example.com', note: 'doc' },
+    });
+    assert.equal(entry.statusCode, 201, entry.body);
+    ids['/api/blocklists/{id}'] = entry.json().id;
     urls['/api/webhooks/{id}/deliveries'] = `/api/webhooks/${hook.id}/deliveries`;
     urls['/api/webhooks/{id}/deliveries/{deliveryId}'] = `/api/webhooks/${hook.id}/deliveries/${delivery.id}`;
     // A backup to list and download (SQLite only: on PostgreSQL the backup routes answer 409, tested in modules/hosting).

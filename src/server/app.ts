@@ -39,6 +39,7 @@ import { validatorCompiler } from './http/validation.js';
 import type { App, RouteInfo } from './types.js';
 import { VERSION } from './version.js';
 import apiKeyRoutes from './modules/api-keys/routes.js';
+import blocklistRoutes from './modules/quality/blocklist-routes.js';
 import auditRoutes from './modules/audit/routes.js';
 import authRoutes from './modules/auth/routes.js';
 import healthRoutes from './modules/health/routes.js';
@@ -202,6 +203,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(injectionRoutes);
   await app.register(injectionRuleRoutes);
   await app.register(importRoutes);
+  await app.register(blocklistRoutes);
   await app.register(analyticsRoutes);
   await app.register(intakeRoutes);
   await app.register(autologinRoutes);

@@ -16,6 +16,8 @@ export const MODULES = {
   // Server facts, the public base URL and SQLite backups (session only).
   hosting: { label: 'Hosting', actions: ['view', 'edit'] },
   webhooks: { label: 'Webhooks', actions: ['view', 'edit'] },
+  // Lead quality: blocklists (and, to come, fraud flags and the review queue).
+  quality: { label: 'Lead quality', actions: ['view', 'edit'] },
 } as const satisfies Record<string, { label: string; actions: readonly string[] }>;
 
 export type Module = keyof typeof MODULES;

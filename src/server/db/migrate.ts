@@ -30,6 +30,7 @@ import * as autologinLinks from './migrations/20261201T000000Z_autologin_links.j
 import * as injections from './migrations/20261202T000000Z_injections.js';
 import * as injectionRules from './migrations/20261203T100000Z_injection_rules.js';
 import * as imports from './migrations/20261203T110000Z_imports.js';
+import * as blocklists from './migrations/20261204T100000Z_blocklists.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -68,6 +69,7 @@ const migrations: [string, Migration][] = [
   ['20261202T000000Z_injections', injections],
   ['20261203T100000Z_injection_rules', injectionRules],
   ['20261203T110000Z_imports', imports],
+  ['20261204T100000Z_blocklists', blocklists],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

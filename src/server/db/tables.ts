@@ -237,6 +237,19 @@ export interface CampaignsTable {
 
 export type LeadStatus = 'new' | 'pending' | 'delivered' | 'rejected' | 'duplicate' | 'failed';
 
+/** A value leads must not carry (modules/quality): global, or one traffic provider's. */
+export interface BlocklistEntriesTable {
+  id: string;
+  kind: 'email' | 'email_domain' | 'phone' | 'ip' | 'sub_id';
+  value: string;
+  match_key: string;
+  traffic_provider_id: string | null;
+  expires_at: string | null;
+  note: string | null;
+  created_by: string | null;
+  created_at: string;
+}
+
 export interface LeadsTable {
   id: string;
   created_at: string;
@@ -654,6 +667,7 @@ export interface Database {
   import_errors: ImportErrorsTable;
   import_keys: ImportKeysTable;
   import_mappings: ImportMappingsTable;
+  blocklist_entries: BlocklistEntriesTable;
   cap_counters: CapCountersTable;
   intake_requests: IntakeRequestsTable;
   events: EventsTable;

@@ -307,6 +307,88 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/blocklists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Blocklist entries, newest first
+         * @description Expired entries are left out unless include_expired=true. A role limited to some traffic providers sees and edits only entries for its providers (not the global ones).
+         *
+         *     Access: needs the `quality:view` permission (key scope and role).
+         */
+        get: operations["listBlocklistEntries"];
+        put?: never;
+        /**
+         * Block a value
+         * @description The value is normalized per kind (emails NFKC and lower case, their domain compared in ASCII; phones need their country code; an IP block must be a network: 203.0.113.0/24, not 203.0.113.7/24); a bad one gets 400 naming what is wrong. The same value already listed in the same scope answers 409 naming its entry. Intake refuses a lead that an unexpired entry matches (global, or its traffic provider’s) with status rejected; the provider is told only that the lead did not pass the quality checks, the operator’s reason names the entry. Audited (blocklist.added; emails and phones masked). A role limited to some traffic providers sees and edits only entries for its providers (not the global ones).
+         *
+         *     Access: needs the `quality:edit` permission (key scope and role).
+         */
+        post: operations["createBlocklistEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/blocklists/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One blocklist entry
+         * @description Access: needs the `quality:view` permission (key scope and role).
+         */
+        get: operations["getBlocklistEntry"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove an entry
+         * @description Leads it refused stay rejected. Audited (blocklist.removed).
+         *
+         *     Access: needs the `quality:edit` permission (key scope and role).
+         */
+        delete: operations["deleteBlocklistEntry"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an entry’s expiry or note
+         * @description The value, kind and scope of an entry are what it is: to change them, remove it and add another. Audited (blocklist.updated).
+         *
+         *     Access: needs the `quality:edit` permission (key scope and role).
+         */
+        patch: operations["updateBlocklistEntry"];
+        trace?: never;
+    };
+    "/api/blocklists/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Block many values from a CSV file
+         * @description Send the file as the body with `Content-Type: text/csv` (UTF-8, `,` or `;`): a header row with a `value` column and optionally `kind`, `traffic_provider_id`, `expires_at` (a date, midnight UTC, or a date-time with its zone) and `note`; the query gives the kind, provider and expiry of rows that name none. All or nothing: any bad row answers 400 naming it ("row 3 value"; 1 is the first row after the header; the first 100 are named) and nothing is added. Values already listed in the same scope are left as they are and counted. At most 100000 rows and 10 MiB (else 400 / 413). Audited (blocklist.imported). A role limited to some traffic providers sees and edits only entries for its providers (not the global ones).
+         *
+         *     Access: needs the `quality:edit` permission (key scope and role).
+         */
+        post: operations["importBlocklistEntries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/campaigns": {
         parameters: {
             query?: never;
@@ -4001,7 +4083,7 @@ export interface operations {
                     /** @description What the key is for, e.g. "CRM sync" */
                     name: string;
                     /** @description module:action scopes (at least one); each must be held by your role */
-                    scopes: ("leads:view" | "leads:edit" | "leads:contacts" | "flows:view" | "flows:edit" | "partners:view" | "partners:edit" | "campaigns:view" | "campaigns:edit" | "traffic_providers:view" | "traffic_providers:edit" | "analytics:view" | "operators:view" | "operators:edit" | "roles:view" | "roles:edit" | "audit:view" | "settings:view" | "settings:edit" | "hosting:view" | "hosting:edit" | "webhooks:view" | "webhooks:edit")[];
+                    scopes: ("leads:view" | "leads:edit" | "leads:contacts" | "flows:view" | "flows:edit" | "partners:view" | "partners:edit" | "campaigns:view" | "campaigns:edit" | "traffic_providers:view" | "traffic_providers:edit" | "analytics:view" | "operators:view" | "operators:edit" | "roles:view" | "roles:edit" | "audit:view" | "settings:view" | "settings:edit" | "hosting:view" | "hosting:edit" | "webhooks:view" | "webhooks:edit" | "quality:view" | "quality:edit")[];
                 };
             };
         };
@@ -4883,6 +4965,751 @@ export interface operations {
             };
             /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
             403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listBlocklistEntries: {
+        parameters: {
+            query?: {
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+                /** @description Also entries whose expires_at has passed */
+                include_expired?: boolean;
+                /** @description email: one address (any case or Unicode spelling of it); email_domain: a domain and all its subdomains; phone: one number in international format; ip: an address or a CIDR block (IPv4 or IPv6); sub_id: a value in any of sub_id1–sub_id5 */
+                kind?: "email" | "email_domain" | "phone" | "ip" | "sub_id";
+                /** @description Page size (1–500, default 50) */
+                limit?: number;
+                /** @description A provider id, or "global" for global entries only */
+                traffic_provider_id?: string;
+                /** @description Entries for exactly this value (any spelling of it: it is normalized per kind as entries are) */
+                value?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description false once expires_at has passed */
+                            active: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description The operator who added it */
+                            created_by: string | null;
+                            created_by_name: string | null;
+                            /** Format: date-time */
+                            expires_at: string | null;
+                            id: string;
+                            /** @description email: one address (any case or Unicode spelling of it); email_domain: a domain and all its subdomains; phone: one number in international format; ip: an address or a CIDR block (IPv4 or IPv6); sub_id: a value in any of sub_id1–sub_id5 */
+                            kind: "email" | "email_domain" | "phone" | "ip" | "sub_id";
+                            note: string | null;
+                            /** @description null: global */
+                            traffic_provider_id: string | null;
+                            traffic_provider_name: string | null;
+                            /** @description As matched (normalized: emails lower case in NFKC, phones E.164, IP blocks as a network). Emails and phones are masked unless the caller holds leads:contacts */
+                            value: string;
+                        }[];
+                        /** @description Pass as cursor= for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createBlocklistEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description When the entry stops blocking (in the future); null: never */
+                    expires_at?: string | null;
+                    /** @description email: one address (any case or Unicode spelling of it); email_domain: a domain and all its subdomains; phone: one number in international format; ip: an address or a CIDR block (IPv4 or IPv6); sub_id: a value in any of sub_id1–sub_id5 */
+                    kind: "email" | "email_domain" | "phone" | "ip" | "sub_id";
+                    /** @description Why it is listed (at most 500 characters) */
+                    note?: string | null;
+                    /** @description null or left out: every traffic provider's leads; else this provider's only */
+                    traffic_provider_id?: string | null;
+                    value: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description false once expires_at has passed */
+                        active: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description The operator who added it */
+                        created_by: string | null;
+                        created_by_name: string | null;
+                        /** Format: date-time */
+                        expires_at: string | null;
+                        id: string;
+                        /** @description email: one address (any case or Unicode spelling of it); email_domain: a domain and all its subdomains; phone: one number in international format; ip: an address or a CIDR block (IPv4 or IPv6); sub_id: a value in any of sub_id1–sub_id5 */
+                        kind: "email" | "email_domain" | "phone" | "ip" | "sub_id";
+                        note: string | null;
+                        /** @description null: global */
+                        traffic_provider_id: string | null;
+                        traffic_provider_name: string | null;
+                        /** @description As matched (normalized: emails lower case in NFKC, phones E.164, IP blocks as a network). Emails and phones are masked unless the caller holds leads:contacts */
+                        value: string;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict: the request clashes with the current state */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBlocklistEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description false once expires_at has passed */
+                        active: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description The operator who added it */
+                        created_by: string | null;
+                        created_by_name: string | null;
+                        /** Format: date-time */
+                        expires_at: string | null;
+                        id: string;
+                        /** @description email: one address (any case or Unicode spelling of it); email_domain: a domain and all its subdomains; phone: one number in international format; ip: an address or a CIDR block (IPv4 or IPv6); sub_id: a value in any of sub_id1–sub_id5 */
+                        kind: "email" | "email_domain" | "phone" | "ip" | "sub_id";
+                        note: string | null;
+                        /** @description null: global */
+                        traffic_provider_id: string | null;
+                        traffic_provider_name: string | null;
+                        /** @description As matched (normalized: emails lower case in NFKC, phones E.164, IP blocks as a network). Emails and phones are masked unless the caller holds leads:contacts */
+                        value: string;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteBlocklistEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateBlocklistEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description When the entry stops blocking (in the future); null: never */
+                    expires_at?: string | null;
+                    /** @description Why it is listed (at most 500 characters) */
+                    note?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description false once expires_at has passed */
+                        active: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description The operator who added it */
+                        created_by: string | null;
+                        created_by_name: string | null;
+                        /** Format: date-time */
+                        expires_at: string | null;
+                        id: string;
+                        /** @description email: one address (any case or Unicode spelling of it); email_domain: a domain and all its subdomains; phone: one number in international format; ip: an address or a CIDR block (IPv4 or IPv6); sub_id: a value in any of sub_id1–sub_id5 */
+                        kind: "email" | "email_domain" | "phone" | "ip" | "sub_id";
+                        note: string | null;
+                        /** @description null: global */
+                        traffic_provider_id: string | null;
+                        traffic_provider_name: string | null;
+                        /** @description As matched (normalized: emails lower case in NFKC, phones E.164, IP blocks as a network). Emails and phones are masked unless the caller holds leads:contacts */
+                        value: string;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: no such resource, or not visible to the caller */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    importBlocklistEntries: {
+        parameters: {
+            query?: {
+                /** @description The expiry of rows that give none; else never */
+                expires_at?: string;
+                /** @description The kind of every row, when the file has no kind column */
+                kind?: "email" | "email_domain" | "phone" | "ip" | "sub_id";
+                /** @description The provider of rows that name none; else global */
+                traffic_provider_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The CSV file */
+        requestBody: {
+            content: {
+                "text/csv": unknown;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Entries added */
+                        added: number;
+                        /** @description Rows whose value was already listed for the same scope (left as they are) */
+                        already_listed: number;
+                        /** @description Data rows read */
+                        rows: number;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -21597,7 +22424,7 @@ export interface operations {
                 "application/json": {
                     description?: string;
                     name: string;
-                    permissions: ("leads:view" | "leads:edit" | "leads:contacts" | "flows:view" | "flows:edit" | "partners:view" | "partners:edit" | "campaigns:view" | "campaigns:edit" | "traffic_providers:view" | "traffic_providers:edit" | "analytics:view" | "operators:view" | "operators:edit" | "roles:view" | "roles:edit" | "audit:view" | "settings:view" | "settings:edit" | "hosting:view" | "hosting:edit" | "webhooks:view" | "webhooks:edit")[];
+                    permissions: ("leads:view" | "leads:edit" | "leads:contacts" | "flows:view" | "flows:edit" | "partners:view" | "partners:edit" | "campaigns:view" | "campaigns:edit" | "traffic_providers:view" | "traffic_providers:edit" | "analytics:view" | "operators:view" | "operators:edit" | "roles:view" | "roles:edit" | "audit:view" | "settings:view" | "settings:edit" | "hosting:view" | "hosting:edit" | "webhooks:view" | "webhooks:edit" | "quality:view" | "quality:edit")[];
                     /**
                      * RoleScope
                      * @description Limits the role's operators (and their API keys) to the leads, reports, events and records of some traffic providers and/or partners. The built-in admin role is never scoped.
@@ -21986,7 +22813,7 @@ export interface operations {
                 "application/json": {
                     description?: string;
                     name?: string;
-                    permissions?: ("leads:view" | "leads:edit" | "leads:contacts" | "flows:view" | "flows:edit" | "partners:view" | "partners:edit" | "campaigns:view" | "campaigns:edit" | "traffic_providers:view" | "traffic_providers:edit" | "analytics:view" | "operators:view" | "operators:edit" | "roles:view" | "roles:edit" | "audit:view" | "settings:view" | "settings:edit" | "hosting:view" | "hosting:edit" | "webhooks:view" | "webhooks:edit")[];
+                    permissions?: ("leads:view" | "leads:edit" | "leads:contacts" | "flows:view" | "flows:edit" | "partners:view" | "partners:edit" | "campaigns:view" | "campaigns:edit" | "traffic_providers:view" | "traffic_providers:edit" | "analytics:view" | "operators:view" | "operators:edit" | "roles:view" | "roles:edit" | "audit:view" | "settings:view" | "settings:edit" | "hosting:view" | "hosting:edit" | "webhooks:view" | "webhooks:edit" | "quality:view" | "quality:edit")[];
                     /**
                      * RoleScope
                      * @description Limits the role's operators (and their API keys) to the leads, reports, events and records of some traffic providers and/or partners. The built-in admin role is never scoped.

@@ -92,6 +92,10 @@ export const AUDIT_ACTIONS = [
   'portal.profile_updated',
   'portal.2fa_enabled',
   'portal.2fa_disabled',
+  'blocklist.added',
+  'blocklist.updated',
+  'blocklist.removed',
+  'blocklist.imported',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

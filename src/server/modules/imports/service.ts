@@ -10,7 +10,7 @@ import { decodeCursor, pageOf } from '../../http/pagination.js';
 import { maskContactLike } from '../../privacy/mask.js';
 import { principalOf, type Principal } from '../../types.js';
 import { audit, type Actor } from '../audit/service.js';
-import { CsvError, CsvReader } from './csv.js';
+import { CsvError, CsvReader } from '../../http/csv-reader.js';
 import {
   campaignById,
   deleteImport,

@@ -21,6 +21,8 @@ import {
 import type { IntakeAnswer } from './schemas.js';
 import { requestHash, type IntakeInput, type NormalizedLead } from './validate.js';
 import type { StoredDuplicatePolicy } from '../traffic-providers/schemas.js';
+import { blockingEntry, type BlockingEntry } from '../quality/blocklist-queries.js';
+import { leadKeys } from '../quality/match-keys.js';
 
 /** How long an Idempotency-Key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -32,6 +34,14 @@ const FIRST_LEASE_MS = 30_000;
 const PAUSED = 'campaign is paused';
 const notInCountries = (country: string) => `campaign does not accept ${country} leads`;
 const TOLD_AS_IS = /^campaign (is paused|does not accept [A-Z]{2} leads)$/;
+/** A lead a blocklist entry matched: the operator's reason names the entry, the provider's does not. */
+const BLOCKED = 'blocklisted: ';
+const QUALITY = 'the lead did not pass the quality checks';
+
+/** The operator's reason for a lead an entry blocked: its kind, its scope and its id (IP blocks, domains and sub ids by value). */
+export const blockedReason = (e: BlockingEntry) =>
+  `${BLOCKED}${e.kind.replace('_', ' ')}${e.kind === 'email' || e.kind === 'phone' ? '' : ` ${e.value}`} ` +
+  `(${e.traffic_provider_id ? "the provider's" : 'global'} entry ${e.id})`;
 
 /**
  * What the traffic provider is told about a lead. Never the operator's reason itself: that can
@@ -42,6 +52,7 @@ export function providerReason(status: LeadStatus, reason: string | null): strin
     case 'duplicate':
       return `duplicate: an earlier lead has the same ${reason?.endsWith('(same phone)') ? 'phone' : 'email'}`;
     case 'rejected':
+      if (reason?.startsWith(BLOCKED)) return QUALITY;
       return reason && TOLD_AS_IS.test(reason) ? reason : 'no buyer accepted the lead';
     case 'failed':
       return 'delivery failed; the lead is kept';
@@ -134,10 +145,11 @@ export type Stored =
  * partners, what the new lead's delivery needs), and an earlier lead with the same contacts.
  * Compiled once per shape (db/compiled.ts): whether a campaign is named, and the duplicate
  * checks the provider's policy makes. Arguments: provider, key ('' for none), the campaign when
- * named, email, phone, the window's start.
+ * named, email, phone, the window's start. And the blocklist entry that blocks the lead, if one
+ * does (its keys as JSON, and now: modules/quality).
  */
 function buildIntakeRead(db: DB, named: boolean, policy: StoredDuplicatePolicy | null, args: string[]) {
-  const [providerId, key, ...rest] = args;
+  const [providerId, key, blockKeys, now, ...rest] = args;
   const campaignId = named ? rest.shift()! : null;
   const contacts = Object.fromEntries((policy ? checkedFields(policy) : []).map((f) => [f, rest.shift()!])) as {
     email: string;
@@ -165,6 +177,7 @@ function buildIntakeRead(db: DB, named: boolean, policy: StoredDuplicatePolicy |
         ? jsonObjectFrom(db, duplicateQuery(db, policy, contacts, providerId, rest.shift()!))
         : sql<null>`null`
       ).as('duplicate'),
+      jsonObjectFrom(db, blockingEntry(db, blockKeys, providerId, now)).as('blocked'),
     ])
     .modifyEnd(sql.raw(PREPARED));
 }
@@ -186,6 +199,8 @@ function intakeRead(
   const args = [
     provider,
     key ?? '',
+    JSON.stringify(leadKeys(lead)),
+    now.toISOString(),
     ...(campaignId !== null ? [campaignId] : []),
     ...(policy ? [...checkedFields(policy).map((f) => lead[f]), windowStart(policy, now)] : []),
   ];
@@ -239,7 +254,10 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
     const countries = JSON.parse(c.countries) as string[];
     let status: LeadStatus = 'pending';
     let reason: string | null = null;
-    if (duplicate) [status, reason] = ['duplicate', `duplicate of lead ${duplicate.leadId} (same ${duplicate.field})`];
+    const blocked = fromJson(read.blocked) as BlockingEntry | null;
+    if (blocked) [status, reason] = ['rejected', blockedReason(blocked)];
+    else if (duplicate)
+      [status, reason] = ['duplicate', `duplicate of lead ${duplicate.leadId} (same ${duplicate.field})`];
     else if (c.status !== 'active') [status, reason] = ['rejected', PAUSED];
     else if (countries.length && !countries.includes(lead.country))
       [status, reason] = ['rejected', notInCountries(lead.country)];

@@ -24,7 +24,7 @@ const KEY_RE = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 const LOCAL_RE = /^[^\s@"(),:;<>[\]\\]{1,64}$/u;
 const LABEL_RE = /^[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?$/u;
 
-function emailProblem(email: string): string | null {
+export function emailProblem(email: string): string | null {
   const at = email.lastIndexOf('@');
   const local = email.slice(0, at);
   const labels = email.slice(at + 1).split('.');

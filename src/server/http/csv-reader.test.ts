@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CsvError, CsvReader } from './csv.js';
+import { CsvError, CsvReader } from './csv-reader.js';
 
 // The streaming CSV reader: RFC 4180 quoting, line ends, BOM, delimiter, and files that are not CSV.
 

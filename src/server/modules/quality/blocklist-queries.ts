@@ -1,0 +1,130 @@
+import { sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
+import { isPostgres } from '../../db/database.js';
+import { providerIdInScope } from '../../db/record-scope.js';
+import type { DataScope } from '../../db/scope.js';
+import type { BlocklistEntriesTable, Database } from '../../db/tables.js';
+import { decodeCursor, pageOf } from '../../http/pagination.js';
+import type { BlockKind } from './match-keys.js';
+
+/** A JSON array of texts as a one-column set, for `in (…)` (one bound parameter, whatever its length). */
+const textsOf = (db: Kysely<any>, json: string): RawBuilder<string> =>
+  isPostgres(db)
+    ? sql`(select jsonb_array_elements_text(cast(${json} as jsonb)))`
+    : sql`(select value from json_each(${json}))`;
+
+/**
+ * The entry that blocks a lead, if one does: an unexpired entry, global or the provider's, whose
+ * key is one of the lead's (match-keys.ts leadKeys, as a JSON array). One index probe per key.
+ * Part of intake's one read (intake/service.ts) and of an import's row check.
+ */
+export function blockingEntry(db: Kysely<Database>, keysJson: string, providerId: string, now: string) {
+  return db
+    .selectFrom('blocklist_entries')
+    .select(['id', 'kind', 'value', 'traffic_provider_id'])
+    .where('match_key', 'in', textsOf(db, keysJson))
+    .where((eb) => eb.or([eb('traffic_provider_id', 'is', null), eb('traffic_provider_id', '=', providerId)]))
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .limit(1);
+}
+
+export type BlockingEntry = { id: string; kind: BlockKind; value: string; traffic_provider_id: string | null };
+
+const entryColumns = [
+  'blocklist_entries.id',
+  'blocklist_entries.kind',
+  'blocklist_entries.value',
+  'blocklist_entries.traffic_provider_id',
+  'traffic_providers.name as traffic_provider_name',
+  'blocklist_entries.expires_at',
+  'blocklist_entries.note',
+  'blocklist_entries.created_by',
+  'operators.name as created_by_name',
+  'blocklist_entries.created_at',
+] as const;
+
+const entriesWithNames = (db: Kysely<Database>) =>
+  db
+    .selectFrom('blocklist_entries')
+    .leftJoin('traffic_providers', 'traffic_providers.id', 'blocklist_entries.traffic_provider_id')
+    .leftJoin('operators', 'operators.id', 'blocklist_entries.created_by')
+    .select(entryColumns);
+
+export type EntryRow = Awaited<ReturnType<ReturnType<typeof entriesWithNames>['execute']>>[number];
+
+/** A scoped reader sees its providers' entries only (not the global ones: they hold others' contacts). */
+function inScope<Q extends { where: (...a: any[]) => Q }>(q: Q, scope: DataScope): Q {
+  const cond = providerIdInScope(scope, 'blocklist_entries.traffic_provider_id');
+  return cond ? q.where(cond) : q;
+}
+
+export interface EntryFilter {
+  limit: number;
+  cursor?: string;
+  kind?: BlockKind;
+  /** A provider's id, or 'global'. */
+  providerId?: string;
+  /** Match keys: entries for one value (any kind it could be). */
+  keys?: string[];
+  includeExpired: boolean;
+  now: string;
+}
+
+/** One page of entries, newest first. */
+export async function entryPage(db: Kysely<Database>, f: EntryFilter, scope: DataScope) {
+  const after = decodeCursor(f.cursor, ['created_at', 'id']);
+  let q = inScope(entriesWithNames(db), scope)
+    .orderBy('blocklist_entries.created_at', 'desc')
+    .orderBy('blocklist_entries.id', 'desc')
+    .limit(f.limit + 1);
+  if (after)
+    q = q.where((eb) =>
+      eb.or([
+        eb('blocklist_entries.created_at', '<', after.created_at),
+        eb.and([eb('blocklist_entries.created_at', '=', after.created_at), eb('blocklist_entries.id', '<', after.id)]),
+      ]),
+    );
+  if (f.kind) q = q.where('blocklist_entries.kind', '=', f.kind);
+  if (f.providerId === 'global') q = q.where('blocklist_entries.traffic_provider_id', 'is', null);
+  else if (f.providerId) q = q.where('blocklist_entries.traffic_provider_id', '=', f.providerId);
+  if (f.keys) q = f.keys.length ? q.where('blocklist_entries.match_key', 'in', f.keys) : q.where(sql<boolean>`1 = 0`);
+  if (!f.includeExpired)
+    q = q.where((eb) =>
+      eb.or([eb('blocklist_entries.expires_at', 'is', null), eb('blocklist_entries.expires_at', '>', f.now)]),
+    );
+  return pageOf(await q.execute(), f.limit, (r) => ({ created_at: r.created_at, id: r.id }));
+}
+
+export const findEntry = (db: Kysely<Database>, id: string, scope: DataScope) =>
+  inScope(entriesWithNames(db), scope).where('blocklist_entries.id', '=', id).executeTakeFirst();
+
+/** The entry with this key in this scope (null: global), if any. */
+export const entryWithKey = (db: Kysely<Database>, key: string, providerId: string | null) =>
+  db
+    .selectFrom('blocklist_entries')
+    .select(['id'])
+    .where('match_key', '=', key)
+    .where(sql<string>`coalesce(traffic_provider_id, '')`, '=', providerId ?? '')
+    .executeTakeFirst();
+
+/** Inserts entries, leaving out those whose key is already listed in their scope; answers how many went in. */
+export async function insertEntries(db: Kysely<Database>, rows: Insertable<BlocklistEntriesTable>[]) {
+  let added = 0;
+  for (let i = 0; i < rows.length; i += 500) {
+    const res = await db
+      .insertInto('blocklist_entries')
+      .values(rows.slice(i, i + 500))
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    added += Number(res.numInsertedOrUpdatedRows ?? 0);
+  }
+  return added;
+}
+
+export const patchEntry = (
+  db: Kysely<Database>,
+  id: string,
+  patch: { expires_at?: string | null; note?: string | null },
+) => db.updateTable('blocklist_entries').set(patch).where('id', '=', id).execute();
+
+export const deleteEntry = (db: Kysely<Database>, id: string) =>
+  db.deleteFrom('blocklist_entries').where('id', '=', id).execute();

@@ -1,0 +1,260 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  buildTestApp,
+  call,
+  expectProblem,
+  forEachDatabase,
+  getJson,
+  newOperator,
+  type TestApp,
+} from '../../../../test/helpers.js';
+import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
+
+const QUALITY = 'the lead did not pass the quality checks';
+
+async function block(ta: TestApp, payload: object, token = ta.ownerToken) {
+  const res = await call(ta.app, token, { method: 'POST', url: '/api/blocklists', payload });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json();
+}
+const importCsv = (ta: TestApp, csv: string, query = '', token = ta.ownerToken) =>
+  call(ta.app, token, {
+    method: 'POST',
+    url: `/api/blocklists/import${query}`,
+    headers: { 'content-type': 'text/csv' },
+    payload: csv,
+  });
+const storedReason = async (ta: TestApp, id: string) =>
+  await ta.db.selectFrom('leads').select(['status', 'reason']).where('id', '=', id).executeTakeFirstOrThrow();
+
+forEachDatabase('Blocklists', (engine) => {
+  test('intake refuses a lead any kind of entry matches, telling the provider only that it failed quality checks', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await makeWorld(t, ta, [{}]);
+    const cases: [object, Record<string, unknown>, Record<string, unknown>][] = [
+      // entry, a lead it blocks, a lead it does not
+      [
+        { kind: 'email', value: 'Spam.Er@EXAMPLE.com' },
+        { email: 'ｓｐａｍ.ｅｒ@example.com' },
+        { email: 'spam.er2@example.com' },
+      ],
+      [{ kind: 'email', value: 'max@bücher.de' }, { email: 'MAX@xn--bcher-kva.de' }, { email: 'max@buecher.de' }],
+      [{ kind: 'email_domain', value: 'junk.test' }, { email: 'a@mail.junk.test' }, { email: 'a@notjunk.test' }],
+      [{ kind: 'phone', value: '+49 151 99998888' }, { phone: '+4915199998888' }, { phone: '+4915199998889' }],
+      [{ kind: 'ip', value: '198.51.100.0/25' }, { ip: '198.51.100.127' }, { ip: '198.51.100.128' }],
+      [{ kind: 'ip', value: '2001:db8:aa::/48' }, { ip: '2001:DB8:AA:1::9' }, { ip: '2001:db8:ab::9' }],
+      [{ kind: 'sub_id', value: 'bad-source' }, { sub_id4: 'bad-source' }, { sub_id4: 'Bad-Source' }],
+    ];
+    for (const [entry, blocked, passed] of cases) {
+      const e = await block(ta, entry);
+      const refused = await postLead(ta, w.token, sampleLead(blocked));
+      assert.equal(refused.statusCode, 201, refused.body);
+      assert.equal(
+        refused.json().status,
+        'rejected',
+        `${JSON.stringify(entry)} let ${JSON.stringify(blocked)} through`,
+      );
+      assert.equal(refused.json().reason, QUALITY);
+      const stored = await storedReason(ta, refused.json().id);
+      assert.match(stored.reason!, new RegExp(`^blocklisted: .*\\(global entry ${e.id}\\)$`));
+      const ok = await postLead(ta, w.token, sampleLead(passed));
+      assert.notEqual(ok.json().status, 'rejected', `${JSON.stringify(entry)} blocked ${JSON.stringify(passed)}`);
+    }
+    // The reason names the block for IPs, not the lead's own contacts.
+    const ipLead = await postLead(ta, w.token, sampleLead({ ip: '198.51.100.1' }));
+    assert.match((await storedReason(ta, ipLead.json().id)).reason!, /^blocklisted: ip 198\.51\.100\.0\/25 /);
+  });
+
+  test("a provider's entry blocks only that provider's leads; an expired entry blocks nothing", async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const a = await makeWorld(t, ta, [{}]);
+    const b = await makeWorld(t, ta, [{}]);
+    const e = await block(ta, { kind: 'sub_id', value: 'src-1', traffic_provider_id: a.providerId });
+    assert.equal(e.traffic_provider_id, a.providerId);
+    assert.equal((await postLead(ta, a.token, sampleLead({ sub_id1: 'src-1' }))).json().status, 'rejected');
+    assert.notEqual((await postLead(ta, b.token, sampleLead({ sub_id1: 'src-1' }))).json().status, 'rejected');
+
+    const soon = await block(ta, {
+      kind: 'sub_id',
+      value: 'src-2',
+      expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    assert.equal((await postLead(ta, b.token, sampleLead({ sub_id1: 'src-2' }))).json().status, 'rejected');
+    await ta.db
+      .updateTable('blocklist_entries')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('id', '=', soon.id)
+      .execute();
+    assert.notEqual((await postLead(ta, b.token, sampleLead({ sub_id1: 'src-2' }))).json().status, 'rejected');
+    const listed = await getJson(ta, '/api/blocklists');
+    assert.deepEqual(
+      listed.data.map((x: { id: string }) => x.id),
+      [e.id],
+    );
+    const all = await getJson(ta, '/api/blocklists?include_expired=true');
+    assert.deepEqual(
+      all.data.map((x: { id: string; active: boolean }) => [x.id, x.active]),
+      [
+        [soon.id, false],
+        [e.id, true],
+      ],
+    );
+
+    // Removed: the next lead passes; the refused one stays refused.
+    const del = await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/blocklists/${e.id}` });
+    assert.equal(del.statusCode, 204);
+    assert.notEqual((await postLead(ta, a.token, sampleLead({ sub_id1: 'src-1' }))).json().status, 'rejected');
+  });
+
+  test('bad entries get 400 naming what is wrong, a value listed twice 409, and nothing is stored', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await makeWorld(t, ta, [{}]);
+    const post = (payload: object) => call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/blocklists', payload });
+    let p = expectProblem(await post({ kind: 'ip', value: '10.1.2.3/8' }), 400, 'validation_failed');
+    assert.deepEqual(p.errors, [
+      { field: 'value', message: 'has address bits set past its /8 prefix: the block is 10.0.0.0/8' },
+    ]);
+    p = expectProblem(
+      await post({
+        kind: 'phone',
+        value: '0151 1234',
+        traffic_provider_id: 'nope',
+        expires_at: '2001-01-01T00:00:00Z',
+      }),
+      400,
+      'validation_failed',
+    );
+    assert.deepEqual(
+      p.errors!.map((e) => e.field),
+      ['value', 'traffic_provider_id', 'expires_at'],
+    );
+    expectProblem(await post({ kind: 'fax', value: '1' }), 400, 'validation_failed');
+    const first = await block(ta, { kind: 'email', value: 'x@example.com' });
+    p = expectProblem(await post({ kind: 'email', value: 'X@Example.com' }), 409, 'conflict');
+    assert.match(p.detail, new RegExp(`already listed globally \\(entry ${first.id}\\)`));
+    // The same value for one provider is another entry.
+    await block(ta, { kind: 'email', value: 'x@example.com', traffic_provider_id: w.providerId });
+    const n = await ta.db
+      .selectFrom('blocklist_entries')
+      .select((e) => e.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(n.n), 2);
+  });
+
+  test('a CSV adds entries all or nothing, naming each bad row; values already listed are counted, not doubled', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await makeWorld(t, ta, [{}]);
+    await block(ta, { kind: 'ip', value: '192.0.2.1' });
+    const bad = await importCsv(
+      ta,
+      'kind,value,expires_at\nip,192.0.2.0/24,\nphone,12,\nemail,a@b.test,tomorrow\nfax,1,\n',
+    );
+    const p = expectProblem(bad, 400, 'validation_failed');
+    assert.deepEqual(
+      p.errors!.map((e) => e.field),
+      ['row 2 value', 'row 3 expires_at', 'row 4 kind'],
+    );
+    assert.equal((await getJson(ta, '/api/blocklists')).data.length, 1, 'nothing of a bad file is added');
+
+    const ok = await importCsv(
+      ta,
+      'Kind;Value;Note\nip;192.0.2.1;again\nip;192.0.2.0/24;\nemail_domain;spam.test;"a ""list"""\nemail_domain;SPAM.test;twice\n',
+    );
+    assert.equal(ok.statusCode, 200, ok.body);
+    assert.deepEqual(ok.json(), { rows: 4, added: 2, already_listed: 2 });
+    const onlyValues = await importCsv(
+      ta,
+      'value\nsrc-9\nsrc-10\n',
+      `?kind=sub_id&traffic_provider_id=${w.providerId}`,
+    );
+    assert.deepEqual(onlyValues.json(), { rows: 2, added: 2, already_listed: 0 });
+    assert.equal(
+      (await postLead(ta, w.token, sampleLead({ sub_id2: 'src-10', email: 'z@mx.spam.test' }))).json().status,
+      'rejected',
+    );
+    const note = (await getJson(ta, '/api/blocklists?kind=email_domain')).data[0].note;
+    assert.equal(note, 'a "list"');
+    const noKind = await importCsv(ta, 'value\n1.2.3.4\n');
+    assert.deepEqual(
+      expectProblem(noKind, 400, 'validation_failed').errors!.map((e) => e.field),
+      ['header'],
+    );
+    expectProblem(await importCsv(ta, 'kind,value\nip,"1.2.3.4\n'), 400, 'validation_failed');
+    const audit = await getJson(ta, '/api/audit-log?action=blocklist.imported');
+    assert.equal(audit.data.length, 2);
+  });
+
+  test('contacts are masked without leads:contacts; a role limited to providers sees and edits only theirs', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const a = await makeWorld(t, ta, [{}]);
+    const b = await makeWorld(t, ta, [{}]);
+    await block(ta, { kind: 'email', value: 'secret.person@example.com' });
+    const mine = await block(ta, { kind: 'phone', value: '+4915112345678', traffic_provider_id: a.providerId });
+    const theirs = await block(ta, { kind: 'ip', value: '192.0.2.9', traffic_provider_id: b.providerId });
+
+    const viewer = await newOperator(ta, ['quality:view']);
+    const seen = await getJson(ta, '/api/blocklists', viewer.token);
+    assert.deepEqual(seen.data.map((e: { value: string }) => e.value).sort(), [
+      '+49*********78',
+      '192.0.2.9',
+      's***@example.com',
+    ]);
+    assert.doesNotMatch(JSON.stringify(seen), /secret\.person|12345678/);
+    const found = await getJson(ta, '/api/blocklists?value=SECRET.person@example.com', viewer.token);
+    assert.equal(found.data.length, 1);
+    // The audit record keeps the masked value only.
+    const audit = await getJson(ta, '/api/audit-log?action=blocklist.added');
+    assert.doesNotMatch(JSON.stringify(audit), /secret\.person/);
+
+    expectProblem(
+      await call(ta.app, viewer.token, {
+        method: 'POST',
+        url: '/api/blocklists',
+        payload: { kind: 'sub_id', value: 'x' },
+      }),
+      403,
+      'forbidden',
+    );
+    const none = await newOperator(ta, ['leads:view']);
+    expectProblem(await call(ta.app, none.token, { method: 'GET', url: '/api/blocklists' }), 403, 'forbidden');
+
+    const role = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/roles',
+      payload: {
+        name: 'A only',
+        permissions: ['quality:view', 'quality:edit'],
+        scope: { traffic_provider_ids: [a.providerId], partner_ids: null },
+      },
+    });
+    assert.equal(role.statusCode, 201, role.body);
+    const scoped = await newOperator(ta, ['quality:view']);
+    await ta.db.updateTable('operators').set({ role_id: role.json().id }).where('id', '=', scoped.id).execute();
+    const list = await getJson(ta, '/api/blocklists', scoped.token);
+    assert.deepEqual(
+      list.data.map((e: { id: string }) => e.id),
+      [mine.id],
+    );
+    for (const url of [`/api/blocklists/${theirs.id}`]) {
+      expectProblem(await call(ta.app, scoped.token, { method: 'GET', url }), 404, 'not_found');
+      expectProblem(await call(ta.app, scoped.token, { method: 'DELETE', url }), 404, 'not_found');
+    }
+    const global = await call(ta.app, scoped.token, {
+      method: 'POST',
+      url: '/api/blocklists',
+      payload: { kind: 'sub_id', value: 'x' },
+    });
+    assert.deepEqual(
+      expectProblem(global, 400, 'validation_failed').errors!.map((e) => e.field),
+      ['traffic_provider_id'],
+    );
+    const other = await call(ta.app, scoped.token, {
+      method: 'POST',
+      url: '/api/blocklists',
+      payload: { kind: 'sub_id', value: 'x', traffic_provider_id: b.providerId },
+    });
+    assert.equal(expectProblem(other, 400, 'validation_failed').errors![0].message, 'no traffic provider with that id');
+    await block(ta, { kind: 'sub_id', value: 'x', traffic_provider_id: a.providerId }, scoped.token);
+  });
+});
