@@ -109,6 +109,53 @@ forEachDatabase('CSV import dry run', (engine) => {
     );
   });
 
+  test('rows a blocklist entry matches are bad rows naming the entry, in the dry run and the import', async (t) => {
+    const ta = await buildTestApp(t, engine, { env: { IMPORT_CHUNK_BYTES: '150' } });
+    const target = await importTarget(ta);
+    const other = await insertTrafficProvider(ta.db);
+    const add = async (payload: object) => {
+      const res = await call(ta.app, ta.ownerToken, { method: 'POST', url: '/api/blocklists', payload });
+      assert.equal(res.statusCode, 201, res.body);
+      return res.json().id as string;
+    };
+    const domain = await add({ kind: 'email_domain', value: 'spam.test' });
+    const block = await add({ kind: 'ip', value: '10.0.0.0/30' }); // 10.0.0.0–3: rows 1–3
+    const sub = await add({ kind: 'sub_id', value: 's5', traffic_provider_id: target.providerId });
+    await add({ kind: 'sub_id', value: 's6', traffic_provider_id: other }); // another provider's: not this import's
+    await add({ kind: 'sub_id', value: 's7', expires_at: new Date(Date.now() + 60_000).toISOString() });
+    await ta.db
+      .updateTable('blocklist_entries')
+      .set({ expires_at: '2000-01-01T00:00:00.000Z' })
+      .where('value', '=', 's7')
+      .execute();
+    const rows = [4, 5, 6, 7, 8, 1].map((n) => goodRow(n));
+    rows[4] = rows[4].replace('ann8@example.com', 'ann8@mx.SPAM.test');
+    const csv = `${HEADER}\n${rows.join('\n')}\n`;
+    const body = { mapping: MAPPING, traffic_provider_id: target.providerId, campaign_id: target.campaignId };
+    const imp = await uploaded(ta, csv);
+    await post(ta, `/api/imports/${imp.id}/dry-run`, body);
+    const done = await workUntilNot(ta, imp.id, 'validating');
+    assert.deepEqual([done.dry_run.good, done.dry_run.bad], [3, 3]);
+    const errors = await allErrors(ta, imp.id);
+    assert.deepEqual(
+      errors.map((e) => [e.row, e.field, e.column, e.reason]),
+      [
+        [2, 'sub_id1', 'sub1', `blocklisted: sub id s5 (the provider's entry ${sub})`],
+        [5, 'email', 'E-Mail', `blocklisted: email domain spam.test (global entry ${domain})`],
+        [6, 'ip', 'IP', `blocklisted: ip 10.0.0.0/30 (global entry ${block})`],
+      ],
+    );
+    const run = await post(ta, `/api/imports/${imp.id}/run`, { ...body, mode: 'store' });
+    assert.equal(run.statusCode, 202, run.body);
+    const imported = await workUntilNot(ta, imp.id, 'importing');
+    assert.deepEqual(imported.counts, { good: 3, bad: 3, duplicates: 0, imported: 3 });
+    const emails = await ta.db.selectFrom('leads').select('email').orderBy('email').execute();
+    assert.deepEqual(
+      emails.map((l) => l.email),
+      ['ann4@example.com', 'ann6@example.com', 'ann7@example.com'],
+    );
+  });
+
   test('a second dry run starts afresh; a campaign limited to some countries refuses the others', async (t) => {
     const { ta, target, csv, body } = await setup(t, engine);
     const limited = await insertCampaign(ta.db, target.providerId, null);

@@ -106,7 +106,8 @@ export default async function importRoutes(app: App) {
         description:
           "Worked in the background (state validating, then validated with dry_run's counts). Each row is checked as " +
           "intake checks a lead (required fields, email, country code, phone for the country, IP, the campaign's " +
-          "countries) and against the traffic provider's duplicate policy, both existing leads and earlier rows of the " +
+          "countries), against the blocklists (global and the provider's; the row names the entry) and against the " +
+          "traffic provider's duplicate policy, both existing leads and earlier rows of the " +
           `file; every bad row is listed by getImportErrors. Audited (import.dry_run). ${START} ${ROWS}`,
         params: IdParams,
         body: DryRunBody,

@@ -6,7 +6,9 @@ import { newId } from '../../db/ids.js';
 import { recordProviderFacts } from '../../db/provider-facts.js';
 import type { ImportErrorsTable, LeadsTable } from '../../db/tables.js';
 import { activePolicy, checkedFields, windowStart } from '../intake/duplicates.js';
-import { receivedFact } from '../intake/service.js';
+import { blockedReason, receivedFact } from '../intake/service.js';
+import { entriesWithKeys, type BlockingEntry } from '../quality/blocklist-queries.js';
+import { leadKeys } from '../quality/match-keys.js';
 import type { NormalizedLead } from '../intake/validate.js';
 import {
   advance,
@@ -161,8 +163,14 @@ export class ImportWorker {
       if ('lead' in r) good.push({ row: chunk.first_row + i, lead: r.lead });
       else errors.push(...r.errors);
     });
-    const bad = new Set(errors.map((e) => e.row)).size;
     const now = new Date();
+    const blocked = await this.blocked(imp, ctx, good, now);
+    if (blocked.length) {
+      const rows = new Set(blocked.map((b) => b.row));
+      good = good.filter((g) => !rows.has(g.row));
+      errors.push(...blocked);
+    }
+    const bad = new Set(errors.map((e) => e.row)).size;
     const { accepted, duplicates, keys } = await this.duplicates(imp, ctx, good, now);
     good = accepted;
     const importing = imp.state === 'importing';
@@ -204,6 +212,30 @@ export class ImportWorker {
       );
     });
     return true;
+  }
+
+  /** Intake's blocklist check for a chunk's good rows, in one query: the rows an entry blocks, as bad rows. */
+  private async blocked(imp: ImportRow, ctx: Context, good: { row: number; lead: NormalizedLead }[], now: Date) {
+    if (!good.length) return [];
+    const keyed = good.map((g) => ({ ...g, keys: leadKeys(g.lead) }));
+    const all = JSON.stringify([...new Set(keyed.flatMap((g) => g.keys))]);
+    const found = await entriesWithKeys(this.deps.db, all, imp.traffic_provider_id!, now.toISOString());
+    if (!found.length) return [];
+    const byKey = new Map(found.map((e) => [e.match_key, e]));
+    const out: RowError[] = [];
+    for (const g of keyed) {
+      const entry = g.keys.map((k) => byKey.get(k)).find((e) => e !== undefined);
+      if (!entry) continue;
+      const field = blockedField(entry, g.lead);
+      out.push({
+        row: g.row,
+        field,
+        column_name: ctx.mapping[field] ?? null,
+        reason: blockedReason(entry),
+        value: g.lead[field],
+      });
+    }
+    return out;
   }
 
   /**
@@ -297,4 +329,12 @@ export class ImportWorker {
     if (await setState(this.deps.db, imp.id, [imp.state], 'failed', { error, updated_at: now, finished_at: now }))
       await deleteWork(this.deps.db, imp.id);
   }
+}
+
+/** The lead field a blocklist entry matched. */
+function blockedField(entry: BlockingEntry, lead: NormalizedLead): keyof NormalizedLead {
+  if (entry.kind === 'email' || entry.kind === 'email_domain') return 'email';
+  if (entry.kind === 'sub_id')
+    return (['sub_id1', 'sub_id2', 'sub_id3', 'sub_id4', 'sub_id5'] as const).find((f) => lead[f] === entry.value)!;
+  return entry.kind;
 }

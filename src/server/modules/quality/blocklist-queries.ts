@@ -27,6 +27,16 @@ export function blockingEntry(db: Kysely<Database>, keysJson: string, providerId
     .limit(1);
 }
 
+/** The unexpired entries (global or the provider's) with any of these keys (a JSON array): a CSV import's chunk at once. */
+export const entriesWithKeys = (db: Kysely<Database>, keysJson: string, providerId: string, now: string) =>
+  db
+    .selectFrom('blocklist_entries')
+    .select(['match_key', 'id', 'kind', 'value', 'traffic_provider_id'])
+    .where('match_key', 'in', textsOf(db, keysJson))
+    .where((eb) => eb.or([eb('traffic_provider_id', 'is', null), eb('traffic_provider_id', '=', providerId)]))
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .execute();
+
 export type BlockingEntry = { id: string; kind: BlockKind; value: string; traffic_provider_id: string | null };
 
 const entryColumns = [
