@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Insertable, type Kysely, type SqlBool } from 'kysely';
 import { isPostgres } from '../../db/database.js';
 import { providerIdInScope } from '../../db/record-scope.js';
 import type { DataScope } from '../../db/scope.js';
@@ -6,36 +6,35 @@ import type { BlocklistEntriesTable, Database } from '../../db/tables.js';
 import { decodeCursor, pageOf } from '../../http/pagination.js';
 import type { BlockKind } from './match-keys.js';
 
-/** A JSON array of texts as a one-column set, for `in (…)` (one bound parameter, whatever its length). */
-const textsOf = (db: Kysely<any>, json: string): RawBuilder<string> =>
-  isPostgres(db)
-    ? sql`(select jsonb_array_elements_text(cast(${json} as jsonb)))`
-    : sql`(select value from json_each(${json}))`;
-
 /**
- * The entry that blocks a lead, if one does: an unexpired entry, global or the provider's, whose
- * key is one of the lead's (match-keys.ts leadKeys, as a JSON array). One index probe per key.
- * Part of intake's one read (intake/service.ts) and of an import's row check.
+ * The unexpired entries (global or the provider's) whose key is one of `keysJson` (a JSON array,
+ * one bound parameter however many keys). Written so both planners probe the key index once per
+ * key whatever the list's length (measured: scanning the global entries or hashing the table
+ * instead cost 2.7 ms at 20,000 entries): on PostgreSQL `= any(array(…))`, an index condition; on
+ * SQLite `in (select … json_each)` with the scope as the unique index's own expression, so the
+ * provider's index does not tempt it.
  */
-export function blockingEntry(db: Kysely<Database>, keysJson: string, providerId: string, now: string) {
+function withKeys(db: Kysely<Database>, keysJson: string, providerId: string, now: string) {
+  const keys = isPostgres(db)
+    ? sql<SqlBool>`match_key = any(array(select jsonb_array_elements_text(cast(${keysJson} as jsonb))))`
+    : sql<SqlBool>`match_key in (select value from json_each(${keysJson}))`;
   return db
     .selectFrom('blocklist_entries')
-    .select(['id', 'kind', 'value', 'traffic_provider_id'])
-    .where('match_key', 'in', textsOf(db, keysJson))
-    .where((eb) => eb.or([eb('traffic_provider_id', 'is', null), eb('traffic_provider_id', '=', providerId)]))
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .limit(1);
+    .where(keys)
+    .where(sql<string>`coalesce(traffic_provider_id, '')`, 'in', ['', providerId])
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
 }
 
-/** The unexpired entries (global or the provider's) with any of these keys (a JSON array): a CSV import's chunk at once. */
+/**
+ * The entry that blocks a lead, if one does: its keys are match-keys.ts leadKeys. Part of
+ * intake's one read (intake/service.ts).
+ */
+export const blockingEntry = (db: Kysely<Database>, keysJson: string, providerId: string, now: string) =>
+  withKeys(db, keysJson, providerId, now).select(['id', 'kind', 'value', 'traffic_provider_id']).limit(1);
+
+/** Every entry matching any of the keys: a CSV import's chunk at once. */
 export const entriesWithKeys = (db: Kysely<Database>, keysJson: string, providerId: string, now: string) =>
-  db
-    .selectFrom('blocklist_entries')
-    .select(['match_key', 'id', 'kind', 'value', 'traffic_provider_id'])
-    .where('match_key', 'in', textsOf(db, keysJson))
-    .where((eb) => eb.or([eb('traffic_provider_id', 'is', null), eb('traffic_provider_id', '=', providerId)]))
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .execute();
+  withKeys(db, keysJson, providerId, now).select(['match_key', 'id', 'kind', 'value', 'traffic_provider_id']).execute();
 
 export type BlockingEntry = { id: string; kind: BlockKind; value: string; traffic_provider_id: string | null };
 

@@ -10,6 +10,9 @@ import {
   type TestApp,
 } from '../../../../test/helpers.js';
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
+import { CompiledQuery, sql } from 'kysely';
+import { blockingEntry } from './blocklist-queries.js';
+import { leadKeys } from './match-keys.js';
 
 const QUALITY = 'the lead did not pass the quality checks';
 
@@ -256,5 +259,43 @@ forEachDatabase('Blocklists', (engine) => {
     });
     assert.equal(expectProblem(other, 400, 'validation_failed').errors![0].message, 'no traffic provider with that id');
     await block(ta, { kind: 'sub_id', value: 'x', traffic_provider_id: a.providerId }, scoped.token);
+  });
+
+  test("intake's check probes the key index once per key, however many global entries there are", async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const rows = Array.from({ length: 5000 }, (_, i) => ({
+      id: `e${i}`,
+      kind: 'ip' as const,
+      value: `10.${i >> 8}.${i & 255}.0/24`,
+      match_key: `ip4:0a${(i >> 8).toString(16).padStart(2, '0')}${(i & 255).toString(16).padStart(2, '0')}00/24`,
+      traffic_provider_id: null,
+      expires_at: null,
+      note: null,
+      created_by: null,
+      created_at: new Date().toISOString(),
+    }));
+    for (let i = 0; i < rows.length; i += 500)
+      await ta.db
+        .insertInto('blocklist_entries')
+        .values(rows.slice(i, i + 500))
+        .execute();
+    if (engine === 'postgres') await sql`analyze blocklist_entries`.execute(ta.db);
+    const keys = leadKeys({
+      ...sampleLead({ ip: '10.1.2.3' }),
+      sub_id1: 's',
+      sub_id2: null,
+      sub_id3: null,
+      sub_id4: null,
+      sub_id5: null,
+    } as never);
+    const q = blockingEntry(ta.db, JSON.stringify(keys), 'p', new Date().toISOString()).compile();
+    const found = await ta.db.executeQuery(q);
+    assert.equal((found.rows[0] as { id: string }).id, 'e258', 'the block 10.1.2.0/24');
+    const explain = engine === 'postgres' ? 'explain' : 'explain query plan';
+    const plan = await ta.db.executeQuery(CompiledQuery.raw(`${explain} ${q.sql}`, [...q.parameters]));
+    const text = plan.rows.map((r) => Object.values(r as object).join(' ')).join(' | ');
+    if (engine === 'postgres') assert.match(text, /Index Cond: \(match_key = ANY/, text);
+    else assert.match(text, /SEARCH blocklist_entries USING INDEX blocklist_entries_key \(match_key=\?/, text);
+    assert.doesNotMatch(text, /SCAN blocklist_entries|Seq Scan|blocklist_entries_provider/, text);
   });
 });
