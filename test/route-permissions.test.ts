@@ -34,6 +34,7 @@ const MODULE_OF_PATH: [prefix: string, module: string][] = [
   ['/api/hosting', 'hosting'],
   ['/api/webhooks', 'webhooks'],
   ['/api/blocklists', 'quality'],
+  ['/api/quality', 'quality'],
 ];
 
 /** Paths whose every route, reads included, asks for the edit permission: re-injection jobs and rules, CSV imports (contract §7, leads:edit). */

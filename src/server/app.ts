@@ -40,6 +40,7 @@ import type { App, RouteInfo } from './types.js';
 import { VERSION } from './version.js';
 import apiKeyRoutes from './modules/api-keys/routes.js';
 import blocklistRoutes from './modules/quality/blocklist-routes.js';
+import qualitySettingsRoutes from './modules/quality/settings-routes.js';
 import auditRoutes from './modules/audit/routes.js';
 import authRoutes from './modules/auth/routes.js';
 import healthRoutes from './modules/health/routes.js';
@@ -204,6 +205,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(injectionRuleRoutes);
   await app.register(importRoutes);
   await app.register(blocklistRoutes);
+  await app.register(qualitySettingsRoutes);
   await app.register(analyticsRoutes);
   await app.register(intakeRoutes);
   await app.register(autologinRoutes);

@@ -31,6 +31,7 @@ import * as injections from './migrations/20261202T000000Z_injections.js';
 import * as injectionRules from './migrations/20261203T100000Z_injection_rules.js';
 import * as imports from './migrations/20261203T110000Z_imports.js';
 import * as blocklists from './migrations/20261204T100000Z_blocklists.js';
+import * as leadFlags from './migrations/20261204T110000Z_lead_flags.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -70,6 +71,7 @@ const migrations: [string, Migration][] = [
   ['20261203T100000Z_injection_rules', injectionRules],
   ['20261203T110000Z_imports', imports],
   ['20261204T100000Z_blocklists', blocklists],
+  ['20261204T110000Z_lead_flags', leadFlags],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

@@ -288,6 +288,10 @@ export interface LeadsTable {
   lease_until: string | null;
   /** The CSV import that stored this lead (modules/imports), or null. */
   import_id: string | null;
+  /** Fraud flags found at intake, a bit mask (modules/quality/flags.ts); 0: none. */
+  flags: Generated<number>;
+  /** 0–100 from the flags and the weights when it arrived; null: stored before scoring existed. */
+  quality_score: number | null;
 }
 
 /** A lead's own fields, as a traffic provider sends them (normalized) and a partner receives them. */

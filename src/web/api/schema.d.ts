@@ -2381,6 +2381,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/quality/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The fraud flags and the weight of each in the quality score
+         * @description A lead's quality score is 100 less the weights of the flags it raised, at least 0, computed when it arrives and stored with it (a change of weights scores new leads; stored scores stay).
+         *
+         *     Access: needs the `quality:view` permission (key scope and role).
+         */
+        get: operations["getQualitySettings"];
+        /**
+         * Set the weights of the fraud flags
+         * @description Weights left out keep theirs. A lead's quality score is 100 less the weights of the flags it raised, at least 0, computed when it arrives and stored with it (a change of weights scores new leads; stored scores stay). Audited (quality.settings_updated).
+         *
+         *     Access: needs the `quality:edit` permission (key scope and role).
+         */
+        put: operations["updateQualitySettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/roles": {
         parameters: {
             query?: never;
@@ -5013,7 +5041,7 @@ export interface operations {
                 limit?: number;
                 /** @description A provider id, or "global" for global entries only */
                 traffic_provider_id?: string;
-                /** @description Entries for exactly this value (any spelling of it: it is normalized per kind as entries are) */
+                /** @description Entries for exactly this value (any spelling of it: it is normalized per kind as entries are). A whole email or phone number needs leads:contacts (else 400: it would confirm a contact the answers mask) */
                 value?: string;
             };
             header?: never;
@@ -9482,6 +9510,10 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                                /** @description Only leads with any of these fraud flags (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain); repeat the parameter or separate with commas */
+                                flag?: string[];
+                                /** @description true: only leads with a fraud flag; false: only leads without */
+                                flagged?: boolean;
                                 /** @description Only leads of this flow (id) */
                                 flow_id?: string;
                                 /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
@@ -9493,6 +9525,11 @@ export interface operations {
                                  * @description The leads whose `date_type` date lies in the last N days before each run (N × 24 h up to the scheduled time)
                                  */
                                 last_days: number;
+                                /**
+                                 * Format: int32
+                                 * @description Only leads whose quality score is at most this (scored leads only)
+                                 */
+                                max_score?: number;
                                 /** @description Only leads of this partner (id) */
                                 partner_id?: string;
                                 /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
@@ -9646,6 +9683,10 @@ export interface operations {
                          * @enum {string}
                          */
                         date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                        /** @description Only leads with any of these fraud flags (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain); repeat the parameter or separate with commas */
+                        flag?: string[];
+                        /** @description true: only leads with a fraud flag; false: only leads without */
+                        flagged?: boolean;
                         /** @description Only leads of this flow (id) */
                         flow_id?: string;
                         /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
@@ -9657,6 +9698,11 @@ export interface operations {
                          * @description The leads whose `date_type` date lies in the last N days before each run (N × 24 h up to the scheduled time)
                          */
                         last_days: number;
+                        /**
+                         * Format: int32
+                         * @description Only leads whose quality score is at most this (scored leads only)
+                         */
+                        max_score?: number;
                         /** @description Only leads of this partner (id) */
                         partner_id?: string;
                         /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
@@ -9754,6 +9800,10 @@ export interface operations {
                              * @enum {string}
                              */
                             date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                            /** @description Only leads with any of these fraud flags (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain); repeat the parameter or separate with commas */
+                            flag?: string[];
+                            /** @description true: only leads with a fraud flag; false: only leads without */
+                            flagged?: boolean;
                             /** @description Only leads of this flow (id) */
                             flow_id?: string;
                             /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
@@ -9765,6 +9815,11 @@ export interface operations {
                              * @description The leads whose `date_type` date lies in the last N days before each run (N × 24 h up to the scheduled time)
                              */
                             last_days: number;
+                            /**
+                             * Format: int32
+                             * @description Only leads whose quality score is at most this (scored leads only)
+                             */
+                            max_score?: number;
                             /** @description Only leads of this partner (id) */
                             partner_id?: string;
                             /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
@@ -9948,6 +10003,10 @@ export interface operations {
                              * @enum {string}
                              */
                             date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                            /** @description Only leads with any of these fraud flags (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain); repeat the parameter or separate with commas */
+                            flag?: string[];
+                            /** @description true: only leads with a fraud flag; false: only leads without */
+                            flagged?: boolean;
                             /** @description Only leads of this flow (id) */
                             flow_id?: string;
                             /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
@@ -9959,6 +10018,11 @@ export interface operations {
                              * @description The leads whose `date_type` date lies in the last N days before each run (N × 24 h up to the scheduled time)
                              */
                             last_days: number;
+                            /**
+                             * Format: int32
+                             * @description Only leads whose quality score is at most this (scored leads only)
+                             */
+                            max_score?: number;
                             /** @description Only leads of this partner (id) */
                             partner_id?: string;
                             /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
@@ -10233,6 +10297,10 @@ export interface operations {
                          * @enum {string}
                          */
                         date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                        /** @description Only leads with any of these fraud flags (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain); repeat the parameter or separate with commas */
+                        flag?: string[];
+                        /** @description true: only leads with a fraud flag; false: only leads without */
+                        flagged?: boolean;
                         /** @description Only leads of this flow (id) */
                         flow_id?: string;
                         /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
@@ -10244,6 +10312,11 @@ export interface operations {
                          * @description The leads whose `date_type` date lies in the last N days before each run (N × 24 h up to the scheduled time)
                          */
                         last_days: number;
+                        /**
+                         * Format: int32
+                         * @description Only leads whose quality score is at most this (scored leads only)
+                         */
+                        max_score?: number;
                         /** @description Only leads of this partner (id) */
                         partner_id?: string;
                         /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
@@ -10334,6 +10407,10 @@ export interface operations {
                              * @enum {string}
                              */
                             date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                            /** @description Only leads with any of these fraud flags (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain); repeat the parameter or separate with commas */
+                            flag?: string[];
+                            /** @description true: only leads with a fraud flag; false: only leads without */
+                            flagged?: boolean;
                             /** @description Only leads of this flow (id) */
                             flow_id?: string;
                             /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
@@ -10345,6 +10422,11 @@ export interface operations {
                              * @description The leads whose `date_type` date lies in the last N days before each run (N × 24 h up to the scheduled time)
                              */
                             last_days: number;
+                            /**
+                             * Format: int32
+                             * @description Only leads whose quality score is at most this (scored leads only)
+                             */
+                            max_score?: number;
                             /** @description Only leads of this partner (id) */
                             partner_id?: string;
                             /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
@@ -10526,6 +10608,10 @@ export interface operations {
                          * @enum {string}
                          */
                         date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                        /** @description Only leads with any of these fraud flags (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain); repeat the parameter or separate with commas */
+                        flag?: string[];
+                        /** @description true: only leads with a fraud flag; false: only leads without */
+                        flagged?: boolean;
                         /** @description Only leads of this flow (id) */
                         flow_id?: string;
                         /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
@@ -10537,6 +10623,11 @@ export interface operations {
                          * @description The leads whose `date_type` date lies in the last N days before each run (N × 24 h up to the scheduled time)
                          */
                         last_days: number;
+                        /**
+                         * Format: int32
+                         * @description Only leads whose quality score is at most this (scored leads only)
+                         */
+                        max_score?: number;
                         /** @description Only leads of this partner (id) */
                         partner_id?: string;
                         /** @description Free text: a lead id (exact), a name (prefix of the first or last name, or "first last"; case-insensitive) and, only for callers holding `leads:contacts`, an email address or phone number (exact; phone in any common notation). Without `leads:contacts` a q shaped like an email (any @) or a phone number is refused with 400 validation_failed naming the permission, instead of answering 0 leads (it could never match: a search must not confirm a contact the answers mask). */
@@ -10718,6 +10809,10 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                                /** @description Only leads with any of these fraud flags (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain); repeat the parameter or separate with commas */
+                                flag?: string[];
+                                /** @description true: only leads with a fraud flag; false: only leads without */
+                                flagged?: boolean;
                                 /** @description Only leads of this flow (id) */
                                 flow_id?: string;
                                 /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
@@ -10728,6 +10823,11 @@ export interface operations {
                                 is_ftd?: boolean;
                                 /** @description Chosen by id: how many ids were sent */
                                 lead_ids?: number;
+                                /**
+                                 * Format: int32
+                                 * @description Only leads whose quality score is at most this (scored leads only)
+                                 */
+                                max_score?: number;
                                 /**
                                  * @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index.
                                  * @default desc
@@ -10875,12 +10975,21 @@ export interface operations {
                          * @enum {string}
                          */
                         date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                        /** @description Only leads with any of these fraud flags (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain); repeat the parameter or separate with commas */
+                        flag?: string[];
+                        /** @description true: only leads with a fraud flag; false: only leads without */
+                        flagged?: boolean;
                         /** @description Only leads of this flow (id) */
                         flow_id?: string;
                         /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
                         id?: string[];
                         /** @description true: only leads with an FTD; false: only leads without */
                         is_ftd?: boolean;
+                        /**
+                         * Format: int32
+                         * @description Only leads whose quality score is at most this (scored leads only)
+                         */
+                        max_score?: number;
                         /**
                          * @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index.
                          * @default desc
@@ -10993,6 +11102,10 @@ export interface operations {
                              * @enum {string}
                              */
                             date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                            /** @description Only leads with any of these fraud flags (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain); repeat the parameter or separate with commas */
+                            flag?: string[];
+                            /** @description true: only leads with a fraud flag; false: only leads without */
+                            flagged?: boolean;
                             /** @description Only leads of this flow (id) */
                             flow_id?: string;
                             /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
@@ -11003,6 +11116,11 @@ export interface operations {
                             is_ftd?: boolean;
                             /** @description Chosen by id: how many ids were sent */
                             lead_ids?: number;
+                            /**
+                             * Format: int32
+                             * @description Only leads whose quality score is at most this (scored leads only)
+                             */
+                            max_score?: number;
                             /**
                              * @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index.
                              * @default desc
@@ -11195,6 +11313,10 @@ export interface operations {
                              * @enum {string}
                              */
                             date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                            /** @description Only leads with any of these fraud flags (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain); repeat the parameter or separate with commas */
+                            flag?: string[];
+                            /** @description true: only leads with a fraud flag; false: only leads without */
+                            flagged?: boolean;
                             /** @description Only leads of this flow (id) */
                             flow_id?: string;
                             /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
@@ -11205,6 +11327,11 @@ export interface operations {
                             is_ftd?: boolean;
                             /** @description Chosen by id: how many ids were sent */
                             lead_ids?: number;
+                            /**
+                             * Format: int32
+                             * @description Only leads whose quality score is at most this (scored leads only)
+                             */
+                            max_score?: number;
                             /**
                              * @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index.
                              * @default desc
@@ -11386,6 +11513,10 @@ export interface operations {
                              * @enum {string}
                              */
                             date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                            /** @description Only leads with any of these fraud flags (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain); repeat the parameter or separate with commas */
+                            flag?: string[];
+                            /** @description true: only leads with a fraud flag; false: only leads without */
+                            flagged?: boolean;
                             /** @description Only leads of this flow (id) */
                             flow_id?: string;
                             /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
@@ -11396,6 +11527,11 @@ export interface operations {
                             is_ftd?: boolean;
                             /** @description Chosen by id: how many ids were sent */
                             lead_ids?: number;
+                            /**
+                             * Format: int32
+                             * @description Only leads whose quality score is at most this (scored leads only)
+                             */
+                            max_score?: number;
                             /**
                              * @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index.
                              * @default desc
@@ -11610,6 +11746,10 @@ export interface operations {
                              * @enum {string}
                              */
                             date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                            /** @description Only leads with any of these fraud flags (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain); repeat the parameter or separate with commas */
+                            flag?: string[];
+                            /** @description true: only leads with a fraud flag; false: only leads without */
+                            flagged?: boolean;
                             /** @description Only leads of this flow (id) */
                             flow_id?: string;
                             /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
@@ -11620,6 +11760,11 @@ export interface operations {
                             is_ftd?: boolean;
                             /** @description Chosen by id: how many ids were sent */
                             lead_ids?: number;
+                            /**
+                             * Format: int32
+                             * @description Only leads whose quality score is at most this (scored leads only)
+                             */
+                            max_score?: number;
                             /**
                              * @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index.
                              * @default desc
@@ -11926,6 +12071,10 @@ export interface operations {
                              * @enum {string}
                              */
                             date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                            /** @description Only leads with any of these fraud flags (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain); repeat the parameter or separate with commas */
+                            flag?: string[];
+                            /** @description true: only leads with a fraud flag; false: only leads without */
+                            flagged?: boolean;
                             /** @description Only leads of this flow (id) */
                             flow_id?: string;
                             /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
@@ -11936,6 +12085,11 @@ export interface operations {
                             is_ftd?: boolean;
                             /** @description Chosen by id: how many ids were sent */
                             lead_ids?: number;
+                            /**
+                             * Format: int32
+                             * @description Only leads whose quality score is at most this (scored leads only)
+                             */
+                            max_score?: number;
                             /**
                              * @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index.
                              * @default desc
@@ -12124,12 +12278,21 @@ export interface operations {
                          * @enum {string}
                          */
                         date_type: "registration" | "delivered" | "ftd" | "status_updated";
+                        /** @description Only leads with any of these fraud flags (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain); repeat the parameter or separate with commas */
+                        flag?: string[];
+                        /** @description true: only leads with a fraud flag; false: only leads without */
+                        flagged?: boolean;
                         /** @description Only leads of this flow (id) */
                         flow_id?: string;
                         /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
                         id?: string[];
                         /** @description true: only leads with an FTD; false: only leads without */
                         is_ftd?: boolean;
+                        /**
+                         * Format: int32
+                         * @description Only leads whose quality score is at most this (scored leads only)
+                         */
+                        max_score?: number;
                         /**
                          * @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index.
                          * @default desc
@@ -12501,6 +12664,8 @@ export interface operations {
                         /** @description Masked (e.g. "j***@example.com") unless the caller holds `leads:contacts` */
                         email: string;
                         first_name: string;
+                        /** @description The fraud flags intake raised (GET /api/quality/settings names them all); empty: none */
+                        flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
                         flow_id: string | null;
                         flow_name: string | null;
                         /** Format: date-time */
@@ -12523,6 +12688,8 @@ export interface operations {
                         payout: number;
                         /** @description E.164; masked (e.g. "+49******67") unless the caller holds `leads:contacts` */
                         phone: string;
+                        /** @description 0–100: 100 less the weights of its flags when it arrived; null for leads stored before scoring */
+                        quality_score: number | null;
                         /** @description Why it was rejected, failed or is a duplicate */
                         reason: string | null;
                         /** @description What the partner pays for it, in USD */
@@ -12880,6 +13047,8 @@ export interface operations {
                         /** @description Masked (e.g. "j***@example.com") unless the caller holds `leads:contacts` */
                         email: string;
                         first_name: string;
+                        /** @description The fraud flags intake raised (GET /api/quality/settings names them all); empty: none */
+                        flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
                         flow_id: string | null;
                         flow_name: string | null;
                         /** Format: date-time */
@@ -12902,6 +13071,8 @@ export interface operations {
                         payout: number;
                         /** @description E.164; masked (e.g. "+49******67") unless the caller holds `leads:contacts` */
                         phone: string;
+                        /** @description 0–100: 100 less the weights of its flags when it arrived; null for leads stored before scoring */
+                        quality_score: number | null;
                         /** @description Why it was rejected, failed or is a duplicate */
                         reason: string | null;
                         /** @description What the partner pays for it, in USD */
@@ -13071,12 +13242,18 @@ export interface operations {
                 date_to?: string;
                 /** @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out. */
                 date_type?: "registration" | "delivered" | "ftd" | "status_updated";
+                /** @description Only leads with any of these fraud flags (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain); repeat the parameter or separate with commas */
+                flag?: string[];
+                /** @description true: only leads with a fraud flag; false: only leads without */
+                flagged?: boolean;
                 /** @description Only leads of this flow (id) */
                 flow_id?: string;
                 /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
                 id?: string[];
                 /** @description true: only leads with an FTD; false: only leads without */
                 is_ftd?: boolean;
+                /** @description Only leads whose quality score is at most this (scored leads only) */
+                max_score?: number;
                 /** @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index. */
                 order?: "desc" | "asc";
                 /** @description Only leads of this partner (id) */
@@ -13198,12 +13375,18 @@ export interface operations {
                 date_to?: string;
                 /** @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out. */
                 date_type?: "registration" | "delivered" | "ftd" | "status_updated";
+                /** @description Only leads with any of these fraud flags (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain); repeat the parameter or separate with commas */
+                flag?: string[];
+                /** @description true: only leads with a fraud flag; false: only leads without */
+                flagged?: boolean;
                 /** @description Only leads of this flow (id) */
                 flow_id?: string;
                 /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
                 id?: string[];
                 /** @description true: only leads with an FTD; false: only leads without */
                 is_ftd?: boolean;
+                /** @description Only leads whose quality score is at most this (scored leads only) */
+                max_score?: number;
                 /** @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index. */
                 order?: "desc" | "asc";
                 /** @description Only leads of this partner (id) */
@@ -13396,6 +13579,10 @@ export interface operations {
                 date_to?: string;
                 /** @description Which date the range applies to and the rows are sorted by (see `order`): registration (created_at), delivered (delivered_at), ftd (ftd_at) or status_updated. Except for registration, leads without that date are left out. */
                 date_type?: "registration" | "delivered" | "ftd" | "status_updated";
+                /** @description Only leads with any of these fraud flags (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain); repeat the parameter or separate with commas */
+                flag?: string[];
+                /** @description true: only leads with a fraud flag; false: only leads without */
+                flagged?: boolean;
                 /** @description Only leads of this flow (id) */
                 flow_id?: string;
                 /** @description Only these leads: up to 200 lead ids, repeated or separated with commas (the dashboard exports a selection this way) */
@@ -13404,6 +13591,8 @@ export interface operations {
                 is_ftd?: boolean;
                 /** @description Page size (1–500, default 50) */
                 limit?: number;
+                /** @description Only leads whose quality score is at most this (scored leads only) */
+                max_score?: number;
                 /** @description desc: newest first (by the date of `date_type`, then id); asc: oldest first. Both walk an index. */
                 order?: "desc" | "asc";
                 /** @description Only leads of this partner (id) */
@@ -13465,6 +13654,8 @@ export interface operations {
                             /** @description Masked (e.g. "j***@example.com") unless the caller holds `leads:contacts` */
                             email: string;
                             first_name: string;
+                            /** @description The fraud flags intake raised (GET /api/quality/settings names them all); empty: none */
+                            flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
                             flow_id: string | null;
                             flow_name: string | null;
                             /** Format: date-time */
@@ -13485,6 +13676,8 @@ export interface operations {
                             payout: number;
                             /** @description E.164; masked (e.g. "+49******67") unless the caller holds `leads:contacts` */
                             phone: string;
+                            /** @description 0–100: 100 less the weights of its flags when it arrived; null for leads stored before scoring */
+                            quality_score: number | null;
                             /** @description Why it was rejected, failed or is a duplicate */
                             reason: string | null;
                             /** @description What the partner pays for it, in USD */
@@ -22219,6 +22412,311 @@ export interface operations {
                     "application/json": {
                         /** @description How many sessions ended */
                         revoked: number;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getQualitySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every flag intake computes, in a fixed order */
+                        flags: {
+                            /** Format: int32 */
+                            default_weight: number;
+                            description: string;
+                            label: string;
+                            /** @enum {string} */
+                            name: "phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain";
+                        }[];
+                        weights: {
+                            /**
+                             * Format: int32
+                             * @description Points taken off the score (0–100)
+                             */
+                            disposable_email: number;
+                            /**
+                             * Format: int32
+                             * @description Points taken off the score (0–100)
+                             */
+                            ip_country: number;
+                            /**
+                             * Format: int32
+                             * @description Points taken off the score (0–100)
+                             */
+                            phone_country: number;
+                            /**
+                             * Format: int32
+                             * @description Points taken off the score (0–100)
+                             */
+                            phone_type: number;
+                            /**
+                             * Format: int32
+                             * @description Points taken off the score (0–100)
+                             */
+                            velocity_email_domain: number;
+                            /**
+                             * Format: int32
+                             * @description Points taken off the score (0–100)
+                             */
+                            velocity_ip: number;
+                            /**
+                             * Format: int32
+                             * @description Points taken off the score (0–100)
+                             */
+                            velocity_phone: number;
+                        };
+                    };
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateQualitySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    weights?: {
+                        /**
+                         * Format: int32
+                         * @description Points taken off the score (0–100)
+                         */
+                        disposable_email?: number;
+                        /**
+                         * Format: int32
+                         * @description Points taken off the score (0–100)
+                         */
+                        ip_country?: number;
+                        /**
+                         * Format: int32
+                         * @description Points taken off the score (0–100)
+                         */
+                        phone_country?: number;
+                        /**
+                         * Format: int32
+                         * @description Points taken off the score (0–100)
+                         */
+                        phone_type?: number;
+                        /**
+                         * Format: int32
+                         * @description Points taken off the score (0–100)
+                         */
+                        velocity_email_domain?: number;
+                        /**
+                         * Format: int32
+                         * @description Points taken off the score (0–100)
+                         */
+                        velocity_ip?: number;
+                        /**
+                         * Format: int32
+                         * @description Points taken off the score (0–100)
+                         */
+                        velocity_phone?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every flag intake computes, in a fixed order */
+                        flags: {
+                            /** Format: int32 */
+                            default_weight: number;
+                            description: string;
+                            label: string;
+                            /** @enum {string} */
+                            name: "phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain";
+                        }[];
+                        weights: {
+                            /**
+                             * Format: int32
+                             * @description Points taken off the score (0–100)
+                             */
+                            disposable_email: number;
+                            /**
+                             * Format: int32
+                             * @description Points taken off the score (0–100)
+                             */
+                            ip_country: number;
+                            /**
+                             * Format: int32
+                             * @description Points taken off the score (0–100)
+                             */
+                            phone_country: number;
+                            /**
+                             * Format: int32
+                             * @description Points taken off the score (0–100)
+                             */
+                            phone_type: number;
+                            /**
+                             * Format: int32
+                             * @description Points taken off the score (0–100)
+                             */
+                            velocity_email_domain: number;
+                            /**
+                             * Format: int32
+                             * @description Points taken off the score (0–100)
+                             */
+                            velocity_ip: number;
+                            /**
+                             * Format: int32
+                             * @description Points taken off the score (0–100)
+                             */
+                            velocity_phone: number;
+                        };
                     };
                 };
             };

@@ -96,6 +96,7 @@ export const AUDIT_ACTIONS = [
   'blocklist.updated',
   'blocklist.removed',
   'blocklist.imported',
+  'quality.settings_updated',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -63,6 +63,7 @@ function selectionFilter(body: Selection, principal: Principal): LeadFilter {
     country: [],
     ids: body.lead_ids!,
     subIds: {},
+    flags: 0,
     q: null,
     scope: principal.scope,
   };

@@ -23,6 +23,9 @@ import { requestHash, type IntakeInput, type NormalizedLead } from './validate.j
 import type { StoredDuplicatePolicy } from '../traffic-providers/schemas.js';
 import { blockingEntry, type BlockingEntry } from '../quality/blocklist-queries.js';
 import { leadKeys } from '../quality/match-keys.js';
+import { leadFlags, qualityScore } from '../quality/flags.js';
+import { QUALITY_SETTING, settingsOf } from '../quality/settings-service.js';
+import { shippedCountryOf } from '../../geo/ip-country.js';
 
 /** How long an Idempotency-Key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -146,7 +149,7 @@ export type Stored =
  * Compiled once per shape (db/compiled.ts): whether a campaign is named, and the duplicate
  * checks the provider's policy makes. Arguments: provider, key ('' for none), the campaign when
  * named, email, phone, the window's start. And the blocklist entry that blocks the lead, if one
- * does (its keys as JSON, and now: modules/quality).
+ * does (its keys as JSON, and now: modules/quality), and the quality settings (the flags' weights).
  */
 function buildIntakeRead(db: DB, named: boolean, policy: StoredDuplicatePolicy | null, args: string[]) {
   const [providerId, key, blockKeys, now, ...rest] = args;
@@ -178,6 +181,7 @@ function buildIntakeRead(db: DB, named: boolean, policy: StoredDuplicatePolicy |
         : sql<null>`null`
       ).as('duplicate'),
       jsonObjectFrom(db, blockingEntry(db, blockKeys, providerId, now)).as('blocked'),
+      db.selectFrom('settings').select('value').where('key', '=', QUALITY_SETTING).as('quality'),
     ])
     .modifyEnd(sql.raw(PREPARED));
 }
@@ -226,6 +230,8 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
   const { lead, campaignId, idempotencyKey: key } = input;
   const policy = activePolicy(provider.duplicate_policy);
   const hash = requestHash(input);
+  // The flags that need no database: before the wait, so serialized intakes do not wait for them.
+  const flags = leadFlags(lead, shippedCountryOf);
   return serialized(db, lockNames(policy, lead, provider.id, key), async (tx): Promise<Stored> => {
     // After the wait: a lead stored while this one waited is the earlier one.
     const now = new Date();
@@ -262,11 +268,14 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
     else if (countries.length && !countries.includes(lead.country))
       [status, reason] = ['rejected', notInCountries(lead.country)];
 
+    const { weights } = settingsOf(read.quality === null ? null : JSON.parse(read.quality));
     const id = newId();
     const row = {
       id,
       created_at: at,
       ...lead,
+      flags,
+      quality_score: qualityScore(flags, weights),
       traffic_provider_id: provider.id,
       campaign_id: c.id,
       flow_id: c.flow_id,

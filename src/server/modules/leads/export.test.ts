@@ -55,6 +55,8 @@ const HEADER = [
   'status_updated_at',
   'payout',
   'revenue',
+  'flags',
+  'quality_score',
 ];
 
 async function csv(ta: TestApp, qs = '', token = ta.ownerToken) {

@@ -106,6 +106,8 @@ forEachDatabase('Leads search and detail', (engine) => {
       status_updated_at: at(90),
       payout: 12.5,
       revenue: 600,
+      flags: [],
+      quality_score: null,
     });
     const bare = data[1];
     assert.equal(bare.traffic_provider_name, 'Provider B');

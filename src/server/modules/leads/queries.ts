@@ -9,6 +9,7 @@ import { namesOf } from '../../db/names.js';
 import { rowInScope, type DataScope } from '../../db/scope.js';
 import { contactMasker, maskEmail, maskPhone, type Masker } from '../../privacy/mask.js';
 import { names, type LeadRow } from './search-queries.js';
+import { flagNames } from '../quality/flags.js';
 
 // One lead: its detail (names, attempts, history, opens), its view with contacts masked for
 // readers without leads:contacts, and the checks and claim a redelivery or a job makes.
@@ -162,6 +163,8 @@ export function toLead(r: LeadRow, contacts: boolean, mask: Masker | null = cont
     status_updated_at: r.status_updated_at,
     payout: money(r.cost_cents),
     revenue: money(r.revenue_cents),
+    flags: flagNames(r.flags),
+    quality_score: r.quality_score,
   };
   return mask ? maskFields(view, mask) : view;
 }

@@ -3,6 +3,9 @@ import { Type } from 'typebox';
 import { Nullable } from '../../http/common-schemas.js';
 import { PageQuery } from '../../http/pagination.js';
 import { DATE_TYPES, LEAD_STATUSES, MAX_IDS, type DateType } from './search.js';
+import { FLAGS } from '../quality/flags.js';
+
+const FlagName = Type.Unsafe<(typeof FLAGS)[number]>({ type: 'string', enum: [...FLAGS] });
 
 const NullableText = Nullable(Type.String());
 const Instant = Type.String({ format: 'date-time' });
@@ -57,6 +60,14 @@ export const Lead = Type.Object(
     status_updated_at: Instant,
     payout: Type.Number({ description: 'What the lead costs (paid to the traffic provider), in USD' }),
     revenue: Type.Number({ description: 'What the partner pays for it, in USD' }),
+    flags: Type.Array(FlagName, {
+      description: 'The fraud flags intake raised (GET /api/quality/settings names them all); empty: none',
+    }),
+    quality_score: Nullable(
+      Type.Integer({
+        description: '0–100: 100 less the weights of its flags when it arrived; null for leads stored before scoring',
+      }),
+    ),
   },
   { title: 'Lead' },
 );
@@ -241,6 +252,20 @@ export const LeadFilterQuery = {
     Type.Array(Type.String({ maxLength: 8000 }), {
       maxItems: MAX_IDS,
       description: `Only these leads: up to ${MAX_IDS} lead ids, repeated or separated with commas (the dashboard exports a selection this way)`,
+    }),
+  ),
+  flag: Multi(
+    `Only leads with any of these fraud flags (${FLAGS.join(', ')}); repeat the parameter or separate with commas`,
+  ),
+  flagged: Type.Optional(
+    Type.Boolean({ description: 'true: only leads with a fraud flag; false: only leads without' }),
+  ),
+  max_score: Type.Optional(
+    Type.Integer({
+      format: 'int32',
+      minimum: 0,
+      maximum: 100,
+      description: 'Only leads whose quality score is at most this (scored leads only)',
     }),
   ),
   sub_id1: SubIdParam(1),

@@ -119,6 +119,9 @@ function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number
   if (f.traffic_provider_id !== undefined) q = q.where(plain('traffic_provider_id'), '=', f.traffic_provider_id);
   if (f.campaign_id !== undefined) q = q.where(plain('campaign_id'), '=', f.campaign_id);
   if (f.flow_id !== undefined) q = q.where(plain('flow_id'), '=', f.flow_id);
+  if (f.flags) q = q.where(sql<number>`${sql.ref('leads.flags')} & ${f.flags}`, '<>', 0);
+  if (f.flagged !== undefined) q = q.where('leads.flags', f.flagged ? '<>' : '=', 0);
+  if (f.max_score !== undefined) q = q.where('leads.quality_score', '<=', f.max_score);
   if (f.is_ftd !== undefined) {
     // Written so that no index on ftd_at can serve it: on SQLite "ftd_at is [not] null" would
     // pick that index and sort every FTD (or every other lead) by date. Walking the date index

@@ -5,6 +5,7 @@ import type { LeadStatus } from '../../db/tables.js';
 import { invalid, type FieldError } from '../../http/errors.js';
 import type { Principal } from '../../types.js';
 import { isoText, isTimeZone, lowerBound, parseBound, upperBound } from './dates.js';
+import { FLAGS, maskOf, type Flag } from '../quality/flags.js';
 
 export const LEAD_STATUSES = [
   'new',
@@ -59,6 +60,10 @@ export interface LeadFilter {
   /** Only these leads (lower-case UUIDs); empty: no id filter. */
   ids: string[];
   subIds: Partial<Record<SubId, string>>;
+  /** Leads with any of these flags (a mask; 0: no such filter). */
+  flags: number;
+  flagged?: boolean;
+  max_score?: number;
   q: TextMatch | null;
   /** Whose leads the caller reads (its role's scope): applied by the query, never by a handler. */
   scope: DataScope;
@@ -81,6 +86,9 @@ export interface SearchParams {
   reinjected?: boolean;
   sale_status?: string;
   id?: string[];
+  flag?: string[];
+  flagged?: boolean;
+  max_score?: number;
   q?: string;
   sub_id1?: string;
   sub_id2?: string;
@@ -207,6 +215,11 @@ export function leadFilter(params: SearchParams, principal: Principal): LeadFilt
   else if (ids.length > MAX_IDS)
     errors.push({ field: 'id', message: `lists ${ids.length} lead ids; at most ${MAX_IDS}` });
 
+  const flag = splitMulti(params.flag);
+  const badFlag = flag.filter((f) => !(FLAGS as readonly string[]).includes(f));
+  if (badFlag.length)
+    errors.push({ field: 'flag', message: `unknown flag ${quoted(badFlag)}; one of: ${FLAGS.join(', ')}` });
+
   const shape = params.q === undefined || canSeeContacts(principal) ? null : contactShape(params.q);
   if (shape) {
     const holder =
@@ -241,6 +254,9 @@ export function leadFilter(params: SearchParams, principal: Principal): LeadFilt
     sale_status: params.sale_status,
     ids,
     subIds,
+    flags: maskOf(flag as Flag[]),
+    flagged: params.flagged,
+    max_score: params.max_score,
     q: q ? textMatch(q, canSeeContacts(principal)) : null,
     scope: principal.scope,
   };

@@ -76,7 +76,9 @@ export const BlocklistQuery = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 500,
-        description: 'Entries for exactly this value (any spelling of it: it is normalized per kind as entries are)',
+        description:
+          'Entries for exactly this value (any spelling of it: it is normalized per kind as entries are). A whole email ' +
+          'or phone number needs leads:contacts (else 400: it would confirm a contact the answers mask)',
       }),
     ),
     include_expired: Type.Boolean({ default: false, description: 'Also entries whose expires_at has passed' }),

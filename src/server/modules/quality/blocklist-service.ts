@@ -47,6 +47,18 @@ export async function listEntries(
   },
 ) {
   const now = nowIso();
+  const contacts = contactsOf(actor);
+  // Without leads:contacts a lookup by a whole email or phone would confirm a contact every answer masks.
+  const contactKinds = (q.kind ? [q.kind] : (['email', 'phone'] as const)).filter(
+    (k) => (k === 'email' || k === 'phone') && q.value !== undefined && 'key' in entryKey(k, q.value),
+  );
+  if (!contacts && contactKinds.length)
+    invalid([
+      {
+        field: 'value',
+        message: `is a whole ${contactKinds[0] === 'email' ? 'email address' : 'phone number'}: looking it up needs the permission leads:contacts`,
+      },
+    ]);
   // A value is looked up by its key for each kind it could be (or the kind asked for).
   const keys =
     q.value === undefined
@@ -60,7 +72,6 @@ export async function listEntries(
     { ...q, providerId: q.traffic_provider_id, keys, includeExpired: q.include_expired, now },
     scopeOf(actor),
   );
-  const contacts = contactsOf(actor);
   return { data: page.data.map((r) => entryView(r, contacts, now)), next_cursor: page.next_cursor };
 }
 

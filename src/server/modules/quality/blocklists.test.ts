@@ -204,8 +204,20 @@ forEachDatabase('Blocklists', (engine) => {
       's***@example.com',
     ]);
     assert.doesNotMatch(JSON.stringify(seen), /secret\.person|12345678/);
-    const found = await getJson(ta, '/api/blocklists?value=SECRET.person@example.com', viewer.token);
+    const found = await getJson(ta, '/api/blocklists?value=SECRET.person@example.com');
     assert.equal(found.data.length, 1);
+    // Without leads:contacts a whole email or phone is not looked up: it would confirm a masked contact.
+    for (const value of ['secret.person@example.com', '+49 151 12345678']) {
+      const res = await call(ta.app, viewer.token, {
+        method: 'GET',
+        url: `/api/blocklists?value=${encodeURIComponent(value)}`,
+      });
+      assert.match(
+        expectProblem(res, 400, 'validation_failed').errors![0].message,
+        /needs the permission leads:contacts/,
+      );
+    }
+    assert.equal((await getJson(ta, '/api/blocklists?value=192.0.2.9', viewer.token)).data.length, 1);
     // The audit record keeps the masked value only.
     const audit = await getJson(ta, '/api/audit-log?action=blocklist.added');
     assert.doesNotMatch(JSON.stringify(audit), /secret\.person/);
