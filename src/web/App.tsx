@@ -16,6 +16,7 @@ const Injections = lazy(() => import('./screens/injections/Injections'));
 const Imports = lazy(() => import('./screens/imports/Imports'));
 const FlowList = lazy(() => import('./screens/flows/FlowList'));
 const FlowEditor = lazy(() => import('./screens/flows/FlowEditor'));
+const Blocklists = lazy(() => import('./screens/quality/Blocklists'));
 const CapUsage = lazy(() => import('./screens/caps/CapUsage'));
 const ProviderList = lazy(() => import('./screens/providers/ProviderList'));
 const ProviderEditor = lazy(() => import('./screens/providers/ProviderEditor'));
@@ -132,6 +133,7 @@ export function App() {
           <Route path="/flows" element={<FlowList />} />
           <Route path="/flows/:id" element={<FlowEditor />} />
           <Route path="/caps" element={<CapUsage />} />
+          <Route path="/quality/blocklists" element={<Blocklists />} />
           <Route path="/traffic-providers" element={<ProviderList />} />
           <Route path="/traffic-providers/:id" element={<ProviderEditor />} />
           <Route path="/campaigns" element={<CampaignList />} />

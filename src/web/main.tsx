@@ -49,6 +49,8 @@ const cssVariablesResolver: CSSVariablesResolver = () => ({
     '--mantine-primary-color-light-color': 'var(--mantine-color-blue-9)',
     '--mantine-color-blue-light-color': 'var(--mantine-color-blue-9)',
     '--mantine-color-red-light-color': '#a61e1e',
+    // An input's error message and its value while in error (Mantine's red 8 is 4.0:1 on white).
+    '--mantine-color-error': '#a61e1e',
     '--mantine-color-green-light-color': '#1d6b2f',
     '--mantine-color-orange-light-color': '#8a3c00',
     '--mantine-color-yellow-light-color': '#6b4400',

@@ -29,6 +29,10 @@ export const SECTIONS: { title: string | null; links: NavItem[] }[] = [
     ],
   },
   {
+    title: 'Quality',
+    links: [{ to: '/quality/blocklists', label: 'Blocklists', permission: 'quality:view' }],
+  },
+  {
     title: 'Settings',
     links: [
       { to: '/settings/api', label: 'API keys' },

@@ -71,6 +71,8 @@ test('every screen of the dashboard passes axe-core on a desktop and a phone', {
     payout: { model: 'cpl', amount: 1 },
   });
   await client.create('/api/api-keys', { name: 'Reporting script', scopes: ['leads:view'] });
+  await client.create('/api/blocklists', { kind: 'email', value: 'spam.er@example.com', note: 'chargeback fraud' });
+  await client.create('/api/blocklists', { kind: 'ip', value: '198.51.100.0/24', traffic_provider_id: provider.id });
   // A lead (its delivery fails: nothing listens on port 9) for the Leads table and the charts.
   const lead = await request(server.port, 'POST', '/api/intake/leads', sampleLead(), {
     authorization: `Bearer ${provider.token}`,

@@ -74,6 +74,16 @@ test('every screen, editor, drawer and dialog fits a 390 px phone', { timeout: 6
     event_types: ['lead.received'],
   });
   await client.create('/api/api-keys', { name: 'Reporting script', scopes: ['leads:view'] });
+  await client.create('/api/blocklists', {
+    kind: 'email',
+    value: 'someone.with.a.rather.long.address@subdomain.example.com',
+    note: 'chargeback fraud, reported by the partner on the phone',
+  });
+  await client.create('/api/blocklists', {
+    kind: 'ip',
+    value: '2001:db8:abcd:1234::/64',
+    traffic_provider_id: provider.id,
+  });
 
   const { page } = await openBrowser(t);
   await page.setViewportSize(PHONE);

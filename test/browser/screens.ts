@@ -8,6 +8,7 @@ export const SCREENS = [
   '/leads/imports',
   '/analytics',
   '/caps',
+  '/quality/blocklists',
   '/flows',
   '/flows/new',
   '/partners',
@@ -42,8 +43,9 @@ export interface DialogRecords {
 /**
  * The drawers and dialogs, each opened from its page (loaded afresh, so each stands alone): the lead
  * drawer and its redeliver dialog (the first lead listed must be rejected or failed), the bell's
- * notifications, the new-key and revoke dialogs (a key must exist), a delete confirmation, and the
- * provider's rotate confirmation and its once-shown token (that one rotates the provider's token).
+ * notifications, the new-key and revoke dialogs (a key must exist), the blocklist's add and bulk-add
+ * dialogs, a delete confirmation, and the provider's rotate confirmation and its once-shown token
+ * (that one rotates the provider's token).
  */
 export const DIALOGS: [string, (page: Page, base: string, records: DialogRecords) => Promise<void>][] = [
   [
@@ -93,6 +95,22 @@ export const DIALOGS: [string, (page: Page, base: string, records: DialogRecords
       await page.goto(`${base}/leads/injections`);
       await page.getByRole('button', { name: 'New rule' }).click();
       await page.getByRole('dialog', { name: 'New re-injection rule' }).getByTestId('rule-preview-count').waitFor();
+    },
+  ],
+  [
+    'blocklist-entry-dialog',
+    async (page, base) => {
+      await page.goto(`${base}/quality/blocklists`);
+      await page.getByRole('button', { name: 'Add entry' }).click();
+      await page.getByRole('dialog', { name: 'Add blocklist entry' }).waitFor();
+    },
+  ],
+  [
+    'blocklist-bulk-dialog',
+    async (page, base) => {
+      await page.goto(`${base}/quality/blocklists`);
+      await page.getByRole('button', { name: 'Bulk add (CSV)' }).click();
+      await page.getByRole('dialog', { name: 'Bulk add (CSV)' }).waitFor();
     },
   ],
   [
