@@ -41,6 +41,7 @@ import { VERSION } from './version.js';
 import apiKeyRoutes from './modules/api-keys/routes.js';
 import blocklistRoutes from './modules/quality/blocklist-routes.js';
 import qualitySettingsRoutes from './modules/quality/settings-routes.js';
+import { MAX_WINDOW_MINUTES, purgeVelocityKeys } from './modules/quality/velocity.js';
 import auditRoutes from './modules/audit/routes.js';
 import authRoutes from './modules/auth/routes.js';
 import healthRoutes from './modules/health/routes.js';
@@ -260,7 +261,12 @@ function installBackgroundWork(app: App, { dispatcher, agent }: ReturnType<typeo
       createImportInjection(tx, { id: imp.id, createdBy: imp.created_by, route: JSON.parse(imp.route!) }),
   });
   jobs.add(importsJob(imports, config.importIntervalMs));
-  jobs.add(idempotencyPurgeJob(db, purgeIdempotencyKeys, IDEMPOTENCY_TTL_MS, config.idempotencyPurgeIntervalMs));
+  // Intake's short-lived keys: Idempotency-Keys past 24 hours, velocity keys past the longest window.
+  const purgeIntakeKeys = async (d: DB, olderThan: string) => {
+    await purgeIdempotencyKeys(d, olderThan);
+    await purgeVelocityKeys(d, new Date(Date.now() - MAX_WINDOW_MINUTES * 60_000).toISOString());
+  };
+  jobs.add(idempotencyPurgeJob(db, purgeIntakeKeys, IDEMPOTENCY_TTL_MS, config.idempotencyPurgeIntervalMs));
   const checkpointer = checkpointerOf(db);
   if (checkpointer) jobs.add(sqliteCheckpointJob(checkpointer, config.sqliteCheckpointIntervalMs));
 }

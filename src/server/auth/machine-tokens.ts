@@ -14,6 +14,7 @@ export interface IntakeProvider {
   id: string;
   name: string;
   duplicate_policy: string; // JSON, see traffic-providers/schemas.ts StoredDuplicatePolicy
+  velocity_policy: string; // JSON, see modules/quality/velocity.ts StoredVelocityPolicy
 }
 
 export interface PostbackPartner {
@@ -38,7 +39,7 @@ export async function authenticateProvider(
     throw unauthorized("Lead intake takes a traffic provider's intake token (lgt_…), not a session or API key.");
   const row = await db
     .selectFrom('traffic_providers')
-    .select(['id', 'name', 'status', 'token_hash', 'allowed_ips', 'duplicate_policy', 'archived_at'])
+    .select(['id', 'name', 'status', 'token_hash', 'allowed_ips', 'duplicate_policy', 'velocity_policy', 'archived_at'])
     .where('token_id', '=', parsed.id)
     .modifyEnd(sql.raw(PREPARED))
     .executeTakeFirst();
@@ -58,7 +59,12 @@ export async function authenticateProvider(
       `Requests from ${ip} are not allowed for this traffic provider (see its allowed_ips).`,
     );
   }
-  return { id: row.id, name: row.name, duplicate_policy: row.duplicate_policy };
+  return {
+    id: row.id,
+    name: row.name,
+    duplicate_policy: row.duplicate_policy,
+    velocity_policy: row.velocity_policy,
+  };
 }
 
 /** The {token} of /api/postback/{token} → the partner it belongs to (archived partners too). */

@@ -32,6 +32,7 @@ import * as injectionRules from './migrations/20261203T100000Z_injection_rules.j
 import * as imports from './migrations/20261203T110000Z_imports.js';
 import * as blocklists from './migrations/20261204T100000Z_blocklists.js';
 import * as leadFlags from './migrations/20261204T110000Z_lead_flags.js';
+import * as velocity from './migrations/20261204T120000Z_velocity.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -72,6 +73,7 @@ const migrations: [string, Migration][] = [
   ['20261203T110000Z_imports', imports],
   ['20261204T100000Z_blocklists', blocklists],
   ['20261204T110000Z_lead_flags', leadFlags],
+  ['20261204T120000Z_velocity', velocity],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

@@ -131,6 +131,8 @@ export interface TrafficProvidersTable {
   token_hash: string;
   allowed_ips: string; // JSON array of CIDRs; [] = any
   duplicate_policy: string; // JSON
+  /** JSON StoredVelocityPolicy (modules/quality/velocity.ts): limits per IP, phone, email domain. */
+  velocity_policy: Generated<string>;
   /** Alert when no lead came for this many hours; null: never. */
   silent_after_hours: number | null;
   created_at: string;
@@ -236,6 +238,14 @@ export interface CampaignsTable {
 }
 
 export type LeadStatus = 'new' | 'pending' | 'delivered' | 'rejected' | 'duplicate' | 'failed';
+
+/** A lead's velocity keys, kept while any provider's window could count them (modules/quality/velocity.ts). */
+export interface LeadVelocityTable {
+  lead_id: string;
+  traffic_provider_id: string;
+  key: string;
+  created_at: string;
+}
 
 /** A value leads must not carry (modules/quality): global, or one traffic provider's. */
 export interface BlocklistEntriesTable {
@@ -672,6 +682,7 @@ export interface Database {
   import_keys: ImportKeysTable;
   import_mappings: ImportMappingsTable;
   blocklist_entries: BlocklistEntriesTable;
+  lead_velocity: LeadVelocityTable;
   cap_counters: CapCountersTable;
   intake_requests: IntakeRequestsTable;
   events: EventsTable;

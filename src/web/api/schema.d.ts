@@ -24190,6 +24190,20 @@ export interface operations {
                             token_prefix: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** VelocityPolicy */
+                            velocity: {
+                                /** @description Flag a lead when this many earlier leads of the provider within the window came with the same email domain; null: no limit */
+                                email_domain: number | null;
+                                /** @description Flag a lead when this many earlier leads of the provider within the window came from the same IP address; null: no limit */
+                                ip: number | null;
+                                /** @description Flag a lead when this many earlier leads of the provider within the window came with the same phone number; null: no limit */
+                                phone: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description How far back to count (1 minute to 7 days)
+                                 */
+                                window_minutes: number;
+                            };
                         }[];
                         /** @description Pass as cursor= for the next page; null on the last page */
                         next_cursor: string | null;
@@ -24302,6 +24316,29 @@ export interface operations {
                     silent_after_hours?: number | null;
                     /** @default active */
                     status?: "active" | "paused";
+                    /**
+                     * VelocityPolicy
+                     * @description Velocity flags (velocity_ip, velocity_phone, velocity_email_domain). Default: no limit, {"window_minutes":60,"ip":null,"phone":null,"email_domain":null}
+                     * @default {
+                     *       "window_minutes": 60,
+                     *       "ip": null,
+                     *       "phone": null,
+                     *       "email_domain": null
+                     *     }
+                     */
+                    velocity?: {
+                        /** @description Flag a lead when this many earlier leads of the provider within the window came with the same email domain; null: no limit */
+                        email_domain: number | null;
+                        /** @description Flag a lead when this many earlier leads of the provider within the window came from the same IP address; null: no limit */
+                        ip: number | null;
+                        /** @description Flag a lead when this many earlier leads of the provider within the window came with the same phone number; null: no limit */
+                        phone: number | null;
+                        /**
+                         * Format: int32
+                         * @description How far back to count (1 minute to 7 days)
+                         */
+                        window_minutes: number;
+                    };
                 };
             };
         };
@@ -24349,6 +24386,20 @@ export interface operations {
                         token_prefix: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** VelocityPolicy */
+                        velocity: {
+                            /** @description Flag a lead when this many earlier leads of the provider within the window came with the same email domain; null: no limit */
+                            email_domain: number | null;
+                            /** @description Flag a lead when this many earlier leads of the provider within the window came from the same IP address; null: no limit */
+                            ip: number | null;
+                            /** @description Flag a lead when this many earlier leads of the provider within the window came with the same phone number; null: no limit */
+                            phone: number | null;
+                            /**
+                             * Format: int32
+                             * @description How far back to count (1 minute to 7 days)
+                             */
+                            window_minutes: number;
+                        };
                     };
                 };
             };
@@ -24483,6 +24534,20 @@ export interface operations {
                         token_prefix: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** VelocityPolicy */
+                        velocity: {
+                            /** @description Flag a lead when this many earlier leads of the provider within the window came with the same email domain; null: no limit */
+                            email_domain: number | null;
+                            /** @description Flag a lead when this many earlier leads of the provider within the window came from the same IP address; null: no limit */
+                            ip: number | null;
+                            /** @description Flag a lead when this many earlier leads of the provider within the window came with the same phone number; null: no limit */
+                            phone: number | null;
+                            /**
+                             * Format: int32
+                             * @description How far back to count (1 minute to 7 days)
+                             */
+                            window_minutes: number;
+                        };
                     };
                 };
             };
@@ -24713,6 +24778,23 @@ export interface operations {
                     /** @description Alert (traffic_provider.silent) when no lead came for this many hours; null: never */
                     silent_after_hours?: number | null;
                     status?: "active" | "paused";
+                    /**
+                     * VelocityPolicy
+                     * @description Replaces the whole velocity policy
+                     */
+                    velocity?: {
+                        /** @description Flag a lead when this many earlier leads of the provider within the window came with the same email domain; null: no limit */
+                        email_domain: number | null;
+                        /** @description Flag a lead when this many earlier leads of the provider within the window came from the same IP address; null: no limit */
+                        ip: number | null;
+                        /** @description Flag a lead when this many earlier leads of the provider within the window came with the same phone number; null: no limit */
+                        phone: number | null;
+                        /**
+                         * Format: int32
+                         * @description How far back to count (1 minute to 7 days)
+                         */
+                        window_minutes: number;
+                    };
                 };
             };
         };
@@ -24756,6 +24838,20 @@ export interface operations {
                         token_prefix: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** VelocityPolicy */
+                        velocity: {
+                            /** @description Flag a lead when this many earlier leads of the provider within the window came with the same email domain; null: no limit */
+                            email_domain: number | null;
+                            /** @description Flag a lead when this many earlier leads of the provider within the window came from the same IP address; null: no limit */
+                            ip: number | null;
+                            /** @description Flag a lead when this many earlier leads of the provider within the window came with the same phone number; null: no limit */
+                            phone: number | null;
+                            /**
+                             * Format: int32
+                             * @description How far back to count (1 minute to 7 days)
+                             */
+                            window_minutes: number;
+                        };
                     };
                 };
             };
@@ -26035,6 +26131,20 @@ export interface operations {
                         token_prefix: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** VelocityPolicy */
+                        velocity: {
+                            /** @description Flag a lead when this many earlier leads of the provider within the window came with the same email domain; null: no limit */
+                            email_domain: number | null;
+                            /** @description Flag a lead when this many earlier leads of the provider within the window came from the same IP address; null: no limit */
+                            ip: number | null;
+                            /** @description Flag a lead when this many earlier leads of the provider within the window came with the same phone number; null: no limit */
+                            phone: number | null;
+                            /**
+                             * Format: int32
+                             * @description How far back to count (1 minute to 7 days)
+                             */
+                            window_minutes: number;
+                        };
                     };
                 };
             };

@@ -5,7 +5,14 @@ import { isPostgres, PREPARED, type DB } from '../../db/database.js';
 import { fromJson, jsonArrayFrom, jsonObjectFrom } from '../../db/json.js';
 import { newId } from '../../db/ids.js';
 import { providerFact, recordProviderFacts, type PendingFact } from '../../db/provider-facts.js';
-import type { Database, IntakeRequestsTable, LeadAttemptsTable, LeadStatus, LeadsTable } from '../../db/tables.js';
+import type {
+  Database,
+  IntakeRequestsTable,
+  LeadAttemptsTable,
+  LeadStatus,
+  LeadsTable,
+  LeadVelocityTable,
+} from '../../db/tables.js';
 import { callLease, firstAttempt } from '../../distribution/engine.js';
 import { planAtIntake, routeOf, type LeadRow, type Plan } from '../../distribution/route.js';
 import { conflict, invalid, type FieldError } from '../../http/errors.js';
@@ -24,6 +31,14 @@ import type { StoredDuplicatePolicy } from '../traffic-providers/schemas.js';
 import { blockingEntry, type BlockingEntry } from '../quality/blocklist-queries.js';
 import { leadKeys } from '../quality/match-keys.js';
 import { leadFlags, qualityScore } from '../quality/flags.js';
+import {
+  activeLimits,
+  countUpTo,
+  velocityFlags,
+  velocityKey,
+  windowMinutes,
+  type VelocityKind,
+} from '../quality/velocity.js';
 import { QUALITY_SETTING, settingsOf } from '../quality/settings-service.js';
 import { shippedCountryOf } from '../../geo/ip-country.js';
 
@@ -151,7 +166,13 @@ export type Stored =
  * named, email, phone, the window's start. And the blocklist entry that blocks the lead, if one
  * does (its keys as JSON, and now: modules/quality), and the quality settings (the flags' weights).
  */
-function buildIntakeRead(db: DB, named: boolean, policy: StoredDuplicatePolicy | null, args: string[]) {
+function buildIntakeRead(
+  db: DB,
+  named: boolean,
+  policy: StoredDuplicatePolicy | null,
+  velocityCounts: number,
+  args: string[],
+) {
   const [providerId, key, blockKeys, now, ...rest] = args;
   const campaignId = named ? rest.shift()! : null;
   const contacts = Object.fromEntries((policy ? checkedFields(policy) : []).map((f) => [f, rest.shift()!])) as {
@@ -180,6 +201,11 @@ function buildIntakeRead(db: DB, named: boolean, policy: StoredDuplicatePolicy |
         ? jsonObjectFrom(db, duplicateQuery(db, policy, contacts, providerId, rest.shift()!))
         : sql<null>`null`
       ).as('duplicate'),
+      // The velocity counts (v0, v1, …): key, window start, limit for each kind the provider limits (velocity.ts).
+      ...(Array.from({ length: velocityCounts }, (_, i) => {
+        const [k, since, limit] = rest.splice(0, 3);
+        return countUpTo(db, providerId, k, since, limit as unknown as number).as(`v${i}`);
+      }) as unknown as [ReturnType<ReturnType<typeof sql<null>>['as']>]),
       jsonObjectFrom(db, blockingEntry(db, blockKeys, providerId, now)).as('blocked'),
       db.selectFrom('settings').select('value').where('key', '=', QUALITY_SETTING).as('quality'),
     ])
@@ -188,8 +214,11 @@ function buildIntakeRead(db: DB, named: boolean, policy: StoredDuplicatePolicy |
 
 const intakeReads = new Map<
   string,
-  (db: DB, ...args: string[]) => Promise<InferResult<ReturnType<typeof buildIntakeRead>>>
+  (db: DB, ...args: (string | number)[]) => Promise<InferResult<ReturnType<typeof buildIntakeRead>>>
 >();
+
+/** A provider's velocity limits, each with the lead's key for it and its lock name. */
+type Velocity = { kind: VelocityKind; limit: number; key: string }[];
 
 /** The intake's read for this shape, and the arguments it binds. */
 function intakeRead(
@@ -199,7 +228,10 @@ function intakeRead(
   policy: StoredDuplicatePolicy | null,
   lead: NormalizedLead,
   now: Date,
+  velocity: Velocity,
+  windowMs: number,
 ) {
+  const since = new Date(now.getTime() - windowMs).toISOString();
   const args = [
     provider,
     key ?? '',
@@ -207,13 +239,16 @@ function intakeRead(
     now.toISOString(),
     ...(campaignId !== null ? [campaignId] : []),
     ...(policy ? [...checkedFields(policy).map((f) => lead[f]), windowStart(policy, now)] : []),
+    ...velocity.flatMap((v) => [v.key, since, v.limit]),
   ];
-  const shape = JSON.stringify([campaignId !== null, policy && checkedFields(policy), policy?.scope]);
+  const shape = JSON.stringify([campaignId !== null, policy && checkedFields(policy), policy?.scope, velocity.length]);
   let read = intakeReads.get(shape);
   if (!read)
     intakeReads.set(
       shape,
-      (read = compiledOnce((db: DB, ...a: string[]) => buildIntakeRead(db, campaignId !== null, policy, a))),
+      (read = compiledOnce((db: DB, ...a: (string | number)[]) =>
+        buildIntakeRead(db, campaignId !== null, policy, velocity.length, a as string[]),
+      )),
     );
   return (db: DB) => read(db, ...args);
 }
@@ -231,12 +266,26 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
   const policy = activePolicy(provider.duplicate_policy);
   const hash = requestHash(input);
   // The flags that need no database: before the wait, so serialized intakes do not wait for them.
-  const flags = leadFlags(lead, shippedCountryOf);
-  return serialized(db, lockNames(policy, lead, provider.id, key), async (tx): Promise<Stored> => {
+  const staticFlags = leadFlags(lead, shippedCountryOf);
+  // Velocity: counted under a lock on each limited value, so concurrent intakes count each other.
+  const velocity: Velocity = activeLimits(provider.velocity_policy).map((l) => ({
+    ...l,
+    key: velocityKey(l.kind, lead),
+  }));
+  const windowMs = windowMinutes(provider.velocity_policy) * 60_000;
+  const names = [...lockNames(policy, lead, provider.id, key), ...velocity.map((v) => `vel:${provider.id}:${v.key}`)];
+  return serialized(db, names.sort(), async (tx): Promise<Stored> => {
     // After the wait: a lead stored while this one waited is the earlier one.
     const now = new Date();
     const at = now.toISOString();
-    const [read] = await intakeRead(provider.id, key, campaignId, policy, lead, now)(tx);
+    const [read] = await intakeRead(provider.id, key, campaignId, policy, lead, now, velocity, windowMs)(tx);
+    const row0 = read as Record<string, unknown>;
+    const flags =
+      staticFlags |
+      velocityFlags(
+        velocity,
+        velocity.map((_, i) => row0[`v${i}`] as number | string),
+      );
     if (key !== null) {
       const earlier = fromJson(read.earlier);
       if (earlier && earlier.created_at >= new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString()) {
@@ -323,6 +372,8 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
         { traffic_provider_id: provider.id, idempotency_key: key, request_hash: hash, lead_id: id, created_at: at },
       ]);
     if (attempt) referring.push(['lead_attempts', attempt]);
+    for (const v of velocity)
+      referring.push(['lead_velocity', { traffic_provider_id: provider.id, key: v.key, created_at: at, lead_id: id }]);
     // The provider's log (modules/provider-log): what it was told, one small row per fact.
     referring.push(['provider_log_pending', receivedFact(row)]);
     if (status !== 'pending')
@@ -350,6 +401,7 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
 type Referring =
   | ['intake_requests', Insertable<IntakeRequestsTable>]
   | ['lead_attempts', Insertable<LeadAttemptsTable>]
+  | ['lead_velocity', Insertable<LeadVelocityTable>]
   | ['provider_log_pending', PendingFact];
 
 /** The provider-log fact of a lead received: what the provider sent that it is shown (no contacts). */

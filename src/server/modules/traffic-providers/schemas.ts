@@ -7,6 +7,7 @@ import {
   Timestamp,
 } from '../../http/common-schemas.js';
 import { PageQuery } from '../../http/pagination.js';
+import { DEFAULT_VELOCITY_POLICY, VelocityPolicy } from '../quality/velocity.js';
 
 export interface StoredDuplicatePolicy {
   fields: ('email' | 'phone')[];
@@ -50,6 +51,7 @@ const providerFields = {
   status: ActiveStatus,
   allowed_ips: Type.Array(Type.String(), { description: 'Canonical CIDRs; empty: any address' }),
   duplicate_policy: DuplicatePolicy,
+  velocity: VelocityPolicy,
   silent_after_hours: Type.Union([Type.Integer(), Type.Null()], {
     description: 'Alerted when no lead came for this many hours; null: never',
   }),
@@ -87,6 +89,11 @@ export const CreateTrafficProvider = Type.Object(
       default: DEFAULT_DUPLICATE_POLICY,
       description: `Default: ${JSON.stringify(DEFAULT_DUPLICATE_POLICY)}`,
     }),
+    velocity: Type.Optional({
+      ...VelocityPolicy,
+      default: DEFAULT_VELOCITY_POLICY,
+      description: `Velocity flags (velocity_ip, velocity_phone, velocity_email_domain). Default: no limit, ${JSON.stringify(DEFAULT_VELOCITY_POLICY)}`,
+    }),
     silent_after_hours: Type.Optional({
       ...Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: 720 }), Type.Null()], {
         description: 'Alert (traffic_provider.silent) when no lead came for this many hours; null: never',
@@ -103,6 +110,7 @@ export const UpdateTrafficProvider = Type.Object(
     status: Type.Optional(ActiveStatus),
     allowed_ips: Type.Optional({ ...AllowedIps, description: `${ALLOWED_IPS}. Replaces the list.` }),
     duplicate_policy: Type.Optional({ ...DuplicatePolicy, description: 'Replaces the whole policy' }),
+    velocity: Type.Optional({ ...VelocityPolicy, description: 'Replaces the whole velocity policy' }),
     silent_after_hours: Type.Optional(
       Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: 720 }), Type.Null()], {
         description: 'Alert (traffic_provider.silent) when no lead came for this many hours; null: never',

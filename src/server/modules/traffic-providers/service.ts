@@ -21,6 +21,7 @@ import {
   trafficProviderPage,
 } from './queries.js';
 import { DEFAULT_DUPLICATE_POLICY, type CreateTrafficProvider, type UpdateTrafficProvider } from './schemas.js';
+import { DEFAULT_VELOCITY_POLICY } from '../quality/velocity.js';
 
 const ARCHIVED =
   'This traffic provider is archived (deleted while leads or campaigns refer to it) and cannot be changed.';
@@ -85,6 +86,7 @@ export async function createTrafficProvider(
     token_id: token.id,
     allowed_ips: JSON.stringify(allowed_ips),
     duplicate_policy: JSON.stringify(b.duplicate_policy ?? DEFAULT_DUPLICATE_POLICY),
+    velocity_policy: JSON.stringify(b.velocity ?? DEFAULT_VELOCITY_POLICY),
     silent_after_hours: b.silent_after_hours ?? null,
     created_at: now,
     updated_at: now,
@@ -101,6 +103,7 @@ export async function createTrafficProvider(
         status: row.status,
         allowed_ips,
         duplicate_policy: JSON.parse(row.duplicate_policy),
+        velocity: JSON.parse(row.velocity_policy),
       },
     });
   });
@@ -124,6 +127,7 @@ export async function updateTrafficProvider(
       ...(b.status !== undefined ? { status: b.status } : {}),
       ...(allowed_ips ? { allowed_ips: JSON.stringify(allowed_ips) } : {}),
       ...(b.duplicate_policy ? { duplicate_policy: JSON.stringify(b.duplicate_policy) } : {}),
+      ...(b.velocity ? { velocity_policy: JSON.stringify(b.velocity) } : {}),
       ...(b.silent_after_hours !== undefined ? { silent_after_hours: b.silent_after_hours } : {}),
       updated_at: nowIso(),
     };

@@ -74,6 +74,7 @@ const KEYS = [
   'status',
   'token_prefix',
   'updated_at',
+  'velocity',
 ];
 
 forEachDatabase('Traffic providers', (engine) => {
