@@ -17,6 +17,7 @@ const Imports = lazy(() => import('./screens/imports/Imports'));
 const FlowList = lazy(() => import('./screens/flows/FlowList'));
 const FlowEditor = lazy(() => import('./screens/flows/FlowEditor'));
 const Blocklists = lazy(() => import('./screens/quality/Blocklists'));
+const FlagWeights = lazy(() => import('./screens/quality/FlagWeights'));
 const CapUsage = lazy(() => import('./screens/caps/CapUsage'));
 const ProviderList = lazy(() => import('./screens/providers/ProviderList'));
 const ProviderEditor = lazy(() => import('./screens/providers/ProviderEditor'));
@@ -134,6 +135,7 @@ export function App() {
           <Route path="/flows/:id" element={<FlowEditor />} />
           <Route path="/caps" element={<CapUsage />} />
           <Route path="/quality/blocklists" element={<Blocklists />} />
+          <Route path="/quality/settings" element={<FlagWeights />} />
           <Route path="/traffic-providers" element={<ProviderList />} />
           <Route path="/traffic-providers/:id" element={<ProviderEditor />} />
           <Route path="/campaigns" element={<CampaignList />} />

@@ -9,6 +9,7 @@ test('a screen is titled by its menu entry, an editor by its list, anything else
   assert.equal(pageTitle('/partners/new'), 'Partners · Leadgate');
   assert.equal(pageTitle('/settings/operators/42'), 'Operators · Leadgate');
   assert.equal(pageTitle('/traffic-providers/7'), 'Traffic providers · Leadgate');
+  assert.equal(pageTitle('/quality/settings'), 'Flag weights · Leadgate');
   assert.equal(pageTitle('/no-such-page'), 'Leadgate');
 });
 

@@ -30,7 +30,10 @@ export const SECTIONS: { title: string | null; links: NavItem[] }[] = [
   },
   {
     title: 'Quality',
-    links: [{ to: '/quality/blocklists', label: 'Blocklists', permission: 'quality:view' }],
+    links: [
+      { to: '/quality/blocklists', label: 'Blocklists', permission: 'quality:view' },
+      { to: '/quality/settings', label: 'Flag weights', permission: 'quality:view' },
+    ],
   },
   {
     title: 'Settings',

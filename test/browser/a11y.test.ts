@@ -78,6 +78,16 @@ test('every screen of the dashboard passes axe-core on a desktop and a phone', {
     authorization: `Bearer ${provider.token}`,
   });
   assert.ok(lead.status < 300, lead.text);
+  // And one raising fraud flags (a French phone and a disposable email for a lead from DE), listed
+  // first: its row's mark and the drawer's flags are checked too.
+  const flagged = await request(
+    server.port,
+    'POST',
+    '/api/intake/leads',
+    sampleLead({ phone: '+33612345678', email: 'a11y.flags@mailinator.com' }),
+    { authorization: `Bearer ${provider.token}` },
+  );
+  assert.ok(flagged.status < 300, flagged.text);
 
   for (const size of SIZES) {
     await page.setViewportSize(size);

@@ -79,7 +79,12 @@ const ROLES: { name: string; permissions: string[]; nav: string[] }[] = [
     nav: ['Traffic providers', 'API keys', 'Profile'],
   },
   { name: 'Operators only', permissions: ['operators:view'], nav: ['API keys', 'Operators', 'Profile'] },
-  { name: 'Quality only', permissions: ['quality:view'], nav: ['Blocklists', 'API keys', 'Profile'] },
+  { name: 'Quality only', permissions: ['quality:view'], nav: ['Blocklists', 'Flag weights', 'API keys', 'Profile'] },
+  {
+    name: 'Leads and quality',
+    permissions: ['leads:view', 'quality:view'],
+    nav: ['Leads', 'Blocklists', 'Flag weights', 'API keys', 'Profile'],
+  },
   {
     name: 'Settings viewer',
     permissions: ['roles:view', 'settings:view', 'hosting:view', 'webhooks:view', 'audit:view'],

@@ -60,6 +60,15 @@ test('every screen, editor, drawer and dialog fits a 390 px phone', { timeout: 6
     const res = await client.send('POST', '/api/intake/leads', sampleLead(), provider.token);
     assert.equal(res.status, 201, res.text);
   }
+  // The newest (the drawer's) raises the flags one lead can raise by itself (a French toll-free
+  // phone, a disposable email, a US address for a lead from DE): their labels must fit too.
+  const flagged = await client.send(
+    'POST',
+    '/api/intake/leads',
+    sampleLead({ phone: '+33800123456', email: 'phone.layout@mailinator.com', ip: '8.8.8.8' }),
+    provider.token,
+  );
+  assert.equal(flagged.status, 201, flagged.text);
   const role = await client.create('/api/roles', { name: 'Desk', permissions: ['leads:view', 'flows:view'] });
   const operator = await client.create('/api/operators', {
     name: 'Dana Desk',

@@ -9,6 +9,7 @@ export const SCREENS = [
   '/analytics',
   '/caps',
   '/quality/blocklists',
+  '/quality/settings',
   '/flows',
   '/flows/new',
   '/partners',

@@ -8,6 +8,7 @@ import { ConversionForm } from './ConversionForm';
 import type { Attempt, LeadDetail } from './filters';
 import { RedeliverModal } from './RedeliverModal';
 import { AutologinOpens } from './AutologinOpens';
+import { LeadQuality } from './LeadQuality';
 import { CopyValueButton } from '../../ui/CopyValueButton';
 import type { Clock } from '../../ui/clock';
 import { useClock } from '../../ui/useClock';
@@ -29,8 +30,8 @@ const OUTCOME_COLOR: Record<Attempt['outcome'], string> = {
   error: 'red',
 };
 
-// Every field of the lead, in reading order; the autologin URL and the attempts (what an operator
-// opens a lead for) come first, in their own blocks.
+// Every field of the lead, in reading order; its quality, the autologin URL and the attempts (what
+// an operator opens a lead for) come first, in their own blocks.
 const FIELDS: [string, (l: LeadDetail, c: Clock) => string][] = [
   ['Id', (l) => l.id],
   ['Registered', (l, c) => c.dateTime(l.created_at)],
@@ -139,6 +140,7 @@ function LeadBody({ lead }: { lead: LeadDetail }) {
         <RedeliverButton lead={lead} />
       </Group>
       <ZoneNote />
+      <LeadQuality lead={lead} />
       <Stack gap={4}>
         <Text size="sm" fw={500}>
           Autologin URL

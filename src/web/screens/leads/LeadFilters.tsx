@@ -4,6 +4,7 @@ import {
   Collapse,
   Group,
   MultiSelect,
+  NumberInput,
   Select,
   SimpleGrid,
   TextInput,
@@ -16,6 +17,8 @@ import { api, must } from '../../api/client';
 import { useWhoami } from '../../whoami';
 import { countActive, countMore, DATE_TYPES, setText, STATUSES, type DateType, type FilterQuery } from './filters';
 import { CountriesInput } from '../../ui/inputs';
+import { FLAG_NAMES } from '../quality/flags';
+import { useFlagInfo } from '../quality/useFlagInfo';
 
 /** Each id filter, the list it picks from and the permission that list needs. */
 const PICKERS = {
@@ -66,6 +69,11 @@ const REINJECTED = [
   { value: 'false', label: 'Fresh traffic only' },
 ];
 
+const FLAGGED = [
+  { value: 'true', label: 'Flagged only' },
+  { value: 'false', label: 'Unflagged only' },
+];
+
 const MORE_KEY = 'leadgate.leads.more-filters';
 
 /**
@@ -93,6 +101,8 @@ export function LeadFilters({ value, onApply }: { value: FilterQuery; onApply: (
   };
   const saleStatuses = useSaleStatuses(more);
   const contacts = !!permissions?.includes('leads:contacts');
+  const flagInfo = useFlagInfo();
+  const flagOptions = FLAG_NAMES.map((f) => ({ value: f, label: flagInfo(f).label }));
 
   const text = (
     key: Parameters<typeof setText>[1],
@@ -200,6 +210,36 @@ export function LeadFilters({ value, onApply }: { value: FilterQuery; onApply: (
         value={draft.sale_status ?? ''}
         onChange={(v) => setDraft(setText(draft, 'sale_status', v))}
         limit={50}
+      />
+      {/* Two columns wide: the flags' labels are long. */}
+      <div style={{ gridColumn: 'span 2' }}>
+        <MultiSelect
+          label="Fraud flags"
+          description="Any of these"
+          data={flagOptions}
+          value={draft.flag ?? []}
+          onChange={(v) => setDraft({ ...draft, flag: v.length ? v : undefined })}
+          clearable
+        />
+      </div>
+      <Select
+        label="Flagged"
+        description="Any fraud flag raised"
+        data={FLAGGED}
+        value={draft.flagged === undefined ? null : String(draft.flagged)}
+        onChange={(v) => setDraft({ ...draft, flagged: v === null ? undefined : v === 'true' })}
+        clearable
+      />
+      <NumberInput
+        label="Max quality score"
+        description="0–100; scored leads only"
+        value={draft.max_score ?? ''}
+        onChange={(v) => setDraft({ ...draft, max_score: v === '' ? undefined : Number(v) })}
+        allowDecimal={false}
+        allowNegative={false}
+        min={0}
+        max={100}
+        clampBehavior="none"
       />
       {([1, 2, 3, 4, 5] as const).map((n) => (
         <span key={n}>{text(`sub_id${n}`, `Sub ID ${n}`)}</span>

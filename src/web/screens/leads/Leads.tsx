@@ -29,6 +29,8 @@ import { useWhoami } from '../../whoami';
 import { ReinjectModal } from './ReinjectModal';
 
 const PAGE = 50;
+/** The filters a refusal may name, by their labels on screen. */
+const FILTER_LABELS = { q: 'Search', flag: 'Fraud flags', max_score: 'Max quality score' };
 
 /** "1,234 leads", or "10,000+ leads" when the count stopped at its cap. */
 function totalText(total: { count: number; exact: boolean }) {
@@ -45,7 +47,7 @@ function ExactCount({ filters, search }: { filters: FilterQuery; search: string 
   const exact = useQuery({
     queryKey: ['leads-count', search],
     enabled: askedFor === search,
-    queryFn: async () => must(await api.GET('/api/leads/count', { params: { query: filters } }), { q: 'Search' }),
+    queryFn: async () => must(await api.GET('/api/leads/count', { params: { query: filters } }), FILTER_LABELS),
   });
   if (askedFor !== search)
     return (
@@ -89,7 +91,7 @@ export default function Leads() {
     async (cursor) =>
       must(
         await api.GET('/api/leads/search', { params: { query: { ...filters, limit: PAGE, cursor, total: !cursor } } }),
-        { q: 'Search' },
+        FILTER_LABELS,
       ),
     true,
     liveQueryOptions(paused),

@@ -4,6 +4,8 @@ import { SORT_BY, type Column, type DateType, type Lead } from './filters';
 import { TableBox, usePhone } from '../../ui/TableBox';
 import { STATUS_COLOR } from './LeadDrawer';
 import { useClock } from '../../ui/useClock';
+import { scoreColor } from '../quality/flags';
+import { useFlagInfo } from '../quality/useFlagInfo';
 
 interface Props {
   rows: Lead[];
@@ -90,6 +92,9 @@ export function LeadsTable({ rows, columns, sort, onSort, selected, onSelect, on
     : (c: Column) => c === columns[0];
   const wideOnly = (c: Column) => (onPhone(c) ? undefined : 'sm');
   const cell = usePhone() ? PHONE_CELL : CELL;
+  const flagInfo = useFlagInfo();
+  const flagsText = (lead: Lead) =>
+    `${lead.flags.length} fraud ${lead.flags.length === 1 ? 'flag' : 'flags'}: ${lead.flags.map((f) => flagInfo(f).label).join(', ')}`;
   return (
     <TableBox minWidth={960}>
       <Table striped highlightOnHover data-testid="leads-table">
@@ -131,7 +136,7 @@ export function LeadsTable({ rows, columns, sort, onSort, selected, onSelect, on
                 data-testid="lead-row"
                 data-lead-id={lead.id}
                 tabIndex={0}
-                aria-label={`Lead ${name}, ${lead.status}`}
+                aria-label={`Lead ${name}, ${lead.status}${lead.flags.length ? `, ${flagsText(lead)}` : ''}`}
                 style={{ cursor: 'pointer' }}
                 onClick={() => onOpen(lead.id)}
                 onKeyDown={(e) => onRowKey(e, () => onOpen(lead.id))}
@@ -147,11 +152,23 @@ export function LeadsTable({ rows, columns, sort, onSort, selected, onSelect, on
                 </Table.Td>
                 {columns.map((c) => {
                   const text = c.render(lead, clock);
+                  const flagged = c.key === 'quality' && lead.flags.length > 0;
                   return (
-                    <Table.Td key={c.key} style={cell} title={text} visibleFrom={wideOnly(c)}>
+                    <Table.Td
+                      key={c.key}
+                      style={cell}
+                      title={flagged ? flagsText(lead) : text}
+                      visibleFrom={wideOnly(c)}
+                      data-column={c.key}
+                    >
                       {c.key === 'status' ? (
                         <Badge color={STATUS_COLOR[lead.status]} data-testid="lead-row-status">
                           {lead.status}
+                        </Badge>
+                      ) : flagged ? (
+                        // A flagged lead is marked: its score and how many flags it raised.
+                        <Badge variant="light" color={scoreColor(lead.quality_score)} data-testid="lead-row-flags">
+                          {text} · {lead.flags.length} {lead.flags.length === 1 ? 'flag' : 'flags'}
                         </Badge>
                       ) : (
                         text

@@ -49,3 +49,17 @@ test('the re-injection filter survives the URL: re-injected, fresh only, anythin
   }
   assert.deepEqual(parseFilters(new URLSearchParams('reinjected=1')), {});
 });
+
+test('the quality filters survive the URL: known flags (any of), flagged or not, a maximum score', () => {
+  const f = parseFilters(
+    new URLSearchParams('flag=phone_country,disposable_email&flag=no_such&flagged=true&max_score=70'),
+  );
+  assert.deepEqual(f, { flag: ['phone_country', 'disposable_email'], flagged: true, max_score: 70 });
+  assert.equal(filtersToParams(f).toString(), 'flag=phone_country&flag=disposable_email&flagged=true&max_score=70');
+  assert.deepEqual(parseFilters(filtersToParams({ flagged: false, max_score: 0 })), { flagged: false, max_score: 0 });
+  // Not a whole number: dropped; past 100 is passed on for the API to name.
+  assert.deepEqual(parseFilters(new URLSearchParams('max_score=abc&flagged=yes')), {});
+  assert.deepEqual(parseFilters(new URLSearchParams('max_score=150')), { max_score: 150 });
+  assert.equal(countMore({ flag: ['ip_country'], flagged: true, max_score: 50 }), 3);
+  assert.equal(countMore({ flag: [] }), 0);
+});

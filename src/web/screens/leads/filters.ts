@@ -3,6 +3,7 @@
 // localStorage (a per-browser preference, not part of what is being looked at).
 import type { paths } from '../../api/schema';
 import type { Clock } from '../../ui/clock';
+import { isFlag, scoreText } from '../quality/flags';
 
 export type SearchQuery = NonNullable<paths['/api/leads/search']['get']['parameters']['query']>;
 export type FilterQuery = Omit<SearchQuery, 'cursor' | 'limit'>;
@@ -62,6 +63,14 @@ export function parseFilters(params: URLSearchParams): FilterQuery {
   if (opened === 'true' || opened === 'false') out.autologin_opened = opened === 'true';
   const reinjected = params.get('reinjected');
   if (reinjected === 'true' || reinjected === 'false') out.reinjected = reinjected === 'true';
+  // Flags the dashboard does not know (a stale link) are dropped like an unknown date type.
+  const flag = list('flag').filter(isFlag);
+  if (flag.length) out.flag = flag;
+  const flagged = params.get('flagged');
+  if (flagged === 'true' || flagged === 'false') out.flagged = flagged === 'true';
+  // A whole number is passed on as is (the API says when it is past 100); anything else is dropped.
+  const maxScore = params.get('max_score')?.trim();
+  if (maxScore && /^\d+$/.test(maxScore)) out.max_score = Number(maxScore);
   if (params.get('order') === 'asc') out.order = 'asc';
   return out;
 }
@@ -79,6 +88,9 @@ export function filtersToParams(f: FilterQuery): URLSearchParams {
   if (f.is_ftd !== undefined) p.set('is_ftd', String(f.is_ftd));
   if (f.autologin_opened !== undefined) p.set('autologin_opened', String(f.autologin_opened));
   if (f.reinjected !== undefined) p.set('reinjected', String(f.reinjected));
+  for (const flag of f.flag ?? []) p.append('flag', flag);
+  if (f.flagged !== undefined) p.set('flagged', String(f.flagged));
+  if (f.max_score !== undefined) p.set('max_score', String(f.max_score));
   if (f.order === 'asc') p.set('order', 'asc');
   return p;
 }
@@ -93,6 +105,9 @@ export function countMore(f: FilterQuery): number {
     f.autologin_opened !== undefined,
     f.reinjected !== undefined,
     f.sale_status,
+    f.flag?.length,
+    f.flagged !== undefined,
+    f.max_score !== undefined,
   ];
   return more.filter(Boolean).length + ([1, 2, 3, 4, 5] as const).filter((n) => f[`sub_id${n}`]).length;
 }
@@ -142,6 +157,8 @@ export const COLUMNS: Column[] = [
   { key: 'phone', label: 'Phone', render: (l) => l.phone },
   { key: 'country', label: 'Country', render: (l) => l.country },
   { key: 'status', label: 'Status', render: (l) => l.status },
+  // The table shows a flagged lead's score as a badge with its flags (LeadsTable).
+  { key: 'quality', label: 'Quality', render: (l) => scoreText(l.quality_score) },
   { key: 'partner', label: 'Partner', render: (l) => text(l.partner_name) },
   { key: 'provider', label: 'Traffic provider', render: (l) => text(l.traffic_provider_name) },
   { key: 'campaign', label: 'Campaign', render: (l) => text(l.campaign_name) },
@@ -155,7 +172,18 @@ export const COLUMNS: Column[] = [
   { key: 'revenue', label: 'Revenue', render: (l) => money(l.revenue) },
 ];
 
-const DEFAULT_COLUMNS = ['created_at', 'name', 'email', 'country', 'status', 'partner', 'provider', 'campaign', 'ftd'];
+const DEFAULT_COLUMNS = [
+  'created_at',
+  'name',
+  'email',
+  'country',
+  'status',
+  'quality',
+  'partner',
+  'provider',
+  'campaign',
+  'ftd',
+];
 const COLUMNS_KEY = 'leadgate.leads.columns';
 
 /** The operator's chosen columns; the defaults when nothing (or nothing valid) is stored. */
