@@ -2397,7 +2397,7 @@ export interface paths {
         get: operations["getQualitySettings"];
         /**
          * Set the weights of the fraud flags
-         * @description Weights left out keep theirs. A lead's quality score is 100 less the weights of the flags it raised, at least 0, computed when it arrives and stored with it (a change of weights scores new leads; stored scores stay). Audited (quality.settings_updated).
+         * @description Weights left out keep theirs. A lead's quality score is 100 less the weights of the flags it raised, at least 0, computed when it arrives and stored with it (a change of weights scores new leads; stored scores stay). A role limited to some providers or partners gets 403: the weights score every lead. Audited (quality.settings_updated).
          *
          *     Access: needs the `quality:edit` permission (key scope and role).
          */

@@ -66,7 +66,7 @@ export default async function qualitySettingsRoutes(app: App) {
         operationId: 'updateQualitySettings',
         tags,
         summary: 'Set the weights of the fraud flags',
-        description: `Weights left out keep theirs. ${SCORE} Audited (quality.settings_updated).`,
+        description: `Weights left out keep theirs. ${SCORE} A role limited to some providers or partners gets 403: the weights score every lead. Audited (quality.settings_updated).`,
         body: Type.Object({ weights: Type.Optional(Type.Partial(Weights)) }, { additionalProperties: false }),
         response: { 200: QualitySettings },
       },

@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import { readSetting, writeSetting } from '../../db/settings.js';
+import { isScoped } from '../../db/scope.js';
+import { HttpProblem } from '../../http/errors.js';
 import type { Database } from '../../db/tables.js';
 import { audit, type Actor } from '../audit/service.js';
 import { DEFAULT_WEIGHTS, FLAG_INFO, FLAGS, type Weights } from './flags.js';
@@ -32,6 +34,13 @@ export const getQualitySettings = async (db: Kysely<Database>) =>
 
 /** Replaces the weights given (the others keep theirs); new leads are scored with them, stored scores stay. */
 export async function updateQualitySettings(db: Kysely<Database>, actor: Actor, b: { weights?: Partial<Weights> }) {
+  // The weights score every provider's leads: a role limited to some providers may not set them.
+  if (actor.principal && isScoped(actor.principal.scope))
+    throw new HttpProblem(
+      403,
+      'forbidden',
+      'Your role is limited to some traffic providers or partners; the weights score every lead, so an operator whose role sees the whole account sets them.',
+    );
   await db.transaction().execute(async (tx) => {
     const before = settingsOf(await readSetting<Partial<QualitySettings> | null>(tx, QUALITY_SETTING, null));
     const after: QualitySettings = { weights: { ...before.weights, ...(b.weights ?? {}) } };
