@@ -13,6 +13,7 @@
 //   npm run bench:intake -- [--engines sqlite,postgres] [--seconds 20] [--rates 250,500]
 //                           [--processes 1,2,3] [--outbox none,subscribed,webhooks]
 //                           [--postgres-url postgres://postgres@127.0.0.1:55432/postgres]
+//                           [--quality none,plain,full]
 // --processes: on PostgreSQL, also with that many server processes on the one database, the load
 // spread over them evenly (round-robin); SQLite is measured with one.
 // --outbox webhooks: two webhooks and the provider's postbacks subscribed to every lead event
@@ -46,6 +47,7 @@ const { values: args } = parseArgs({
     processes: { type: 'string', default: '1' },
     outbox: { type: 'string', default: 'none' },
     'log-level': { type: 'string', default: 'info' },
+    quality: { type: 'string', default: 'none' },
     'postgres-url': {
       type: 'string',
       default:
@@ -69,6 +71,13 @@ for (const o of OUTBOX)
   if (!['none', 'webhooks', 'subscribed'].includes(o))
     throw new Error(`unknown --outbox ${o}: none, subscribed or webhooks`);
 for (const e of ENGINES) if (e !== 'sqlite' && e !== 'postgres') throw new Error(`unknown engine ${e}`);
+// --quality (issue 29): none: every lead from one IP and domain, as measured before; plain: each lead
+// its own IP and one of 1,000 email domains, nothing configured; full: the same, with 10,000
+// blocklist entries and velocity limits on every kind. BENCH_SERVER_ROOT: the checkout whose
+// built server is measured (an older commit's, for a before/after pair).
+const QUALITY = args.quality!;
+if (!['none', 'plain', 'full'].includes(QUALITY)) throw new Error(`unknown --quality ${QUALITY}: none, plain or full`);
+const SERVER_ROOT = process.env.BENCH_SERVER_ROOT || ROOT;
 
 const log = (...a: unknown[]) => console.error('[bench:intake]', ...a);
 
@@ -128,7 +137,7 @@ async function startServer(
   // BENCH_PROFILE=dir: write a CPU profile of the server (for finding where the time goes).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const child = spawn(process.execPath, [...profile, 'dist/server/main.js'], {
-    cwd: ROOT,
+    cwd: SERVER_ROOT,
     env: {
       ...process.env,
       DATABASE_URL: dbUrl,
@@ -164,15 +173,39 @@ async function startServer(
 let serial = 0;
 function leadBody(runTag: string) {
   const n = ++serial;
+  const varied = QUALITY !== 'none';
   return JSON.stringify({
     first_name: 'Bench',
     last_name: `Lead${n}`,
-    email: `bench.${runTag}.${n}@example.com`,
+    email: varied ? `bench.${runTag}.${n}@d${n % 1000}.example.com` : `bench.${runTag}.${n}@example.com`,
     phone: `+49151${String(n % 100_000_000).padStart(8, '0')}`, // +49 151: a German mobile range
     country: 'DE',
-    ip: '198.51.100.10',
+    // Addresses as data: nothing is sent to them.
+    ip: varied ? `193.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` : '198.51.100.10',
     sub_id1: 'bench',
   });
+}
+
+/** --quality full: 10,000 global blocklist entries of every kind (none matching a bench lead), velocity limits on every kind. */
+async function qualitySetup(base: string, token: string, providerId: string) {
+  const rows = ['kind,value'];
+  for (let i = 0; i < 4000; i++) rows.push(`ip,100.${64 + (i >> 8)}.${i & 255}.0/24`);
+  for (let i = 0; i < 3000; i++) rows.push(`email,listed.${i}@example.org`);
+  for (let i = 0; i < 2000; i++) rows.push(`email_domain,spam${i}.example.net`);
+  for (let i = 0; i < 1000; i++) rows.push(`sub_id,bad-source-${i}`);
+  const res = await fetch(`${base}/api/blocklists/import`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/csv', authorization: `Bearer ${token}` },
+    body: rows.join('\n'),
+  });
+  if (res.status !== 200) throw new Error(`blocklist import: ${res.status} ${await res.text()}`);
+  await json(
+    base,
+    'PATCH',
+    `/api/traffic-providers/${providerId}`,
+    { velocity: { window_minutes: 60, ip: 20, phone: 5, email_domain: 50 } },
+    token,
+  );
 }
 
 interface Run {
@@ -401,6 +434,7 @@ async function benchSetup(engine: string, processes: number, delay: number, outb
       token,
     );
     const provider = await json(base, 'POST', '/api/traffic-providers', { name: 'Bench provider' }, token);
+    if (QUALITY === 'full') await qualitySetup(base, token, provider.id);
     await json(
       base,
       'POST',
@@ -438,7 +472,7 @@ async function benchSetup(engine: string, processes: number, delay: number, outb
       await json(base, 'PUT', `/api/traffic-providers/${provider.id}/postbacks`, { postbacks }, token);
     }
 
-    const what = `${engine}, ${processes} process${processes > 1 ? 'es' : ''}, partner ${delay} ms, outbox ${outbox}`;
+    const what = `${engine}, ${processes} process${processes > 1 ? 'es' : ''}, partner ${delay} ms, outbox ${outbox}, quality ${QUALITY}`;
     log(`${what}: warm-up`);
     await cannon(bases, provider.token, `w${delay}`, { connections: 8, seconds: 3 });
     const cpu = () => servers.reduce((a, sv) => a + cpuMs(sv.child.pid!), 0);

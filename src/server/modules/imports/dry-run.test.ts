@@ -149,6 +149,16 @@ forEachDatabase('CSV import dry run', (engine) => {
     assert.equal(run.statusCode, 202, run.body);
     const imported = await workUntilNot(ta, imp.id, 'importing');
     assert.deepEqual(imported.counts, { good: 3, bad: 3, duplicates: 0, imported: 3 });
+    // Imported leads are scored as intake scores them (the flags that need no database).
+    const scores = await ta.db.selectFrom('leads').select(['flags', 'quality_score']).execute();
+    assert.deepEqual(
+      scores.map((l) => [l.flags, l.quality_score]),
+      [
+        [0, 100],
+        [0, 100],
+        [0, 100],
+      ],
+    );
     const emails = await ta.db.selectFrom('leads').select('email').orderBy('email').execute();
     assert.deepEqual(
       emails.map((l) => l.email),

@@ -9,6 +9,10 @@ import { activePolicy, checkedFields, windowStart } from '../intake/duplicates.j
 import { blockedReason, receivedFact } from '../intake/service.js';
 import { entriesWithKeys, type BlockingEntry } from '../quality/blocklist-queries.js';
 import { leadKeys } from '../quality/match-keys.js';
+import { leadFlags, qualityScore, type Weights } from '../quality/flags.js';
+import { QUALITY_SETTING, settingsOf } from '../quality/settings-service.js';
+import { readSetting } from '../../db/settings.js';
+import { shippedCountryOf } from '../../geo/ip-country.js';
 import type { NormalizedLead } from '../intake/validate.js';
 import {
   advance,
@@ -68,6 +72,8 @@ interface Context {
   countries: string[];
   flowId: string | null;
   policy: ReturnType<typeof activePolicy>;
+  /** The fraud flags' weights when the chunk is worked (imported leads are scored as intake scores). */
+  weights: Weights;
 }
 
 class Stopped extends Error {}
@@ -144,6 +150,7 @@ export class ImportWorker {
       countries: campaign ? (JSON.parse(campaign.countries) as string[]) : [],
       flowId: campaign?.flow_id ?? null,
       policy: provider ? activePolicy(provider.duplicate_policy) : null,
+      weights: settingsOf(await readSetting(this.deps.db, QUALITY_SETTING, null)).weights,
     };
   }
 
@@ -180,6 +187,7 @@ export class ImportWorker {
           id: newId(),
           created_at: at,
           ...lead,
+          ...scored(lead, ctx.weights),
           traffic_provider_id: imp.traffic_provider_id!,
           campaign_id: imp.campaign_id,
           flow_id: ctx.flowId,
@@ -337,4 +345,10 @@ function blockedField(entry: BlockingEntry, lead: NormalizedLead): keyof Normali
   if (entry.kind === 'sub_id')
     return (['sub_id1', 'sub_id2', 'sub_id3', 'sub_id4', 'sub_id5'] as const).find((f) => lead[f] === entry.value)!;
   return entry.kind;
+}
+
+/** An imported lead's fraud flags (those that need no database: velocity is intake's) and its score. */
+function scored(lead: NormalizedLead, weights: Weights) {
+  const flags = leadFlags(lead, shippedCountryOf);
+  return { flags, quality_score: qualityScore(flags, weights) };
 }
