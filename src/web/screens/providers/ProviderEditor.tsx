@@ -26,12 +26,20 @@ import { fieldErrors } from '../../ui/fields';
 import { PortalPanel } from './PortalPanel';
 import { PostbacksPanel, useOperatorPostbacks } from './PostbacksPanel';
 import { TokenModal, type ShownToken } from './TokenModal';
+import {
+  VELOCITY_LABELS,
+  VelocitySection,
+  velocityBody,
+  velocityFormOf,
+  velocityInput,
+  type VelocityForm,
+} from './VelocitySection';
 import { EditorHeader } from '../../ui/EditorHeader';
 
 type Provider = paths['/api/traffic-providers/{id}']['get']['responses'][200]['content']['application/json'];
 type Field = 'email' | 'phone';
 
-interface Form {
+interface Form extends VelocityForm {
   name: string;
   status: 'active' | 'paused';
   ips: string; // one CIDR or address a line, as typed
@@ -54,6 +62,7 @@ function formOf(p: Provider | null): Form {
     ...policy,
     fields: [...policy.fields],
     silent_after_hours: p?.silent_after_hours ?? '',
+    ...velocityFormOf(p?.velocity),
   };
 }
 
@@ -89,11 +98,12 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
   const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(
     () => formOf(provider),
     (k) => [
-      k === 'ips'
-        ? 'allowed_ips'
-        : k === 'name' || k === 'status' || k === 'silent_after_hours'
-          ? k
-          : `duplicate_policy.${k}`,
+      velocityInput(k) ??
+        (k === 'ips'
+          ? 'allowed_ips'
+          : k === 'name' || k === 'status' || k === 'silent_after_hours'
+            ? k
+            : `duplicate_policy.${k}`),
     ],
   );
   const [confirmRotate, setConfirmRotate] = useState(false);
@@ -114,6 +124,7 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
         scope: form.scope,
       },
       silent_after_hours: form.silent_after_hours === '' ? null : Number(form.silent_after_hours),
+      velocity: velocityBody(form),
     };
     return submit(
       () =>
@@ -131,6 +142,7 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
             'duplicate_policy.window_hours': 'Window (hours)',
             'duplicate_policy.scope': 'Duplicate scope',
             silent_after_hours: 'Alert when silent for (hours)',
+            ...VELOCITY_LABELS,
           },
           { allowed_ips: 'line' },
         ),
@@ -272,6 +284,7 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
               ]}
             />
           </Stack>
+          <VelocitySection form={form} set={set} errors={errors} />
         </Stack>
       </fieldset>
       <ConfirmDialog
