@@ -118,6 +118,8 @@ export interface PartnersTable {
   track_autologin: Generated<number>;
   /** 0/1: a tracked link redirects once. */
   autologin_single_use: Generated<number>;
+  /** JSON StoredQualityRule (distribution/quality-rule.ts): the flags it refuses, the lowest score it takes. */
+  quality_rule: Generated<string>;
   created_at: string;
   updated_at: string;
   archived_at: string | null;

@@ -1,6 +1,7 @@
 // Whether a flow target may be offered a lead right now, before caps: the partner is usable,
-// takes the lead's country, and is inside its working hours. Pure functions (no database), so
-// the calendar rules are unit-tested on their own.
+// takes the lead's country and its quality (quality-rule.ts), and is inside its working hours.
+// Pure functions (no database), so the calendar rules are unit-tested on their own.
+import { qualityRefusal, type LeadQuality, type QualityCheck } from './quality-rule.js';
 
 export interface Schedule {
   /** IANA zone (validated when saved). */
@@ -65,9 +66,22 @@ export function isOpen(schedule: Schedule | null, ms: number): boolean {
   return (listed(now.weekday) && now.minute >= from) || (listed(previous) && now.minute < to);
 }
 
-/** Why a candidate is not offered a lead: the verdicts the simulator and real routing give. */
-export type Refusal =
-  'archived' | 'paused' | 'country' | 'hours' | 'cap_full' | 'already_offered' | 'not_tried' | 'not_reached';
+/**
+ * Why a candidate is not offered a lead: the verdicts the simulator and real routing give (the
+ * one list; the API's enum and the dashboard's labels are records over it).
+ */
+export const REFUSALS = [
+  'archived',
+  'paused',
+  'country',
+  'quality',
+  'hours',
+  'cap_full',
+  'already_offered',
+  'not_tried',
+  'not_reached',
+] as const;
+export type Refusal = (typeof REFUSALS)[number];
 
 /**
  * Why a country is refused, or null. Both lists must accept it (empty = every country): a flow
@@ -85,17 +99,29 @@ export interface EligibilityInput {
     archived_at: string | null;
     countries: string[];
     working_hours: Schedule | null;
+    quality: QualityCheck;
   };
   /** null when the lead is offered to one partner directly (no flow target). */
   target: { countries: string[]; schedule: Schedule | null } | null;
 }
 
+/** What eligibility looks at in a lead: its country, its fraud flags (mask) and quality score. */
+export interface LeadTraits extends LeadQuality {
+  country: string;
+}
+
 /** Why this candidate cannot take the lead now (caps aside), or null. */
-export function refusal(c: EligibilityInput, country: string, ms: number): { verdict: Refusal; reason: string } | null {
+export function refusal(
+  c: EligibilityInput,
+  lead: LeadTraits,
+  ms: number,
+): { verdict: Refusal; reason: string } | null {
   if (c.partner.archived_at) return { verdict: 'archived', reason: 'deleted' };
   if (c.partner.status !== 'active') return { verdict: 'paused', reason: 'paused' };
-  const byCountry = countryRefusal(country, c.target?.countries ?? [], c.partner.countries);
+  const byCountry = countryRefusal(lead.country, c.target?.countries ?? [], c.partner.countries);
   if (byCountry) return { verdict: 'country', reason: byCountry };
+  const byQuality = qualityRefusal(c.partner.quality, lead);
+  if (byQuality) return { verdict: 'quality', reason: byQuality };
   // A target's schedule replaces the partner's working hours for this flow.
   if (!isOpen(c.target?.schedule ?? c.partner.working_hours, ms))
     return { verdict: 'hours', reason: 'outside working hours' };

@@ -10,20 +10,8 @@ import { saleAtDelivery } from './prices.js';
 import { callTimeoutMs } from './integrations/index.js';
 import type { LeadForPartner } from './integrations/types.js';
 import type { PartnerCall } from './partner-client.js';
-import {
-  attemptsPerLead,
-  capFull,
-  loadLead,
-  plan,
-  rejectionReason,
-  skip,
-  verdictsJson,
-  type Candidate,
-  type LeadRow,
-  type Plan,
-  type RouteOverride,
-  type Skip,
-} from './route.js';
+import { loadLead, plan, type Candidate, type LeadRow, type Plan, type RouteOverride } from './route.js';
+import { attemptsPerLead, capFull, rejectionReason, skip, verdictsJson, type Skip } from './skips.js';
 import type { DeliveryDeps, DeliveryOutcome } from './delivery.js';
 
 // The routing engine: one pending lead → a partner, or a reason why none took it.

@@ -5,8 +5,10 @@ import { fromJson, jsonArrayFrom, jsonObjectFrom } from '../db/json.js';
 import type { Database, PartnersTable } from '../db/tables.js';
 import { integrationFromStore } from './integrations/index.js';
 import type { StoredIntegration } from './integrations/types.js';
-import { capSlots, firstFull, readUsage, usedOf, type CapOwner, type CapSlot, type CapWindow } from './caps.js';
-import { refusal, type Refusal, type Schedule } from './eligibility.js';
+import { capSlots, firstFull, readUsage, usedOf, type CapOwner, type CapSlot } from './caps.js';
+import { refusal, type LeadTraits, type Schedule } from './eligibility.js';
+import { qualityCheckOf, type QualityCheck } from './quality-rule.js';
+import { capFull, skip, type Skip } from './skips.js';
 import { tryOrder } from './order.js';
 import { parsePrice, priceFor, type StoredPrice } from './prices.js';
 
@@ -52,6 +54,8 @@ const LEAD_COLUMNS = [
   'leads.flow_id',
   'leads.lease_until',
   'leads.traffic_provider_id',
+  'leads.flags',
+  'leads.quality_score',
 ] as const;
 
 const PARTNER_COLUMNS = [
@@ -66,28 +70,25 @@ const PARTNER_COLUMNS = [
   'partners.total_cap',
   'partners.deal',
   'partners.integration',
+  'partners.quality_rule',
 ] as const;
 
+/** A partners row as PARTNER_COLUMNS reads it. */
 type PartnerRow = Pick<
   Selectable<PartnersTable>,
-  | 'id'
-  | 'name'
-  | 'status'
-  | 'archived_at'
-  | 'countries'
-  | 'working_hours'
-  | 'daily_cap'
-  | 'hourly_cap'
-  | 'total_cap'
-  | 'deal'
-  | 'integration'
+  (typeof PARTNER_COLUMNS)[number] extends `partners.${infer K extends keyof PartnersTable}` ? K : never
 >;
 
 export interface Candidate {
   name: string;
   priority: number;
   weight: number;
-  partner: CapOwner['partner'] & { status: 'active' | 'paused'; archived_at: string | null; countries: string[] };
+  partner: CapOwner['partner'] & {
+    status: 'active' | 'paused';
+    archived_at: string | null;
+    countries: string[];
+    quality: QualityCheck;
+  };
   target: (NonNullable<CapOwner['target']> & { countries: string[]; schedule: Schedule | null }) | null;
   integration: StoredIntegration;
   /** What the partner pays (prices.ts). */
@@ -212,6 +213,7 @@ function candidate(p: PartnerRow, t: TargetRow | null): Candidate {
       daily_cap: p.daily_cap,
       hourly_cap: p.hourly_cap,
       total_cap: p.total_cap,
+      quality: qualityCheckOf(p.quality_rule),
     },
     target: t && {
       id: t.id,
@@ -292,58 +294,6 @@ async function resolveRoute(db: Db, lead: LeadRow, override: RouteOverride): Pro
   return leadRoute(lead, override.flowId ?? lead.flow_id ?? lead.campaign_flow_id);
 }
 
-/** A candidate not offered the lead, and why: recorded on the lead (leads.verdicts), answered by the simulator. */
-export interface Skip {
-  partner_id: string;
-  name: string;
-  verdict: Refusal;
-  reason: string;
-  /** The cap that was full, with its numbers (verdict cap_full). */
-  cap?: {
-    kind: string;
-    window: CapWindow;
-    country: string | null;
-    counts: 'deliveries' | 'ftds';
-    used: number;
-    cap: number;
-  };
-}
-
-export const skip = (c: Candidate, verdict: Refusal, reason: string): Skip => ({
-  partner_id: c.partner.id,
-  name: c.name,
-  verdict,
-  reason,
-});
-
-export const capFull = (c: Candidate, s: CapSlot, used: number): Skip => ({
-  ...skip(c, 'cap_full', s.full),
-  cap: { kind: s.kind, window: s.window, country: s.country, counts: s.counts, used, cap: s.cap },
-});
-
-/** How a skipped candidate reads in a lead's reason: "Name (why)". */
-export const skipText = (s: Skip) => `${s.name} (${s.reason})`;
-
-/** "at most 3 attempts per lead": a flow's max_attempts, as reasons say it. */
-export const attemptsPerLead = (max: number) => `at most ${max} attempt${max === 1 ? '' : 's'} per lead`;
-
-/** A lead's reason when no partner took it: each partner tried, how many were not, and the skipped with why. */
-export function rejectionReason(tried: string[], skips: Skip[], maxAttempts: number): string {
-  const notTried = skips.filter((s) => s.verdict === 'not_tried').length;
-  const skipped = skips.filter((s) => s.verdict !== 'not_tried').map(skipText);
-  if (!tried.length && !notTried)
-    return `No eligible partner: ${skipped.length ? skipped.join(', ') : 'the flow has no partners'}`;
-  const parts: string[] = [];
-  if (tried.length) parts.push(`Every partner tried declined: ${tried.join(', ')}`);
-  if (notTried) parts.push(`${notTried} more not tried (${attemptsPerLead(maxAttempts)})`);
-  if (skipped.length) parts.push(`not eligible: ${skipped.join(', ')}`);
-  return parts.join('; ');
-}
-
-/** What leads.verdicts keeps of the skips (names are looked up when read: a partner may be renamed). */
-export const verdictsJson = (skips: Skip[]) =>
-  skips.length ? JSON.stringify(skips.map(({ name: _name, ...rest }) => rest)) : null;
-
 /** A delivery decided: engine.ts offers the lead to `order` one after another. */
 export interface Plan {
   lead: LeadRow;
@@ -364,10 +314,17 @@ export interface Plan {
 /** What a delivered lead costs: its campaign's CPL payout for the lead's country, or null. */
 const costOf = (lead: LeadRow): number | null => priceFor(parsePrice(lead.payout), 'cpl', lead.country);
 
-/** Candidates that may take a lead from `country` at `now`, caps aside (their cap slots filled in), and the others with why. */
+/** What eligibility looks at in a lead row: all on the row itself (intake's too), so no read. */
+const traitsOf = (lead: LeadRow): LeadTraits => ({
+  country: lead.country,
+  flags: Number(lead.flags),
+  score: lead.quality_score === null ? null : Number(lead.quality_score),
+});
+
+/** Candidates that may take the lead at `now`, caps aside (their cap slots filled in), and the others with why. */
 export function eligibility(
   route: Route,
-  country: string,
+  lead: LeadTraits,
   offered: Set<string>,
   now: number,
   offeredReason = 'already offered before an interruption',
@@ -377,12 +334,12 @@ export function eligibility(
   for (const c of route.candidates) {
     const why = offered.has(c.partner.id)
       ? { verdict: 'already_offered' as const, reason: offeredReason }
-      : refusal(c, country, now);
+      : refusal(c, lead, now);
     if (why) {
       skipped.push(skip(c, why.verdict, why.reason));
       continue;
     }
-    c.slots = capSlots(c, now, country);
+    c.slots = capSlots(c, now, lead.country);
     eligible.push(c);
   }
   return { eligible, skipped };
@@ -414,7 +371,7 @@ export async function plan(db: Db, lead: LeadRow, override: RouteOverride): Prom
       : [];
   const { eligible, skipped } = eligibility(
     route,
-    lead.country,
+    traitsOf(lead),
     new Set(prior.map((a) => a.partner_id)),
     Date.now(),
     override.resume ? undefined : 'already offered this lead before',
@@ -441,7 +398,7 @@ export async function plan(db: Db, lead: LeadRow, override: RouteOverride): Prom
 export function planAtIntake(lead: LeadRow, now: number): Plan | null {
   const route = lead.flow_id ? flowRoute(lead, lead.flow_id) : null;
   if (!route || typeof route === 'string' || route.maxAttempts < 1) return null;
-  const { eligible, skipped } = eligibility(route, lead.country, new Set(), now);
+  const { eligible, skipped } = eligibility(route, traitsOf(lead), new Set(), now);
   if (!eligible.length || eligible.some((c) => c.slots.length)) return null;
   return { lead, route, costCents: costOf(lead), attemptNo: 0, calls: 0, skipped, order: tryOrder(eligible) };
 }

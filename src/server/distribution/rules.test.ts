@@ -1,10 +1,12 @@
 // The pure parts of routing, without a database: working hours (midnight spans, all-day, DST),
-// country narrowing, the try order (priority first; weighted random within a priority) and
-// which cap slots a lead takes on which local day.
+// country narrowing, a partner's quality rule, the try order (priority first; weighted random
+// within a priority) and which cap slots a lead takes on which local day.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { capSlots } from './caps.js';
 import { countryRefusal, isOpen, localWeekMinute, refusal, type Schedule } from './eligibility.js';
+import { qualityCheckOf, storedQualityRule } from './quality-rule.js';
+import { maskOf, type Flag } from '../db/lead-flags.js';
 import { tryOrder } from './order.js';
 
 const at = (iso: string) => Date.parse(iso);
@@ -62,27 +64,72 @@ test('countries: both the partner and the flow target must take the country', ()
 });
 
 test('refusal: deleted, paused, country, hours (a target schedule replaces the partner hours)', () => {
-  const partner = { status: 'active' as const, archived_at: null, countries: [], working_hours: BERLIN_WEEKDAYS };
+  const partner = {
+    status: 'active' as const,
+    archived_at: null,
+    countries: [],
+    working_hours: BERLIN_WEEKDAYS,
+    quality: qualityCheckOf('{"refuse_flags":[],"min_score":null}'),
+  };
+  const DE = { country: 'DE', flags: 0, score: 100 };
   const saturday = at('2026-11-28T10:00:00Z');
-  assert.deepEqual(refusal({ partner, target: null }, 'DE', saturday), {
+  assert.deepEqual(refusal({ partner, target: null }, DE, saturday), {
     verdict: 'hours',
     reason: 'outside working hours',
   });
   assert.deepEqual(
-    refusal({ partner, target: { countries: [], schedule: { ...BERLIN_WEEKDAYS, days: [6] } } }, 'DE', saturday),
+    refusal({ partner, target: { countries: [], schedule: { ...BERLIN_WEEKDAYS, days: [6] } } }, DE, saturday),
     null,
   );
-  assert.deepEqual(refusal({ partner: { ...partner, status: 'paused' }, target: null }, 'DE', saturday), {
+  assert.deepEqual(refusal({ partner: { ...partner, status: 'paused' }, target: null }, DE, saturday), {
     verdict: 'paused',
     reason: 'paused',
   });
   assert.deepEqual(
-    refusal({ partner: { ...partner, archived_at: '2026-01-01T00:00:00.000Z' }, target: null }, 'DE', saturday),
+    refusal({ partner: { ...partner, archived_at: '2026-01-01T00:00:00.000Z' }, target: null }, DE, saturday),
     { verdict: 'archived', reason: 'deleted' },
   );
   assert.deepEqual(
-    refusal({ partner: { ...partner, working_hours: null, countries: ['FR'] }, target: null }, 'DE', saturday),
+    refusal({ partner: { ...partner, working_hours: null, countries: ['FR'] }, target: null }, DE, saturday),
     { verdict: 'country', reason: 'does not take DE' },
+  );
+});
+
+test('refusal: a quality rule refuses the flags it names and scores below its minimum; an unscored lead passes the minimum', () => {
+  const noon = at('2026-11-25T12:00:00Z');
+  const partner = (rule: Parameters<typeof storedQualityRule>[0]) => ({
+    status: 'active' as const,
+    archived_at: null,
+    countries: [],
+    working_hours: null,
+    quality: qualityCheckOf(storedQualityRule(rule)),
+  });
+  const lead = (flags: Flag[], score: number | null) => ({ country: 'DE', flags: maskOf(flags), score });
+  const refusing = partner({ refuse_flags: ['ip_country', 'phone_country'] });
+  assert.deepEqual(refusal({ partner: refusing, target: null }, lead(['ip_country', 'phone_type'], 55), noon), {
+    verdict: 'quality',
+    reason: 'refuses flagged leads (ip_country)',
+  });
+  assert.equal(
+    refusal({ partner: refusing, target: null }, lead(['phone_country', 'ip_country'], 45), noon)?.reason,
+    'refuses flagged leads (phone_country, ip_country)',
+  );
+  assert.equal(refusal({ partner: refusing, target: null }, lead(['disposable_email'], 60), noon), null);
+  const picky = partner({ min_score: 60 });
+  assert.deepEqual(refusal({ partner: picky, target: null }, lead(['ip_country', 'velocity_ip'], 45), noon), {
+    verdict: 'quality',
+    reason: 'takes quality 60 or more (this lead: 45)',
+  });
+  assert.equal(refusal({ partner: picky, target: null }, lead([], 60), noon), null, 'the minimum itself is taken');
+  assert.equal(refusal({ partner: picky, target: null }, lead(['ip_country'], null), noon), null, 'not scored');
+  // The country is refused first: its reason is the one given.
+  assert.equal(
+    refusal({ partner: { ...picky, countries: ['FR'] }, target: null }, lead([], 10), noon)?.verdict,
+    'country',
+  );
+  assert.equal(
+    storedQualityRule({ refuse_flags: ['ip_country', 'phone_country'] }),
+    '{"refuse_flags":["phone_country","ip_country"],"min_score":null}',
   );
 });
 

@@ -2496,7 +2496,7 @@ export interface paths {
         put?: never;
         /**
          * Where would this lead go?
-         * @description Routes a lead that is not stored, from `country`, through a campaign (with its own checks: paused, countries, flow) or a flow, at `at` (default: now): the flow’s candidates in order, each with its verdict and reason, with the same checks and cap counts real routing uses. Nothing is stored, no partner is called, no cap is reserved. Send exactly one of campaign_id and flow_id. Needs flows:edit, as every POST needs an edit permission; flows:view is enough for the cap usage and for a lead’s own verdicts.
+         * @description Routes a lead that is not stored, from `country` (with the fraud `flags` and `quality_score` it would have, for partners’ quality rules), through a campaign (with its own checks: paused, countries, flow) or a flow, at `at` (default: now): the flow’s candidates in order, each with its verdict and reason, with the same checks and cap counts real routing uses. Nothing is stored, no partner is called, no cap is reserved. Send exactly one of campaign_id and flow_id. Needs flows:edit, as every POST needs an edit permission; flows:view is enough for the cap usage and for a lead’s own verdicts.
          *
          *     Access: needs the `flows:edit` permission (key scope and role).
          */
@@ -12735,8 +12735,11 @@ export interface operations {
                             partner_id: string;
                             partner_name: string | null;
                             reason: string;
-                            /** @description offer: would be offered the lead; not_tried: eligible, but the flow’s max_attempts are used up before its priority; cap_full: a cap has no room (see cap); hours: outside its working hours or the target’s schedule; country: the partner or target does not take the country; paused / archived: the partner is paused or deleted; already_offered: offered before a restart; not_reached (a real lead only): an earlier partner took the lead */
-                            verdict: "offer" | "not_tried" | "cap_full" | "hours" | "country" | "paused" | "archived" | "already_offered" | "not_reached";
+                            /**
+                             * @description offer: would be offered the lead; not_tried: eligible, but the flow’s max_attempts are used up before its priority; cap_full: a cap has no room (see cap); hours: outside its working hours or the target’s schedule; country: the partner or target does not take the country; quality: the partner’s quality rule refuses one of the lead’s fraud flags, or its score is below the rule’s minimum; paused: the partner is paused; archived: the partner is deleted; already_offered: offered before a restart (or before a re-injection); not_reached: (a real lead only) an earlier partner took the lead
+                             * @enum {string}
+                             */
+                            verdict: "offer" | "archived" | "paused" | "country" | "quality" | "hours" | "cap_full" | "already_offered" | "not_tried" | "not_reached";
                         }[];
                     };
                 };
@@ -13118,8 +13121,11 @@ export interface operations {
                             partner_id: string;
                             partner_name: string | null;
                             reason: string;
-                            /** @description offer: would be offered the lead; not_tried: eligible, but the flow’s max_attempts are used up before its priority; cap_full: a cap has no room (see cap); hours: outside its working hours or the target’s schedule; country: the partner or target does not take the country; paused / archived: the partner is paused or deleted; already_offered: offered before a restart; not_reached (a real lead only): an earlier partner took the lead */
-                            verdict: "offer" | "not_tried" | "cap_full" | "hours" | "country" | "paused" | "archived" | "already_offered" | "not_reached";
+                            /**
+                             * @description offer: would be offered the lead; not_tried: eligible, but the flow’s max_attempts are used up before its priority; cap_full: a cap has no room (see cap); hours: outside its working hours or the target’s schedule; country: the partner or target does not take the country; quality: the partner’s quality rule refuses one of the lead’s fraud flags, or its score is below the rule’s minimum; paused: the partner is paused; archived: the partner is deleted; already_offered: offered before a restart (or before a re-injection); not_reached: (a real lead only) an earlier partner took the lead
+                             * @enum {string}
+                             */
+                            verdict: "offer" | "archived" | "paused" | "country" | "quality" | "hours" | "cap_full" | "already_offered" | "not_tried" | "not_reached";
                         }[];
                     };
                 };
@@ -15164,6 +15170,16 @@ export interface operations {
                             pause_after_failures: number | null;
                             /** @description The non-secret start of the postback token (lgp_ + id), to recognise it */
                             postback_token_prefix: string;
+                            /**
+                             * QualityRule
+                             * @description Which leads the partner refuses; the default takes every lead
+                             */
+                            quality: {
+                                /** @description Leads scoring below this are not offered to the partner; null: any score. A lead stored before scoring (no score) is never refused by it */
+                                min_score: number | null;
+                                /** @description Leads raising any of these fraud flags are not offered to the partner (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain) */
+                                refuse_flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                            };
                             status: "active" | "paused";
                             total_cap: number | null;
                             /** @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer. */
@@ -15366,6 +15382,26 @@ export interface operations {
                      * @default null
                      */
                     pause_after_failures?: number | null;
+                    /**
+                     * QualityRuleInput
+                     * @description Which leads the partner refuses; replaced whole. Default: {"refuse_flags":[],"min_score":null} (takes every lead)
+                     * @default {
+                     *       "refuse_flags": [],
+                     *       "min_score": null
+                     *     }
+                     */
+                    quality?: {
+                        /**
+                         * @description Leads scoring below this are not offered to the partner; null: any score. A lead stored before scoring (no score) is never refused by it
+                         * @default null
+                         */
+                        min_score?: number | null;
+                        /**
+                         * @description Leads raising any of these fraud flags are not offered to the partner (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain)
+                         * @default []
+                         */
+                        refuse_flags?: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                    };
                     /** @default active */
                     status?: "active" | "paused";
                     /**
@@ -15479,6 +15515,16 @@ export interface operations {
                         postback_token_prefix: string;
                         /** @description Where the partner posts conversions: <public base URL>/api/postback/<token> when the hosting panel has a public base URL set, else the path /api/postback/<token> (put your server's address before it). */
                         postback_url: string;
+                        /**
+                         * QualityRule
+                         * @description Which leads the partner refuses; the default takes every lead
+                         */
+                        quality: {
+                            /** @description Leads scoring below this are not offered to the partner; null: any score. A lead stored before scoring (no score) is never refused by it */
+                            min_score: number | null;
+                            /** @description Leads raising any of these fraud flags are not offered to the partner (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain) */
+                            refuse_flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                        };
                         status: "active" | "paused";
                         total_cap: number | null;
                         /** @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer. */
@@ -15670,6 +15716,16 @@ export interface operations {
                         pause_after_failures: number | null;
                         /** @description The non-secret start of the postback token (lgp_ + id), to recognise it */
                         postback_token_prefix: string;
+                        /**
+                         * QualityRule
+                         * @description Which leads the partner refuses; the default takes every lead
+                         */
+                        quality: {
+                            /** @description Leads scoring below this are not offered to the partner; null: any score. A lead stored before scoring (no score) is never refused by it */
+                            min_score: number | null;
+                            /** @description Leads raising any of these fraud flags are not offered to the partner (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain) */
+                            refuse_flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                        };
                         status: "active" | "paused";
                         total_cap: number | null;
                         /** @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer. */
@@ -15990,6 +16046,22 @@ export interface operations {
                     name?: string;
                     /** @description Pause the partner (audited, with an alert) after this many failed calls in a row (no answer, an error, HTTP 5xx); null: never */
                     pause_after_failures?: number | null;
+                    /**
+                     * QualityRuleInput
+                     * @description Which leads the partner refuses; replaced whole. Default: {"refuse_flags":[],"min_score":null} (takes every lead)
+                     */
+                    quality?: {
+                        /**
+                         * @description Leads scoring below this are not offered to the partner; null: any score. A lead stored before scoring (no score) is never refused by it
+                         * @default null
+                         */
+                        min_score?: number | null;
+                        /**
+                         * @description Leads raising any of these fraud flags are not offered to the partner (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain)
+                         * @default []
+                         */
+                        refuse_flags?: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                    };
                     status?: "active" | "paused";
                     /** @description null: no cap */
                     total_cap?: number | null;
@@ -16089,6 +16161,16 @@ export interface operations {
                         pause_after_failures: number | null;
                         /** @description The non-secret start of the postback token (lgp_ + id), to recognise it */
                         postback_token_prefix: string;
+                        /**
+                         * QualityRule
+                         * @description Which leads the partner refuses; the default takes every lead
+                         */
+                        quality: {
+                            /** @description Leads scoring below this are not offered to the partner; null: any score. A lead stored before scoring (no score) is never refused by it */
+                            min_score: number | null;
+                            /** @description Leads raising any of these fraud flags are not offered to the partner (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain) */
+                            refuse_flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                        };
                         status: "active" | "paused";
                         total_cap: number | null;
                         /** @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer. */
@@ -16306,6 +16388,16 @@ export interface operations {
                         postback_token_prefix: string;
                         /** @description Where the partner posts conversions: <public base URL>/api/postback/<token> when the hosting panel has a public base URL set, else the path /api/postback/<token> (put your server's address before it). */
                         postback_url: string;
+                        /**
+                         * QualityRule
+                         * @description Which leads the partner refuses; the default takes every lead
+                         */
+                        quality: {
+                            /** @description Leads scoring below this are not offered to the partner; null: any score. A lead stored before scoring (no score) is never refused by it */
+                            min_score: number | null;
+                            /** @description Leads raising any of these fraud flags are not offered to the partner (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain) */
+                            refuse_flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                        };
                         status: "active" | "paused";
                         total_cap: number | null;
                         /** @description Answer traffic providers Leadgate's own link (<public base URL>/go/<token>) instead of the partner's autologin URL, and record each time it is opened. Only while the hosting panel has a public base URL set; operators still see the partner's URL. Off by default: some partners check the referrer. */
@@ -23580,8 +23672,18 @@ export interface operations {
                      * @description An assigned ISO 3166-1 alpha-2 code, upper case, e.g. DE
                      */
                     country: string;
+                    /**
+                     * @description The fraud flags the lead would raise (partners refusing one of them are not offered it); default: none
+                     * @default []
+                     */
+                    flags?: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
                     /** @description Route through this flow directly */
                     flow_id?: string;
+                    /**
+                     * @description The lead’s quality score (0–100), checked against partners’ min_score; null (the default): not scored
+                     * @default null
+                     */
+                    quality_score?: number | null;
                 };
             };
         };
@@ -23619,14 +23721,19 @@ export interface operations {
                             /** @description With verdict offer: the chance to be offered first among those of its priority (by weight) */
                             share: number | null;
                             target_id: string;
-                            /** @description offer: would be offered the lead; not_tried: eligible, but the flow’s max_attempts are used up before its priority; cap_full: a cap has no room (see cap); hours: outside its working hours or the target’s schedule; country: the partner or target does not take the country; paused / archived: the partner is paused or deleted; already_offered: offered before a restart; not_reached (a real lead only): an earlier partner took the lead */
-                            verdict: "offer" | "not_tried" | "cap_full" | "hours" | "country" | "paused" | "archived" | "already_offered" | "not_reached";
+                            /**
+                             * @description offer: would be offered the lead; not_tried: eligible, but the flow’s max_attempts are used up before its priority; cap_full: a cap has no room (see cap); hours: outside its working hours or the target’s schedule; country: the partner or target does not take the country; quality: the partner’s quality rule refuses one of the lead’s fraud flags, or its score is below the rule’s minimum; paused: the partner is paused; archived: the partner is deleted; already_offered: offered before a restart (or before a re-injection); not_reached: (a real lead only) an earlier partner took the lead
+                             * @enum {string}
+                             */
+                            verdict: "offer" | "archived" | "paused" | "country" | "quality" | "hours" | "cap_full" | "already_offered" | "not_tried" | "not_reached";
                             weight: number;
                         }[];
                         country: string;
+                        flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
                         flow_id: string | null;
                         flow_name: string | null;
                         max_attempts: number | null;
+                        quality_score: number | null;
                         reason: string | null;
                         /** @description false: no partner would be offered the lead (reason says why) */
                         routable: boolean;

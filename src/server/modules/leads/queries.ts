@@ -4,7 +4,7 @@ import { compiledOnce } from '../../db/compiled.js';
 import { fromJson, jsonArrayFrom } from '../../db/json.js';
 import { PREPARED } from '../../db/database.js';
 import type { Database, LeadAttemptsTable, LeadStatusHistoryTable } from '../../db/tables.js';
-import type { Skip } from '../../distribution/route.js';
+import type { Skip } from '../../distribution/skips.js';
 import { namesOf } from '../../db/names.js';
 import { rowInScope, type DataScope } from '../../db/scope.js';
 import { contactMasker, maskEmail, maskPhone, type Masker } from '../../privacy/mask.js';

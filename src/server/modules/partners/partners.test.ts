@@ -87,6 +87,7 @@ const PARTNER_KEYS = [
   'name',
   'pause_after_failures',
   'postback_token_prefix',
+  'quality',
   'status',
   'total_cap',
   'track_autologin',
@@ -147,6 +148,7 @@ forEachDatabase('Partners', (engine) => {
       integration: { ...INTEGRATION, body_format: 'form' },
       track_autologin: true,
       autologin_single_use: true,
+      quality: { refuse_flags: ['disposable_email'], min_score: 40 },
     };
     const res = await create(ta, full);
     assert.equal(res.statusCode, 201, res.body);

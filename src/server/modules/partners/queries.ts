@@ -25,6 +25,7 @@ const partnerColumns = [
   'integration',
   'track_autologin',
   'autologin_single_use',
+  'quality_rule',
   'postback_token_id',
   'created_at',
   'updated_at',

@@ -13,6 +13,7 @@ import {
 import { PageQuery } from '../../http/pagination.js';
 import { Integration, IntegrationInput } from '../../distribution/integrations/index.js';
 import { Amount, ByCountry, CURRENCY, PriceModelSchema } from '../../distribution/prices.js';
+import { DEFAULT_QUALITY_RULE, QualityRule, QualityRuleInput } from '../../distribution/quality-rule.js';
 
 const NullableWorkingHours = Type.Union([WorkingHours, Type.Null()], { description: 'null: always open' });
 
@@ -116,6 +117,7 @@ const partnerFields = {
   integration: Integration,
   track_autologin: Type.Boolean({ description: TRACK }),
   autologin_single_use: Type.Boolean({ description: SINGLE_USE }),
+  quality: QualityRule,
   postback_token_prefix: Type.String({
     description: 'The non-secret start of the postback token (lgp_ + id), to recognise it',
   }),
@@ -169,6 +171,7 @@ export const CreatePartner = Type.Object(
     integration: IntegrationInput,
     track_autologin: Type.Optional(Type.Boolean({ default: false, description: TRACK })),
     autologin_single_use: Type.Optional(Type.Boolean({ default: false, description: SINGLE_USE })),
+    quality: Type.Optional({ ...QualityRuleInput, default: DEFAULT_QUALITY_RULE }),
   },
   { additionalProperties: false },
 );
@@ -195,6 +198,7 @@ export const UpdatePartner = Type.Object(
     }),
     track_autologin: Type.Optional(Type.Boolean({ description: TRACK })),
     autologin_single_use: Type.Optional(Type.Boolean({ description: SINGLE_USE })),
+    quality: Type.Optional(QualityRuleInput),
   },
   { additionalProperties: false, minProperties: 1 },
 );

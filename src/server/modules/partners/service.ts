@@ -15,6 +15,7 @@ import {
   shownIntegration,
 } from '../../distribution/integrations/index.js';
 import { parsePrice, shownDeal, storedDeal } from '../../distribution/prices.js';
+import { DEFAULT_QUALITY_RULE, shownQualityRule, storedQualityRule } from '../../distribution/quality-rule.js';
 import { audit, type Actor } from '../audit/service.js';
 import { forgetTracking } from '../autologin/tracking.js';
 import { publicLink, readPublicBaseUrl } from '../hosting/public-url.js';
@@ -61,6 +62,7 @@ export function toPartner(row: PartnerRecord): Partner {
     integration: shownIntegration(integration),
     track_autologin: Number(row.track_autologin) === 1,
     autologin_single_use: Number(row.autologin_single_use) === 1,
+    quality: shownQualityRule(row.quality_rule),
     postback_token_prefix: displayPrefix('lgp_', row.postback_token_id),
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -115,6 +117,7 @@ export async function createPartner(
     integration: integrationToStore(integration),
     track_autologin: b.track_autologin ? 1 : 0,
     autologin_single_use: b.autologin_single_use ? 1 : 0,
+    quality_rule: storedQualityRule(b.quality ?? DEFAULT_QUALITY_RULE),
     postback_token_id: token.id,
     created_at: now,
     updated_at: now,
@@ -126,7 +129,12 @@ export async function createPartner(
       action: 'partner.created',
       target_type: 'partner',
       target_id: row.id,
-      details: { name: row.name, status: row.status, integration: integrationForAudit(integration) },
+      details: {
+        name: row.name,
+        status: row.status,
+        integration: integrationForAudit(integration),
+        quality: shownQualityRule(row.quality_rule),
+      },
     });
   });
   forgetTracking(db);
@@ -177,6 +185,7 @@ export async function updatePartner(
       ...(integration ? { integration: integrationToStore(integration) } : {}),
       ...(b.track_autologin !== undefined ? { track_autologin: b.track_autologin ? 1 : 0 } : {}),
       ...(b.autologin_single_use !== undefined ? { autologin_single_use: b.autologin_single_use ? 1 : 0 } : {}),
+      ...(b.quality !== undefined ? { quality_rule: storedQualityRule(b.quality) } : {}),
       updated_at: nowIso(),
     };
     await patchPartner(tx, current.id, patch);
@@ -187,7 +196,11 @@ export async function updatePartner(
       target_id: current.id,
       details: {
         name: current.name,
-        changes: { ...plain, ...(integration ? { integration: integrationForAudit(integration) } : {}) },
+        changes: {
+          ...plain,
+          ...(integration ? { integration: integrationForAudit(integration) } : {}),
+          ...(patch.quality_rule !== undefined ? { quality: shownQualityRule(patch.quality_rule) } : {}),
+        },
       },
     });
     return toPartner({ ...current, ...patch });

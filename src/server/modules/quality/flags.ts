@@ -1,21 +1,13 @@
 // Fraud flags: what intake finds doubtful about a lead, computed in memory (no call leaves the
 // server, each well under a millisecond), stored on the lead as a bit mask, and a quality score
-// 0–100 from them with weights operators set (settings.ts). A flag's bit never changes meaning:
-// new flags take new bits.
+// 0–100 from them with weights operators set (settings.ts).
 import MailChecker from 'mailchecker';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { LeadFields } from '../../db/tables.js';
+import { FLAGS, flagBit, type Flag } from '../../db/lead-flags.js';
 
-export const FLAGS = [
-  'phone_country',
-  'phone_type',
-  'disposable_email',
-  'ip_country',
-  'velocity_ip',
-  'velocity_phone',
-  'velocity_email_domain',
-] as const;
-export type Flag = (typeof FLAGS)[number];
+// The names and bits live in db/lead-flags.ts (routing reads them too).
+export { FLAGS, flagBit, flagNames, maskOf, type Flag } from '../../db/lead-flags.js';
 
 export const FLAG_INFO: Record<Flag, { label: string; description: string; weight: number }> = {
   phone_country: {
@@ -54,14 +46,6 @@ export const FLAG_INFO: Record<Flag, { label: string; description: string; weigh
     weight: 30,
   },
 };
-
-export const flagBit = (f: Flag) => 1 << FLAGS.indexOf(f);
-
-/** The names of a stored mask's flags, in FLAGS order. */
-export const flagNames = (mask: number): Flag[] => FLAGS.filter((_, i) => (mask & (1 << i)) !== 0);
-
-/** The mask with any of these flags (a search for leads with one of them). */
-export const maskOf = (flags: readonly Flag[]) => flags.reduce((m, f) => m | flagBit(f), 0);
 
 const PHONE_TYPES = new Set(['MOBILE', 'FIXED_LINE', 'FIXED_LINE_OR_MOBILE']);
 const disposable = MailChecker.blacklist();

@@ -18,7 +18,7 @@ export default async function routingRoutes(app: App) {
         tags,
         summary: 'Where would this lead go?',
         description:
-          'Routes a lead that is not stored, from `country`, through a campaign (with its own checks: paused, countries, flow) or a flow, ' +
+          'Routes a lead that is not stored, from `country` (with the fraud `flags` and `quality_score` it would have, for partners’ quality rules), through a campaign (with its own checks: paused, countries, flow) or a flow, ' +
           'at `at` (default: now): the flow’s candidates in order, each with its verdict and reason, with the same checks and cap counts real ' +
           'routing uses. Nothing is stored, no partner is called, no cap is reserved. Send exactly one of campaign_id and flow_id. ' +
           'Needs flows:edit, as every POST needs an edit permission; flows:view is enough for the cap usage and for a lead’s own verdicts.',
@@ -38,6 +38,8 @@ export default async function routingRoutes(app: App) {
       }
       return simulate(app.db, {
         country: b.country,
+        flags: b.flags ?? [],
+        quality_score: b.quality_score ?? null,
         campaign_id: b.campaign_id,
         flow_id: b.flow_id,
         at: b.at === undefined ? Date.now() : Date.parse(b.at),

@@ -1,6 +1,9 @@
 import { Type } from 'typebox';
 import { CountryCode, Nullable } from '../../http/common-schemas.js';
+import { REFUSALS, type Refusal } from '../../distribution/eligibility.js';
+import { FLAGS, type Flag } from '../../db/lead-flags.js';
 
+const FlagName = Type.Unsafe<Flag>({ type: 'string', enum: [...FLAGS] });
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
 
 const CapWindow = Type.Union([Type.Literal('day'), Type.Literal('hour'), Type.Literal('total')]);
@@ -21,26 +24,27 @@ export const FullCap = Type.Object(
   { title: 'FullCap' },
 );
 
-const Verdict = Type.Union(
-  [
-    Type.Literal('offer'),
-    Type.Literal('not_tried'),
-    Type.Literal('cap_full'),
-    Type.Literal('hours'),
-    Type.Literal('country'),
-    Type.Literal('paused'),
-    Type.Literal('archived'),
-    Type.Literal('already_offered'),
-    Type.Literal('not_reached'),
-  ],
-  {
-    description:
-      'offer: would be offered the lead; not_tried: eligible, but the flow’s max_attempts are used up before its priority; ' +
-      'cap_full: a cap has no room (see cap); hours: outside its working hours or the target’s schedule; country: the partner or ' +
-      'target does not take the country; paused / archived: the partner is paused or deleted; already_offered: offered before a restart; ' +
-      'not_reached (a real lead only): an earlier partner took the lead',
-  },
-);
+/** What each verdict means, for the API's description (a record over the verdicts: a new one needs its words here). */
+const VERDICT_TEXT: Record<'offer' | Refusal, string> = {
+  offer: 'would be offered the lead',
+  not_tried: 'eligible, but the flow’s max_attempts are used up before its priority',
+  cap_full: 'a cap has no room (see cap)',
+  hours: 'outside its working hours or the target’s schedule',
+  country: 'the partner or target does not take the country',
+  quality: 'the partner’s quality rule refuses one of the lead’s fraud flags, or its score is below the rule’s minimum',
+  paused: 'the partner is paused',
+  archived: 'the partner is deleted',
+  already_offered: 'offered before a restart (or before a re-injection)',
+  not_reached: '(a real lead only) an earlier partner took the lead',
+};
+
+const Verdict = Type.Unsafe<'offer' | Refusal>({
+  type: 'string',
+  enum: ['offer', ...REFUSALS],
+  description: Object.entries(VERDICT_TEXT)
+    .map(([v, text]) => `${v}: ${text}`)
+    .join('; '),
+});
 
 /** Why a partner of the lead's flow was not offered the lead (GET /api/leads/{id}). */
 export const LeadVerdict = Type.Object(
@@ -57,6 +61,22 @@ export const LeadVerdict = Type.Object(
 export const SimulateBody = Type.Object(
   {
     country: CountryCode,
+    flags: Type.Optional(
+      Type.Array(FlagName, {
+        uniqueItems: true,
+        maxItems: FLAGS.length,
+        default: [],
+        description:
+          'The fraud flags the lead would raise (partners refusing one of them are not offered it); default: none',
+      }),
+    ),
+    quality_score: Type.Optional(
+      Type.Union([Type.Integer({ format: 'int32', minimum: 0, maximum: 100 }), Type.Null()], {
+        default: null,
+        description:
+          'The lead’s quality score (0–100), checked against partners’ min_score; null (the default): not scored',
+      }),
+    ),
     campaign_id: Type.Optional(Id('Route as a lead of this campaign (through its flow, after its own checks)')),
     flow_id: Type.Optional(Id('Route through this flow directly')),
     at: Type.Optional(
@@ -93,6 +113,8 @@ export const SimulationResult = Type.Object(
   {
     at: Type.String({ format: 'date-time' }),
     country: Type.String(),
+    flags: Type.Array(FlagName),
+    quality_score: Nullable(Type.Integer()),
     campaign_id: Nullable(Type.String()),
     flow_id: Nullable(Type.String()),
     flow_name: Nullable(Type.String()),

@@ -2,16 +2,9 @@ import { sql } from 'kysely';
 import type { DB } from '../../db/database.js';
 import { notFound } from '../../http/errors.js';
 import { fromJson } from '../../db/json.js';
-import {
-  attemptsPerLead,
-  eligibility,
-  flowRoute,
-  rejectionReason,
-  routeOf,
-  withRoom,
-  type Candidate,
-  type Skip,
-} from '../../distribution/route.js';
+import { eligibility, flowRoute, routeOf, withRoom, type Candidate } from '../../distribution/route.js';
+import { attemptsPerLead, rejectionReason, type Skip } from '../../distribution/skips.js';
+import { flagNames, maskOf, type Flag } from '../../db/lead-flags.js';
 
 // "Where would this lead go?": the routing engine's own eligibility and cap checks (route.ts) on
 // a lead that is not stored, at a chosen instant. Nothing is written, no partner is called, and
@@ -20,6 +13,9 @@ import {
 
 export interface SimulationInput {
   country: string;
+  /** The fraud flags the lead would raise, and its score (null: not scored): partners' quality rules look at them. */
+  flags: Flag[];
+  quality_score: number | null;
   campaign_id?: string;
   flow_id?: string;
   at: number;
@@ -52,7 +48,14 @@ const row = (c: Candidate) => ({
 });
 
 export async function simulate(db: DB, input: SimulationInput) {
-  const base = { at: new Date(input.at).toISOString(), country: input.country, campaign_id: input.campaign_id ?? null };
+  const flags = maskOf(input.flags);
+  const base = {
+    at: new Date(input.at).toISOString(),
+    country: input.country,
+    flags: flagNames(flags),
+    quality_score: input.quality_score,
+    campaign_id: input.campaign_id ?? null,
+  };
   const campaign = input.campaign_id ? await campaignOf(db, input.campaign_id, input.country) : null;
   const flowId = campaign ? campaign.flowId : input.flow_id!;
   const nowhere = (reason: string) => ({
@@ -73,7 +76,12 @@ export async function simulate(db: DB, input: SimulationInput) {
   }
   const flow = { name: fromJson(read.flow)!.name, max_attempts: route.maxAttempts };
 
-  const { eligible, skipped } = eligibility(route, input.country, new Set(), input.at);
+  const { eligible, skipped } = eligibility(
+    route,
+    { country: input.country, flags, score: input.quality_score },
+    new Set(),
+    input.at,
+  );
   const open = await withRoom(db, eligible, skipped);
   const skips = new Map<string, Skip>(skipped.map((s) => [s.partner_id, s]));
   // In the order routing considers them: priority; within one, the offered by weight (their

@@ -1,25 +1,27 @@
-import { Alert, Badge, Button, Group, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import {
+  Alert,
+  Badge,
+  Button,
+  Group,
+  MultiSelect,
+  NumberInput,
+  Paper,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useState } from 'react';
 import type { paths } from '../../api/schema';
 import { api, problemText, type Problem } from '../../api/client';
 import { instantIn } from '../../ui/clock';
 import { useClock } from '../../ui/useClock';
+import { VERDICT, verdictReason } from '../../ui/verdicts';
+import { FLAG_OPTIONS, type Flag } from '../../ui/flags';
 
 type Result = paths['/api/routing/simulate']['post']['responses'][200]['content']['application/json'];
 type Candidate = Result['candidates'][number];
-
-// Badge colours that keep their text readable (axe: colour contrast) in the light theme.
-const VERDICT: Record<Candidate['verdict'], { label: string; color: string }> = {
-  offer: { label: 'Would be offered', color: 'green.9' },
-  not_tried: { label: 'Not tried', color: 'gray.7' },
-  cap_full: { label: 'Cap full', color: 'orange.9' },
-  hours: { label: 'Outside hours', color: 'gray.7' },
-  country: { label: 'Country', color: 'gray.7' },
-  paused: { label: 'Paused', color: 'gray.7' },
-  archived: { label: 'Deleted', color: 'gray.7' },
-  already_offered: { label: 'Already offered', color: 'gray.7' },
-  not_reached: { label: 'Not reached', color: 'gray.7' },
-};
 
 /** "50 / 50 today (DE)" for a full cap. */
 function capText(c: NonNullable<Candidate['cap']>): string {
@@ -32,6 +34,8 @@ export function SimulatePanel({ flowId }: { flowId: string }) {
   const clock = useClock();
   const [country, setCountry] = useState('DE');
   const [at, setAt] = useState('');
+  const [flags, setFlags] = useState<Flag[]>([]);
+  const [score, setScore] = useState<number | string>('');
   const [result, setResult] = useState<Result | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [problem, setProblem] = useState<string | null>(null);
@@ -44,7 +48,13 @@ export function SimulatePanel({ flowId }: { flowId: string }) {
     setResult(null); // the last answer goes: what shows next answers this question
     try {
       // A datetime-local value is read in the operator's zone, as every date on the dashboard.
-      const body = { country, flow_id: flowId, ...(at ? { at: instantIn(clock.zone, at) } : {}) };
+      const body = {
+        country,
+        flow_id: flowId,
+        flags,
+        quality_score: score === '' ? null : Number(score),
+        ...(at ? { at: instantIn(clock.zone, at) } : {}),
+      };
       const r = await api.POST('/api/routing/simulate', { body });
       if (r.error) {
         const p = r.error as Problem;
@@ -88,6 +98,27 @@ export function SimulatePanel({ flowId }: { flowId: string }) {
             error={errors.at}
             w={230}
           />
+          <MultiSelect
+            label="Lead's fraud flags"
+            placeholder={flags.length ? undefined : 'None'}
+            data={FLAG_OPTIONS}
+            value={flags}
+            onChange={(v) => setFlags(v as Flag[])}
+            error={errors.flags}
+            w={320}
+          />
+          <NumberInput
+            label="Quality score"
+            description="0–100; empty: not scored"
+            placeholder="Not scored"
+            value={score}
+            onChange={setScore}
+            allowDecimal={false}
+            min={0}
+            max={100}
+            error={errors.quality_score}
+            w={160}
+          />
           <Button onClick={run} loading={busy}>
             Simulate
           </Button>
@@ -130,7 +161,11 @@ function SimulationView({ result }: { result: Result }) {
                     {VERDICT[c.verdict].label}
                   </Badge>
                 </Table.Td>
-                <Table.Td>{[c.reason, c.cap && capText(c.cap)].filter(Boolean).join(': ') || '—'}</Table.Td>
+                <Table.Td>
+                  {[c.reason && verdictReason(c.verdict, c.reason), c.cap && capText(c.cap)]
+                    .filter(Boolean)
+                    .join(': ') || '—'}
+                </Table.Td>
                 <Table.Td>{c.share === null ? '—' : `${Math.round(c.share * 100)} %`}</Table.Td>
               </Table.Tr>
             ))}

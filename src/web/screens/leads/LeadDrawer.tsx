@@ -13,6 +13,7 @@ import { CopyValueButton } from '../../ui/CopyValueButton';
 import type { Clock } from '../../ui/clock';
 import { useClock } from '../../ui/useClock';
 import { ZoneNote } from '../../ui/ZoneNote';
+import { VERDICT, verdictReason } from '../../ui/verdicts';
 
 export const STATUS_COLOR: Record<string, string> = {
   new: 'gray',
@@ -207,8 +208,12 @@ function LeadBody({ lead }: { lead: LeadDetail }) {
             Not offered to
           </Title>
           {lead.verdicts.map((v) => (
-            <Text size="sm" key={v.partner_id} data-testid="verdict">
-              <b>{v.partner_name ?? v.partner_id}</b>: {v.reason}
+            <Text size="sm" key={v.partner_id} data-testid="verdict" data-verdict={v.verdict}>
+              <b>{v.partner_name ?? v.partner_id}</b>{' '}
+              <Badge component="span" size="sm" color={VERDICT[v.verdict].color} variant="filled">
+                {VERDICT[v.verdict].label}
+              </Badge>{' '}
+              {verdictReason(v.verdict, v.reason)}
               {v.cap &&
                 ` (${v.cap.used} / ${v.cap.cap} ${v.cap.counts === 'ftds' ? 'FTDs' : 'leads'} ${v.cap.window === 'day' ? 'that day' : v.cap.window === 'hour' ? 'that hour' : 'in all'})`}
             </Text>

@@ -28,6 +28,7 @@ import { PostbackUrl, RotatePostbackToken } from './PostbackToken';
 import { StatusSyncPanel } from './StatusSyncPanel';
 import { TestLeadPanel } from './TestLeadPanel';
 import { DealFields } from './DealFields';
+import { QualityFields } from './QualityFields';
 import { EditorHeader } from '../../ui/EditorHeader';
 
 /** /partners/new makes a partner; /partners/:id edits one. */
@@ -196,6 +197,7 @@ function PartnerEditorForm({ partner }: { partner: Partner | null }) {
           />
           <WorkingHoursFields form={form} errors={errors} set={set} />
           <DealFields form={form} errors={errors} set={set} />
+          <QualityFields form={form} errors={errors} set={set} />
           <IntegrationFields form={form} errors={errors} set={set} />
           <Stack gap="xs" maw={640}>
             <Switch

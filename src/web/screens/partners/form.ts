@@ -6,6 +6,7 @@ import type { paths } from '../../api/schema';
 import { fieldWords, partMessage, partWords, shownErrors, type FieldErrors } from '../../ui/fields';
 import { WEEKDAYS } from '../flows/form';
 import { countryValuesOf, objectOf, type CountryValue } from '../../ui/CountryValues';
+import type { Flag } from '../../ui/flags';
 
 export type Partner = paths['/api/partners/{id}']['get']['responses'][200]['content']['application/json'];
 type TestBody = NonNullable<
@@ -55,6 +56,8 @@ export interface PartnerForm {
   timeout_ms: Num;
   track_autologin: boolean;
   autologin_single_use: boolean;
+  refuseFlags: Flag[]; // the quality rule: flags refused
+  minScore: Num; // '' = any score
 }
 
 let seq = 0;
@@ -93,6 +96,8 @@ export function formOf(p: Partner | null): PartnerForm {
     timeout_ms: i?.timeout_ms ?? 5000,
     track_autologin: p?.track_autologin ?? false,
     autologin_single_use: p?.autologin_single_use ?? false,
+    refuseFlags: p?.quality.refuse_flags ?? [],
+    minScore: p?.quality.min_score ?? '',
   };
 }
 
@@ -185,6 +190,7 @@ export function bodyOf(form: PartnerForm) {
     integration: integrationOf(form),
     track_autologin: form.track_autologin,
     autologin_single_use: form.autologin_single_use,
+    quality: { refuse_flags: form.refuseFlags, min_score: cap(form.minScore) },
   };
 }
 
@@ -206,6 +212,9 @@ const LABELS: Record<string, string> = {
   pause_after_failures: 'Pause after failed calls',
   track_autologin: 'Track autologin links',
   autologin_single_use: 'Single use',
+  quality: 'Lead quality',
+  'quality.refuse_flags': 'Refuse leads flagged',
+  'quality.min_score': 'Minimum quality score',
   working_hours: 'Working hours',
   'working_hours.timezone': 'Time zone',
   'working_hours.days': 'Days',
@@ -233,6 +242,8 @@ export function inputsOf(key: string): string[] {
   if (key === 'dealByCountry') return ['deal.by_country'];
   if (key === 'hasCrg' || key === 'crgRate' || key === 'crgPeriod')
     return ['deal.crg', 'deal.crg.rate', 'deal.crg.period'];
+  if (key === 'refuseFlags') return ['quality.refuse_flags', 'quality'];
+  if (key === 'minScore') return ['quality.min_score', 'quality'];
   if (key === 'hasHours')
     return ['working_hours', 'working_hours.timezone', 'working_hours.days', 'working_hours.from', 'working_hours.to'];
   if (key === 'timezone' || key === 'days' || key === 'from' || key === 'to')
