@@ -249,6 +249,12 @@ export interface LeadVelocityTable {
   created_at: string;
 }
 
+/** How many blocklist entries have each shape: a kind, or an IP family and prefix ('ip4/24'). */
+export interface BlocklistShapesTable {
+  shape: string;
+  entries: number;
+}
+
 /** A value leads must not carry (modules/quality): global, or one traffic provider's. */
 export interface BlocklistEntriesTable {
   id: string;
@@ -684,6 +690,7 @@ export interface Database {
   import_keys: ImportKeysTable;
   import_mappings: ImportMappingsTable;
   blocklist_entries: BlocklistEntriesTable;
+  blocklist_shapes: BlocklistShapesTable;
   lead_velocity: LeadVelocityTable;
   cap_counters: CapCountersTable;
   intake_requests: IntakeRequestsTable;

@@ -9,6 +9,7 @@ import { activePolicy, checkedFields, windowStart } from '../intake/duplicates.j
 import { blockedReason, receivedFact } from '../intake/service.js';
 import { entriesWithKeys, type BlockingEntry } from '../quality/blocklist-queries.js';
 import { leadKeys } from '../quality/match-keys.js';
+import { blocklistShapes } from '../quality/blocklist-shapes.js';
 import { leadFlags, qualityScore, type Weights } from '../quality/flags.js';
 import { QUALITY_SETTING, settingsOf } from '../quality/settings-service.js';
 import { readSetting } from '../../db/settings.js';
@@ -225,7 +226,9 @@ export class ImportWorker {
   /** Intake's blocklist check for a chunk's good rows, in one query: the rows an entry blocks, as bad rows. */
   private async blocked(imp: ImportRow, ctx: Context, good: { row: number; lead: NormalizedLead }[], now: Date) {
     if (!good.length) return [];
-    const keyed = good.map((g) => ({ ...g, keys: leadKeys(g.lead) }));
+    const shapes = await blocklistShapes(this.deps.db);
+    if (!shapes.size) return [];
+    const keyed = good.map((g) => ({ ...g, keys: leadKeys(g.lead, shapes) }));
     const all = JSON.stringify([...new Set(keyed.flatMap((g) => g.keys))]);
     const found = await entriesWithKeys(this.deps.db, all, imp.traffic_provider_id!, now.toISOString());
     if (!found.length) return [];

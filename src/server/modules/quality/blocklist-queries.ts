@@ -4,7 +4,8 @@ import { providerIdInScope } from '../../db/record-scope.js';
 import type { DataScope } from '../../db/scope.js';
 import type { BlocklistEntriesTable, Database } from '../../db/tables.js';
 import { decodeCursor, pageOf } from '../../http/pagination.js';
-import type { BlockKind } from './match-keys.js';
+import { shapeOf, type BlockKind } from './match-keys.js';
+import { countShapes } from './blocklist-shapes.js';
 
 /**
  * The unexpired entries (global or the provider's) whose key is one of `keysJson` (a JSON array,
@@ -115,17 +116,27 @@ export const entryWithKey = (db: Kysely<Database>, key: string, providerId: stri
     .where(sql<string>`coalesce(traffic_provider_id, '')`, '=', providerId ?? '')
     .executeTakeFirst();
 
-/** Inserts entries, leaving out those whose key is already listed in their scope; answers how many went in. */
+/**
+ * Inserts entries, leaving out those whose key is already listed in their scope, and counts the
+ * new ones' shapes (blocklist-shapes.ts); answers how many went in. In the caller's transaction.
+ */
 export async function insertEntries(db: Kysely<Database>, rows: Insertable<BlocklistEntriesTable>[]) {
   let added = 0;
+  const shapes = new Map<string, number>();
   for (let i = 0; i < rows.length; i += 500) {
-    const res = await db
+    const inserted = await db
       .insertInto('blocklist_entries')
       .values(rows.slice(i, i + 500))
       .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    added += Number(res.numInsertedOrUpdatedRows ?? 0);
+      .returning(['kind', 'match_key'])
+      .execute();
+    added += inserted.length;
+    for (const r of inserted) {
+      const shape = shapeOf(r.kind, r.match_key);
+      shapes.set(shape, (shapes.get(shape) ?? 0) + 1);
+    }
   }
+  await countShapes(db, shapes);
   return added;
 }
 
@@ -135,5 +146,8 @@ export const patchEntry = (
   patch: { expires_at?: string | null; note?: string | null },
 ) => db.updateTable('blocklist_entries').set(patch).where('id', '=', id).execute();
 
-export const deleteEntry = (db: Kysely<Database>, id: string) =>
-  db.deleteFrom('blocklist_entries').where('id', '=', id).execute();
+/** Deletes an entry and takes it out of its shape's count. In the caller's transaction. */
+export async function deleteEntry(db: Kysely<Database>, id: string) {
+  const gone = await db.deleteFrom('blocklist_entries').where('id', '=', id).returning(['kind', 'match_key']).execute();
+  await countShapes(db, new Map(gone.map((r) => [shapeOf(r.kind, r.match_key), -1])));
+}

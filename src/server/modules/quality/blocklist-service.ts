@@ -20,6 +20,7 @@ import {
   type EntryRow,
 } from './blocklist-queries.js';
 import { BLOCK_KINDS, entryKey, type BlockKind } from './match-keys.js';
+import { forgetShapes } from './blocklist-shapes.js';
 
 /** An email or phone as a reader without leads:contacts may see it; other kinds are not contacts. */
 const shownValue = (kind: BlockKind, value: string, contacts: boolean) =>
@@ -152,6 +153,7 @@ export async function addEntry(
       },
     });
   });
+  forgetShapes(db);
   return getEntry(db, actor, id);
 }
 
@@ -201,6 +203,7 @@ export async function removeEntry(db: Kysely<Database>, actor: Actor, id: string
       },
     });
   });
+  forgetShapes(db);
 }
 
 /** At most this many data rows in one bulk add; at most this many bad rows named in its 400. */
@@ -323,5 +326,6 @@ export async function importEntries(
     });
     return n;
   });
+  forgetShapes(db);
   return { rows: rows.length, added, already_listed: rows.length - added };
 }

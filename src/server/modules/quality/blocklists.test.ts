@@ -12,6 +12,7 @@ import {
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
 import { CompiledQuery, sql } from 'kysely';
 import { blockingEntry } from './blocklist-queries.js';
+import { blocklistShapes, forgetShapes } from './blocklist-shapes.js';
 import { leadKeys } from './match-keys.js';
 
 const QUALITY = 'the lead did not pass the quality checks';
@@ -104,10 +105,24 @@ forEachDatabase('Blocklists', (engine) => {
       ],
     );
 
+    // The shapes intake builds keys for follow what is listed (blocklist-shapes.ts).
+    const shapes = async () =>
+      Object.fromEntries(
+        (await ta.db.selectFrom('blocklist_shapes').selectAll().where('entries', '>', 0).execute()).map((r) => [
+          r.shape,
+          Number(r.entries),
+        ]),
+      );
+    assert.deepEqual(await shapes(), { sub_id: 2 });
     // Removed: the next lead passes; the refused one stays refused.
     const del = await call(ta.app, ta.ownerToken, { method: 'DELETE', url: `/api/blocklists/${e.id}` });
     assert.equal(del.statusCode, 204);
     assert.notEqual((await postLead(ta, a.token, sampleLead({ sub_id1: 'src-1' }))).json().status, 'rejected');
+    assert.deepEqual(await shapes(), { sub_id: 1 });
+    await block(ta, { kind: 'ip', value: '192.0.2.0/24' });
+    await block(ta, { kind: 'ip', value: '192.0.2.77' });
+    assert.equal((await postLead(ta, b.token, sampleLead({ ip: '192.0.2.5' }))).json().status, 'rejected');
+    assert.deepEqual(await shapes(), { sub_id: 1, 'ip4/24': 1, 'ip4/32': 1 });
   });
 
   test('bad entries get 400 naming what is wrong, a value listed twice 409, and nothing is stored', async (t) => {
@@ -166,6 +181,16 @@ forEachDatabase('Blocklists', (engine) => {
     );
     assert.equal(ok.statusCode, 200, ok.body);
     assert.deepEqual(ok.json(), { rows: 4, added: 2, already_listed: 2 });
+    const shapes = await ta.db.selectFrom('blocklist_shapes').selectAll().orderBy('shape').execute();
+    assert.deepEqual(
+      shapes.map((r) => [r.shape, Number(r.entries)]),
+      [
+        ['email_domain', 1],
+        ['ip4/24', 1],
+        ['ip4/32', 1],
+      ],
+      'only the rows added are counted',
+    );
     const onlyValues = await importCsv(
       ta,
       'value\nsrc-9\nsrc-10\n',
@@ -309,5 +334,46 @@ forEachDatabase('Blocklists', (engine) => {
     if (engine === 'postgres') assert.match(text, /Index Cond: \(match_key = ANY/, text);
     else assert.match(text, /SEARCH blocklist_entries USING INDEX blocklist_entries_key \(match_key=\?/, text);
     assert.doesNotMatch(text, /SCAN blocklist_entries|Seq Scan|blocklist_entries_provider/, text);
+  });
+
+  test('the shapes are known per process: a shape listed by another process counts once the cache is asked again', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await makeWorld(t, ta, [{}]);
+    assert.equal((await blocklistShapes(ta.db)).size, 0);
+    // Another process lists a sub id: its entry and its shape are in the database, this process's cache is not told.
+    await ta.db
+      .insertInto('blocklist_entries')
+      .values({
+        id: 'other-process',
+        kind: 'sub_id',
+        value: 'elsewhere',
+        match_key: 'sub:elsewhere',
+        traffic_provider_id: null,
+        expires_at: null,
+        note: null,
+        created_by: null,
+        created_at: new Date().toISOString(),
+      })
+      .execute();
+    await ta.db.insertInto('blocklist_shapes').values({ shape: 'sub_id', entries: 1 }).execute();
+    assert.notEqual((await postLead(ta, w.token, sampleLead({ sub_id1: 'elsewhere' }))).json().status, 'rejected');
+    forgetShapes(ta.db); // what SHAPES_TTL_MS does by itself
+    assert.equal((await postLead(ta, w.token, sampleLead({ sub_id1: 'elsewhere' }))).json().status, 'rejected');
+    // A new entry of a shape already in use blocks at once, whichever process lists it.
+    await ta.db
+      .insertInto('blocklist_entries')
+      .values({
+        id: 'other-process-2',
+        kind: 'sub_id',
+        value: 'elsewhere-2',
+        match_key: 'sub:elsewhere-2',
+        traffic_provider_id: null,
+        expires_at: null,
+        note: null,
+        created_by: null,
+        created_at: new Date().toISOString(),
+      })
+      .execute();
+    assert.equal((await postLead(ta, w.token, sampleLead({ sub_id1: 'elsewhere-2' }))).json().status, 'rejected');
   });
 });

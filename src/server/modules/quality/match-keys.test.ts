@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { entryKey, leadKeys, type BlockKind } from './match-keys.js';
+import { entryKey, leadKeys, shapeOf, type BlockKind } from './match-keys.js';
 
 const lead = (over: Partial<Parameters<typeof leadKeys>[0]> = {}) => ({
   email: 'ada@example.com',
@@ -93,4 +93,19 @@ test('a sub id entry matches that value in any of the five sub ids, exactly', ()
 test("a lead's keys hold exactly one block per prefix length of its address", () => {
   assert.equal(leadKeys(lead()).filter((k) => k.startsWith('ip4:')).length, 33);
   assert.equal(leadKeys(lead({ ip: '2001:db8::1' })).filter((k) => k.startsWith('ip6:')).length, 129);
+});
+
+test('with the shapes the lists hold, a lead has only the keys that could match', () => {
+  const l = lead({ sub_id2: 'src-1' });
+  assert.deepEqual(leadKeys(l, new Set()), []);
+  assert.deepEqual(leadKeys(l, new Set(['ip4/24'])), [key('ip', '203.0.113.0/24').key]);
+  assert.deepEqual(leadKeys(l, new Set(['ip6/48', 'phone'])), ['phone:+4915112345678']);
+  assert.deepEqual(leadKeys(l, new Set(['email_domain', 'sub_id'])), ['domain:example.com', 'domain:com', 'sub:src-1']);
+  // Every key a shape allows is among the lead's keys without shapes.
+  const all = new Set(leadKeys(l));
+  const shapes = new Set(['email', 'email_domain', 'phone', 'sub_id', 'ip4/0', 'ip4/24', 'ip4/32']);
+  for (const k of leadKeys(l, shapes)) assert.ok(all.has(k), k);
+  assert.equal(shapeOf('ip', key('ip', '2001:db8::/32').key), 'ip6/32');
+  assert.equal(shapeOf('ip', key('ip', '203.0.113.7').key), 'ip4/32');
+  assert.equal(shapeOf('email', key('email', 'a@b.example').key), 'email');
 });

@@ -140,22 +140,36 @@ export const entryKey = (kind: BlockKind, raw: string): EntryKey => ENTRY[kind](
 
 type KeyedLead = Pick<LeadFields, 'email' | 'phone' | 'ip' | 'sub_id1' | 'sub_id2' | 'sub_id3' | 'sub_id4' | 'sub_id5'>;
 
-/** Every key a lead (as intake stores it: normalized) can be blocked by. */
-export function leadKeys(lead: KeyedLead): string[] {
+/** An entry's shape (blocklist-shapes.ts): its kind, or for an IP block its family and prefix length. */
+export function shapeOf(kind: BlockKind, key: string): string {
+  if (kind !== 'ip') return kind;
+  return `${key.slice(0, 3)}/${key.slice(key.lastIndexOf('/') + 1)}`;
+}
+
+/**
+ * Every key a lead (as intake stores it: normalized) can be blocked by; with `shapes` (the
+ * shapes the lists hold), only those of these shapes: no other key can match.
+ */
+export function leadKeys(lead: KeyedLead, shapes?: ReadonlySet<string>): string[] {
   const keys: string[] = [];
-  const email = emailKey(emailText(lead.email));
+  const has = (shape: string) => !shapes || shapes.has(shape);
+  const email = has('email') || has('email_domain') ? emailKey(emailText(lead.email)) : null;
   if (email) {
-    keys.push(email);
-    const labels = email.slice(email.lastIndexOf('@') + 1).split('.');
-    for (let i = 0; i < labels.length; i++) keys.push(`domain:${labels.slice(i).join('.')}`);
+    if (has('email')) keys.push(email);
+    if (has('email_domain')) {
+      const labels = email.slice(email.lastIndexOf('@') + 1).split('.');
+      for (let i = 0; i < labels.length; i++) keys.push(`domain:${labels.slice(i).join('.')}`);
+    }
   }
-  keys.push(`phone:${lead.phone}`);
-  const bytes = ipBytes(lead.ip);
+  if (has('phone')) keys.push(`phone:${lead.phone}`);
+  const bytes = !shapes || [...shapes].some((s) => s.startsWith('ip')) ? ipBytes(lead.ip) : null;
   if (bytes) {
     const hex = hexOf(bytes);
-    for (let len = 0; len <= bytes.length * 8; len++) keys.push(ipKey(hex, len));
+    const family = bytes.length === 4 ? 'ip4' : 'ip6';
+    for (let len = 0; len <= bytes.length * 8; len++) if (has(`${family}/${len}`)) keys.push(ipKey(hex, len));
   }
-  for (const sub of new Set([lead.sub_id1, lead.sub_id2, lead.sub_id3, lead.sub_id4, lead.sub_id5]))
-    if (sub) keys.push(`sub:${sub}`);
+  if (has('sub_id'))
+    for (const sub of new Set([lead.sub_id1, lead.sub_id2, lead.sub_id3, lead.sub_id4, lead.sub_id5]))
+      if (sub) keys.push(`sub:${sub}`);
   return keys;
 }
