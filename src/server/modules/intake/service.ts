@@ -269,7 +269,7 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
   const policy = activePolicy(provider.duplicate_policy);
   const hash = requestHash(input);
   // The flags that need no database: before the wait, so serialized intakes do not wait for them.
-  const staticFlags = leadFlags(lead, shippedCountryOf);
+  const staticFlags = leadFlags(lead, shippedCountryOf, input.phoneFacts);
   // Velocity: counted under a lock on each limited value, so concurrent intakes count each other.
   const velocity: Velocity = activeLimits(provider.velocity_policy).map((l) => ({
     ...l,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import net from 'node:net';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import type { LeadFields } from '../../db/tables.js';
+import type { PhoneFacts } from '../quality/flags.js';
 import { countryProblem } from '../../http/countries.js';
 import { toProblem, type FieldError } from '../../http/errors.js';
 import { IDEMPOTENCY_KEY_PATTERN } from './schemas.js';
@@ -14,6 +15,8 @@ export interface IntakeInput {
   /** As sent; null: the provider's only active campaign. */
   campaignId: string | null;
   idempotencyKey: string | null;
+  /** What validation's parse of the phone found, for the fraud flags (quality/flags.ts) to reuse. */
+  phoneFacts?: PhoneFacts;
 }
 
 const OPTIONAL_FIELDS = ['language', 'funnel', 'sub_id1', 'sub_id2', 'sub_id3', 'sub_id4', 'sub_id5'] as const;
@@ -41,7 +44,7 @@ export function emailProblem(email: string): string | null {
 }
 
 /** E.164, or an error message; null when the number cannot be judged (a national number without a valid country). */
-function phoneOf(raw: string, country: string | null): { e164: string } | { error: string } | null {
+function phoneOf(raw: string, country: string | null): { e164: string; facts: PhoneFacts } | { error: string } | null {
   const parsed = parsePhoneNumberFromString(raw, (country ?? undefined) as CountryCode | undefined);
   if (!parsed) {
     if (!country && !/^\s*(\+|00)/.test(raw)) return null; // the country error says enough
@@ -54,7 +57,7 @@ function phoneOf(raw: string, country: string | null): { e164: string } | { erro
   if (parsed.ext) return { error: 'must not carry an extension' };
   if (!parsed.isValid())
     return { error: `is not a valid phone number${parsed.country ? ` for ${parsed.country}` : ''}` };
-  return { e164: parsed.number };
+  return { e164: parsed.number, facts: { country: parsed.country ?? null, type: parsed.getType() ?? null } };
 }
 
 /** The canonical text of an IP address (IPv4-mapped IPv6 as IPv4), or null when it is not one. */
@@ -143,7 +146,7 @@ export function readIntake(
     sub_id5: optional('sub_id5'),
   };
   const campaignId = typeof body.campaign_id === 'string' ? body.campaign_id : null;
-  return { input: { lead, campaignId, idempotencyKey } };
+  return { input: { lead, campaignId, idempotencyKey, phoneFacts: (phone as { facts: PhoneFacts }).facts } };
 }
 
 /** SHA-256 of the normalized lead and the campaign as sent: equal for a retry of the same lead. */

@@ -54,3 +54,12 @@ test('the score is 100 less the weights of the flags raised, never below 0', () 
   assert.equal(qualityScore(maskOf([...FLAGS]), DEFAULT_WEIGHTS), 0);
   assert.deepEqual(flagNames(maskOf(['ip_country', 'phone_type'])), ['phone_type', 'ip_country']);
 });
+
+test("intake's own parse of the phone is used when given (validation parsed it already)", () => {
+  const known = (country: string | null, type: string | null) =>
+    flagNames(leadFlags(de, () => null, { country, type }));
+  assert.deepEqual(known('DE', 'MOBILE'), []);
+  assert.deepEqual(known('FR', 'MOBILE'), ['phone_country']);
+  assert.deepEqual(known('DE', 'VOIP'), ['phone_type']);
+  assert.deepEqual(known('DE', null), ['phone_type']);
+});

@@ -47,6 +47,11 @@ export const FLAG_INFO: Record<Flag, { label: string; description: string; weigh
   },
 };
 
+function phoneFacts(e164: string): PhoneFacts | null {
+  const parsed = parsePhoneNumberFromString(e164);
+  return parsed ? { country: parsed.country ?? null, type: parsed.getType() ?? null } : null;
+}
+
 const PHONE_TYPES = new Set(['MOBILE', 'FIXED_LINE', 'FIXED_LINE_OR_MOBILE']);
 const disposable = MailChecker.blacklist();
 
@@ -65,15 +70,23 @@ export function isDisposableDomain(domain: string): boolean {
  * The flags a lead raises by itself (the velocity flags need the database: velocity.ts).
  * `ipCountry`: the address's country, or null when unknown (private ranges; the database still loading).
  */
+/** What a parse of the lead's phone found (intake's validation parses it already: validate.ts). */
+export interface PhoneFacts {
+  country: string | null;
+  type: string | null;
+}
+
 export function leadFlags(
   lead: Pick<LeadFields, 'email' | 'phone' | 'country' | 'ip'>,
   ipCountry: (ip: string) => string | null,
+  known?: PhoneFacts,
 ) {
   let mask = 0;
-  const phone = parsePhoneNumberFromString(lead.phone);
-  if (phone?.country && phone.country !== lead.country) mask |= flagBit('phone_country');
-  const type = phone?.getType();
-  if (phone && !(type && PHONE_TYPES.has(type))) mask |= flagBit('phone_type');
+  const phone = known ?? phoneFacts(lead.phone);
+  if (phone) {
+    if (phone.country && phone.country !== lead.country) mask |= flagBit('phone_country');
+    if (!(phone.type && PHONE_TYPES.has(phone.type))) mask |= flagBit('phone_type');
+  }
   const domain = lead.email.slice(lead.email.lastIndexOf('@') + 1);
   if (isDisposableDomain(domain)) mask |= flagBit('disposable_email');
   const country = ipCountry(lead.ip);
