@@ -32,14 +32,7 @@ import { blockingEntry, type BlockingEntry } from '../quality/blocklist-queries.
 import { leadKeys } from '../quality/match-keys.js';
 import { blocklistShapes } from '../quality/blocklist-shapes.js';
 import { leadFlags, qualityScore } from '../quality/flags.js';
-import {
-  activeLimits,
-  countUpTo,
-  velocityFlags,
-  velocityKey,
-  windowMinutes,
-  type VelocityKind,
-} from '../quality/velocity.js';
+import { activeLimits, countUpTo, velocityFlags, velocityKey, type VelocityKind } from '../quality/velocity.js';
 import { QUALITY_SETTING, settingsOf } from '../quality/settings-service.js';
 import { shippedCountryOf } from '../../geo/ip-country.js';
 
@@ -271,11 +264,8 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
   // The flags that need no database: before the wait, so serialized intakes do not wait for them.
   const staticFlags = leadFlags(lead, shippedCountryOf, input.phoneFacts);
   // Velocity: counted under a lock on each limited value, so concurrent intakes count each other.
-  const velocity: Velocity = activeLimits(provider.velocity_policy).map((l) => ({
-    ...l,
-    key: velocityKey(l.kind, lead),
-  }));
-  const windowMs = windowMinutes(provider.velocity_policy) * 60_000;
+  const { limits, windowMs } = activeLimits(provider.velocity_policy);
+  const velocity: Velocity = limits.map((l) => ({ ...l, key: velocityKey(l.kind, lead) }));
   const shapes = await blocklistShapes(db);
   const names = [...lockNames(policy, lead, provider.id, key), ...velocity.map((v) => `vel:${provider.id}:${v.key}`)];
   return serialized(db, names.sort(), async (tx): Promise<Stored> => {

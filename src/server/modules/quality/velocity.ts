@@ -53,13 +53,14 @@ const FLAG_OF: Record<VelocityKind, Flag> = {
   email_domain: 'velocity_email_domain',
 };
 
-/** The kinds a stored policy limits, with their limits; empty: velocity is off for the provider. */
-export function activeLimits(json: string): { kind: VelocityKind; limit: number }[] {
+/** A stored policy, read once: the kinds it limits with their limits (empty: velocity is off), and its window. */
+export function activeLimits(json: string): { limits: { kind: VelocityKind; limit: number }[]; windowMs: number } {
   const p = JSON.parse(json) as StoredVelocityPolicy;
-  return VELOCITY_KINDS.flatMap((kind) => (p[kind] ? [{ kind, limit: p[kind]! }] : []));
+  return {
+    limits: VELOCITY_KINDS.flatMap((kind) => (p[kind] ? [{ kind, limit: p[kind]! }] : [])),
+    windowMs: p.window_minutes * 60_000,
+  };
 }
-
-export const windowMinutes = (json: string) => (JSON.parse(json) as StoredVelocityPolicy).window_minutes;
 
 /** A lead's key for a kind. */
 export function velocityKey(kind: VelocityKind, lead: Pick<LeadFields, 'ip' | 'phone' | 'email'>): string {
