@@ -149,9 +149,13 @@ describe('loadConfig', () => {
       c.providerLogIntervalMs,
       c.injectionIntervalMs,
       c.injectionRuleIntervalMs,
+      c.reviewAlertIntervalMs,
     ];
-    assert.deepEqual(jobs(loadConfig({})), [1000, 15_000, 300_000, 3_600_000, 3_600_000, 250, 2000, 1000, 15_000]);
-    assert.deepEqual(jobs(loadConfig({ EVENT_DISPATCH_INTERVAL_MS: '0' })), [0, 0, 0, 0, 3_600_000, 250, 0, 0, 0]);
+    assert.deepEqual(
+      jobs(loadConfig({})),
+      [1000, 15_000, 300_000, 3_600_000, 3_600_000, 250, 2000, 1000, 15_000, 60_000],
+    );
+    assert.deepEqual(jobs(loadConfig({ EVENT_DISPATCH_INTERVAL_MS: '0' })), [0, 0, 0, 0, 3_600_000, 250, 0, 0, 0, 0]);
     assert.deepEqual(
       jobs(
         loadConfig({
@@ -161,9 +165,10 @@ describe('loadConfig', () => {
           PROVIDER_LOG_INTERVAL_MS: '500',
           INJECTION_INTERVAL_MS: '2000',
           INJECTION_RULE_INTERVAL_MS: '60000',
+          REVIEW_ALERT_INTERVAL_MS: '30000',
         }),
       ),
-      [0, 60_000, 0, 0, 3_600_000, 0, 500, 2000, 60_000],
+      [0, 60_000, 0, 0, 3_600_000, 0, 500, 2000, 60_000, 30_000],
     );
     for (const name of [
       'STATUS_PULL_INTERVAL_MS',
@@ -174,6 +179,7 @@ describe('loadConfig', () => {
       'PROVIDER_LOG_INTERVAL_MS',
       'INJECTION_INTERVAL_MS',
       'INJECTION_RULE_INTERVAL_MS',
+      'REVIEW_ALERT_INTERVAL_MS',
     ]) {
       expectNamed({ [name]: 'hourly' }, name);
       expectNamed({ [name]: '99999999999' }, name);

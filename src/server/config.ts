@@ -28,6 +28,8 @@ export interface Config {
   statusPullIntervalMs: number;
   /** How often quiet traffic providers are looked for (default 5 min where events are sent, else 0). */
   providerSilenceIntervalMs: number;
+  /** How often the review queue is looked at for leads waiting too long (0: never here). */
+  reviewAlertIntervalMs: number;
   injectionIntervalMs: number;
   injectionRuleIntervalMs: number;
   /** How often CSV imports are worked (modules/imports/worker.ts), a chunk at a time. */
@@ -186,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     DAY,
     problems,
   );
+  const reviewAlertIntervalMs = integer(env, 'REVIEW_ALERT_INTERVAL_MS', withDispatch(60_000), 0, DAY, problems);
   const injectionIntervalMs = integer(env, 'INJECTION_INTERVAL_MS', withDispatch(1_000), 0, 60_000, problems);
   const injectionRuleIntervalMs = integer(
     env,
@@ -273,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dispatchIntervalMs,
     statusPullIntervalMs,
     providerSilenceIntervalMs,
+    reviewAlertIntervalMs,
     injectionIntervalMs,
     injectionRuleIntervalMs,
     importIntervalMs,

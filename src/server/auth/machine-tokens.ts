@@ -15,6 +15,7 @@ export interface IntakeProvider {
   name: string;
   duplicate_policy: string; // JSON, see traffic-providers/schemas.ts StoredDuplicatePolicy
   velocity_policy: string; // JSON, see modules/quality/velocity.ts StoredVelocityPolicy
+  review_rule: string; // JSON, see modules/quality/review-rule.ts StoredReviewRule
 }
 
 export interface PostbackPartner {
@@ -39,7 +40,17 @@ export async function authenticateProvider(
     throw unauthorized("Lead intake takes a traffic provider's intake token (lgt_…), not a session or API key.");
   const row = await db
     .selectFrom('traffic_providers')
-    .select(['id', 'name', 'status', 'token_hash', 'allowed_ips', 'duplicate_policy', 'velocity_policy', 'archived_at'])
+    .select([
+      'id',
+      'name',
+      'status',
+      'token_hash',
+      'allowed_ips',
+      'duplicate_policy',
+      'velocity_policy',
+      'review_rule',
+      'archived_at',
+    ])
     .where('token_id', '=', parsed.id)
     .modifyEnd(sql.raw(PREPARED))
     .executeTakeFirst();
@@ -64,6 +75,7 @@ export async function authenticateProvider(
     name: row.name,
     duplicate_policy: row.duplicate_policy,
     velocity_policy: row.velocity_policy,
+    review_rule: row.review_rule,
   };
 }
 

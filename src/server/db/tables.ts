@@ -135,6 +135,8 @@ export interface TrafficProvidersTable {
   duplicate_policy: string; // JSON
   /** JSON StoredVelocityPolicy (modules/quality/velocity.ts): limits per IP, phone, email domain. */
   velocity_policy: Generated<string>;
+  /** JSON StoredReviewRule (modules/quality/review-rule.ts): which leads are held for review. */
+  review_rule: Generated<string>;
   /** Alert when no lead came for this many hours; null: never. */
   silent_after_hours: number | null;
   created_at: string;
@@ -201,6 +203,8 @@ export interface FlowsTable {
   name: string;
   status: 'active' | 'paused';
   max_attempts: number;
+  /** JSON StoredReviewRule (modules/quality/review-rule.ts): which leads are held for review. */
+  review_rule: Generated<string>;
   created_at: string;
   updated_at: string;
   archived_at: string | null;
@@ -239,7 +243,8 @@ export interface CampaignsTable {
   archived_at: string | null;
 }
 
-export type LeadStatus = 'new' | 'pending' | 'delivered' | 'rejected' | 'duplicate' | 'failed';
+/** held: kept for an operator's review (modules/quality/review-*.ts), answered `pending` to its provider. */
+export type LeadStatus = 'new' | 'pending' | 'held' | 'delivered' | 'rejected' | 'duplicate' | 'failed';
 
 /** A lead's velocity keys, kept while any provider's window could count them (modules/quality/velocity.ts). */
 export interface LeadVelocityTable {

@@ -124,7 +124,7 @@ export function routeOf<DB, TB extends keyof DB>(
         db,
         e
           .selectFrom('flows')
-          .select(['flows.name', 'flows.status', 'flows.max_attempts', 'flows.archived_at'])
+          .select(['flows.name', 'flows.status', 'flows.max_attempts', 'flows.review_rule', 'flows.archived_at'])
           .where('flows.id', '=', flowId),
       ),
     ).as('flow'),

@@ -13,6 +13,7 @@ import type { Plan, RouteOverride } from './route.js';
 export class DeliveryRunner {
   private readonly inFlight = new Set<Promise<unknown>>();
   private sweeping: Promise<unknown> | null = null;
+  private again = false;
   private closed = false;
 
   constructor(readonly deps: DeliveryDeps) {}
@@ -42,9 +43,22 @@ export class DeliveryRunner {
     if (!this.sweeping && !this.closed) {
       this.sweeping = recoverStale(this).finally(() => {
         this.sweeping = null;
+        if (this.again) {
+          this.again = false;
+          void this.sweep();
+        }
       });
     }
     return this.sweeping ?? Promise.resolve();
+  }
+
+  /**
+   * A sweep now, or right after the one under way: leads were just released to it (approved in
+   * the review queue, modules/quality/review-service.ts) and should not wait for the job's interval.
+   */
+  sweepSoon(): void {
+    if (this.sweeping) this.again = true;
+    else void this.sweep();
   }
 
   /** Stops sweeping and waits for the deliveries in progress. */

@@ -91,6 +91,14 @@ export const EVENT_TYPES = {
     alert: true,
     permission: 'traffic_providers:view',
   },
+  'review_queue.waiting': {
+    label: 'Leads waiting for review',
+    description:
+      "A traffic provider's oldest lead held for review has waited longer than the quality settings' review_alert_minutes " +
+      '(once per oldest lead); data: held, oldest_held_at, minutes, name',
+    alert: true,
+    permission: 'leads:view',
+  },
   'webhook.disabled': {
     label: 'Webhook disabled',
     description: 'A webhook was disabled after failing for days',

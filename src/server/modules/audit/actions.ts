@@ -53,6 +53,8 @@ export const AUDIT_ACTIONS = [
   'lead.exported',
   'lead.postback',
   'lead.redelivered',
+  'lead.review_approved',
+  'lead.review_rejected',
   'injection.created',
   'injection.paused',
   'injection.resumed',

@@ -82,6 +82,7 @@ forEachDatabase('Flows', (engine) => {
       'id',
       'max_attempts',
       'name',
+      'review',
       'status',
       'targets',
       'updated_at',
@@ -150,6 +151,7 @@ forEachDatabase('Flows', (engine) => {
       name: 'DE main',
       status: 'active',
       max_attempts: 3,
+      review: { hold_flags: [], min_score: null },
       targets: [
         { partner_id: c, priority: 5, weight: 30, daily_cap: 40, ...NO_CAPS },
         { partner_id: a, priority: 1, weight: 100, daily_cap: null, ...NO_CAPS },

@@ -1,3 +1,4 @@
+import { shownReviewRule } from '../quality/review-rule.js';
 import { partnerIdInScope } from '../../db/record-scope.js';
 import type { DataScope } from '../../db/scope.js';
 import type { Insertable, Kysely, Updateable } from 'kysely';
@@ -8,7 +9,16 @@ import type { Database, FlowsTable } from '../../db/tables.js';
 import { decodeCursor, pageOf } from '../../http/pagination.js';
 import type { FlowTargetInputT } from './schemas.js';
 
-export const flowColumns = ['id', 'name', 'status', 'max_attempts', 'created_at', 'updated_at', 'archived_at'] as const;
+export const flowColumns = [
+  'id',
+  'name',
+  'status',
+  'max_attempts',
+  'review_rule',
+  'created_at',
+  'updated_at',
+  'archived_at',
+] as const;
 
 const targetColumns = [
   'flow_targets.id',
@@ -80,9 +90,10 @@ export async function withTargets(db: Kysely<Database>, rows: FlowRow[], scope: 
   );
   const byFlow = new Map<string, TargetRow[]>();
   for (const t of targets) byFlow.set(t.flow_id, [...(byFlow.get(t.flow_id) ?? []), t]);
-  return rows.map((r) => ({
+  return rows.map(({ review_rule, ...r }) => ({
     ...r,
     max_attempts: Number(r.max_attempts),
+    review: shownReviewRule(review_rule),
     targets: (byFlow.get(r.id) ?? []).map(toTarget),
   }));
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_REVIEW_RULE, ReviewRule, ReviewRuleInput } from '../quality/review-rule.js';
 import { Type, type Static } from 'typebox';
 import {
   ActiveStatus,
@@ -73,6 +74,7 @@ export const Flow = Type.Object(
     name: Type.String(),
     status: ActiveStatus,
     max_attempts: Type.Integer(),
+    review: ReviewRule,
     targets: Type.Array(FlowTarget, { description: 'In the order they were given' }),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -112,6 +114,7 @@ export const CreateFlow = Type.Object(
     name: ResourceName,
     status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('paused')], { default: 'active' })),
     max_attempts: Type.Optional(Type.Integer({ ...MaxAttempts, default: 3 })),
+    review: Type.Optional({ ...ReviewRuleInput, default: DEFAULT_REVIEW_RULE }),
     targets: Type.Optional(
       Type.Array(FlowTargetInput, {
         maxItems: MAX_TARGETS,
@@ -129,6 +132,7 @@ export const UpdateFlow = Type.Object(
     name: Type.Optional(ResourceName),
     status: Type.Optional(ActiveStatus),
     max_attempts: Type.Optional(MaxAttempts),
+    review: Type.Optional(ReviewRuleInput),
     targets: Type.Optional(
       Type.Array(FlowTargetInput, {
         maxItems: MAX_TARGETS,

@@ -1,3 +1,4 @@
+import { storedReviewRule } from '../quality/review-rule.js';
 import { UNSCOPED, type DataScope } from '../../db/scope.js';
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
@@ -43,6 +44,7 @@ export async function createFlow(db: Kysely<Database>, actor: Actor, b: Static<t
       name: b.name.trim(),
       status: b.status ?? 'active',
       max_attempts: b.max_attempts ?? 3,
+      review_rule: storedReviewRule(b.review ?? {}),
       created_at: now,
       updated_at: now,
       archived_at: null,
@@ -57,6 +59,7 @@ export async function createFlow(db: Kysely<Database>, actor: Actor, b: Static<t
         name: row.name,
         status: row.status,
         max_attempts: row.max_attempts,
+        review: JSON.parse(row.review_rule),
         targets: targetSummary(targets),
       },
     });
@@ -77,10 +80,12 @@ export async function updateFlow(db: Kysely<Database>, actor: Actor, id: string,
       ...(b.name !== undefined ? { name: b.name.trim() } : {}),
       ...(b.status !== undefined ? { status: b.status } : {}),
       ...(b.max_attempts !== undefined ? { max_attempts: b.max_attempts } : {}),
+      ...(b.review ? { review_rule: storedReviewRule(b.review) } : {}),
       updated_at: nowIso(),
     };
     await patchFlow(tx, flow.id, patch);
-    const changed = (k: 'name' | 'status' | 'max_attempts') => (b[k] !== undefined ? { [k]: before[k] } : {});
+    const changed = (k: 'name' | 'status' | 'max_attempts' | 'review') =>
+      b[k] !== undefined ? { [k]: before[k] } : {};
     await audit(tx, actor, {
       action: 'flow.updated',
       target_type: 'flow',
@@ -91,6 +96,7 @@ export async function updateFlow(db: Kysely<Database>, actor: Actor, id: string,
           ...changed('name'),
           ...changed('status'),
           ...changed('max_attempts'),
+          ...changed('review'),
           ...(b.targets ? { targets: targetSummary(before.targets) } : {}),
         },
         after: { ...b, ...(b.targets ? { targets: targetSummary(b.targets) } : {}) },

@@ -86,7 +86,8 @@ export const IntakeStatus = Type.Union(
   {
     description:
       'delivered: a buyer took the lead (autologin_url is theirs); rejected: no buyer took it, or the campaign does not accept it; ' +
-      'duplicate: an earlier lead has the same email or phone; pending: still being delivered (look it up later); ' +
+      'duplicate: an earlier lead has the same email or phone; pending: still being delivered, or held for review ' +
+      '(reason says so; look it up later); ' +
       'failed: delivery broke off (a retry answer only), the lead is kept',
   },
 );
@@ -101,7 +102,8 @@ export const IntakeAnswer = Type.Object(
         'to the buyer, the same link every time the lead is answered; it may open only once',
     }),
     reason: Type.Union([Type.String(), Type.Null()], {
-      description: 'Why the lead is not delivered (null when delivered or pending)',
+      description:
+        'Why the lead is not delivered (null when delivered or being delivered; "the lead is held for review" when held)',
     }),
   },
   { title: 'IntakeAnswer' },

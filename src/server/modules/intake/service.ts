@@ -34,6 +34,7 @@ import { blocklistShapes } from '../quality/blocklist-shapes.js';
 import { leadFlags, qualityScore } from '../quality/flags.js';
 import { activeLimits, countUpTo, velocityFlags, velocityKey, type VelocityKind } from '../quality/velocity.js';
 import { QUALITY_SETTING, settingsOf } from '../quality/settings-service.js';
+import { HELD_FOR_PROVIDER, REVIEW_REJECTED, reviewHold } from '../quality/review-rule.js';
 import { shippedCountryOf } from '../../geo/ip-country.js';
 
 /** How long an Idempotency-Key is remembered. */
@@ -65,9 +66,13 @@ export function providerReason(status: LeadStatus, reason: string | null): strin
       return `duplicate: an earlier lead has the same ${reason?.endsWith('(same phone)') ? 'phone' : 'email'}`;
     case 'rejected':
       if (reason?.startsWith(BLOCKED)) return QUALITY;
+      // The operator wrote this reason for the provider when rejecting the lead in review.
+      if (reason?.startsWith(REVIEW_REJECTED)) return reason.slice(REVIEW_REJECTED.length);
       return reason && TOLD_AS_IS.test(reason) ? reason : 'no buyer accepted the lead';
     case 'failed':
       return 'delivery failed; the lead is kept';
+    case 'held':
+      return HELD_FOR_PROVIDER;
     default:
       return null;
   }
@@ -78,7 +83,8 @@ export const answerOf = (
   o: { status: LeadStatus; autologin_url: string | null; reason: string | null },
 ): IntakeAnswer => ({
   id,
-  status: o.status as IntakeAnswer['status'], // 'new' is never a lead that came through intake
+  // A held lead is pending to its provider (contract §2); 'new' is never a lead that came through intake.
+  status: (o.status === 'held' ? 'pending' : o.status) as IntakeAnswer['status'],
   autologin_url: o.autologin_url,
   reason: providerReason(o.status, o.reason),
 });
@@ -312,13 +318,21 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
       [status, reason] = ['rejected', notInCountries(lead.country)];
 
     const { weights } = settingsOf(read.quality === null ? null : JSON.parse(read.quality));
+    const score = qualityScore(flags, weights);
+    // The review queue: a lead the provider's or its flow's rule holds waits for an operator.
+    if (status === 'pending') {
+      const held =
+        reviewHold(provider.review_rule, "the provider's", flags, score) ??
+        reviewHold(fromJson(c.flow)?.review_rule, "the flow's", flags, score);
+      if (held) [status, reason] = ['held', held];
+    }
     const id = newId();
     const row = {
       id,
       created_at: at,
       ...lead,
       flags,
-      quality_score: qualityScore(flags, weights),
+      quality_score: score,
       traffic_provider_id: provider.id,
       campaign_id: c.id,
       flow_id: c.flow_id,
@@ -370,7 +384,7 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
       referring.push(['lead_velocity', { traffic_provider_id: provider.id, key: v.key, created_at: at, lead_id: id }]);
     // The provider's log (modules/provider-log): what it was told, one small row per fact.
     referring.push(['provider_log_pending', receivedFact(row)]);
-    if (status !== 'pending')
+    if (status !== 'pending' && status !== 'held')
       referring.push([
         'provider_log_pending',
         providerFact(provider.id, id, 'refused', { status, reason: providerReason(status, reason) }, at),

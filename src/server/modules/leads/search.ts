@@ -10,11 +10,14 @@ import { FLAGS, maskOf, type Flag } from '../quality/flags.js';
 export const LEAD_STATUSES = [
   'new',
   'pending',
+  'held',
   'delivered',
   'rejected',
   'duplicate',
   'failed',
 ] as const satisfies readonly LeadStatus[];
+/** The statuses a traffic provider is shown: a held lead is `pending` to it (the review queue is the operator's). */
+export const PROVIDER_LEAD_STATUSES = LEAD_STATUSES.filter((s) => s !== 'held') as Exclude<LeadStatus, 'held'>[];
 export const DATE_TYPES = ['registration', 'delivered', 'ftd', 'status_updated'] as const;
 export type DateType = (typeof DATE_TYPES)[number];
 

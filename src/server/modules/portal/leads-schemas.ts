@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
 import { DATE_INPUT_PATTERN } from '../analytics/range.js';
-import { LEAD_STATUSES } from '../leads/search.js';
+import { PROVIDER_LEAD_STATUSES } from '../leads/search.js';
 import { PROVIDER_SALE_STATUSES } from '../traffic-providers/portal-settings.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T, description?: string) =>
@@ -21,7 +21,7 @@ export const PortalLeadFilterQuery = {
   status: Type.Optional(
     Type.Array(Type.String({ maxLength: 300 }), {
       maxItems: 50,
-      description: `Lead statuses (${LEAD_STATUSES.join(', ')}); repeat the parameter or separate with commas`,
+      description: `Lead statuses (${PROVIDER_LEAD_STATUSES.join(', ')}); repeat the parameter or separate with commas`,
     }),
   ),
   country: Type.Optional(
@@ -51,7 +51,7 @@ export const PortalLead = Type.Object(
   {
     id: Type.String(),
     created_at: Type.String({ format: 'date-time' }),
-    status: Type.Unsafe<(typeof LEAD_STATUSES)[number]>({ type: 'string', enum: [...LEAD_STATUSES] }),
+    status: Type.Unsafe<(typeof PROVIDER_LEAD_STATUSES)[number]>({ type: 'string', enum: [...PROVIDER_LEAD_STATUSES] }),
     reason: Nullable(Text(), 'Why it was refused (rejected, duplicate, failed); null otherwise'),
     country: Type.String(),
     campaign_id: Nullable(Text()),

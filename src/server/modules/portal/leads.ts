@@ -14,7 +14,7 @@ import { CURRENCY } from '../analytics/service.js';
 import { audit, providerOf, type Actor } from '../audit/service.js';
 import { providerReason } from '../intake/service.js';
 import { isoText, lowerBound, parseBound, upperBound } from '../leads/dates.js';
-import { LEAD_STATUSES, SUB_IDS, splitMulti } from '../leads/search.js';
+import { PROVIDER_LEAD_STATUSES, SUB_IDS, splitMulti } from '../leads/search.js';
 import type { LeadStatus } from '../../db/tables.js';
 import {
   ftdVisibleAt,
@@ -64,9 +64,12 @@ export function portalLeadFilter(params: PortalLeadParams, tz: string): PortalLe
   const to = toB ? upperBound(toB, zone) : null;
   if (from !== null && to !== null && from > to) errors.push({ field: 'date_from', message: 'is after date_to' });
   const status = splitMulti(params.status);
-  const bad = status.filter((s) => !(LEAD_STATUSES as readonly string[]).includes(s));
+  const bad = status.filter((s) => !(PROVIDER_LEAD_STATUSES as readonly string[]).includes(s));
   if (bad.length)
-    errors.push({ field: 'status', message: `unknown status "${bad[0]}"; one of: ${LEAD_STATUSES.join(', ')}` });
+    errors.push({
+      field: 'status',
+      message: `unknown status "${bad[0]}"; one of: ${PROVIDER_LEAD_STATUSES.join(', ')}`,
+    });
   const country = splitMulti(params.country).map((c) => c.toUpperCase());
   const badCountry = country.find((c) => !/^[A-Z]{2}$/.test(c));
   if (badCountry)
@@ -80,7 +83,8 @@ export function portalLeadFilter(params: PortalLeadParams, tz: string): PortalLe
   return {
     from: from === null ? null : isoText(from),
     to: to === null ? null : isoText(to),
-    status: status as LeadStatus[],
+    // A held lead is pending to its provider: "pending" finds both.
+    status: status.flatMap((s) => (s === 'pending' ? ['pending', 'held'] : [s])) as LeadStatus[],
     country,
     campaign_id: params.campaign_id,
     subIds,
@@ -114,7 +118,7 @@ export function toPortalLead(r: PortalLeadRow, v: View) {
   return {
     id: r.id,
     created_at: r.created_at,
-    status: r.status,
+    status: r.status === 'held' ? ('pending' as const) : r.status,
     reason: providerReason(r.status, r.reason),
     country: r.country,
     campaign_id: r.campaign_id,

@@ -34,7 +34,8 @@ export const MACROS: Record<
   ),
   status: {
     description: 'The lead status: pending, delivered, rejected, duplicate or failed',
-    value: (e) => text(e.data.status),
+    // A lead held for review is pending to its provider (the review queue is the operator's).
+    value: (e) => text(e.data.status === 'held' ? 'pending' : e.data.status),
   },
   sale_status: { description: 'The sale status (empty when none)', value: (e) => text(e.data.sale_status) },
   payout: {

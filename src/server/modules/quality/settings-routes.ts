@@ -19,9 +19,15 @@ const Weights = Type.Object(
 );
 const FlagName = Type.Unsafe<(typeof FLAGS)[number]>({ type: 'string', enum: [...FLAGS] });
 
+const AlertMinutes = Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: 10_080 }), Type.Null()], {
+  description:
+    'Alert (review_queue.waiting, a notification) when a lead has waited in the review queue this many minutes; null: never. Default 60',
+});
+
 const QualitySettings = Type.Object(
   {
     weights: Weights,
+    review_alert_minutes: AlertMinutes,
     flags: Type.Array(
       Type.Object(
         {
@@ -65,9 +71,12 @@ export default async function qualitySettingsRoutes(app: App) {
       schema: {
         operationId: 'updateQualitySettings',
         tags,
-        summary: 'Set the weights of the fraud flags',
+        summary: "Set the weights of the fraud flags and the review queue's alert",
         description: `Weights left out keep theirs. ${SCORE} A role limited to some providers or partners gets 403: the weights score every lead. Audited (quality.settings_updated).`,
-        body: Type.Object({ weights: Type.Optional(Type.Partial(Weights)) }, { additionalProperties: false }),
+        body: Type.Object(
+          { weights: Type.Optional(Type.Partial(Weights)), review_alert_minutes: Type.Optional(AlertMinutes) },
+          { additionalProperties: false },
+        ),
         response: { 200: QualitySettings },
       },
     },

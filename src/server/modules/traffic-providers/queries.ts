@@ -1,3 +1,4 @@
+import { shownReviewRule } from '../quality/review-rule.js';
 import { leadInScope, type DataScope } from '../../db/scope.js';
 import { providerIdInScope } from '../../db/record-scope.js';
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
@@ -16,6 +17,7 @@ const providerColumns = [
   'allowed_ips',
   'duplicate_policy',
   'velocity_policy',
+  'review_rule',
   'silent_after_hours',
   'created_at',
   'updated_at',
@@ -30,6 +32,7 @@ export const toTrafficProvider = (row: ProviderRecord): TrafficProvider => ({
   allowed_ips: JSON.parse(row.allowed_ips),
   duplicate_policy: JSON.parse(row.duplicate_policy),
   velocity: JSON.parse(row.velocity_policy),
+  review: shownReviewRule(row.review_rule),
   silent_after_hours: row.silent_after_hours === null ? null : Number(row.silent_after_hours),
   token_prefix: displayPrefix('lgt_', row.token_id),
   created_at: row.created_at,

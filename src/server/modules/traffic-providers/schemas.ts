@@ -8,6 +8,7 @@ import {
 } from '../../http/common-schemas.js';
 import { PageQuery } from '../../http/pagination.js';
 import { DEFAULT_VELOCITY_POLICY, VelocityPolicy } from '../quality/velocity.js';
+import { DEFAULT_REVIEW_RULE, ReviewRule, ReviewRuleInput } from '../quality/review-rule.js';
 
 export interface StoredDuplicatePolicy {
   fields: ('email' | 'phone')[];
@@ -52,6 +53,7 @@ const providerFields = {
   allowed_ips: Type.Array(Type.String(), { description: 'Canonical CIDRs; empty: any address' }),
   duplicate_policy: DuplicatePolicy,
   velocity: VelocityPolicy,
+  review: ReviewRule,
   silent_after_hours: Type.Union([Type.Integer(), Type.Null()], {
     description: 'Alerted when no lead came for this many hours; null: never',
   }),
@@ -94,6 +96,7 @@ export const CreateTrafficProvider = Type.Object(
       default: DEFAULT_VELOCITY_POLICY,
       description: `Velocity flags (velocity_ip, velocity_phone, velocity_email_domain). Default: no limit, ${JSON.stringify(DEFAULT_VELOCITY_POLICY)}`,
     }),
+    review: Type.Optional({ ...ReviewRuleInput, default: DEFAULT_REVIEW_RULE }),
     silent_after_hours: Type.Optional({
       ...Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: 720 }), Type.Null()], {
         description: 'Alert (traffic_provider.silent) when no lead came for this many hours; null: never',
@@ -111,6 +114,7 @@ export const UpdateTrafficProvider = Type.Object(
     allowed_ips: Type.Optional({ ...AllowedIps, description: `${ALLOWED_IPS}. Replaces the list.` }),
     duplicate_policy: Type.Optional({ ...DuplicatePolicy, description: 'Replaces the whole policy' }),
     velocity: Type.Optional({ ...VelocityPolicy, description: 'Replaces the whole velocity policy' }),
+    review: Type.Optional(ReviewRuleInput),
     silent_after_hours: Type.Optional(
       Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: 720 }), Type.Null()], {
         description: 'Alert (traffic_provider.silent) when no lead came for this many hours; null: never',

@@ -22,6 +22,7 @@ import {
 } from './queries.js';
 import { DEFAULT_DUPLICATE_POLICY, type CreateTrafficProvider, type UpdateTrafficProvider } from './schemas.js';
 import { DEFAULT_VELOCITY_POLICY } from '../quality/velocity.js';
+import { storedReviewRule } from '../quality/review-rule.js';
 
 const ARCHIVED =
   'This traffic provider is archived (deleted while leads or campaigns refer to it) and cannot be changed.';
@@ -87,6 +88,7 @@ export async function createTrafficProvider(
     allowed_ips: JSON.stringify(allowed_ips),
     duplicate_policy: JSON.stringify(b.duplicate_policy ?? DEFAULT_DUPLICATE_POLICY),
     velocity_policy: JSON.stringify(b.velocity ?? DEFAULT_VELOCITY_POLICY),
+    review_rule: storedReviewRule(b.review ?? {}),
     silent_after_hours: b.silent_after_hours ?? null,
     created_at: now,
     updated_at: now,
@@ -104,6 +106,7 @@ export async function createTrafficProvider(
         allowed_ips,
         duplicate_policy: JSON.parse(row.duplicate_policy),
         velocity: JSON.parse(row.velocity_policy),
+        review: JSON.parse(row.review_rule),
       },
     });
   });
@@ -128,6 +131,7 @@ export async function updateTrafficProvider(
       ...(allowed_ips ? { allowed_ips: JSON.stringify(allowed_ips) } : {}),
       ...(b.duplicate_policy ? { duplicate_policy: JSON.stringify(b.duplicate_policy) } : {}),
       ...(b.velocity ? { velocity_policy: JSON.stringify(b.velocity) } : {}),
+      ...(b.review ? { review_rule: storedReviewRule(b.review) } : {}),
       ...(b.silent_after_hours !== undefined ? { silent_after_hours: b.silent_after_hours } : {}),
       updated_at: nowIso(),
     };

@@ -70,6 +70,7 @@ const KEYS = [
   'duplicate_policy',
   'id',
   'name',
+  'review',
   'silent_after_hours',
   'status',
   'token_prefix',

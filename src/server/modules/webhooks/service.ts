@@ -153,6 +153,9 @@ export function describeEvent(event: StoredEvent, names: Names): string {
       `${names.provider ?? 'A traffic provider'} sent no lead for ${d.hours} hours (last at ${d.last_lead_at ?? 'never'})`,
     'partner.pull_failed': () =>
       `${names.partner ?? 'A partner'}: status pull failed ${d.failures} times in a row (${d.error ?? 'unknown error'})`,
+    'review_queue.waiting': () =>
+      `${d.held} lead${d.held === 1 ? '' : 's'} from ${names.provider ?? 'a traffic provider'} held for review, ` +
+      `the oldest for more than ${d.minutes} minutes`,
     'webhook.disabled': () => `Webhook ${d.name ?? ''} disabled: ${d.reason ?? ''}`,
   };
   return texts[event.type]();
