@@ -18,6 +18,7 @@ const FlowList = lazy(() => import('./screens/flows/FlowList'));
 const FlowEditor = lazy(() => import('./screens/flows/FlowEditor'));
 const Blocklists = lazy(() => import('./screens/quality/Blocklists'));
 const FlagWeights = lazy(() => import('./screens/quality/FlagWeights'));
+const Review = lazy(() => import('./screens/quality/Review'));
 const CapUsage = lazy(() => import('./screens/caps/CapUsage'));
 const ProviderList = lazy(() => import('./screens/providers/ProviderList'));
 const ProviderEditor = lazy(() => import('./screens/providers/ProviderEditor'));
@@ -136,6 +137,7 @@ export function App() {
           <Route path="/caps" element={<CapUsage />} />
           <Route path="/quality/blocklists" element={<Blocklists />} />
           <Route path="/quality/settings" element={<FlagWeights />} />
+          <Route path="/quality/review" element={<Review />} />
           <Route path="/traffic-providers" element={<ProviderList />} />
           <Route path="/traffic-providers/:id" element={<ProviderEditor />} />
           <Route path="/campaigns" element={<CampaignList />} />

@@ -31,6 +31,7 @@ export const SECTIONS: { title: string | null; links: NavItem[] }[] = [
   {
     title: 'Quality',
     links: [
+      { to: '/quality/review', label: 'Review queue', permission: 'leads:view' },
       { to: '/quality/blocklists', label: 'Blocklists', permission: 'quality:view' },
       { to: '/quality/settings', label: 'Flag weights', permission: 'quality:view' },
     ],

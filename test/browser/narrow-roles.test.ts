@@ -62,12 +62,16 @@ async function world(t: Parameters<typeof startPartner>[0], api: ServerClient) {
 
 /** Each narrow role and the menu it should see (besides "API docs"), in the menu's order. */
 const ROLES: { name: string; permissions: string[]; nav: string[] }[] = [
-  { name: 'Leads only', permissions: ['leads:view'], nav: ['Leads', 'API keys', 'Profile'] },
-  { name: 'Leads and contacts', permissions: ['leads:view', 'leads:contacts'], nav: ['Leads', 'API keys', 'Profile'] },
+  { name: 'Leads only', permissions: ['leads:view'], nav: ['Leads', 'Review queue', 'API keys', 'Profile'] },
+  {
+    name: 'Leads and contacts',
+    permissions: ['leads:view', 'leads:contacts'],
+    nav: ['Leads', 'Review queue', 'API keys', 'Profile'],
+  },
   {
     name: 'Lead editor',
     permissions: ['leads:view', 'leads:edit'],
-    nav: ['Leads', 'Re-injection', 'Import', 'API keys', 'Profile'],
+    nav: ['Leads', 'Re-injection', 'Import', 'Review queue', 'API keys', 'Profile'],
   },
   { name: 'Analytics only', permissions: ['analytics:view'], nav: ['Overview', 'Analytics', 'API keys', 'Profile'] },
   { name: 'Partners only', permissions: ['partners:view'], nav: ['Partners', 'API keys', 'Profile'] },
@@ -83,7 +87,7 @@ const ROLES: { name: string; permissions: string[]; nav: string[] }[] = [
   {
     name: 'Leads and quality',
     permissions: ['leads:view', 'quality:view'],
-    nav: ['Leads', 'Blocklists', 'Flag weights', 'API keys', 'Profile'],
+    nav: ['Leads', 'Review queue', 'Blocklists', 'Flag weights', 'API keys', 'Profile'],
   },
   {
     name: 'Settings viewer',

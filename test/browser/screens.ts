@@ -8,6 +8,7 @@ export const SCREENS = [
   '/leads/imports',
   '/analytics',
   '/caps',
+  '/quality/review',
   '/quality/blocklists',
   '/quality/settings',
   '/flows',

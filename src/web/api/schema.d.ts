@@ -1183,6 +1183,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/leads/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The review queue: how many leads are held, per traffic provider, and since when
+         * @description A traffic provider's or a flow's review rule (its `review`: fraud flags, lowest score) makes intake store a new lead `held` instead of routing it; the provider is answered `pending` with the reason "the lead is held for review". A role limited to some providers or partners counts only the held leads it may read.
+         *
+         *     Access: needs the `leads:view` permission (key scope and role).
+         */
+        get: operations["getReviewQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leads/review/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve held leads: route each as if it arrived now
+         * @description A traffic provider's or a flow's review rule (its `review`: fraud flags, lowest score) makes intake store a new lead `held` instead of routing it; the provider is answered `pending` with the reason "the lead is held for review". Approved leads become `pending` and are routed through their flow with the caps and working hours of now (each by one server process, within seconds); their provider learns the outcome as usual. Only leads still held move (of two reviewers deciding one lead, one wins; the other sees it in `skipped`). Audited (lead.review_approved).
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        post: operations["approveHeldLeads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leads/review/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject held leads with a reason their traffic provider is told
+         * @description A traffic provider's or a flow's review rule (its `review`: fraud flags, lowest score) makes intake store a new lead `held` instead of routing it; the provider is answered `pending` with the reason "the lead is held for review". Rejected leads become `rejected`; the reason is shown to their provider as written (its intake answer, its portal and log; its lead.rejected postbacks are sent), so write it for them. Only leads still held move. Audited (lead.review_rejected).
+         *
+         *     Access: needs the `leads:edit` permission (key scope and role).
+         */
+        post: operations["rejectHeldLeads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/leads/sale-statuses": {
         parameters: {
             query?: never;
@@ -2396,7 +2462,7 @@ export interface paths {
          */
         get: operations["getQualitySettings"];
         /**
-         * Set the weights of the fraud flags
+         * Set the weights of the fraud flags and the review queue's alert
          * @description Weights left out keep theirs. A lead's quality score is 100 less the weights of the flags it raised, at least 0, computed when it arrives and stored with it (a change of weights scores new leads; stored scores stay). A role limited to some providers or partners gets 403: the weights score every lead. Audited (quality.settings_updated).
          *
          *     Access: needs the `quality:edit` permission (key scope and role).
@@ -6563,6 +6629,16 @@ export interface operations {
                             id: string;
                             max_attempts: number;
                             name: string;
+                            /**
+                             * ReviewRule
+                             * @description Which new leads are held for review; the default holds none
+                             */
+                            review: {
+                                /** @description Leads raising any of these fraud flags are held for review instead of routed (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain) */
+                                hold_flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                                /** @description Leads scoring below this are held for review; null: no score holds a lead */
+                                min_score: number | null;
+                            };
                             status: "active" | "paused";
                             /** @description In the order they were given */
                             targets: {
@@ -6677,6 +6753,26 @@ export interface operations {
                     max_attempts?: number;
                     /** @description Shown in lists; need not be unique */
                     name: string;
+                    /**
+                     * ReviewRuleInput
+                     * @description Which new leads are held for review; replaced whole. Default: {"hold_flags":[],"min_score":null} (holds none)
+                     * @default {
+                     *       "hold_flags": [],
+                     *       "min_score": null
+                     *     }
+                     */
+                    review?: {
+                        /**
+                         * @description Leads raising any of these fraud flags are held for review instead of routed (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain)
+                         * @default []
+                         */
+                        hold_flags?: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                        /**
+                         * @description Leads scoring below this are held for review; null: no score holds a lead
+                         * @default null
+                         */
+                        min_score?: number | null;
+                    };
                     /** @default active */
                     status?: "active" | "paused";
                     /**
@@ -6764,6 +6860,16 @@ export interface operations {
                         id: string;
                         max_attempts: number;
                         name: string;
+                        /**
+                         * ReviewRule
+                         * @description Which new leads are held for review; the default holds none
+                         */
+                        review: {
+                            /** @description Leads raising any of these fraud flags are held for review instead of routed (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain) */
+                            hold_flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                            /** @description Leads scoring below this are held for review; null: no score holds a lead */
+                            min_score: number | null;
+                        };
                         status: "active" | "paused";
                         /** @description In the order they were given */
                         targets: {
@@ -6917,6 +7023,16 @@ export interface operations {
                         id: string;
                         max_attempts: number;
                         name: string;
+                        /**
+                         * ReviewRule
+                         * @description Which new leads are held for review; the default holds none
+                         */
+                        review: {
+                            /** @description Leads raising any of these fraud flags are held for review instead of routed (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain) */
+                            hold_flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                            /** @description Leads scoring below this are held for review; null: no score holds a lead */
+                            min_score: number | null;
+                        };
                         status: "active" | "paused";
                         /** @description In the order they were given */
                         targets: {
@@ -7163,6 +7279,22 @@ export interface operations {
                     max_attempts?: number;
                     /** @description Shown in lists; need not be unique */
                     name?: string;
+                    /**
+                     * ReviewRuleInput
+                     * @description Which new leads are held for review; replaced whole. Default: {"hold_flags":[],"min_score":null} (holds none)
+                     */
+                    review?: {
+                        /**
+                         * @description Leads raising any of these fraud flags are held for review instead of routed (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain)
+                         * @default []
+                         */
+                        hold_flags?: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                        /**
+                         * @description Leads scoring below this are held for review; null: no score holds a lead
+                         * @default null
+                         */
+                        min_score?: number | null;
+                    };
                     status?: "active" | "paused";
                     /** @description Replaces the whole list, in one transaction; at most 50 */
                     targets?: {
@@ -7246,6 +7378,16 @@ export interface operations {
                         id: string;
                         max_attempts: number;
                         name: string;
+                        /**
+                         * ReviewRule
+                         * @description Which new leads are held for review; the default holds none
+                         */
+                        review: {
+                            /** @description Leads raising any of these fraud flags are held for review instead of routed (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain) */
+                            hold_flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                            /** @description Leads scoring below this are held for review; null: no score holds a lead */
+                            min_score: number | null;
+                        };
                         status: "active" | "paused";
                         /** @description In the order they were given */
                         targets: {
@@ -9538,7 +9680,7 @@ export interface operations {
                                 reinjected?: boolean;
                                 /** @description The partner's sale status, exactly */
                                 sale_status?: string;
-                                /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                                /** @description Lead statuses (new, pending, held, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
                                 status?: string[];
                                 /** @description sub_id1 equals this exactly */
                                 sub_id1?: string;
@@ -9711,7 +9853,7 @@ export interface operations {
                         reinjected?: boolean;
                         /** @description The partner's sale status, exactly */
                         sale_status?: string;
-                        /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                        /** @description Lead statuses (new, pending, held, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
                         status?: string[];
                         /** @description sub_id1 equals this exactly */
                         sub_id1?: string;
@@ -9828,7 +9970,7 @@ export interface operations {
                             reinjected?: boolean;
                             /** @description The partner's sale status, exactly */
                             sale_status?: string;
-                            /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                            /** @description Lead statuses (new, pending, held, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
                             status?: string[];
                             /** @description sub_id1 equals this exactly */
                             sub_id1?: string;
@@ -10031,7 +10173,7 @@ export interface operations {
                             reinjected?: boolean;
                             /** @description The partner's sale status, exactly */
                             sale_status?: string;
-                            /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                            /** @description Lead statuses (new, pending, held, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
                             status?: string[];
                             /** @description sub_id1 equals this exactly */
                             sub_id1?: string;
@@ -10325,7 +10467,7 @@ export interface operations {
                         reinjected?: boolean;
                         /** @description The partner's sale status, exactly */
                         sale_status?: string;
-                        /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                        /** @description Lead statuses (new, pending, held, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
                         status?: string[];
                         /** @description sub_id1 equals this exactly */
                         sub_id1?: string;
@@ -10435,7 +10577,7 @@ export interface operations {
                             reinjected?: boolean;
                             /** @description The partner's sale status, exactly */
                             sale_status?: string;
-                            /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                            /** @description Lead statuses (new, pending, held, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
                             status?: string[];
                             /** @description sub_id1 equals this exactly */
                             sub_id1?: string;
@@ -10636,7 +10778,7 @@ export interface operations {
                         reinjected?: boolean;
                         /** @description The partner's sale status, exactly */
                         sale_status?: string;
-                        /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                        /** @description Lead statuses (new, pending, held, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
                         status?: string[];
                         /** @description sub_id1 equals this exactly */
                         sub_id1?: string;
@@ -10842,7 +10984,7 @@ export interface operations {
                                 reinjected?: boolean;
                                 /** @description The partner's sale status, exactly */
                                 sale_status?: string;
-                                /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                                /** @description Lead statuses (new, pending, held, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
                                 status?: string[];
                                 /** @description sub_id1 equals this exactly */
                                 sub_id1?: string;
@@ -11004,7 +11146,7 @@ export interface operations {
                         reinjected?: boolean;
                         /** @description The partner's sale status, exactly */
                         sale_status?: string;
-                        /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                        /** @description Lead statuses (new, pending, held, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
                         status?: string[];
                         /** @description sub_id1 equals this exactly */
                         sub_id1?: string;
@@ -11135,7 +11277,7 @@ export interface operations {
                             reinjected?: boolean;
                             /** @description The partner's sale status, exactly */
                             sale_status?: string;
-                            /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                            /** @description Lead statuses (new, pending, held, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
                             status?: string[];
                             /** @description sub_id1 equals this exactly */
                             sub_id1?: string;
@@ -11346,7 +11488,7 @@ export interface operations {
                             reinjected?: boolean;
                             /** @description The partner's sale status, exactly */
                             sale_status?: string;
-                            /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                            /** @description Lead statuses (new, pending, held, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
                             status?: string[];
                             /** @description sub_id1 equals this exactly */
                             sub_id1?: string;
@@ -11546,7 +11688,7 @@ export interface operations {
                             reinjected?: boolean;
                             /** @description The partner's sale status, exactly */
                             sale_status?: string;
-                            /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                            /** @description Lead statuses (new, pending, held, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
                             status?: string[];
                             /** @description sub_id1 equals this exactly */
                             sub_id1?: string;
@@ -11779,7 +11921,7 @@ export interface operations {
                             reinjected?: boolean;
                             /** @description The partner's sale status, exactly */
                             sale_status?: string;
-                            /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                            /** @description Lead statuses (new, pending, held, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
                             status?: string[];
                             /** @description sub_id1 equals this exactly */
                             sub_id1?: string;
@@ -12104,7 +12246,7 @@ export interface operations {
                             reinjected?: boolean;
                             /** @description The partner's sale status, exactly */
                             sale_status?: string;
-                            /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                            /** @description Lead statuses (new, pending, held, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
                             status?: string[];
                             /** @description sub_id1 equals this exactly */
                             sub_id1?: string;
@@ -12307,7 +12449,7 @@ export interface operations {
                         reinjected?: boolean;
                         /** @description The partner's sale status, exactly */
                         sale_status?: string;
-                        /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                        /** @description Lead statuses (new, pending, held, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
                         status?: string[];
                         /** @description sub_id1 equals this exactly */
                         sub_id1?: string;
@@ -12483,9 +12625,9 @@ export interface operations {
                         autologin_url: string | null;
                         /** @description Leadgate's id of the lead */
                         id: string;
-                        /** @description Why the lead is not delivered (null when delivered or pending) */
+                        /** @description Why the lead is not delivered (null when delivered or being delivered; "the lead is held for review" when held) */
                         reason: string | null;
-                        /** @description delivered: a buyer took the lead (autologin_url is theirs); rejected: no buyer took it, or the campaign does not accept it; duplicate: an earlier lead has the same email or phone; pending: still being delivered (look it up later); failed: delivery broke off (a retry answer only), the lead is kept */
+                        /** @description delivered: a buyer took the lead (autologin_url is theirs); rejected: no buyer took it, or the campaign does not accept it; duplicate: an earlier lead has the same email or phone; pending: still being delivered, or held for review (reason says so; look it up later); failed: delivery broke off (a retry answer only), the lead is kept */
                         status: "delivered" | "rejected" | "duplicate" | "pending" | "failed";
                     };
                 };
@@ -12697,7 +12839,7 @@ export interface operations {
                         /** @description The partner's sale status, as the partner reports it */
                         sale_status: string | null;
                         /** @enum {string} */
-                        status: "new" | "pending" | "delivered" | "rejected" | "duplicate" | "failed";
+                        status: "new" | "pending" | "held" | "delivered" | "rejected" | "duplicate" | "failed";
                         /** @description Every sale-status change and the FTD, oldest first, with where each came from */
                         status_history: {
                             /** Format: date-time */
@@ -13083,7 +13225,7 @@ export interface operations {
                         /** @description The partner's sale status, as the partner reports it */
                         sale_status: string | null;
                         /** @enum {string} */
-                        status: "new" | "pending" | "delivered" | "rejected" | "duplicate" | "failed";
+                        status: "new" | "pending" | "held" | "delivered" | "rejected" | "duplicate" | "failed";
                         /** @description Every sale-status change and the FTD, oldest first, with where each came from */
                         status_history: {
                             /** Format: date-time */
@@ -13270,7 +13412,7 @@ export interface operations {
                 reinjected?: boolean;
                 /** @description The partner's sale status, exactly */
                 sale_status?: string;
-                /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                /** @description Lead statuses (new, pending, held, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
                 status?: string[];
                 /** @description sub_id1 equals this exactly */
                 sub_id1?: string;
@@ -13403,7 +13545,7 @@ export interface operations {
                 reinjected?: boolean;
                 /** @description The partner's sale status, exactly */
                 sale_status?: string;
-                /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                /** @description Lead statuses (new, pending, held, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
                 status?: string[];
                 /** @description sub_id1 equals this exactly */
                 sub_id1?: string;
@@ -13471,6 +13613,329 @@ export interface operations {
                 };
             };
             /** @description rate_limited: EXPORT_CONCURRENCY exports already run on this server instance (or a request rate limit is reached); retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReviewQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description review_queue.waiting is raised when a lead has waited this long (quality settings review_alert_minutes); null: never */
+                        alert_after_minutes: number | null;
+                        /**
+                         * Format: int32
+                         * @description Leads held for review that you may read
+                         */
+                        held: number;
+                        /** @description When the oldest of them arrived; null: none held */
+                        oldest_held_at: string | null;
+                        /** @description Per traffic provider, the one waiting longest first */
+                        providers: {
+                            /** Format: int32 */
+                            held: number;
+                            /** Format: date-time */
+                            oldest_held_at: string;
+                            traffic_provider_id: string;
+                            traffic_provider_name: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    approveHeldLeads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The held leads to decide (up to 500); list them with searchLeads status=held */
+                    lead_ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The leads this call approved or rejected */
+                        done: string[];
+                        /** @description Ids left as they are: no lead you may read, a lead no longer held (decided before, or just now by someone else) */
+                        skipped: {
+                            id: string;
+                            /** @description Why it was left as it is */
+                            reason: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rejectHeldLeads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The held leads to decide (up to 500); list them with searchLeads status=held */
+                    lead_ids: string[];
+                    /** @description Shown to the traffic provider as it is, e.g. "fake phone number" */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The leads this call approved or rejected */
+                        done: string[];
+                        /** @description Ids left as they are: no lead you may read, a lead no longer held (decided before, or just now by someone else) */
+                        skipped: {
+                            id: string;
+                            /** @description Why it was left as it is */
+                            reason: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
             429: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13609,7 +14074,7 @@ export interface operations {
                 reinjected?: boolean;
                 /** @description The partner's sale status, exactly */
                 sale_status?: string;
-                /** @description Lead statuses (new, pending, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
+                /** @description Lead statuses (new, pending, held, delivered, rejected, duplicate, failed); repeat the parameter or separate with commas */
                 status?: string[];
                 /** @description sub_id1 equals this exactly */
                 sub_id1?: string;
@@ -13691,7 +14156,7 @@ export interface operations {
                             /** @description The partner's sale status, as the partner reports it */
                             sale_status: string | null;
                             /** @enum {string} */
-                            status: "new" | "pending" | "delivered" | "rejected" | "duplicate" | "failed";
+                            status: "new" | "pending" | "held" | "delivered" | "rejected" | "duplicate" | "failed";
                             /** Format: date-time */
                             status_updated_at: string;
                             sub_id1: string | null;
@@ -14174,10 +14639,10 @@ export interface operations {
                             text: string;
                             traffic_provider_id: string | null;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; review_queue.waiting: A traffic provider's oldest lead held for review has waited longer than the quality settings' review_alert_minutes (once per oldest lead); data: held, oldest_held_at, minutes, name; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                            type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "review_queue.waiting" | "webhook.disabled";
                             unread: boolean;
                         }[];
                         next_cursor: string | null;
@@ -20096,10 +20561,10 @@ export interface operations {
                             /** @description The event's id (a webhook's webhook-id header): the same on every try */
                             event_id: string;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; review_queue.waiting: A traffic provider's oldest lead held for review has waited longer than the quality settings' review_alert_minutes (once per oldest lead); data: held, oldest_held_at, minutes, name; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "review_queue.waiting" | "webhook.disabled";
                             id: string;
                             /** Format: date-time */
                             last_attempt_at: string | null;
@@ -20212,10 +20677,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; review_queue.waiting: A traffic provider's oldest lead held for review has waited longer than the quality settings' review_alert_minutes (once per oldest lead); data: held, oldest_held_at, minutes, name; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "review_queue.waiting" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -22615,6 +23080,8 @@ export interface operations {
                             /** @enum {string} */
                             name: "phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain";
                         }[];
+                        /** @description Alert (review_queue.waiting, a notification) when a lead has waited in the review queue this many minutes; null: never. Default 60 */
+                        review_alert_minutes: number | null;
                         weights: {
                             /**
                              * Format: int32
@@ -22713,6 +23180,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Alert (review_queue.waiting, a notification) when a lead has waited in the review queue this many minutes; null: never. Default 60 */
+                    review_alert_minutes?: number | null;
                     weights?: {
                         /**
                          * Format: int32
@@ -22772,6 +23241,8 @@ export interface operations {
                             /** @enum {string} */
                             name: "phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain";
                         }[];
+                        /** @description Alert (review_queue.waiting, a notification) when a lead has waited in the review queue this many minutes; null: never. Default 60 */
+                        review_alert_minutes: number | null;
                         weights: {
                             /**
                              * Format: int32
@@ -24290,6 +24761,16 @@ export interface operations {
                             };
                             id: string;
                             name: string;
+                            /**
+                             * ReviewRule
+                             * @description Which new leads are held for review; the default holds none
+                             */
+                            review: {
+                                /** @description Leads raising any of these fraud flags are held for review instead of routed (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain) */
+                                hold_flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                                /** @description Leads scoring below this are held for review; null: no score holds a lead */
+                                min_score: number | null;
+                            };
                             /** @description Alerted when no lead came for this many hours; null: never */
                             silent_after_hours: number | null;
                             status: "active" | "paused";
@@ -24417,6 +24898,26 @@ export interface operations {
                     /** @description Shown in lists; need not be unique */
                     name: string;
                     /**
+                     * ReviewRuleInput
+                     * @description Which new leads are held for review; replaced whole. Default: {"hold_flags":[],"min_score":null} (holds none)
+                     * @default {
+                     *       "hold_flags": [],
+                     *       "min_score": null
+                     *     }
+                     */
+                    review?: {
+                        /**
+                         * @description Leads raising any of these fraud flags are held for review instead of routed (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain)
+                         * @default []
+                         */
+                        hold_flags?: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                        /**
+                         * @description Leads scoring below this are held for review; null: no score holds a lead
+                         * @default null
+                         */
+                        min_score?: number | null;
+                    };
+                    /**
                      * @description Alert (traffic_provider.silent) when no lead came for this many hours; null: never
                      * @default null
                      */
@@ -24484,6 +24985,16 @@ export interface operations {
                         /** @description Where the provider posts leads: <public base URL>/api/intake/leads when the hosting panel has a public base URL set, else the path /api/intake/leads (put your server's address before it). */
                         intake_url: string;
                         name: string;
+                        /**
+                         * ReviewRule
+                         * @description Which new leads are held for review; the default holds none
+                         */
+                        review: {
+                            /** @description Leads raising any of these fraud flags are held for review instead of routed (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain) */
+                            hold_flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                            /** @description Leads scoring below this are held for review; null: no score holds a lead */
+                            min_score: number | null;
+                        };
                         /** @description Alerted when no lead came for this many hours; null: never */
                         silent_after_hours: number | null;
                         status: "active" | "paused";
@@ -24634,6 +25145,16 @@ export interface operations {
                         };
                         id: string;
                         name: string;
+                        /**
+                         * ReviewRule
+                         * @description Which new leads are held for review; the default holds none
+                         */
+                        review: {
+                            /** @description Leads raising any of these fraud flags are held for review instead of routed (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain) */
+                            hold_flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                            /** @description Leads scoring below this are held for review; null: no score holds a lead */
+                            min_score: number | null;
+                        };
                         /** @description Alerted when no lead came for this many hours; null: never */
                         silent_after_hours: number | null;
                         status: "active" | "paused";
@@ -24882,6 +25403,22 @@ export interface operations {
                     };
                     /** @description Shown in lists; need not be unique */
                     name?: string;
+                    /**
+                     * ReviewRuleInput
+                     * @description Which new leads are held for review; replaced whole. Default: {"hold_flags":[],"min_score":null} (holds none)
+                     */
+                    review?: {
+                        /**
+                         * @description Leads raising any of these fraud flags are held for review instead of routed (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain)
+                         * @default []
+                         */
+                        hold_flags?: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                        /**
+                         * @description Leads scoring below this are held for review; null: no score holds a lead
+                         * @default null
+                         */
+                        min_score?: number | null;
+                    };
                     /** @description Alert (traffic_provider.silent) when no lead came for this many hours; null: never */
                     silent_after_hours?: number | null;
                     status?: "active" | "paused";
@@ -24938,6 +25475,16 @@ export interface operations {
                         };
                         id: string;
                         name: string;
+                        /**
+                         * ReviewRule
+                         * @description Which new leads are held for review; the default holds none
+                         */
+                        review: {
+                            /** @description Leads raising any of these fraud flags are held for review instead of routed (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain) */
+                            hold_flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                            /** @description Leads scoring below this are held for review; null: no score holds a lead */
+                            min_score: number | null;
+                        };
                         /** @description Alerted when no lead came for this many hours; null: never */
                         silent_after_hours: number | null;
                         status: "active" | "paused";
@@ -25638,10 +26185,10 @@ export interface operations {
                             /** @description The event's id (a webhook's webhook-id header): the same on every try */
                             event_id: string;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; review_queue.waiting: A traffic provider's oldest lead held for review has waited longer than the quality settings' review_alert_minutes (once per oldest lead); data: held, oldest_held_at, minutes, name; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "review_queue.waiting" | "webhook.disabled";
                             id: string;
                             /** Format: date-time */
                             last_attempt_at: string | null;
@@ -25766,10 +26313,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; review_queue.waiting: A traffic provider's oldest lead held for review has waited longer than the quality settings' review_alert_minutes (once per oldest lead); data: held, oldest_held_at, minutes, name; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "review_queue.waiting" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -25906,10 +26453,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; review_queue.waiting: A traffic provider's oldest lead held for review has waited longer than the quality settings' review_alert_minutes (once per oldest lead); data: held, oldest_held_at, minutes, name; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "review_queue.waiting" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -26229,6 +26776,16 @@ export interface operations {
                         /** @description Where the provider posts leads: <public base URL>/api/intake/leads when the hosting panel has a public base URL set, else the path /api/intake/leads (put your server's address before it). */
                         intake_url: string;
                         name: string;
+                        /**
+                         * ReviewRule
+                         * @description Which new leads are held for review; the default holds none
+                         */
+                        review: {
+                            /** @description Leads raising any of these fraud flags are held for review instead of routed (phone_country, phone_type, disposable_email, ip_country, velocity_ip, velocity_phone, velocity_email_domain) */
+                            hold_flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
+                            /** @description Leads scoring below this are held for review; null: no score holds a lead */
+                            min_score: number | null;
+                        };
                         /** @description Alerted when no lead came for this many hours; null: never */
                         silent_after_hours: number | null;
                         status: "active" | "paused";
@@ -27302,7 +27859,7 @@ export interface operations {
                             created_at: string;
                             /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                             disabled_reason: string | null;
-                            event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                            event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "review_queue.waiting" | "webhook.disabled")[];
                             /**
                              * Format: date-time
                              * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -27386,7 +27943,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The events sent to this webhook */
-                    event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                    event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "review_queue.waiting" | "webhook.disabled")[];
                     /**
                      * @description json: the event as JSON ({type, timestamp, data}); slack: {"text"} for a Slack-compatible incoming webhook; telegram: {"chat_id", "text"} for the Telegram Bot API sendMessage (URL https://api.telegram.org/bot<token>/sendMessage). Every format is signed the same way.
                      * @default json
@@ -27415,7 +27972,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "review_queue.waiting" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -27544,7 +28101,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "review_queue.waiting" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -27761,7 +28318,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The events sent to this webhook */
-                    event_types?: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                    event_types?: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "review_queue.waiting" | "webhook.disabled")[];
                     /** @description json: the event as JSON ({type, timestamp, data}); slack: {"text"} for a Slack-compatible incoming webhook; telegram: {"chat_id", "text"} for the Telegram Bot API sendMessage (URL https://api.telegram.org/bot<token>/sendMessage). Every format is signed the same way. */
                     format?: "json" | "slack" | "telegram";
                     /** @description Shown in lists; need not be unique */
@@ -27788,7 +28345,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "review_queue.waiting" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -27938,10 +28495,10 @@ export interface operations {
                             /** @description The event's id (a webhook's webhook-id header): the same on every try */
                             event_id: string;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; review_queue.waiting: A traffic provider's oldest lead held for review has waited longer than the quality settings' review_alert_minutes (once per oldest lead); data: held, oldest_held_at, minutes, name; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                            event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "review_queue.waiting" | "webhook.disabled";
                             id: string;
                             /** Format: date-time */
                             last_attempt_at: string | null;
@@ -28066,10 +28623,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; review_queue.waiting: A traffic provider's oldest lead held for review has waited longer than the quality settings' review_alert_minutes (once per oldest lead); data: held, oldest_held_at, minutes, name; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "review_queue.waiting" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -28206,10 +28763,10 @@ export interface operations {
                         /** @description The event's id (a webhook's webhook-id header): the same on every try */
                         event_id: string;
                         /**
-                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                         * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; review_queue.waiting: A traffic provider's oldest lead held for review has waited longer than the quality settings' review_alert_minutes (once per oldest lead); data: held, oldest_held_at, minutes, name; webhook.disabled: A webhook was disabled after failing for days
                          * @enum {string}
                          */
-                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                        event_type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "review_queue.waiting" | "webhook.disabled";
                         id: string;
                         /** Format: date-time */
                         last_attempt_at: string | null;
@@ -28359,7 +28916,7 @@ export interface operations {
                         created_at: string;
                         /** @description Why Leadgate disabled it; null when active or disabled by an operator */
                         disabled_reason: string | null;
-                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled")[];
+                        event_types: ("lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "review_queue.waiting" | "webhook.disabled")[];
                         /**
                          * Format: date-time
                          * @description When its deliveries started failing without a success since; null when the last try succeeded
@@ -28627,10 +29184,10 @@ export interface operations {
                             /** @description What the webhook's owner must hold for it to be sent (module:action) */
                             permission: string;
                             /**
-                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; webhook.disabled: A webhook was disabled after failing for days
+                             * @description lead.received: A traffic provider posted a lead; lead.delivered: A partner accepted a lead; lead.rejected: A lead was rejected: by every partner tried, by its flow, or as a duplicate; lead.failed: A lead could not be delivered (no answer, an error, or delivery interrupted); lead.ftd: A lead's first deposit (FTD) was recorded; lead.sale_status_changed: A lead's sale status changed; lead.autologin_opened: A tracked autologin link (the partner's track_autologin) was opened; data: opened_at, opens (the count so far), redirected (false: a single-use link opened again), single_use. No address or user agent; partner.cap_nearly_full: A partner's cap reached 90 % (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.cap_full: A partner's cap is full (once per cap and period: day, hour or in all); data: cap_kind, flow_id, country, counts, period, used, cap; partner.failing: A partner's calls failed 5 times in a row, or it was paused after its pause_after_failures; partner.pull_failed: A partner's status pull failed 3 times in a row; traffic_provider.silent: A traffic provider sent no lead for its silent_after_hours; review_queue.waiting: A traffic provider's oldest lead held for review has waited longer than the quality settings' review_alert_minutes (once per oldest lead); data: held, oldest_held_at, minutes, name; webhook.disabled: A webhook was disabled after failing for days
                              * @enum {string}
                              */
-                            type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "webhook.disabled";
+                            type: "lead.received" | "lead.delivered" | "lead.rejected" | "lead.failed" | "lead.ftd" | "lead.sale_status_changed" | "lead.autologin_opened" | "partner.cap_nearly_full" | "partner.cap_full" | "partner.failing" | "partner.pull_failed" | "traffic_provider.silent" | "review_queue.waiting" | "webhook.disabled";
                         }[];
                     };
                 };

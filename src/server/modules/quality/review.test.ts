@@ -165,6 +165,32 @@ forEachDatabase('The review queue', (engine) => {
     assert.deepEqual(skipped, [...ids].sort(), 'and skipped by the other');
   });
 
+  test('a role limited to one provider counts and decides only its held leads', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const rule = { provider: { review: { hold_flags: ['phone_country'] } } };
+    const a = await makeWorld(t, ta, [{}], rule);
+    const b = await makeWorld(t, ta, [{}], rule);
+    const mine = (await postLead(ta, a.token, foreignPhone())).json().id;
+    const theirs = (await postLead(ta, b.token, foreignPhone())).json().id;
+    const role = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/roles',
+      payload: {
+        name: 'A only',
+        permissions: ['leads:view', 'leads:edit'],
+        scope: { traffic_provider_ids: [a.providerId], partner_ids: null },
+      },
+    });
+    assert.equal(role.statusCode, 201, role.body);
+    const scoped = await newOperator(ta, ['leads:view']);
+    await ta.db.updateTable('operators').set({ role_id: role.json().id }).where('id', '=', scoped.id).execute();
+    const queue = await getJson(ta, '/api/leads/review', scoped.token);
+    assert.deepEqual([queue.held, queue.providers.map((p: any) => p.traffic_provider_id)], [1, [a.providerId]]);
+    const res = await decide(ta, 'reject', { lead_ids: [theirs, mine], reason: 'no' }, scoped.token);
+    assert.deepEqual(res.json(), { done: [mine], skipped: [{ id: theirs, reason: 'no such lead' }] });
+    assert.equal((await leadOf(ta, theirs)).status, 'held', "another provider's lead is left alone");
+  });
+
   test('leads waiting longer than the setting raise review_queue.waiting once per oldest lead', async (t) => {
     const ta = await buildTestApp(t, engine);
     const w = await makeWorld(t, ta, [{}], { provider: { review: { hold_flags: ['phone_country'] } } });

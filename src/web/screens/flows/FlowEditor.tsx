@@ -13,6 +13,7 @@ import { bodyOf, fieldErrors, formOf, newTarget, type Flow, type TargetRow } fro
 import { TargetsTable } from './TargetsTable';
 import { SimulatePanel } from './SimulatePanel';
 import { EditorHeader } from '../../ui/EditorHeader';
+import { FlagRuleFields } from '../../ui/FlagRuleFields';
 
 /** /flows/new makes a flow; /flows/:id edits one. */
 export default function FlowEditor() {
@@ -148,6 +149,21 @@ function FlowEditorForm({ flow }: { flow: Flow | null }) {
               Add target
             </Button>
           </Group>
+          <FlagRuleFields
+            title="Review queue"
+            testId="flow-review"
+            flagsLabel="Hold leads flagged"
+            flagsDescription="This flow's leads with any of these flags wait in the review queue instead of being routed"
+            noFlags="None: no flag holds a lead"
+            scoreLabel="Hold leads scoring below"
+            scoreDescription="0–100; empty: no score holds a lead"
+            flags={form.holdFlags}
+            minScore={form.holdScore}
+            onFlags={(holdFlags) => set({ holdFlags })}
+            onMinScore={(holdScore) => set({ holdScore })}
+            // fieldErrors (form.ts) shows a nested field at its top-level input, naming the part.
+            scoreError={errors.at('review')}
+          />
         </Stack>
       </fieldset>
       {flow && canEdit && <SimulatePanel flowId={flow.id} />}

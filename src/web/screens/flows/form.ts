@@ -1,6 +1,7 @@
 // The flow editor's form state and its mapping to and from the API. Numeric inputs hold what the
 // operator typed (number or ''), and nothing is checked here: the API's validation messages are
 // the single source of truth, shown next to the field they name.
+import type { Flag } from '../../ui/flags';
 import type { paths } from '../../api/schema';
 import { fieldWords, partMessage, partWords, shownErrors, type FieldErrors } from '../../ui/fields';
 import { countryValuesOf, objectOf, type CountryValue } from '../../ui/CountryValues';
@@ -36,6 +37,8 @@ export interface FlowForm {
   status: 'active' | 'paused';
   max_attempts: Num;
   targets: TargetRow[];
+  holdFlags: Flag[]; // the review rule: flags that hold a lead
+  holdScore: Num; // '' = no score holds a lead
 }
 
 let seq = 0;
@@ -63,11 +66,13 @@ export function newTarget(priority: number): TargetRow {
 }
 
 export function formOf(flow: Flow | null): FlowForm {
-  if (!flow) return { name: '', status: 'active', max_attempts: 3, targets: [] };
+  if (!flow) return { name: '', status: 'active', max_attempts: 3, targets: [], holdFlags: [], holdScore: '' };
   return {
     name: flow.name,
     status: flow.status,
     max_attempts: flow.max_attempts,
+    holdFlags: flow.review.hold_flags,
+    holdScore: flow.review.min_score ?? '',
     targets: flow.targets.map((t) => ({
       ...newTarget(t.priority),
       partner_id: t.partner_id,
@@ -99,6 +104,7 @@ export function bodyOf(form: FlowForm) {
     name: form.name,
     status: form.status,
     max_attempts: num(form.max_attempts),
+    review: { hold_flags: form.holdFlags, min_score: form.holdScore === '' ? null : Number(form.holdScore) },
     targets: form.targets.map((t): TargetInput => ({
       partner_id: t.partner_id ?? '',
       priority: num(t.priority),

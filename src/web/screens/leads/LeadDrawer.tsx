@@ -18,6 +18,7 @@ import { VERDICT, verdictReason } from '../../ui/verdicts';
 export const STATUS_COLOR: Record<string, string> = {
   new: 'gray',
   pending: 'blue',
+  held: 'yellow',
   delivered: 'green',
   rejected: 'orange',
   duplicate: 'grape',

@@ -12,7 +12,7 @@ export type LeadDetail = paths['/api/leads/{id}']['get']['responses'][200]['cont
 export type Attempt = LeadDetail['attempts'][number];
 export type DateType = NonNullable<FilterQuery['date_type']>;
 
-export const STATUSES = ['new', 'pending', 'delivered', 'rejected', 'duplicate', 'failed'] as const;
+export const STATUSES = ['new', 'pending', 'held', 'delivered', 'rejected', 'duplicate', 'failed'] as const;
 export const DATE_TYPES: { value: DateType; label: string }[] = [
   { value: 'registration', label: 'Registration' },
   { value: 'delivered', label: 'Delivered' },

@@ -13,6 +13,8 @@ export function notificationLink(n: Note): string | null {
   if (n.type.startsWith('partner.') && n.partner_id) return `/partners/${n.partner_id}`;
   if (n.type === 'traffic_provider.silent' && n.traffic_provider_id)
     return `/traffic-providers/${n.traffic_provider_id}`;
+  if (n.type === 'review_queue.waiting')
+    return `/quality/review${n.traffic_provider_id ? `?traffic_provider_id=${n.traffic_provider_id}` : ''}`;
   if (n.type === 'webhook.disabled' && typeof n.data.webhook_id === 'string')
     return `/settings/webhooks/${n.data.webhook_id}`;
   return null;

@@ -1,3 +1,5 @@
+import { FlagRuleFields } from '../../ui/FlagRuleFields';
+import type { Flag } from '../../ui/flags';
 import {
   Alert,
   Button,
@@ -47,6 +49,8 @@ interface Form extends VelocityForm {
   window_hours: number | string;
   scope: 'provider' | 'global';
   silent_after_hours: number | string; // '' = never
+  holdFlags: Flag[]; // the review rule: flags that hold a lead
+  holdScore: number | string; // '' = no score holds a lead
 }
 
 function formOf(p: Provider | null): Form {
@@ -63,6 +67,8 @@ function formOf(p: Provider | null): Form {
     fields: [...policy.fields],
     silent_after_hours: p?.silent_after_hours ?? '',
     ...velocityFormOf(p?.velocity),
+    holdFlags: p?.review.hold_flags ?? [],
+    holdScore: p?.review.min_score ?? '',
   };
 }
 
@@ -72,6 +78,9 @@ const ipsOf = (text: string) =>
     .split('\n')
     .map((l) => l.trim())
     .filter(Boolean);
+
+/** The review rule's inputs → the API's fields their errors name. */
+const REVIEW_INPUTS = { holdFlags: 'review.hold_flags', holdScore: 'review.min_score' } as const;
 
 /** /traffic-providers/new makes a provider; /traffic-providers/:id edits one. */
 export default function ProviderEditor() {
@@ -98,7 +107,8 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
   const { form, set, errors, problem, saved, saving, guard, submit, savedAs } = useEditorForm(
     () => formOf(provider),
     (k) => [
-      velocityInput(k) ??
+      REVIEW_INPUTS[k as keyof typeof REVIEW_INPUTS] ??
+        velocityInput(k) ??
         (k === 'ips'
           ? 'allowed_ips'
           : k === 'name' || k === 'status' || k === 'silent_after_hours'
@@ -125,6 +135,7 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
       },
       silent_after_hours: form.silent_after_hours === '' ? null : Number(form.silent_after_hours),
       velocity: velocityBody(form),
+      review: { hold_flags: form.holdFlags, min_score: form.holdScore === '' ? null : Number(form.holdScore) },
     };
     return submit(
       () =>
@@ -285,6 +296,21 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
             />
           </Stack>
           <VelocitySection form={form} set={set} errors={errors} />
+          <FlagRuleFields
+            title="Review queue"
+            testId="provider-review"
+            flagsLabel="Hold leads flagged"
+            flagsDescription="Leads with any of these flags wait in the review queue instead of being routed"
+            noFlags="None: no flag holds a lead"
+            scoreLabel="Hold leads scoring below"
+            scoreDescription="0–100; empty: no score holds a lead"
+            flags={form.holdFlags}
+            minScore={form.holdScore}
+            onFlags={(holdFlags) => set({ holdFlags })}
+            onMinScore={(holdScore) => set({ holdScore })}
+            flagsError={errors.at('review.hold_flags') ?? errors.at('review')}
+            scoreError={errors.at('review.min_score')}
+          />
         </Stack>
       </fieldset>
       <ConfirmDialog
