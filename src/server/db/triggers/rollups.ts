@@ -170,14 +170,18 @@ export const leadsRollupFlags = defineTrigger('leads_rollup_flags', 'leads', 'up
     engine === 'postgres'
       ? `old.flags is distinct from new.flags and (${WATCHED.map((c) => `old.${c}`).join(', ')}) is not distinct from (${WATCHED.map((c) => `new.${c}`).join(', ')})`
       : `old.flags is not new.flags and not (${WATCHED.map((c) => `old.${c} is not new.${c}`).join(' or ')})`,
-  body: VOLUME_TABLES.filter(([, , measures]) => measures.includes('n_flagged')).map(([table, key]) =>
+  // Every measure (0 but n_flagged): the row exists, but both engines check NOT NULL on the
+  // values an upsert would insert before they find the conflict.
+  body: VOLUME_TABLES.filter(([, , measures]) => measures.includes('n_flagged')).map(([table, key, measures]) =>
     upsert(
       table,
       key,
-      ['n_flagged'],
+      measures,
       [
         ...key.map((k) => keyValue('new', k, 'created_at')),
-        `${volumeOf('new').n_flagged} - ${volumeOf('old').n_flagged}`,
+        ...measures.map((m) =>
+          m === 'n_flagged' ? `${volumeOf('new').n_flagged} - ${volumeOf('old').n_flagged}` : '0',
+        ),
       ],
       '1 = 1',
     ),
