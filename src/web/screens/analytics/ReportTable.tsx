@@ -33,7 +33,7 @@ export function ReportTable({ report }: { report: Report }) {
     : dimensionLabel(report.group_by);
 
   return (
-    <TableBox minWidth={1000}>
+    <TableBox minWidth={1100}>
       <Table striped highlightOnHover data-testid="report-table">
         <Table.Thead>
           <Table.Tr>
