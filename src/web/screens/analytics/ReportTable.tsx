@@ -11,7 +11,13 @@ function Cells({ m, currency }: { m: Measures; currency: string }) {
   return (
     <>
       {MEASURES.map((c) => (
-        <Table.Td key={c.key} ta="right" data-measure={c.key} visibleFrom={wideOnly(c.key)}>
+        <Table.Td
+          key={c.key}
+          ta="right"
+          data-measure={c.key}
+          visibleFrom={wideOnly(c.key)}
+          style={{ whiteSpace: 'nowrap' }}
+        >
           {c.format(m, currency)}
         </Table.Td>
       ))}
@@ -33,7 +39,7 @@ export function ReportTable({ report }: { report: Report }) {
     : dimensionLabel(report.group_by);
 
   return (
-    <TableBox minWidth={1100}>
+    <TableBox minWidth={1000}>
       <Table striped highlightOnHover data-testid="report-table">
         <Table.Thead>
           <Table.Tr>
