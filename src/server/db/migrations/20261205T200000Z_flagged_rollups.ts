@@ -5,9 +5,9 @@ import { FLAGS_ROLLUP_TRIGGERS, ROLLUP_TRIGGERS } from '../triggers/rollups.js';
 // Fraud flags counted in reports (issue 29, item 2): every hourly rollup by registration hour
 // gains n_flagged, the leads with any fraud flag (leads.flags <> 0), kept by the rollup triggers
 // (db/triggers/rollups.ts, reinstalled here, and leads_rollup_flags installed: a change of flags
-// alone, which nothing makes today, is counted too). The FTD rollup
-// counts FTDs only and gains nothing. lead_provider_stats_hourly gains it too (it counts leads
-// by provider), though the providers' portal never reads it: flags are the operator's judgment.
+// alone, which nothing makes today, is counted too). The FTD rollup counts FTDs only and gains
+// nothing. lead_provider_stats_hourly gains it too (it counts leads by provider), though the
+// providers' portal never reads it: flags are the operator's judgment.
 //
 // The backfill is one grouped statement per table, not a statement per row: the full rollup from
 // the flagged leads (one scan of leads, each group applied to its rollup row by primary key), the
