@@ -281,6 +281,8 @@ export function analyticsDataset(w: AnalyticsWorld): LeadInput[] {
       ftd_at: ftd === null ? null : iso(ftd),
       cost_cents: status === 'delivered' ? 1000 + (i % 3) * 250 : 0,
       revenue_cents: ftd !== null ? 50_000 + i : status === 'delivered' && partner === w.p2 ? 2_550 : 0,
+      // Fraud flags on about one lead in five, one flag or two, of every status.
+      flags: i % 5 === 1 ? 1 << (i % 7) : i % 13 === 0 ? 0b101 : 0,
     });
   }
   return rows;
@@ -317,11 +319,22 @@ interface AnalyticsSums {
   ftds: number;
   cost: number;
   revenue: number;
+  flagged: number;
 }
 
 /** The measures the analytics API answers, from sums in cents. */
 export function analyticsMeasures(
-  m: AnalyticsSums = { leads: 0, delivered: 0, rejected: 0, duplicates: 0, failed: 0, ftds: 0, cost: 0, revenue: 0 },
+  m: AnalyticsSums = {
+    leads: 0,
+    delivered: 0,
+    rejected: 0,
+    duplicates: 0,
+    failed: 0,
+    ftds: 0,
+    cost: 0,
+    revenue: 0,
+    flagged: 0,
+  },
 ) {
   return {
     leads: m.leads,
@@ -331,6 +344,8 @@ export function analyticsMeasures(
     failed: m.failed,
     ftds: m.ftds,
     conversion_rate: m.delivered ? m.ftds / m.delivered : 0,
+    flagged: m.flagged,
+    flagged_rate: m.leads ? m.flagged / m.leads : 0,
     revenue: m.revenue / 100,
     cost: m.cost / 100,
     profit: (m.revenue - m.cost) / 100,
@@ -353,7 +368,17 @@ export function expectedAnalytics(
   const g = (k: string | null) =>
     groups.get(k) ??
     groups
-      .set(k, { leads: 0, delivered: 0, rejected: 0, duplicates: 0, failed: 0, ftds: 0, cost: 0, revenue: 0 })
+      .set(k, {
+        leads: 0,
+        delivered: 0,
+        rejected: 0,
+        duplicates: 0,
+        failed: 0,
+        ftds: 0,
+        cost: 0,
+        revenue: 0,
+        flagged: 0,
+      })
       .get(k)!;
   for (const r of rows) {
     if (r.created_at! >= from && r.created_at! < to) {
@@ -363,6 +388,7 @@ export function expectedAnalytics(
       if (r.status === 'rejected') m.rejected++;
       if (r.status === 'duplicate') m.duplicates++;
       if (r.status === 'failed') m.failed++;
+      if (r.flags) m.flagged++;
       m.cost += r.cost_cents ?? 0;
       if (dateType === 'registration' || !r.ftd_at) {
         if (dateType === 'registration' && r.ftd_at) m.ftds++;

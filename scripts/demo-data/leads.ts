@@ -12,6 +12,8 @@ import {
   type CountryDef,
 } from './catalog.js';
 import { Rng, Weighted } from './random.js';
+import { flagBit, type Flag } from '../../src/server/db/lead-flags.js';
+import { DEFAULT_WEIGHTS, qualityScore } from '../../src/server/modules/quality/flags.js';
 import type { World, WorldCampaign } from './setup.js';
 
 export const LEAD_COLUMNS = [
@@ -44,6 +46,8 @@ export const LEAD_COLUMNS = [
   'status_updated_at',
   'cost_cents',
   'revenue_cents',
+  'flags',
+  'quality_score',
 ] as const;
 
 export const ATTEMPT_COLUMNS = [
@@ -60,6 +64,9 @@ export const ATTEMPT_COLUMNS = [
 ] as const;
 
 type Value = string | number | null;
+
+/** The fraud flags demo leads raise (the velocity flags need a provider's limits, which the demo sets none of). */
+const DEMO_FLAGS: Flag[] = ['phone_country', 'phone_type', 'disposable_email', 'ip_country'];
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -308,6 +315,12 @@ export class LeadFactory {
             ? partner.deal.cents
             : 0;
     const subSource = rng.pick(TRAFFIC_SOURCES);
+    // About one fresh lead in twelve raises a fraud flag at intake, a few of them two.
+    let flags = 0;
+    if (!duplicate && rng.chance(0.08)) {
+      flags = flagBit(rng.pick(DEMO_FLAGS));
+      if (rng.chance(0.2)) flags |= flagBit(rng.pick(DEMO_FLAGS));
+    }
     leads.push(
       id,
       created,
@@ -338,6 +351,8 @@ export class LeadFactory {
       new Date(updatedMs).toISOString(),
       cost,
       revenue,
+      flags,
+      qualityScore(flags, DEFAULT_WEIGHTS),
     );
     this.leadCount++;
   }

@@ -35,7 +35,15 @@ const LEAD_ROWS = 1000;
 const ATTEMPT_ROWS = 2000;
 const COMMIT_EVERY = 50_000;
 
-const INTEGER_COLUMNS = new Set(['attempt_no', 'duration_ms', 'http_status', 'cost_cents', 'revenue_cents']);
+const INTEGER_COLUMNS = new Set([
+  'attempt_no',
+  'duration_ms',
+  'http_status',
+  'cost_cents',
+  'revenue_cents',
+  'flags',
+  'quality_score',
+]);
 
 // SQLite: one multi-row VALUES statement. PostgreSQL: one array parameter per column through
 // unnest(), which parses and plans in constant time whatever the row count (a VALUES list of

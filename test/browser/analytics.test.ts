@@ -147,6 +147,17 @@ test(
       await page.getByTestId('report-totals').locator('[data-measure="ftds"]').innerText(),
       count(byCountry.totals.ftds),
     );
+    // Flagged leads: the count and its share of the leads (the demo data raises some fraud flags).
+    assert.ok(byCountry.totals.flagged > 0, 'the demo data has flagged leads');
+    const percent = new Intl.NumberFormat(locale, {
+      style: 'percent',
+      minimumFractionDigits: 1,
+      maximumFractionDigits: 1,
+    });
+    assert.equal(
+      await page.getByTestId('report-totals').locator('[data-measure="flagged"]').innerText(),
+      `${count(byCountry.totals.flagged)} (${percent.format(byCountry.totals.flagged_rate)})`,
+    );
     await page.getByTestId('report-chart').waitFor();
     await screenshot(page, 'analytics');
 

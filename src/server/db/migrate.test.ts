@@ -1,10 +1,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { insertFlow, insertPartner } from '../../../test/fixtures.js';
+import { sql } from 'kysely';
+import {
+  analyticsDataset,
+  insertAnalyticsWorld,
+  insertFlow,
+  insertLeads,
+  insertPartner,
+  type LeadInput,
+} from '../../../test/fixtures.js';
 import { emptyDatabase, forEachDatabase } from '../../../test/helpers.js';
 import { capSlots, reserve } from '../distribution/caps.js';
 import { openDatabase } from './database.js';
 import { LATEST_MIGRATION, migrate } from './migrate.js';
+import { dropTrigger, installTrigger } from './triggers/index.js';
+import { ROLLUP_TRIGGERS } from './triggers/rollups.js';
 
 forEachDatabase('migrations', (engine) => {
   test('several instances migrating one database all succeed (at once on PostgreSQL), and a rerun changes nothing', async (t) => {
@@ -102,4 +112,120 @@ forEachDatabase('migrations', (engine) => {
       ],
     );
   });
+
+  test('upgrading to flagged rollups: n_flagged is filled from the leads already there (every rollup by registration hour), other measures untouched, then kept by the triggers', async (t) => {
+    const db = openDatabase(await emptyDatabase(t, engine));
+    t.after(() => db.destroy());
+    await migrate(db, { until: '20261204T140000Z_blocklist_shapes' });
+    // As the release before left it: leads with and without flags, and exact rollups without
+    // n_flagged. (The rollup triggers a fresh database has here are already today's definitions,
+    // which write n_flagged: set aside while the leads go in, the rollups filled as the released
+    // triggers kept them, then put back for the migration to reinstall.)
+    for (const trigger of ROLLUP_TRIGGERS) await dropTrigger(db, trigger);
+    const w = await insertAnalyticsWorld(db);
+    const rows = analyticsDataset(w);
+    const ids = await insertLeads(db, rows);
+    assert.ok(rows.some((r) => r.flags) && rows.some((r) => !r.flags));
+    const flag = (c: string) => `sum(case when ${c} then 1 else 0 end)`;
+    const volume = `count(*), ${flag("status = 'delivered'")}, ${flag("status = 'rejected'")}, ${flag("status = 'duplicate'")}, ${flag("status = 'failed'")}, count(ftd_at), sum(cost_cents), sum(revenue_cents), sum(case when ftd_at is null then revenue_cents else 0 end)`;
+    await sql
+      .raw(
+        `insert into lead_stats_hourly select substr(created_at, 1, 13), country, coalesce(partner_id, ''), coalesce(campaign_id, ''), traffic_provider_id, coalesce(flow_id, ''), ${volume} from leads group by 1, 2, 3, 4, 5, 6`,
+      )
+      .execute(db);
+    await sql
+      .raw(
+        `insert into lead_country_stats_hourly select substr(created_at, 1, 13), country, ${volume} from leads group by 1, 2`,
+      )
+      .execute(db);
+    await sql
+      .raw(
+        `insert into lead_provider_stats_hourly select traffic_provider_id, substr(created_at, 1, 13), count(*), ${flag("status = 'delivered'")}, count(ftd_at), sum(cost_cents) from leads group by 1, 2`,
+      )
+      .execute(db);
+    for (const trigger of ROLLUP_TRIGGERS) await installTrigger(db, trigger);
+    const measures = ['n_leads', 'n_delivered', 'n_ftd', 'cost_cents'];
+    const before = await rollupRows(db, measures);
+
+    assert.deepEqual(await migrate(db), { level: LATEST_MIGRATION });
+    const after = await rollupRows(db, [...measures, 'n_flagged']);
+    for (const table of Object.keys(before))
+      assert.deepEqual(
+        Object.fromEntries(Object.entries(after[table]).map(([k, v]) => [k, v.slice(0, measures.length)])),
+        before[table],
+        `${table}: other measures untouched`,
+      );
+    const current = new Map(ids.map((id, i) => [id, { ...rows[i] }]));
+    const check = async (what: string) => {
+      const now = await rollupRows(db, ['n_leads', 'n_flagged']);
+      const want = freshFlagged([...current.values()]);
+      for (const table of Object.keys(want)) assert.deepEqual(now[table], want[table], `${table} ${what}`);
+    };
+    const flaggedOf = (all: Record<string, Record<string, number[]>>) =>
+      Object.fromEntries(
+        Object.entries(all).map(([table, byKey]) => [
+          table,
+          Object.fromEntries(Object.entries(byKey).map(([k, v]) => [k, [v[0], v.at(-1)!]])),
+        ]),
+      );
+    assert.deepEqual(flaggedOf(after), freshFlagged([...current.values()]), 'backfilled');
+
+    // The triggers keep it: a flagged lead in, a flagged lead out, flags cleared.
+    const [added] = await insertLeads(db, [
+      { traffic_provider_id: w.t2, flags: 1 << 3, created_at: rows[40].created_at },
+    ]);
+    current.set(added, { traffic_provider_id: w.t2, flags: 1 << 3, created_at: rows[40].created_at, country: 'DE' });
+    const gone = ids.find((_, i) => rows[i].flags)!;
+    await db.deleteFrom('leads').where('id', '=', gone).execute();
+    current.delete(gone);
+    const cleared = ids.findLast((_, i) => rows[i].flags)!;
+    await db.updateTable('leads').set({ flags: 0 }).where('id', '=', cleared).execute();
+    current.get(cleared)!.flags = 0;
+    await check('after an insert, a delete and flags cleared');
+  });
 });
+
+/** Each rollup by registration hour: its rows (key → the measures asked for), rows of no lead left out. */
+async function rollupRows(db: ReturnType<typeof openDatabase>, measures: string[]) {
+  const keys: Record<string, string[]> = {
+    lead_stats_hourly: ['hour', 'country', 'partner_id', 'campaign_id', 'traffic_provider_id', 'flow_id'],
+    lead_country_stats_hourly: ['hour', 'country'],
+    lead_provider_stats_hourly: ['traffic_provider_id', 'hour'],
+  };
+  const out: Record<string, Record<string, number[]>> = {};
+  for (const [table, key] of Object.entries(keys)) {
+    const { rows } = await sql
+      .raw<Record<string, unknown>>(`select ${[...key, ...measures].join(', ')} from ${table} where n_leads <> 0`)
+      .execute(db);
+    out[table] = Object.fromEntries(
+      rows.map((r) => [key.map((k) => r[k]).join('|'), measures.map((m) => Number(r[m]))] as const).sort(),
+    );
+  }
+  return out;
+}
+
+/** [leads, flagged] per row of each rollup, counted from the lead rows themselves. */
+function freshFlagged(leads: LeadInput[]) {
+  const out: Record<string, Record<string, number[]>> = {
+    lead_stats_hourly: {},
+    lead_country_stats_hourly: {},
+    lead_provider_stats_hourly: {},
+  };
+  for (const r of leads) {
+    const hour = r.created_at!.slice(0, 13);
+    const country = r.country ?? 'DE';
+    for (const [table, k] of [
+      [
+        'lead_stats_hourly',
+        [hour, country, r.partner_id ?? '', r.campaign_id ?? '', r.traffic_provider_id, r.flow_id ?? ''].join('|'),
+      ],
+      ['lead_country_stats_hourly', `${hour}|${country}`],
+      ['lead_provider_stats_hourly', `${r.traffic_provider_id}|${hour}`],
+    ] as const) {
+      const v = out[table][k] ?? [0, 0];
+      out[table][k] = [v[0] + 1, v[1] + (r.flags ? 1 : 0)];
+    }
+  }
+  for (const table of Object.keys(out)) out[table] = Object.fromEntries(Object.entries(out[table]).sort());
+  return out;
+}

@@ -36,6 +36,7 @@ import * as velocity from './migrations/20261204T120000Z_velocity.js';
 import * as blocklistShapes from './migrations/20261204T140000Z_blocklist_shapes.js';
 import * as reviewQueue from './migrations/20261205T000000Z_review_queue.js';
 import * as partnerQuality from './migrations/20261204T130000Z_partner_quality.js';
+import * as flaggedRollups from './migrations/20261205T200000Z_flagged_rollups.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -80,6 +81,7 @@ const migrations: [string, Migration][] = [
   ['20261204T130000Z_partner_quality', partnerQuality],
   ['20261204T140000Z_blocklist_shapes', blocklistShapes],
   ['20261205T000000Z_review_queue', reviewQueue],
+  ['20261205T200000Z_flagged_rollups', flaggedRollups],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

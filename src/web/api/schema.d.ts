@@ -76,7 +76,7 @@ export interface paths {
         };
         /**
          * The same measures grouped by period or entity, one or two levels
-         * @description Groups by group_by, and inside each group by then_by when given. The range is date_from … date_to in `timezone` (default: the operator's own), at most 366 days; days, weeks (ISO, Monday to Sunday) and months are calendar periods of that time zone, exact across DST changes. Amounts are decimal numbers in `currency`; conversion_rate = ftds / delivered.
+         * @description Groups by group_by, and inside each group by then_by when given. The range is date_from … date_to in `timezone` (default: the operator's own), at most 366 days; days, weeks (ISO, Monday to Sunday) and months are calendar periods of that time zone, exact across DST changes. Amounts are decimal numbers in `currency`; conversion_rate = ftds / delivered; flagged counts leads with any fraud flag, flagged_rate = flagged / leads.
          *
          *     Access: needs the `analytics:view` permission (key scope and role).
          */
@@ -98,7 +98,7 @@ export interface paths {
         };
         /**
          * Download a report as CSV
-         * @description The report getAnalyticsReport answers for the same query, as one CSV file (UTF-8, RFC 4180, CRLF line ends): a header row, then detail rows only: one row per group or, with then_by, one row per inner group (carrying its group's columns too), no subtotal and no Total row, so a column's sum over the rows is the report's total. Columns: the grouping (label, then key: the day, country code or entity id) for group_by and then_by, the measures, currency. Text cells that a spreadsheet would run as a formula get a leading single quote. The range is date_from … date_to in `timezone` (default: the operator's own), at most 366 days; days, weeks (ISO, Monday to Sunday) and months are calendar periods of that time zone, exact across DST changes. Amounts are decimal numbers in `currency`; conversion_rate = ftds / delivered.
+         * @description The report getAnalyticsReport answers for the same query, as one CSV file (UTF-8, RFC 4180, CRLF line ends): a header row, then detail rows only: one row per group or, with then_by, one row per inner group (carrying its group's columns too), no subtotal and no Total row, so a column's sum over the rows is the report's total. Columns: the grouping (label, then key: the day, country code or entity id) for group_by and then_by, the measures, currency. Text cells that a spreadsheet would run as a formula get a leading single quote. The range is date_from … date_to in `timezone` (default: the operator's own), at most 366 days; days, weeks (ISO, Monday to Sunday) and months are calendar periods of that time zone, exact across DST changes. Amounts are decimal numbers in `currency`; conversion_rate = ftds / delivered; flagged counts leads with any fraud flag, flagged_rate = flagged / leads.
          *
          *     Access: needs the `analytics:view` permission (key scope and role).
          */
@@ -120,7 +120,7 @@ export interface paths {
         };
         /**
          * KPIs over a date range
-         * @description Leads, delivery outcomes, FTDs, conversion, revenue, cost and profit of the leads matching the filters. The range is date_from … date_to in `timezone` (default: the operator's own), at most 366 days; days, weeks (ISO, Monday to Sunday) and months are calendar periods of that time zone, exact across DST changes. Amounts are decimal numbers in `currency`; conversion_rate = ftds / delivered.
+         * @description Leads, delivery outcomes, FTDs, conversion, flagged leads, revenue, cost and profit of the leads matching the filters. The range is date_from … date_to in `timezone` (default: the operator's own), at most 366 days; days, weeks (ISO, Monday to Sunday) and months are calendar periods of that time zone, exact across DST changes. Amounts are decimal numbers in `currency`; conversion_rate = ftds / delivered; flagged counts leads with any fraud flag, flagged_rate = flagged / leads.
          *
          *     Access: needs the `analytics:view` permission (key scope and role).
          */
@@ -3686,6 +3686,10 @@ export interface operations {
                                 duplicates: number;
                                 /** @description Leads whose delivery failed (timeouts, errors) */
                                 failed: number;
+                                /** @description Leads with any fraud flag (GET /api/quality/settings names them), counted on the registration day like leads */
+                                flagged: number;
+                                /** @description flagged / leads (0 without leads); a ratio, not a percentage */
+                                flagged_rate: number;
                                 /** @description First deposits */
                                 ftds: number;
                                 /** @description Day YYYY-MM-DD, ISO week YYYY-Www, month YYYY-MM, country code, or the entity id; null: leads without one (partner: leads no partner took, labelled "Not taken by a partner"; their refusals are in getPartnerPerformance) */
@@ -3711,6 +3715,10 @@ export interface operations {
                             duplicates: number;
                             /** @description Leads whose delivery failed (timeouts, errors) */
                             failed: number;
+                            /** @description Leads with any fraud flag (GET /api/quality/settings names them), counted on the registration day like leads */
+                            flagged: number;
+                            /** @description flagged / leads (0 without leads); a ratio, not a percentage */
+                            flagged_rate: number;
                             /** @description First deposits */
                             ftds: number;
                             /** @description Day YYYY-MM-DD, ISO week YYYY-Www, month YYYY-MM, country code, or the entity id; null: leads without one (partner: leads no partner took, labelled "Not taken by a partner"; their refusals are in getPartnerPerformance) */
@@ -3745,6 +3753,10 @@ export interface operations {
                             duplicates: number;
                             /** @description Leads whose delivery failed (timeouts, errors) */
                             failed: number;
+                            /** @description Leads with any fraud flag (GET /api/quality/settings names them), counted on the registration day like leads */
+                            flagged: number;
+                            /** @description flagged / leads (0 without leads); a ratio, not a percentage */
+                            flagged_rate: number;
                             /** @description First deposits */
                             ftds: number;
                             /** @description Leads registered */
@@ -3983,6 +3995,10 @@ export interface operations {
                             duplicates: number;
                             /** @description Leads whose delivery failed (timeouts, errors) */
                             failed: number;
+                            /** @description Leads with any fraud flag (GET /api/quality/settings names them), counted on the registration day like leads */
+                            flagged: number;
+                            /** @description flagged / leads (0 without leads); a ratio, not a percentage */
+                            flagged_rate: number;
                             /** @description First deposits */
                             ftds: number;
                             /** @description Leads registered */

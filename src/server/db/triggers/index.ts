@@ -5,7 +5,7 @@ import { CAP_TRIGGERS } from './caps.js';
 import type { TriggerDefinition } from './define.js';
 import { LEAD_EVENT_TRIGGERS } from './lead-events.js';
 import { PARTNER_HEALTH_TRIGGERS } from './partner-health.js';
-import { ROLLUP_TRIGGERS } from './rollups.js';
+import { FLAGS_ROLLUP_TRIGGERS, ROLLUP_TRIGGERS } from './rollups.js';
 
 // Every trigger the database has, as it is today, on both engines (on PostgreSQL with its
 // function). The migrations installed them; these definitions say what they do now, and
@@ -23,6 +23,7 @@ export const TRIGGERS: readonly TriggerDefinition[] = [
   ...CAP_TRIGGERS,
   ...PARTNER_HEALTH_TRIGGERS,
   ...ROLLUP_TRIGGERS,
+  ...FLAGS_ROLLUP_TRIGGERS,
   ...AUTH_GENERATION_TRIGGERS,
 ];
 

@@ -4,12 +4,20 @@ import { defineTrigger } from './define.js';
 // lead_ftd_stats_hourly for analytics; lead_provider_stats_hourly for the providers' portal),
 // kept exact by triggers on leads: insert, delete, and updates of the columns they sum, so every
 // writer keeps them right inside its own transaction.
-// From 20261130T050000Z_provider_rollup (first 20261122T010000Z_analytics_rollup, then
-// 20261125T050000Z_country_rollup).
+// From 20261205T200000Z_flagged_rollups (first 20261122T010000Z_analytics_rollup, then
+// 20261125T050000Z_country_rollup, 20261130T050000Z_provider_rollup).
 //
 // An update that leaves a lead in the same rollup rows (a status change, an FTD) applies the
 // difference as one upsert per rollup; one that moves it takes it out of the old rows and puts
 // it in the new. Missing references are stored as '' so they take part in the primary key.
+//
+// n_flagged counts leads with any fraud flag (leads.flags <> 0). Intake sets flags and nothing
+// changes them today; a change is still counted, by a trigger of its own (leadsRollupFlags) that
+// fires when flags alone change (leads_rollup_update, firing for any watched column, takes a flags
+// change made with them into account). Why apart: ROLLUP_TRIGGERS are also installed by
+// 20261130T050000Z_provider_rollup, from this file, before leads.flags existed, and PostgreSQL
+// checks the columns of UPDATE OF and WHEN when a trigger is created (not those of its body). So
+// ROLLUP_TRIGGERS' events and conditions may name only columns that existed then.
 
 const FULL_KEY = ['hour', 'country', 'partner_id', 'campaign_id', 'traffic_provider_id', 'flow_id'];
 const COUNTRY_KEY = ['hour', 'country'];
@@ -25,6 +33,7 @@ const VOLUME = [
   'cost_cents',
   'revenue_cents',
   'revenue_no_ftd_cents',
+  'n_flagged',
 ];
 const FTD = ['n_ftd', 'revenue_cents'];
 /** The lead columns the rollups depend on: an update of any other column changes nothing. */
@@ -61,6 +70,9 @@ function volumeOf(r: string): Record<string, string> {
     cost_cents: `${r}.cost_cents`,
     revenue_cents: `${r}.revenue_cents`,
     revenue_no_ftd_cents: `(case when ${r}.ftd_at is null then ${r}.revenue_cents else 0 end)`,
+    // Leads with any fraud flag (db/lead-flags.ts): counted for operators' reports. The providers'
+    // portal reads its rollup's columns by name and never this one (flags are the operator's judgment).
+    n_flagged: flag(`${r}.flags <> 0`),
   };
 }
 
@@ -74,7 +86,7 @@ function upsert(table: string, key: string[], measures: string[], values: string
 const VOLUME_TABLES: [table: string, key: string[], measures: string[]][] = [
   ['lead_stats_hourly', FULL_KEY, VOLUME],
   ['lead_country_stats_hourly', COUNTRY_KEY, VOLUME],
-  ['lead_provider_stats_hourly', PROVIDER_KEY, ['n_leads', 'n_delivered', 'n_ftd', 'cost_cents']],
+  ['lead_provider_stats_hourly', PROVIDER_KEY, ['n_leads', 'n_delivered', 'n_ftd', 'cost_cents', 'n_flagged']],
 ];
 
 /** Lead row `r`'s FTD (if it has one) added to or taken from the FTD rollup, by its FTD hour. */
@@ -151,3 +163,30 @@ export const leadsRollupUpdate = defineTrigger(
 );
 
 export const ROLLUP_TRIGGERS = [leadsRollupInsert, leadsRollupDelete, leadsRollupUpdate];
+
+/** A change of flags alone (no watched column with it): n_flagged's difference where the lead is. */
+export const leadsRollupFlags = defineTrigger('leads_rollup_flags', 'leads', 'update of flags', (engine) => ({
+  when:
+    engine === 'postgres'
+      ? `old.flags is distinct from new.flags and (${WATCHED.map((c) => `old.${c}`).join(', ')}) is not distinct from (${WATCHED.map((c) => `new.${c}`).join(', ')})`
+      : `old.flags is not new.flags and not (${WATCHED.map((c) => `old.${c} is not new.${c}`).join(' or ')})`,
+  // Every measure (0 but n_flagged): the row exists, but both engines check NOT NULL on the
+  // values an upsert would insert before they find the conflict.
+  body: VOLUME_TABLES.filter(([, , measures]) => measures.includes('n_flagged')).map(([table, key, measures]) =>
+    upsert(
+      table,
+      key,
+      measures,
+      [
+        ...key.map((k) => keyValue('new', k, 'created_at')),
+        ...measures.map((m) =>
+          m === 'n_flagged' ? `${volumeOf('new').n_flagged} - ${volumeOf('old').n_flagged}` : '0',
+        ),
+      ],
+      '1 = 1',
+    ),
+  ),
+}));
+
+/** Installed by 20261205T200000Z_flagged_rollups (leads.flags exists from 20261204T110000Z_lead_flags). */
+export const FLAGS_ROLLUP_TRIGGERS = [leadsRollupFlags];

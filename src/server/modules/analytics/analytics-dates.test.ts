@@ -158,6 +158,24 @@ forEachDatabase('Analytics: days, FTD dates and changes', (engine) => {
     }); // moves day and groups
     await change(13, { ftd_at: null, revenue_cents: 0 }); // an FTD taken back
     await change(14, { sale_status: 'Call back', autologin_url: 'https://x.example/a' }); // nothing analytics counts
+    // Fraud flags: raised and cleared alone (nothing does it today but must stay counted), with a
+    // status change, and on a lead that moves to another hour, provider and campaign.
+    assert.deepEqual([rows[15].flags, rows[16].flags, rows[17].flags, rows[18].flags], [0, 1 << 2, 0, 0]);
+    await change(15, { flags: 0b11 });
+    await change(16, { flags: 0 });
+    assert.equal(rows[17].traffic_provider_id, w.t2);
+    await change(17, {
+      flags: 1 << 4,
+      created_at: '2026-03-22T08:00:00.000Z',
+      traffic_provider_id: w.t1,
+      campaign_id: w.c3,
+      flow_id: null,
+    });
+    await change(18, { flags: 1, status: 'rejected' });
+    assert.notEqual(rows[26].flags, 0);
+    await change(26, { status: 'failed' }); // a flagged lead whose status changes
+    // Deleted: a flagged lead and one without flags.
+    assert.ok(rows[21].flags !== 0 && rows[20].flags === 0);
     await ta.db.deleteFrom('leads').where('id', 'in', [ids[20], ids[21]]).execute();
     byId.delete(ids[20]);
     byId.delete(ids[21]);
@@ -225,13 +243,17 @@ forEachDatabase('Analytics: days, FTD dates and changes', (engine) => {
         'cost_cents',
         'revenue_cents',
         'revenue_no_ftd_cents',
+        'n_flagged',
+        'campaign_id',
+        'traffic_provider_id',
+        'flow_id',
       ])
       .where('n_leads', '!=', 0)
       .execute();
     const fresh = new Map<string, number[]>();
     for (const r of now) {
       const k = `${r.created_at!.slice(0, 13)}|${r.partner_id ?? ''}|${r.country}|${r.campaign_id ?? ''}|${r.traffic_provider_id}|${r.flow_id ?? ''}`;
-      const v = fresh.get(k) ?? [0, 0, 0, 0, 0, 0];
+      const v = fresh.get(k) ?? [0, 0, 0, 0, 0, 0, 0];
       fresh.set(k, [
         v[0] + 1,
         v[1] + (r.status === 'delivered' ? 1 : 0),
@@ -239,18 +261,58 @@ forEachDatabase('Analytics: days, FTD dates and changes', (engine) => {
         v[3] + (r.cost_cents ?? 0),
         v[4] + (r.revenue_cents ?? 0),
         v[5] + (r.ftd_at ? 0 : (r.revenue_cents ?? 0)),
+        v[6] + (r.flags ? 1 : 0),
       ]);
     }
-    const sumBy = (list: number[][]) => list.reduce((a, v) => a.map((x, i) => x + v[i]), [0, 0, 0, 0, 0, 0]);
+    const sumBy = (list: number[][]) => list.reduce((a, v) => a.map((x, i) => x + v[i]), [0, 0, 0, 0, 0, 0, 0]);
     assert.deepEqual(
       sumBy(
         rollup.map((r: any) =>
-          [r.n_leads, r.n_delivered, r.n_ftd, r.cost_cents, r.revenue_cents, r.revenue_no_ftd_cents].map(Number),
+          [r.n_leads, r.n_delivered, r.n_ftd, r.cost_cents, r.revenue_cents, r.revenue_no_ftd_cents, r.n_flagged].map(
+            Number,
+          ),
         ),
       ),
       sumBy([...fresh.values()]),
     );
     assert.equal(rollup.length, fresh.size, 'one rollup row per hour and combination');
+    // Flagged leads row by row: the full rollup, and the providers' (traffic_provider_id, hour).
+    assert.deepEqual(
+      Object.fromEntries(
+        rollup
+          .filter((r: any) => Number(r.n_flagged))
+          .map((r: any) => [
+            `${r.hour}|${r.partner_id}|${r.country}|${r.campaign_id}|${r.traffic_provider_id}|${r.flow_id}`,
+            Number(r.n_flagged),
+          ])
+          .sort(),
+      ),
+      Object.fromEntries(
+        [...fresh]
+          .filter(([, v]) => v[6])
+          .map(([k, v]) => [k, v[6]])
+          .sort(),
+      ),
+    );
+    const byProvider = new Map<string, number[]>();
+    for (const r of now) {
+      const k = `${r.traffic_provider_id}|${r.created_at!.slice(0, 13)}`;
+      const v = byProvider.get(k) ?? [0, 0];
+      byProvider.set(k, [v[0] + 1, v[1] + (r.flags ? 1 : 0)]);
+    }
+    const providerRows = await (ta.db as any)
+      .selectFrom('lead_provider_stats_hourly')
+      .select(['traffic_provider_id', 'hour', 'n_leads', 'n_flagged'])
+      .where('n_leads', '!=', 0)
+      .execute();
+    assert.deepEqual(
+      Object.fromEntries(
+        providerRows
+          .map((r: any) => [`${r.traffic_provider_id}|${r.hour}`, [Number(r.n_leads), Number(r.n_flagged)]])
+          .sort(),
+      ),
+      Object.fromEntries([...byProvider].sort()),
+    );
 
     // And the (hour, country) rollup, row by row, every measure.
     const measuresOf = (r: LeadInput) => [
@@ -263,13 +325,14 @@ forEachDatabase('Analytics: days, FTD dates and changes', (engine) => {
       r.cost_cents ?? 0,
       r.revenue_cents ?? 0,
       r.ftd_at ? 0 : (r.revenue_cents ?? 0),
+      +!!r.flags,
     ];
     const byCountry = new Map<string, number[]>();
     for (const r of now) {
       const k = `${r.created_at!.slice(0, 13)}|${r.country}`;
       byCountry.set(
         k,
-        (byCountry.get(k) ?? [0, 0, 0, 0, 0, 0, 0, 0, 0]).map((x, i) => x + measuresOf(r)[i]),
+        (byCountry.get(k) ?? [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]).map((x, i) => x + measuresOf(r)[i]),
       );
     }
     const countryRows = await (ta.db as any)
@@ -290,6 +353,7 @@ forEachDatabase('Analytics: days, FTD dates and changes', (engine) => {
           r.cost_cents,
           r.revenue_cents,
           r.revenue_no_ftd_cents,
+          r.n_flagged,
         ].map(Number),
       ]),
     );

@@ -62,8 +62,9 @@ forEachDatabase('Analytics', (engine) => {
     const want = expectedAnalytics(rows, MARCH_FROM, MARCH_TO, 'registration').get('all')!;
     assert.deepEqual(body.totals, want);
     // The data set exercises every measure, so a measure stuck at zero would show.
-    for (const k of ['leads', 'delivered', 'rejected', 'duplicates', 'failed', 'ftds', 'revenue', 'cost'])
+    for (const k of ['leads', 'delivered', 'rejected', 'duplicates', 'failed', 'ftds', 'flagged', 'revenue', 'cost'])
       assert.ok(want[k as keyof typeof want] > 0, k);
+    assert.ok(want.flagged < want.leads, 'flagged and unflagged leads');
     assert.ok(
       rows.some((r) => r.created_at! < MARCH_FROM) && rows.some((r) => r.created_at! >= MARCH_TO),
       'rows on both sides of the range',
@@ -117,7 +118,7 @@ forEachDatabase('Analytics', (engine) => {
       assert.deepEqual(body.totals, totals, `${dim}: totals`);
       assertAnalyticsGroups(body.rows, expectedAnalytics(rows, MARCH_FROM, MARCH_TO, 'registration', key), dim);
       const sum = (k: string) => body.rows.reduce((s: number, r: any) => s + r[k], 0);
-      for (const k of ['leads', 'delivered', 'ftds'])
+      for (const k of ['leads', 'delivered', 'ftds', 'flagged'])
         assert.equal(sum(k), totals![k as 'leads'], `${dim}: ${k} adds up`);
       if (dim === 'day') {
         // Every day of March, in order, empty ones included.
@@ -206,6 +207,48 @@ forEachDatabase('Analytics', (engine) => {
     );
   });
 
+  test("flagged leads per traffic provider: each provider's count and rate equal a fresh count of its flagged leads, by day inside it too", async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await insertAnalyticsWorld(ta.db);
+    const rows = analyticsDataset(w);
+    await insertLeads(ta.db, rows);
+    const inMarch = rows.filter((r) => r.created_at! >= MARCH_FROM && r.created_at! < MARCH_TO);
+    const fresh = (provider: string) => {
+      const mine = inMarch.filter((r) => r.traffic_provider_id === provider);
+      const flagged = mine.filter((r) => r.flags !== 0).length;
+      return { flagged, flagged_rate: flagged / mine.length };
+    };
+    const body = await getJson(ta, `/api/analytics/report?group_by=traffic_provider&then_by=day&${MARCH_BERLIN}`);
+    assert.deepEqual(
+      Object.fromEntries(body.rows.map((r: any) => [r.key, { flagged: r.flagged, flagged_rate: r.flagged_rate }])),
+      { [w.t1]: fresh(w.t1), [w.t2]: fresh(w.t2) },
+    );
+    for (const p of [w.t1, w.t2])
+      assert.ok(fresh(p).flagged > 0 && fresh(p).flagged_rate < 1, 'both kinds per provider');
+    for (const row of body.rows) {
+      const byDay = new Map<string, number>();
+      for (const r of inMarch)
+        if (r.traffic_provider_id === row.key && r.flags)
+          byDay.set(
+            localDate(Date.parse(r.created_at!), 'Europe/Berlin'),
+            (byDay.get(localDate(Date.parse(r.created_at!), 'Europe/Berlin')) ?? 0) + 1,
+          );
+      assert.deepEqual(
+        Object.fromEntries(row.children.filter((c: any) => c.flagged).map((c: any) => [c.key, c.flagged])),
+        Object.fromEntries(byDay),
+        'by day',
+      );
+    }
+    // One provider's filter (the full rollup) and date_type=ftd (flags stay on the registration day).
+    for (const dateType of ['registration', 'ftd']) {
+      const one = await getJson(
+        ta,
+        `/api/analytics/summary?traffic_provider_id=${w.t2}&${MARCH_BERLIN}&date_type=${dateType}`,
+      );
+      assert.deepEqual({ flagged: one.totals.flagged, flagged_rate: one.totals.flagged_rate }, fresh(w.t2), dateType);
+    }
+  });
+
   test('a report as CSV: detail rows only (the inner groups with their group), no subtotal or Total row; formula-like names guarded', async (t) => {
     const ta = await buildTestApp(t, engine);
     const w = await insertAnalyticsWorld(ta.db);
@@ -233,6 +276,8 @@ forEachDatabase('Analytics', (engine) => {
         'failed',
         'ftds',
         'conversion_rate',
+        'flagged',
+        'flagged_rate',
         'revenue',
         'cost',
         'profit',
@@ -249,7 +294,7 @@ forEachDatabase('Analytics', (engine) => {
       }
       assert.deepEqual(lines, expected, qs);
       // A spreadsheet's SUM over a column is the report's total (it was 3× with subtotal and Total rows).
-      for (const k of ['leads', 'delivered', 'rejected', 'ftds', 'revenue', 'cost']) {
+      for (const k of ['leads', 'delivered', 'rejected', 'ftds', 'flagged', 'revenue', 'cost']) {
         const col = header.indexOf(k);
         const sum = lines.reduce((n, l) => n + Number(l[col]), 0);
         assert.ok(Math.abs(sum - body.totals[k]) < 0.005, `${qs}: sum of ${k} ${sum} = total ${body.totals[k]}`);

@@ -16,6 +16,8 @@ const MEASURE_COLUMNS: (keyof Measures)[] = [
   'failed',
   'ftds',
   'conversion_rate',
+  'flagged',
+  'flagged_rate',
   'revenue',
   'cost',
   'profit',

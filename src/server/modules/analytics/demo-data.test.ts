@@ -121,6 +121,11 @@ forEachDatabase('Demo data', (engine) => {
       ),
     );
     assert.ok(leads.some((l) => l.cost_cents > 0) && leads.some((l) => l.revenue_cents > 0));
+    // Fraud flags on a few percent, each scored as intake scores it.
+    const flagged = leads.filter((l) => l.flags !== 0);
+    assert.ok(flagged.length > 40 && flagged.length < leads.length * 0.15, `${flagged.length} flagged`);
+    assert.ok(flagged.every((l) => l.quality_score !== null && l.quality_score < 100));
+    assert.ok(leads.every((l) => l.flags !== 0 || l.quality_score === 100));
     // Delivery attempts: every delivered lead has its accepted one.
     const attempts = await db.selectFrom('lead_attempts').select(['lead_id', 'outcome']).execute();
     const accepted = new Set(attempts.filter((a) => a.outcome === 'accepted').map((a) => a.lead_id));
@@ -132,9 +137,10 @@ forEachDatabase('Demo data', (engine) => {
     // The analytics rollups saw every lead.
     const rolled = await (db as any)
       .selectFrom('lead_stats_hourly')
-      .select((eb: any) => eb.fn.sum('n_leads').as('n'))
+      .select((eb: any) => [eb.fn.sum('n_leads').as('n'), eb.fn.sum('n_flagged').as('flagged')])
       .executeTakeFirstOrThrow();
     assert.equal(Number(rolled.n), 2000);
+    assert.equal(Number(rolled.flagged), flagged.length);
 
     const again = await demoData(['--leads', '10', '--database-url', url]);
     assert.equal(again.code, 1);

@@ -64,6 +64,8 @@ export interface Measures {
   ftds: number;
   costCents: number;
   revenueCents: number;
+  /** Leads with any fraud flag (leads.flags <> 0). */
+  flagged: number;
 }
 
 export interface AggregateRow extends Measures {
@@ -114,6 +116,7 @@ function toRows(
     ftds: num(r.ftds),
     costCents: num(r.cost),
     revenueCents: num(r.revenue),
+    flagged: num(r.flagged),
   }));
 }
 
@@ -160,7 +163,7 @@ export async function aggregateRollup(db: DB, spec: RollupSpec): Promise<Aggrega
   const inScope = leadInScope(spec.scope, 'r');
   if (inScope) where.push(sql`${inScope}`);
   const measures = volume
-    ? sql`sum(r.n_leads) as leads, sum(r.n_delivered) as delivered, sum(r.n_rejected) as rejected, sum(r.n_duplicate) as duplicates, sum(r.n_failed) as failed, sum(r.n_ftd) as ftds, sum(r.cost_cents) as cost, ${sql.raw(spec.revenueWithoutFtd ? 'sum(r.revenue_no_ftd_cents)' : 'sum(r.revenue_cents)')} as revenue`
+    ? sql`sum(r.n_leads) as leads, sum(r.n_delivered) as delivered, sum(r.n_rejected) as rejected, sum(r.n_duplicate) as duplicates, sum(r.n_failed) as failed, sum(r.n_ftd) as ftds, sum(r.cost_cents) as cost, ${sql.raw(spec.revenueWithoutFtd ? 'sum(r.revenue_no_ftd_cents)' : 'sum(r.revenue_cents)')} as revenue, sum(r.n_flagged) as flagged`
     : sql`sum(r.n_ftd) as ftds, sum(r.revenue_cents) as revenue`;
   const selections = [...spec.entities.map((c, i) => sql`${sql.ref(`r.${c}`)} as ${sql.ref(`e${i}`)}`), measures];
   // In the rollup's key order, so SQLite can group along its primary key without sorting.
@@ -233,6 +236,7 @@ async function aggregateRawChunk(db: DB, spec: RawSpec, segments: [number, numbe
           ? sql<number>`sum(case when ftd_at is null then revenue_cents else 0 end)`
           : sql<number>`sum(revenue_cents)`
         ).as('revenue'),
+        sql<number>`sum(case when flags <> 0 then 1 else 0 end)`.as('flagged'),
       ])
     : q.select([sql<number>`count(*)`.as('ftds'), sql<number>`sum(revenue_cents)`.as('revenue')]);
   q = applyFilters(q, spec.filters);

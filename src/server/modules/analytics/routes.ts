@@ -15,7 +15,7 @@ import { report, summary } from './service.js';
 const RANGE_RULES =
   "The range is date_from … date_to in `timezone` (default: the operator's own), at most 366 days; " +
   'days, weeks (ISO, Monday to Sunday) and months are calendar periods of that time zone, exact across DST changes. ' +
-  'Amounts are decimal numbers in `currency`; conversion_rate = ftds / delivered.';
+  'Amounts are decimal numbers in `currency`; conversion_rate = ftds / delivered; flagged counts leads with any fraud flag, flagged_rate = flagged / leads.';
 
 export default async function analyticsRoutes(app: App) {
   app.get(
@@ -26,7 +26,7 @@ export default async function analyticsRoutes(app: App) {
         operationId: 'getAnalyticsSummary',
         tags: ['Analytics'],
         summary: 'KPIs over a date range',
-        description: `Leads, delivery outcomes, FTDs, conversion, revenue, cost and profit of the leads matching the filters. ${RANGE_RULES}`,
+        description: `Leads, delivery outcomes, FTDs, conversion, flagged leads, revenue, cost and profit of the leads matching the filters. ${RANGE_RULES}`,
         querystring: SummaryQuery,
         response: { 200: Summary },
       },

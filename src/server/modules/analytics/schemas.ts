@@ -101,6 +101,14 @@ const measureFields = {
     minimum: 0,
     description: 'ftds / delivered (0 when nothing was delivered); a ratio, not a percentage',
   }),
+  flagged: Count(
+    'Leads with any fraud flag (GET /api/quality/settings names them), counted on the registration day like leads',
+  ),
+  flagged_rate: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    description: 'flagged / leads (0 without leads); a ratio, not a percentage',
+  }),
   revenue: Money('What partners pay'),
   cost: Money('What traffic providers are paid'),
   profit: Money('revenue − cost'),

@@ -46,6 +46,7 @@ const zero = (): Acc => ({
   ftds: 0,
   costCents: 0,
   revenueCents: 0,
+  flagged: 0,
 });
 
 /** Adds a row's measures; `part` picks what a query contributes in ftd mode. */
@@ -57,6 +58,7 @@ function add(acc: Acc, r: AggregateRow, part: 'all' | 'volume' | 'ftd') {
     acc.duplicates += r.duplicates;
     acc.failed += r.failed;
     acc.costCents += r.costCents;
+    acc.flagged += r.flagged;
   }
   // In ftd mode the created_at pass brings the revenue of leads without an FTD; the ftd_at pass
   // the FTDs and their revenue.
@@ -73,6 +75,8 @@ export function measures(a: Acc) {
     failed: a.failed,
     ftds: a.ftds,
     conversion_rate: a.delivered ? a.ftds / a.delivered : 0,
+    flagged: a.flagged,
+    flagged_rate: a.leads ? a.flagged / a.leads : 0,
     revenue: a.revenueCents / 100,
     cost: a.costCents / 100,
     profit: (a.revenueCents - a.costCents) / 100,

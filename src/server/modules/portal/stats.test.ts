@@ -254,6 +254,33 @@ forEachDatabase('portal stats', (engine) => {
     assert.deepEqual(utc.rows.map(brief)[0], ['2026-11-10', 1, 1, 0, 1000]);
   });
 
+  test('fraud flags are never shown: with flagged leads (counted in the provider rollup) the statistics and their CSV answer exactly as without, and name no flag', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await world(ta);
+    const queries = [`group_by=day&${RANGE}`, `group_by=week&${RANGE}`, `group_by=campaign&${RANGE}`];
+    const read = async () => {
+      const out: string[] = [];
+      for (const q of queries) {
+        out.push(JSON.stringify(await stats(ta, w.user.token, q)));
+        const csv = await call(ta.app, w.user.token, { method: 'GET', url: `/api/portal/stats/export.csv?${q}` });
+        assert.equal(csv.statusCode, 200, csv.body);
+        out.push(csv.body);
+      }
+      return out;
+    };
+    const before = await read();
+    await ta.db.updateTable('leads').set({ flags: 0b101 }).where('traffic_provider_id', '=', w.a).execute();
+    const flagged = await ta.db
+      .selectFrom('lead_provider_stats_hourly' as never)
+      .select((eb) => eb.fn.sum<number>('n_flagged' as never).as('n'))
+      .where('traffic_provider_id' as never, '=', w.a as never)
+      .executeTakeFirstOrThrow();
+    assert.ok(Number(flagged.n) > 0, "the provider rollup counts the provider's flagged leads");
+    const after = await read();
+    assert.deepEqual(after, before);
+    for (const text of after) assert.doesNotMatch(text, /flag/i);
+  });
+
   test('the hold, payout hidden, bad queries, CSV', async (t) => {
     const ta = await buildTestApp(t, engine);
     const w = await world(ta);

@@ -11,7 +11,13 @@ function Cells({ m, currency }: { m: Measures; currency: string }) {
   return (
     <>
       {MEASURES.map((c) => (
-        <Table.Td key={c.key} ta="right" data-measure={c.key} visibleFrom={wideOnly(c.key)}>
+        <Table.Td
+          key={c.key}
+          ta="right"
+          data-measure={c.key}
+          visibleFrom={wideOnly(c.key)}
+          style={{ whiteSpace: 'nowrap' }}
+        >
           {c.format(m, currency)}
         </Table.Td>
       ))}

@@ -1,7 +1,7 @@
 // The Analytics screen's date presets, its URL form and its day × entity chart lines.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { breakdown, formToParams, parseForm, presetRange, dayIn, type Row } from './report';
+import { breakdown, formToParams, MEASURES, parseForm, presetRange, dayIn, type Row } from './report';
 
 test('presets are whole days ending today, across month and year ends', () => {
   assert.deepEqual(presetRange('today', '2026-03-01'), { date_from: '2026-03-01', date_to: '2026-03-01' });
@@ -20,7 +20,17 @@ test("today is the operator's day, not the machine's", () => {
   assert.equal(dayIn('America/New_York', now), '2026-11-25');
 });
 
-const measures = { rejected: 0, duplicates: 0, failed: 0, conversion_rate: 0, revenue: 0, cost: 0, profit: 0 };
+const measures = {
+  rejected: 0,
+  duplicates: 0,
+  failed: 0,
+  conversion_rate: 0,
+  flagged: 0,
+  flagged_rate: 0,
+  revenue: 0,
+  cost: 0,
+  profit: 0,
+};
 const group = (key: string, leads: number, ftds = 0) => ({
   key,
   label: key,
@@ -58,4 +68,17 @@ test('the report zone lives in the URL as timezone=, and is left out when none w
   assert.equal(formToParams(form).toString(), 'date_from=2026-11-24&timezone=Europe%2FBerlin');
   assert.equal(parseForm(new URLSearchParams('')).timezone, undefined);
   assert.equal(formToParams({ group_by: 'day' }).has('timezone'), false);
+});
+
+test('the Flagged column shows the count and its share of the leads, a plain 0 without flagged leads', () => {
+  const flagged = MEASURES.find((c) => c.key === 'flagged')!;
+  assert.equal(flagged.label, 'Flagged');
+  const m = (n: number, rate: number) => ({ ...group('x', 40), flagged: n, flagged_rate: rate });
+  const percent = new Intl.NumberFormat(undefined, {
+    style: 'percent',
+    minimumFractionDigits: 1,
+    maximumFractionDigits: 1,
+  });
+  assert.equal(flagged.format(m(3, 0.075), 'USD'), `3 (${percent.format(0.075)})`);
+  assert.equal(flagged.format(m(0, 0), 'USD'), '0');
 });

@@ -115,7 +115,7 @@ const percent = new Intl.NumberFormat(undefined, {
 });
 
 export const formatCount = (n: number) => counts.format(n);
-/** conversion_rate is a ratio (ftds / delivered); operators read it as a percentage. */
+/** conversion_rate (ftds / delivered) and flagged_rate (flagged / leads) are ratios; operators read them as percentages. */
 export const formatRate = (r: number) => percent.format(r);
 export function formatMoney(n: number, currency: string) {
   try {
@@ -149,6 +149,12 @@ export const MEASURES: MeasureColumn[] = [
   count('rejected', 'Rejected'),
   count('duplicates', 'Duplicates'),
   count('failed', 'Failed'),
+  // Leads with any fraud flag, with their share of the leads (flagged_rate).
+  {
+    key: 'flagged',
+    label: 'Flagged',
+    format: (m) => (m.flagged ? `${formatCount(m.flagged)} (${formatRate(m.flagged_rate)})` : formatCount(0)),
+  },
   count('ftds', 'FTDs'),
   { key: 'conversion_rate', label: 'Conversion', format: (m) => formatRate(m.conversion_rate) },
   money('revenue', 'Revenue'),
