@@ -55,7 +55,7 @@ test('held leads are approved and rejected from the review queue', { timeout: 12
   await page.getByRole('button', { name: /^Approve/ }).click();
   await page.getByTestId('review-outcome').waitFor();
   assert.equal(await page.getByTestId('review-outcome').innerText(), 'Approved 1 lead.');
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid="review-table"] tbody tr').length === 1);
+  await page.waitForFunction('document.querySelectorAll(\'[data-testid="review-table"] tbody tr\').length === 1');
   assert.notEqual((await status(ids[0])).status, 'held');
 
   // Reject the second with a reason its provider is told.

@@ -18,7 +18,7 @@ import { alertWaitingReviews } from './review-service.js';
 let k = 0;
 const foreignPhone = () => sampleLead({ phone: `+3361234${String(5000 + ++k)}` });
 
-const decide = (ta: TestApp, what: 'approve' | 'reject', payload: unknown, token = ta.ownerToken) =>
+const decide = (ta: TestApp, what: 'approve' | 'reject', payload: Record<string, unknown>, token = ta.ownerToken) =>
   call(ta.app, token, { method: 'POST', url: `/api/leads/review/${what}`, payload });
 
 const leadOf = (ta: TestApp, id: string) => getJson(ta, `/api/leads/${id}`);
@@ -46,7 +46,7 @@ forEachDatabase('The review queue', (engine) => {
     assert.equal(partner.received.length, 1);
 
     // Flagged leads are held: stored, not routed, answered pending with a reason that names no flag.
-    const held = [];
+    const held: string[] = [];
     for (const key of ['held-a', 'held-b', 'held-c']) {
       const res = await postLead(ta, w.token, foreignPhone(), { 'idempotency-key': key });
       assert.equal(res.statusCode, 201, res.body);
