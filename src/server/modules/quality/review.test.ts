@@ -7,6 +7,7 @@ import {
   forEachDatabase,
   getJson,
   newOperator,
+  newPortalUser,
   until,
   type TestApp,
 } from '../../../../test/helpers.js';
@@ -118,9 +119,20 @@ forEachDatabase('The review queue', (engine) => {
     const retry = await postLead(ta, w.token, lead, { 'idempotency-key': 'k1' });
     assert.deepEqual(retry.json(), first.json());
     assert.deepEqual([retry.json().status, retry.json().reason], ['pending', 'the lead is held for review']);
+    // Its portal shows it pending too, and finds it under "pending"; "held" is not a word it knows.
+    const portal = await newPortalUser(ta, w.providerId);
+    const shown = await getJson(ta, '/api/portal/leads?status=pending', portal.token);
+    assert.deepEqual(
+      shown.data.map((l: any) => [l.id, l.status, l.reason]),
+      [[first.json().id, 'pending', 'the lead is held for review']],
+    );
+    const held = await call(ta.app, portal.token, { method: 'GET', url: '/api/portal/leads?status=held' });
+    assert.equal(expectProblem(held, 400, 'validation_failed').errors![0].field, 'status');
     await decide(ta, 'reject', { lead_ids: [first.json().id], reason: 'number not in service' });
     const told = await postLead(ta, w.token, lead, { 'idempotency-key': 'k1' });
     assert.deepEqual([told.json().status, told.json().reason], ['rejected', 'number not in service']);
+    const after = await getJson(ta, `/api/portal/leads/${first.json().id}`, portal.token);
+    assert.deepEqual([after.status, after.reason], ['rejected', 'number not in service']);
   });
 
   test("a flow's lowest score holds its leads; a provider's rule holds before routing whatever the flow says", async (t) => {
