@@ -222,7 +222,7 @@ test(
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByTestId('flag-weights-errors').waitFor();
     assert.equal(await weight('Phone from another country').getAttribute('aria-invalid'), 'true');
-    await page.getByText('must be <= 100').waitFor();
+    await page.getByText('must be at most 100').waitFor();
     await assertAccessible(page, 'flag weights with an error');
     await screenshot(page, 'quality-flag-weights-error');
     assert.equal((await api.send('GET', '/api/quality/settings')).json().weights.phone_country, 30);

@@ -131,7 +131,41 @@ const PLAIN_LIMITS: Record<string, (n: number) => string> = {
   minItems: (n) => `must have at least ${plural(n, 'item')}`,
   maxItems: (n) => `must have at most ${plural(n, 'item')}`,
   minProperties: (n) => `must have at least ${plural(n, 'field')}`,
+  minimum: (n) => `must be at least ${n}`,
+  maximum: (n) => `must be at most ${n}`,
+  exclusiveMinimum: (n) => `must be more than ${n}`,
+  exclusiveMaximum: (n) => `must be less than ${n}`,
 };
+
+// Ajv's "must be integer" and "must match format …" in the same plain words.
+const PLAIN_TYPES: Record<string, string> = {
+  integer: 'must be a whole number',
+  number: 'must be a number',
+  string: 'must be text',
+  boolean: 'must be true or false',
+  array: 'must be a list',
+  object: 'must be an object',
+  null: 'must be null',
+};
+const PLAIN_FORMATS: Record<string, string> = {
+  'date-time': 'must be an ISO 8601 date-time with Z or an offset (e.g. 2026-01-31T12:00:00Z)',
+  date: 'must be a date (YYYY-MM-DD)',
+  email: 'must be an email address',
+  uri: 'must be a URL',
+  uuid: 'must be a UUID',
+};
+
+/** Ajv's message for a keyword without a case of its own, in plain words where one is known. */
+function plainMessage(e: AjvError): string {
+  if (e.keyword in PLAIN_LIMITS) return PLAIN_LIMITS[e.keyword](Number(e.params.limit));
+  if (e.keyword === 'type' && typeof e.params.type === 'string' && e.params.type in PLAIN_TYPES)
+    return PLAIN_TYPES[e.params.type];
+  if (e.keyword === 'format' && typeof e.params.format === 'string' && e.params.format in PLAIN_FORMATS)
+    return PLAIN_FORMATS[e.params.format];
+  if (e.keyword === 'uniqueItems') return 'must not list the same item twice';
+  if (e.keyword === 'multipleOf') return `must be a multiple of ${e.params.multipleOf}`;
+  return e.message ?? 'is invalid';
+}
 
 /** Ajv errors → one entry per bad field; field is the body's JSON path or the parameter name. */
 function fieldErrors(errors: AjvError[], context: string): FieldError[] {
@@ -165,9 +199,7 @@ function fieldErrors(errors: AjvError[], context: string): FieldError[] {
       message =
         (typeof e.data === 'string' && countryProblem(e.data)) ||
         'is not an assigned ISO 3166-1 alpha-2 country code (e.g. DE, GB, US)';
-    } else if (e.keyword in PLAIN_LIMITS) {
-      message = PLAIN_LIMITS[e.keyword](Number(e.params.limit));
-    }
+    } else message = plainMessage(e);
     const field = path.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i ? `.${p}` : p)).join('') || context;
     // anyOf produces one error per branch; keep the first message per field.
     if (!seen.has(field) && e.keyword !== 'anyOf') seen.set(field, message);
