@@ -92,3 +92,41 @@ forEachDatabase('One answer names every bad field', (engine) => {
     );
   });
 });
+
+forEachDatabase('Validation messages read as words', (engine) => {
+  test('a number out of range, a wrong type, a repeated item and a bad date-time are each named plainly', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const p = await insertPartner(ta.db, { name: 'Known' });
+    const flow = await insertFlow(ta.db, [p], { name: 'Existing' });
+    const res = await call(ta.app, ta.ownerToken, {
+      method: 'PATCH',
+      url: `/api/flows/${flow}`,
+      payload: { max_attempts: 'three', review: { hold_flags: ['ip_country', 'ip_country'], min_score: 101 } },
+    });
+    const messages = Object.fromEntries(
+      expectProblem(res, 400, 'validation_failed').errors!.map((e) => [e.field, e.message]),
+    );
+    assert.deepEqual(messages, {
+      max_attempts: 'must be a whole number',
+      'review.hold_flags': 'must not list the same item twice',
+      'review.min_score': 'must be at most 100',
+    });
+    const low = await call(ta.app, ta.ownerToken, {
+      method: 'PATCH',
+      url: `/api/flows/${flow}`,
+      payload: { review: { hold_flags: [], min_score: -1 } },
+    });
+    assert.deepEqual(expectProblem(low, 400, 'validation_failed').errors, [
+      { field: 'review.min_score', message: 'must be at least 0' },
+    ]);
+    const key = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/api-keys',
+      payload: { name: 'k', scopes: ['leads:view', 'leads:view'], expires_at: 'next week' },
+    });
+    const keyMessages = Object.fromEntries(
+      expectProblem(key, 400, 'validation_failed').errors!.map((e) => [e.field, e.message]),
+    );
+    assert.match(keyMessages.expires_at ?? '', /ISO 8601 date-time/);
+  });
+});
