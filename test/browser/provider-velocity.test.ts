@@ -68,6 +68,8 @@ test(
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByTestId('provider-errors').waitFor();
     assert.match(await errorAt(window), /10080/);
+    // The banner lists it too, by the field's name.
+    assert.match(await page.getByTestId('provider-errors').innerText(), /Velocity window: must be at most 10080/);
     assert.equal((await velocity()).ip, null, 'nothing was saved');
 
     // Unsaved: leaving asks first (dismissed here, the edit stays).

@@ -176,6 +176,7 @@ function CampaignForm({ campaign }: { campaign: Campaign | null }) {
         canEdit={canEdit}
         saved={saved}
         problem={problem}
+        summary={errors.summary}
       >
         {archived && (
           <Alert color="gray">This campaign is archived: it is kept for its leads and cannot be changed.</Alert>

@@ -211,6 +211,7 @@ function ProviderForm({ provider, onToken }: { provider: Provider | null; onToke
         canEdit={canEdit}
         saved={saved}
         problem={problem}
+        summary={errors.summary}
       >
         {archived && (
           <Alert color="gray">
