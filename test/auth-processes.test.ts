@@ -6,24 +6,13 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { describe } from 'node:test';
 import { POSTGRES_URL, postgresOnly } from './helpers.js';
-import { ADMIN, ServerClient, sharedPostgresEnv, spawnServer, waitUntilUp, type Child } from './processes.js';
+import { ADMIN, ServerClient, serversOnOnePostgres } from './processes.js';
 
 describe('auth across three server processes [postgres]', () => {
   postgresOnly(
     'revoking a key, disabling an operator and changing the allow-list hold on the next request on every process',
     async (t) => {
-      const children: Child[] = [];
-      const env = await sharedPostgresEnv(t, POSTGRES_URL, children);
-      const servers: Child[] = [];
-      for (let i = 0; i < 3; i++) {
-        const s = await spawnServer(t, env);
-        children.push(s);
-        servers.push(s);
-        await waitUntilUp(s);
-      }
-      const admin = await new ServerClient(servers[0].port).login();
-      const clients = servers.map((s) => new ServerClient(s.port));
-      t.after(() => [admin, ...clients].forEach((c) => c.close()));
+      const { admin, clients, servers } = await serversOnOnePostgres(t, POSTGRES_URL, 3);
 
       const role = await admin.create('/api/roles', { name: 'Desk', permissions: ['leads:view'] });
       const desk = { email: 'desk@example.test', password: 'desk-password-123', name: 'Dana Desk', role_id: role.id };

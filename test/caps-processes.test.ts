@@ -6,24 +6,15 @@ import assert from 'node:assert/strict';
 import { describe, type TestContext } from 'node:test';
 import { POSTGRES_URL, postgresOnly } from './helpers.js';
 import { accepting, defaultIntegration, startPartner } from './partner-server.js';
-import { ServerClient, sharedPostgresEnv, spawnServer, waitUntilUp, type Child } from './processes.js';
+import { serversOnOnePostgres } from './processes.js';
 
 const LEADS = 50;
 const CAP = 10;
 
 /** Two server processes on one fresh PostgreSQL database, a partner answering in 20 ms, the owner's client and one client per process. */
 async function twoServers(t: TestContext) {
-  const children: Child[] = [];
-  const env = await sharedPostgresEnv(t, POSTGRES_URL, children);
   const partner = await startPartner(t, accepting(20));
-  for (let i = 0; i < 2; i++) {
-    const child = await spawnServer(t, env);
-    children.push(child);
-    await waitUntilUp(child);
-  }
-  const api = await new ServerClient(children[0].port).login();
-  const clients = children.map((c) => new ServerClient(c.port));
-  t.after(() => [api, ...clients].forEach((c) => c.close()));
+  const { admin: api, clients } = await serversOnOnePostgres(t, POSTGRES_URL, 2);
   return { partner, api, clients };
 }
 

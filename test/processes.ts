@@ -188,7 +188,6 @@ export function waitFor(cond: () => boolean, what: string, ms = 10_000): Promise
   });
 }
 
-/** A fresh PostgreSQL database for server processes; dropped (after the servers stop) when the test ends. */
 /** The environment of server processes sharing one fresh PostgreSQL database, with the admin account made at start. */
 export async function sharedPostgresEnv(
   t: TestContext,
@@ -203,6 +202,25 @@ export async function sharedPostgresEnv(
   };
 }
 
+/**
+ * `count` server processes on one fresh PostgreSQL database (the multi-process tests), each up:
+ * the admin's client on the first, and one client per process (closed when the test ends).
+ */
+export async function serversOnOnePostgres(t: TestContext, adminUrl: string, count: number) {
+  const children: Child[] = [];
+  const env = await sharedPostgresEnv(t, adminUrl, children);
+  for (let i = 0; i < count; i++) {
+    const child = await spawnServer(t, env);
+    children.push(child);
+    await waitUntilUp(child);
+  }
+  const admin = await new ServerClient(children[0].port).login();
+  const clients = children.map((c) => new ServerClient(c.port));
+  t.after(() => [admin, ...clients].forEach((c) => c.close()));
+  return { admin, clients, servers: children };
+}
+
+/** A fresh PostgreSQL database for server processes; dropped (after the servers stop) when the test ends. */
 export async function freshPostgresDatabase(t: TestContext, adminUrl: string, children: Child[]): Promise<string> {
   const { default: pg } = await import('pg');
   const name = `leadgate_p_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;

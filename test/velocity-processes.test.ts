@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 import { POSTGRES_URL, postgresOnly } from './helpers.js';
 import { accepting, defaultIntegration, startPartner } from './partner-server.js';
-import { ServerClient, sharedPostgresEnv, spawnServer, waitUntilUp, type Child } from './processes.js';
+import { serversOnOnePostgres } from './processes.js';
 
 const LEADS = 30;
 const LIMIT = 10;
@@ -14,17 +14,8 @@ describe('velocity across two server processes [postgres]', () => {
   postgresOnly(
     `${LEADS} concurrent leads from one IP, 2 processes, limit ${LIMIT}: exactly ${LEADS - LIMIT} flagged`,
     async (t) => {
-      const children: Child[] = [];
-      const env = await sharedPostgresEnv(t, POSTGRES_URL, children);
       const partner = await startPartner(t, accepting(5));
-      for (let i = 0; i < 2; i++) {
-        const child = await spawnServer(t, env);
-        children.push(child);
-        await waitUntilUp(child);
-      }
-      const api = await new ServerClient(children[0].port).login();
-      const clients = children.map((c) => new ServerClient(c.port));
-      t.after(() => [api, ...clients].forEach((c) => c.close()));
+      const { admin: api, clients } = await serversOnOnePostgres(t, POSTGRES_URL, 2);
 
       const p = await api.create('/api/partners', { name: 'Buyer', integration: defaultIntegration(partner.url) });
       const flow = await api.create('/api/flows', { name: 'Main', targets: [{ partner_id: p.id, priority: 1 }] });
