@@ -8,14 +8,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { accepting, defaultIntegration, startPartner } from '../partner-server.js';
-import type { Child, ServerClient } from '../processes.js';
+import type { ServerClient } from '../processes.js';
 import {
-  ADMIN,
   assertAccessible,
   chromiumAvailable,
   openBrowser,
   screenshot,
   signIn,
+  signInWithRole,
   startServerAndClient,
   waitUntil,
   wideElements,
@@ -234,28 +234,6 @@ test(
     assert.deepEqual(refused, [], 'no 403');
   },
 );
-
-/** A role, and an operator holding it, signed in in the page. */
-async function signInWithRole(
-  page: Page,
-  server: Child,
-  api: ServerClient,
-  role: { name: string; permissions: string[]; scope?: object },
-) {
-  const made = await api.create('/api/roles', role);
-  const operator = {
-    name: `${role.name} operator`,
-    email: `${role.name.toLowerCase().replace(/\W+/g, '.')}@example.com`,
-    password: 'narrow-password-123',
-  };
-  await api.create('/api/operators', { ...operator, role_id: made.id, current_password: ADMIN.password });
-  await page.evaluate('sessionStorage.clear()');
-  await page.goto(`http://127.0.0.1:${server.port}/login`);
-  await page.getByLabel('Email').fill(operator.email);
-  await page.getByLabel('Password').fill(operator.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByTestId('operator-name').filter({ hasText: operator.name }).waitFor();
-}
 
 test(
   'without leads:contacts emails are masked and nothing can be changed; a role limited to a provider adds for it',

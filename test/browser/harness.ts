@@ -133,6 +133,33 @@ export async function signIn(page: Page, child: Child, before?: () => Promise<vo
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
+/** Signs in as `operator`; the header's name shows at every width (the email is left out on a phone). */
+export async function signInAs(page: Page, child: Child, operator: { name: string; email: string; password: string }) {
+  await page.goto(`http://127.0.0.1:${child.port}/login`);
+  await page.getByLabel('Email').fill(operator.email);
+  await page.getByLabel('Password').fill(operator.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByTestId('operator-name').filter({ hasText: operator.name }).waitFor();
+}
+
+/** A role, and an operator holding it, signed in in the page (the page's earlier session forgotten). */
+export async function signInWithRole(
+  page: Page,
+  child: Child,
+  api: ServerClient,
+  role: { name: string; permissions: string[]; scope?: object },
+) {
+  const made = await api.create('/api/roles', role);
+  const operator = {
+    name: `${role.name} operator`,
+    email: `${role.name.toLowerCase().replace(/\W+/g, '.')}@example.com`,
+    password: 'narrow-password-123',
+  };
+  await api.create('/api/operators', { ...operator, role_id: made.id, current_password: ADMIN.password });
+  await page.evaluate('sessionStorage.clear()');
+  await signInAs(page, child, operator);
+}
+
 /**
  * Polls `check` from the test's side until it answers true. Not page.waitForFunction: it polls
  * inside the page through eval, which the dashboard's Content-Security-Policy forbids (the first

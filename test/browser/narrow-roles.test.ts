@@ -20,6 +20,7 @@ import {
   openBrowser,
   screenshot,
   signIn,
+  signInAs,
   startServerAndClient,
   waitUntil,
 } from './harness.js';
@@ -105,15 +106,6 @@ const RECORD: Record<string, string> = {
   Operators: 'Leads only operator',
   Roles: 'Leads only',
 };
-
-/** Signs in; the header's name shows at every width (the email is left out on a phone). */
-async function signInAs(page: Page, server: Child, operator: { name: string; email: string; password: string }) {
-  await page.goto(`http://127.0.0.1:${server.port}/login`);
-  await page.getByLabel('Email').fill(operator.email);
-  await page.getByLabel('Password').fill(operator.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByTestId('operator-name').filter({ hasText: operator.name }).waitFor();
-}
 
 /** The menu, opened by the burger on a phone (choosing a link closes it again). */
 async function openMenu(page: Page, phone: boolean) {

@@ -12,14 +12,14 @@ import { test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { accepting, defaultIntegration, startPartner } from '../partner-server.js';
-import type { Child, ServerClient } from '../processes.js';
+import type { ServerClient } from '../processes.js';
 import {
-  ADMIN,
   assertAccessible,
   chromiumAvailable,
   openBrowser,
   screenshot,
   signIn,
+  signInWithRole,
   startServerAndClient,
   waitUntil,
   wideElements,
@@ -288,23 +288,6 @@ test(
   },
 );
 
-/** A role, and an operator holding it, signed in in the page. */
-async function signInWithRole(page: Page, server: Child, api: ServerClient, name: string, permissions: string[]) {
-  const role = await api.create('/api/roles', { name, permissions });
-  const operator = {
-    name: `${name} operator`,
-    email: `${name.toLowerCase().replace(/\W+/g, '.')}@example.com`,
-    password: 'narrow-password-123',
-  };
-  await api.create('/api/operators', { ...operator, role_id: role.id, current_password: ADMIN.password });
-  await page.evaluate('sessionStorage.clear()');
-  await page.goto(`http://127.0.0.1:${server.port}/login`);
-  await page.getByLabel('Email').fill(operator.email);
-  await page.getByLabel('Password').fill(operator.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByTestId('operator-name').filter({ hasText: operator.name }).waitFor();
-}
-
 test(
   'without quality:view the flags read by their built-in labels; without quality:edit the weights are read-only',
   { timeout: 120_000 },
@@ -328,7 +311,7 @@ test(
     await page.goto(`http://127.0.0.1:${server.port}/login`);
 
     // leads:view alone: the filters and the drawer name the flags without asking for the settings.
-    await signInWithRole(page, server, api, 'Lead desk', ['leads:view']);
+    await signInWithRole(page, server, api, { name: 'Lead desk', permissions: ['leads:view'] });
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Leads' }).click();
     await waitForRows(page, [both.id]);
     assert.equal(
@@ -364,7 +347,7 @@ test(
     await page.waitForURL('**/login');
 
     // quality:view without quality:edit: the weights are shown, nothing can be changed.
-    await signInWithRole(page, server, api, 'Quality viewer', ['quality:view']);
+    await signInWithRole(page, server, api, { name: 'Quality viewer', permissions: ['quality:view'] });
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Flag weights' }).click();
     await page.getByRole('heading', { name: 'Flag weights', level: 1 }).waitFor();
     const input = page.getByRole('textbox', { name: 'Phone from another country', exact: true });
