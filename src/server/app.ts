@@ -69,6 +69,8 @@ import analyticsRoutes from './modules/analytics/routes.js';
 import intakeRoutes from './modules/intake/routes.js';
 import postbackRoutes from './modules/postbacks/routes.js';
 import licenceRoutes from './modules/licence/routes.js';
+import privacyRoutes from './modules/privacy/routes.js';
+import { purgeOldContactViews } from './modules/privacy/service.js';
 import notificationRoutes from './modules/notifications/routes.js';
 import routingRoutes from './modules/routing/routes.js';
 import webhookRoutes from './modules/webhooks/routes.js';
@@ -212,6 +214,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(autologinRoutes);
   await app.register(postbackRoutes);
   await app.register(licenceRoutes);
+  await app.register(privacyRoutes);
   await app.register(hostingRoutes);
   await app.register(webhookRoutes);
   await app.register(providerPostbackRoutes);
@@ -261,10 +264,12 @@ function installBackgroundWork(app: App, { dispatcher, agent }: ReturnType<typeo
       createImportInjection(tx, { id: imp.id, createdBy: imp.created_by, route: JSON.parse(imp.route!) }),
   });
   jobs.add(importsJob(imports, config.importIntervalMs));
-  // Intake's short-lived keys: Idempotency-Keys past 24 hours, velocity keys past the longest window.
+  // Intake's short-lived keys: Idempotency-Keys past 24 hours, velocity keys past the longest window;
+  // with them (hourly, one process) the contact-view log past its retention (modules/privacy).
   const purgeIntakeKeys = async (d: DB, olderThan: string) => {
     await purgeIdempotencyKeys(d, olderThan);
     await purgeVelocityKeys(d, new Date(Date.now() - MAX_WINDOW_MINUTES * 60_000).toISOString());
+    await purgeOldContactViews(d);
   };
   jobs.add(idempotencyPurgeJob(db, purgeIntakeKeys, IDEMPOTENCY_TTL_MS, config.idempotencyPurgeIntervalMs));
   const checkpointer = checkpointerOf(db);

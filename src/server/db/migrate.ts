@@ -34,6 +34,7 @@ import * as blocklists from './migrations/20261204T100000Z_blocklists.js';
 import * as leadFlags from './migrations/20261204T110000Z_lead_flags.js';
 import * as velocity from './migrations/20261204T120000Z_velocity.js';
 import * as blocklistShapes from './migrations/20261204T140000Z_blocklist_shapes.js';
+import * as privacy from './migrations/20261205T100000Z_privacy.js';
 import * as partnerQuality from './migrations/20261204T130000Z_partner_quality.js';
 
 interface Migration {
@@ -78,6 +79,7 @@ const migrations: [string, Migration][] = [
   ['20261204T120000Z_velocity', velocity],
   ['20261204T130000Z_partner_quality', partnerQuality],
   ['20261204T140000Z_blocklist_shapes', blocklistShapes],
+  ['20261205T100000Z_privacy', privacy],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */
