@@ -71,6 +71,7 @@ import postbackRoutes from './modules/postbacks/routes.js';
 import licenceRoutes from './modules/licence/routes.js';
 import privacyRoutes from './modules/privacy/routes.js';
 import { purgeOldContactViews } from './modules/privacy/service.js';
+import { protectBlocklistKeys } from './modules/quality/match-secret.js';
 import notificationRoutes from './modules/notifications/routes.js';
 import routingRoutes from './modules/routing/routes.js';
 import webhookRoutes from './modules/webhooks/routes.js';
@@ -123,6 +124,8 @@ class RequestLog extends LogController {
 export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}): Promise<App> {
   // The keys that seal stored secrets, before anything reads one (SecretKeyError: start-up refused).
   await openSecrets(config, db);
+  // Blocklist email and phone keys stored in clear by an earlier release become HMAC digests.
+  await protectBlocklistKeys(db);
   // Request logging is one line per request ("request completed", with method, URL, status and
   // time; "incoming request" only at debug), written to stdout asynchronously: Fastify's two
   // lines per request, written synchronously, cost lead intake a fifth of its throughput.

@@ -14,6 +14,9 @@ import {
   type TestApp,
 } from '../../../../test/helpers.js';
 import { ALL_PERMISSIONS } from '../../auth/permissions.js';
+import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
+import { forgetShapes } from '../quality/blocklist-shapes.js';
+import { protectBlocklistKeys } from '../quality/match-secret.js';
 
 const EMAIL = 'zebulon.erase@example.test';
 const PHONE = '+4915123987654';
@@ -259,5 +262,65 @@ forEachDatabase('privacy', (engine) => {
     );
     const badCursor = await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/privacy/contact-views?cursor=zz' });
     expectProblem(badCursor, 400, 'validation_failed');
+  });
+
+  test('blocklist: true lists the contacts by their digest only; a lead with that email or phone is then rejected', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await makeWorld(t, ta, [{}]);
+    const first = await postLead(ta, w.token, sampleLead({ email: EMAIL, phone: PHONE }));
+    assert.equal(first.statusCode, 201, first.body);
+    assert.equal(first.json().status, 'delivered');
+    const res = await call(ta.app, ta.ownerToken, {
+      method: 'POST',
+      url: '/api/privacy/erasures',
+      payload: { email: EMAIL, phone: PHONE, blocklist: true },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(res.json().counts.leads, 1);
+    assert.equal(res.json().counts.blocklisted, 2);
+    assert.deepEqual(await tracesOf(ta, [EMAIL, PHONE, PHONE_DIGITS]), []);
+
+    const list = (await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/blocklists' })).json().data;
+    assert.deepEqual(list.map((e: { kind: string; value: string }) => `${e.kind}:${e.value}`).sort(), [
+      'email:erased subject',
+      'phone:erased subject',
+    ]);
+    // Looked up by the contact, the entry is found through its digest.
+    const found = await call(ta.app, ta.ownerToken, {
+      method: 'GET',
+      url: `/api/blocklists?value=${encodeURIComponent(EMAIL)}`,
+    });
+    assert.equal(found.json().data.length, 1);
+    const byEmail = await postLead(ta, w.token, sampleLead({ email: EMAIL.toUpperCase() }));
+    assert.equal(byEmail.json().status, 'rejected', byEmail.body);
+    const byPhone = await postLead(ta, w.token, sampleLead({ phone: PHONE }));
+    assert.equal(byPhone.json().status, 'rejected', byPhone.body);
+    assert.equal((await postLead(ta, w.token, sampleLead())).json().status, 'delivered');
+  });
+
+  test('email and phone entries stored with a clear key (an earlier release) get their digest at start-up', async (t) => {
+    const ta = await buildTestApp(t, engine);
+    const w = await makeWorld(t, ta, [{}]);
+    await ta.db
+      .insertInto('blocklist_entries')
+      .values({
+        id: 'clear-entry',
+        kind: 'email',
+        value: EMAIL,
+        match_key: `email:${EMAIL}`,
+        traffic_provider_id: null,
+        expires_at: null,
+        note: null,
+        created_by: null,
+        created_at: nowIso(),
+      })
+      .execute();
+    await ta.db.insertInto('blocklist_shapes').values({ shape: 'email', entries: 1 }).execute();
+    assert.equal(await protectBlocklistKeys(ta.db), 1);
+    assert.equal(await protectBlocklistKeys(ta.db), 0, 'once');
+    forgetShapes(ta.db);
+    const row = await ta.db.selectFrom('blocklist_entries').select('match_key').executeTakeFirstOrThrow();
+    assert.match(row.match_key, /^email#[\w-]{43}$/);
+    assert.equal((await postLead(ta, w.token, sampleLead({ email: EMAIL }))).json().status, 'rejected');
   });
 });

@@ -25,7 +25,8 @@ export default async function privacyRoutes(app: App) {
           're-injection jobs and rules, blocklist notes; rows keyed by the contacts are deleted (blocklist entries of these ' +
           'values, login failures, velocity and duplicate keys, idempotency records). All in one transaction, with the receipt ' +
           'and the audit record (the subject masked). On SQLite deleted content is zeroed (secure_delete) and the write-ahead ' +
-          'log is checkpointed and truncated afterwards. Cannot be undone.',
+          'log is checkpointed and truncated afterwards. With `blocklist: true` each contact asked for is also listed globally ' +
+          'without being stored: the entry reads "erased subject" and keeps only the HMAC digest intake compares. Cannot be undone.',
         body: ErasureBody,
         response: { 201: ErasureDone, ...problems(400) },
       },

@@ -18,6 +18,13 @@ export const ErasureBody = Type.Object(
         description: 'The contact to erase, in international format (+ and the country code): compared in E.164',
       }),
     ),
+    blocklist: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Also list the contacts globally on the blocklist without storing them: an entry per contact whose value reads "erased subject" and whose key is the HMAC digest intake and CSV imports compare (a lead with that email or phone is then rejected)',
+      }),
+    ),
     note: Type.Optional(
       Type.String({
         maxLength: 1000,
@@ -34,7 +41,7 @@ const Counts = Type.Record(Type.String(), Type.Integer({ format: 'int32' }), {
     'audit_log, imports, injection_jobs, injection_rules, blocklist_entries, provider_log_pending), CSV import rows ' +
     'blanked (import_rows) and bad-row records deleted (import_errors), and rows deleted: import_keys, login_failures, ' +
     'lead_velocity, intake_requests, blocklist_entries (entries of these very values); autologin_opens: opens of the ' +
-    'erased leads whose address and user agent were cleared',
+    'erased leads whose address and user agent were cleared; blocklisted (with blocklist: true): the entries added',
 });
 
 const erasureFields = {

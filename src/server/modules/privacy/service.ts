@@ -7,7 +7,10 @@ import { invalid, type FieldError } from '../../http/errors.js';
 import { maskDeep, maskEmail, maskFreeText, maskPhone } from '../../privacy/mask.js';
 import { principalOf } from '../../types.js';
 import { audit, type Actor } from '../audit/service.js';
-import { entryKey } from '../quality/match-keys.js';
+import { insertEntries } from '../quality/blocklist-queries.js';
+import { forgetShapes } from '../quality/blocklist-shapes.js';
+import { entryKey, protectKey } from '../quality/match-keys.js';
+import { blocklistSecret } from '../quality/match-secret.js';
 import {
   contactViewRows,
   deleteKeyedRows,
@@ -55,8 +58,12 @@ const ERASED_TABLES = [
 export interface ErasureInput {
   email?: string;
   phone?: string;
+  blocklist?: boolean;
   note?: string;
 }
+
+/** What an erased subject's blocklist entry shows instead of its value. */
+export const ERASED_SUBJECT = 'erased subject';
 
 /** The subject's contacts normalized as the blocklists do (quality/match-keys.ts), or 400 naming each. */
 function subjectOf(body: ErasureInput): { email: string | null; phone: string | null } {
@@ -79,6 +86,44 @@ function subjectOf(body: ErasureInput): { email: string | null; phone: string | 
   return { email, phone };
 }
 
+/**
+ * A global entry for each contact asked for that stores no clear value: its key is the HMAC
+ * digest intake probes (quality/match-keys.ts protectKey), its value "erased subject". Answers how
+ * many were added (an entry of that key already listed globally stays).
+ */
+async function blocklistSubject(
+  db: DB,
+  subject: { email: string | null; phone: string | null },
+  secret: Buffer,
+  erasureId: string,
+  operatorId: string,
+  now: string,
+) {
+  const keys = [
+    ['email', subject.email],
+    ['phone', subject.phone],
+  ] as const;
+  const rows = keys.flatMap(([kind, value]) => {
+    const k = value === null ? null : entryKey(kind, value);
+    return k && 'key' in k
+      ? [
+          {
+            id: newId(),
+            kind,
+            value: ERASED_SUBJECT,
+            match_key: protectKey(k.key, secret),
+            traffic_provider_id: null,
+            expires_at: null,
+            note: `erasure ${erasureId}`,
+            created_by: operatorId,
+            created_at: now,
+          },
+        ]
+      : [];
+  });
+  return insertEntries(db, rows);
+}
+
 const uniq = (xs: (string | null)[]) => [...new Set(xs.filter((x): x is string => !!x))];
 
 /**
@@ -94,6 +139,7 @@ export async function eraseContact(db: DB, actor: Actor, body: ErasureInput) {
   const masked = [subject.email && maskEmail(subject.email), subject.phone && maskPhone(subject.phone)]
     .filter(Boolean)
     .join(', ');
+  const secret = body.blocklist ? await blocklistSecret(db) : null;
   const receipt = await db.transaction().execute(async (tx) => {
     const leads = await leadsOfContact(tx, subject.email, subject.phone);
     const emails = uniq([subject.email, ...leads.map((l) => l.email.toLowerCase())]);
@@ -113,6 +159,7 @@ export async function eraseContact(db: DB, actor: Actor, body: ErasureInput) {
     counts.import_rows = rows;
     counts.import_errors = errors;
     Object.assign(counts, await deleteKeyedRows(tx, emails, phones, leadIds));
+    if (secret) counts.blocklisted = await blocklistSubject(tx, subject, secret, id, p.operator.id, now);
     const row = {
       id,
       created_at: now,
@@ -128,10 +175,11 @@ export async function eraseContact(db: DB, actor: Actor, body: ErasureInput) {
       action: 'privacy.erased',
       target_type: 'privacy_erasure',
       target_id: id,
-      details: { subject: masked, leads: leadIds.length, counts },
+      details: { subject: masked, leads: leadIds.length, counts, blocklisted: !!secret },
     });
     return row;
   });
+  if (secret) forgetShapes(db);
   const walTruncated = await walTruncate(db);
   return { ...erasureView(receipt), wal_truncated: walTruncated };
 }
