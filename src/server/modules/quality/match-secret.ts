@@ -31,12 +31,13 @@ export function blocklistSecret(db: DB): Promise<Buffer> {
 /**
  * At start-up, once the keyring is open (a migration runs before it): email and phone entries
  * stored with their clear key (before keys were hashed) get their digest. Idempotent; nothing to
- * do after the first start.
+ * do after the first start. Also loads the key (made on the first start).
  */
 export async function protectBlocklistKeys(db: DB): Promise<number> {
+  // Read here, at start-up, so that intake never pays the statements of its first read.
+  const secret = await blocklistSecret(db);
   const rows = await clearContactKeys(db);
   if (!rows.length) return 0;
-  const secret = await blocklistSecret(db);
   await db.transaction().execute(async (tx) => {
     for (const r of rows) await setMatchKey(tx, r.id, protectKey(r.match_key, secret));
   });
