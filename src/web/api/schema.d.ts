@@ -2216,7 +2216,7 @@ export interface paths {
         put?: never;
         /**
          * Erase every lead and trace of an email or a phone
-         * @description Every lead carrying the email or the phone (email normalized as the blocklists do; phone in E.164) keeps its row (statuses, dates, money) with its names, email, phone and IP replaced ("[erased]" as first name, the rest empty) and `erased_at` set. Every spelling of the contacts (and of those leads' own email and phone) is replaced by "[erased]" in the leads' attempts (reason, partner's answer), status history, the events outbox and its delivery records, the audit log (e.g. an export searched by that email), CSV imports (the whole row blanked; its bad-row records deleted), re-injection jobs and rules, blocklist notes; rows keyed by the contacts are deleted (blocklist entries of these values, login failures, velocity and duplicate keys, idempotency records). All in one transaction, with the receipt and the audit record (the subject masked). On SQLite deleted content is zeroed (secure_delete) and the write-ahead log is checkpointed and truncated afterwards. Cannot be undone.
+         * @description Every lead carrying the email or the phone (email normalized as the blocklists do; phone in E.164) keeps its row (statuses, dates, money) with its names, email, phone and IP replaced ("[erased]" as first name, the rest empty) and `erased_at` set. Every spelling of the contacts (and of those leads' own email and phone) is replaced by "[erased]" in the leads' attempts (reason, partner's answer), status history, the events outbox and its delivery records, the audit log (e.g. an export searched by that email), CSV imports (the whole row blanked; its bad-row records deleted), re-injection jobs and rules, blocklist notes; rows keyed by the contacts are deleted (blocklist entries of these values, login failures, velocity and duplicate keys, idempotency records). All in one transaction, with the receipt and the audit record (the subject masked). On SQLite deleted content is zeroed (secure_delete) and the write-ahead log is checkpointed and truncated afterwards. With `blocklist: true` each contact asked for is also listed globally without being stored: the entry reads "erased subject" and keeps only the HMAC digest intake compares. Cannot be undone.
          *
          *     Dashboard sessions only: API keys get 403 `session_required`. Admins only (the built-in admin role): any other operator gets 403 `forbidden`, whatever permissions their role holds.
          */
@@ -12711,6 +12711,8 @@ export interface operations {
                         delivered_at: string | null;
                         /** @description Masked (e.g. "j***@example.com") unless the caller holds `leads:contacts` */
                         email: string;
+                        /** @description When its contacts were erased (eraseContact): names, email, phone and IP replaced ("[erased]" as first name, the rest empty); null: never */
+                        erased_at: string | null;
                         first_name: string;
                         /** @description The fraud flags intake raised (GET /api/quality/settings names them all); empty: none */
                         flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
@@ -13097,6 +13099,8 @@ export interface operations {
                         delivered_at: string | null;
                         /** @description Masked (e.g. "j***@example.com") unless the caller holds `leads:contacts` */
                         email: string;
+                        /** @description When its contacts were erased (eraseContact): names, email, phone and IP replaced ("[erased]" as first name, the rest empty); null: never */
+                        erased_at: string | null;
                         first_name: string;
                         /** @description The fraud flags intake raised (GET /api/quality/settings names them all); empty: none */
                         flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
@@ -21612,7 +21616,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            /** @description Rows changed per table (leads, lead_attempts, lead_status_history, events, event_deliveries, event_delivery_tries, audit_log, imports, injection_jobs, injection_rules, blocklist_entries, provider_log_pending), CSV import rows blanked (import_rows) and bad-row records deleted (import_errors), and rows deleted: import_keys, login_failures, lead_velocity, intake_requests, blocklist_entries (entries of these very values); autologin_opens: opens of the erased leads whose address and user agent were cleared */
+                            /** @description Rows changed per table (leads, lead_attempts, lead_status_history, events, event_deliveries, event_delivery_tries, audit_log, imports, injection_jobs, injection_rules, blocklist_entries, provider_log_pending), CSV import rows blanked (import_rows) and bad-row records deleted (import_errors), and rows deleted: import_keys, login_failures, lead_velocity, intake_requests, blocklist_entries (entries of these very values); autologin_opens: opens of the erased leads whose address and user agent were cleared; blocklisted (with blocklist: true): the entries added */
                             counts: {
                                 [key: string]: number;
                             };
@@ -21702,6 +21706,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description Also list the contacts globally on the blocklist without storing them: an entry per contact whose value reads "erased subject" and whose key is the HMAC digest intake and CSV imports compare (a lead with that email or phone is then rejected)
+                     * @default false
+                     */
+                    blocklist?: boolean;
                     /** @description The contact to erase: normalized as the blocklists do (NFKC, trimmed, lower case) */
                     email?: string;
                     /** @description Why (a request reference); kept on the receipt, with any spelling of the contacts erased */
@@ -21721,7 +21730,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Rows changed per table (leads, lead_attempts, lead_status_history, events, event_deliveries, event_delivery_tries, audit_log, imports, injection_jobs, injection_rules, blocklist_entries, provider_log_pending), CSV import rows blanked (import_rows) and bad-row records deleted (import_errors), and rows deleted: import_keys, login_failures, lead_velocity, intake_requests, blocklist_entries (entries of these very values); autologin_opens: opens of the erased leads whose address and user agent were cleared */
+                        /** @description Rows changed per table (leads, lead_attempts, lead_status_history, events, event_deliveries, event_delivery_tries, audit_log, imports, injection_jobs, injection_rules, blocklist_entries, provider_log_pending), CSV import rows blanked (import_rows) and bad-row records deleted (import_errors), and rows deleted: import_keys, login_failures, lead_velocity, intake_requests, blocklist_entries (entries of these very values); autologin_opens: opens of the erased leads whose address and user agent were cleared; blocklisted (with blocklist: true): the entries added */
                         counts: {
                             [key: string]: number;
                         };

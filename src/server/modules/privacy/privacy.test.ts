@@ -151,6 +151,9 @@ forEachDatabase('privacy', (engine) => {
     assert.equal(erased.email, '');
     assert.equal(erased.first_name, '[erased]');
     assert.ok(erased.erased_at);
+    const detail = (await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/leads/${a}` })).json();
+    assert.equal(detail.first_name, '[erased]');
+    assert.equal(detail.erased_at, erased.erased_at);
     const kept = await ta.db.selectFrom('leads').selectAll().where('id', '=', other).executeTakeFirstOrThrow();
     assert.equal(kept.email, 'keep.me@example.test');
     assert.equal(kept.phone, '+4915111122233');
