@@ -17,6 +17,7 @@ import { ALL_PERMISSIONS } from '../../auth/permissions.js';
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
 import { forgetShapes } from '../quality/blocklist-shapes.js';
 import { protectBlocklistKeys } from '../quality/match-secret.js';
+import { goodRow, HEADER, uploaded } from '../../../../test/import-world.js';
 
 const EMAIL = 'zebulon.erase@example.test';
 const PHONE = '+4915123987654';
@@ -77,6 +78,24 @@ forEachDatabase('privacy', (engine) => {
       response_excerpt: `phone=%2B${PHONE_DIGITS}&email=second.mailbox%40example.test`,
     });
     await insertAttempt(ta.db, { lead_id: other, partner_id: partner, attempt_no: 1, reason: 'keep.me@example.test' });
+    // Another lead's attempt quoting the contact (a partner naming the earlier registration).
+    await insertAttempt(ta.db, {
+      lead_id: other,
+      partner_id: partner,
+      attempt_no: 2,
+      outcome: 'rejected',
+      reason: `same person as ${EMAIL}`,
+    });
+    // A CSV import holding the contact: its stored row, a bad-row record, a duplicate key.
+    const imp = await uploaded(ta, `${HEADER}\nZeb,Quib,${EMAIL},${PHONE},DE,10.0.0.1,s1\n${goodRow(1)}\n`);
+    await ta.db
+      .insertInto('import_errors')
+      .values({ import_id: imp.id, row: 1, field: 'phone', column_name: 'Phone', reason: 'bad', value: PHONE })
+      .execute();
+    await ta.db
+      .insertInto('import_keys')
+      .values({ import_id: imp.id, key: `email:${EMAIL}`, row: 1 })
+      .execute();
     await ta.db
       .insertInto('events')
       .values({
@@ -137,7 +156,10 @@ forEachDatabase('privacy', (engine) => {
     assert.equal(receipt.subject, 'z***@example.test, +49*********54');
     assert.equal(receipt.note, 'request from [erased]');
     assert.equal(receipt.counts.leads, 2);
-    assert.equal(receipt.counts.lead_attempts, 2);
+    assert.equal(receipt.counts.lead_attempts, 3);
+    assert.equal(receipt.counts.import_rows, 1);
+    assert.equal(receipt.counts.import_errors, 1);
+    assert.equal(receipt.counts.import_keys, 1);
     assert.equal(receipt.counts.lead_status_history, 1);
     assert.equal(receipt.counts.events, 1);
     assert.equal(receipt.counts.blocklist_entries, 1 + 0); // the entry deleted (its note had nothing)
@@ -159,12 +181,19 @@ forEachDatabase('privacy', (engine) => {
     assert.equal(kept.phone, '+4915111122233');
     assert.equal(kept.first_name, 'Ada');
     assert.equal(kept.erased_at, null);
-    const keptAttempt = await ta.db
+    const keptAttempts = await ta.db
       .selectFrom('lead_attempts')
       .select('reason')
       .where('lead_id', '=', other)
-      .executeTakeFirstOrThrow();
-    assert.equal(keptAttempt.reason, 'keep.me@example.test');
+      .orderBy('attempt_no')
+      .execute();
+    assert.deepEqual(
+      keptAttempts.map((r) => r.reason),
+      ['keep.me@example.test', 'same person as [erased]'],
+    );
+    const chunk = await ta.db.selectFrom('import_chunks').select('data').executeTakeFirstOrThrow();
+    assert.deepEqual(JSON.parse(chunk.data)[0], ['', '', '', '', '', '', '']);
+    assert.equal(JSON.parse(chunk.data)[1][0], 'Ann1', 'the other row is kept');
 
     // The receipt is listed; the erasure is audited with the subject masked.
     const list = await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/privacy/erasures' });

@@ -15,7 +15,22 @@ const chunks = <T>(xs: T[]) =>
 
 /** The leads that carry the email or the phone (leads_email_created, leads_phone_created). */
 export async function leadsOfContact(db: DB, email: string | null, phone: string | null) {
-  const cols = ['id', 'email', 'phone', 'first_name', 'last_name', 'reason', 'autologin_url', 'sale_status'] as const;
+  const cols = [
+    'id',
+    'email',
+    'phone',
+    'first_name',
+    'last_name',
+    'reason',
+    'autologin_url',
+    'sale_status',
+    'funnel',
+    'sub_id1',
+    'sub_id2',
+    'sub_id3',
+    'sub_id4',
+    'sub_id5',
+  ] as const;
   const rows = [
     ...(email ? await db.selectFrom('leads').select(cols).where('email', '=', email).execute() : []),
     ...(phone ? await db.selectFrom('leads').select(cols).where('phone', '=', phone).execute() : []),
@@ -39,6 +54,12 @@ export async function eraseLead(db: DB, lead: ErasedLead, scrub: (t: string) => 
       reason: s(lead.reason),
       autologin_url: s(lead.autologin_url),
       sale_status: s(lead.sale_status),
+      funnel: s(lead.funnel),
+      sub_id1: s(lead.sub_id1),
+      sub_id2: s(lead.sub_id2),
+      sub_id3: s(lead.sub_id3),
+      sub_id4: s(lead.sub_id4),
+      sub_id5: s(lead.sub_id5),
       erased_at: now,
     })
     .where('id', '=', lead.id)
@@ -59,28 +80,43 @@ export interface ScrubSpec {
   byText: boolean;
 }
 
+type Row = Record<string, unknown>;
+
 /**
- * Finds the rows of a table holding a spelling (LIKE, both engines), or belonging to the erased
- * leads, scrubs their text columns and writes back those that changed; answers how many.
+ * The rows of a table whose text holds a spelling (LIKE, both engines; a scan of the table): their
+ * key columns. Run before the erasure's transaction, so that the scan (seconds on millions of rows)
+ * holds no write lock: on SQLite intake goes on meanwhile.
+ */
+export async function textHits(db: DB, spec: ScrubSpec, needles: string[]): Promise<Row[]> {
+  if (!spec.byText || !needles.length) return [];
+  return (db as unknown as AnyDB)
+    .selectFrom(spec.table)
+    .select([...spec.key])
+    .where((eb) => eb.or(spec.text.flatMap((c) => needles.map((n) => containsText(sql.ref(c), n)))))
+    .execute();
+}
+
+/**
+ * In the erasure's transaction: the rows found by textHits (read again by their key) and every
+ * row of the erased leads have their text columns scrubbed; those that changed are written back.
+ * Answers how many.
  */
 export async function scrubTable(
   db: DB,
   spec: ScrubSpec,
-  needles: string[],
+  hits: Row[],
   leadIds: string[],
   scrubFor: (leadId: string | null) => (t: string) => string,
 ): Promise<number> {
   const any = db as unknown as AnyDB;
-  const found = new Map<string, Record<string, unknown>>();
-  const keyOf = (r: Record<string, unknown>) => spec.key.map((k) => String(r[k])).join('\u0000');
+  const found = new Map<string, Row>();
+  const keyOf = (r: Row) => spec.key.map((k) => String(r[k])).join('\u0000');
   const cols = [...new Set([...spec.key, ...spec.text, ...(spec.leadColumn ? [spec.leadColumn] : [])])];
-  if (spec.byText && needles.length) {
-    const rows = await any
-      .selectFrom(spec.table)
-      .select(cols)
-      .where((eb) => eb.or(spec.text.flatMap((c) => needles.map((n) => containsText(sql.ref(c), n)))))
-      .execute();
-    for (const r of rows) found.set(keyOf(r), r);
+  for (const hit of hits) {
+    let q = any.selectFrom(spec.table).select(cols);
+    for (const k of spec.key) q = q.where(k, '=', hit[k]);
+    const r = (await q.executeTakeFirst()) as Row | undefined;
+    if (r) found.set(keyOf(r), r);
   }
   if (spec.leadColumn)
     for (const ids of chunks(leadIds)) {
@@ -108,20 +144,37 @@ export async function scrubTable(
   return changed;
 }
 
-/**
- * A CSV import's stored rows: every row holding a spelling has all its cells blanked, and the
- * bad-row records of those rows (or holding a spelling) deleted. Answers [rows, errors].
- */
-export async function scrubImports(db: DB, needles: string[], scrub: (t: string) => string) {
-  if (!needles.length) return [0, 0] as const;
-  const chunkRows = await db
+/** A CSV import's stored chunks and bad-row records holding a spelling (scans, before the transaction). */
+export async function importHits(db: DB, needles: string[]) {
+  if (!needles.length) return { chunks: [], errors: [] };
+  const chunks = await db
     .selectFrom('import_chunks')
-    .select(['import_id', 'seq', 'first_row', 'data'])
+    .select(['import_id', 'seq'])
     .where((eb) => eb.or(needles.map((n) => containsText(eb.ref('data'), n))))
     .execute();
+  const errors = await db
+    .selectFrom('import_errors')
+    .select(['import_id', 'row', 'field'])
+    .where((eb) => eb.or(needles.map((n) => containsText(eb.ref('value'), n))))
+    .execute();
+  return { chunks, errors };
+}
+
+/**
+ * In the transaction: every stored CSV row holding a spelling has all its cells blanked, and the
+ * bad-row records of those rows (or holding a spelling) are deleted. Answers [rows, errors].
+ */
+export async function scrubImports(db: DB, hits: Awaited<ReturnType<typeof importHits>>, scrub: (t: string) => string) {
   let rows = 0;
   let errors = 0;
-  for (const c of chunkRows) {
+  for (const h of hits.chunks) {
+    const c = await db
+      .selectFrom('import_chunks')
+      .select(['first_row', 'data'])
+      .where('import_id', '=', h.import_id)
+      .where('seq', '=', h.seq)
+      .executeTakeFirst();
+    if (!c) continue;
     const data = JSON.parse(c.data) as unknown[][];
     const hit: number[] = [];
     const out = data.map((cells, i) => {
@@ -134,21 +187,26 @@ export async function scrubImports(db: DB, needles: string[], scrub: (t: string)
     await db
       .updateTable('import_chunks')
       .set({ data: JSON.stringify(out) })
-      .where('import_id', '=', c.import_id)
-      .where('seq', '=', c.seq)
+      .where('import_id', '=', h.import_id)
+      .where('seq', '=', h.seq)
       .execute();
     const gone = await db
       .deleteFrom('import_errors')
-      .where('import_id', '=', c.import_id)
+      .where('import_id', '=', h.import_id)
       .where('row', 'in', hit)
       .executeTakeFirst();
     errors += Number(gone.numDeletedRows);
   }
-  const gone = await db
-    .deleteFrom('import_errors')
-    .where((eb) => eb.or(needles.map((n) => containsText(eb.ref('value'), n))))
-    .executeTakeFirst();
-  return [rows, errors + Number(gone.numDeletedRows)] as const;
+  for (const e of hits.errors) {
+    const gone = await db
+      .deleteFrom('import_errors')
+      .where('import_id', '=', e.import_id)
+      .where('row', '=', e.row)
+      .where('field', '=', e.field)
+      .executeTakeFirst();
+    errors += Number(gone.numDeletedRows);
+  }
+  return [rows, errors] as const;
 }
 
 /** Rows keyed by the contacts themselves: deleted. Answers the counts per table. */

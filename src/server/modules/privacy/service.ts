@@ -18,10 +18,12 @@ import {
   erasureRows,
   insertContactView,
   insertErasure,
+  importHits,
   leadsOfContact,
   purgeContactViews,
   scrubImports,
   scrubTable,
+  textHits,
   type ScrubSpec,
 } from './queries.js';
 import { contactNeedles, likeNeedles, textScrubber } from './scrub.js';
@@ -36,13 +38,13 @@ export const CONTACT_VIEW_RETENTION_DAYS = 400;
  * not rewritten: their hashes stay verifiable.
  */
 const ERASED_TABLES = [
-  { table: 'lead_attempts', key: ['id'], text: ['reason', 'response_excerpt'], leadColumn: 'lead_id', byText: false },
+  { table: 'lead_attempts', key: ['id'], text: ['reason', 'response_excerpt'], leadColumn: 'lead_id', byText: true },
   {
     table: 'lead_status_history',
     key: ['id'],
     text: ['sale_status', 'previous_sale_status'],
     leadColumn: 'lead_id',
-    byText: false,
+    byText: true,
   },
   { table: 'events', key: ['id'], text: ['data'], leadColumn: 'lead_id', json: ['data'], byText: true },
   { table: 'event_deliveries', key: ['id'], text: ['last_error'], leadColumn: 'lead_id', byText: true },
@@ -126,6 +128,15 @@ async function blocklistSubject(
 
 const uniq = (xs: (string | null)[]) => [...new Set(xs.filter((x): x is string => !!x))];
 
+/** The contacts asked for and the erased leads' own emails and phones. */
+const contactsOf = (
+  subject: { email: string | null; phone: string | null },
+  leads: { email: string; phone: string }[],
+) => ({
+  emails: uniq([subject.email, ...leads.map((l) => l.email.toLowerCase())]),
+  phones: uniq([subject.phone, ...leads.map((l) => l.phone)]),
+});
+
 /**
  * Erases every lead carrying the email or the phone and every trace of the contacts (and of
  * those leads' own contacts) the database keeps, in one transaction, with its receipt and audit
@@ -140,11 +151,19 @@ export async function eraseContact(db: DB, actor: Actor, body: ErasureInput) {
     .filter(Boolean)
     .join(', ');
   const secret = body.blocklist ? await blocklistSecret(db) : null;
+  // The scans of whole tables for the contacts' spellings run first, outside the transaction (a
+  // read: on SQLite intake is not held up); the transaction reads those rows again and scrubs them
+  // with every row of the erased leads. A row written meanwhile that quotes the contacts without
+  // belonging to an erased lead is the one thing this can miss (README).
+  const before = await leadsOfContact(db, subject.email, subject.phone);
+  const found = contactsOf(subject, before);
+  const needles = likeNeedles(found.emails, found.phones);
+  const hits = new Map<string, Awaited<ReturnType<typeof textHits>>>();
+  for (const spec of ERASED_TABLES) hits.set(spec.table, await textHits(db, spec, needles));
+  const imports = await importHits(db, needles);
   const receipt = await db.transaction().execute(async (tx) => {
     const leads = await leadsOfContact(tx, subject.email, subject.phone);
-    const emails = uniq([subject.email, ...leads.map((l) => l.email.toLowerCase())]);
-    const phones = uniq([subject.phone, ...leads.map((l) => l.phone)]);
-    const needles = likeNeedles(emails, phones);
+    const { emails, phones } = contactsOf(subject, leads);
     const scrub = textScrubber(contactNeedles(emails, phones));
     // In an erased lead's own records its names go too.
     const byLead = new Map(
@@ -154,8 +173,9 @@ export async function eraseContact(db: DB, actor: Actor, body: ErasureInput) {
     const leadIds = leads.map((l) => l.id);
     const counts: Record<string, number> = { leads: leads.length };
     for (const l of leads) await eraseLead(tx, l, scrubFor(l.id), now);
-    for (const spec of ERASED_TABLES) counts[spec.table] = await scrubTable(tx, spec, needles, leadIds, scrubFor);
-    const [rows, errors] = await scrubImports(tx, needles, scrub);
+    for (const spec of ERASED_TABLES)
+      counts[spec.table] = await scrubTable(tx, spec, hits.get(spec.table)!, leadIds, scrubFor);
+    const [rows, errors] = await scrubImports(tx, imports, scrub);
     counts.import_rows = rows;
     counts.import_errors = errors;
     Object.assign(counts, await deleteKeyedRows(tx, emails, phones, leadIds));
