@@ -38,7 +38,8 @@ export const ErasureBody = Type.Object(
 const Counts = Type.Record(Type.String(), Type.Integer({ format: 'int32' }), {
   description:
     'Rows changed per table (leads, lead_attempts, lead_status_history, events, event_deliveries, event_delivery_tries, ' +
-    'audit_log, imports, injection_jobs, injection_rules, blocklist_entries, provider_log_pending), CSV import rows ' +
+    'audit_log, imports, injection_jobs, injection_items, injection_rules, blocklist_entries, partner_status_pulls, ' +
+    'provider_log_pending), CSV import rows ' +
     'blanked (import_rows) and bad-row records deleted (import_errors), and rows deleted: import_keys, login_failures, ' +
     'lead_velocity, intake_requests, blocklist_entries (entries of these very values); autologin_opens: opens of the ' +
     'erased leads whose address and user agent were cleared; blocklisted (with blocklist: true): the entries added',

@@ -52,8 +52,10 @@ const ERASED_TABLES = [
   { table: 'audit_log', key: ['id'], text: ['details', 'actor_email'], json: ['details'], byText: true },
   { table: 'imports', key: ['id'], text: ['dry_run', 'error'], byText: true },
   { table: 'injection_jobs', key: ['id'], text: ['selection'], json: ['selection'], byText: true },
+  { table: 'injection_items', key: ['job_id', 'lead_id'], text: ['reason'], leadColumn: 'lead_id', byText: true },
   { table: 'injection_rules', key: ['id'], text: ['filter'], json: ['filter'], byText: true },
   { table: 'blocklist_entries', key: ['id'], text: ['note'], byText: true },
+  { table: 'partner_status_pulls', key: ['partner_id'], text: ['last_error'], byText: true },
   { table: 'provider_log_pending', key: ['id'], text: ['data'], json: ['data'], byText: true },
 ] as const satisfies readonly ScrubSpec[];
 
