@@ -75,7 +75,7 @@ forEachDatabase('privacy', (engine) => {
       lead_id: b,
       partner_id: partner,
       attempt_no: 1,
-      response_excerpt: `phone=%2B${PHONE_DIGITS}&email=second.mailbox%40example.test`,
+      response_excerpt: `phone=%2B${PHONE_DIGITS}&email=second.mailbox%40example.test&tel=+49 151 2398 7654&e="zebulon.erase\\u0040example.test"`,
     });
     await insertAttempt(ta.db, { lead_id: other, partner_id: partner, attempt_no: 1, reason: 'keep.me@example.test' });
     // Another lead's attempt quoting the contact (a partner naming the earlier registration).
@@ -191,6 +191,13 @@ forEachDatabase('privacy', (engine) => {
       keptAttempts.map((r) => r.reason),
       ['keep.me@example.test', 'same person as [erased]'],
     );
+    // Spellings no byte search looks for (grouped digits, an escaped @) are masked.
+    const excerpt = await ta.db
+      .selectFrom('lead_attempts')
+      .select('response_excerpt')
+      .where('lead_id', '=', b)
+      .executeTakeFirstOrThrow();
+    assert.doesNotMatch(excerpt.response_excerpt!, /zebulon|2398|second\.mailbox/, excerpt.response_excerpt!);
     const chunk = await ta.db.selectFrom('import_chunks').select('data').executeTakeFirstOrThrow();
     assert.deepEqual(JSON.parse(chunk.data)[0], ['', '', '', '', '', '', '']);
     assert.equal(JSON.parse(chunk.data)[1][0], 'Ann1', 'the other row is kept');

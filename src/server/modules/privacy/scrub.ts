@@ -59,5 +59,6 @@ export function scrubJson(text: string, scrub: (t: string) => string, leadFields
     return v;
   };
   const out = JSON.stringify(walk(value));
-  return out === JSON.stringify(value) ? text : out;
+  // An object's keys are not walked: the text pass catches a contact there ("[erased]" keeps JSON valid).
+  return scrub(out === JSON.stringify(value) ? text : out);
 }

@@ -4,7 +4,7 @@
 import { walTruncate, type DB } from '../../db/database.js';
 import { newId, nowIso } from '../../db/ids.js';
 import { invalid, type FieldError } from '../../http/errors.js';
-import { maskDeep, maskEmail, maskFreeText, maskPhone } from '../../privacy/mask.js';
+import { contactMasker, maskDeep, maskEmail, maskFreeText, maskPhone, type Masker } from '../../privacy/mask.js';
 import { principalOf } from '../../types.js';
 import { audit, type Actor } from '../audit/service.js';
 import { insertEntries } from '../quality/blocklist-queries.js';
@@ -130,6 +130,15 @@ async function blocklistSubject(
 
 const uniq = (xs: (string | null)[]) => [...new Set(xs.filter((x): x is string => !!x))];
 
+/** One masker (privacy/mask.ts) per pair of contacts: the subject's and each erased lead's. */
+const maskersOf = (pairs: { email: string | null; phone: string | null }[]): Masker[] =>
+  pairs.map((p) => contactMasker({ email: p.email ?? '', phone: p.phone ?? '' }));
+
+const withMask =
+  (scrub: (t: string) => string, maskers: Masker[]) =>
+  (text: string): string =>
+    maskers.reduce((t, m) => m(t), scrub(text));
+
 /** The contacts asked for and the erased leads' own emails and phones. */
 const contactsOf = (
   subject: { email: string | null; phone: string | null },
@@ -166,10 +175,16 @@ export async function eraseContact(db: DB, actor: Actor, body: ErasureInput) {
   const receipt = await db.transaction().execute(async (tx) => {
     const leads = await leadsOfContact(tx, subject.email, subject.phone);
     const { emails, phones } = contactsOf(subject, leads);
-    const scrub = textScrubber(contactNeedles(emails, phones));
+    // Then any other spelling (escaped, grouped digits "+49 151 …") is masked like for a reader
+    // without leads:contacts: what is left says nothing that reaches the person.
+    const mask = maskersOf([subject, ...leads]);
+    const scrub = withMask(textScrubber(contactNeedles(emails, phones)), mask);
     // In an erased lead's own records its names go too.
     const byLead = new Map(
-      leads.map((l) => [l.id, textScrubber([...contactNeedles(emails, phones), l.first_name, l.last_name])]),
+      leads.map((l) => [
+        l.id,
+        withMask(textScrubber([...contactNeedles(emails, phones), l.first_name, l.last_name]), mask),
+      ]),
     );
     const scrubFor = (leadId: string | null) => (leadId && byLead.get(leadId)) || scrub;
     const leadIds = leads.map((l) => l.id);
