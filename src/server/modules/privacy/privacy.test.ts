@@ -17,6 +17,7 @@ import { ALL_PERMISSIONS } from '../../auth/permissions.js';
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
 import { forgetShapes } from '../quality/blocklist-shapes.js';
 import { protectBlocklistKeys } from '../quality/match-secret.js';
+import { purgeOldContactViews } from './service.js';
 import { goodRow, HEADER, uploaded } from '../../../../test/import-world.js';
 
 const EMAIL = 'zebulon.erase@example.test';
@@ -299,6 +300,15 @@ forEachDatabase('privacy', (engine) => {
       403,
       'session_required',
     );
+    // Kept 400 days: older rows go with the hourly purge.
+    const old = new Date(Date.now() - 401 * 86_400_000).toISOString();
+    await ta.db.updateTable('contact_views').set({ at: old }).where('kind', '=', 'export').execute();
+    assert.equal(await purgeOldContactViews(ta.db), 1);
+    const left = await call(ta.app, ta.ownerToken, {
+      method: 'GET',
+      url: `/api/privacy/contact-views?operator_id=${reader.id}`,
+    });
+    assert.equal(left.json().data.length, 2);
     const badCursor = await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/privacy/contact-views?cursor=zz' });
     expectProblem(badCursor, 400, 'validation_failed');
   });
