@@ -28,6 +28,7 @@ export const SCREENS = [
   '/settings/security',
   '/settings/hosting',
   '/settings/licence',
+  '/settings/privacy',
   '/audit',
   '/profile',
 ];
