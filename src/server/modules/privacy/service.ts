@@ -33,9 +33,9 @@ export const CONTACT_VIEW_RETENTION_DAYS = 400;
 
 /**
  * The tables whose text an erasure scrubs: found by any spelling of the contacts (LIKE) and, for
- * those with a lead column, every row of an erased lead. The providers' hash-chained logs
- * (provider_log, provider_log_pending) hold no contacts by design (intake's receivedFact) and are
- * not rewritten: their hashes stay verifiable.
+ * those with a lead column, every row of an erased lead. The providers' hash-chained log
+ * (provider_log) holds no contacts by design (intake's receivedFact) and is never rewritten: its
+ * hashes stay verifiable; a fact still pending (not chained yet) is scrubbed like any text.
  */
 const ERASED_TABLES = [
   { table: 'lead_attempts', key: ['id'], text: ['reason', 'response_excerpt'], leadColumn: 'lead_id', byText: true },
