@@ -5,6 +5,7 @@
 // velocity counts) is in the intake benchmark: npm run bench:intake -- --quality full.
 //
 //   npx tsx bench/quality-checks.ts [--leads 20000]
+import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadShippedRanges, shippedCountryOf } from '../src/server/geo/ip-country.js';
@@ -43,3 +44,8 @@ time('flags without the database (IPv4 lead)', (i) => leadFlags(lead(i, false), 
 time('flags without the database (IPv6 lead)', (i) => leadFlags(lead(i, true), shippedCountryOf));
 time('blocklist keys + JSON (IPv4 lead)', (i) => JSON.stringify(leadKeys(lead(i, false))));
 time('blocklist keys + JSON (IPv6 lead)', (i) => JSON.stringify(leadKeys(lead(i, true))));
+// As intake builds them: the email and phone keys as HMAC digests (quality/match-secret.ts).
+const secret = randomBytes(32);
+time('blocklist keys + JSON, email and phone hashed (IPv4 lead)', (i) =>
+  JSON.stringify(leadKeys(lead(i, false), undefined, secret)),
+);

@@ -206,16 +206,18 @@ forEachDatabase('every route with exactly its declared permission', (engine) => 
 });
 
 forEachDatabase('admin-only routes', (engine) => {
-  test('declared on exactly the backups and the licence; refused to an operator holding every permission, open to the admin', async (t) => {
+  test('declared on exactly the backups, the licence and privacy (erasures, contact views); refused to an operator holding every permission, open to the admin', async (t) => {
     const ta = await buildTestApp(t, engine);
     const routes = ta.app.routeTable.filter((r) => !r.hidden && r.access.adminOnly);
     const declared = routes.map((r) => `${r.method} ${r.url}`).sort();
     const expected = ta.app.routeTable
-      .filter((r) => !r.hidden && (r.url.startsWith('/api/hosting/backups') || r.url.startsWith('/api/licence')))
+      .filter(
+        (r) => !r.hidden && ['/api/hosting/backups', '/api/licence', '/api/privacy/'].some((p) => r.url.startsWith(p)),
+      )
       .map((r) => `${r.method} ${r.url}`)
       .sort();
-    assert.ok(expected.length >= 6, expected.join(', '));
-    assert.deepEqual(declared, expected, 'every backup and licence route, and nothing else, is admins-only');
+    assert.ok(expected.length >= 9, expected.join(', '));
+    assert.deepEqual(declared, expected, 'every backup, licence and privacy route, and nothing else, is admins-only');
     assert.ok(
       routes.every((r) => r.access.sessionOnly),
       'admins-only routes are for sessions only',

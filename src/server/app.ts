@@ -72,6 +72,9 @@ import analyticsRoutes from './modules/analytics/routes.js';
 import intakeRoutes from './modules/intake/routes.js';
 import postbackRoutes from './modules/postbacks/routes.js';
 import licenceRoutes from './modules/licence/routes.js';
+import privacyRoutes from './modules/privacy/routes.js';
+import { purgeOldContactViews } from './modules/privacy/service.js';
+import { protectBlocklistKeys } from './modules/quality/match-secret.js';
 import notificationRoutes from './modules/notifications/routes.js';
 import routingRoutes from './modules/routing/routes.js';
 import webhookRoutes from './modules/webhooks/routes.js';
@@ -124,6 +127,8 @@ class RequestLog extends LogController {
 export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}): Promise<App> {
   // The keys that seal stored secrets, before anything reads one (SecretKeyError: start-up refused).
   await openSecrets(config, db);
+  // Blocklist email and phone keys stored in clear by an earlier release become HMAC digests.
+  await protectBlocklistKeys(db);
   // Request logging is one line per request ("request completed", with method, URL, status and
   // time; "incoming request" only at debug), written to stdout asynchronously: Fastify's two
   // lines per request, written synchronously, cost lead intake a fifth of its throughput.
@@ -216,6 +221,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(autologinRoutes);
   await app.register(postbackRoutes);
   await app.register(licenceRoutes);
+  await app.register(privacyRoutes);
   await app.register(hostingRoutes);
   await app.register(webhookRoutes);
   await app.register(providerPostbackRoutes);
@@ -266,10 +272,12 @@ function installBackgroundWork(app: App, { dispatcher, agent }: ReturnType<typeo
       createImportInjection(tx, { id: imp.id, createdBy: imp.created_by, route: JSON.parse(imp.route!) }),
   });
   jobs.add(importsJob(imports, config.importIntervalMs));
-  // Intake's short-lived keys: Idempotency-Keys past 24 hours, velocity keys past the longest window.
+  // Intake's short-lived keys: Idempotency-Keys past 24 hours, velocity keys past the longest window;
+  // with them (hourly, one process) the contact-view log past its retention (modules/privacy).
   const purgeIntakeKeys = async (d: DB, olderThan: string) => {
     await purgeIdempotencyKeys(d, olderThan);
     await purgeVelocityKeys(d, new Date(Date.now() - MAX_WINDOW_MINUTES * 60_000).toISOString());
+    await purgeOldContactViews(d);
   };
   jobs.add(idempotencyPurgeJob(db, purgeIntakeKeys, IDEMPOTENCY_TTL_MS, config.idempotencyPurgeIntervalMs));
   const checkpointer = checkpointerOf(db);

@@ -36,6 +36,7 @@ const Security = lazy(() => import('./screens/security/Security'));
 const AuditLog = lazy(() => import('./screens/audit/AuditLog'));
 const Profile = lazy(() => import('./screens/profile/Profile'));
 const Licence = lazy(() => import('./screens/licence/Licence'));
+const Privacy = lazy(() => import('./screens/privacy/Privacy'));
 const Hosting = lazy(() => import('./screens/hosting/Hosting'));
 const WebhookList = lazy(() => import('./screens/webhooks/WebhookList'));
 const WebhookEditor = lazy(() => import('./screens/webhooks/WebhookEditor'));
@@ -150,6 +151,7 @@ export function App() {
           <Route path="/settings/roles/:id" element={<RoleEditor />} />
           <Route path="/settings/security" element={<Security />} />
           <Route path="/settings/licence" element={<Licence />} />
+          <Route path="/settings/privacy" element={<Privacy />} />
           <Route path="/settings/hosting" element={<Hosting />} />
           <Route path="/settings/webhooks" element={<WebhookList />} />
           <Route path="/settings/webhooks/:id" element={<WebhookEditor />} />

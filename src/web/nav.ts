@@ -47,6 +47,7 @@ export const SECTIONS: { title: string | null; links: NavItem[] }[] = [
       { to: '/settings/webhooks', label: 'Webhooks', permission: 'webhooks:view' },
       { to: '/audit', label: 'Audit log', permission: 'audit:view' },
       { to: '/settings/licence', label: 'Licence', adminOnly: true },
+      { to: '/settings/privacy', label: 'Privacy', adminOnly: true },
       { to: '/profile', label: 'Profile' },
     ],
   },

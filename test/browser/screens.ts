@@ -29,6 +29,7 @@ export const SCREENS = [
   '/settings/security',
   '/settings/hosting',
   '/settings/licence',
+  '/settings/privacy',
   '/audit',
   '/profile',
 ];

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
+import { Kysely, sql, PostgresAdapter, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { observerSet, registerObservers } from './query-observers.js';
 import type { Database } from './tables.js';
@@ -25,6 +25,17 @@ export interface OpenOptions {
 const checkpointers = new WeakMap<DB, Checkpointer>();
 export const checkpointerOf = (db: DB): Checkpointer | undefined => checkpointers.get(db);
 
+/**
+ * SQLite: copies the whole WAL into the database file and truncates it to zero bytes (after an
+ * erasure: the old pages' frames hold what was erased). false when a reader still needed the log
+ * (it is then checkpointed later by the checkpointer); null on PostgreSQL.
+ */
+export async function walTruncate(db: DB): Promise<boolean | null> {
+  if (isPostgres(db)) return null;
+  const { rows } = await sql<{ busy: number }>`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+  return rows[0]?.busy === 0;
+}
+
 export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): DB {
   const { onQuery } = opts;
   // Every statement's outcome also feeds databaseStatus() (unavailable.ts): a write that failed
@@ -43,6 +54,9 @@ export function openDatabase(config: DatabaseConfig, opts: OpenOptions = {}): DB
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
+    // Deleted and overwritten content is zeroed, not left in free space and free pages, so an
+    // erasure (modules/privacy) leaves no bytes of it once the WAL is checkpointed (walTruncate).
+    sqlite.pragma('secure_delete = ON');
     let checkpointer: Checkpointer | null = null;
     if (opts.backgroundCheckpoints) {
       sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);

@@ -35,6 +35,7 @@ import * as leadFlags from './migrations/20261204T110000Z_lead_flags.js';
 import * as velocity from './migrations/20261204T120000Z_velocity.js';
 import * as blocklistShapes from './migrations/20261204T140000Z_blocklist_shapes.js';
 import * as reviewQueue from './migrations/20261205T000000Z_review_queue.js';
+import * as privacy from './migrations/20261205T100000Z_privacy.js';
 import * as partnerQuality from './migrations/20261204T130000Z_partner_quality.js';
 import * as flaggedRollups from './migrations/20261205T200000Z_flagged_rollups.js';
 
@@ -81,6 +82,7 @@ const migrations: [string, Migration][] = [
   ['20261204T130000Z_partner_quality', partnerQuality],
   ['20261204T140000Z_blocklist_shapes', blocklistShapes],
   ['20261205T000000Z_review_queue', reviewQueue],
+  ['20261205T100000Z_privacy', privacy],
   ['20261205T200000Z_flagged_rollups', flaggedRollups],
 ];
 

@@ -315,6 +315,8 @@ export interface LeadsTable {
   flags: Generated<number>;
   /** 0–100 from the flags and the weights when it arrived; null: stored before scoring existed. */
   quality_score: number | null;
+  /** When its contacts were erased (modules/privacy): names, email, phone and IP replaced; null: never. */
+  erased_at: Generated<string | null>;
 }
 
 /** A lead's own fields, as a traffic provider sends them (normalized) and a partner receives them. */
@@ -666,6 +668,31 @@ export interface AutologinOpensTable {
   redirected: number;
 }
 
+/** The receipt of an erasure by email or phone (modules/privacy): the subject only masked. */
+export interface PrivacyErasuresTable {
+  id: string;
+  created_at: string;
+  created_by: string | null;
+  created_by_email: string | null;
+  subject: string; // masked: "j***@example.com", "+49*********67"
+  note: string | null;
+  counts: string; // JSON {kind: number}
+  lead_ids: string; // JSON array
+}
+
+/** One read of contacts unmasked (modules/privacy): a lead's detail, or an export with contacts. */
+export interface ContactViewsTable {
+  id: string;
+  at: string;
+  operator_id: string;
+  operator_email: string;
+  via: 'session' | 'api_key';
+  ip: string | null;
+  kind: 'lead' | 'export';
+  lead_id: string | null;
+  export_filter: string | null; // JSON, contacts masked
+}
+
 export interface Database {
   roles: RolesTable;
   operators: OperatorsTable;
@@ -715,6 +742,8 @@ export interface Database {
   provider_log_pending: ProviderLogPendingTable;
   provider_log: ProviderLogTable;
   provider_log_checkpoints: ProviderLogCheckpointsTable;
+  privacy_erasures: PrivacyErasuresTable;
+  contact_views: ContactViewsTable;
 }
 
 export type Role = Selectable<RolesTable>;

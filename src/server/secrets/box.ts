@@ -17,7 +17,13 @@ const PREFIX = 'lgsec1:';
 export const KEY_BYTES = 32;
 
 export type Purpose =
-  'partner-header' | 'status-pull-header' | 'webhook-secret' | 'provider-log-key' | 'autologin-link-key' | 'totp-seed';
+  | 'partner-header'
+  | 'status-pull-header'
+  | 'webhook-secret'
+  | 'provider-log-key'
+  | 'autologin-link-key'
+  | 'blocklist-match-key'
+  | 'totp-seed';
 
 export interface SecretKey {
   id: string;

@@ -141,7 +141,7 @@ forEachDatabase('secrets at rest', (engine) => {
     ])
       assert.ok(!all.includes(clear), `${clear} is stored in clear`);
     const settings = await ta.db.selectFrom('settings').select(['key', 'value']).execute();
-    for (const key of ['provider_log_signing_key', 'autologin_link_key'])
+    for (const key of ['provider_log_signing_key', 'autologin_link_key', 'blocklist_match_key'])
       assert.match(settings.find((s) => s.key === key)!.value, /lgsec1:/, `${key} sealed`);
   });
 

@@ -68,6 +68,7 @@ export async function rewriteSecrets(db: Kysely<Database>, rewrite: Rewrite): Pr
       (v, s) => ({ ...(v as object), private_pem: s }),
     ],
     ['autologin_link_key', 'autologin-link-key', (v) => v as string, (_v, s) => s],
+    ['blocklist_match_key', 'blocklist-match-key', (v) => v as string, (_v, s) => s],
   ];
   for (const [key, purpose, get, put] of settings) {
     const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();

@@ -1082,7 +1082,7 @@ export interface paths {
         };
         /**
          * One lead in full, with its delivery attempts and status history
-         * @description The lead, `attempts` (every delivery attempt in order: partner, time, duration, HTTP status, outcome, reason, the start of the partner's answer) and `status_history` (every sale-status change and the FTD, with its source: postback, pull or operator). Email and phone are masked (e.g. "j***@example.com", "+49******67") unless the caller holds `leads:contacts` (for an API key: among its effective permissions); so is any spelling of them (other case, URL-encoded, JSON-escaped, digits only, grouped) in every other text of the lead: reason, sale status, autologin URL, sub ids, and the reason and response excerpt of each attempt, which quote the partner's answer.
+         * @description The lead, `attempts` (every delivery attempt in order: partner, time, duration, HTTP status, outcome, reason, the start of the partner's answer) and `status_history` (every sale-status change and the FTD, with its source: postback, pull or operator). Email and phone are masked (e.g. "j***@example.com", "+49******67") unless the caller holds `leads:contacts` (for an API key: among its effective permissions); so is any spelling of them (other case, URL-encoded, JSON-escaped, digits only, grouped) in every other text of the lead: reason, sale status, autologin URL, sub ids, and the reason and response excerpt of each attempt, which quote the partner's answer. A read with contacts unmasked is recorded in the contact-view log (GET /api/privacy/contact-views).
          *
          *     Access: needs the `leads:view` permission (key scope and role).
          */
@@ -2239,6 +2239,54 @@ export interface paths {
          *     Access: the partner's postback token in the path (the postback URL is the credential). Not subject to the account IP allow-list.
          */
         post: operations["postbackPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/privacy/contact-views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who read contacts unmasked, newest first
+         * @description One row per read with `leads:contacts` of a lead's detail (GET /api/leads/{id}, or a redelivery's answer) and per export with contacts (GET /api/leads/export, its filters masked): the operator, session or API key, the address. Kept 400 days.
+         *
+         *     Dashboard sessions only: API keys get 403 `session_required`. Admins only (the built-in admin role): any other operator gets 403 `forbidden`, whatever permissions their role holds.
+         */
+        get: operations["listContactViews"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/privacy/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Erasure receipts, newest first
+         * @description Dashboard sessions only: API keys get 403 `session_required`. Admins only (the built-in admin role): any other operator gets 403 `forbidden`, whatever permissions their role holds.
+         */
+        get: operations["listErasures"];
+        put?: never;
+        /**
+         * Erase every lead and trace of an email or a phone
+         * @description Every lead carrying the email or the phone (email normalized as the blocklists do; phone in E.164) keeps its row (statuses, dates, money) with its names, email, phone and IP replaced ("[erased]" as first name, the rest empty) and `erased_at` set. Every spelling of the contacts (and of those leads' own email and phone) is replaced by "[erased]" in the leads' attempts (reason, partner's answer), status history, the events outbox and its delivery records, the audit log (e.g. an export searched by that email), CSV imports (the whole row blanked; its bad-row records deleted), re-injection jobs and rules, blocklist notes; rows keyed by the contacts are deleted (blocklist entries of these values, login failures, velocity and duplicate keys, idempotency records). All in one transaction, with the receipt and the audit record (the subject masked). On SQLite deleted content is zeroed (secure_delete) and the write-ahead log is checkpointed and truncated afterwards. With `blocklist: true` each contact asked for is also listed globally without being stored: the entry reads "erased subject" and keeps only the HMAC digest intake compares. Cannot be undone.
+         *
+         *     Dashboard sessions only: API keys get 403 `session_required`. Admins only (the built-in admin role): any other operator gets 403 `forbidden`, whatever permissions their role holds.
+         */
+        post: operations["eraseContact"];
         delete?: never;
         options?: never;
         head?: never;
@@ -12821,6 +12869,8 @@ export interface operations {
                         delivered_at: string | null;
                         /** @description Masked (e.g. "j***@example.com") unless the caller holds `leads:contacts` */
                         email: string;
+                        /** @description When its contacts were erased (eraseContact): names, email, phone and IP replaced ("[erased]" as first name, the rest empty); null: never */
+                        erased_at: string | null;
                         first_name: string;
                         /** @description The fraud flags intake raised (GET /api/quality/settings names them all); empty: none */
                         flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
@@ -13207,6 +13257,8 @@ export interface operations {
                         delivered_at: string | null;
                         /** @description Masked (e.g. "j***@example.com") unless the caller holds `leads:contacts` */
                         email: string;
+                        /** @description When its contacts were erased (eraseContact): names, email, phone and IP replaced ("[erased]" as first name, the rest empty); null: never */
+                        erased_at: string | null;
                         first_name: string;
                         /** @description The fraud flags intake raised (GET /api/quality/settings names them all); empty: none */
                         flags: ("phone_country" | "phone_type" | "disposable_email" | "ip_country" | "velocity_ip" | "velocity_phone" | "velocity_email_domain")[];
@@ -21878,6 +21930,352 @@ export interface operations {
                 };
             };
             /** @description unsupported_media_type: send application/json or application/x-www-form-urlencoded */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listContactViews: {
+        parameters: {
+            query?: {
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+                /** @description Only views of this lead */
+                lead_id?: string;
+                /** @description Page size (1–500, default 50) */
+                limit?: number;
+                /** @description Only views by this operator */
+                operator_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            at: string;
+                            /** @description An export's query parameters, anything shaped like an email or a phone masked */
+                            export_filter: {
+                                [key: string]: unknown;
+                            } | null;
+                            id: string;
+                            ip: string | null;
+                            /** @description lead: GET /api/leads/{id} (or a redelivery's answer); export: GET /api/leads/export */
+                            kind: "lead" | "export";
+                            lead_id: string | null;
+                            operator_email: string;
+                            operator_id: string;
+                            via: "session" | "api_key";
+                        }[];
+                        /** @description Pass as cursor= for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listErasures: {
+        parameters: {
+            query?: {
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+                /** @description Page size (1–500, default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Rows changed per table (leads, lead_attempts, lead_status_history, events, event_deliveries, event_delivery_tries, audit_log, imports, injection_jobs, injection_items, injection_rules, blocklist_entries, partner_status_pulls, provider_log_pending), CSV import rows blanked (import_rows) and bad-row records deleted (import_errors), and rows deleted: import_keys, login_failures, lead_velocity, intake_requests, blocklist_entries (entries of these very values); autologin_opens: opens of the erased leads whose address and user agent were cleared; blocklisted (with blocklist: true): the entries added */
+                            counts: {
+                                [key: string]: number;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description The operator who erased */
+                            created_by: string | null;
+                            created_by_email: string | null;
+                            id: string;
+                            /** @description The leads erased */
+                            lead_ids: string[];
+                            note: string | null;
+                            /** @description The contacts asked for, masked ("j***@example.com, +49*********67") */
+                            subject: string;
+                        }[];
+                        /** @description Pass as cursor= for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    eraseContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Also list the contacts globally on the blocklist without storing them: an entry per contact whose value reads "erased subject" and whose key is the HMAC digest intake and CSV imports compare (a lead with that email or phone is then rejected)
+                     * @default false
+                     */
+                    blocklist?: boolean;
+                    /** @description The contact to erase: normalized as the blocklists do (NFKC, trimmed, lower case) */
+                    email?: string;
+                    /** @description Why (a request reference); kept on the receipt, with any spelling of the contacts erased */
+                    note?: string;
+                    /** @description The contact to erase, in international format (+ and the country code): compared in E.164 */
+                    phone?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Rows changed per table (leads, lead_attempts, lead_status_history, events, event_deliveries, event_delivery_tries, audit_log, imports, injection_jobs, injection_items, injection_rules, blocklist_entries, partner_status_pulls, provider_log_pending), CSV import rows blanked (import_rows) and bad-row records deleted (import_errors), and rows deleted: import_keys, login_failures, lead_velocity, intake_requests, blocklist_entries (entries of these very values); autologin_opens: opens of the erased leads whose address and user agent were cleared; blocklisted (with blocklist: true): the entries added */
+                        counts: {
+                            [key: string]: number;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description The operator who erased */
+                        created_by: string | null;
+                        created_by_email: string | null;
+                        id: string;
+                        /** @description The leads erased */
+                        lead_ids: string[];
+                        note: string | null;
+                        /** @description The contacts asked for, masked ("j***@example.com, +49*********67") */
+                        subject: string;
+                        /** @description SQLite: whether the write-ahead log was checkpointed into the database file and truncated at once (false: a reader still held it; it is checkpointed later). null on PostgreSQL, whose old row versions go at the table's next VACUUM */
+                        wal_truncated: boolean | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
             415: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

@@ -99,6 +99,7 @@ export const AUDIT_ACTIONS = [
   'blocklist.removed',
   'blocklist.imported',
   'quality.settings_updated',
+  'privacy.erased',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

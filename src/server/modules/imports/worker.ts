@@ -9,6 +9,7 @@ import { activePolicy, checkedFields, windowStart } from '../intake/duplicates.j
 import { blockedReason, receivedFact } from '../intake/service.js';
 import { entriesWithKeys, type BlockingEntry } from '../quality/blocklist-queries.js';
 import { leadKeys } from '../quality/match-keys.js';
+import { blocklistSecret } from '../quality/match-secret.js';
 import { blocklistShapes } from '../quality/blocklist-shapes.js';
 import { leadFlags, qualityScore, type Weights } from '../quality/flags.js';
 import { QUALITY_SETTING, settingsOf } from '../quality/settings-service.js';
@@ -228,7 +229,8 @@ export class ImportWorker {
     if (!good.length) return [];
     const shapes = await blocklistShapes(this.deps.db);
     if (!shapes.size) return [];
-    const keyed = good.map((g) => ({ ...g, keys: leadKeys(g.lead, shapes) }));
+    const secret = await blocklistSecret(this.deps.db);
+    const keyed = good.map((g) => ({ ...g, keys: leadKeys(g.lead, shapes, secret) }));
     const all = JSON.stringify([...new Set(keyed.flatMap((g) => g.keys))]);
     const found = await entriesWithKeys(this.deps.db, all, imp.traffic_provider_id!, now.toISOString());
     if (!found.length) return [];

@@ -30,6 +30,7 @@ import { requestHash, type IntakeInput, type NormalizedLead } from './validate.j
 import type { StoredDuplicatePolicy } from '../traffic-providers/schemas.js';
 import { blockingEntry, type BlockingEntry } from '../quality/blocklist-queries.js';
 import { leadKeys } from '../quality/match-keys.js';
+import { blocklistSecret } from '../quality/match-secret.js';
 import { blocklistShapes } from '../quality/blocklist-shapes.js';
 import { leadFlags, qualityScore } from '../quality/flags.js';
 import { activeLimits, countUpTo, velocityFlags, velocityKey, type VelocityKind } from '../quality/velocity.js';
@@ -230,14 +231,13 @@ function intakeRead(
   now: Date,
   velocity: Velocity,
   windowMs: number,
-  shapes: ReadonlySet<string>,
+  blockKeys: string,
 ) {
   const since = new Date(now.getTime() - windowMs).toISOString();
   const args = [
     provider,
     key ?? '',
-    // Only keys of shapes the lists hold: none while they are empty (blocklist-shapes.ts).
-    shapes.size ? JSON.stringify(leadKeys(lead, shapes)) : '[]',
+    blockKeys,
     now.toISOString(),
     ...(campaignId !== null ? [campaignId] : []),
     ...(policy ? [...checkedFields(policy).map((f) => lead[f]), windowStart(policy, now)] : []),
@@ -273,12 +273,15 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
   const { limits, windowMs } = activeLimits(provider.velocity_policy);
   const velocity: Velocity = limits.map((l) => ({ ...l, key: velocityKey(l.kind, lead) }));
   const shapes = await blocklistShapes(db);
+  // Only keys of shapes the lists hold: none while they are empty (blocklist-shapes.ts); email and
+  // phone keys as stored, HMAC digests (quality/match-secret.ts).
+  const blockKeys = shapes.size ? JSON.stringify(leadKeys(lead, shapes, await blocklistSecret(db))) : '[]';
   const names = [...lockNames(policy, lead, provider.id, key), ...velocity.map((v) => `vel:${provider.id}:${v.key}`)];
   return serialized(db, names.sort(), async (tx): Promise<Stored> => {
     // After the wait: a lead stored while this one waited is the earlier one.
     const now = new Date();
     const at = now.toISOString();
-    const [read] = await intakeRead(provider.id, key, campaignId, policy, lead, now, velocity, windowMs, shapes)(tx);
+    const [read] = await intakeRead(provider.id, key, campaignId, policy, lead, now, velocity, windowMs, blockKeys)(tx);
     const row0 = read as Record<string, unknown>;
     const flags =
       staticFlags |

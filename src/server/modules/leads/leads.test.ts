@@ -132,7 +132,8 @@ forEachDatabase('Leads search and detail', (engine) => {
     // The detail is the same record plus its attempts and its status history.
     const detail = await get(ta, `/api/leads/${fullId}`);
     assert.equal(detail.statusCode, 200);
-    const { attempts, status_history, verdicts, autologin_opens, import_id, ...rest } = detail.json();
+    const { attempts, status_history, verdicts, autologin_opens, import_id, erased_at, ...rest } = detail.json();
+    assert.equal(erased_at, null);
     assert.deepEqual(rest, data[0]);
     assert.equal(import_id, null, 'not imported (modules/imports)');
     assert.equal(autologin_opens, null, 'no tracked link');

@@ -200,6 +200,7 @@ export async function leadDetail(db: DB, id: string, contacts: boolean, scope: D
   return {
     ...toLead(row, contacts, mask),
     import_id: row.import_id,
+    erased_at: row.erased_at ?? null,
     verdicts: await verdictsOf(db, row.verdicts, scope),
     autologin_opens: await leadOpens(db, row.id, row.country, contacts),
     // A sale status is the partner's text: it may quote the contacts too.

@@ -1,14 +1,14 @@
 import { Type } from 'typebox';
-import { HttpProblem, notFound } from '../../http/errors.js';
+import { HttpProblem } from '../../http/errors.js';
 import { IdParams } from '../../http/common-schemas.js';
 import { problems } from '../../http/openapi.js';
 import { decodeCursor, pageOf } from '../../http/pagination.js';
 import { principalOf, type App } from '../../types.js';
 import { actorOf } from '../audit/service.js';
-import { recordExport } from './service.js';
+import { recordExport, viewLead } from './service.js';
 import { exportFileName } from './export.js';
 import { Exporter, exporters } from './exporter.js';
-import { leadDetail, toLead } from './queries.js';
+import { toLead } from './queries.js';
 import { countLeads, findLeads, saleStatusesInUse, sortKeyOf } from './search-queries.js';
 import { registerRedeliver } from './redeliver-routes.js';
 import { CountQuery, ExportQuery, LeadCount, LeadDetail, LeadPage, SearchQuery, TOTAL_CAP } from './schemas.js';
@@ -202,15 +202,12 @@ export default async function leadsRoutes(app: App) {
         operationId: 'getLead',
         tags: ['Leads'],
         summary: 'One lead in full, with its delivery attempts and status history',
-        description: `The lead, \`attempts\` (every delivery attempt in order: partner, time, duration, HTTP status, outcome, reason, the start of the partner's answer) and \`status_history\` (every sale-status change and the FTD, with its source: postback, pull or operator). ${MASKING}`,
+        description: `The lead, \`attempts\` (every delivery attempt in order: partner, time, duration, HTTP status, outcome, reason, the start of the partner's answer) and \`status_history\` (every sale-status change and the FTD, with its source: postback, pull or operator). ${MASKING} A read with contacts unmasked is recorded in the contact-view log (GET /api/privacy/contact-views).`,
         params: IdParams,
         response: { 200: LeadDetail, ...problems(404) },
       },
     },
-    async (req) => {
-      const p = principalOf(req);
-      return (await leadDetail(app.db, req.params.id, canSeeContacts(p), p.scope)) ?? notFound('lead');
-    },
+    async (req) => viewLead(app.db, actorOf(req), req.params.id),
   );
 
   registerRedeliver(app);

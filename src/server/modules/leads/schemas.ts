@@ -158,6 +158,10 @@ export const LeadDetail = Type.Object(
     import_id: Type.Union([Type.String(), Type.Null()], {
       description: 'The CSV import that stored the lead (getImport), or null',
     }),
+    erased_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description:
+        'When its contacts were erased (eraseContact): names, email, phone and IP replaced ("[erased]" as first name, the rest empty); null: never',
+    }),
     autologin_opens: AutologinOpens,
     attempts: Type.Array(LeadAttempt, { description: 'Delivery attempts, first to last' }),
     status_history: Type.Array(LeadStatusChange, {

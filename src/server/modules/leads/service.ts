@@ -7,6 +7,7 @@ import { principalOf } from '../../types.js';
 import { audit, type Actor } from '../audit/service.js';
 import { claimForRedelivery, isLiveFlow, leadDetail, leadStatus, livePartnerCountries } from './queries.js';
 import { canSeeContacts } from './search.js';
+import { recordContactView } from '../privacy/service.js';
 
 // The leads' use cases that change something or leave a record: redelivery and the export's
 // audit record. (Search, detail and the export's file are reads: search.ts, queries.ts, exporter.ts.)
@@ -95,10 +96,20 @@ export async function redeliverLead(
 
   // Outside any transaction: the engine calls partners.
   await delivery.run(id, override);
-  return (await leadDetail(db, id, canSeeContacts(principalOf(actor)), scope)) ?? notFound('lead');
+  return viewLead(db, actor, id);
 }
 
 /** A bulk copy of leads leaves the system: who took which selection, with or without contacts. */
 export async function recordExport(db: DB, actor: Actor, filters: unknown, contacts: boolean) {
   await audit(db, actor, { action: 'lead.exported', target_type: 'lead', details: { filters, contacts } });
+  if (contacts) await recordContactView(db, actor, { exportFilter: filters });
+}
+
+/** One lead's detail; read with contacts unmasked, the read goes into the contact-view log (one insert). */
+export async function viewLead(db: DB, actor: Actor, id: string) {
+  const p = principalOf(actor);
+  const contacts = canSeeContacts(p);
+  const lead = (await leadDetail(db, id, contacts, p.scope)) ?? notFound('lead');
+  if (contacts) await recordContactView(db, actor, { leadId: lead.id });
+  return lead;
 }

@@ -151,3 +151,15 @@ export async function deleteEntry(db: Kysely<Database>, id: string) {
   const gone = await db.deleteFrom('blocklist_entries').where('id', '=', id).returning(['kind', 'match_key']).execute();
   await countShapes(db, new Map(gone.map((r) => [shapeOf(r.kind, r.match_key), -1])));
 }
+
+/** Email and phone entries whose key is still the clear normal form (stored before keys were hashed). */
+export const clearContactKeys = (db: Kysely<Database>) =>
+  db
+    .selectFrom('blocklist_entries')
+    .select(['id', 'match_key'])
+    .where('kind', 'in', ['email', 'phone'])
+    .where((eb) => eb.or([eb('match_key', 'like', 'email:%'), eb('match_key', 'like', 'phone:%')]))
+    .execute();
+
+export const setMatchKey = (db: Kysely<Database>, id: string, key: string) =>
+  db.updateTable('blocklist_entries').set({ match_key: key }).where('id', '=', id).execute();

@@ -19,7 +19,8 @@ import {
   patchEntry,
   type EntryRow,
 } from './blocklist-queries.js';
-import { BLOCK_KINDS, entryKey, type BlockKind } from './match-keys.js';
+import { BLOCK_KINDS, entryKey, protectKey, type BlockKind } from './match-keys.js';
+import { blocklistSecret } from './match-secret.js';
 import { forgetShapes } from './blocklist-shapes.js';
 
 /** An email or phone as a reader without leads:contacts may see it; other kinds are not contacts. */
@@ -60,13 +61,14 @@ export async function listEntries(
         message: `is a whole ${contactKinds[0] === 'email' ? 'email address' : 'phone number'}: looking it up needs the permission leads:contacts`,
       },
     ]);
-  // A value is looked up by its key for each kind it could be (or the kind asked for).
+  // A value is looked up by its key for each kind it could be (or the kind asked for), as stored.
+  const secret = q.value === undefined ? null : await blocklistSecret(db);
   const keys =
     q.value === undefined
       ? undefined
       : (q.kind ? [q.kind] : BLOCK_KINDS).flatMap((k) => {
           const e = entryKey(k, q.value!);
-          return 'key' in e ? [e.key] : [];
+          return 'key' in e ? [protectKey(e.key, secret!)] : [];
         });
   const page = await entryPage(
     db,
@@ -115,6 +117,7 @@ export async function addEntry(
   const now = nowIso();
   const providerId = b.traffic_provider_id ?? null;
   const id = newId();
+  const secret = await blocklistSecret(db);
   await db.transaction().execute(async (tx) => {
     const key = entryKey(b.kind, b.value);
     const errors = [
@@ -123,7 +126,8 @@ export async function addEntry(
       expiryError(b.expires_at, 'expires_at', now),
     ].filter((e): e is FieldError => e !== null);
     if (errors.length || 'error' in key) return invalid(errors);
-    const existing = await entryWithKey(tx, key.key, providerId);
+    const stored = protectKey(key.key, secret);
+    const existing = await entryWithKey(tx, stored, providerId);
     if (existing)
       conflict(
         `${key.value} is already listed ${providerId ? 'for this traffic provider' : 'globally'} (entry ${existing.id}).`,
@@ -133,7 +137,7 @@ export async function addEntry(
         id,
         kind: b.kind,
         value: key.value,
-        match_key: key.key,
+        match_key: stored,
         traffic_provider_id: providerId,
         expires_at: storedExpiry(b.expires_at),
         note: b.note?.trim() || null,
@@ -267,6 +271,7 @@ export async function importEntries(
   const errors: FieldError[] = [];
   const entries: Insertable<BlocklistEntriesTable>[] = [];
   const operatorId = principalOf(actor).operator.id;
+  const secret = await blocklistSecret(db);
   const bad = (row: number, column: string, message: string) => {
     if (errors.length < NAMED_ERRORS) errors.push({ field: `row ${row} ${column}`, message });
     else if (errors.length === NAMED_ERRORS)
@@ -304,7 +309,7 @@ export async function importEntries(
       id: newId(),
       kind,
       value: key.value,
-      match_key: key.key,
+      match_key: protectKey(key.key, secret),
       traffic_provider_id: providerId,
       expires_at: expires && expires.toISOString(),
       note: note || null,

@@ -2,6 +2,7 @@
 // spelling of it. An entry has one key; a lead has one for each thing it could be blocked by
 // (its email, its email's domain and each parent domain, its phone, every CIDR block holding its
 // IP, each sub id), and intake looks them all up in one index probe each (queries.ts).
+import { createHmac } from 'node:crypto';
 import net from 'node:net';
 import { domainToASCII } from 'node:url';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
@@ -135,6 +136,16 @@ const ENTRY: Record<BlockKind, (raw: string) => EntryKey> = {
   sub_id: subIdEntry,
 };
 
+/**
+ * How an email or a phone key is stored and probed: "email#" / "phone#" and the HMAC-SHA256 of
+ * the clear key under the install's key (match-secret.ts), base64url. The other kinds' keys are
+ * not contacts and stay as they are (an IP block's key must keep its prefix for its shape).
+ */
+export function protectKey(key: string, secret: Buffer): string {
+  const kind = key.startsWith('email:') ? 'email' : key.startsWith('phone:') ? 'phone' : null;
+  return kind ? `${kind}#${createHmac('sha256', secret).update(key).digest('base64url')}` : key;
+}
+
 /** A blocklist entry's value, normalized, and its key. */
 export const entryKey = (kind: BlockKind, raw: string): EntryKey => ENTRY[kind](raw);
 
@@ -148,20 +159,21 @@ export function shapeOf(kind: BlockKind, key: string): string {
 
 /**
  * Every key a lead (as intake stores it: normalized) can be blocked by; with `shapes` (the
- * shapes the lists hold), only those of these shapes: no other key can match.
+ * shapes the lists hold), only those of these shapes: no other key can match. With `secret`,
+ * the email and phone keys as stored (protectKey).
  */
-export function leadKeys(lead: KeyedLead, shapes?: ReadonlySet<string>): string[] {
+export function leadKeys(lead: KeyedLead, shapes?: ReadonlySet<string>, secret?: Buffer): string[] {
   const keys: string[] = [];
   const has = (shape: string) => !shapes || shapes.has(shape);
   const email = has('email') || has('email_domain') ? emailKey(emailText(lead.email)) : null;
   if (email) {
-    if (has('email')) keys.push(email);
+    if (has('email')) keys.push(secret ? protectKey(email, secret) : email);
     if (has('email_domain')) {
       const labels = email.slice(email.lastIndexOf('@') + 1).split('.');
       for (let i = 0; i < labels.length; i++) keys.push(`domain:${labels.slice(i).join('.')}`);
     }
   }
-  if (has('phone')) keys.push(`phone:${lead.phone}`);
+  if (has('phone')) keys.push(secret ? protectKey(`phone:${lead.phone}`, secret) : `phone:${lead.phone}`);
   const bytes = !shapes || [...shapes].some((s) => s.startsWith('ip')) ? ipBytes(lead.ip) : null;
   if (bytes) {
     const hex = hexOf(bytes);
