@@ -304,7 +304,7 @@ test(
     await page.goto(`http://127.0.0.1:${server.port}/`);
     const welcome = page.getByTestId('overview-welcome');
     await welcome.waitFor();
-    assert.deepEqual(await welcome.getByRole('link').allInnerTexts(), ['Leads', 'API keys', 'Profile']);
+    assert.deepEqual(await welcome.getByRole('link').allInnerTexts(), ['Leads', 'Review queue', 'API keys', 'Profile']);
     const nav = page.getByRole('navigation', { name: 'Main' });
     assert.equal(await nav.getByRole('link', { name: 'Leads', exact: true }).count(), 1, 'the menu is there');
     assert.equal(await nav.getByRole('link', { name: 'Analytics', exact: true }).count(), 0);
