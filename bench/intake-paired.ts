@@ -67,6 +67,8 @@ function parse(table: string) {
     leadsPerSecond: Number(r[5]),
     addedP99: r[9],
     cpu: r[12],
+    // "errors / non-2xx": a build answering errors fast is not faster; its rows are marked.
+    failed: r[13] !== '0 / 0',
   }));
 }
 
@@ -122,10 +124,11 @@ try {
   for (const r of results)
     r.head.forEach((h, i) => {
       const b = r.base.find((x) => x.key === h.key) ?? r.base[i];
-      const ratio = b && b.leadsPerSecond ? h.leadsPerSecond / b.leadsPerSecond : NaN;
-      if (h.key.endsWith(' max')) ratios.set(h.key, [...(ratios.get(h.key) ?? []), ratio]);
+      const failed = h.failed || !b || b.failed;
+      const ratio = !failed && b.leadsPerSecond ? h.leadsPerSecond / b.leadsPerSecond : NaN;
+      if (h.key.endsWith(' max') && !failed) ratios.set(h.key, [...(ratios.get(h.key) ?? []), ratio]);
       console.log(
-        `| ${r.round} | ${h.key} | ${b?.leadsPerSecond ?? '?'} | ${h.leadsPerSecond} | ${ratio.toFixed(2)} | ${b?.cpu ?? '?'} | ${h.cpu} | ${b?.addedP99 ?? '?'} | ${h.addedP99} |`,
+        `| ${r.round} | ${h.key} | ${b?.leadsPerSecond ?? '?'} | ${h.leadsPerSecond} | ${failed ? 'errors: not compared' : ratio.toFixed(2)} | ${b?.cpu ?? '?'} | ${h.cpu} | ${b?.addedP99 ?? '?'} | ${h.addedP99} |`,
       );
     });
   for (const [key, list] of ratios) {
