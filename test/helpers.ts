@@ -172,12 +172,14 @@ let counter = 0;
 export async function newOperator(
   ta: TestApp,
   permissions: string[],
+  /** Limits the role to these traffic providers and/or partners (null: any). */
+  scope?: { traffic_provider_ids: string[] | null; partner_ids: string[] | null },
 ): Promise<{ id: string; email: string; password: string; roleId: string; token: string }> {
   const n = `${process.pid}-${++counter}`;
   const role = await call(ta.app, ta.ownerToken, {
     method: 'POST',
     url: '/api/roles',
-    payload: { name: `role-${n}`, permissions },
+    payload: { name: `role-${n}`, permissions, ...(scope ? { scope } : {}) },
   });
   if (role.statusCode !== 201) throw new Error(`create role: ${role.statusCode} ${role.body}`);
   const email = `op-${n}@example.test`;

@@ -175,10 +175,10 @@ function buildIntakeRead(
   blocking: boolean,
   args: string[],
 ) {
-  const [providerId, key, ...afterKey] = args;
+  const [providerId, key, ...rest] = args;
   // The blocklist's probe only while the lists hold a shape of the lead's keys: the subquery costs
   // intake about a tenth of its leads/s on SQLite even over an empty list (bench/RESULTS.md).
-  const [blockKeys, now, ...rest] = blocking ? afterKey : ['[]', '', ...afterKey];
+  const [blockKeys, now] = blocking ? rest.splice(0, 2) : [];
   const campaignId = named ? rest.shift()! : null;
   const contacts = Object.fromEntries((policy ? checkedFields(policy) : []).map((f) => [f, rest.shift()!])) as {
     email: string;
@@ -211,7 +211,7 @@ function buildIntakeRead(
         const [k, since, limit] = rest.splice(0, 3);
         return countUpTo(db, providerId, k, since, limit as unknown as number).as(`v${i}`);
       }) as unknown as [ReturnType<ReturnType<typeof sql<null>>['as']>]),
-      (blocking ? jsonObjectFrom(db, blockingEntry(db, blockKeys, providerId, now)) : sql<null>`null`).as('blocked'),
+      (blocking ? jsonObjectFrom(db, blockingEntry(db, blockKeys!, providerId, now!)) : sql<null>`null`).as('blocked'),
       db.selectFrom('settings').select('value').where('key', '=', QUALITY_SETTING).as('quality'),
     ])
     .modifyEnd(sql.raw(PREPARED));
@@ -238,10 +238,11 @@ function intakeRead(
   blockKeys: string,
 ) {
   const since = new Date(now.getTime() - windowMs).toISOString();
+  const blocking = blockKeys !== '[]';
   const args = [
     provider,
     key ?? '',
-    ...(blockKeys !== '[]' ? [blockKeys, now.toISOString()] : []),
+    ...(blocking ? [blockKeys, now.toISOString()] : []),
     ...(campaignId !== null ? [campaignId] : []),
     ...(policy ? [...checkedFields(policy).map((f) => lead[f]), windowStart(policy, now)] : []),
     ...velocity.flatMap((v) => [v.key, since, v.limit]),
@@ -251,14 +252,14 @@ function intakeRead(
     policy && checkedFields(policy),
     policy?.scope,
     velocity.length,
-    blockKeys !== '[]',
+    blocking,
   ]);
   let read = intakeReads.get(shape);
   if (!read)
     intakeReads.set(
       shape,
       (read = compiledOnce((db: DB, ...a: (string | number)[]) =>
-        buildIntakeRead(db, campaignId !== null, policy, velocity.length, blockKeys !== '[]', a as string[]),
+        buildIntakeRead(db, campaignId !== null, policy, velocity.length, blocking, a as string[]),
       )),
     );
   return (db: DB) => read(db, ...args);

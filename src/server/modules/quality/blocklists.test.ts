@@ -259,18 +259,10 @@ forEachDatabase('Blocklists', (engine) => {
     const none = await newOperator(ta, ['leads:view']);
     expectProblem(await call(ta.app, none.token, { method: 'GET', url: '/api/blocklists' }), 403, 'forbidden');
 
-    const role = await call(ta.app, ta.ownerToken, {
-      method: 'POST',
-      url: '/api/roles',
-      payload: {
-        name: 'A only',
-        permissions: ['quality:view', 'quality:edit'],
-        scope: { traffic_provider_ids: [a.providerId], partner_ids: null },
-      },
+    const scoped = await newOperator(ta, ['quality:view', 'quality:edit'], {
+      traffic_provider_ids: [a.providerId],
+      partner_ids: null,
     });
-    assert.equal(role.statusCode, 201, role.body);
-    const scoped = await newOperator(ta, ['quality:view']);
-    await ta.db.updateTable('operators').set({ role_id: role.json().id }).where('id', '=', scoped.id).execute();
     const list = await getJson(ta, '/api/blocklists', scoped.token);
     assert.deepEqual(
       list.data.map((e: { id: string }) => e.id),

@@ -79,18 +79,10 @@ forEachDatabase('Fraud flags at intake', (engine) => {
       'forbidden',
     );
     // A role limited to some providers may edit its providers' blocklists, not the weights every lead is scored by.
-    const role = await call(ta.app, ta.ownerToken, {
-      method: 'POST',
-      url: '/api/roles',
-      payload: {
-        name: 'Scoped quality',
-        permissions: ['quality:view', 'quality:edit'],
-        scope: { traffic_provider_ids: [w.providerId], partner_ids: null },
-      },
+    const scoped = await newOperator(ta, ['quality:view', 'quality:edit'], {
+      traffic_provider_ids: [w.providerId],
+      partner_ids: null,
     });
-    assert.equal(role.statusCode, 201, role.body);
-    const scoped = await newOperator(ta, ['quality:view']);
-    await ta.db.updateTable('operators').set({ role_id: role.json().id }).where('id', '=', scoped.id).execute();
     const refused = await call(ta.app, scoped.token, {
       method: 'PUT',
       url: '/api/quality/settings',

@@ -57,21 +57,6 @@ export const rejectHeld = (db: DB, ids: readonly string[], reason: string, at: s
     .returning(['id', 'traffic_provider_id'])
     .execute();
 
-/**
- * Traffic providers whose oldest held lead arrived before `before`, with that lead (the alert's
- * key: one alert per oldest lead) and the count.
- */
-export const providersWaiting = (db: DB, before: string) =>
-  db
-    .selectFrom('leads as l')
-    .innerJoin('traffic_providers as p', 'p.id', 'l.traffic_provider_id')
-    .select(['l.traffic_provider_id', 'p.name'])
-    .select((eb) => [eb.fn.countAll<number | string>().as('held'), eb.fn.min('l.created_at').as('oldest_held_at')])
-    .where(IS_HELD('l'))
-    .groupBy(['l.traffic_provider_id', 'p.name'])
-    .having(sql`min(l.created_at)`, '<', before)
-    .execute();
-
 /** The oldest held lead of a provider (the alert's dedupe key). */
 export const oldestHeld = (db: DB, providerId: string) =>
   db

@@ -11,7 +11,8 @@ import { providerFact, recordProviderFacts } from '../../db/provider-facts.js';
 import { emitEvent } from '../../events/emit.js';
 import { principalOf } from '../../types.js';
 import { audit, type Actor } from '../audit/service.js';
-import { heldByProvider, leadsAmong, providersWaiting, oldestHeld, rejectHeld, releaseHeld } from './review-queries.js';
+import { UNSCOPED } from '../../db/scope.js';
+import { heldByProvider, leadsAmong, oldestHeld, rejectHeld, releaseHeld } from './review-queries.js';
 import { readQualitySettings } from './settings-service.js';
 
 /** Leads one approval or rejection takes at most. */
@@ -118,7 +119,8 @@ export async function rejectHeldLeads(db: DB, actor: Actor, ids: string[], reaso
 export async function alertWaitingReviews(db: DB, now = Date.now()): Promise<number> {
   const { review_alert_minutes: minutes } = await readQualitySettings(db);
   if (minutes === null) return 0;
-  const waiting = await providersWaiting(db, new Date(now - minutes * 60_000).toISOString());
+  const before = new Date(now - minutes * 60_000).toISOString();
+  const waiting = (await heldByProvider(db, UNSCOPED)).filter((p) => String(p.oldest_held_at) < before);
   for (const p of waiting) {
     const oldest = await oldestHeld(db, p.traffic_provider_id);
     if (!oldest) continue; // decided since

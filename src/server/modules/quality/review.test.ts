@@ -184,18 +184,10 @@ forEachDatabase('The review queue', (engine) => {
     const b = await makeWorld(t, ta, [{}], rule);
     const mine = (await postLead(ta, a.token, foreignPhone())).json().id;
     const theirs = (await postLead(ta, b.token, foreignPhone())).json().id;
-    const role = await call(ta.app, ta.ownerToken, {
-      method: 'POST',
-      url: '/api/roles',
-      payload: {
-        name: 'A only',
-        permissions: ['leads:view', 'leads:edit'],
-        scope: { traffic_provider_ids: [a.providerId], partner_ids: null },
-      },
+    const scoped = await newOperator(ta, ['leads:view', 'leads:edit'], {
+      traffic_provider_ids: [a.providerId],
+      partner_ids: null,
     });
-    assert.equal(role.statusCode, 201, role.body);
-    const scoped = await newOperator(ta, ['leads:view']);
-    await ta.db.updateTable('operators').set({ role_id: role.json().id }).where('id', '=', scoped.id).execute();
     const queue = await getJson(ta, '/api/leads/review', scoped.token);
     assert.deepEqual([queue.held, queue.providers.map((p: any) => p.traffic_provider_id)], [1, [a.providerId]]);
     const res = await decide(ta, 'reject', { lead_ids: [theirs, mine], reason: 'no' }, scoped.token);
