@@ -16,7 +16,7 @@ export interface Counts {
 
 export const insertJob = (db: DB, job: JobRow) => db.insertInto('injection_jobs').values(job).execute();
 
-/** The job's leads, chosen once: one INSERT … SELECT from the leads a filter or an id list selects. */
+/** The job's leads, chosen once: one INSERT … SELECT from the leads a filter or an id list selects, but erased ones. */
 export async function insertItems(
   db: DB,
   jobId: string,
@@ -27,6 +27,8 @@ export async function insertItems(
     .columns(['job_id', 'lead_id', 'state'])
     .expression(
       leads
+        // A lead whose contacts were erased (an erasure, the retention) has nothing a partner can take.
+        .where('leads.erased_at', 'is', null)
         .clearSelect()
         .select([sql<string>`cast(${jobId} as text)`.as('job_id'), 'leads.id', sql<string>`'pending'`.as('state')]),
     )

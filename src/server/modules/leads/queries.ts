@@ -219,7 +219,7 @@ export async function leadDetail(db: DB, id: string, contacts: boolean, scope: D
 export const leadStatus = (db: DB, id: string) =>
   db
     .selectFrom('leads')
-    .select(['id', 'status', 'country', 'traffic_provider_id', 'partner_id'])
+    .select(['id', 'status', 'country', 'traffic_provider_id', 'partner_id', 'erased_at'])
     .where('id', '=', id)
     .executeTakeFirst();
 

@@ -71,6 +71,8 @@ export async function redeliverLead(
   const override = await overrideOf(db, body, lead.country, scope);
   if (lead.status === 'duplicate')
     conflict("This lead is a duplicate by its traffic provider's policy; duplicates are not redelivered.");
+  if (lead.erased_at !== null)
+    conflict('The contacts of this lead were erased (an erasure or the retention settings); a partner cannot take it.');
   if (lead.status !== 'rejected' && lead.status !== 'failed') {
     conflict(`This lead is ${lead.status}; only rejected or failed leads can be redelivered.`);
   }
