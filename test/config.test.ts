@@ -150,12 +150,16 @@ describe('loadConfig', () => {
       c.injectionIntervalMs,
       c.injectionRuleIntervalMs,
       c.reviewAlertIntervalMs,
+      c.retentionIntervalMs,
     ];
     assert.deepEqual(
       jobs(loadConfig({})),
-      [1000, 15_000, 300_000, 3_600_000, 3_600_000, 250, 2000, 1000, 15_000, 60_000],
+      [1000, 15_000, 300_000, 3_600_000, 3_600_000, 250, 2000, 1000, 15_000, 60_000, 600_000],
     );
-    assert.deepEqual(jobs(loadConfig({ EVENT_DISPATCH_INTERVAL_MS: '0' })), [0, 0, 0, 0, 3_600_000, 250, 0, 0, 0, 0]);
+    assert.deepEqual(
+      jobs(loadConfig({ EVENT_DISPATCH_INTERVAL_MS: '0' })),
+      [0, 0, 0, 0, 3_600_000, 250, 0, 0, 0, 0, 600_000],
+    );
     assert.deepEqual(
       jobs(
         loadConfig({
@@ -166,9 +170,10 @@ describe('loadConfig', () => {
           INJECTION_INTERVAL_MS: '2000',
           INJECTION_RULE_INTERVAL_MS: '60000',
           REVIEW_ALERT_INTERVAL_MS: '30000',
+          RETENTION_INTERVAL_MS: '0',
         }),
       ),
-      [0, 60_000, 0, 0, 3_600_000, 0, 500, 2000, 60_000, 30_000],
+      [0, 60_000, 0, 0, 3_600_000, 0, 500, 2000, 60_000, 30_000, 0],
     );
     for (const name of [
       'STATUS_PULL_INTERVAL_MS',
@@ -180,6 +185,7 @@ describe('loadConfig', () => {
       'INJECTION_INTERVAL_MS',
       'INJECTION_RULE_INTERVAL_MS',
       'REVIEW_ALERT_INTERVAL_MS',
+      'RETENTION_INTERVAL_MS',
     ]) {
       expectNamed({ [name]: 'hourly' }, name);
       expectNamed({ [name]: '99999999999' }, name);

@@ -14,6 +14,7 @@ import { eventPurgeJob } from './jobs/event-purge.js';
 import { statusPullsJob } from './jobs/status-pulls.js';
 import { providerSilenceJob } from './jobs/provider-silence.js';
 import { reviewAlertJob } from './jobs/review-alert.js';
+import { retentionJob } from './jobs/retention.js';
 import { idempotencyPurgeJob } from './jobs/idempotency-purge.js';
 import { providerLogJob } from './jobs/provider-log.js';
 import { injectionRulesJob } from './jobs/injection-rules.js';
@@ -73,6 +74,8 @@ import intakeRoutes from './modules/intake/routes.js';
 import postbackRoutes from './modules/postbacks/routes.js';
 import licenceRoutes from './modules/licence/routes.js';
 import privacyRoutes from './modules/privacy/routes.js';
+import retentionRoutes from './modules/privacy/retention-routes.js';
+import { runRetention } from './modules/privacy/retention-service.js';
 import { purgeOldContactViews } from './modules/privacy/service.js';
 import { protectBlocklistKeys } from './modules/quality/match-secret.js';
 import notificationRoutes from './modules/notifications/routes.js';
@@ -222,6 +225,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   await app.register(postbackRoutes);
   await app.register(licenceRoutes);
   await app.register(privacyRoutes);
+  await app.register(retentionRoutes);
   await app.register(hostingRoutes);
   await app.register(webhookRoutes);
   await app.register(providerPostbackRoutes);
@@ -272,6 +276,7 @@ function installBackgroundWork(app: App, { dispatcher, agent }: ReturnType<typeo
       createImportInjection(tx, { id: imp.id, createdBy: imp.created_by, route: JSON.parse(imp.route!) }),
   });
   jobs.add(importsJob(imports, config.importIntervalMs));
+  jobs.add(retentionJob(db, (d) => runRetention(d, { quiet: live.quiet }), config.retentionIntervalMs));
   // Intake's short-lived keys: Idempotency-Keys past 24 hours, velocity keys past the longest window;
   // with them (hourly, one process) the contact-view log past its retention (modules/privacy).
   const purgeIntakeKeys = async (d: DB, olderThan: string) => {

@@ -30,6 +30,7 @@ export interface Config {
   providerSilenceIntervalMs: number;
   /** How often the review queue is looked at for leads waiting too long (0: never here). */
   reviewAlertIntervalMs: number;
+  retentionIntervalMs: number;
   injectionIntervalMs: number;
   injectionRuleIntervalMs: number;
   /** How often CSV imports are worked (modules/imports/worker.ts), a chunk at a time. */
@@ -189,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems,
   );
   const reviewAlertIntervalMs = integer(env, 'REVIEW_ALERT_INTERVAL_MS', withDispatch(60_000), 0, DAY, problems);
+  const retentionIntervalMs = integer(env, 'RETENTION_INTERVAL_MS', 600_000, 0, DAY, problems);
   const injectionIntervalMs = integer(env, 'INJECTION_INTERVAL_MS', withDispatch(1_000), 0, 60_000, problems);
   const injectionRuleIntervalMs = integer(
     env,
@@ -277,6 +279,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     statusPullIntervalMs,
     providerSilenceIntervalMs,
     reviewAlertIntervalMs,
+    retentionIntervalMs,
     injectionIntervalMs,
     injectionRuleIntervalMs,
     importIntervalMs,

@@ -38,6 +38,7 @@ import * as reviewQueue from './migrations/20261205T000000Z_review_queue.js';
 import * as privacy from './migrations/20261205T100000Z_privacy.js';
 import * as partnerQuality from './migrations/20261204T130000Z_partner_quality.js';
 import * as flaggedRollups from './migrations/20261205T200000Z_flagged_rollups.js';
+import * as retention from './migrations/20261206T000000Z_retention.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -84,6 +85,7 @@ const migrations: [string, Migration][] = [
   ['20261205T000000Z_review_queue', reviewQueue],
   ['20261205T100000Z_privacy', privacy],
   ['20261205T200000Z_flagged_rollups', flaggedRollups],
+  ['20261206T000000Z_retention', retention],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

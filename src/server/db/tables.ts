@@ -317,6 +317,9 @@ export interface LeadsTable {
   quality_score: number | null;
   /** When its contacts were erased (modules/privacy): names, email, phone and IP replaced; null: never. */
   erased_at: Generated<string | null>;
+  /** After the retention purged its contacts: keyed digests of its email and phone (privacy/contact-digests.ts), for duplicate checks; else null. */
+  email_digest: Generated<string | null>;
+  phone_digest: Generated<string | null>;
 }
 
 /** A lead's own fields, as a traffic provider sends them (normalized) and a partner receives them. */
@@ -680,6 +683,22 @@ export interface PrivacyErasuresTable {
   lead_ids: string; // JSON array
 }
 
+/** One run of the retention that had work (modules/privacy/retention-*.ts), with its progress. */
+export interface RetentionRunsTable {
+  id: string;
+  started_at: string;
+  updated_at: string;
+  finished_at: string | null;
+  state: 'running' | 'done' | 'failed';
+  /** Contacts of leads received before this were purged; null: not asked. */
+  contacts_before: string | null;
+  /** Leads received before this were deleted; null: not asked. */
+  leads_before: string | null;
+  contacts_purged: Generated<number>;
+  leads_deleted: Generated<number>;
+  error: string | null;
+}
+
 /** One read of contacts unmasked (modules/privacy): a lead's detail, or an export with contacts. */
 export interface ContactViewsTable {
   id: string;
@@ -744,6 +763,7 @@ export interface Database {
   provider_log_checkpoints: ProviderLogCheckpointsTable;
   privacy_erasures: PrivacyErasuresTable;
   contact_views: ContactViewsTable;
+  retention_runs: RetentionRunsTable;
 }
 
 export type Role = Selectable<RolesTable>;

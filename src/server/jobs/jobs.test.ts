@@ -105,6 +105,7 @@ forEachDatabase('background jobs', (engine) => {
         'injections',
         'provider-log',
         'provider-silence',
+        'retention',
         'review-alert',
         'status-pulls',
       ],

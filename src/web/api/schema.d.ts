@@ -2293,6 +2293,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/privacy/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How long contacts and leads are kept, and the latest runs
+         * @description A background job (RETENTION_INTERVAL_MS, one process at a time) does the work in short transactions that yield to live requests. Purging contacts replaces a lead's names, email, phone and IP as an erasure does (`erased_at` set) and keeps keyed digests (HMAC under the install's key) of its email and phone, so intake's and CSV imports' duplicate checks still find it; every spelling of them is scrubbed from its attempts, status history, events and re-injection items. Deleting a lead deletes it with its attempts, status history, tracked links and their opens, re-injection items and events; the reports keep counting it (the hourly rollups are not reduced), and the providers' hash-chained logs keep their entries.
+         *
+         *     Dashboard sessions only: API keys get 403 `session_required`. Admins only (the built-in admin role): any other operator gets 403 `forbidden`, whatever permissions their role holds.
+         */
+        get: operations["getRetention"];
+        /**
+         * Set how long contacts and leads are kept
+         * @description A background job (RETENTION_INTERVAL_MS, one process at a time) does the work in short transactions that yield to live requests. Purging contacts replaces a lead's names, email, phone and IP as an erasure does (`erased_at` set) and keeps keyed digests (HMAC under the install's key) of its email and phone, so intake's and CSV imports' duplicate checks still find it; every spelling of them is scrubbed from its attempts, status history, events and re-injection items. Deleting a lead deletes it with its attempts, status history, tracked links and their opens, re-injection items and events; the reports keep counting it (the hourly rollups are not reduced), and the providers' hash-chained logs keep their entries. The next run applies the new settings; what it purges or deletes cannot be brought back.
+         *
+         *     Dashboard sessions only: API keys get 403 `session_required`. Admins only (the built-in admin role): any other operator gets 403 `forbidden`, whatever permissions their role holds.
+         */
+        put: operations["setRetention"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/profile": {
         parameters: {
             query?: never;
@@ -22228,6 +22256,232 @@ export interface operations {
                         subject: string;
                         /** @description SQLite: whether the write-ahead log was checkpointed into the database file and truncated at once (false: a reader still held it; it is checkpointed later). null on PostgreSQL, whose old row versions go at the table's next VACUUM */
                         wal_truncated: boolean | null;
+                    };
+                };
+            };
+            /** @description validation_failed: the input is malformed; `errors` names each bad field */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: the body exceeds the server limit */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported_media_type: send application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Purge the names, email, phone and IP of leads received more than this many days ago, keeping keyed digests of the email and phone so the duplicate checks still find them (1–3650 days); null: kept for ever */
+                        contacts_days: number | null;
+                        /** @description Delete leads received more than this many days ago; the reports keep counting them (1–3650 days); null: kept for ever */
+                        leads_days: number | null;
+                        /** @description The latest runs that had work, newest first (at most 10) */
+                        runs: {
+                            /** @description Contacts of leads received before this were purged; null: contacts were not purged */
+                            contacts_before: string | null;
+                            /** Format: int32 */
+                            contacts_purged: number;
+                            error: string | null;
+                            finished_at: string | null;
+                            id: string;
+                            /** @description Leads received before this were deleted; null: no lead was deleted */
+                            leads_before: string | null;
+                            /** Format: int32 */
+                            leads_deleted: number;
+                            /** Format: date-time */
+                            started_at: string;
+                            state: "running" | "done" | "failed";
+                            /** @description When its counts last moved (one batch) */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description unauthorized: missing, malformed, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ip_not_allowed, forbidden, insufficient_scope, session_required or scope_not_held */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate_limited: too many requests or attempts; retry after the Retry-After header */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unavailable: the database cannot be reached or cannot write, or the server is shutting down; retry after the Retry-After header (seconds) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Purge the names, email, phone and IP of leads received more than this many days ago, keeping keyed digests of the email and phone so the duplicate checks still find them (1–3650 days); null: kept for ever */
+                    contacts_days: number | null;
+                    /** @description Delete leads received more than this many days ago; the reports keep counting them (1–3650 days); null: kept for ever */
+                    leads_days: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Purge the names, email, phone and IP of leads received more than this many days ago, keeping keyed digests of the email and phone so the duplicate checks still find them (1–3650 days); null: kept for ever */
+                        contacts_days: number | null;
+                        /** @description Delete leads received more than this many days ago; the reports keep counting them (1–3650 days); null: kept for ever */
+                        leads_days: number | null;
+                        /** @description The latest runs that had work, newest first (at most 10) */
+                        runs: {
+                            /** @description Contacts of leads received before this were purged; null: contacts were not purged */
+                            contacts_before: string | null;
+                            /** Format: int32 */
+                            contacts_purged: number;
+                            error: string | null;
+                            finished_at: string | null;
+                            id: string;
+                            /** @description Leads received before this were deleted; null: no lead was deleted */
+                            leads_before: string | null;
+                            /** Format: int32 */
+                            leads_deleted: number;
+                            /** Format: date-time */
+                            started_at: string;
+                            state: "running" | "done" | "failed";
+                            /** @description When its counts last moved (one batch) */
+                            updated_at: string;
+                        }[];
                     };
                 };
             };

@@ -144,10 +144,25 @@ export const leadsRollupInsert = defineTrigger('leads_rollup_insert', 'leads', '
   body: contribution('new', 1),
 }));
 
-export const leadsRollupDelete = defineTrigger('leads_rollup_delete', 'leads', 'delete', () => ({
-  when: null,
-  body: contribution('old', -1),
-}));
+/**
+ * The settings row that, while the deleting transaction holds it, keeps deleted leads counted: the
+ * retention's deletion of old leads (modules/privacy/retention-*.ts) inserts it, deletes its leads
+ * and deletes it again before it commits, so no other transaction ever sees it (on PostgreSQL
+ * others do not see an uncommitted row; SQLite has one writer). The row is in `settings`, a table
+ * every migration finds: older migrations install this file's definitions too.
+ */
+export const KEEP_ROLLUPS_KEY = 'rollups.keep_deleted_leads';
+const kept = `exists (select 1 from settings where key = '${KEEP_ROLLUPS_KEY}')`;
+
+/**
+ * A lead deleted takes its counts out of the rollups, except in a transaction holding
+ * KEEP_ROLLUPS_KEY (PostgreSQL allows no subquery in WHEN: the function returns first).
+ */
+export const leadsRollupDelete = defineTrigger('leads_rollup_delete', 'leads', 'delete', (engine) =>
+  engine === 'postgres'
+    ? { when: null, body: [`if ${kept} then return null; end if`, ...contribution('old', -1)] }
+    : { when: `not ${kept}`, body: contribution('old', -1) },
+);
 
 export const leadsRollupUpdate = defineTrigger(
   'leads_rollup_update',

@@ -100,6 +100,7 @@ export const AUDIT_ACTIONS = [
   'blocklist.imported',
   'quality.settings_updated',
   'privacy.erased',
+  'privacy.retention_updated',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -238,18 +238,25 @@ export async function existingLeads(
   since: string,
   providerId: string | null,
   importId: string,
+  digestOf: (value: string) => string,
 ) {
   const out = new Map<string, string>();
   await inBatches(values, 500, async (b) => {
+    // A lead whose contacts the retention purged is found by its digest (privacy/contact-digests.ts).
+    const byDigest = new Map(b.map((v) => [digestOf(v), v]));
+    const digestColumn = field === 'email' ? 'email_digest' : 'phone_digest';
     let q = db
       .selectFrom('leads')
-      .select(['id', 'email', 'phone'])
-      .where(field, 'in', b)
+      .select(['id', 'email', 'phone', digestColumn])
+      .where((eb) => eb.or([eb(field, 'in', b), eb(digestColumn, 'in', [...byDigest.keys()])]))
       .where('status', '<>', 'duplicate')
       .where('created_at', '>=', since)
       .where((eb) => eb.or([eb('import_id', 'is', null), eb('import_id', '<>', importId)]));
     if (providerId !== null) q = q.where(sql<string>`${sql.ref('traffic_provider_id')} || ''`, '=', providerId);
-    for (const r of await q.orderBy('created_at', 'desc').orderBy('id', 'desc').execute()) out.set(r[field], r.id);
+    for (const r of await q.orderBy('created_at', 'desc').orderBy('id', 'desc').execute()) {
+      const digest = (r as Record<string, string | null>)[digestColumn];
+      out.set(digest === null ? r[field] : byDigest.get(digest)!, r.id);
+    }
   });
   return out;
 }

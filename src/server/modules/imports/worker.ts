@@ -10,6 +10,7 @@ import { blockedReason, receivedFact } from '../intake/service.js';
 import { entriesWithKeys, type BlockingEntry } from '../quality/blocklist-queries.js';
 import { leadKeys } from '../quality/match-keys.js';
 import { blocklistSecret } from '../quality/match-secret.js';
+import { contactDigest } from '../privacy/contact-digests.js';
 import { blocklistShapes } from '../quality/blocklist-shapes.js';
 import { leadFlags, qualityScore, type Weights } from '../quality/flags.js';
 import { QUALITY_SETTING, settingsOf } from '../quality/settings-service.js';
@@ -270,6 +271,7 @@ export class ImportWorker {
     const since = windowStart(ctx.policy, now);
     const providerId = ctx.policy.scope === 'provider' ? imp.traffic_provider_id : null;
     const existing = new Map<string, Map<string, string>>();
+    const secret = await blocklistSecret(this.deps.db);
     for (const f of fields)
       existing.set(
         f,
@@ -280,6 +282,7 @@ export class ImportWorker {
           since,
           providerId,
           imp.id,
+          (v) => contactDigest(f, v, secret),
         ),
       );
     const accepted: typeof good = [];

@@ -79,20 +79,25 @@ export const lockKey = (name: string): bigint => createHash('sha256').update(nam
  * (SQLite and PostgreSQL both read an OR of two indexed equalities as two index ranges). The
  * provider is compared as an expression (`|| ''`) so no engine is tempted to walk the
  * provider's index (every lead of the provider in the window) instead. At most one row, the
- * earlier lead's id and email; duplicateOf reads it. `since`: the window's start (windowStart).
+ * earlier lead's id, email and email digest; duplicateOf reads them. `since`: the window's start (windowStart).
  */
 export function duplicateQuery(
   db: Kysely<Database>,
   policy: StoredDuplicatePolicy,
   lead: Pick<NormalizedLead, 'email' | 'phone'>,
+  digests: Record<'email' | 'phone', string>,
   providerId: string,
   since: string,
 ) {
   const fields = checkedFields(policy);
+  // A lead whose contacts the retention purged is found by its digest (privacy/contact-digests.ts;
+  // partial indexes of those leads only, leads_email_digest_created and leads_phone_digest_created).
   let q = db
     .selectFrom('leads')
-    .select(['id', 'email'])
-    .where((eb) => eb.or(fields.map((f) => eb(f, '=', lead[f]))))
+    .select(['id', 'email', 'email_digest'])
+    .where((eb) =>
+      eb.or([...fields.map((f) => eb(f, '=', lead[f])), ...fields.map((f) => eb(`${f}_digest`, '=', digests[f]))]),
+    )
     .where('status', '<>', 'duplicate')
     .where('created_at', '>=', since);
   if (policy.scope === 'provider') q = q.where(sql<string>`${sql.ref('traffic_provider_id')} || ''`, '=', providerId);
@@ -108,13 +113,12 @@ export const checkedFields = (policy: StoredDuplicatePolicy) =>
 
 /** duplicateQuery's row → the earlier lead and the field named (email when both match), or null. */
 export function duplicateOf(
-  row: { id: string; email: string } | null | undefined,
+  row: { id: string; email: string; email_digest: string | null } | null | undefined,
   policy: StoredDuplicatePolicy,
   lead: NormalizedLead,
+  emailDigest: string,
 ): { leadId: string; field: Field } | null {
   if (!row) return null;
-  return {
-    leadId: row.id,
-    field: checkedFields(policy).includes('email') && row.email === lead.email ? 'email' : 'phone',
-  };
+  const sameEmail = row.email === lead.email || row.email_digest === emailDigest;
+  return { leadId: row.id, field: checkedFields(policy).includes('email') && sameEmail ? 'email' : 'phone' };
 }

@@ -37,6 +37,7 @@ import { activeLimits, countUpTo, velocityFlags, velocityKey, type VelocityKind 
 import { QUALITY_SETTING, settingsOf } from '../quality/settings-service.js';
 import { HELD_FOR_PROVIDER, REVIEW_REJECTED, reviewHold } from '../quality/review-rule.js';
 import { shippedCountryOf } from '../../geo/ip-country.js';
+import { duplicateDigests, NO_DIGESTS } from '../privacy/contact-digests.js';
 
 /** How long an Idempotency-Key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -180,10 +181,9 @@ function buildIntakeRead(
   // intake about a tenth of its leads/s on SQLite even over an empty list (bench/RESULTS.md).
   const [blockKeys, now] = blocking ? rest.splice(0, 2) : [];
   const campaignId = named ? rest.shift()! : null;
-  const contacts = Object.fromEntries((policy ? checkedFields(policy) : []).map((f) => [f, rest.shift()!])) as {
-    email: string;
-    phone: string;
-  };
+  const fields = policy ? checkedFields(policy) : [];
+  const contacts = Object.fromEntries(fields.map((f) => [f, rest.shift()!])) as Record<'email' | 'phone', string>;
+  const digests = Object.fromEntries(fields.map((f) => [f, rest.shift()!])) as Record<'email' | 'phone', string>;
   return db
     .selectNoFrom(() => [
       jsonObjectFrom(
@@ -203,7 +203,7 @@ function buildIntakeRead(
         ]),
       ).as('campaigns'),
       (policy
-        ? jsonObjectFrom(db, duplicateQuery(db, policy, contacts, providerId, rest.shift()!))
+        ? jsonObjectFrom(db, duplicateQuery(db, policy, contacts, digests, providerId, rest.shift()!))
         : sql<null>`null`
       ).as('duplicate'),
       // The velocity counts (v0, v1, …): key, window start, limit for each kind the provider limits (velocity.ts).
@@ -236,6 +236,7 @@ function intakeRead(
   velocity: Velocity,
   windowMs: number,
   blockKeys: string,
+  digests: Record<'email' | 'phone', string>,
 ) {
   const since = new Date(now.getTime() - windowMs).toISOString();
   const blocking = blockKeys !== '[]';
@@ -244,7 +245,13 @@ function intakeRead(
     key ?? '',
     ...(blocking ? [blockKeys, now.toISOString()] : []),
     ...(campaignId !== null ? [campaignId] : []),
-    ...(policy ? [...checkedFields(policy).map((f) => lead[f]), windowStart(policy, now)] : []),
+    ...(policy
+      ? [
+          ...checkedFields(policy).map((f) => lead[f]),
+          ...checkedFields(policy).map((f) => digests[f]),
+          windowStart(policy, now),
+        ]
+      : []),
     ...velocity.flatMap((v) => [v.key, since, v.limit]),
   ];
   const shape = JSON.stringify([
@@ -286,12 +293,25 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
   // Only keys of shapes the lists hold: none while they are empty (blocklist-shapes.ts); email and
   // phone keys as stored, HMAC digests (quality/match-secret.ts).
   const blockKeys = shapes.size ? JSON.stringify(leadKeys(lead, shapes, await blocklistSecret(db))) : '[]';
+  // The duplicate check also finds leads whose contacts the retention purged, by their digests.
+  const digests = policy ? duplicateDigests(lead, await blocklistSecret(db)) : NO_DIGESTS;
   const names = [...lockNames(policy, lead, provider.id, key), ...velocity.map((v) => `vel:${provider.id}:${v.key}`)];
   return serialized(db, names.sort(), async (tx): Promise<Stored> => {
     // After the wait: a lead stored while this one waited is the earlier one.
     const now = new Date();
     const at = now.toISOString();
-    const [read] = await intakeRead(provider.id, key, campaignId, policy, lead, now, velocity, windowMs, blockKeys)(tx);
+    const [read] = await intakeRead(
+      provider.id,
+      key,
+      campaignId,
+      policy,
+      lead,
+      now,
+      velocity,
+      windowMs,
+      blockKeys,
+      digests,
+    )(tx);
     const row0 = read as Record<string, unknown>;
     const flags =
       staticFlags |
@@ -318,7 +338,7 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
     if ('field' in campaign) invalid([campaign]);
     const c = campaign as CampaignRef & Pick<LeadRow, 'payout' | 'flow' | 'targets'> & { name: string };
 
-    const duplicate = policy ? duplicateOf(fromJson(read.duplicate), policy, lead) : null;
+    const duplicate = policy ? duplicateOf(fromJson(read.duplicate), policy, lead, digests.email) : null;
     const countries = JSON.parse(c.countries) as string[];
     let status: LeadStatus = 'pending';
     let reason: string | null = null;

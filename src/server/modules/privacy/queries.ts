@@ -13,8 +13,13 @@ const CHUNK = 500;
 const chunks = <T>(xs: T[]) =>
   Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
 
-/** The leads that carry the email or the phone (leads_email_created, leads_phone_created). */
-export async function leadsOfContact(db: DB, email: string | null, phone: string | null) {
+/** The leads that carry the email or the phone (leads_email_created, leads_phone_created) or their digests. */
+export async function leadsOfContact(
+  db: DB,
+  email: string | null,
+  phone: string | null,
+  digests: { email: string | null; phone: string | null },
+) {
   const cols = [
     'id',
     'email',
@@ -34,14 +39,30 @@ export async function leadsOfContact(db: DB, email: string | null, phone: string
   const rows = [
     ...(email ? await db.selectFrom('leads').select(cols).where('email', '=', email).execute() : []),
     ...(phone ? await db.selectFrom('leads').select(cols).where('phone', '=', phone).execute() : []),
+    // Leads whose contacts the retention purged keep only their digests (contact-digests.ts).
+    ...(digests.email
+      ? await db.selectFrom('leads').select(cols).where('email_digest', '=', digests.email).execute()
+      : []),
+    ...(digests.phone
+      ? await db.selectFrom('leads').select(cols).where('phone_digest', '=', digests.phone).execute()
+      : []),
   ];
   return [...new Map(rows.map((r) => [r.id, r])).values()];
 }
 
 export type ErasedLead = Awaited<ReturnType<typeof leadsOfContact>>[number];
 
-/** The lead's contacts and names replaced, its other partner texts scrubbed, erased_at set. */
-export async function eraseLead(db: DB, lead: ErasedLead, scrub: (t: string) => string, now: string) {
+/**
+ * The lead's contacts and names replaced, its other partner texts scrubbed, erased_at set; its
+ * contacts' digests kept when given (the retention's purge, for duplicate checks), else none.
+ */
+export async function eraseLead(
+  db: DB,
+  lead: ErasedLead,
+  scrub: (t: string) => string,
+  now: string,
+  digests: { email: string | null; phone: string | null } = { email: null, phone: null },
+) {
   const s = (t: string | null) => (t === null ? null : scrub(t));
   await db
     .updateTable('leads')
@@ -61,6 +82,8 @@ export async function eraseLead(db: DB, lead: ErasedLead, scrub: (t: string) => 
       sub_id4: s(lead.sub_id4),
       sub_id5: s(lead.sub_id5),
       erased_at: now,
+      email_digest: digests.email,
+      phone_digest: digests.phone,
     })
     .where('id', '=', lead.id)
     .execute();

@@ -104,3 +104,49 @@ export const ContactView = Type.Object(
 );
 
 export const ContactViewList = Page(ContactView, 'ContactViewPage');
+
+const Days = (what: string) =>
+  Type.Union([Type.Integer({ format: 'int32', minimum: 1, maximum: 3650 }), Type.Null()], {
+    description: `${what} (1–3650 days); null: kept for ever`,
+  });
+
+export const RetentionBody = Type.Object(
+  {
+    contacts_days: Days(
+      'Purge the names, email, phone and IP of leads received more than this many days ago, keeping keyed digests of the email and phone so the duplicate checks still find them',
+    ),
+    leads_days: Days('Delete leads received more than this many days ago; the reports keep counting them'),
+  },
+  { additionalProperties: false, title: 'RetentionSettings' },
+);
+
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+
+export const RetentionRun = Type.Object(
+  {
+    id: Type.String(),
+    started_at: Timestamp,
+    updated_at: Type.Union([Timestamp], { description: 'When its counts last moved (one batch)' }),
+    finished_at: NullableTimestamp,
+    state: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]),
+    contacts_before: Type.Union([Timestamp, Type.Null()], {
+      description: 'Contacts of leads received before this were purged; null: contacts were not purged',
+    }),
+    leads_before: Type.Union([Timestamp, Type.Null()], {
+      description: 'Leads received before this were deleted; null: no lead was deleted',
+    }),
+    contacts_purged: Type.Integer({ format: 'int32' }),
+    leads_deleted: Type.Integer({ format: 'int32' }),
+    error: Type.Union([Type.String(), Type.Null()]),
+  },
+  { title: 'RetentionRun' },
+);
+
+export const Retention = Type.Object(
+  {
+    contacts_days: RetentionBody.properties.contacts_days,
+    leads_days: RetentionBody.properties.leads_days,
+    runs: Type.Array(RetentionRun, { description: 'The latest runs that had work, newest first (at most 10)' }),
+  },
+  { title: 'Retention' },
+);

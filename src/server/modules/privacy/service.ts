@@ -11,6 +11,7 @@ import { insertEntries } from '../quality/blocklist-queries.js';
 import { forgetShapes } from '../quality/blocklist-shapes.js';
 import { entryKey, protectKey } from '../quality/match-keys.js';
 import { blocklistSecret } from '../quality/match-secret.js';
+import { contactDigest } from './contact-digests.js';
 import {
   contactViewRows,
   deleteKeyedRows,
@@ -37,7 +38,7 @@ export const CONTACT_VIEW_RETENTION_DAYS = 400;
  * (provider_log) holds no contacts by design (intake's receivedFact) and is never rewritten: its
  * hashes stay verifiable; a fact still pending (not chained yet) is scrubbed like any text.
  */
-const ERASED_TABLES = [
+export const ERASED_TABLES = [
   { table: 'lead_attempts', key: ['id'], text: ['reason', 'response_excerpt'], leadColumn: 'lead_id', byText: true },
   {
     table: 'lead_status_history',
@@ -131,10 +132,10 @@ async function blocklistSubject(
 const uniq = (xs: (string | null)[]) => [...new Set(xs.filter((x): x is string => !!x))];
 
 /** One masker (privacy/mask.ts) per pair of contacts: the subject's and each erased lead's. */
-const maskersOf = (pairs: { email: string | null; phone: string | null }[]): Masker[] =>
+export const maskersOf = (pairs: { email: string | null; phone: string | null }[]): Masker[] =>
   pairs.map((p) => contactMasker({ email: p.email ?? '', phone: p.phone ?? '' }));
 
-const withMask =
+export const withMask =
   (scrub: (t: string) => string, maskers: Masker[]) =>
   (text: string): string =>
     maskers.reduce((t, m) => m(t), scrub(text));
@@ -161,19 +162,25 @@ export async function eraseContact(db: DB, actor: Actor, body: ErasureInput) {
   const masked = [subject.email && maskEmail(subject.email), subject.phone && maskPhone(subject.phone)]
     .filter(Boolean)
     .join(', ');
-  const secret = body.blocklist ? await blocklistSecret(db) : null;
+  const matchKey = await blocklistSecret(db);
+  const secret = body.blocklist ? matchKey : null;
+  // A lead whose contacts the retention purged is found by their digests, which go too.
+  const digests = {
+    email: subject.email && contactDigest('email', subject.email, matchKey),
+    phone: subject.phone && contactDigest('phone', subject.phone, matchKey),
+  };
   // The scans of whole tables for the contacts' spellings run first, outside the transaction (a
   // read: on SQLite intake is not held up); the transaction reads those rows again and scrubs them
   // with every row of the erased leads. A row written meanwhile that quotes the contacts without
   // belonging to an erased lead is the one thing this can miss (README).
-  const before = await leadsOfContact(db, subject.email, subject.phone);
+  const before = await leadsOfContact(db, subject.email, subject.phone, digests);
   const found = contactsOf(subject, before);
   const needles = likeNeedles(found.emails, found.phones);
   const hits = new Map<string, Awaited<ReturnType<typeof textHits>>>();
   for (const spec of ERASED_TABLES) hits.set(spec.table, await textHits(db, spec, needles));
   const imports = await importHits(db, needles);
   const receipt = await db.transaction().execute(async (tx) => {
-    const leads = await leadsOfContact(tx, subject.email, subject.phone);
+    const leads = await leadsOfContact(tx, subject.email, subject.phone, digests);
     const { emails, phones } = contactsOf(subject, leads);
     // Then any other spelling (escaped, grouped digits "+49 151 …") is masked like for a reader
     // without leads:contacts: what is left says nothing that reaches the person.
