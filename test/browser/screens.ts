@@ -47,8 +47,8 @@ export interface DialogRecords {
  * The drawers and dialogs, each opened from its page (loaded afresh, so each stands alone): the lead
  * drawer and its redeliver dialog (the first lead listed must be rejected or failed), the bell's
  * notifications, the new-key and revoke dialogs (a key must exist), the blocklist's add and bulk-add
- * dialogs, a delete confirmation, and the provider's rotate confirmation and its once-shown token
- * (that one rotates the provider's token).
+ * dialogs, a delete confirmation, the retention confirmation (opened, not confirmed), and the
+ * provider's rotate confirmation and its once-shown token (that one rotates the provider's token).
  */
 export const DIALOGS: [string, (page: Page, base: string, records: DialogRecords) => Promise<void>][] = [
   [
@@ -122,6 +122,15 @@ export const DIALOGS: [string, (page: Page, base: string, records: DialogRecords
       await page.goto(`${base}/flows/${flowId}`);
       await page.getByRole('button', { name: 'Delete' }).click();
       await page.getByRole('dialog').waitFor();
+    },
+  ],
+  [
+    'retention-confirm-dialog',
+    async (page, base) => {
+      await page.goto(`${base}/settings/privacy`);
+      await page.getByRole('switch', { name: 'Delete leads after' }).dispatchEvent('click');
+      await page.getByTestId('retention-save').click();
+      await page.getByRole('dialog', { name: 'Apply the new retention?' }).waitFor();
     },
   ],
   [

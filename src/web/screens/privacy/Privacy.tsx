@@ -8,12 +8,13 @@ import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { usePagedList } from '../../ui/ListPage';
 import { TableBox } from '../../ui/TableBox';
 import { useClock } from '../../ui/useClock';
+import { Retention } from './Retention';
 
 type Receipt = paths['/api/privacy/erasures']['post']['responses'][201]['content']['application/json'];
 
 const PAGE = 20;
 
-/** /settings/privacy (admins, sessions): erase a contact, the receipts, and who viewed contacts. */
+/** /settings/privacy (admins, sessions): erase a contact, the receipts, retention (Retention.tsx), and who viewed contacts. */
 export default function Privacy() {
   return (
     <Stack>
@@ -22,6 +23,7 @@ export default function Privacy() {
       </Title>
       <EraseForm />
       <Erasures />
+      <Retention />
       <ContactViews />
     </Stack>
   );
@@ -205,7 +207,7 @@ function ContactViews() {
                 <Table.Tr key={r.id}>
                   <Table.Td>{clock.dateTime(r.at)}</Table.Td>
                   <Table.Td>
-                    <Group gap={6} wrap="nowrap">
+                    <Group gap={6}>
                       <Text size="sm">{r.operator_email}</Text>
                       <Badge size="xs" variant="light" color={r.via === 'session' ? 'blue' : 'grape'}>
                         {r.via === 'session' ? 'dashboard' : 'API key'}
