@@ -22360,6 +22360,8 @@ export interface operations {
                     "application/json": {
                         /** @description Purge the names, email, phone and IP of leads received more than this many days ago, keeping keyed digests of the email and phone so the duplicate checks still find them (1–3650 days); null: kept for ever */
                         contacts_days: number | null;
+                        /** @description How often this server's job applies the settings (RETENTION_INTERVAL_MS); null: never on this server */
+                        interval_seconds: number | null;
                         /** @description Delete leads received more than this many days ago; the reports keep counting them (1–3650 days); null: kept for ever */
                         leads_days: number | null;
                         /** @description The latest runs that had work, newest first (at most 10) */
@@ -22461,6 +22463,8 @@ export interface operations {
                     "application/json": {
                         /** @description Purge the names, email, phone and IP of leads received more than this many days ago, keeping keyed digests of the email and phone so the duplicate checks still find them (1–3650 days); null: kept for ever */
                         contacts_days: number | null;
+                        /** @description How often this server's job applies the settings (RETENTION_INTERVAL_MS); null: never on this server */
+                        interval_seconds: number | null;
                         /** @description Delete leads received more than this many days ago; the reports keep counting them (1–3650 days); null: kept for ever */
                         leads_days: number | null;
                         /** @description The latest runs that had work, newest first (at most 10) */

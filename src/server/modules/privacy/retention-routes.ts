@@ -28,7 +28,7 @@ export default async function retentionRoutes(app: App) {
         response: { 200: Retention },
       },
     },
-    async () => getRetention(app.db),
+    async () => getRetention(app.db, app.config.retentionIntervalMs),
   );
 
   app.put(
@@ -44,6 +44,6 @@ export default async function retentionRoutes(app: App) {
         response: { 200: Retention, ...problems(400) },
       },
     },
-    async (req) => updateRetention(app.db, actorOf(req), req.body),
+    async (req) => updateRetention(app.db, actorOf(req), req.body, app.config.retentionIntervalMs),
   );
 }

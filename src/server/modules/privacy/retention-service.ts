@@ -51,20 +51,21 @@ const DAY_MS = 86_400_000;
 
 export const readRetention = (db: DB) => readSetting<RetentionSettings>(db, RETENTION_SETTING, KEEP);
 
-export async function getRetention(db: DB) {
+/** The settings, how often this server's job applies them (null: never here), the latest runs. */
+export async function getRetention(db: DB, everyMs: number) {
   const [settings, runs] = await Promise.all([readRetention(db), latestRuns(db, 10)]);
-  return { ...settings, runs };
+  return { ...settings, interval_seconds: everyMs > 0 ? Math.max(1, Math.round(everyMs / 1000)) : null, runs };
 }
 
 /** Sets what is kept how long (the admin role from a session: routes); audited. Answers the settings and runs. */
-export async function updateRetention(db: DB, actor: Actor, body: RetentionSettings) {
+export async function updateRetention(db: DB, actor: Actor, body: RetentionSettings, everyMs: number) {
   await db.transaction().execute(async (tx) => {
     const before = await readRetention(tx);
     const after = { contacts_days: body.contacts_days, leads_days: body.leads_days };
     await writeSetting(tx, RETENTION_SETTING, after);
     await audit(tx, actor, { action: 'privacy.retention_updated', details: { before, after } });
   });
-  return getRetention(db);
+  return getRetention(db, everyMs);
 }
 
 export interface RunOptions {

@@ -259,7 +259,7 @@ forEachDatabase('retention', (engine) => {
       );
     }
     const view = await setRetention(ta, { contacts_days: 30, leads_days: 400 });
-    assert.deepEqual([view.contacts_days, view.leads_days, view.runs], [30, 400, []]);
+    assert.deepEqual([view.contacts_days, view.leads_days, view.interval_seconds, view.runs], [30, 400, 600, []]);
     const audit = await ta.db
       .selectFrom('audit_log')
       .select('details')

@@ -146,6 +146,10 @@ export const Retention = Type.Object(
   {
     contacts_days: RetentionBody.properties.contacts_days,
     leads_days: RetentionBody.properties.leads_days,
+    interval_seconds: Type.Union([Type.Integer({ format: 'int32', minimum: 1 }), Type.Null()], {
+      description:
+        "How often this server's job applies the settings (RETENTION_INTERVAL_MS); null: never on this server",
+    }),
     runs: Type.Array(RetentionRun, { description: 'The latest runs that had work, newest first (at most 10)' }),
   },
   { title: 'Retention' },

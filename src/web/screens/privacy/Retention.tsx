@@ -57,8 +57,8 @@ export function Retention() {
         Retention
       </Title>
       <Text size="sm" c="dimmed" maw={640}>
-        A background job applies these settings every 10 minutes, to leads by the time they were received. What it
-        purges or deletes cannot be brought back.
+        A background job applies these settings {cadence(query.data?.interval_seconds ?? null)}, to leads by the time
+        they were received. What it purges or deletes cannot be brought back.
       </Text>
       {query.isError && (
         <Alert color="red" role="alert">
@@ -70,7 +70,7 @@ export function Retention() {
       ) : query.data ? (
         <>
           <RetentionForm saved={query.data} />
-          <Runs runs={query.data.runs} />
+          <Runs runs={query.data.runs} interval={query.data.interval_seconds} />
         </>
       ) : null}
     </Stack>
@@ -177,7 +177,7 @@ function RetentionForm({ saved }: { saved: Settings }) {
           setConfirming(false);
         }}
       >
-        <Text>Within the next 10 minutes the retention job will:</Text>
+        <Text>At its next run ({cadence(saved.interval_seconds)}) the retention job will:</Text>
         <Stack gap={4} component="ul" m={0} pl="lg">
           {removesMore(saved.contacts_days, body.contacts_days) && body.contacts_days !== null && (
             <Text component="li">
@@ -245,7 +245,15 @@ function LimitInput({
 
 const STATE_COLOR: Record<Run['state'], string> = { running: 'blue', done: 'green', failed: 'red' };
 
-function Runs({ runs }: { runs: Run[] }) {
+/** How often the job runs on this server, in words ("every 10 minutes"; never: RETENTION_INTERVAL_MS is 0). */
+function cadence(seconds: number | null): string {
+  if (seconds === null) return 'only on a server where RETENTION_INTERVAL_MS is not 0 (it is 0 on this one)';
+  if (seconds % 3600 === 0) return seconds === 3600 ? 'every hour' : `every ${seconds / 3600} hours`;
+  if (seconds % 60 === 0) return seconds === 60 ? 'every minute' : `every ${seconds / 60} minutes`;
+  return `every ${seconds} seconds`;
+}
+
+function Runs({ runs, interval }: { runs: Run[]; interval: number | null }) {
   const clock = useClock();
   return (
     <Stack gap="xs">
@@ -254,7 +262,7 @@ function Runs({ runs }: { runs: Run[] }) {
       </Title>
       {runs.length === 0 ? (
         <Text size="sm" data-testid="retention-runs-empty">
-          No run yet: the job applies the settings every 10 minutes.
+          No run yet: the job applies the settings {cadence(interval)}.
         </Text>
       ) : (
         <TableBox minWidth={720}>
