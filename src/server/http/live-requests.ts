@@ -10,7 +10,11 @@ const LIVE_MS = 2_000;
 const POLL_MS = 2;
 
 export interface LiveRequests {
-  /** Resolves once no live request is in flight, or after maxWaitMs at the latest. */
+  /**
+   * First lets what came in meanwhile run (one turn of the event loop: a loop of awaits on
+   * SQLite's synchronous statements never gives the server one otherwise), then resolves once no
+   * live request is in flight, or after maxWaitMs at the latest.
+   */
   quiet(maxWaitMs: number): Promise<void>;
 }
 
@@ -31,6 +35,7 @@ export function installLiveRequests(app: App, liveMs = LIVE_MS): LiveRequests {
   };
   return {
     async quiet(maxWaitMs) {
+      await new Promise((resolve) => setImmediate(resolve));
       const until = Date.now() + maxWaitMs;
       while (busy() && Date.now() < until) await new Promise((r) => setTimeout(r, POLL_MS));
     },

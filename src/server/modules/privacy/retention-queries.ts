@@ -37,13 +37,9 @@ export const leadsToPurge = (db: DB, before: string, cursor: Cursor | null, limi
       'erased_at',
     ])
     .where('created_at', '<', before);
-  if (cursor)
-    q = q.where((eb) =>
-      eb.or([
-        eb('created_at', '>', cursor.created_at),
-        eb.and([eb('created_at', '=', cursor.created_at), eb('id', '>', cursor.id)]),
-      ]),
-    );
+  // A row value: both engines start the index range at the cursor (an OR of the two columns made
+  // SQLite walk the index from its start every batch).
+  if (cursor) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(cursor.created_at, cursor.id)));
   // Erased leads are read and passed over (the cursor moves past them): filtering them here would
   // let one statement walk millions of them.
   return q.orderBy('created_at').orderBy('id').limit(limit).execute();

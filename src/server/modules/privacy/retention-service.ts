@@ -37,8 +37,12 @@ export interface RetentionSettings {
 
 const KEEP: RetentionSettings = { contacts_days: null, leads_days: null };
 
-/** Leads per transaction: short enough that intake waits a few milliseconds at most behind one. */
-export const RETENTION_BATCH = 200;
+/**
+ * Leads per transaction: short enough that intake waits a few milliseconds at most behind one (on
+ * SQLite a batch holds the event loop and the one writer: 200 took about 110 ms to purge at
+ * 1,000,000 leads, bench/RESULTS.md).
+ */
+export const RETENTION_BATCH = 50;
 /** The longest a batch waits for live requests to be answered before it goes anyway. */
 const QUIET_WAIT_MS = 100;
 /** A run stops after this long; the next goes on where it stopped. */
