@@ -11,11 +11,12 @@ const POLL_MS = 2;
 
 export interface LiveRequests {
   /**
-   * First lets what came in meanwhile run (one turn of the event loop: a loop of awaits on
-   * SQLite's synchronous statements never gives the server one otherwise), then resolves once no
-   * live request is in flight, or after maxWaitMs at the latest.
+   * First lets what came in meanwhile run (one turn of the event loop, or restMs: a loop of awaits
+   * on SQLite's synchronous statements never gives the server one otherwise), then resolves once
+   * no live request is in flight, or after maxWaitMs at the latest. Work that rests as long as its
+   * last piece took leaves live traffic at least half of the event loop.
    */
-  quiet(maxWaitMs: number): Promise<void>;
+  quiet(maxWaitMs: number, restMs?: number): Promise<void>;
 }
 
 export function installLiveRequests(app: App, liveMs = LIVE_MS): LiveRequests {
@@ -34,8 +35,8 @@ export function installLiveRequests(app: App, liveMs = LIVE_MS): LiveRequests {
     return false;
   };
   return {
-    async quiet(maxWaitMs) {
-      await new Promise((resolve) => setImmediate(resolve));
+    async quiet(maxWaitMs, restMs = 0) {
+      await new Promise((resolve) => (restMs > 0 ? setTimeout(resolve, restMs) : setImmediate(resolve)));
       const until = Date.now() + maxWaitMs;
       while (busy() && Date.now() < until) await new Promise((r) => setTimeout(r, POLL_MS));
     },

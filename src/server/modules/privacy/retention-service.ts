@@ -74,8 +74,8 @@ export async function updateRetention(db: DB, actor: Actor, body: RetentionSetti
 
 export interface RunOptions {
   now?: Date;
-  /** Waits until no live request is being answered, or the most given (http/live-requests.ts). */
-  quiet?: (maxWaitMs: number) => Promise<void>;
+  /** Rests, then waits until no live request is being answered, or the most given (http/live-requests.ts). */
+  quiet?: (maxWaitMs: number, restMs?: number) => Promise<void>;
   batch?: number;
   budgetMs?: number;
 }
@@ -116,19 +116,26 @@ export async function runRetention(db: DB, opts: RunOptions = {}) {
   const secret = await blocklistSecret(db);
   try {
     // Deletion first: a lead about to be deleted needs no purge.
-    for (let more = leadsBefore !== null; more && Date.now() < until;) {
-      await opts.quiet?.(QUIET_WAIT_MS);
-      more = await db.transaction().execute(async (tx) => {
+    // Before each batch the server rests as long as the last batch took (live requests keep at
+    // least half of the event loop), then waits for the requests in flight to be answered.
+    let took = 0;
+    const batchOf = async (work: (tx: DB) => Promise<boolean>): Promise<boolean> => {
+      await opts.quiet?.(QUIET_WAIT_MS, took);
+      const t0 = Date.now();
+      const more = await db.transaction().execute(work);
+      took = Date.now() - t0;
+      return more;
+    };
+    for (let more = leadsBefore !== null; more && Date.now() < until;)
+      more = await batchOf(async (tx) => {
         const ids = await leadsToDelete(tx, leadsBefore!, batch);
         const n = await deleteLeads(tx, ids);
         run.leads += n;
         await addToRun(tx, run.id, { contacts: 0, leads: n }, nowIso());
         return ids.length === batch;
       });
-    }
-    for (let more = contactsBefore !== null; more && Date.now() < until;) {
-      await opts.quiet?.(QUIET_WAIT_MS);
-      more = await db.transaction().execute(async (tx) => {
+    for (let more = contactsBefore !== null; more && Date.now() < until;)
+      more = await batchOf(async (tx) => {
         const leads = await leadsToPurge(tx, contactsBefore!, cursor, batch);
         const n = await purgeContacts(
           tx,
@@ -144,7 +151,6 @@ export async function runRetention(db: DB, opts: RunOptions = {}) {
         await addToRun(tx, run.id, { contacts: n, leads: 0 }, nowIso());
         return leads.length === batch;
       });
-    }
     await finishRun(db, run.id, 'done', nowIso(), null);
   } catch (err) {
     await finishRun(db, run.id, 'failed', nowIso(), (err as Error).message).catch(() => undefined);
