@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { freePort, freshPostgresDatabase, OWNER, startServer } from './server.js';
+import { apiCaller, benchRoute, freePort, freshPostgresDatabase, startServer } from './server.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -65,43 +65,11 @@ const { base, child } = await startServer(await databaseUrl(dir), {
 });
 
 try {
-  const call = async (method: string, url: string, body?: unknown, token?: string) => {
-    const res = await fetch(`${base}${url}`, {
-      method,
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-    return JSON.parse(text);
-  };
-  const token = (await call('POST', '/api/auth/login', { email: OWNER.email, password: OWNER.password })).token;
+  const call = apiCaller(base);
+  const { token, campaign } = await benchRoute(call, partnerPort, { name: 'Tracking partner', track_autologin: true });
   // Links are handed out under the public base URL (the host is not used: the bench opens the path).
   await call('PUT', '/api/hosting/public-url', { public_base_url: 'https://leadgate.example' }, token);
-  const integration = {
-    method: 'POST',
-    url: `http://127.0.0.1:${partnerPort}/leads`,
-    headers: {},
-    body_template: { email: '{{lead.email}}' },
-    success_path: 'success',
-    lead_id_path: 'data.id',
-    autologin_path: 'data.autologin_url',
-    timeout_ms: 5000,
-  };
-  const p = await call(
-    'POST',
-    '/api/partners',
-    { name: 'Tracking partner', integration, track_autologin: true },
-    token,
-  );
-  const flow = await call('POST', '/api/flows', { name: 'F', targets: [{ partner_id: p.id, priority: 1 }] }, token);
-  const provider = await call('POST', '/api/traffic-providers', { name: 'P' }, token);
-  await call(
-    'POST',
-    '/api/campaigns',
-    { name: 'C', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } },
-    token,
-  );
+  const { provider } = await campaign('P');
 
   log(`${LEADS} leads in (${args.engine})…`);
   const links: string[] = [];

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { freePort, freshPostgresDatabase, OWNER, startServer } from './server.js';
+import { apiCaller, benchRoute, freePort, freshPostgresDatabase, startServer } from './server.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -120,39 +120,8 @@ const { base, child } = await startServer(url, {
 });
 
 try {
-  const call = async (method: string, p: string, body?: unknown, token?: string) => {
-    const res = await fetch(`${base}${p}`, {
-      method,
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-    return JSON.parse(text);
-  };
-  const token = (await call('POST', '/api/auth/login', { email: OWNER.email, password: OWNER.password })).token;
-  const integration = {
-    method: 'POST',
-    url: `http://127.0.0.1:${partnerPort}/leads`,
-    headers: {},
-    body_template: { email: '{{lead.email}}' },
-    success_path: 'success',
-    lead_id_path: 'data.id',
-    autologin_path: 'data.autologin_url',
-    timeout_ms: 5000,
-  };
-  const p = await call('POST', '/api/partners', { name: 'Buyer', integration }, token);
-  const flow = await call('POST', '/api/flows', { name: 'F', targets: [{ partner_id: p.id, priority: 1 }] }, token);
-  const campaign = async (name: string) => {
-    const provider = await call('POST', '/api/traffic-providers', { name }, token);
-    const c = await call(
-      'POST',
-      '/api/campaigns',
-      { name, traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } },
-      token,
-    );
-    return { provider, campaign: c };
-  };
+  const call = apiCaller(base);
+  const { token, campaign } = await benchRoute(call, partnerPort);
   const target = await campaign('Imported list');
   const live = await campaign('Live traffic');
   const intake = new Pool(base, { connections: 32 });

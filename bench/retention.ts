@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { Pool } from 'undici';
 import { openDatabase } from '../src/server/db/database.js';
-import { freePort, freshPostgresDatabase, OWNER, ROOT, startServer } from './server.js';
+import { apiCaller, benchRoute, freePort, freshPostgresDatabase, ROOT, startServer } from './server.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -128,36 +128,9 @@ const { base, child } = await startServer(url, {
 });
 
 try {
-  const call = async (method: string, p: string, body?: unknown, token?: string) => {
-    const res = await fetch(`${base}${p}`, {
-      method,
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-    return JSON.parse(text);
-  };
-  const token = (await call('POST', '/api/auth/login', { email: OWNER.email, password: OWNER.password })).token;
-  const integration = {
-    method: 'POST',
-    url: `http://127.0.0.1:${partnerPort}/leads`,
-    headers: {},
-    body_template: { email: '{{lead.email}}' },
-    success_path: 'success',
-    lead_id_path: 'data.id',
-    autologin_path: 'data.autologin_url',
-    timeout_ms: 5000,
-  };
-  const p = await call('POST', '/api/partners', { name: 'Bench buyer', integration }, token);
-  const flow = await call('POST', '/api/flows', { name: 'Bench', targets: [{ partner_id: p.id, priority: 1 }] }, token);
-  const provider = await call('POST', '/api/traffic-providers', { name: 'Bench live traffic' }, token);
-  await call(
-    'POST',
-    '/api/campaigns',
-    { name: 'Bench live', traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } },
-    token,
-  );
+  const call = apiCaller(base);
+  const { token, campaign } = await benchRoute(call, partnerPort);
+  const { provider } = await campaign('Bench live traffic');
 
   // The reports of the seeded days (UTC, up to yesterday: intake's leads land today).
   const day = (n: number) => new Date(Date.now() - n * DAY_MS).toISOString().slice(0, 10);

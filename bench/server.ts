@@ -74,3 +74,51 @@ export async function freshPostgresDatabase(adminUrl: string, name: string): Pro
   url.pathname = `/${name}`;
   return url.toString();
 }
+
+/** A JSON call of the server's API at `base`; an answer of 300 or more throws with its text. */
+export type ApiCall = (method: string, path: string, body?: unknown, token?: string) => Promise<any>;
+
+export const apiCaller =
+  (base: string): ApiCall =>
+  async (method, p, body, token) => {
+    const res = await fetch(`${base}${p}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text}`);
+    return JSON.parse(text);
+  };
+
+/**
+ * Signed in as the owner: a partner on the loopback bench partner (bench/partner.ts at
+ * `partnerPort`; `partner` adds fields) and a flow to it, and `campaign(name)` making a traffic
+ * provider with a campaign on that flow (the provider's `token` is its intake token).
+ */
+export async function benchRoute(call: ApiCall, partnerPort: number, partner: Record<string, unknown> = {}) {
+  const token: string = (await call('POST', '/api/auth/login', { email: OWNER.email, password: OWNER.password })).token;
+  const integration = {
+    method: 'POST',
+    url: `http://127.0.0.1:${partnerPort}/leads`,
+    headers: {},
+    body_template: { email: '{{lead.email}}' },
+    success_path: 'success',
+    lead_id_path: 'data.id',
+    autologin_path: 'data.autologin_url',
+    timeout_ms: 5000,
+  };
+  const p = await call('POST', '/api/partners', { name: 'Bench buyer', integration, ...partner }, token);
+  const flow = await call('POST', '/api/flows', { name: 'Bench', targets: [{ partner_id: p.id, priority: 1 }] }, token);
+  const campaign = async (name: string) => {
+    const provider = await call('POST', '/api/traffic-providers', { name }, token);
+    const c = await call(
+      'POST',
+      '/api/campaigns',
+      { name, traffic_provider_id: provider.id, flow_id: flow.id, payout: { model: 'cpl', amount: 10 } },
+      token,
+    );
+    return { provider, campaign: c };
+  };
+  return { token, campaign };
+}

@@ -5,8 +5,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { signLicence, type LicencePayload } from '../../src/server/modules/licence/format.js';
-import { ServerClient, spawnServer, waitUntilUp } from '../processes.js';
-import { ADMIN, apiGet, chromiumAvailable, ensureDashboardBuilt, openBrowser, screenshot, signIn } from './harness.js';
+import { apiGet, chromiumAvailable, openBrowser, screenshot, signIn, startServerAndClient } from './harness.js';
 
 const DAY = 86_400_000;
 const vendor = generateKeyPairSync('ed25519');
@@ -28,17 +27,9 @@ const licence = (over: Partial<LicencePayload>) =>
 
 test('an admin installs a licence key in the panel and sees it valid', { timeout: 120_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
-  ensureDashboardBuilt();
-  const server = await spawnServer(t, {
-    LEADGATE_ADMIN_EMAIL: ADMIN.email,
-    LEADGATE_ADMIN_PASSWORD: ADMIN.password,
-    LOG_LEVEL: 'warn',
-    DELIVERY_RECOVERY_INTERVAL_MS: '0',
+  const { server, client } = await startServerAndClient(t, {
     LICENCE_PUBLIC_KEY: vendor.publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
   });
-  await waitUntilUp(server);
-  const client = await new ServerClient(server.port).login();
-  t.after(() => client.close());
 
   const { page } = await openBrowser(t);
   await signIn(page, server);

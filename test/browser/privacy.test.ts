@@ -2,21 +2,11 @@
 // sees the receipt and its row in the list (the subject masked, never the email typed).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ServerClient, spawnServer, waitUntilUp } from '../processes.js';
-import { ADMIN, apiGet, chromiumAvailable, ensureDashboardBuilt, openBrowser, signIn } from './harness.js';
+import { apiGet, chromiumAvailable, openBrowser, signIn, startServerAndClient } from './harness.js';
 
 test('an admin erases a contact from the Privacy screen and sees the receipt', { timeout: 120_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
-  ensureDashboardBuilt();
-  const server = await spawnServer(t, {
-    LEADGATE_ADMIN_EMAIL: ADMIN.email,
-    LEADGATE_ADMIN_PASSWORD: ADMIN.password,
-    LOG_LEVEL: 'warn',
-    DELIVERY_RECOVERY_INTERVAL_MS: '0',
-  });
-  await waitUntilUp(server);
-  const client = await new ServerClient(server.port).login();
-  t.after(() => client.close());
+  const { server, client } = await startServerAndClient(t);
 
   const { page } = await openBrowser(t);
   await signIn(page, server);
@@ -44,16 +34,7 @@ test(
   { timeout: 120_000 },
   async (t) => {
     if (!chromiumAvailable(t)) return;
-    ensureDashboardBuilt();
-    const server = await spawnServer(t, {
-      LEADGATE_ADMIN_EMAIL: ADMIN.email,
-      LEADGATE_ADMIN_PASSWORD: ADMIN.password,
-      LOG_LEVEL: 'warn',
-      DELIVERY_RECOVERY_INTERVAL_MS: '0',
-    });
-    await waitUntilUp(server);
-    const client = await new ServerClient(server.port).login();
-    t.after(() => client.close());
+    const { server, client } = await startServerAndClient(t);
 
     const { page } = await openBrowser(t);
     const puts: unknown[] = [];

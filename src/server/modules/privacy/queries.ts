@@ -13,6 +13,24 @@ const CHUNK = 500;
 const chunks = <T>(xs: T[]) =>
   Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
 
+/** What an erasure (or the retention's purge) reads of a lead: eraseLead's input. */
+export const ERASED_LEAD_COLUMNS = [
+  'id',
+  'email',
+  'phone',
+  'first_name',
+  'last_name',
+  'reason',
+  'autologin_url',
+  'sale_status',
+  'funnel',
+  'sub_id1',
+  'sub_id2',
+  'sub_id3',
+  'sub_id4',
+  'sub_id5',
+] as const;
+
 /** The leads that carry the email or the phone (leads_email_created, leads_phone_created) or their digests. */
 export async function leadsOfContact(
   db: DB,
@@ -20,33 +38,17 @@ export async function leadsOfContact(
   phone: string | null,
   digests: { email: string | null; phone: string | null },
 ) {
-  const cols = [
-    'id',
-    'email',
-    'phone',
-    'first_name',
-    'last_name',
-    'reason',
-    'autologin_url',
-    'sale_status',
-    'funnel',
-    'sub_id1',
-    'sub_id2',
-    'sub_id3',
-    'sub_id4',
-    'sub_id5',
+  // Leads whose contacts the retention purged keep only their digests (contact-digests.ts).
+  const probes = [
+    ['email', email],
+    ['phone', phone],
+    ['email_digest', digests.email],
+    ['phone_digest', digests.phone],
   ] as const;
-  const rows = [
-    ...(email ? await db.selectFrom('leads').select(cols).where('email', '=', email).execute() : []),
-    ...(phone ? await db.selectFrom('leads').select(cols).where('phone', '=', phone).execute() : []),
-    // Leads whose contacts the retention purged keep only their digests (contact-digests.ts).
-    ...(digests.email
-      ? await db.selectFrom('leads').select(cols).where('email_digest', '=', digests.email).execute()
-      : []),
-    ...(digests.phone
-      ? await db.selectFrom('leads').select(cols).where('phone_digest', '=', digests.phone).execute()
-      : []),
-  ];
+  const rows = [];
+  for (const [column, value] of probes)
+    if (value)
+      rows.push(...(await db.selectFrom('leads').select(ERASED_LEAD_COLUMNS).where(column, '=', value).execute()));
   return [...new Map(rows.map((r) => [r.id, r])).values()];
 }
 

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database, RetentionRunsTable } from '../../db/tables.js';
 import { deleteSetting, writeSetting } from '../../db/settings.js';
 import { KEEP_ROLLUPS_KEY } from '../../db/triggers/rollups.js';
+import { ERASED_LEAD_COLUMNS } from './queries.js';
 
 // The retention's SQL (retention-service.ts): batches of old leads in (created_at, id) order on
 // leads_created, their deletion with the rows that reference them, and the runs' records.
@@ -18,24 +19,7 @@ export interface Cursor {
 export const leadsToPurge = (db: DB, before: string, cursor: Cursor | null, limit: number) => {
   let q = db
     .selectFrom('leads')
-    .select([
-      'id',
-      'created_at',
-      'email',
-      'phone',
-      'first_name',
-      'last_name',
-      'reason',
-      'autologin_url',
-      'sale_status',
-      'funnel',
-      'sub_id1',
-      'sub_id2',
-      'sub_id3',
-      'sub_id4',
-      'sub_id5',
-      'erased_at',
-    ])
+    .select([...ERASED_LEAD_COLUMNS, 'created_at', 'erased_at'])
     .where('created_at', '<', before);
   // A row value: both engines start the index range at the cursor (an OR of the two columns made
   // SQLite walk the index from its start every batch).
