@@ -235,8 +235,14 @@ forEachDatabase('retention', (engine) => {
     assert.deepEqual(keep, [], 'the marker never outlives its transaction');
   });
 
-  test('retention settings: admins from a session only; bad days named; audited', async (t) => {
+  test('retention settings: signed-in admins from a session only; bad days named; audited', async (t) => {
     const ta = await buildTestApp(t, engine);
+    expectProblem(await call(ta.app, null, { method: 'GET', url: URL }), 401, 'unauthorized');
+    expectProblem(
+      await call(ta.app, null, { method: 'PUT', url: URL, payload: { contacts_days: 30, leads_days: null } }),
+      401,
+      'unauthorized',
+    );
     const key = await newApiKey(ta, ALL_PERMISSIONS);
     expectProblem(await call(ta.app, key.secret, { method: 'GET', url: URL }), 403, 'session_required');
     const op = await newOperator(ta, ALL_PERMISSIONS);
