@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { defaultIntegration } from '../partner-server.js';
 import { sampleLead } from '../distribution-world.js';
 import { request } from '../processes.js';
-import { chromiumAvailable, openBrowser, screenshot, signIn, startServerAndClient } from './harness.js';
+import { chromiumAvailable, openBrowser, screenshot, signIn, startServerAndClient, waitUntil } from './harness.js';
 
 test('held leads are approved and rejected from the review queue', { timeout: 120_000 }, async (t) => {
   if (!chromiumAvailable(t)) return;
@@ -55,7 +55,7 @@ test('held leads are approved and rejected from the review queue', { timeout: 12
   await page.getByRole('button', { name: /^Approve/ }).click();
   await page.getByTestId('review-outcome').waitFor();
   assert.equal(await page.getByTestId('review-outcome').innerText(), 'Approved 1 lead.');
-  await page.waitForFunction('document.querySelectorAll(\'[data-testid="review-table"] tbody tr\').length === 1');
+  await waitUntil('the approved lead to leave the queue', async () => (await rows.count()) === 1);
   assert.notEqual((await status(ids[0])).status, 'held');
 
   // Reject the second with a reason its provider is told.
