@@ -69,6 +69,8 @@ function parse(table: string) {
     cpu: r[12],
     // "errors / non-2xx": a build answering errors fast is not faster; its rows are marked.
     failed: r[13] !== '0 / 0',
+    // PostgreSQL's own processes (older builds' bench tables have no such column).
+    dbCpu: r[14] ?? '?',
   }));
 }
 
@@ -117,25 +119,36 @@ try {
     `Command: npx tsx bench/intake-paired.ts --against ${args.against} --rounds ${ROUNDS} -- ${positionals.join(' ')}`,
   );
   console.log(
-    '| round | run | base leads/s | head leads/s | head / base | base CPU per lead | head CPU per lead | base added p99 | head added p99 |',
+    '| round | run | base leads/s | head leads/s | head / base | base CPU per lead | head CPU per lead | base database CPU | head database CPU | base added p99 | head added p99 |',
   );
-  console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const ratios = new Map<string, number[]>();
+  // CPU per lead, the server's and PostgreSQL's together: steadier than leads/s on a shared machine.
+  const cpuRatios = new Map<string, number[]>();
+  const totalCpu = (r: ReturnType<typeof parse>[number]) => parseFloat(r.cpu) + (parseFloat(r.dbCpu) || 0);
   for (const r of results)
     r.head.forEach((h, i) => {
       const b = r.base.find((x) => x.key === h.key) ?? r.base[i];
       const failed = h.failed || !b || b.failed;
       const ratio = !failed && b.leadsPerSecond ? h.leadsPerSecond / b.leadsPerSecond : NaN;
-      if (h.key.endsWith(' max') && !failed) ratios.set(h.key, [...(ratios.get(h.key) ?? []), ratio]);
+      if (h.key.endsWith(' max') && !failed) {
+        ratios.set(h.key, [...(ratios.get(h.key) ?? []), ratio]);
+        cpuRatios.set(h.key, [...(cpuRatios.get(h.key) ?? []), totalCpu(h) / totalCpu(b)]);
+      }
       console.log(
-        `| ${r.round} | ${h.key} | ${b?.leadsPerSecond ?? '?'} | ${h.leadsPerSecond} | ${failed ? 'errors: not compared' : ratio.toFixed(2)} | ${b?.cpu ?? '?'} | ${h.cpu} | ${b?.addedP99 ?? '?'} | ${h.addedP99} |`,
+        `| ${r.round} | ${h.key} | ${b?.leadsPerSecond ?? '?'} | ${h.leadsPerSecond} | ${failed ? 'errors: not compared' : ratio.toFixed(2)} | ${b?.cpu ?? '?'} | ${h.cpu} | ${b?.dbCpu ?? '?'} | ${h.dbCpu} | ${b?.addedP99 ?? '?'} | ${h.addedP99} |`,
       );
     });
-  for (const [key, list] of ratios) {
+  const medianOf = (list: number[]) => {
     const sorted = [...list].sort((a, b) => a - b);
-    const median = sorted[Math.floor((sorted.length - 1) / 2)] / 2 + sorted[Math.ceil((sorted.length - 1) / 2)] / 2;
+    return sorted[Math.floor((sorted.length - 1) / 2)] / 2 + sorted[Math.ceil((sorted.length - 1) / 2)] / 2;
+  };
+  for (const [key, list] of ratios) {
+    const median = medianOf(list);
+    const cpu = medianOf(cpuRatios.get(key) ?? [NaN]);
     console.log(
-      `\nMedian head / base at max load, ${key}: ${median.toFixed(3)} (${((median - 1) * 100).toFixed(1)} %)`,
+      `\nMedian head / base at max load, ${key}: leads/s ${median.toFixed(3)} (${((median - 1) * 100).toFixed(1)} %), ` +
+        `CPU per lead (server + database) ${cpu.toFixed(3)} (${((cpu - 1) * 100).toFixed(1)} %)`,
     );
   }
 } finally {

@@ -22,7 +22,7 @@
 // it takes leads; subscribed: the same, with dispatch off (what writing the outbox costs intake);
 // none: no subscription (the outbox's cost is then one index probe per change).
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -357,6 +357,24 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
+/**
+ * CPU time (ms) each PostgreSQL process (postmaster, backends, WAL writer, checkpointer, autovacuum)
+ * has used so far, by pid: the bench's cluster is the only one on the machine.
+ */
+function postgresCpu(): Map<number, number> {
+  const got = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/comm`, 'utf8').trim() !== 'postgres') continue;
+      got.set(Number(name), cpuMs(Number(name)));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return got;
+}
+
 /** Nearest-rank percentiles of the server's own responseTime (ms) for 201 answers in [from, to]. */
 function serverLatency(logFiles: string[], from: number, to: number) {
   const times: number[] = [];
@@ -484,11 +502,16 @@ async function benchSetup(engine: string, processes: number, delay: number, outb
     for (const [name, rate] of phases) {
       log(`${what}: ${name}, ${SECONDS} s${rate ? '' : `, ${CONNECTIONS} connections`}`);
       const cpuBefore = cpu();
+      const pgBefore = engine === 'postgres' ? postgresCpu() : null;
       const tag = `${name}-${delay}-${processes}`;
       const run = rate
         ? await paced(bases, provider.token, tag, rate, SECONDS)
         : await cannon(bases, provider.token, tag, { connections: CONNECTIONS, seconds: SECONDS });
       const cpuPerLead = (cpu() - cpuBefore) / run.requests;
+      // PostgreSQL's share (its processes, on the same cores): a process new since counts whole.
+      const pgPerLead = pgBefore
+        ? [...postgresCpu()].reduce((a, [pid, ms]) => a + ms - (pgBefore.get(pid) ?? 0), 0) / run.requests
+        : null;
       await new Promise((r) => setTimeout(r, 300)); // the log lines of the last answers
       const own = serverLatency(logFiles, run.from, run.to);
       const delivered = run.statuses.delivered ?? 0;
@@ -507,6 +530,7 @@ async function benchSetup(engine: string, processes: number, delay: number, outb
         fmt(run.clientP99),
         `${cpuPerLead.toFixed(2)} ms`,
         `${run.errors} / ${run.non2xx}`,
+        pgPerLead === null ? 'in the server' : `${pgPerLead.toFixed(2)} ms`,
       ];
       out.push(`| ${row.join(' | ')} |`);
       log(out.at(-1), JSON.stringify(run.statuses));
@@ -553,7 +577,7 @@ console.log(
   `\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, LOG_LEVEL=${args['log-level']}`,
 );
 console.log(
-  '| engine | processes | partner | outbox | load | leads/s | delivered | server p50 | server p99 | added p99 | client p50 | client p99 | server CPU per lead | errors / non-2xx |',
+  '| engine | processes | partner | outbox | load | leads/s | delivered | server p50 | server p99 | added p99 | client p50 | client p99 | server CPU per lead | errors / non-2xx | database CPU per lead |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const l of lines) console.log(l);

@@ -276,7 +276,13 @@ function installBackgroundWork(app: App, { dispatcher, agent }: ReturnType<typeo
       createImportInjection(tx, { id: imp.id, createdBy: imp.created_by, route: JSON.parse(imp.route!) }),
   });
   jobs.add(importsJob(imports, config.importIntervalMs));
-  jobs.add(retentionJob(db, (d) => runRetention(d, { quiet: live.quiet }), config.retentionIntervalMs));
+  jobs.add(
+    retentionJob(
+      db,
+      (d) => runRetention(d, { quiet: live.quiet, settle: async (ms) => checkpointerOf(d)?.settle(ms) }),
+      config.retentionIntervalMs,
+    ),
+  );
   // Intake's short-lived keys: Idempotency-Keys past 24 hours, velocity keys past the longest window;
   // with them (hourly, one process) the contact-view log past its retention (modules/privacy).
   const purgeIntakeKeys = async (d: DB, olderThan: string) => {

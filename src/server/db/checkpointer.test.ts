@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { sql } from 'kysely';
-import { checkpointerOf, openDatabase } from './database.js';
+import { checkpointerOf, openDatabase, walTruncate } from './database.js';
 
 async function writeAndMeasure(background: boolean): Promise<{ before: number; after: number }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'leadgate-ckpt-'));
@@ -49,4 +49,49 @@ test('WAL checkpoints happen on the worker thread, not in the writer', async () 
     background.after > background.before + 2_000_000,
     `the worker copied the WAL into the database file (${background.before} → ${background.after} bytes)`,
   );
+});
+
+test('settle() resolves once the worker has copied what was written into the database file', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'leadgate-ckpt-'));
+  const file = path.join(dir, 'x.db');
+  const db = openDatabase({ engine: 'sqlite', file }, { backgroundCheckpoints: true });
+  try {
+    await sql`create table blobs (id integer primary key, v text not null)`.execute(db);
+    const before = statSync(file).size;
+    await db.transaction().execute(async (tx) => {
+      for (let k = 0; k < 500; k++) await sql`insert into blobs (v) values (${'x'.repeat(3900)})`.execute(tx);
+    });
+    assert.ok(statSync(file).size < before + 1_000_000, 'the rows are in the WAL, not yet in the file');
+    // No polling: the file has grown by the time settle() resolves (its timeout is far off).
+    const t0 = Date.now();
+    await checkpointerOf(db)!.settle(30_000);
+    assert.ok(Date.now() - t0 < 30_000, 'resolved by the checkpoint, not by its timeout');
+    assert.ok(
+      statSync(file).size > before + 1_900_000,
+      `copied into the file (${before} → ${statSync(file).size} bytes)`,
+    );
+  } finally {
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('walTruncate runs on the worker where there is one: the WAL is copied back and emptied', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'leadgate-ckpt-'));
+  const file = path.join(dir, 'x.db');
+  const db = openDatabase({ engine: 'sqlite', file }, { backgroundCheckpoints: true });
+  try {
+    await sql`create table blobs (id integer primary key, v text not null)`.execute(db);
+    await db.transaction().execute(async (tx) => {
+      for (let k = 0; k < 200; k++) await sql`insert into blobs (v) values (${'x'.repeat(3900)})`.execute(tx);
+    });
+    assert.ok(statSync(`${file}-wal`).size > 700_000, 'the rows are in the WAL');
+    assert.equal(await walTruncate(db), true);
+    assert.equal(statSync(`${file}-wal`).size, 0, 'the WAL file is empty');
+    const rows = await sql<{ n: number }>`select count(*) as n from blobs`.execute(db);
+    assert.equal(Number(rows.rows[0].n), 200, 'every row is still there');
+  } finally {
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

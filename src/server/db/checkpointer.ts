@@ -15,11 +15,14 @@ const { workerData, parentPort } = require('node:worker_threads');
 const Database = require(workerData.module);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 5000');
-const checkpoint = () => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (err) { parentPort.postMessage({ error: String(err && err.message || err) }); }
+const checkpoint = (mode = 'PASSIVE') => {
+  try { return db.pragma('wal_checkpoint(' + mode + ')')[0].busy === 0; }
+  catch (err) { parentPort.postMessage({ error: String(err && err.message || err) }); return false; }
 };
 parentPort.on('message', (m) => {
   if (m === 'checkpoint') return checkpoint();
+  if (m && m.settle !== undefined)
+    return parentPort.postMessage({ settled: m.settle, done: checkpoint(m.truncate ? 'TRUNCATE' : 'PASSIVE') });
   if (m !== 'stop') return;
   checkpoint();
   db.close();
@@ -33,6 +36,20 @@ export const BACKSTOP_PAGES = 20_000;
 export interface Checkpointer {
   /** Asks the worker for a PASSIVE checkpoint; does not wait for it. */
   checkpoint(): void;
+  /**
+   * Asks for a PASSIVE checkpoint and resolves once it is done (or after maxWaitMs). Bulk work
+   * (the retention's batches) awaits it between batches, so it never writes the log faster than
+   * the worker copies it back: a log left to grow (the purge writes tens of MB a second) made
+   * intake's commits wait, for the backstop's checkpoint or for the pages of a flush they were
+   * overwriting (bench/RESULTS.md "Retention at 1,000,000 leads").
+   */
+  settle(maxWaitMs: number): Promise<void>;
+  /**
+   * A TRUNCATE checkpoint on the worker (the whole WAL copied back, the file emptied: after an
+   * erasure or a retention run), so the event loop never sleeps in SQLite's busy handler waiting
+   * for it. Resolves true once done, false when a reader kept it from finishing or after maxWaitMs.
+   */
+  truncate(maxWaitMs: number): Promise<boolean>;
   /** Asks for a last checkpoint and ends the worker; does not wait for it. */
   stop(): void;
 }
@@ -43,7 +60,25 @@ export function startCheckpointer(file: string, onError: (message: string) => vo
     workerData: { file, module: createRequire(import.meta.url).resolve('better-sqlite3') },
   });
   let stopped = false;
-  worker.on('message', (m: { error?: string }) => m.error && onError(m.error));
+  const settling = new Map<number, (done: boolean) => void>();
+  let nextSettle = 0;
+  worker.on('message', (m: { error?: string; settled?: number; done?: boolean }) => {
+    if (m.error) onError(m.error);
+    if (m.settled !== undefined) settling.get(m.settled)?.(m.done === true);
+  });
+  const ask = (truncate: boolean, maxWaitMs: number) =>
+    new Promise<boolean>((resolve) => {
+      if (stopped) return resolve(false);
+      const id = nextSettle++;
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        settling.delete(id);
+        resolve(ok);
+      };
+      const timer = setTimeout(() => done(false), maxWaitMs);
+      settling.set(id, done);
+      worker.postMessage({ settle: id, truncate });
+    });
   worker.on('error', (err) => onError(err.message));
   worker.unref(); // never keeps the process alive while it runs
   return {
@@ -55,6 +90,8 @@ export function startCheckpointer(file: string, onError: (message: string) => vo
     checkpoint: () => {
       if (!stopped) worker.postMessage('checkpoint');
     },
+    settle: async (maxWaitMs) => void (await ask(false, maxWaitMs)),
+    truncate: (maxWaitMs) => ask(true, maxWaitMs),
     stop: () => {
       stopped = true;
       worker.ref();

@@ -25,6 +25,9 @@ export interface OpenOptions {
 const checkpointers = new WeakMap<DB, Checkpointer>();
 export const checkpointerOf = (db: DB): Checkpointer | undefined => checkpointers.get(db);
 
+/** The longest walTruncate waits for the checkpointer's thread. */
+const TRUNCATE_WAIT_MS = 10_000;
+
 /**
  * SQLite: copies the whole WAL into the database file and truncates it to zero bytes (after an
  * erasure: the old pages' frames hold what was erased). false when a reader still needed the log
@@ -32,6 +35,10 @@ export const checkpointerOf = (db: DB): Checkpointer | undefined => checkpointer
  */
 export async function walTruncate(db: DB): Promise<boolean | null> {
   if (isPostgres(db)) return null;
+  // On the checkpointer's thread where there is one: here SQLite's busy handler would put the
+  // event loop to sleep while the worker checkpoints (a retention run's stalled intake 3.8 s).
+  const worker = checkpointers.get(db);
+  if (worker) return worker.truncate(TRUNCATE_WAIT_MS);
   const { rows } = await sql<{ busy: number }>`pragma wal_checkpoint(TRUNCATE)`.execute(db);
   return rows[0]?.busy === 0;
 }

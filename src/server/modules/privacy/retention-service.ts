@@ -38,11 +38,15 @@ export interface RetentionSettings {
 const KEEP: RetentionSettings = { contacts_days: null, leads_days: null };
 
 /**
- * Leads per transaction: short enough that intake waits a few milliseconds at most behind one (on
- * SQLite a batch holds the event loop and the one writer: 200 took about 110 ms to purge at
- * 1,000,000 leads, bench/RESULTS.md).
+ * The most leads per transaction. On SQLite a batch holds the event loop and the one writer, so
+ * each batch is sized from the last one's time per lead to take about SLICE_MS: intake waits that
+ * long at most behind one (bench/RESULTS.md "Retention at 1,000,000 leads").
  */
 export const RETENTION_BATCH = 50;
+/** What one batch should take. */
+const SLICE_MS = 10;
+/** The longest a batch waits for the last one to be written back (RunOptions.settle). */
+const SETTLE_WAIT_MS = 2_000;
 /** The longest a batch waits for live requests to be answered before it goes anyway. */
 const QUIET_WAIT_MS = 100;
 /** A run stops after this long; the next goes on where it stopped. */
@@ -76,6 +80,8 @@ export interface RunOptions {
   now?: Date;
   /** Rests, then waits until no live request is being answered, or the most given (http/live-requests.ts). */
   quiet?: (maxWaitMs: number, restMs?: number) => Promise<void>;
+  /** Resolves once the database has written back what the last batch wrote (SQLite: a checkpoint, db/checkpointer.ts). */
+  settle?: (maxWaitMs: number) => Promise<void>;
   batch?: number;
   budgetMs?: number;
 }
@@ -117,26 +123,33 @@ export async function runRetention(db: DB, opts: RunOptions = {}) {
   try {
     // Deletion first: a lead about to be deleted needs no purge.
     // Before each batch the server rests as long as the last batch took (live requests keep at
-    // least half of the event loop), then waits for the requests in flight to be answered.
+    // least half of the event loop) and waits for the requests in flight to be answered and for
+    // the last batch to be written back (settle: on SQLite the purge wrote the log faster than
+    // the checkpointer copied it back, and intake's commits waited behind the grown log). Each
+    // batch is sized to take about SLICE_MS, from the last one's time per lead.
     let took = 0;
-    const batchOf = async (work: (tx: DB) => Promise<boolean>): Promise<boolean> => {
-      await opts.quiet?.(QUIET_WAIT_MS, took);
-      const t0 = Date.now();
-      const more = await db.transaction().execute(work);
-      took = Date.now() - t0;
+    let size = Math.min(batch, 10);
+    const batchOf = async (work: (tx: DB, size: number) => Promise<number>): Promise<boolean> => {
+      await Promise.all([opts.settle?.(SETTLE_WAIT_MS), opts.quiet?.(QUIET_WAIT_MS, took)]);
+      const t0 = performance.now();
+      const n = await db.transaction().execute((tx) => work(tx, size));
+      took = performance.now() - t0;
+      const more = n === size;
+      // At most doubled: a batch of leads already erased (passed over) is quick.
+      if (n > 0) size = Math.max(1, Math.min(batch, size * 2, Math.round((SLICE_MS * n) / Math.max(took, 0.1))));
       return more;
     };
     for (let more = leadsBefore !== null; more && Date.now() < until;)
-      more = await batchOf(async (tx) => {
-        const ids = await leadsToDelete(tx, leadsBefore!, batch);
+      more = await batchOf(async (tx, limit) => {
+        const ids = await leadsToDelete(tx, leadsBefore!, limit);
         const n = await deleteLeads(tx, ids);
         run.leads += n;
         await addToRun(tx, run.id, { contacts: 0, leads: n }, nowIso());
-        return ids.length === batch;
+        return ids.length;
       });
     for (let more = contactsBefore !== null; more && Date.now() < until;)
-      more = await batchOf(async (tx) => {
-        const leads = await leadsToPurge(tx, contactsBefore!, cursor, batch);
+      more = await batchOf(async (tx, limit) => {
+        const leads = await leadsToPurge(tx, contactsBefore!, cursor, limit);
         const n = await purgeContacts(
           tx,
           leads.filter((l) => l.erased_at === null),
@@ -149,7 +162,7 @@ export async function runRetention(db: DB, opts: RunOptions = {}) {
           await writeSetting(tx, CURSOR_SETTING, cursor);
         }
         await addToRun(tx, run.id, { contacts: n, leads: 0 }, nowIso());
-        return leads.length === batch;
+        return leads.length;
       });
     await finishRun(db, run.id, 'done', nowIso(), null);
   } catch (err) {

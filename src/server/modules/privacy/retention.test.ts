@@ -93,8 +93,12 @@ forEachDatabase('retention', (engine) => {
     assert.equal(await runRetention(ta.db), null);
 
     await setRetention(ta, { contacts_days: 30, leads_days: null });
-    const run = await runRetention(ta.db, { batch: 1 });
+    // Before each batch (one lead each: two, then the one that finds none) the run waits for the
+    // last batch to be written back.
+    const settles: number[] = [];
+    const run = await runRetention(ta.db, { batch: 1, settle: async (ms) => void settles.push(ms) });
     assert.equal(run?.contacts, 2);
+    assert.equal(settles.length, 3, 'settled before every batch');
     const leads = await ta.db.selectFrom('leads').selectAll().where('id', 'in', ids).orderBy('created_at').execute();
     assert.deepEqual(
       leads.map((l) => [l.email, l.phone, l.first_name, l.erased_at !== null, l.email_digest !== null]),
