@@ -67,8 +67,10 @@ function parse(table: string) {
     leadsPerSecond: Number(r[5]),
     addedP99: r[9],
     cpu: r[12],
-    // "errors / non-2xx": a build answering errors fast is not faster; its rows are marked.
-    failed: r[13] !== '0 / 0',
+    // "errors / non-2xx": a build answering errors fast is not faster; its rows are marked. So is
+    // one that left leads undelivered (the bench partner takes every lead): a build whose
+    // delivery failed after answering 201 looked faster by the work it skipped.
+    failed: r[13] !== '0 / 0' || r[6].split('/')[0] !== r[6].split('/')[1],
     // PostgreSQL's own processes (older builds' bench tables have no such column).
     dbCpu: r[14] ?? '?',
   }));
@@ -136,7 +138,7 @@ try {
         cpuRatios.set(h.key, [...(cpuRatios.get(h.key) ?? []), totalCpu(h) / totalCpu(b)]);
       }
       console.log(
-        `| ${r.round} | ${h.key} | ${b?.leadsPerSecond ?? '?'} | ${h.leadsPerSecond} | ${failed ? 'errors: not compared' : ratio.toFixed(2)} | ${b?.cpu ?? '?'} | ${h.cpu} | ${b?.dbCpu ?? '?'} | ${h.dbCpu} | ${b?.addedP99 ?? '?'} | ${h.addedP99} |`,
+        `| ${r.round} | ${h.key} | ${b?.leadsPerSecond ?? '?'} | ${h.leadsPerSecond} | ${failed ? 'errors or undelivered: not compared' : ratio.toFixed(2)} | ${b?.cpu ?? '?'} | ${h.cpu} | ${b?.dbCpu ?? '?'} | ${h.dbCpu} | ${b?.addedP99 ?? '?'} | ${h.addedP99} |`,
       );
     });
   const medianOf = (list: number[]) => {
