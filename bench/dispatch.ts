@@ -20,7 +20,7 @@ import { loadConfig } from '../src/server/config.js';
 import { openDatabase } from '../src/server/db/database.js';
 import { migrate } from '../src/server/db/migrate.js';
 import { createOwner, ensureAdminRole } from '../src/server/modules/operators/service.js';
-import { freePort } from './server.js';
+import { benchRoute, freePort, type ApiCall } from './server.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -72,9 +72,9 @@ async function benchEngine(engine: string): Promise<string> {
   await createOwner(db, OWNER);
   const app = await buildApp(config, db, { logStream: new Writable({ write: (_c, _e, cb) => cb() }) });
   try {
-    const call = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, token?: string) => {
+    const call: ApiCall = async (method, url, payload, token) => {
       const res = await app.inject({
-        method,
+        method: method as 'GET' | 'POST' | 'PUT',
         url,
         payload: payload as never,
         headers: token ? { authorization: `Bearer ${token}` } : {},
@@ -82,36 +82,8 @@ async function benchEngine(engine: string): Promise<string> {
       if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
       return res.json();
     };
-    const token = (await call('POST', '/api/auth/login', { email: OWNER.email, password: OWNER.password })).token;
-    const integration = {
-      method: 'POST',
-      url: `${origin}/leads`,
-      headers: {},
-      body_template: { email: '{{lead.email}}' },
-      success_path: 'success',
-      lead_id_path: 'data.id',
-      autologin_path: 'data.autologin_url',
-      timeout_ms: 5000,
-    };
-    const partner = await call('POST', '/api/partners', { name: 'Bench partner', integration }, token);
-    const flow = await call(
-      'POST',
-      '/api/flows',
-      { name: 'Bench flow', targets: [{ partner_id: partner.id, priority: 1 }] },
-      token,
-    );
-    const provider = await call('POST', '/api/traffic-providers', { name: 'Bench provider' }, token);
-    await call(
-      'POST',
-      '/api/campaigns',
-      {
-        name: 'Bench campaign',
-        traffic_provider_id: provider.id,
-        flow_id: flow.id,
-        payout: { model: 'cpl', amount: 10 },
-      },
-      token,
-    );
+    const { token, campaign } = await benchRoute(call, port);
+    const { provider } = await campaign('Bench provider');
     const types = ['lead.received', 'lead.delivered'];
     for (const name of ['Bench hook A', 'Bench hook B'])
       await call('POST', '/api/webhooks', { name, url: `${origin}/hook`, event_types: types }, token);
