@@ -276,9 +276,7 @@ function installBackgroundWork(app: App, { dispatcher, agent }: ReturnType<typeo
       createImportInjection(tx, { id: imp.id, createdBy: imp.created_by, route: JSON.parse(imp.route!) }),
   });
   jobs.add(importsJob(imports, config.importIntervalMs));
-  // Its batches wait for live requests and, on SQLite, for the checkpointer to copy the last one back.
-  const retain = (d: DB) => runRetention(d, { quiet: live.quiet, settle: async (ms) => checkpointerOf(d)?.settle(ms) });
-  jobs.add(retentionJob(db, retain, config.retentionIntervalMs));
+  jobs.add(retentionJob(db, (d) => runRetention(d, { quiet: live.quiet }), config.retentionIntervalMs));
   // Intake's short-lived keys: Idempotency-Keys past 24 hours, velocity keys past the longest window;
   // with them (hourly, one process) the contact-view log past its retention (modules/privacy).
   const purgeIntakeKeys = async (d: DB, olderThan: string) => {

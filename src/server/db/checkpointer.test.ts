@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { sql } from 'kysely';
-import { checkpointerOf, openDatabase, walTruncate, type DB } from './database.js';
+import { checkpointerOf, openDatabase, walSettle, walTruncate, type DB } from './database.js';
 
 /**
  * A new database (with the checkpointer unless background is false) and `transactions` × `rows`
@@ -65,12 +65,12 @@ test('WAL checkpoints happen on the worker thread, not in the writer', async () 
   );
 });
 
-test('settle() resolves once the worker has copied what was written into the database file', () =>
+test('walSettle resolves once the checkpointer has copied what was written into the database file', () =>
   withWrittenDatabase({ rows: 500 }, async (db, file, before) => {
     assert.ok(statSync(file).size < before + 1_000_000, 'the rows are in the WAL, not yet in the file');
     // No polling: the file has grown by the time settle() resolves (its timeout is far off).
     const t0 = Date.now();
-    await checkpointerOf(db)!.settle(30_000);
+    await walSettle(db, 30_000);
     assert.ok(Date.now() - t0 < 30_000, 'resolved by the checkpoint, not by its timeout');
     assert.ok(
       statSync(file).size > before + 1_900_000,

@@ -25,6 +25,15 @@ export interface OpenOptions {
 const checkpointers = new WeakMap<DB, Checkpointer>();
 export const checkpointerOf = (db: DB): Checkpointer | undefined => checkpointers.get(db);
 
+/**
+ * SQLite with a checkpointer: resolves once its thread has copied the WAL back into the file (or
+ * after maxWaitMs); at once elsewhere. Bulk work awaits it between batches (db/checkpointer.ts
+ * settle), so it never writes the WAL faster than it is copied back.
+ */
+export async function walSettle(db: DB, maxWaitMs: number): Promise<void> {
+  await checkpointers.get(db)?.settle(maxWaitMs);
+}
+
 /** The longest walTruncate waits for the checkpointer's thread. */
 const TRUNCATE_WAIT_MS = 10_000;
 

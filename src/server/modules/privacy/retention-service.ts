@@ -3,7 +3,7 @@
 // reports. The settings are set by admins from a session (retention-routes.ts); the work is the
 // `retention` job (jobs/retention.ts), one process at a time, in short transactions that yield to
 // live requests between them. README "Privacy: retention".
-import { walTruncate, type DB } from '../../db/database.js';
+import { walSettle, walTruncate, type DB } from '../../db/database.js';
 import { newId, nowIso } from '../../db/ids.js';
 import { readSetting, writeSetting } from '../../db/settings.js';
 import { audit, type Actor } from '../audit/service.js';
@@ -80,7 +80,7 @@ export interface RunOptions {
   now?: Date;
   /** Rests, then waits until no live request is being answered, or the most given (http/live-requests.ts). */
   quiet?: (maxWaitMs: number, restMs?: number) => Promise<void>;
-  /** Resolves once the database has written back what the last batch wrote (SQLite: a checkpoint, db/checkpointer.ts). */
+  /** Resolves once the database has written back what the last batch wrote; default walSettle (db/database.ts). */
   settle?: (maxWaitMs: number) => Promise<void>;
   batch?: number;
   budgetMs?: number;
@@ -127,10 +127,11 @@ export async function runRetention(db: DB, opts: RunOptions = {}) {
     // the last batch to be written back (settle: on SQLite the purge wrote the log faster than
     // the checkpointer copied it back, and intake's commits waited behind the grown log). Each
     // batch is sized to take about SLICE_MS, from the last one's time per lead.
+    const settle = opts.settle ?? ((ms: number) => walSettle(db, ms));
     let took = 0;
     let size = Math.min(batch, 10);
     const batchOf = async (work: (tx: DB, size: number) => Promise<number>): Promise<boolean> => {
-      await Promise.all([opts.settle?.(SETTLE_WAIT_MS), opts.quiet?.(QUIET_WAIT_MS, took)]);
+      await Promise.all([settle(SETTLE_WAIT_MS), opts.quiet?.(QUIET_WAIT_MS, took)]);
       const t0 = performance.now();
       const n = await db.transaction().execute((tx) => work(tx, size));
       took = performance.now() - t0;
