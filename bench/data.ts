@@ -20,12 +20,16 @@ export function databaseUrl(engine: Engine, postgresUrl: string): string {
   return url.toString();
 }
 
-/** Drops and recreates the engine's benchmark database, then loads `leads` demo leads; seconds taken. */
+/**
+ * Drops and recreates the engine's benchmark database, then loads `leads` demo leads (`shape`:
+ * more arguments for scripts/demo-data.ts, e.g. --days 730); seconds taken.
+ */
 export async function loadFreshDemoData(
   engine: Engine,
   url: string,
   leads: number,
   postgresUrl: string,
+  shape: string[] = [],
 ): Promise<number> {
   if (engine === 'sqlite') {
     rmSync(path.join(WORK, 'sqlite'), { recursive: true, force: true });
@@ -38,7 +42,7 @@ export async function loadFreshDemoData(
     await admin.end();
   }
   const started = Date.now();
-  const argv = ['--import', 'tsx', 'scripts/demo-data.ts', '--leads', String(leads), '--database-url', url];
+  const argv = ['--import', 'tsx', 'scripts/demo-data.ts', '--leads', String(leads), ...shape, '--database-url', url];
   await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${argv.join(' ')} exited with ${code}`))));

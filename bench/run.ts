@@ -3,7 +3,9 @@
 // Leads-table searches and analytics reports measured over HTTP. See bench/README.md.
 //
 //   npm run bench -- [--leads 1000000] [--engines sqlite,postgres] [--runs 50] [--reuse]
+//                    [--days 90] [--partners 12] [--providers 8]
 //                    [--postgres-url postgres://postgres@127.0.0.1:55432/postgres]
+// A year of traffic at scale: --leads 10000000 --days 730 --partners 40 --providers 50.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +26,9 @@ const { values: args } = parseArgs({
     engines: { type: 'string', default: 'sqlite,postgres' },
     runs: { type: 'string', default: '50' },
     reuse: { type: 'boolean', default: false },
+    days: { type: 'string', default: '90' },
+    partners: { type: 'string', default: '12' },
+    providers: { type: 'string', default: '8' },
     'postgres-url': {
       type: 'string',
       default:
@@ -34,6 +39,8 @@ const { values: args } = parseArgs({
   },
 });
 const LEADS = Number(args.leads);
+/** What the demo-data generator is asked for besides the leads (scripts/demo-data.ts checks them). */
+const SHAPE = ['--days', args.days!, '--partners', args.partners!, '--providers', args.providers!];
 const RUNS = Math.min(200, Math.max(5, Number(args.runs)));
 const ENGINES = args.engines!.split(',').map((e) => e.trim()) as Engine[];
 if (!Number.isInteger(LEADS) || LEADS < 1000) throw new Error('--leads must be a whole number of at least 1000');
@@ -72,7 +79,7 @@ async function prepare(engine: Engine, url: string): Promise<number | null> {
     return null;
   }
   log(`${engine}: loading ${LEADS.toLocaleString('en-US')} demo leads`);
-  return loadFreshDemoData(engine, url, LEADS, args['postgres-url']!);
+  return loadFreshDemoData(engine, url, LEADS, args['postgres-url']!, SHAPE);
 }
 
 /** Ids and values that exist in the data, so filters match like real ones do. */
@@ -234,7 +241,7 @@ async function main() {
   }
   const machine = [
     `Date: ${started.toISOString()}`,
-    `Command: npm run bench -- --leads ${LEADS} --engines ${ENGINES.join(',')} --runs ${RUNS}${args.reuse ? ' --reuse' : ''}`,
+    `Command: npm run bench -- --leads ${LEADS} ${SHAPE.join(' ')} --engines ${ENGINES.join(',')} --runs ${RUNS}${args.reuse ? ' --reuse' : ''}`,
     `Machine: ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${os.type()} ${os.release()}`,
     `Node ${process.version}; load average at start ${load.map((x) => x.toFixed(2)).join(' ')}, at end ${os
       .loadavg()

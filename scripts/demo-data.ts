@@ -1,4 +1,4 @@
-// npm run demo-data -- --leads N [--days 90] [--seed 1] [--append] [--database-url URL]
+// npm run demo-data -- --leads N [--days 90] [--partners 12] [--providers 8] [--seed 1] [--append] [--database-url URL]
 //
 // Fills the configured database (DATABASE_URL, or the SQLite file under DATA_DIR, exactly like
 // the server) with a realistic configuration and N leads spread over the last days. Refuses a
@@ -10,10 +10,12 @@ import { migrate } from '../src/server/db/migrate.js';
 import { DemoDataRefused, generateDemoData } from './demo-data/load.js';
 import { progressBar } from './demo-data/progress.js';
 
-const USAGE = `Usage: npm run demo-data -- --leads N [--days 90] [--seed 1] [--append] [--database-url URL]
+const USAGE = `Usage: npm run demo-data -- --leads N [--days 90] [--partners 12] [--providers 8] [--seed 1] [--append] [--database-url URL]
 
   --leads N           how many leads to make (required, 1 to 20,000,000)
   --days D            spread them over the last D days (default 90)
+  --partners N        partners to make in a database without campaigns (default 12, up to 200)
+  --providers N       traffic providers to make likewise (default 8, up to 200)
   --seed S            seed of the random generator (default 1): same seed, same data
   --append            add to a database that already has leads
   --database-url URL  postgres://… or sqlite:path; default: DATABASE_URL, else the SQLite
@@ -41,6 +43,8 @@ async function main() {
       options: {
         leads: { type: 'string' },
         days: { type: 'string' },
+        partners: { type: 'string' },
+        providers: { type: 'string' },
         seed: { type: 'string' },
         append: { type: 'boolean', default: false },
         'database-url': { type: 'string' },
@@ -58,6 +62,10 @@ async function main() {
   const leads = wholeNumber('leads', args.leads, null, 1, 20_000_000);
   const days = wholeNumber('days', args.days, 90, 1, 3650);
   const seed = wholeNumber('seed', args.seed, 1, 0, 2 ** 31);
+  const size = {
+    partners: wholeNumber('partners', args.partners, 12, 1, 200),
+    providers: wholeNumber('providers', args.providers, 8, 1, 200),
+  };
 
   let config;
   try {
@@ -72,8 +80,23 @@ async function main() {
     await migrate(db);
     const bar = progressBar('leads');
     const started = Date.now();
-    const result = await generateDemoData(db, { leads, days, seed, append: args.append, onProgress: bar.update });
-    bar.done();
+    let build: ReturnType<typeof progressBar> | undefined;
+    const result = await generateDemoData(db, {
+      leads,
+      days,
+      seed,
+      size,
+      append: args.append,
+      onProgress: bar.update,
+      onBuild: (done, total) => {
+        if (!build) {
+          bar.done();
+          build = progressBar('indexes and rollups');
+        }
+        build.update(done, total);
+      },
+    });
+    (build ?? bar).done();
     const seconds = (Date.now() - started) / 1000;
     console.error(
       `Done in ${seconds.toFixed(1)} s (${where}): ${result.leads.toLocaleString('en-US')} leads and ` +

@@ -5,17 +5,22 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { isPostgres, type DB } from '../../src/server/db/database.js';
 import { ATTEMPT_COLUMNS, HOUR_MS, LEAD_COLUMNS, LeadFactory, leadsPerHour } from './leads.js';
 import { Rng } from './random.js';
-import { prepareWorld } from './setup.js';
+import { putBack, setAside } from './set-aside.js';
+import { prepareWorld, type WorldSize } from './setup.js';
 
 export interface DemoOptions {
   leads: number;
   /** Spread the leads over this many days before `now` (default 90). */
   days?: number;
   seed?: number;
+  /** The configuration to make when the database has none (default: the catalog's). */
+  size?: WorldSize;
   /** Add to a database that already has leads. */
   append?: boolean;
   now?: Date;
   onProgress?: (done: number, total: number) => void;
+  /** After the rows: the indexes and rollups being built (a load into a database without leads). */
+  onBuild?: (done: number, total: number) => void;
 }
 
 export interface DemoResult {
@@ -99,6 +104,11 @@ class BulkInserter {
 
 export async function generateDemoData(db: DB, opts: DemoOptions): Promise<DemoResult> {
   const postgres = isPostgres(db);
+  // SQLite's one connection gets a bigger page cache, for index builds (sorts) and the random
+  // inserts into the email and phone indexes of an --append.
+  if (!postgres) await sql`pragma cache_size = -1048576`.execute(db);
+  // A load that died before putting its indexes and triggers back: put them back first.
+  await putBack(db, opts.onBuild);
   const existing = Number(
     (
       await db
@@ -112,18 +122,53 @@ export async function generateDemoData(db: DB, opts: DemoOptions): Promise<DemoR
       `The database already has ${existing.toLocaleString('en-US')} leads; pass --append to add more anyway.`,
     );
   }
-  const { world, created } = await prepareWorld(db);
+  const { world, created } = await prepareWorld(db, opts.size);
   const rng = new Rng((opts.seed ?? 1) + existing);
   const endMs = (opts.now ?? new Date()).getTime();
   const startMs = endMs - (opts.days ?? 90) * 24 * HOUR_MS;
   const perHour = leadsPerHour(rng, opts.leads, startMs, endMs);
   const factory = new LeadFactory(rng, world, endMs);
+  const fresh = existing === 0;
+  if (fresh) await setAside(db);
 
+  try {
+    // SQLite checks no foreign key while rows go into a database that had no leads: the
+    // generator makes every reference from the rows it made (a check per attempt costs 7 %).
+    if (fresh && !postgres) await sql`pragma foreign_keys = off`.execute(db);
+    await load(db, postgres, opts, { startMs, endMs, perHour, rng, factory });
+  } finally {
+    if (fresh && !postgres) await sql`pragma foreign_keys = on`.execute(db);
+    // Also after a failure: the rows that went in are counted and indexed like any others.
+    if (fresh) await putBack(db, opts.onBuild);
+  }
+  await analyze(db, postgres);
+
+  return {
+    leads: factory.leadCount,
+    attempts: factory.attemptCount,
+    partners: world.partners.length,
+    campaigns: world.campaigns.length,
+    configurationCreated: created,
+    from: new Date(startMs).toISOString(),
+    to: new Date(endMs).toISOString(),
+  };
+}
+
+async function load(
+  db: DB,
+  postgres: boolean,
+  opts: DemoOptions,
+  {
+    startMs,
+    endMs,
+    perHour,
+    rng,
+    factory,
+  }: { startMs: number; endMs: number; perHour: number[]; rng: Rng; factory: LeadFactory },
+) {
   await db.connection().execute(async (conn) => {
-    // Per-connection settings for a bulk load: a bigger page cache (the email and phone indexes
-    // take random inserts) and, on PostgreSQL, commits that do not wait for the WAL flush.
+    // On PostgreSQL, commits that do not wait for the WAL flush.
     if (postgres) await sql`set synchronous_commit = off`.execute(conn);
-    else await sql`pragma cache_size = -1048576`.execute(conn);
     const leads = new BulkInserter(conn, 'leads', LEAD_COLUMNS, LEAD_ROWS, postgres);
     const attempts = new BulkInserter(conn, 'lead_attempts', ATTEMPT_COLUMNS, ATTEMPT_ROWS, postgres);
     let inTx = 0;
@@ -163,22 +208,17 @@ export async function generateDemoData(db: DB, opts: DemoOptions): Promise<DemoR
       throw err;
     }
     opts.onProgress?.(factory.leadCount, opts.leads);
-    // Fresh statistics, so the planner knows the new data (SQLite never gathers them by itself).
-    // On PostgreSQL, VACUUM also marks the new pages all-visible, which index-only scans (the
-    // analytics covering index) need; autovacuum would get there, but only later.
-    if (postgres) {
-      await sql.raw('vacuum analyze leads').execute(conn);
-      await sql.raw('vacuum analyze lead_attempts').execute(conn);
-    } else await sql.raw('analyze').execute(conn);
   });
+}
 
-  return {
-    leads: factory.leadCount,
-    attempts: factory.attemptCount,
-    partners: world.partners.length,
-    campaigns: world.campaigns.length,
-    configurationCreated: created,
-    from: new Date(startMs).toISOString(),
-    to: new Date(endMs).toISOString(),
-  };
+/**
+ * Fresh statistics, so the planner knows the new data (SQLite never gathers them by itself). On
+ * PostgreSQL, VACUUM also marks the new pages all-visible, which index-only scans (the analytics
+ * covering index) need; autovacuum would get there, but only later.
+ */
+async function analyze(db: DB, postgres: boolean) {
+  if (postgres) {
+    for (const table of ['leads', 'lead_attempts', 'lead_stats_hourly', 'lead_country_stats_hourly'])
+      await sql.raw(`vacuum analyze ${table}`).execute(db);
+  } else await sql.raw('analyze').execute(db);
 }

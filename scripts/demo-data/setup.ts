@@ -4,7 +4,7 @@
 import { issueToken } from '../../src/server/auth/credentials.js';
 import type { DB } from '../../src/server/db/database.js';
 import { newId, nowIso } from '../../src/server/db/ids.js';
-import { FLOWS, PARTNERS, PROVIDERS, type PartnerDef } from './catalog.js';
+import { FLOWS, PARTNERS, PROVIDERS, type PartnerDef, type ProviderDef } from './catalog.js';
 
 export interface WorldPartner {
   id: string;
@@ -33,13 +33,56 @@ export interface World {
   campaigns: WorldCampaign[];
 }
 
+export interface WorldSize {
+  /** Partners to make (default: the catalog's 12). */
+  partners?: number;
+  /** Traffic providers to make (default: the catalog's 8). */
+  providers?: number;
+}
+
+/** The catalog's name of a partner or provider made as its nth copy ("Brokerly #2" → "Brokerly"). */
+const catalogName = (name: string) => name.replace(/ #\d+$/, '');
+
+/**
+ * The catalog grown (or cut) to `size`: copy n of a partner or provider is named "<name> #n";
+ * each set of twelve partners gets its own copy of the flows, and provider copies take their
+ * campaigns' flows from the sets in turn, so every partner is offered leads.
+ */
+function scaledCatalog({ partners = PARTNERS.length, providers = PROVIDERS.length }: WorldSize) {
+  const copy = <T extends { name: string }>(base: T, n: number): T =>
+    n ? { ...base, name: `${base.name} #${n + 1}` } : base;
+  const sets = Math.ceil(partners / PARTNERS.length);
+  const partnerDefs: PartnerDef[] = Array.from({ length: partners }, (_, i) => {
+    const base = PARTNERS[i % PARTNERS.length];
+    const n = Math.floor(i / PARTNERS.length);
+    return { ...copy(base, n), slug: n ? `${base.slug}${n + 1}` : base.slug };
+  });
+  const flows = Array.from({ length: sets }, (_, s) =>
+    FLOWS.map((f) => ({
+      name: s ? `${f.name} #${s + 1}` : f.name,
+      // A partner the last set lacks is taken from the first.
+      targets: f.targets.map((t) => (t + s * PARTNERS.length < partners ? t + s * PARTNERS.length : t % partners)),
+    })),
+  ).flat();
+  const providerDefs: ProviderDef[] = Array.from({ length: providers }, (_, v) => {
+    const base = PROVIDERS[v % PROVIDERS.length];
+    const [n, set] = [Math.floor(v / PROVIDERS.length), v % sets];
+    return {
+      ...copy(base, n),
+      campaigns: base.campaigns.map((c) => ({ ...copy(c, n), flow: c.flow + set * FLOWS.length })),
+    };
+  });
+  return { partnerDefs, flows, providerDefs };
+}
+
 /** Inserts the catalog's configuration. Tokens are random and never shown: rotate them to use them. */
-async function createCatalog(db: DB): Promise<void> {
+async function createCatalog(db: DB, size: WorldSize): Promise<void> {
   const now = nowIso();
-  const partnerIds = PARTNERS.map(() => newId());
-  const flowIds = FLOWS.map(() => newId());
+  const { partnerDefs, flows, providerDefs } = scaledCatalog(size);
+  const partnerIds = partnerDefs.map(() => newId());
+  const flowIds = flows.map(() => newId());
   await db.transaction().execute(async (tx) => {
-    for (const [i, p] of PARTNERS.entries()) {
+    for (const [i, p] of partnerDefs.entries()) {
       const pb = issueToken('lgp_');
       await tx
         .insertInto('partners')
@@ -79,7 +122,7 @@ async function createCatalog(db: DB): Promise<void> {
         })
         .execute();
     }
-    for (const [i, f] of FLOWS.entries()) {
+    for (const [i, f] of flows.entries()) {
       await tx
         .insertInto('flows')
         .values({
@@ -109,7 +152,7 @@ async function createCatalog(db: DB): Promise<void> {
           .execute();
       }
     }
-    for (const p of PROVIDERS) {
+    for (const p of providerDefs) {
       const providerId = newId();
       const token = issueToken('lgt_');
       await tx
@@ -163,7 +206,7 @@ async function loadWorld(db: DB): Promise<World> {
     .orderBy('id')
     .execute();
   const partners: WorldPartner[] = partnerRows.map((r) => {
-    const known = PARTNERS.find((p) => p.name === r.name);
+    const known = PARTNERS.find((p) => p.name === catalogName(r.name));
     const u = unit(r.id);
     return {
       id: r.id,
@@ -189,7 +232,7 @@ async function loadWorld(db: DB): Promise<World> {
     .select(['id', 'name'])
     .where('archived_at', 'is', null)
     .execute();
-  const providerDef = new Map(providers.map((p) => [p.id, PROVIDERS.find((d) => d.name === p.name)]));
+  const providerDef = new Map(providers.map((p) => [p.id, PROVIDERS.find((d) => d.name === catalogName(p.name))]));
   const campaignRows = await db
     .selectFrom('campaigns')
     .select(['id', 'traffic_provider_id', 'flow_id', 'countries', 'payout'])
@@ -218,15 +261,15 @@ async function loadWorld(db: DB): Promise<World> {
   return { partners, campaigns };
 }
 
-/** Makes the catalog's configuration if there is no campaign yet, then reads the world back. */
-export async function prepareWorld(db: DB): Promise<{ world: World; created: boolean }> {
+/** Makes the catalog's configuration (of `size`) if there is no campaign yet, then reads the world back. */
+export async function prepareWorld(db: DB, size: WorldSize = {}): Promise<{ world: World; created: boolean }> {
   const any = await db
     .selectFrom('campaigns')
     .select('id')
     .where('archived_at', 'is', null)
     .limit(1)
     .executeTakeFirst();
-  if (!any) await createCatalog(db);
+  if (!any) await createCatalog(db, size);
   const world = await loadWorld(db);
   if (!world.campaigns.length)
     throw new Error('No usable campaign (each needs an active traffic provider) to attach leads to.');

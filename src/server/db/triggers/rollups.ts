@@ -205,3 +205,38 @@ export const leadsRollupFlags = defineTrigger('leads_rollup_flags', 'leads', 'up
 
 /** Installed by 20261205T200000Z_flagged_rollups (leads.flags exists from 20261204T110000Z_lead_flags). */
 export const FLAGS_ROLLUP_TRIGGERS = [leadsRollupFlags];
+
+/**
+ * The statements that add every lead in the table to the rollups, one grouped statement per
+ * rollup (what the insert trigger adds row by row, from the same expressions). For a bulk load
+ * into a table that had no leads, made with these triggers set aside (scripts/demo-data): added
+ * to what the rollups hold, so counts the retention kept for deleted leads stay.
+ */
+export function rollupsOfAllLeads(): string[] {
+  const volume = volumeOf('l');
+  const grouped = (table: string, key: string[], measures: string[], keys: string[], sums: string[], where: string) =>
+    `insert into ${table} (${[...key, ...measures].join(', ')}) select ${[...keys, ...sums].join(', ')} from leads l ` +
+    `where ${where} group by ${keys.join(', ')} ` +
+    `on conflict (${key.join(', ')}) do update set ${measures.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', ')}`;
+  const out = VOLUME_TABLES.map(([table, key, measures]) =>
+    grouped(
+      table,
+      key,
+      measures,
+      key.map((k) => keyValue('l', k, 'created_at')),
+      measures.map((m) => `sum(${volume[m]})`),
+      '1 = 1',
+    ),
+  );
+  out.push(
+    grouped(
+      'lead_ftd_stats_hourly',
+      FULL_KEY,
+      FTD,
+      FULL_KEY.map((k) => keyValue('l', k, 'ftd_at')),
+      ['count(*)', 'sum(l.revenue_cents)'],
+      'l.ftd_at is not null',
+    ),
+  );
+  return out;
+}
