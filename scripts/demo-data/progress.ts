@@ -24,7 +24,9 @@ export function progressBar(label: string, stream: NodeJS.WriteStream = process.
     const width = 30;
     const filled = Math.round(share * width);
     const eta = rate > 0 ? (total - done) / rate : Infinity;
-    return `${label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${fmt(done)}/${fmt(total)} ${(share * 100).toFixed(0).padStart(3)}% ${fmt(rate)}/s ETA ${clock(eta)} elapsed ${clock(elapsed)}`;
+    // A rate under one a second (steps rather than rows) would read "0/s": left out.
+    const perSecond = rate >= 1 ? ` ${fmt(rate)}/s` : '';
+    return `${label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${fmt(done)}/${fmt(total)} ${(share * 100).toFixed(0).padStart(3)}%${perSecond} ETA ${clock(eta)} elapsed ${clock(elapsed)}`;
   };
   return {
     update(done: number, total: number) {

@@ -10,7 +10,11 @@ import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { forEachDatabase, POSTGRES_URL, type Engine } from '../../../../test/helpers.js';
+import { sql } from 'kysely';
 import { openDatabase, type DB } from '../../db/database.js';
+import { migrate } from '../../db/migrate.js';
+import { rollupsOfAllLeads } from '../../db/triggers/rollups.js';
+import { SET_ASIDE_KEY, setAside } from '../../../../scripts/demo-data/set-aside.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const DAY = 86_400_000;
@@ -61,6 +65,39 @@ const count = async (
         .executeTakeFirstOrThrow()
     ).n,
   );
+
+/** The indexes and triggers of the lead tables (set aside and put back by a load into a database without leads). */
+async function leadTableObjects(db: DB, engine: Engine): Promise<string[]> {
+  const { rows } =
+    engine === 'sqlite'
+      ? await sql<{ name: string }>`select type || ' ' || name as name from sqlite_master
+          where type in ('index', 'trigger') and tbl_name in ('leads', 'lead_attempts')`.execute(db)
+      : await sql<{ name: string }>`select 'index ' || indexname as name from pg_indexes
+          where schemaname = current_schema() and tablename in ('leads', 'lead_attempts')
+          union all select 'trigger ' || tgname from pg_trigger
+          where not tgisinternal and tgrelid in ('leads'::regclass, 'lead_attempts'::regclass)`.execute(db);
+  return rows.map((r) => r.name).sort();
+}
+
+const ROLLUPS = [
+  'lead_stats_hourly',
+  'lead_country_stats_hourly',
+  'lead_provider_stats_hourly',
+  'lead_ftd_stats_hourly',
+];
+
+/** Every rollup row with a lead in it, as text, sorted: equal snapshots hold equal counts. */
+async function rollupSnapshot(db: DB): Promise<string[]> {
+  const out: string[] = [];
+  for (const table of ROLLUPS) {
+    const rows = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db);
+    for (const r of rows.rows) {
+      const values = Object.values(r).map((v) => (typeof v === 'string' && !/^-?\d+$/.test(v) ? v : Number(v)));
+      if (values.some((v) => typeof v === 'number' && v !== 0)) out.push(`${table} ${JSON.stringify(values)}`);
+    }
+  }
+  return out.sort();
+}
 
 forEachDatabase('Demo data', (engine) => {
   test('--leads 2000 makes a realistic configuration and 2,000 leads over 90 days; a second run needs --append', async (t) => {
@@ -151,6 +188,68 @@ forEachDatabase('Demo data', (engine) => {
     assert.equal(more.code, 0, more.stderr);
     assert.equal(await count(db, 'leads'), 2300);
     assert.equal(await count(db, 'partners'), 12, 'the configuration is reused');
+
+    // The first load set the lead tables' indexes and triggers aside and put every one back.
+    const reference = await freshDatabase(t, engine);
+    t.after(() => reference.db.destroy());
+    await migrate(reference.db);
+    const objects = await leadTableObjects(db, engine);
+    assert.ok(objects.length > 30, objects.join());
+    assert.deepEqual(objects, await leadTableObjects(reference.db, engine));
+    assert.equal(
+      await db.selectFrom('settings').select('key').where('key', '=', SET_ASIDE_KEY).executeTakeFirst(),
+      undefined,
+    );
+    // Its rollups (2,000 leads added by grouped statements) plus the triggers' (300 leads, one by
+    // one) are what counting all 2,300 again gives, row by row.
+    const kept = await rollupSnapshot(db);
+    for (const table of ROLLUPS) await sql`delete from ${sql.table(table)}`.execute(db);
+    for (const statement of rollupsOfAllLeads()) await sql.raw(statement).execute(db);
+    assert.ok(kept.length > 100);
+    assert.deepEqual(kept, await rollupSnapshot(db));
+  });
+
+  test('a load that stopped with the indexes and triggers set aside is put back by the next run', async (t) => {
+    const { url, db } = await freshDatabase(t, engine);
+    t.after(() => db.destroy());
+    const before = (await migrate(db), await leadTableObjects(db, engine));
+    await setAside(db);
+    assert.ok((await leadTableObjects(db, engine)).length < 5, 'set aside');
+    const run = await demoData(['--leads', '50', '--database-url', url]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /indexes and rollups \[#+\]/, 'the build shows its progress');
+    assert.deepEqual(await leadTableObjects(db, engine), before);
+    const rolled = await sql<{ n: string | number }>`select sum(n_leads) as n from lead_stats_hourly`.execute(db);
+    assert.equal(Number(rolled.rows[0].n), 50);
+  });
+
+  test('--partners 40 --providers 50 --days 730: a year-scale configuration, every provider sending', async (t) => {
+    const { url, db } = await freshDatabase(t, engine);
+    t.after(() => db.destroy());
+    const run = await demoData([
+      '--leads',
+      '3000',
+      '--days',
+      '730',
+      '--partners',
+      '40',
+      '--providers',
+      '50',
+      '--database-url',
+      url,
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(await count(db, 'partners'), 40);
+    assert.equal(await count(db, 'traffic_providers'), 50);
+    const offered = await db.selectFrom('flow_targets').select('partner_id').distinct().execute();
+    assert.equal(offered.length, 40, 'every partner is a target of some flow');
+    const senders = await db.selectFrom('leads').select('traffic_provider_id').distinct().execute();
+    assert.equal(senders.length, 50);
+    const oldest = await db
+      .selectFrom('leads')
+      .select((eb) => eb.fn.min('created_at').as('at'))
+      .executeTakeFirstOrThrow();
+    assert.ok(Date.now() - Date.parse(String(oldest.at)) > 700 * DAY, String(oldest.at));
   });
 
   test('bad arguments are refused before touching any database', async () => {
