@@ -13,7 +13,7 @@
 //   npm run bench:intake -- [--engines sqlite,postgres] [--seconds 20] [--rates 250,500]
 //                           [--processes 1,2,3] [--outbox none,subscribed,webhooks]
 //                           [--postgres-url postgres://postgres@127.0.0.1:55432/postgres]
-//                           [--quality none,plain,full]
+//                           [--quality none,plain,full] [--database-url URL (an existing database, used as it is)]
 // --processes: on PostgreSQL, also with that many server processes on the one database, the load
 // spread over them evenly (round-robin); SQLite is measured with one.
 // --outbox webhooks: two webhooks and the provider's postbacks subscribed to every lead event
@@ -49,6 +49,9 @@ const { values: args } = parseArgs({
     outbox: { type: 'string', default: 'none' },
     'log-level': { type: 'string', default: 'info' },
     quality: { type: 'string', default: 'none' },
+    // An existing database to take the leads into, as it is (e.g. 10,000,000 demo leads made by
+    // npm run bench -- --reuse …): what a full lead table costs intake. One engine: its own.
+    'database-url': { type: 'string' },
     'postgres-url': {
       type: 'string',
       default:
@@ -121,6 +124,12 @@ async function startPartner(delayMs: number): Promise<{ url: string; child: Chil
 }
 
 async function databaseUrl(engine: string): Promise<string> {
+  const given = args['database-url'];
+  if (given) {
+    if (given.startsWith('sqlite:') !== (engine === 'sqlite'))
+      throw new Error(`--database-url ${given} is not a ${engine} database (pass --engines to match)`);
+    return given;
+  }
   if (engine === 'sqlite') {
     rmSync(path.join(WORK, 'sqlite'), { recursive: true, force: true });
     mkdirSync(path.join(WORK, 'sqlite'), { recursive: true });

@@ -39,6 +39,7 @@ import * as privacy from './migrations/20261205T100000Z_privacy.js';
 import * as partnerQuality from './migrations/20261204T130000Z_partner_quality.js';
 import * as flaggedRollups from './migrations/20261205T200000Z_flagged_rollups.js';
 import * as retention from './migrations/20261206T000000Z_retention.js';
+import * as partialLeadIndexes from './migrations/20261207T000000Z_partial_lead_indexes.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -86,6 +87,7 @@ const migrations: [string, Migration][] = [
   ['20261205T100000Z_privacy', privacy],
   ['20261205T200000Z_flagged_rollups', flaggedRollups],
   ['20261206T000000Z_retention', retention],
+  ['20261207T000000Z_partial_lead_indexes', partialLeadIndexes],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

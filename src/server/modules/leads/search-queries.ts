@@ -265,7 +265,7 @@ export async function saleStatusesInUse(db: DB, limit: number, scope: DataScope)
   }
   const { rows } = await sql<{ v: string | null }>`
     with recursive s(v) as (
-      select min(sale_status) from leads
+      select min(sale_status) from leads where sale_status is not null
       union all
       select (select min(sale_status) from leads where sale_status > s.v) from s where s.v is not null
     )
