@@ -56,11 +56,13 @@ test('SQLite: the FTD date, delivery date and sale status reads use their partia
       /INDEX leads_(delivered|sale_status)\b/,
     ],
     ['/api/leads/sale-statuses', /INDEX leads_sale_status\b/],
+    [`/api/leads/search?limit=20&sale_status=New`, /INDEX leads_sale_status \(sale_status=\?\)/],
   ];
   for (const [url, index] of cases) {
     const plans = await plansOf(url);
     assert.match(plans, index, `${url}\n${plans}`);
     assert.doesNotMatch(plans, /SCAN leads(?! USING)/, `${url}: a scan of the whole table\n${plans}`);
+    assert.doesNotMatch(plans, /TEMP B-TREE FOR ORDER BY/, `${url}: every match sorted\n${plans}`);
   }
   // The sale statuses themselves: found through the partial index.
   const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/leads/sale-statuses' });

@@ -160,7 +160,15 @@ function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number
       );
     q = f.reinjected ? q.where(sent) : q.where((eb) => eb.not(sent(eb)));
   }
-  if (f.sale_status !== undefined) q = q.where('leads.sale_status', '=', f.sale_status);
+  // leads_sale_status (sale_status, created_at, id) serves the registration order; sorted by
+  // another date, the walk of that date's index tests it (a common status: 800,000 leads of
+  // 10,000,000 to sort otherwise).
+  if (f.sale_status !== undefined)
+    q = q.where(
+      walk ? sql<string>`(${sql.ref('leads.sale_status')} || '')` : sql.ref<string>('leads.sale_status'),
+      '=',
+      f.sale_status,
+    );
   if (f.ids.length) q = q.where('leads.id', 'in', f.ids);
   for (const k of SUB_IDS) {
     const v = f.subIds[k];
