@@ -1,12 +1,13 @@
-// The lead indexes on columns a new lead leaves empty are partial (migration
-// 20261207T000000Z_partial_lead_indexes): they hold only the leads with a value. The queries they
-// serve must still find them: SQLite's plans of the real statements the routes run, each with no
-// scan of the whole lead table. (PostgreSQL proves "is not null" from any strict comparison on
-// its own; its plans follow statistics a test database does not have.)
+// Plans of the real statements the Leads routes run. The lead indexes on columns a new lead
+// leaves empty are partial (migration 20261207T000000Z_partial_lead_indexes): they hold only the
+// leads with a value, and the queries they serve must still find them (SQLite's plans, each with
+// no scan of the whole lead table; PostgreSQL proves "is not null" from any strict comparison on
+// its own). On PostgreSQL, "FTD: no" must walk the date index, not read every lead.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CompiledQuery } from 'kysely';
-import { buildTestApp, call } from '../../../../test/helpers.js';
+import { buildTestApp, call, postgresOnly } from '../../../../test/helpers.js';
+import { observeQueries } from '../../db/query-observers.js';
 import { insertLeads, insertLeadWorld } from '../../../../test/fixtures.js';
 
 test('SQLite: the FTD date, delivery date and sale status reads use their partial indexes, never a scan of leads', async (t) => {
@@ -68,3 +69,32 @@ test('SQLite: the FTD date, delivery date and sale status reads use their partia
   const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/leads/sale-statuses' });
   assert.deepEqual(res.json(), { data: ['Busy', 'New'], complete: true });
 });
+
+postgresOnly(
+  'PostgreSQL: "FTD: no" walks the registration index with the statistics, never a scan and sort of leads',
+  async (t) => {
+    const ta = await buildTestApp(t, 'postgres');
+    const w = await insertLeadWorld(ta.db);
+    await insertLeads(
+      ta.db,
+      Array.from({ length: 3000 }, (_, i) => ({
+        traffic_provider_id: w.providerA,
+        created_at: new Date(Date.now() - i * 60_000).toISOString(),
+        ...(i % 20 === 0 ? { status: 'delivered', partner_id: w.partnerA, ftd_at: new Date().toISOString() } : {}),
+      })),
+    );
+    await ta.db.executeQuery(CompiledQuery.raw('analyze leads'));
+    const seen: { sql: string; parameters: readonly unknown[] }[] = [];
+    const stop = observeQueries(ta.db, (e) => seen.push(e.query));
+    const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/leads/search?limit=50&is_ftd=false' });
+    stop();
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().data.length, 50);
+    const search = seen.find((q) => /\bfrom "?leads"?\b/i.test(q.sql) && /ftd_at/.test(q.sql));
+    assert.ok(search, seen.map((q) => q.sql).join('\n'));
+    const plan = await ta.db.executeQuery(CompiledQuery.raw(`explain ${search.sql}`, [...search.parameters]));
+    const text = plan.rows.map((r) => Object.values(r as object)[0]).join('\n');
+    assert.match(text, /Index Scan Backward using leads_created/, text);
+    assert.doesNotMatch(text, /Seq Scan on leads/, text);
+  },
+);
