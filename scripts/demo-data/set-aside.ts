@@ -6,9 +6,9 @@
 // Nothing is lost if the load stops half-way: what was set aside is written in `settings`
 // (SET_ASIDE_KEY) in the same transaction as the drops, and taken off it as it is put back; a
 // load that dies before putting all of it back leaves the key, and the next run of the command
-// puts the rest back first. A database without leads has nothing the triggers would have done otherwise: the event
-// triggers write only for subscriptions, which a database without leads may have, but the demo
-// leads are not real traffic and must not reach a webhook.
+// puts the rest back first. A database without leads has nothing the triggers would have done
+// otherwise: the event triggers write only for subscriptions, which a database without leads may
+// have, but the demo leads are not real traffic and must not reach a webhook.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../src/server/db/tables.js';
 import { isPostgres } from '../../src/server/db/database.js';
@@ -18,6 +18,7 @@ import { rollupsOfAllLeads } from '../../src/server/db/triggers/rollups.js';
 
 export const SET_ASIDE_KEY = 'demo_data.set_aside';
 const TABLES = ['leads', 'lead_attempts'];
+const trigger = (name: string) => TRIGGERS.find((t) => t.name === name)!;
 
 interface SetAside {
   indexes: { name: string; sql: string }[];
@@ -50,11 +51,7 @@ export async function setAside(db: Kysely<Database>): Promise<void> {
     };
     await writeSetting(tx, SET_ASIDE_KEY, aside);
     for (const index of aside.indexes) await sql.raw(`drop index ${index.name}`).execute(tx);
-    for (const name of aside.triggers)
-      await dropTrigger(
-        tx,
-        TRIGGERS.find((t) => t.name === name)!,
-      );
+    for (const name of aside.triggers) await dropTrigger(tx, trigger(name));
   });
 }
 
@@ -90,11 +87,7 @@ export async function putBack(db: Kysely<Database>, onStep?: (done: number, tota
       await sql.raw(statement).execute(tx);
       onStep?.(++done, total);
     }
-    for (const name of aside.triggers)
-      await installTrigger(
-        tx,
-        TRIGGERS.find((t) => t.name === name)!,
-      );
+    for (const name of aside.triggers) await installTrigger(tx, trigger(name));
     await deleteSetting(tx, SET_ASIDE_KEY);
     onStep?.(++done, total);
   });

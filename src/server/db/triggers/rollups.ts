@@ -76,10 +76,20 @@ function volumeOf(r: string): Record<string, string> {
   };
 }
 
-function upsert(table: string, key: string[], measures: string[], values: string[], where: string) {
+/** Adds `values` to `table`'s row at `key`; `from`: the values are sums over a table's rows, grouped. */
+function upsert(
+  table: string,
+  key: string[],
+  measures: string[],
+  values: string[],
+  where: string,
+  from?: { table: string; groupBy: string[] },
+) {
   const sets = measures.map((c) => `${c} = ${table}.${c} + excluded.${c}`);
+  const source = from ? ` from ${from.table}` : '';
+  const grouped = from ? ` group by ${from.groupBy.join(', ')}` : '';
   // SQLite needs a WHERE before ON CONFLICT in INSERT … SELECT (parsing ambiguity); harmless elsewhere.
-  return `insert into ${table} (${[...key, ...measures].join(', ')}) select ${values.join(', ')} where ${where} on conflict (${key.join(', ')}) do update set ${sets.join(', ')}`;
+  return `insert into ${table} (${[...key, ...measures].join(', ')}) select ${values.join(', ')}${source} where ${where}${grouped} on conflict (${key.join(', ')}) do update set ${sets.join(', ')}`;
 }
 
 /** The rollups by registration hour: table, key, measures. */
@@ -214,28 +224,25 @@ export const FLAGS_ROLLUP_TRIGGERS = [leadsRollupFlags];
  */
 export function rollupsOfAllLeads(): string[] {
   const volume = volumeOf('l');
-  const grouped = (table: string, key: string[], measures: string[], keys: string[], sums: string[], where: string) =>
-    `insert into ${table} (${[...key, ...measures].join(', ')}) select ${[...keys, ...sums].join(', ')} from leads l ` +
-    `where ${where} group by ${keys.join(', ')} ` +
-    `on conflict (${key.join(', ')}) do update set ${measures.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', ')}`;
-  const out = VOLUME_TABLES.map(([table, key, measures]) =>
-    grouped(
-      table,
-      key,
-      measures,
-      key.map((k) => keyValue('l', k, 'created_at')),
-      measures.map((m) => `sum(${volume[m]})`),
-      '1 = 1',
-    ),
-  );
+  const out = VOLUME_TABLES.map(([table, key, measures]) => {
+    const keys = key.map((k) => keyValue('l', k, 'created_at'));
+    return upsert(table, key, measures, [...keys, ...measures.map((m) => `sum(${volume[m]})`)], '1 = 1', {
+      table: 'leads l',
+      groupBy: keys,
+    });
+  });
+  const ftdKeys = FULL_KEY.map((k) => keyValue('l', k, 'ftd_at'));
   out.push(
-    grouped(
+    upsert(
       'lead_ftd_stats_hourly',
       FULL_KEY,
       FTD,
-      FULL_KEY.map((k) => keyValue('l', k, 'ftd_at')),
-      ['count(*)', 'sum(l.revenue_cents)'],
+      [...ftdKeys, 'count(*)', 'sum(l.revenue_cents)'],
       'l.ftd_at is not null',
+      {
+        table: 'leads l',
+        groupBy: ftdKeys,
+      },
     ),
   );
   return out;
