@@ -9,6 +9,7 @@ import { CompiledQuery } from 'kysely';
 import { buildTestApp, call, postgresOnly } from '../../../../test/helpers.js';
 import { observeQueries } from '../../db/query-observers.js';
 import { insertLeads, insertLeadWorld } from '../../../../test/fixtures.js';
+import { FEW_LINKED } from './search-queries.js';
 
 test('SQLite: the FTD date, delivery date and sale status reads use their partial indexes, never a scan of leads', async (t) => {
   const statements: string[] = [];
@@ -68,6 +69,87 @@ test('SQLite: the FTD date, delivery date and sale status reads use their partia
   // The sale statuses themselves: found through the partial index.
   const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/leads/sale-statuses' });
   assert.deepEqual(res.json(), { data: ['Busy', 'New'], complete: true });
+});
+
+test('SQLite: "Autologin opened" and "Re-injected" start from the few linked leads instead of walking every lead', async (t) => {
+  const statements: string[] = [];
+  const ta = await buildTestApp(t, 'sqlite', { onQuery: (sql) => statements.push(sql) });
+  const w = await insertLeadWorld(ta.db);
+  const ids = await insertLeads(
+    ta.db,
+    Array.from({ length: 400 }, (_, i) => ({
+      traffic_provider_id: w.providerA,
+      created_at: new Date(Date.now() - i * 60_000).toISOString(),
+      status: 'delivered',
+      partner_id: w.partnerA,
+    })),
+  );
+  const now = new Date().toISOString();
+  const link = (lead_id: string, n: number, opens: number) => ({
+    token_hash: `${lead_id}-${n}`,
+    lead_id,
+    partner_id: w.partnerA,
+    single_use: 0,
+    created_at: now,
+    opens,
+  });
+  // Every 40th lead opened its link, every 40th (offset 20) has one it never opened; every 50th was re-injected.
+  const opened = ids.filter((_, i) => i % 40 === 0);
+  const unopened = ids.filter((_, i) => i % 40 === 20);
+  const reinjected = ids.filter((_, i) => i % 50 === 0);
+  await ta.db
+    .insertInto('autologin_links')
+    .values([...opened.map((id) => link(id, 0, 2)), ...unopened.map((id) => link(id, 0, 0))])
+    .execute();
+  await ta.db
+    .insertInto('injection_jobs')
+    .values({ id: 'job', state: 'done', per_minute: 60, selection: '{}', total: 8, created_at: now, updated_at: now })
+    .execute();
+  await ta.db
+    .insertInto('injection_items')
+    .values(reinjected.map((lead_id, i) => ({ job_id: 'job', lead_id, state: i % 2 ? 'sent' : 'delivered' })))
+    .execute();
+
+  /** The page's ids, newest first, and the plan of its search statement. */
+  const search = async (query: string) => {
+    const from = statements.length;
+    const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/leads/search?limit=500&${query}` });
+    assert.equal(res.statusCode, 200, res.body);
+    const page = statements.slice(from).find((s) => /\bleads\b/.test(s) && /order by/i.test(s));
+    assert.ok(page, statements.slice(from).join('\n'));
+    const nulls = Array.from(page.matchAll(/\?/g), () => null);
+    const plan = await ta.db.executeQuery(CompiledQuery.raw(`explain query plan ${page}`, nulls));
+    return {
+      ids: (res.json().data as { id: string }[]).map((l) => l.id),
+      plan: plan.rows.map((r) => (r as { detail: string }).detail).join(' | '),
+    };
+  };
+  const newestFirst = (list: string[]) => ids.filter((id) => list.includes(id));
+  const cases: [string, string[]][] = [
+    ['autologin_opened=true', newestFirst(opened)],
+    ['autologin_opened=false', newestFirst(unopened)],
+    ['reinjected=true', newestFirst(reinjected)],
+    ['reinjected=true&autologin_opened=true', newestFirst(reinjected.filter((id) => opened.includes(id)))],
+  ];
+  for (const [query, expected] of cases) {
+    const { ids: got, plan } = await search(query);
+    assert.deepEqual(got, expected, query);
+    // The linked set is the outer loop; each lead is looked up by its primary key.
+    assert.match(plan, /SEARCH leads USING INDEX sqlite_autoindex_leads_1 \(id=\?\)/, `${query}\n${plan}`);
+    assert.doesNotMatch(plan, /SCAN leads\b/, `${query}: a walk of the lead table\n${plan}`);
+  }
+  const counted = await call(ta.app, ta.ownerToken, { method: 'GET', url: '/api/leads/count?autologin_opened=true' });
+  assert.equal(counted.json().count, opened.length, counted.body);
+
+  // Past FEW_LINKED opened links (here many on the newest lead, which keeps the answer), the
+  // matches are common enough that walking the date index finds a page sooner: same answer.
+  await ta.db
+    .insertInto('autologin_links')
+    .values(Array.from({ length: FEW_LINKED }, (_, n) => link(opened[0], n + 1, 1)))
+    .execute();
+  const { ids: walked, plan } = await search('autologin_opened=true');
+  assert.deepEqual(walked, newestFirst(opened));
+  assert.match(plan, /SCAN leads USING INDEX leads_created/, plan);
 });
 
 postgresOnly(

@@ -1,6 +1,14 @@
 // Lead search: the Leads table's rows and counts under its filters (search.ts makes the filter),
 // keyset pages, and the names each row shows. queries.ts holds one lead's reads and writes.
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import {
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type Selectable,
+  type SelectQueryBuilder,
+  type SqlBool,
+} from 'kysely';
 import { isPostgres } from '../../db/database.js';
 import type { Database, LeadsTable } from '../../db/tables.js';
 import { leadInScope, type DataScope } from '../../db/scope.js';
@@ -86,15 +94,82 @@ function textCondition(eb: ExpressionBuilder<Database, 'leads'>, m: TextMatch, m
   return eb.or(any);
 }
 
+/** The re-injection item states that mean the lead went out again (the filter reinjected). */
+const SENT_STATES = ['sent', 'delivered', 'refused'] as const;
+
+/**
+ * SQLite: the filters for leads that have a tracked link (autologin_opened) or went out in a
+ * re-injection (reinjected=true) start from those rows when there are at most this many. Walking
+ * the date index and probing each lead finds a page fast when such leads are common, but reads
+ * every lead when they are rare or absent (about 8 s at 10,000,000 leads, on the one connection
+ * intake also needs). Starting from the rows reads and sorts at most this many leads (about
+ * 40 ms at 10,000,000 on a 2-core machine), and the walk past it meets at least one match in
+ * every 2,000 leads on average.
+ */
+export const FEW_LINKED = 5000;
+
+/** A set of lead ids that holds every lead a filter can match: the search's outer loop. */
+type Linked = 'opened' | 'tracked' | 'reinjected';
+
+/** The lead ids of a linked set (with repeats: a lead may have several links or items). */
+function linkedLeads(db: DB, set: Linked): SelectQueryBuilder<Database, never, { lead_id: string }> {
+  if (set === 'reinjected')
+    return db.selectFrom('injection_items').select('lead_id').where('state', 'in', SENT_STATES) as never;
+  const links = db.selectFrom('autologin_links').select('lead_id');
+  // opened: the partial index autologin_links_opened; tracked: autologin_links_lead.
+  return (set === 'opened' ? links.where('opens', '>', 0) : links) as never;
+}
+
+/** Which linked set the search starts from, if any (SQLite only: PostgreSQL weighs it with its statistics). */
+async function linkedDrive(db: DB, f: LeadFilter): Promise<Linked | null> {
+  if (isPostgres(db)) return null;
+  const sets: Linked[] = [];
+  if (f.autologin_opened !== undefined) sets.push(f.autologin_opened ? 'opened' : 'tracked');
+  if (f.reinjected) sets.push('reinjected');
+  for (const set of sets) {
+    const probe = linkedLeads(db, set).limit(FEW_LINKED + 1);
+    const { n } = await db
+      .selectFrom(probe.as('p'))
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    if (Number(n) <= FEW_LINKED) return set;
+  }
+  return null;
+}
+
+/** How a search reads: its name mode and the linked set it starts from. */
+interface Plan {
+  mode: NameMode;
+  drive: Linked | null;
+}
+
+async function planOf(db: DB, f: LeadFilter): Promise<Plan> {
+  return { mode: f.q ? await nameMode(db, f.q) : 'index', drive: await linkedDrive(db, f) };
+}
+
+/**
+ * The leads table, or, when the search starts from a linked set, that set's distinct lead ids
+ * CROSS JOIN leads: SQLite keeps the left side of a CROSS JOIN as the outer loop, so it reads
+ * the set and looks each lead up by its primary key, then sorts (PostgreSQL plans it as a join).
+ */
+function leadsFrom(db: DB, drive: Linked | null): SelectQueryBuilder<Database, 'leads', object> {
+  if (!drive) return db.selectFrom('leads');
+  const ids = linkedLeads(db, drive).distinct().as('x');
+  return db
+    .selectFrom(ids)
+    .crossJoin('leads')
+    .whereRef('leads.id', '=', 'x.lead_id') as unknown as SelectQueryBuilder<Database, 'leads', object>;
+}
+
 /**
  * The leads a filter selects, after `after`, newest first by the chosen date then id. No OFFSET
  * and no count: the date range and the keyset bound walk a (date, id) index, or an equality
  * filter's (column, created_at, id) index when the date is registration; the remaining filters
  * are tested on the rows that walk meets, and the walk stops at `limit`.
  */
-function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number, mode: NameMode) {
+function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number, { mode, drive }: Plan) {
   const col = `leads.${DATE_COLUMNS[f.dateType]}` as const;
-  let q = db.selectFrom('leads').selectAll('leads');
+  let q = leadsFrom(db, drive).selectAll('leads');
   if (f.from !== null) q = q.where(col, '>=', f.from);
   if (f.to !== null) q = q.where(col, '<', f.to);
   if (f.dateType !== 'registration') q = q.where(col, 'is not', null);
@@ -160,7 +235,7 @@ function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number
           .selectFrom('injection_items')
           .select('injection_items.lead_id')
           .whereRef('injection_items.lead_id', '=', 'leads.id')
-          .where('injection_items.state', 'in', ['sent', 'delivered', 'refused']),
+          .where('injection_items.state', 'in', SENT_STATES),
       );
     q = f.reinjected ? q.where(sent) : q.where((eb) => eb.not(sent(eb)));
   }
@@ -211,8 +286,7 @@ function withNames(db: DB, inner: ReturnType<typeof selectLeads>) {
 /** Up to `limit` leads after the cursor, in page order. */
 export async function findLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number): Promise<LeadRow[]> {
   const col = DATE_COLUMNS[f.dateType];
-  const mode = f.q ? await nameMode(db, f.q) : 'index';
-  const rows = (await withNames(db, selectLeads(db, f, after, limit, mode)).execute()) as LeadRow[];
+  const rows = (await withNames(db, selectLeads(db, f, after, limit, await planOf(db, f))).execute()) as LeadRow[];
   // The outer select may return the joined rows in any order: restore the page order.
   const sign = f.order === 'asc' ? -1 : 1;
   return rows.sort(
@@ -230,8 +304,7 @@ export async function countLeads(
   f: LeadFilter,
   cap: number | null,
 ): Promise<{ count: number; exact: boolean }> {
-  const mode = f.q ? await nameMode(db, f.q) : 'index';
-  const walk = selectLeads(db, f, null, (cap ?? 0) + 1, mode);
+  const walk = selectLeads(db, f, null, (cap ?? 0) + 1, await planOf(db, f));
   const inner = (cap === null ? walk.clearLimit().clearOrderBy() : walk).clearSelect().select(sql<number>`1`.as('one'));
   const row = await db
     .selectFrom(inner.as('m'))
@@ -246,8 +319,7 @@ export async function countLeads(
  * re-injection job is made of by one INSERT … SELECT (modules/injections), and its count.
  */
 export async function matchingLeadIds(db: DB, f: LeadFilter) {
-  const mode = f.q ? await nameMode(db, f.q) : 'index';
-  return selectLeads(db, f, null, 1, mode).clearLimit().clearOrderBy().clearSelect().select('leads.id');
+  return selectLeads(db, f, null, 1, await planOf(db, f)).clearLimit().clearOrderBy().clearSelect().select('leads.id');
 }
 
 /**
