@@ -9,7 +9,7 @@ import { CompiledQuery } from 'kysely';
 import { buildTestApp, call, postgresOnly } from '../../../../test/helpers.js';
 import { observeQueries } from '../../db/query-observers.js';
 import { insertLeads, insertLeadWorld } from '../../../../test/fixtures.js';
-import { FEW_LINKED } from './search-queries.js';
+import { FEW_LINKED } from './search-plan.js';
 
 test('SQLite: the FTD date, delivery date and sale status reads use their partial indexes, never a scan of leads', async (t) => {
   const statements: string[] = [];
@@ -103,7 +103,17 @@ test('SQLite: "Autologin opened" and "Re-injected" start from the few linked lea
     .execute();
   await ta.db
     .insertInto('injection_jobs')
-    .values({ id: 'job', state: 'done', per_minute: 60, selection: '{}', total: 8, created_at: now, updated_at: now })
+    .values({
+      id: 'job',
+      state: 'done',
+      per_minute: 60,
+      reoffer: 0,
+      tokens: 0,
+      selection: '{}',
+      total: 8,
+      created_at: now,
+      updated_at: now,
+    })
     .execute();
   await ta.db
     .insertInto('injection_items')
@@ -150,6 +160,48 @@ test('SQLite: "Autologin opened" and "Re-injected" start from the few linked lea
   const { ids: walked, plan } = await search('autologin_opened=true');
   assert.deepEqual(walked, newestFirst(opened));
   assert.match(plan, /SCAN leads USING INDEX leads_created/, plan);
+});
+
+test('SQLite: a sub id without a provider seeks each provider for a rare value and walks the date index for a common one', async (t) => {
+  const statements: string[] = [];
+  const ta = await buildTestApp(t, 'sqlite', { onQuery: (sql) => statements.push(sql) });
+  const w = await insertLeadWorld(ta.db);
+  // 1,200 leads share sub_id1 "fb" (more than the probe's 1,000); one has the click id "c-7".
+  const ids = await insertLeads(
+    ta.db,
+    Array.from({ length: 1500 }, (_, i) => ({
+      traffic_provider_id: i % 2 ? w.providerA : w.providerB,
+      created_at: new Date(Date.now() - i * 60_000).toISOString(),
+      sub_id1: i % 5 === 4 ? 'ig' : 'fb',
+      sub_id3: i === 700 ? 'c-7' : `click-${i}`,
+    })),
+  );
+  const search = async (query: string) => {
+    const from = statements.length;
+    const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/leads/search?limit=50&${query}` });
+    assert.equal(res.statusCode, 200, res.body);
+    const page = statements.slice(from).find((s) => /\bleads\b/.test(s) && /order by/i.test(s));
+    assert.ok(page, statements.slice(from).join('\n'));
+    const nulls = Array.from(page.matchAll(/\?/g), () => null);
+    const plan = await ta.db.executeQuery(CompiledQuery.raw(`explain query plan ${page}`, nulls));
+    return {
+      ids: (res.json().data as { id: string }[]).map((l) => l.id),
+      plan: plan.rows.map((r) => (r as { detail: string }).detail).join(' | '),
+    };
+  };
+  // With and without statistics: with them SQLite skip-scanned the sub id index and sorted every
+  // match of a common value; without them it walked every lead for a click id.
+  for (const analyzed of [false, true]) {
+    if (analyzed) await ta.db.executeQuery(CompiledQuery.raw('analyze'));
+    const common = await search('sub_id1=fb');
+    assert.deepEqual(common.ids, ids.filter((_, i) => i % 5 !== 4).slice(0, 50));
+    assert.match(common.plan, /SCAN leads USING INDEX leads_created/, common.plan);
+    assert.doesNotMatch(common.plan, /TEMP B-TREE FOR ORDER BY/, `common: every match sorted\n${common.plan}`);
+    const rare = await search('sub_id3=c-7');
+    assert.deepEqual(rare.ids, [ids[700]]);
+    assert.match(rare.plan, /INDEX leads_provider_sub_id3 \(traffic_provider_id=\? AND sub_id3=\?\)/, rare.plan);
+    assert.doesNotMatch(rare.plan, /SCAN leads\b/, `rare: a walk of the lead table\n${rare.plan}`);
+  }
 });
 
 postgresOnly(

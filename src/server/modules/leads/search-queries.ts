@@ -1,81 +1,25 @@
 // Lead search: the Leads table's rows and counts under its filters (search.ts makes the filter),
 // keyset pages, and the names each row shows. queries.ts holds one lead's reads and writes.
-import {
-  sql,
-  type Expression,
-  type ExpressionBuilder,
-  type Kysely,
-  type Selectable,
-  type SelectQueryBuilder,
-  type SqlBool,
-} from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { isPostgres } from '../../db/database.js';
 import type { Database, LeadsTable } from '../../db/tables.js';
 import { leadInScope, type DataScope } from '../../db/scope.js';
 import { DATE_COLUMNS, SUB_IDS, type LeadFilter, type TextMatch } from './search.js';
+import {
+  everyProvider,
+  leadsFrom,
+  nameStartsWith,
+  planOf,
+  SENT_STATES,
+  type NameMode,
+  type Plan,
+} from './search-plan.js';
 type DB = Kysely<Database>;
 
 /** Where the previous page ended: the last row's date (of the chosen date_type) and id. */
 export interface SortKey {
   d: string;
   id: string;
-}
-
-/** The smallest string after every string that starts with `prefix`, in code point order. */
-export function prefixEnd(prefix: string): string | null {
-  const cps = [...prefix].map((c) => c.codePointAt(0)!);
-  while (cps.length && cps[cps.length - 1] === 0x10ffff) cps.pop();
-  if (!cps.length) return null;
-  const last = cps.pop()! + 1;
-  cps.push(last === 0xd800 ? 0xe000 : last); // skip the surrogate block
-  return String.fromCodePoint(...cps);
-}
-
-/**
- * How a name prefix is compared. PostgreSQL: on the indexed expression; its planner weighs the
- * name indexes against walking the date index. SQLite has no statistics to weigh them with, so
- * a probe decides (findLeads): a rare name reads its few index entries ('index'); a common one
- * walks the date index and tests each row ('scan', the same expression made unindexable), which
- * finds a page after a few hundred rows instead of sorting thousands of matches.
- */
-type NameMode = 'postgres' | 'index' | 'scan';
-
-/**
- * Case-insensitive "name starts with" as a range on the expression the name indexes hold (see
- * migration 20261122T020000Z_lead_name_search): byte/code point order on both engines, where a
- * prefix is exactly a range. The typed prefix is folded the way that engine's lower() folds:
- * SQLite's lower() only knows ASCII, so there "Ö" must be typed as stored.
- */
-function nameStartsWith(mode: NameMode, column: 'first_name' | 'last_name', typed: string) {
-  const ref = sql.ref(`leads.${column}`);
-  const expr =
-    mode === 'postgres'
-      ? sql`(lower(${ref}) collate "C")`
-      : mode === 'index'
-        ? sql`lower(${ref})`
-        : sql`(lower(${ref}) || '')`;
-  const prefix = mode === 'postgres' ? typed.toLowerCase() : typed.replace(/[A-Z]+/g, (c) => c.toLowerCase());
-  const end = prefixEnd(prefix);
-  return end === null ? sql<SqlBool>`${expr} >= ${prefix}` : sql<SqlBool>`(${expr} >= ${prefix} and ${expr} < ${end})`;
-}
-
-/** SQLite: a name matching at least this many leads is searched by walking the date index. */
-const COMMON_NAME = 1000;
-
-async function nameMode(db: DB, m: TextMatch): Promise<NameMode> {
-  if (isPostgres(db)) return 'postgres';
-  if (!m.name) return 'index';
-  const whole = m.name.whole;
-  const probe = db
-    .selectFrom('leads')
-    .select(sql`1`.as('one'))
-    .where((eb) => eb.or([nameStartsWith('index', 'first_name', whole), nameStartsWith('index', 'last_name', whole)]))
-    .limit(COMMON_NAME);
-  const { n } = await db
-    .selectFrom(probe.as('p'))
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(n) >= COMMON_NAME ? 'scan' : 'index';
 }
 
 function textCondition(eb: ExpressionBuilder<Database, 'leads'>, m: TextMatch, mode: NameMode) {
@@ -94,80 +38,13 @@ function textCondition(eb: ExpressionBuilder<Database, 'leads'>, m: TextMatch, m
   return eb.or(any);
 }
 
-/** The re-injection item states that mean the lead went out again (the filter reinjected). */
-const SENT_STATES = ['sent', 'delivered', 'refused'] as const;
-
-/**
- * SQLite: the filters for leads that have a tracked link (autologin_opened) or went out in a
- * re-injection (reinjected=true) start from those rows when there are at most this many. Walking
- * the date index and probing each lead finds a page fast when such leads are common, but reads
- * every lead when they are rare or absent (about 8 s at 10,000,000 leads, on the one connection
- * intake also needs). Starting from the rows reads and sorts at most this many leads (about
- * 40 ms at 10,000,000 on a 2-core machine), and the walk past it meets at least one match in
- * every 2,000 leads on average.
- */
-export const FEW_LINKED = 5000;
-
-/** A set of lead ids that holds every lead a filter can match: the search's outer loop. */
-type Linked = 'opened' | 'tracked' | 'reinjected';
-
-/** The lead ids of a linked set (with repeats: a lead may have several links or items). */
-function linkedLeads(db: DB, set: Linked): SelectQueryBuilder<Database, never, { lead_id: string }> {
-  if (set === 'reinjected')
-    return db.selectFrom('injection_items').select('lead_id').where('state', 'in', SENT_STATES) as never;
-  const links = db.selectFrom('autologin_links').select('lead_id');
-  // opened: the partial index autologin_links_opened; tracked: autologin_links_lead.
-  return (set === 'opened' ? links.where('opens', '>', 0) : links) as never;
-}
-
-/** Which linked set the search starts from, if any (SQLite only: PostgreSQL weighs it with its statistics). */
-async function linkedDrive(db: DB, f: LeadFilter): Promise<Linked | null> {
-  if (isPostgres(db)) return null;
-  const sets: Linked[] = [];
-  if (f.autologin_opened !== undefined) sets.push(f.autologin_opened ? 'opened' : 'tracked');
-  if (f.reinjected) sets.push('reinjected');
-  for (const set of sets) {
-    const probe = linkedLeads(db, set).limit(FEW_LINKED + 1);
-    const { n } = await db
-      .selectFrom(probe.as('p'))
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    if (Number(n) <= FEW_LINKED) return set;
-  }
-  return null;
-}
-
-/** How a search reads: its name mode and the linked set it starts from. */
-interface Plan {
-  mode: NameMode;
-  drive: Linked | null;
-}
-
-async function planOf(db: DB, f: LeadFilter): Promise<Plan> {
-  return { mode: f.q ? await nameMode(db, f.q) : 'index', drive: await linkedDrive(db, f) };
-}
-
-/**
- * The leads table, or, when the search starts from a linked set, that set's distinct lead ids
- * CROSS JOIN leads: SQLite keeps the left side of a CROSS JOIN as the outer loop, so it reads
- * the set and looks each lead up by its primary key, then sorts (PostgreSQL plans it as a join).
- */
-function leadsFrom(db: DB, drive: Linked | null): SelectQueryBuilder<Database, 'leads', object> {
-  if (!drive) return db.selectFrom('leads');
-  const ids = linkedLeads(db, drive).distinct().as('x');
-  return db
-    .selectFrom(ids)
-    .crossJoin('leads')
-    .whereRef('leads.id', '=', 'x.lead_id') as unknown as SelectQueryBuilder<Database, 'leads', object>;
-}
-
 /**
  * The leads a filter selects, after `after`, newest first by the chosen date then id. No OFFSET
  * and no count: the date range and the keyset bound walk a (date, id) index, or an equality
  * filter's (column, created_at, id) index when the date is registration; the remaining filters
  * are tested on the rows that walk meets, and the walk stops at `limit`.
  */
-function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number, { mode, drive }: Plan) {
+function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number, { mode, subIds, drive }: Plan) {
   const col = `leads.${DATE_COLUMNS[f.dateType]}` as const;
   let q = leadsFrom(db, drive).selectAll('leads');
   if (f.from !== null) q = q.where(col, '>=', f.from);
@@ -245,7 +122,12 @@ function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number
   if (f.ids.length) q = q.where('leads.id', 'in', f.ids);
   for (const k of SUB_IDS) {
     const v = f.subIds[k];
-    if (v !== undefined) q = q.where(`leads.${k}`, '=', v);
+    if (v === undefined) continue;
+    if (subIds[k] === 'scan') q = q.where(sql<string>`(${sql.ref(`leads.${k}`)} || '')`, '=', v);
+    else {
+      q = q.where(`leads.${k}`, '=', v);
+      if (subIds[k] === 'index') q = q.where('leads.traffic_provider_id', 'in', everyProvider(db));
+    }
   }
   const text = f.q;
   if (text) q = q.where((eb) => textCondition(eb, text, mode));
@@ -319,7 +201,11 @@ export async function countLeads(
  * re-injection job is made of by one INSERT … SELECT (modules/injections), and its count.
  */
 export async function matchingLeadIds(db: DB, f: LeadFilter) {
-  return selectLeads(db, f, null, 1, await planOf(db, f)).clearLimit().clearOrderBy().clearSelect().select('leads.id');
+  return selectLeads(db, f, null, 1, await planOf(db, f))
+    .clearLimit()
+    .clearOrderBy()
+    .clearSelect()
+    .select('leads.id');
 }
 
 /**

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isoText, lowerBound, parseBound, startOfDay, upperBound } from './dates.js';
 import { maskEmail, maskInText, maskPhone } from '../../privacy/mask.js';
-import { prefixEnd } from './search-queries.js';
+import { prefixEnd } from './search-plan.js';
 import { normalisePhone, splitMulti, textMatch } from './search.js';
 
 const day = (y: number, m: number, d: number, tz: string) => isoText(startOfDay(y, m, d, tz));
