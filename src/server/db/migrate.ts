@@ -40,7 +40,7 @@ import * as partnerQuality from './migrations/20261204T130000Z_partner_quality.j
 import * as flaggedRollups from './migrations/20261205T200000Z_flagged_rollups.js';
 import * as retention from './migrations/20261206T000000Z_retention.js';
 import * as partialLeadIndexes from './migrations/20261207T000000Z_partial_lead_indexes.js';
-import * as openedLinksIndex from './migrations/20261208T000000Z_opened_links_index.js';
+import * as rareMatchIndexes from './migrations/20261208T000000Z_rare_match_indexes.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -89,7 +89,7 @@ const migrations: [string, Migration][] = [
   ['20261205T200000Z_flagged_rollups', flaggedRollups],
   ['20261206T000000Z_retention', retention],
   ['20261207T000000Z_partial_lead_indexes', partialLeadIndexes],
-  ['20261208T000000Z_opened_links_index', openedLinksIndex],
+  ['20261208T000000Z_rare_match_indexes', rareMatchIndexes],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

@@ -10,6 +10,7 @@ import { buildTestApp, call, postgresOnly } from '../../../../test/helpers.js';
 import { observeQueries } from '../../db/query-observers.js';
 import { insertLeads, insertLeadWorld } from '../../../../test/fixtures.js';
 import { FEW_LINKED } from './search-plan.js';
+import { FLAGS } from '../quality/flags.js';
 
 test('SQLite: the FTD date, delivery date and sale status reads use their partial indexes, never a scan of leads', async (t) => {
   const statements: string[] = [];
@@ -202,6 +203,58 @@ test('SQLite: a sub id without a provider seeks each provider for a rare value a
     assert.match(rare.plan, /INDEX leads_provider_sub_id3 \(traffic_provider_id=\? AND sub_id3=\?\)/, rare.plan);
     assert.doesNotMatch(rare.plan, /SCAN leads\b/, `rare: a walk of the lead table\n${rare.plan}`);
   }
+});
+
+test('SQLite: a fraud flag, "Flagged" and a score cap walk only the flagged leads, in either order of dates', async (t) => {
+  const statements: string[] = [];
+  const ta = await buildTestApp(t, 'sqlite', { onQuery: (sql) => statements.push(sql) });
+  const w = await insertLeadWorld(ta.db);
+  // 600 leads, every 30th flagged (bit 2, score 80), and one of those also bit 8 (score 50).
+  const ids = await insertLeads(
+    ta.db,
+    Array.from({ length: 600 }, (_, i) => ({
+      traffic_provider_id: w.providerA,
+      created_at: new Date(Date.now() - i * 60_000).toISOString(),
+      status: 'delivered',
+      partner_id: w.partnerA,
+      delivered_at: new Date(Date.now() - i * 60_000).toISOString(),
+      flags: i % 30 ? 0 : i === 300 ? 2 | 8 : 2,
+      quality_score: i % 30 ? 100 : i === 300 ? 50 : 80,
+    })),
+  );
+  const flagged = ids.filter((_, i) => i % 30 === 0);
+  const search = async (query: string) => {
+    const from = statements.length;
+    const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/leads/search?limit=100&${query}` });
+    assert.equal(res.statusCode, 200, res.body);
+    const page = statements.slice(from).find((s) => /\bleads\b/.test(s) && /order by/i.test(s));
+    assert.ok(page, statements.slice(from).join('\n'));
+    const nulls = Array.from(page.matchAll(/\?/g), () => null);
+    const plan = await ta.db.executeQuery(CompiledQuery.raw(`explain query plan ${page}`, nulls));
+    return {
+      ids: (res.json().data as { id: string }[]).map((l) => l.id),
+      plan: plan.rows.map((r) => (r as { detail: string }).detail).join(' | '),
+    };
+  };
+  const cases: [string, string[]][] = [
+    ['flagged=true', flagged],
+    [`flag=${FLAGS[1]}`, flagged],
+    [`flag=${FLAGS[3]}`, [ids[300]]],
+    ['max_score=60', [ids[300]]],
+    ['max_score=99', flagged],
+  ];
+  for (const [query, expected] of cases) {
+    const byRegistration = await search(query);
+    assert.deepEqual(byRegistration.ids, expected, query);
+    assert.match(byRegistration.plan, /SCAN leads USING INDEX leads_flagged/, `${query}\n${byRegistration.plan}`);
+    // By delivery date it walks that date's index, never sorting every flagged lead.
+    const byDelivery = await search(`${query}&date_type=delivered`);
+    assert.deepEqual(byDelivery.ids, expected, `${query}, by delivery date`);
+    assert.doesNotMatch(byDelivery.plan, /TEMP B-TREE FOR ORDER BY/, `${query}\n${byDelivery.plan}`);
+  }
+  // Not flagged, and no cap under 100: every lead is a candidate, walked by date as before.
+  assert.equal((await search('flagged=false')).ids.length, 100);
+  assert.doesNotMatch((await search('max_score=100')).plan, /leads_flagged/);
 });
 
 postgresOnly(
