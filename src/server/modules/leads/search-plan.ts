@@ -152,7 +152,17 @@ export interface Plan {
   drive: Linked | null;
 }
 
-export async function planOf(db: DB, f: LeadFilter): Promise<Plan> {
+/**
+ * A page walks to its first `limit` matches in date order, so a common name or sub id is best
+ * met by walking the date index. A count (up to its cap, or every match) and a job's selection
+ * have no order: reading the name or sub id index is never worse than walking every lead.
+ */
+export async function planOf(db: DB, f: LeadFilter, purpose: 'page' | 'all'): Promise<Plan> {
+  if (purpose === 'all') {
+    const subIds: Plan['subIds'] = {};
+    if (providerLed(db, f)) for (const k of SUB_IDS) if (f.subIds[k] !== undefined) subIds[k] = 'index';
+    return { mode: isPostgres(db) ? 'postgres' : 'index', subIds, drive: await linkedDrive(db, f) };
+  }
   return {
     mode: f.q ? await nameMode(db, f.q) : 'index',
     subIds: await subIdModes(db, f),

@@ -174,7 +174,10 @@ function withNames(db: DB, inner: ReturnType<typeof selectLeads>) {
 /** Up to `limit` leads after the cursor, in page order. */
 export async function findLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number): Promise<LeadRow[]> {
   const col = DATE_COLUMNS[f.dateType];
-  const rows = (await withNames(db, selectLeads(db, f, after, limit, await planOf(db, f))).execute()) as LeadRow[];
+  const rows = (await withNames(
+    db,
+    selectLeads(db, f, after, limit, await planOf(db, f, 'page')),
+  ).execute()) as LeadRow[];
   // The outer select may return the joined rows in any order: restore the page order.
   const sign = f.order === 'asc' ? -1 : 1;
   return rows.sort(
@@ -183,17 +186,18 @@ export async function findLeads(db: DB, f: LeadFilter, after: SortKey | null, li
 }
 
 /**
- * How many leads match, counted up to `cap` + 1 by the same bounded index walk as a page (so a
- * count costs at most `cap` rows read, whatever the table's size). A null cap counts every match
- * (asked for on purpose: its cost grows with the matches).
+ * How many leads match, counted up to `cap` + 1 in no order, from the index the filters name (a
+ * name or sub id reads its own index, never the date walk a page of a common one takes). A null
+ * cap counts every match (asked for on purpose: its cost grows with the matches).
  */
 export async function countLeads(
   db: DB,
   f: LeadFilter,
   cap: number | null,
 ): Promise<{ count: number; exact: boolean }> {
-  const walk = selectLeads(db, f, null, (cap ?? 0) + 1, await planOf(db, f));
-  const inner = (cap === null ? walk.clearLimit().clearOrderBy() : walk).clearSelect().select(sql<number>`1`.as('one'));
+  // No order: the planner reads whichever index the filters name, up to cap + 1 of its entries.
+  const walk = selectLeads(db, f, null, (cap ?? 0) + 1, await planOf(db, f, 'all')).clearOrderBy();
+  const inner = (cap === null ? walk.clearLimit() : walk).clearSelect().select(sql<number>`1`.as('one'));
   const row = await db
     .selectFrom(inner.as('m'))
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
@@ -207,7 +211,7 @@ export async function countLeads(
  * re-injection job is made of by one INSERT … SELECT (modules/injections), and its count.
  */
 export async function matchingLeadIds(db: DB, f: LeadFilter) {
-  return selectLeads(db, f, null, 1, await planOf(db, f))
+  return selectLeads(db, f, null, 1, await planOf(db, f, 'all'))
     .clearLimit()
     .clearOrderBy()
     .clearSelect()
