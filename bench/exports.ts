@@ -4,6 +4,7 @@
 //
 //   npx tsx bench/exports.ts [--leads 1000000] [--engines sqlite,postgres] [--exports 4]
 //                            [--seconds 10] [--reuse] [--export-minutes 20] [--postgres-url postgres://…]
+//                            [--export-query date_from=2026-09-01]
 //
 // Per engine: the demo data (scripts/demo-data.ts, in the same place bench/run.ts keeps it, so
 // --reuse shares it), the real server (built, dist/server/main.js, EXPORT_CONCURRENCY = --exports) in
@@ -29,6 +30,8 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '10' },
     reuse: { type: 'boolean', default: false },
     'export-minutes': { type: 'string', default: '20' },
+    // The export's filters (its query string): a slice of a large database, as operators export.
+    'export-query': { type: 'string', default: '' },
     'postgres-url': {
       type: 'string',
       default:
@@ -90,7 +93,7 @@ async function phase(
   let done = false;
   const downloads = Array.from({ length: exports }, async () => {
     const t0 = performance.now();
-    const res = await fetch(`${base}/api/leads/export`, {
+    const res = await fetch(`${base}/api/leads/export${args['export-query'] ? `?${args['export-query']}` : ''}`, {
       headers: { authorization: `Bearer ${token}` },
       signal: AbortSignal.timeout(EXPORT_DEADLINE_MS),
     });
@@ -204,7 +207,7 @@ async function main() {
   }
   const report = [
     `Date: ${started.toISOString()}`,
-    `Command: npx tsx bench/exports.ts --leads ${LEADS} --engines ${ENGINES.join(',')} --exports ${EXPORTS} --seconds ${SECONDS}${args.reuse ? ' --reuse' : ''}`,
+    `Command: npx tsx bench/exports.ts --leads ${LEADS} --engines ${ENGINES.join(',')} --exports ${EXPORTS} --seconds ${SECONDS}${args.reuse ? ' --reuse' : ''}${args['export-query'] ? ` --export-query ${args['export-query']}` : ''}`,
     `Machine: ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Node ${process.version}`,
     `Load average at start ${load.map((x) => x.toFixed(2)).join(' ')}, at end ${os
       .loadavg()

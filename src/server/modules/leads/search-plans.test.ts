@@ -203,6 +203,22 @@ test('SQLite: a sub id without a provider seeks each provider for a rare value a
     assert.match(rare.plan, /INDEX leads_provider_sub_id3 \(traffic_provider_id=\? AND sub_id3=\?\)/, rare.plan);
     assert.doesNotMatch(rare.plan, /SCAN leads\b/, `rare: a walk of the lead table\n${rare.plan}`);
   }
+  // The first page's total has no order: it counts from the sub id index even for a common
+  // value (walking the date index to the count's cap read every lead at 10,000,000).
+  const from = statements.length;
+  const res = await call(ta.app, ta.ownerToken, {
+    method: 'GET',
+    url: '/api/leads/search?limit=50&total=true&sub_id1=fb',
+  });
+  assert.deepEqual(res.json().total, { count: 1200, exact: true }, res.body);
+  const count = statements.slice(from).find((s) => /count\(/i.test(s) && /sub_id1/.test(s));
+  assert.ok(count, statements.slice(from).join('\n'));
+  const nulls = Array.from(count.matchAll(/\?/g), () => null);
+  const plan = (await ta.db.executeQuery(CompiledQuery.raw(`explain query plan ${count}`, nulls))).rows
+    .map((r) => (r as { detail: string }).detail)
+    .join(' | ');
+  assert.match(plan, /INDEX leads_provider_sub_id1 \(traffic_provider_id=\? AND sub_id1=\?\)/, plan);
+  assert.doesNotMatch(plan, /leads_created/, plan);
 });
 
 test('SQLite: a fraud flag, "Flagged" and a score cap walk only the flagged leads, in either order of dates', async (t) => {
