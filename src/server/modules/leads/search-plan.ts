@@ -2,7 +2,7 @@
 // statistics on a fresh install, and misleading ones for skewed values), between an index and a
 // walk of the date index, and the linked set a search may start from. search-queries.ts builds
 // the statement from the plan.
-import { sql, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { isPostgres } from '../../db/database.js';
 import type { Database } from '../../db/tables.js';
 import { SUB_IDS, type LeadFilter, type SubId, type TextMatch } from './search.js';
@@ -52,17 +52,31 @@ const COMMON_NAME = 1000;
 async function nameMode(db: DB, m: TextMatch): Promise<NameMode> {
   if (isPostgres(db)) return 'postgres';
   if (!m.name) return 'index';
-  const whole = m.name.whole;
-  const probe = db
-    .selectFrom('leads')
-    .select(sql`1`.as('one'))
-    .where((eb) => eb.or([nameStartsWith('index', 'first_name', whole), nameStartsWith('index', 'last_name', whole)]))
-    .limit(COMMON_NAME);
-  const { n } = await db
-    .selectFrom(probe.as('p'))
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(n) >= COMMON_NAME ? 'scan' : 'index';
+  const { whole, first, last } = m.name;
+  const common = async (condition: Expression<SqlBool>) => {
+    const probe = db
+      .selectFrom('leads')
+      .select(sql`1`.as('one'))
+      .where(condition)
+      .limit(COMMON_NAME);
+    const { n } = await db
+      .selectFrom(probe.as('p'))
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(n) >= COMMON_NAME;
+  };
+  const either = sql<SqlBool>`(${nameStartsWith('index', 'first_name', whole)} or ${nameStartsWith('index', 'last_name', whole)})`;
+  if (await common(either)) return 'scan';
+  // "Ava Jones": each name alone may be common (300,000 of 10,000,000 leads) and the pair too
+  // (32,000), which the index would read and sort. leads_last_first_lower answers the pair from
+  // the index alone, so the probe reads index entries only.
+  if (first && last)
+    return (await common(
+      sql<SqlBool>`(${nameStartsWith('index', 'first_name', first)} and ${nameStartsWith('index', 'last_name', last)})`,
+    ))
+      ? 'scan'
+      : 'index';
+  return 'index';
 }
 
 /** The re-injection item states that mean the lead went out again (the filter reinjected). */

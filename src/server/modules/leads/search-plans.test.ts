@@ -273,6 +273,61 @@ test('SQLite: a fraud flag, "Flagged" and a score cap walk only the flagged lead
   assert.doesNotMatch((await search('max_score=100')).plan, /leads_flagged/);
 });
 
+test('SQLite: a first and last name, each common, walks the date index for a common pair and reads the name index for a rare one', async (t) => {
+  const statements: string[] = [];
+  const ta = await buildTestApp(t, 'sqlite', { onQuery: (sql) => statements.push(sql) });
+  const w = await insertLeadWorld(ta.db);
+  // 1,100 Ava Jones and 1,100 Mia Brown (every fifth of the first 25), and 5 Ava Brown: "Ava" and
+  // "Brown" are each common (the probe counts 1,000), the pair is not.
+  const names = Array.from({ length: 2205 }, (_, i) =>
+    i < 25 && i % 5 === 0 ? ['Ava', 'Brown'] : i % 2 ? ['Ava', 'Jones'] : ['Mia', 'Brown'],
+  );
+  const ids = await insertLeads(
+    ta.db,
+    names.map(([first_name, last_name], i) => ({
+      traffic_provider_id: w.providerA,
+      created_at: new Date(Date.now() - i * 60_000).toISOString(),
+      first_name,
+      last_name,
+    })),
+  );
+  await ta.db.executeQuery(CompiledQuery.raw('analyze'));
+  const named = (first: string, last: string) => ids.filter((_, i) => names[i][0] === first && names[i][1] === last);
+  const planOf = async (statement: string) => {
+    const nulls = Array.from(statement.matchAll(/\?/g), () => null);
+    return (await ta.db.executeQuery(CompiledQuery.raw(`explain query plan ${statement}`, nulls))).rows
+      .map((r) => (r as { detail: string }).detail)
+      .join(' | ');
+  };
+  const search = async (q: string) => {
+    const from = statements.length;
+    const url = `/api/leads/search?limit=50&total=true&q=${encodeURIComponent(q)}`;
+    const res = await call(ta.app, ta.ownerToken, { method: 'GET', url });
+    assert.equal(res.statusCode, 200, res.body);
+    const ran = statements.slice(from);
+    const page = ran.find((s) => /\bleads\b/.test(s) && /order by/i.test(s));
+    const count = ran.find((s) => /count\(/i.test(s) && /first_name/.test(s) && !/limit \?\) as "?p"?/i.test(s));
+    assert.ok(page, ran.join('\n'));
+    return {
+      ids: (res.json().data as { id: string }[]).map((l) => l.id),
+      total: res.json().total,
+      page: await planOf(page),
+      count: count ? await planOf(count) : null,
+    };
+  };
+  const common = await search('Ava Jones');
+  assert.deepEqual(common.ids, named('Ava', 'Jones').slice(0, 50));
+  assert.deepEqual(common.total, { count: 1100, exact: true });
+  assert.match(common.page, /SCAN leads USING INDEX leads_created/, common.page);
+  assert.doesNotMatch(common.page, /TEMP B-TREE FOR ORDER BY/, `a common pair: every match sorted\n${common.page}`);
+  // Its count reads the pair from the names' index, not every lead by date.
+  assert.ok(common.count);
+  assert.doesNotMatch(common.count, /leads_created|SCAN leads\b/, common.count);
+  const rare = await search('Ava Brown');
+  assert.deepEqual(rare.ids, named('Ava', 'Brown'));
+  assert.doesNotMatch(rare.page, /SCAN leads\b/, `a rare pair: a walk of the lead table\n${rare.page}`);
+});
+
 postgresOnly(
   'PostgreSQL: "FTD: no" walks the registration index with the statistics, never a scan and sort of leads',
   async (t) => {
