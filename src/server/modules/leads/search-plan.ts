@@ -164,23 +164,29 @@ export interface Plan {
   mode: NameMode;
   subIds: Partial<Record<SubId, SubIdMode>>;
   drive: Linked | null;
+  /** A count may read in no order: a name or sub id index is its walk (else the date order steers SQLite to the date index). */
+  unordered: boolean;
 }
 
 /**
  * A page walks to its first `limit` matches in date order, so a common name or sub id is best
  * met by walking the date index. A count (up to its cap, or every match) and a job's selection
- * have no order: reading the name or sub id index is never worse than walking every lead.
+ * have no order: without a date range, reading the name or sub id index beats walking every
+ * lead; within one, the walk is bounded by the range, where the index would read every match of
+ * all time (a common last name within 30 days at 10,000,000 leads: 144 ms walked, 545 ms read).
  */
 export async function planOf(db: DB, f: LeadFilter, purpose: 'page' | 'all'): Promise<Plan> {
-  if (purpose === 'all') {
+  const named = !!f.q?.name || SUB_IDS.some((k) => f.subIds[k] !== undefined);
+  if (purpose === 'all' && named && f.from === null && f.to === null) {
     const subIds: Plan['subIds'] = {};
     if (providerLed(db, f)) for (const k of SUB_IDS) if (f.subIds[k] !== undefined) subIds[k] = 'index';
-    return { mode: isPostgres(db) ? 'postgres' : 'index', subIds, drive: await linkedDrive(db, f) };
+    return { mode: isPostgres(db) ? 'postgres' : 'index', subIds, drive: await linkedDrive(db, f), unordered: true };
   }
   return {
     mode: f.q ? await nameMode(db, f.q) : 'index',
     subIds: await subIdModes(db, f),
     drive: await linkedDrive(db, f),
+    unordered: false,
   };
 }
 

@@ -299,9 +299,9 @@ test('SQLite: a first and last name, each common, walks the date index for a com
       .map((r) => (r as { detail: string }).detail)
       .join(' | ');
   };
-  const search = async (q: string) => {
+  const search = async (q: string, more = '') => {
     const from = statements.length;
-    const url = `/api/leads/search?limit=50&total=true&q=${encodeURIComponent(q)}`;
+    const url = `/api/leads/search?limit=50&total=true&q=${encodeURIComponent(q)}${more}`;
     const res = await call(ta.app, ta.ownerToken, { method: 'GET', url });
     assert.equal(res.statusCode, 200, res.body);
     const ran = statements.slice(from);
@@ -323,6 +323,12 @@ test('SQLite: a first and last name, each common, walks the date index for a com
   // Its count reads the pair from the names' index, not every lead by date.
   assert.ok(common.count);
   assert.doesNotMatch(common.count, /leads_created|SCAN leads\b/, common.count);
+  // Within a date range the count walks the range instead: the index would read every match of
+  // all time and fetch each to test its date.
+  const from = new Date(Date.now() - 2 * 3_600_000).toISOString(); // the last 120 of 2,205 leads
+  const ranged = await search('Ava Jones', `&date_from=${encodeURIComponent(from)}`);
+  assert.ok(ranged.count);
+  assert.match(ranged.count, /SEARCH leads USING INDEX leads_created/, ranged.count);
   const rare = await search('Ava Brown');
   assert.deepEqual(rare.ids, named('Ava', 'Brown'));
   assert.doesNotMatch(rare.page, /SCAN leads\b/, `a rare pair: a walk of the lead table\n${rare.page}`);

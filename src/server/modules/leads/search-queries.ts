@@ -186,18 +186,23 @@ export async function findLeads(db: DB, f: LeadFilter, after: SortKey | null, li
 }
 
 /**
- * How many leads match, counted up to `cap` + 1 in no order, from the index the filters name (a
- * name or sub id reads its own index, never the date walk a page of a common one takes). A null
- * cap counts every match (asked for on purpose: its cost grows with the matches).
+ * How many leads match, counted up to `cap` + 1 by the index walk a page takes, or, for a name or
+ * sub id without a date range, from that index in no order (never the date walk a page of a
+ * common one takes). A null cap counts every match (asked for on purpose: its cost grows with
+ * the matches).
  */
 export async function countLeads(
   db: DB,
   f: LeadFilter,
   cap: number | null,
 ): Promise<{ count: number; exact: boolean }> {
-  // No order: the planner reads whichever index the filters name, up to cap + 1 of its entries.
-  const walk = selectLeads(db, f, null, (cap ?? 0) + 1, await planOf(db, f, 'all')).clearOrderBy();
-  const inner = (cap === null ? walk.clearLimit() : walk).clearSelect().select(sql<number>`1`.as('one'));
+  const plan = await planOf(db, f, 'all');
+  const walk = selectLeads(db, f, null, (cap ?? 0) + 1, plan);
+  // A capped count keeps the page's order (SQLite then walks the index a page would, to cap + 1
+  // matches) unless the plan reads a name or sub id index, in no order.
+  const inner = (cap === null ? walk.clearLimit().clearOrderBy() : plan.unordered ? walk.clearOrderBy() : walk)
+    .clearSelect()
+    .select(sql<number>`1`.as('one'));
   const row = await db
     .selectFrom(inner.as('m'))
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
