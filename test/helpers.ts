@@ -81,6 +81,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Called with every SQL statement the app runs. */
   onQuery?: (sql: string) => void;
+  /** Called with every SQL statement the app's reader (src/server/db/reader.ts) runs on SQLite. */
+  onReaderQuery?: (sql: string) => void;
   /** The built dashboard the app serves at `/` (default dist/web). */
   webDir?: string;
 }
@@ -122,7 +124,7 @@ export async function buildTestApp(t: TestContext, engine: Engine, opts: TestApp
       cb();
     },
   });
-  const app = await buildApp(config, db, { logStream, webDir: opts.webDir });
+  const app = await buildApp(config, db, { logStream, webDir: opts.webDir, onReaderQuery: opts.onReaderQuery });
   t.after(async () => {
     await app.close();
     await db.destroy();

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import pino, { type DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import type { DB } from './db/database.js';
+import { openReader } from './db/reader.js';
 import { installAuth } from './auth/guard.js';
 import { installDistribution } from './distribution/runner.js';
 import { installEvents } from './events/install.js';
@@ -94,6 +95,8 @@ export interface BuildOptions {
   logStream?: DestinationStream;
   /** The built dashboard to serve at `/`; default dist/web (tests point it elsewhere). */
   webDir?: string;
+  /** Called with every statement the reader (db/reader.ts) runs on SQLite (tests). */
+  onReaderQuery?: (sql: string) => void;
 }
 
 function loggerOptions(config: Config, stream: DestinationStream): FastifyServerOptions['logger'] {
@@ -165,6 +168,10 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
   app.server.maxConnections = config.maxConnections; // beyond it, Node closes a new connection at once
   const routeTable: RouteInfo[] = [];
   app.decorate('db', db);
+  // Long reads (reports) off the event loop: on SQLite, a thread of their own (db/reader.ts).
+  const reader = openReader(db, config.database, { onQuery: opts.onReaderQuery });
+  app.decorate('reader', reader);
+  app.addHook('onClose', () => reader.close());
   app.decorate('config', config);
   app.decorate('startedAt', Date.now());
   app.decorate('routeTable', routeTable);

@@ -117,6 +117,8 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     db: DB;
+    /** Long reads (reports) off the event loop: db/reader.ts. */
+    reader: import('./db/reader.js').Reader;
     config: Config;
     startedAt: number;
     routeTable: RouteInfo[];

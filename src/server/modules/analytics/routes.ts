@@ -47,7 +47,7 @@ export default async function analyticsRoutes(app: App) {
         response: { 200: Report },
       },
     },
-    async (req) => report(app.db, req.query, principalOf(req).operator.timezone, principalOf(req).scope),
+    async (req) => report(app.reader.db, req.query, principalOf(req).operator.timezone, principalOf(req).scope),
   );
 
   app.get(
@@ -76,7 +76,7 @@ export default async function analyticsRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const r = await report(app.db, req.query, principalOf(req).operator.timezone, principalOf(req).scope);
+      const r = await report(app.reader.db, req.query, principalOf(req).operator.timezone, principalOf(req).scope);
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="${reportFileName(r)}"`)
@@ -102,7 +102,8 @@ export default async function analyticsRoutes(app: App) {
         response: { 200: PartnerPerformance },
       },
     },
-    async (req) => partnerPerformance(app.db, req.query, principalOf(req).operator.timezone, principalOf(req).scope),
+    async (req) =>
+      partnerPerformance(app.reader.db, req.query, principalOf(req).operator.timezone, principalOf(req).scope),
   );
 
   app.get(
@@ -129,7 +130,12 @@ export default async function analyticsRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const r = await partnerPerformance(app.db, req.query, principalOf(req).operator.timezone, principalOf(req).scope);
+      const r = await partnerPerformance(
+        app.reader.db,
+        req.query,
+        principalOf(req).operator.timezone,
+        principalOf(req).scope,
+      );
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="${partnerPerformanceFileName(r)}"`)
@@ -155,6 +161,6 @@ export default async function analyticsRoutes(app: App) {
         response: { 200: CrgReport },
       },
     },
-    async (req) => crgReport(app.db, req.query, principalOf(req).operator.timezone, principalOf(req).scope),
+    async (req) => crgReport(app.reader.db, req.query, principalOf(req).operator.timezone, principalOf(req).scope),
   );
 }
