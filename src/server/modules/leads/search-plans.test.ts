@@ -6,11 +6,30 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CompiledQuery } from 'kysely';
-import { buildTestApp, call, postgresOnly } from '../../../../test/helpers.js';
+import { buildTestApp, call, postgresOnly, type TestApp } from '../../../../test/helpers.js';
 import { observeQueries } from '../../db/query-observers.js';
 import { insertLeads, insertLeadWorld } from '../../../../test/fixtures.js';
 import { FEW_LINKED } from './search-plan.js';
 import { FLAGS } from '../quality/flags.js';
+
+/** SQLite's plan of a statement the app ran (its parameters as nulls), one line. */
+async function planOf(ta: TestApp, statement: string) {
+  const nulls = Array.from(statement.matchAll(/\?/g), () => null);
+  const plan = await ta.db.executeQuery(CompiledQuery.raw(`explain query plan ${statement}`, nulls));
+  return plan.rows.map((r) => (r as { detail: string }).detail).join(' | ');
+}
+
+/** A search: its answer, its rows' ids, the plan of its page's statement and every statement it ran. */
+async function searched(ta: TestApp, statements: string[], url: string) {
+  const from = statements.length;
+  const res = await call(ta.app, ta.ownerToken, { method: 'GET', url });
+  assert.equal(res.statusCode, 200, res.body);
+  const ran = statements.slice(from);
+  const page = ran.find((s) => /\bleads\b/.test(s) && /order by/i.test(s));
+  assert.ok(page, ran.join('\n'));
+  const body = res.json();
+  return { body, ids: (body.data as { id: string }[]).map((l) => l.id), plan: await planOf(ta, page), ran };
+}
 
 test('SQLite: the FTD date, delivery date and sale status reads use their partial indexes, never a scan of leads', async (t) => {
   const statements: string[] = [];
@@ -121,20 +140,7 @@ test('SQLite: "Autologin opened" and "Re-injected" start from the few linked lea
     .values(reinjected.map((lead_id, i) => ({ job_id: 'job', lead_id, state: i % 2 ? 'sent' : 'delivered' })))
     .execute();
 
-  /** The page's ids, newest first, and the plan of its search statement. */
-  const search = async (query: string) => {
-    const from = statements.length;
-    const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/leads/search?limit=500&${query}` });
-    assert.equal(res.statusCode, 200, res.body);
-    const page = statements.slice(from).find((s) => /\bleads\b/.test(s) && /order by/i.test(s));
-    assert.ok(page, statements.slice(from).join('\n'));
-    const nulls = Array.from(page.matchAll(/\?/g), () => null);
-    const plan = await ta.db.executeQuery(CompiledQuery.raw(`explain query plan ${page}`, nulls));
-    return {
-      ids: (res.json().data as { id: string }[]).map((l) => l.id),
-      plan: plan.rows.map((r) => (r as { detail: string }).detail).join(' | '),
-    };
-  };
+  const search = (query: string) => searched(ta, statements, `/api/leads/search?limit=500&${query}`);
   const newestFirst = (list: string[]) => ids.filter((id) => list.includes(id));
   const cases: [string, string[]][] = [
     ['autologin_opened=true', newestFirst(opened)],
@@ -177,19 +183,7 @@ test('SQLite: a sub id without a provider seeks each provider for a rare value a
       sub_id3: i === 700 ? 'c-7' : `click-${i}`,
     })),
   );
-  const search = async (query: string) => {
-    const from = statements.length;
-    const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/leads/search?limit=50&${query}` });
-    assert.equal(res.statusCode, 200, res.body);
-    const page = statements.slice(from).find((s) => /\bleads\b/.test(s) && /order by/i.test(s));
-    assert.ok(page, statements.slice(from).join('\n'));
-    const nulls = Array.from(page.matchAll(/\?/g), () => null);
-    const plan = await ta.db.executeQuery(CompiledQuery.raw(`explain query plan ${page}`, nulls));
-    return {
-      ids: (res.json().data as { id: string }[]).map((l) => l.id),
-      plan: plan.rows.map((r) => (r as { detail: string }).detail).join(' | '),
-    };
-  };
+  const search = (query: string) => searched(ta, statements, `/api/leads/search?limit=50&${query}`);
   // With and without statistics: with them SQLite skip-scanned the sub id index and sorted every
   // match of a common value; without them it walked every lead for a click id.
   for (const analyzed of [false, true]) {
@@ -213,10 +207,7 @@ test('SQLite: a sub id without a provider seeks each provider for a rare value a
   assert.deepEqual(res.json().total, { count: 1200, exact: true }, res.body);
   const count = statements.slice(from).find((s) => /count\(/i.test(s) && /sub_id1/.test(s));
   assert.ok(count, statements.slice(from).join('\n'));
-  const nulls = Array.from(count.matchAll(/\?/g), () => null);
-  const plan = (await ta.db.executeQuery(CompiledQuery.raw(`explain query plan ${count}`, nulls))).rows
-    .map((r) => (r as { detail: string }).detail)
-    .join(' | ');
+  const plan = await planOf(ta, count);
   assert.match(plan, /INDEX leads_provider_sub_id1 \(traffic_provider_id=\? AND sub_id1=\?\)/, plan);
   assert.doesNotMatch(plan, /leads_created/, plan);
 });
@@ -239,19 +230,7 @@ test('SQLite: a fraud flag, "Flagged" and a score cap walk only the flagged lead
     })),
   );
   const flagged = ids.filter((_, i) => i % 30 === 0);
-  const search = async (query: string) => {
-    const from = statements.length;
-    const res = await call(ta.app, ta.ownerToken, { method: 'GET', url: `/api/leads/search?limit=100&${query}` });
-    assert.equal(res.statusCode, 200, res.body);
-    const page = statements.slice(from).find((s) => /\bleads\b/.test(s) && /order by/i.test(s));
-    assert.ok(page, statements.slice(from).join('\n'));
-    const nulls = Array.from(page.matchAll(/\?/g), () => null);
-    const plan = await ta.db.executeQuery(CompiledQuery.raw(`explain query plan ${page}`, nulls));
-    return {
-      ids: (res.json().data as { id: string }[]).map((l) => l.id),
-      plan: plan.rows.map((r) => (r as { detail: string }).detail).join(' | '),
-    };
-  };
+  const search = (query: string) => searched(ta, statements, `/api/leads/search?limit=100&${query}`);
   const cases: [string, string[]][] = [
     ['flagged=true', flagged],
     [`flag=${FLAGS[1]}`, flagged],
@@ -293,27 +272,11 @@ test('SQLite: a first and last name, each common, walks the date index for a com
   );
   await ta.db.executeQuery(CompiledQuery.raw('analyze'));
   const named = (first: string, last: string) => ids.filter((_, i) => names[i][0] === first && names[i][1] === last);
-  const planOf = async (statement: string) => {
-    const nulls = Array.from(statement.matchAll(/\?/g), () => null);
-    return (await ta.db.executeQuery(CompiledQuery.raw(`explain query plan ${statement}`, nulls))).rows
-      .map((r) => (r as { detail: string }).detail)
-      .join(' | ');
-  };
   const search = async (q: string, more = '') => {
-    const from = statements.length;
     const url = `/api/leads/search?limit=50&total=true&q=${encodeURIComponent(q)}${more}`;
-    const res = await call(ta.app, ta.ownerToken, { method: 'GET', url });
-    assert.equal(res.statusCode, 200, res.body);
-    const ran = statements.slice(from);
-    const page = ran.find((s) => /\bleads\b/.test(s) && /order by/i.test(s));
+    const { body, ids: found, plan, ran } = await searched(ta, statements, url);
     const count = ran.find((s) => /count\(/i.test(s) && /first_name/.test(s) && !/limit \?\) as "?p"?/i.test(s));
-    assert.ok(page, ran.join('\n'));
-    return {
-      ids: (res.json().data as { id: string }[]).map((l) => l.id),
-      total: res.json().total,
-      page: await planOf(page),
-      count: count ? await planOf(count) : null,
-    };
+    return { ids: found, total: body.total, page: plan, count: count ? await planOf(ta, count) : null };
   };
   const common = await search('Ava Jones');
   assert.deepEqual(common.ids, named('Ava', 'Jones').slice(0, 50));
