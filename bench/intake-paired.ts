@@ -9,7 +9,8 @@
 //
 // The options after -- go to bench/intake.ts unchanged; they must be ones the older server
 // supports (--quality full needs blocklists, for one). The clone shares this checkout's
-// node_modules when both lockfiles are the same, else it runs `npm ci` of its own.
+// node_modules when both lockfiles are the same, else it runs `npm ci` of its own (`npm install`
+// when npm ci refuses an older lockfile).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
@@ -85,7 +86,14 @@ try {
     symlinkSync(path.join(ROOT, 'node_modules'), path.join(clone, 'node_modules'));
   else {
     log('its lockfile differs from this checkout’s: npm ci in the clone');
-    await run('npm', ['ci', '--no-audit', '--no-fund'], clone);
+    try {
+      await run('npm', ['ci', '--no-audit', '--no-fund'], clone);
+    } catch {
+      // An older lockfile may name platform packages the registry no longer serves (npm ci then
+      // refuses it): the throwaway clone installs from its package.json instead.
+      log('npm ci refused the clone’s lockfile: npm install in the clone instead');
+      await run('npm', ['install', '--no-audit', '--no-fund'], clone);
+    }
   }
   for (const dir of [clone, ROOT]) await run('node', ['scripts/build-if-needed.mjs', 'server'], dir);
 
