@@ -195,8 +195,9 @@ async function idle(base: string, deadline: number) {
       const res = await fetch(`${base}/api/health`, { signal: AbortSignal.timeout(1000) });
       if (res.ok) return;
     } catch {
-      // still busy
+      // still busy (or gone: the deadline ends the wait)
     }
+    await new Promise((r) => setTimeout(r, 200));
   }
 }
 

@@ -18,6 +18,18 @@ export function prefixEnd(prefix: string): string | null {
   return String.fromCodePoint(...cps);
 }
 
+/** How many rows `query` returns (give it a limit to make that a bounded probe). */
+export async function countOf<TB extends keyof Database>(
+  db: DB,
+  query: SelectQueryBuilder<Database, TB, object>,
+): Promise<number> {
+  const { n } = await db
+    .selectFrom(query.as('p'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
 /**
  * How a name prefix is compared. PostgreSQL: on the indexed expression; its planner weighs the
  * name indexes against walking the date index. SQLite has no statistics to weigh them with, so
@@ -46,25 +58,22 @@ export function nameStartsWith(mode: NameMode, column: 'first_name' | 'last_name
   return end === null ? sql<SqlBool>`${expr} >= ${prefix}` : sql<SqlBool>`(${expr} >= ${prefix} and ${expr} < ${end})`;
 }
 
-/** SQLite: a name matching at least this many leads is searched by walking the date index. */
-const COMMON_NAME = 1000;
+/** SQLite: a name or sub id matching at least this many leads is searched by walking the date index. */
+const COMMON = 1000;
 
 async function nameMode(db: DB, m: TextMatch): Promise<NameMode> {
   if (isPostgres(db)) return 'postgres';
   if (!m.name) return 'index';
   const { whole, first, last } = m.name;
-  const common = async (condition: Expression<SqlBool>) => {
-    const probe = db
-      .selectFrom('leads')
-      .select(sql`1`.as('one'))
-      .where(condition)
-      .limit(COMMON_NAME);
-    const { n } = await db
-      .selectFrom(probe.as('p'))
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(n) >= COMMON_NAME;
-  };
+  const common = async (condition: Expression<SqlBool>) =>
+    (await countOf(
+      db,
+      db
+        .selectFrom('leads')
+        .select(sql`1`.as('one'))
+        .where(condition)
+        .limit(COMMON),
+    )) >= COMMON;
   const either = sql<SqlBool>`(${nameStartsWith('index', 'first_name', whole)} or ${nameStartsWith('index', 'last_name', whole)})`;
   if (await common(either)) return 'scan';
   // "Ava Jones": each name alone may be common (300,000 of 10,000,000 leads) and the pair too
@@ -112,12 +121,7 @@ async function linkedDrive(db: DB, f: LeadFilter): Promise<Linked | null> {
   if (f.autologin_opened !== undefined) sets.push(f.autologin_opened ? 'opened' : 'tracked');
   if (f.reinjected) sets.push('reinjected');
   for (const set of sets) {
-    const probe = linkedLeads(db, set).limit(FEW_LINKED + 1);
-    const { n } = await db
-      .selectFrom(probe.as('p'))
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    if (Number(n) <= FEW_LINKED) return set;
+    if ((await countOf(db, linkedLeads(db, set).limit(FEW_LINKED + 1))) <= FEW_LINKED) return set;
   }
   return null;
 }
@@ -149,12 +153,8 @@ async function subIdModes(db: DB, f: LeadFilter): Promise<Partial<Record<SubId, 
       .select(sql`1`.as('one'))
       .where('leads.traffic_provider_id', 'in', everyProvider(db))
       .where(`leads.${k}`, '=', v)
-      .limit(COMMON_NAME);
-    const { n } = await db
-      .selectFrom(probe.as('p'))
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    modes[k] = Number(n) >= COMMON_NAME ? 'scan' : 'index';
+      .limit(COMMON);
+    modes[k] = (await countOf(db, probe)) >= COMMON ? 'scan' : 'index';
   }
   return modes;
 }

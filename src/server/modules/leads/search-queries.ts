@@ -6,6 +6,7 @@ import type { Database, LeadsTable } from '../../db/tables.js';
 import { leadInScope, type DataScope } from '../../db/scope.js';
 import { DATE_COLUMNS, SUB_IDS, type LeadFilter, type TextMatch } from './search.js';
 import {
+  countOf,
   everyProvider,
   leadsFrom,
   nameStartsWith,
@@ -63,9 +64,11 @@ function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number
   // of that partner's or status's leads; a no-op "|| ''" keeps it on the date index instead.
   // PostgreSQL weighs the choice itself.
   const walk = f.dateType !== 'registration' && !isPostgres(db);
+  /** The column as an expression no index serves (its value unchanged). */
+  const unindexed = (c: string) => sql<string>`(${sql.ref(`leads.${c}`)} || '')`;
   const plain = (
     c: 'status' | 'country' | 'partner_id' | 'traffic_provider_id' | 'campaign_id' | 'flow_id' | 'sale_status',
-  ) => (walk ? sql<string>`(${sql.ref(`leads.${c}`)} || '')` : sql.ref<string>(`leads.${c}`));
+  ) => (walk ? unindexed(c) : sql.ref<string>(`leads.${c}`));
   if (f.status.length) q = q.where(plain('status'), 'in', f.status);
   if (f.country.length) q = q.where(plain('country'), 'in', f.country);
   if (f.partner_id !== undefined) q = q.where(plain('partner_id'), '=', f.partner_id);
@@ -129,7 +132,7 @@ function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number
   for (const k of SUB_IDS) {
     const v = f.subIds[k];
     if (v === undefined) continue;
-    if (subIds[k] === 'scan') q = q.where(sql<string>`(${sql.ref(`leads.${k}`)} || '')`, '=', v);
+    if (subIds[k] === 'scan') q = q.where(unindexed(k), '=', v);
     else {
       q = q.where(`leads.${k}`, '=', v);
       if (subIds[k] === 'index') q = q.where('leads.traffic_provider_id', 'in', everyProvider(db));
@@ -203,11 +206,7 @@ export async function countLeads(
   const inner = (cap === null ? walk.clearLimit().clearOrderBy() : plan.unordered ? walk.clearOrderBy() : walk)
     .clearSelect()
     .select(sql<number>`1`.as('one'));
-  const row = await db
-    .selectFrom(inner.as('m'))
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .executeTakeFirstOrThrow();
-  const n = Number(row.n);
+  const n = await countOf(db, inner);
   return cap !== null && n > cap ? { count: cap, exact: false } : { count: n, exact: true };
 }
 
