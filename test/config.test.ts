@@ -151,14 +151,15 @@ describe('loadConfig', () => {
       c.injectionRuleIntervalMs,
       c.reviewAlertIntervalMs,
       c.retentionIntervalMs,
+      c.attemptFoldIntervalMs,
     ];
     assert.deepEqual(
       jobs(loadConfig({})),
-      [1000, 15_000, 300_000, 3_600_000, 3_600_000, 250, 2000, 1000, 15_000, 60_000, 600_000],
+      [1000, 15_000, 300_000, 3_600_000, 3_600_000, 250, 2000, 1000, 15_000, 60_000, 600_000, 60_000],
     );
     assert.deepEqual(
       jobs(loadConfig({ EVENT_DISPATCH_INTERVAL_MS: '0' })),
-      [0, 0, 0, 0, 3_600_000, 250, 0, 0, 0, 0, 600_000],
+      [0, 0, 0, 0, 3_600_000, 250, 0, 0, 0, 0, 600_000, 0],
     );
     assert.deepEqual(
       jobs(
@@ -171,9 +172,10 @@ describe('loadConfig', () => {
           INJECTION_RULE_INTERVAL_MS: '60000',
           REVIEW_ALERT_INTERVAL_MS: '30000',
           RETENTION_INTERVAL_MS: '0',
+          ATTEMPT_FOLD_INTERVAL_MS: '120000',
         }),
       ),
-      [0, 60_000, 0, 0, 3_600_000, 0, 500, 2000, 60_000, 30_000, 0],
+      [0, 60_000, 0, 0, 3_600_000, 0, 500, 2000, 60_000, 30_000, 0, 120_000],
     );
     for (const name of [
       'STATUS_PULL_INTERVAL_MS',
@@ -186,6 +188,7 @@ describe('loadConfig', () => {
       'INJECTION_RULE_INTERVAL_MS',
       'REVIEW_ALERT_INTERVAL_MS',
       'RETENTION_INTERVAL_MS',
+      'ATTEMPT_FOLD_INTERVAL_MS',
     ]) {
       expectNamed({ [name]: 'hourly' }, name);
       expectNamed({ [name]: '99999999999' }, name);

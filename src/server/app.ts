@@ -16,6 +16,7 @@ import { statusPullsJob } from './jobs/status-pulls.js';
 import { providerSilenceJob } from './jobs/provider-silence.js';
 import { reviewAlertJob } from './jobs/review-alert.js';
 import { retentionJob } from './jobs/retention.js';
+import { attemptFoldJob } from './jobs/attempt-folds.js';
 import { idempotencyPurgeJob } from './jobs/idempotency-purge.js';
 import { providerLogJob } from './jobs/provider-log.js';
 import { injectionRulesJob } from './jobs/injection-rules.js';
@@ -71,6 +72,7 @@ import importRoutes from './modules/imports/routes.js';
 import { ImportWorker } from './modules/imports/worker.js';
 import { injectionRoute, InjectionWorker } from './modules/injections/worker.js';
 import analyticsRoutes from './modules/analytics/routes.js';
+import { foldDue } from './modules/analytics/attempt-folds.js';
 import intakeRoutes from './modules/intake/routes.js';
 import postbackRoutes from './modules/postbacks/routes.js';
 import licenceRoutes from './modules/licence/routes.js';
@@ -284,6 +286,10 @@ function installBackgroundWork(app: App, { dispatcher, agent }: ReturnType<typeo
   });
   jobs.add(importsJob(imports, config.importIntervalMs));
   jobs.add(retentionJob(db, (d) => runRetention(d, { quiet: live.quiet }), config.retentionIntervalMs));
+  // Partner performance's rollups: each fold after live requests are answered, resting as long as the last took.
+  const foldAttempts = (d: DB, o: { budgetMs: number; signal: AbortSignal }) =>
+    foldDue(d, { ...o, rest: (lastMs) => live.quiet(1_000, lastMs) });
+  jobs.add(attemptFoldJob(db, foldAttempts, config.attemptFoldIntervalMs));
   // Intake's short-lived keys: Idempotency-Keys past 24 hours, velocity keys past the longest window;
   // with them (hourly, one process) the contact-view log past its retention (modules/privacy).
   const purgeIntakeKeys = async (d: DB, olderThan: string) => {

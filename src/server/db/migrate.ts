@@ -42,6 +42,7 @@ import * as retention from './migrations/20261206T000000Z_retention.js';
 import * as partialLeadIndexes from './migrations/20261207T000000Z_partial_lead_indexes.js';
 import * as rareMatchIndexes from './migrations/20261208T000000Z_rare_match_indexes.js';
 import * as lastFirstNameIndex from './migrations/20261208T010000Z_last_first_name_index.js';
+import * as attemptRollups from './migrations/20261209T000000Z_attempt_rollups.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -92,6 +93,7 @@ const migrations: [string, Migration][] = [
   ['20261207T000000Z_partial_lead_indexes', partialLeadIndexes],
   ['20261208T000000Z_rare_match_indexes', rareMatchIndexes],
   ['20261208T010000Z_last_first_name_index', lastFirstNameIndex],
+  ['20261209T000000Z_attempt_rollups', attemptRollups],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

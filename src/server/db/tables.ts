@@ -356,6 +356,37 @@ export interface LeadAttemptsTable {
   injection_id: string | null;
 }
 
+/** Folded calls and tracked links by bucket (hour 'YYYY-MM-DDTHH' or UTC day 'YYYY-MM-DD'): modules/analytics/attempt-folds.ts. */
+export interface AttemptStatsTable {
+  bucket: string;
+  partner_id: string;
+  traffic_provider_id: string;
+  origin: 'fresh' | 'reinjected';
+  attempts: number;
+  accepted: number;
+  rejected: number;
+  failed: number;
+  duration_sum: number;
+  timed: number;
+  links: number;
+  opened: number;
+}
+
+/** Folded refusal reasons, as partner performance shows them (contacts as placeholders). */
+export interface AttemptReasonsTable {
+  bucket: string;
+  partner_id: string;
+  traffic_provider_id: string;
+  reason: string;
+  n: number;
+}
+
+/** A bucket the rollups above hold exactly; the triggers delete it on any change in it. */
+export interface AttemptFoldsTable {
+  bucket: string;
+  folded_at: string;
+}
+
 export type InjectionState = 'scheduled' | 'running' | 'paused' | 'cancelled' | 'done';
 export type InjectionItemState = 'pending' | 'sent' | 'delivered' | 'refused' | 'skipped';
 
@@ -731,6 +762,11 @@ export interface Database {
   autologin_links: AutologinLinksTable;
   autologin_opens: AutologinOpensTable;
   lead_attempts: LeadAttemptsTable;
+  attempt_stats_hourly: AttemptStatsTable;
+  attempt_stats_daily: AttemptStatsTable;
+  attempt_reasons_hourly: AttemptReasonsTable;
+  attempt_reasons_daily: AttemptReasonsTable;
+  attempt_folds: AttemptFoldsTable;
   injection_jobs: InjectionJobsTable;
   injection_items: InjectionItemsTable;
   injection_rules: InjectionRulesTable;

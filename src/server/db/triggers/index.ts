@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../database.js';
+import { ATTEMPT_FOLD_TRIGGERS } from './attempt-folds.js';
 import { AUTH_GENERATION_TRIGGERS } from './auth-generation.js';
 import { CAP_TRIGGERS } from './caps.js';
 import type { TriggerDefinition } from './define.js';
@@ -25,6 +26,7 @@ export const TRIGGERS: readonly TriggerDefinition[] = [
   ...ROLLUP_TRIGGERS,
   ...FLAGS_ROLLUP_TRIGGERS,
   ...AUTH_GENERATION_TRIGGERS,
+  ...ATTEMPT_FOLD_TRIGGERS,
 ];
 
 async function run(db: Kysely<any>, statements: string[]) {

@@ -6,7 +6,8 @@ import { Type, type Static } from 'typebox';
 import type { DB } from '../../db/database.js';
 import { leadInScope, type DataScope } from '../../db/scope.js';
 import { csvCell } from '../../http/csv.js';
-import { contactPlaceholders } from '../../privacy/mask.js';
+import { ATTEMPT_ORIGIN, LINK_ORIGIN, reasonText } from './attempt-folds.js';
+import { planFolds, readFolded, withBuckets, type Segments } from './attempt-rollups.js';
 import { entityNames } from './queries.js';
 import { resolveRange } from './range.js';
 import { AnalyticsQuery } from './schemas.js';
@@ -167,6 +168,9 @@ const measures = (a: Acc) => ({
   open_rate: a.links ? a.opened / a.links : null,
 });
 
+/** The then_by groupings the folded buckets carry (they hold the partner, the lead's provider and the origin). */
+const FOLDED_INNER = { traffic_provider: 'traffic_provider_id', origin: 'origin' } as const;
+
 export async function partnerPerformance(
   db: DB,
   q: PartnerPerformanceQueryT,
@@ -179,13 +183,18 @@ export async function partnerPerformance(
   const byLead = q.then_by !== undefined && q.then_by !== 'origin' ? q.then_by : null;
   const needsLead =
     byLead !== null || !!(q.traffic_provider_id || q.campaign_id || q.flow_id || q.country || providerScope);
-  // Attempts by the time of the call (a); tracked links by the time they were handed out (k).
-  const base = (from: 'lead_attempts as a' | 'autologin_links as k' = 'lead_attempts as a') => {
+  // Attempts by the time of the call (a); tracked links by the time they were handed out (k); over `segments`.
+  const base = (segments: Segments, from: 'lead_attempts as a' | 'autologin_links as k' = 'lead_attempts as a') => {
     const [alias, time] = from === 'lead_attempts as a' ? ['a', 'a.requested_at'] : ['k', 'k.created_at'];
     let b: SelectQueryBuilder<any, any, any> = (db as unknown as Kysely<any>)
       .selectFrom(from)
-      .where(time, '>=', new Date(range.fromMs).toISOString())
-      .where(time, '<', new Date(range.toMs).toISOString());
+      .where((eb) =>
+        eb.or(
+          segments.map(([a, z]) =>
+            eb.and([eb(time, '>=', new Date(a).toISOString()), eb(time, '<', new Date(z).toISOString())]),
+          ),
+        ),
+      );
     if (needsLead) b = b.innerJoin('leads as l', 'l.id', `${alias}.lead_id`);
     if (q.partner_id) b = b.where(`${alias}.partner_id`, 'in', q.partner_id);
     if (providerScope) b = b.where(providerScope);
@@ -201,43 +210,60 @@ export async function partnerPerformance(
     }
     return b;
   };
-  const inner = byLead
-    ? sql.ref(`l.${INNER_COLUMN[byLead]}`)
-    : q.then_by === 'origin'
-      ? sql`case when a.injection_id is null then 'fresh' else 'reinjected' end`
-      : null;
-  // A tracked link is re-injected when a job's call was the one its partner took the lead on.
-  const linkInner =
-    q.then_by === 'origin'
-      ? sql`case when exists (select 1 from lead_attempts x where x.lead_id = k.lead_id and x.partner_id = k.partner_id and x.outcome = 'accepted' and x.injection_id is not null) then 'reinjected' else 'fresh' end`
-      : inner;
+  const inner = byLead ? sql.ref(`l.${INNER_COLUMN[byLead]}`) : q.then_by === 'origin' ? ATTEMPT_ORIGIN : null;
+  const linkInner = q.then_by === 'origin' ? LINK_ORIGIN : inner;
 
-  let counts = base()
-    .where('a.outcome', '!=', 'in_flight')
-    .select([
-      'a.partner_id as p',
-      sql<number>`count(*)`.as('attempts'),
-      sql<number>`sum(case when a.outcome = 'accepted' then 1 else 0 end)`.as('accepted'),
-      sql<number>`sum(case when a.outcome = 'rejected' then 1 else 0 end)`.as('rejected'),
-      sql<number>`sum(case when a.outcome in ('timeout', 'error') then 1 else 0 end)`.as('failed'),
-      sql<number>`sum(a.duration_ms)`.as('duration_sum'),
-      sql<number>`count(a.duration_ms)`.as('timed'),
-    ])
-    .groupBy('a.partner_id');
-  if (inner) counts = counts.select(inner.as('e')).groupBy(inner);
-  let links = base('autologin_links as k')
-    .select([
-      'k.partner_id as p',
-      sql<number>`count(*)`.as('links'),
-      sql<number>`sum(case when k.opens > 0 then 1 else 0 end)`.as('opened'),
-    ])
-    .groupBy('k.partner_id');
-  if (linkInner) links = links.select(linkInner.as('e')).groupBy(linkInner);
-  const reasons = await base()
-    .where('a.outcome', 'in', ['rejected', 'timeout', 'error'])
-    .select(['a.partner_id as p', 'a.reason', 'a.outcome', sql<number>`count(*)`.as('n')])
-    .groupBy(['a.partner_id', 'a.reason', 'a.outcome'])
-    .execute();
+  // The folded buckets answer what they carry (partner, provider, origin); a campaign, flow or
+  // country reads every attempt of the range, as does what is not folded yet.
+  const folds =
+    q.campaign_id || q.flow_id || q.country || (q.then_by && !(q.then_by in FOLDED_INNER))
+      ? { days: [], hours: [], raw: [[range.fromMs, range.toMs]] as Segments }
+      : await planFolds(db, range.fromMs, range.toMs);
+  const foldedFilters = { partnerIds: q.partner_id, trafficProviderIds: q.traffic_provider_id, scope };
+  const foldedInner = q.then_by ? FOLDED_INNER[q.then_by as keyof typeof FOLDED_INNER] : null;
+  const folded = await readFolded(db, 'attempt_stats', folds, foldedFilters, {
+    groupBy: [sql`s.partner_id`, ...(foldedInner ? [sql.ref(`s.${foldedInner}`)] : [])],
+    sums: ['attempts', 'accepted', 'rejected', 'failed', 'duration_sum', 'timed', 'links', 'opened'],
+  });
+  const foldedReasons = await readFolded(db, 'attempt_reasons', folds, foldedFilters, {
+    groupBy: [sql`s.partner_id`, sql`s.reason`],
+    sums: ['n'],
+  });
+  const countsRaw = withBuckets(folds.raw, folded.unfolded);
+  const reasonsRaw = withBuckets(folds.raw, foldedReasons.unfolded);
+
+  const countRows: Record<string, unknown>[] = folded.rows.map((r) => ({ ...r, p: r.g0, e: r.g1 }));
+  if (countsRaw.length) {
+    let counts = base(countsRaw)
+      .where('a.outcome', '!=', 'in_flight')
+      .select([
+        'a.partner_id as p',
+        sql<number>`count(*)`.as('attempts'),
+        sql<number>`sum(case when a.outcome = 'accepted' then 1 else 0 end)`.as('accepted'),
+        sql<number>`sum(case when a.outcome = 'rejected' then 1 else 0 end)`.as('rejected'),
+        sql<number>`sum(case when a.outcome in ('timeout', 'error') then 1 else 0 end)`.as('failed'),
+        sql<number>`sum(a.duration_ms)`.as('duration_sum'),
+        sql<number>`count(a.duration_ms)`.as('timed'),
+      ])
+      .groupBy('a.partner_id');
+    if (inner) counts = counts.select(inner.as('e')).groupBy(inner);
+    let links = base(countsRaw, 'autologin_links as k')
+      .select([
+        'k.partner_id as p',
+        sql<number>`count(*)`.as('links'),
+        sql<number>`sum(case when k.opens > 0 then 1 else 0 end)`.as('opened'),
+      ])
+      .groupBy('k.partner_id');
+    if (linkInner) links = links.select(linkInner.as('e')).groupBy(linkInner);
+    countRows.push(...(await counts.execute()), ...(await links.execute()));
+  }
+  const reasons: Record<string, unknown>[] = reasonsRaw.length
+    ? await base(reasonsRaw)
+        .where('a.outcome', 'in', ['rejected', 'timeout', 'error'])
+        .select(['a.partner_id as p', 'a.reason', 'a.outcome', sql<number>`count(*)`.as('n')])
+        .groupBy(['a.partner_id', 'a.reason', 'a.outcome'])
+        .execute()
+    : [];
 
   const totals = zero();
   const partners = new Map<string, { acc: Acc; children: Map<string | null, Acc>; reasons: Map<string, number> }>();
@@ -246,7 +272,7 @@ export async function partnerPerformance(
     if (!p) partners.set(id, (p = { acc: zero(), children: new Map(), reasons: new Map() }));
     return p;
   };
-  for (const r of [...(await counts.execute()), ...(await links.execute())] as Record<string, unknown>[]) {
+  for (const r of countRows) {
     const p = partnerOf(String(r.p));
     addTo(totals, r);
     addTo(p.acc, r);
@@ -257,13 +283,12 @@ export async function partnerPerformance(
       addTo(c, r);
     }
   }
-  for (const r of reasons as Record<string, unknown>[]) {
-    const p = partnerOf(String(r.p));
-    const text = contactPlaceholders(
-      String(r.reason ?? (r.outcome === 'timeout' ? 'no answer in time' : 'call failed')),
-    );
-    p.reasons.set(text, (p.reasons.get(text) ?? 0) + num(r.n));
-  }
+  const addReason = (partner: unknown, text: string, n: unknown) => {
+    const p = partnerOf(String(partner));
+    p.reasons.set(text, (p.reasons.get(text) ?? 0) + num(n));
+  };
+  for (const r of foldedReasons.rows) addReason(r.g0, String(r.g1), r.n);
+  for (const r of reasons) addReason(r.p, reasonText(r.reason, r.outcome), r.n);
 
   const partnerNames = await entityNames(db, 'partner_id', [...partners.keys()]);
   const innerKeys = new Set<string>();
