@@ -3,7 +3,7 @@
 // Leads-table searches and analytics reports measured over HTTP. See bench/README.md.
 //
 //   npm run bench -- [--leads 1000000] [--engines sqlite,postgres] [--runs 50] [--reuse]
-//                    [--days 90] [--partners 12] [--providers 8]
+//                    [--days 90] [--partners 12] [--providers 8] [--only <text in a query's name>]
 //                    [--postgres-url postgres://postgres@127.0.0.1:55432/postgres]
 // A year of traffic at scale: --leads 10000000 --days 730 --partners 40 --providers 50.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -27,6 +27,8 @@ const { values: args } = parseArgs({
     engines: { type: 'string', default: 'sqlite,postgres' },
     runs: { type: 'string', default: '50' },
     reuse: { type: 'boolean', default: false },
+    /** Only the queries whose name contains this text (e.g. "Partner performance"). */
+    only: { type: 'string' },
     days: { type: 'string', default: '90' },
     partners: { type: 'string', default: '12' },
     providers: { type: 'string', default: '8' },
@@ -204,7 +206,7 @@ async function idle(base: string, deadline: number) {
 async function measure(base: string, token: string, fixture: Fixture, deadline: number): Promise<Result[]> {
   const results: Result[] = [];
   if (new URL(base).hostname !== '127.0.0.1') throw new Error('requests go to 127.0.0.1 only');
-  for (const query of QUERIES) {
+  for (const query of QUERIES.filter((q) => !args.only || q.name.includes(args.only))) {
     const times: number[] = [];
     const errors: string[] = [];
     let rows = '';
@@ -317,7 +319,7 @@ async function main() {
   }
   const machine = [
     `Date: ${started.toISOString()}`,
-    `Command: npm run bench -- --leads ${LEADS} ${SHAPE.join(' ')} --engines ${ENGINES.join(',')} --runs ${RUNS}${args.reuse ? ' --reuse' : ''}`,
+    `Command: npm run bench -- --leads ${LEADS} ${SHAPE.join(' ')} --engines ${ENGINES.join(',')} --runs ${RUNS}${args.reuse ? ' --reuse' : ''}${args.only ? ` --only "${args.only}"` : ''}`,
     `Machine: ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${os.type()} ${os.release()}`,
     `Node ${process.version}; load average at start ${load.map((x) => x.toFixed(2)).join(' ')}, at end ${os
       .loadavg()

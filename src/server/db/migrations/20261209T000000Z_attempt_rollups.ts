@@ -7,6 +7,9 @@ import { installTrigger } from '../triggers/index.js';
 // folded buckets of them: attempt_stats_* (calls and tracked links by partner, the lead's traffic
 // provider and origin) and attempt_reasons_* (refusal reasons as the report shows them, contacts
 // already replaced by placeholders), by UTC hour ('YYYY-MM-DDTHH') and UTC day ('YYYY-MM-DD').
+// Each bucket also holds a partner's rows over every provider, under traffic_provider_id '' (no
+// provider has that id): a report that neither splits nor narrows by provider reads those alone,
+// which the key (bucket, provider first) finds without reading the others.
 // The fold job (modules/analytics/attempt-folds.ts) writes them for closed hours; a bucket is
 // read from them only while its row in attempt_folds exists, and the triggers
 // (db/triggers/attempt-folds.ts) take it away on any change there. Nothing is backfilled here:
@@ -29,7 +32,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       .addColumn('origin', 'text', (c) => c.notNull());
     for (const m of MEASURES) stats = stats.addColumn(m, 'bigint', (c) => c.notNull());
     await rowid(
-      stats.addPrimaryKeyConstraint(`attempt_stats_${grain}_pk`, ['bucket', 'partner_id', 'traffic_provider_id', 'origin']),
+      stats.addPrimaryKeyConstraint(`attempt_stats_${grain}_pk`, ['bucket', 'traffic_provider_id', 'partner_id', 'origin']),
     ).execute();
     await rowid(
       db.schema
@@ -39,7 +42,7 @@ export async function up(db: Kysely<any>): Promise<void> {
         .addColumn('traffic_provider_id', 'text', (c) => c.notNull())
         .addColumn('reason', 'text', (c) => c.notNull())
         .addColumn('n', 'bigint', (c) => c.notNull())
-        .addPrimaryKeyConstraint(`attempt_reasons_${grain}_pk`, ['bucket', 'partner_id', 'traffic_provider_id', 'reason']),
+        .addPrimaryKeyConstraint(`attempt_reasons_${grain}_pk`, ['bucket', 'traffic_provider_id', 'partner_id', 'reason']),
     ).execute();
   }
   await db.schema

@@ -116,10 +116,13 @@ forEachDatabase('Partner performance from folded attempts', (engine) => {
     assert.deepEqual(await foldDue(ta.db, { nowMs: NOW }), { hours: 0, days: 0, pending: 0 });
 
     // The report reads them: what the folds say is what it answers (days in UTC, hours at Berlin's edges).
+    // (each partner's rows over every provider: the report neither splits nor narrows by provider)
     const rows = async (table: string, bucket: string) =>
       Number(
         (
-          await sql<{ n: unknown }>`select count(*) as n from ${sql.table(table)} where bucket = ${bucket}`.execute(
+          await sql<{
+            n: unknown;
+          }>`select count(*) as n from ${sql.table(table)} where bucket = ${bucket} and traffic_provider_id = ''`.execute(
             ta.db,
           )
         ).rows[0].n,

@@ -36,8 +36,10 @@ export const ATTEMPT_ORIGIN = sql`case when a.injection_id is null then 'fresh' 
 /** A tracked link is re-injected when a job's call was the one its partner took the lead on. */
 export const LINK_ORIGIN = sql`case when exists (select 1 from lead_attempts x where x.lead_id = k.lead_id and x.partner_id = k.partner_id and x.outcome = 'accepted' and x.injection_id is not null) then 'reinjected' else 'fresh' end`;
 
-const KEY = ['bucket', 'partner_id', 'traffic_provider_id', 'origin'];
-const REASON_KEY = ['bucket', 'partner_id', 'traffic_provider_id', 'reason'];
+const KEY = ['bucket', 'traffic_provider_id', 'partner_id', 'origin'];
+const REASON_KEY = ['bucket', 'traffic_provider_id', 'partner_id', 'reason'];
+/** The provider id of a partner's rows over every provider (no provider has it). */
+export const ALL_PROVIDERS = '';
 const MEASURES = ['attempts', 'accepted', 'rejected', 'failed', 'duration_sum', 'timed', 'links', 'opened'];
 
 async function unfoldRows(tx: Kysely<any>, hour: string) {
@@ -72,7 +74,7 @@ export async function foldHour(db: DB, hour: string, nowMs = Date.now()): Promis
     await unfoldRows(tx, hour);
     const stats = MEASURES.join(', ');
     await sql`insert into attempt_stats_hourly (${sql.raw(KEY.join(', '))}, ${sql.raw(stats)})
-      select ${hour}, a.partner_id, l.traffic_provider_id, ${ATTEMPT_ORIGIN},
+      select ${hour}, l.traffic_provider_id, a.partner_id, ${ATTEMPT_ORIGIN},
         count(*),
         sum(case when a.outcome = 'accepted' then 1 else 0 end),
         sum(case when a.outcome = 'rejected' then 1 else 0 end),
@@ -82,7 +84,7 @@ export async function foldHour(db: DB, hour: string, nowMs = Date.now()): Promis
       where a.requested_at >= ${from} and a.requested_at < ${to} and a.outcome <> 'in_flight'
       group by a.partner_id, l.traffic_provider_id, ${ATTEMPT_ORIGIN}`.execute(tx);
     await sql`insert into attempt_stats_hourly (${sql.raw(KEY.join(', '))}, ${sql.raw(stats)})
-      select ${hour}, k.partner_id, l.traffic_provider_id, ${LINK_ORIGIN}, 0, 0, 0, 0, 0, 0,
+      select ${hour}, l.traffic_provider_id, k.partner_id, ${LINK_ORIGIN}, 0, 0, 0, 0, 0, 0,
         count(*), sum(case when k.opens > 0 then 1 else 0 end)
       from autologin_links k join leads l on l.id = k.lead_id
       where k.created_at >= ${from} and k.created_at < ${to}
@@ -90,6 +92,10 @@ export async function foldHour(db: DB, hour: string, nowMs = Date.now()): Promis
       on conflict (${sql.raw(KEY.join(', '))}) do update set links = excluded.links, opened = excluded.opened`.execute(
       tx,
     );
+    const sums = MEASURES.map((m) => `sum(${m})`).join(', ');
+    await sql`insert into attempt_stats_hourly (${sql.raw(KEY.join(', '))}, ${sql.raw(stats)})
+      select bucket, ${ALL_PROVIDERS}, partner_id, origin, ${sql.raw(sums)} from attempt_stats_hourly
+      where bucket = ${hour} group by bucket, partner_id, origin`.execute(tx);
     const raw = await sql<{ p: string; t: string; reason: string | null; outcome: string; n: unknown }>`
       select a.partner_id as p, l.traffic_provider_id as t, a.reason, a.outcome, count(*) as n
       from lead_attempts a join leads l on l.id = a.lead_id
@@ -102,6 +108,13 @@ export async function foldHour(db: DB, hour: string, nowMs = Date.now()): Promis
       const row = reasons.get(key);
       if (row) row.n += Number(r.n);
       else reasons.set(key, { partner_id: r.p, traffic_provider_id: r.t, reason, n: Number(r.n) });
+    }
+    // Each partner over every provider too, under provider '' (attempt-rollups.ts reads those alone when it can).
+    for (const r of [...reasons.values()]) {
+      const key = JSON.stringify([r.partner_id, ALL_PROVIDERS, r.reason]);
+      const row = reasons.get(key);
+      if (row) row.n += r.n;
+      else reasons.set(key, { ...r, traffic_provider_id: ALL_PROVIDERS });
     }
     const rows = [...reasons.values()].map((r) => ({ bucket: hour, ...r }));
     // 5 parameters a row: well under either engine's limit per statement.
@@ -135,10 +148,10 @@ export async function foldDay(db: DB, day: string, nowMs = Date.now()): Promise<
     await tx.deleteFrom('attempt_reasons_daily').where('bucket', '=', day).execute();
     const sums = MEASURES.map((m) => `sum(${m})`).join(', ');
     await sql`insert into attempt_stats_daily (${sql.raw(KEY.join(', '))}, ${sql.raw(MEASURES.join(', '))})
-      select ${day}, partner_id, traffic_provider_id, origin, ${sql.raw(sums)} from attempt_stats_hourly
+      select ${day}, traffic_provider_id, partner_id, origin, ${sql.raw(sums)} from attempt_stats_hourly
       where bucket in (${list}) group by partner_id, traffic_provider_id, origin`.execute(tx);
     await sql`insert into attempt_reasons_daily (${sql.raw(REASON_KEY.join(', '))}, n)
-      select ${day}, partner_id, traffic_provider_id, reason, sum(n) from attempt_reasons_hourly
+      select ${day}, traffic_provider_id, partner_id, reason, sum(n) from attempt_reasons_hourly
       where bucket in (${list}) group by partner_id, traffic_provider_id, reason`.execute(tx);
     await tx
       .insertInto('attempt_folds')

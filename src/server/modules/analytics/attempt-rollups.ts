@@ -5,7 +5,7 @@
 import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { DB } from '../../db/database.js';
 import { leadInScope, type DataScope } from '../../db/scope.js';
-import { bucketStartMs, dayBucket, hourBucket } from './attempt-folds.js';
+import { ALL_PROVIDERS, bucketStartMs, dayBucket, hourBucket } from './attempt-folds.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -83,8 +83,14 @@ export interface FoldedFilters {
 
 const list = (values: string[]) => sql.join(values.map((v) => sql`${v}`));
 
-function conditions(f: FoldedFilters): Expression<SqlBool>[] {
+/** byProvider: the rows of each provider; else each partner's rows over every provider (ALL_PROVIDERS). */
+function conditions(f: FoldedFilters, byProvider: boolean): Expression<SqlBool>[] {
   const out: Expression<SqlBool>[] = [];
+  out.push(
+    byProvider || f.trafficProviderIds?.length || f.scope.trafficProviderIds
+      ? sql<SqlBool>`s.traffic_provider_id <> ${ALL_PROVIDERS}`
+      : sql<SqlBool>`s.traffic_provider_id = ${ALL_PROVIDERS}`,
+  );
   if (f.partnerIds?.length) out.push(sql<SqlBool>`s.partner_id in (${list(f.partnerIds)})`);
   if (f.trafficProviderIds?.length) out.push(sql<SqlBool>`s.traffic_provider_id in (${list(f.trafficProviderIds)})`);
   const scoped = leadInScope(f.scope, 's');
@@ -103,7 +109,7 @@ export async function readFolded(
   table: 'attempt_stats' | 'attempt_reasons',
   plan: FoldPlan,
   filters: FoldedFilters,
-  select: { groupBy: RawBuilder<unknown>[]; sums: string[] },
+  select: { groupBy: RawBuilder<unknown>[]; sums: string[]; byProvider: boolean },
 ): Promise<{ rows: Record<string, unknown>[]; unfolded: string[] }> {
   const planned = [...plan.days, ...plan.hours];
   if (!planned.length) return { rows: [], unfolded: [] };
@@ -112,7 +118,7 @@ export async function readFolded(
     parts.push(sql`select * from ${sql.raw(`${table}_daily`)} where bucket in (${list(plan.days)})`);
   if (plan.hours.length)
     parts.push(sql`select * from ${sql.raw(`${table}_hourly`)} where bucket in (${list(plan.hours)})`);
-  const where = conditions(filters);
+  const where = conditions(filters, select.byProvider);
   const groups = select.groupBy.map((g, i) => sql`${g} as ${sql.raw(`g${i}`)}`);
   const nulls = select.groupBy.map((_, i) => sql.raw(`null as g${i}`));
   const sums = select.sums.map((c) => sql.raw(`sum(s.${c}) as ${c}`));

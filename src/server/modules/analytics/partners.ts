@@ -224,10 +224,12 @@ export async function partnerPerformance(
   const folded = await readFolded(db, 'attempt_stats', folds, foldedFilters, {
     groupBy: [sql`s.partner_id`, ...(foldedInner ? [sql.ref(`s.${foldedInner}`)] : [])],
     sums: ['attempts', 'accepted', 'rejected', 'failed', 'duration_sum', 'timed', 'links', 'opened'],
+    byProvider: q.then_by === 'traffic_provider',
   });
   const foldedReasons = await readFolded(db, 'attempt_reasons', folds, foldedFilters, {
     groupBy: [sql`s.partner_id`, sql`s.reason`],
     sums: ['n'],
+    byProvider: false,
   });
   const countsRaw = withBuckets(folds.raw, folded.unfolded);
   const reasonsRaw = withBuckets(folds.raw, foldedReasons.unfolded);
