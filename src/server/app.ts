@@ -287,8 +287,11 @@ function installBackgroundWork(app: App, { dispatcher, agent }: ReturnType<typeo
   jobs.add(importsJob(imports, config.importIntervalMs));
   jobs.add(retentionJob(db, (d) => runRetention(d, { quiet: live.quiet }), config.retentionIntervalMs));
   // Partner performance's rollups: each fold after live requests are answered, resting as long as the last took.
-  const foldAttempts = (d: DB, o: { budgetMs: number; signal: AbortSignal }) =>
-    foldDue(d, { ...o, rest: (lastMs) => live.quiet(1_000, lastMs) });
+  const foldAttempts = async (d: DB, o: { budgetMs: number; signal: AbortSignal }) => {
+    const run = await foldDue(d, { ...o, rest: (lastMs) => live.quiet(1_000, lastMs) });
+    // After an upgrade or a restore the backlog takes a few runs: say how far it is.
+    if (run.pending || run.hours > 24) app.log.info(run, 'partner performance: hours of attempts folded');
+  };
   jobs.add(attemptFoldJob(db, foldAttempts, config.attemptFoldIntervalMs));
   // Intake's short-lived keys: Idempotency-Keys past 24 hours, velocity keys past the longest window;
   // with them (hourly, one process) the contact-view log past its retention (modules/privacy).

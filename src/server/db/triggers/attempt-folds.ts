@@ -93,7 +93,8 @@ export const attemptFoldUpdate = unfolding(
   (engine) => changed(engine, ATTEMPT_COLUMNS),
   ['old.requested_at', 'new.requested_at'],
   {
-    folded: `exists (select 1 from attempt_folds where bucket in ${linkBuckets(13)} or bucket in ${linkBuckets(10)})`,
+    // Driven from the lead's links (autologin_links_lead), each probing attempt_folds by its key.
+    folded: `exists (select 1 from autologin_links k join attempt_folds f on f.bucket in (substr(k.created_at, 1, 13), substr(k.created_at, 1, 10)) where k.lead_id in (old.lead_id, new.lead_id))`,
     body: [
       `delete from attempt_folds where bucket in ${linkBuckets(13)}`,
       `delete from attempt_folds where bucket in ${linkBuckets(10)}`,
