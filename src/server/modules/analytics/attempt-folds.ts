@@ -61,13 +61,15 @@ export async function foldHour(db: DB, hour: string, nowMs = Date.now()): Promis
   await db.transaction().execute(async (trx) => {
     const tx = trx as unknown as Kysely<any>;
     if (isPostgres(db)) {
-      // The hour's calls and links (and their leads) hold still until this commits: a change to
-      // one waits, and its trigger then finds this fold and takes it away. Taken before anything
-      // is written, so a writer never waits here while holding what this needs.
-      await sql`select count(*) from (select a.id from lead_attempts a join leads l on l.id = a.lead_id where a.requested_at >= ${from} and a.requested_at < ${to} for share of a, l) x`.execute(
+      // The hour's calls and links hold still until this commits: a change to one waits, and its
+      // trigger then finds this fold and takes it away. Taken before anything is written, so a
+      // writer never waits here while holding what this needs. Their leads are not locked (status
+      // pulls and conversions update old leads all day): the one lead column read, its provider,
+      // never changes, and its trigger (lead_fold_provider) is exact unless it races a fold.
+      await sql`select count(*) from (select a.id from lead_attempts a join leads l on l.id = a.lead_id where a.requested_at >= ${from} and a.requested_at < ${to} for share of a) x`.execute(
         tx,
       );
-      await sql`select count(*) from (select k.token_hash from autologin_links k join leads l on l.id = k.lead_id where k.created_at >= ${from} and k.created_at < ${to} for share of k, l) x`.execute(
+      await sql`select count(*) from (select k.token_hash from autologin_links k join leads l on l.id = k.lead_id where k.created_at >= ${from} and k.created_at < ${to} for share of k) x`.execute(
         tx,
       );
     }
