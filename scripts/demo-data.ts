@@ -10,6 +10,7 @@ import { migrate } from '../src/server/db/migrate.js';
 import { DemoDataRefused, generateDemoData } from './demo-data/load.js';
 import { progressBar } from './demo-data/progress.js';
 import { foldDue } from '../src/server/modules/analytics/attempt-folds.js';
+import { foldLeadDays } from '../src/server/modules/analytics/lead-folds.js';
 
 const USAGE = `Usage: npm run demo-data -- --leads N [--days 90] [--partners 12] [--providers 8] [--seed 1] [--append] [--database-url URL]
 
@@ -98,11 +99,14 @@ async function main() {
       },
     });
     (build ?? bar).done();
-    // Partner performance's rollups of the closed hours, which the server's fold job would
-    // otherwise build in its first minutes (modules/analytics/attempt-folds.ts).
+    // The reports' folds (partner performance's closed hours, the leads report's ended days),
+    // which the server's fold job would otherwise make in its first minutes (modules/analytics/).
     const folding = progressBar('partner performance hours and days');
     await foldDue(db, { onProgress: folding.update });
     folding.done();
+    const dayBar = progressBar('leads report days');
+    await foldLeadDays(db, { onProgress: dayBar.update });
+    dayBar.done();
     const seconds = (Date.now() - started) / 1000;
     console.error(
       `Done in ${seconds.toFixed(1)} s (${where}): ${result.leads.toLocaleString('en-US')} leads and ` +

@@ -151,7 +151,7 @@ describe('loadConfig', () => {
       c.injectionRuleIntervalMs,
       c.reviewAlertIntervalMs,
       c.retentionIntervalMs,
-      c.attemptFoldIntervalMs,
+      c.reportFoldIntervalMs,
     ];
     assert.deepEqual(
       jobs(loadConfig({})),
@@ -172,7 +172,7 @@ describe('loadConfig', () => {
           INJECTION_RULE_INTERVAL_MS: '60000',
           REVIEW_ALERT_INTERVAL_MS: '30000',
           RETENTION_INTERVAL_MS: '0',
-          ATTEMPT_FOLD_INTERVAL_MS: '120000',
+          REPORT_FOLD_INTERVAL_MS: '120000',
         }),
       ),
       [0, 60_000, 0, 0, 3_600_000, 0, 500, 2000, 60_000, 30_000, 0, 120_000],
@@ -188,7 +188,7 @@ describe('loadConfig', () => {
       'INJECTION_RULE_INTERVAL_MS',
       'REVIEW_ALERT_INTERVAL_MS',
       'RETENTION_INTERVAL_MS',
-      'ATTEMPT_FOLD_INTERVAL_MS',
+      'REPORT_FOLD_INTERVAL_MS',
     ]) {
       expectNamed({ [name]: 'hourly' }, name);
       expectNamed({ [name]: '99999999999' }, name);

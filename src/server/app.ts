@@ -16,7 +16,7 @@ import { statusPullsJob } from './jobs/status-pulls.js';
 import { providerSilenceJob } from './jobs/provider-silence.js';
 import { reviewAlertJob } from './jobs/review-alert.js';
 import { retentionJob } from './jobs/retention.js';
-import { attemptFoldJob } from './jobs/attempt-folds.js';
+import { reportFoldJob } from './jobs/report-folds.js';
 import { idempotencyPurgeJob } from './jobs/idempotency-purge.js';
 import { providerLogJob } from './jobs/provider-log.js';
 import { injectionRulesJob } from './jobs/injection-rules.js';
@@ -73,6 +73,7 @@ import { ImportWorker } from './modules/imports/worker.js';
 import { injectionRoute, InjectionWorker } from './modules/injections/worker.js';
 import analyticsRoutes from './modules/analytics/routes.js';
 import { foldDue } from './modules/analytics/attempt-folds.js';
+import { foldLeadDays } from './modules/analytics/lead-folds.js';
 import intakeRoutes from './modules/intake/routes.js';
 import postbackRoutes from './modules/postbacks/routes.js';
 import licenceRoutes from './modules/licence/routes.js';
@@ -286,13 +287,18 @@ function installBackgroundWork(app: App, { dispatcher, agent }: ReturnType<typeo
   });
   jobs.add(importsJob(imports, config.importIntervalMs));
   jobs.add(retentionJob(db, (d) => runRetention(d, { quiet: live.quiet }), config.retentionIntervalMs));
-  // Partner performance's rollups: each fold after live requests are answered, resting as long as the last took.
-  const foldAttempts = async (d: DB, o: { budgetMs: number; signal: AbortSignal }) => {
-    const run = await foldDue(d, { ...o, rest: (lastMs) => live.quiet(1_000, lastMs) });
+  // The reports' folds (partner performance's hours, the leads report's days): each fold after
+  // live requests are answered, resting as long as the last took.
+  const foldReports = async (d: DB, o: { budgetMs: number; signal: AbortSignal }) => {
+    const started = Date.now();
+    const rest = (lastMs: number) => live.quiet(1_000, lastMs);
+    const attempts = await foldDue(d, { ...o, rest });
+    const days = await foldLeadDays(d, { ...o, rest, budgetMs: Math.max(0, o.budgetMs - (Date.now() - started)) });
     // After an upgrade or a restore the backlog takes a few runs: say how far it is.
-    if (run.pending || run.hours > 24) app.log.info(run, 'partner performance: hours of attempts folded');
+    if (attempts.pending || days.pending || attempts.hours > 24 || days.days > 7)
+      app.log.info({ attempts, leadDays: days }, 'reports: hours and days folded');
   };
-  jobs.add(attemptFoldJob(db, foldAttempts, config.attemptFoldIntervalMs));
+  jobs.add(reportFoldJob(db, foldReports, config.reportFoldIntervalMs));
   // Intake's short-lived keys: Idempotency-Keys past 24 hours, velocity keys past the longest window;
   // with them (hourly, one process) the contact-view log past its retention (modules/privacy).
   const purgeIntakeKeys = async (d: DB, olderThan: string) => {

@@ -31,8 +31,8 @@ export interface Config {
   /** How often the review queue is looked at for leads waiting too long (0: never here). */
   reviewAlertIntervalMs: number;
   retentionIntervalMs: number;
-  /** How often closed hours of delivery attempts are folded for partner performance (default 1 min where events are sent, else 0). */
-  attemptFoldIntervalMs: number;
+  /** How often the reports' folds are made: partner performance's hours, the leads report's days (default 1 min where events are sent, else 0). */
+  reportFoldIntervalMs: number;
   injectionIntervalMs: number;
   injectionRuleIntervalMs: number;
   /** How often CSV imports are worked (modules/imports/worker.ts), a chunk at a time. */
@@ -193,7 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   );
   const reviewAlertIntervalMs = integer(env, 'REVIEW_ALERT_INTERVAL_MS', withDispatch(60_000), 0, DAY, problems);
   const retentionIntervalMs = integer(env, 'RETENTION_INTERVAL_MS', 600_000, 0, DAY, problems);
-  const attemptFoldIntervalMs = integer(env, 'ATTEMPT_FOLD_INTERVAL_MS', withDispatch(60_000), 0, DAY, problems);
+  const reportFoldIntervalMs = integer(env, 'REPORT_FOLD_INTERVAL_MS', withDispatch(60_000), 0, DAY, problems);
   const injectionIntervalMs = integer(env, 'INJECTION_INTERVAL_MS', withDispatch(1_000), 0, 60_000, problems);
   const injectionRuleIntervalMs = integer(
     env,
@@ -283,7 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     providerSilenceIntervalMs,
     reviewAlertIntervalMs,
     retentionIntervalMs,
-    attemptFoldIntervalMs,
+    reportFoldIntervalMs,
     injectionIntervalMs,
     injectionRuleIntervalMs,
     importIntervalMs,

@@ -43,6 +43,7 @@ import * as partialLeadIndexes from './migrations/20261207T000000Z_partial_lead_
 import * as rareMatchIndexes from './migrations/20261208T000000Z_rare_match_indexes.js';
 import * as lastFirstNameIndex from './migrations/20261208T010000Z_last_first_name_index.js';
 import * as attemptRollups from './migrations/20261209T000000Z_attempt_rollups.js';
+import * as leadDailyRollup from './migrations/20261209T010000Z_lead_daily_rollup.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -94,6 +95,7 @@ const migrations: [string, Migration][] = [
   ['20261208T000000Z_rare_match_indexes', rareMatchIndexes],
   ['20261208T010000Z_last_first_name_index', lastFirstNameIndex],
   ['20261209T000000Z_attempt_rollups', attemptRollups],
+  ['20261209T010000Z_lead_daily_rollup', leadDailyRollup],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

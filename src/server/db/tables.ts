@@ -767,6 +767,7 @@ export interface Database {
   attempt_reasons_hourly: AttemptReasonsTable;
   attempt_reasons_daily: AttemptReasonsTable;
   attempt_folds: AttemptFoldsTable;
+  lead_stats_folds: { day: string; folded_at: string };
   injection_jobs: InjectionJobsTable;
   injection_items: InjectionItemsTable;
   injection_rules: InjectionRulesTable;

@@ -5,6 +5,7 @@ import { AUTH_GENERATION_TRIGGERS } from './auth-generation.js';
 import { CAP_TRIGGERS } from './caps.js';
 import type { TriggerDefinition } from './define.js';
 import { LEAD_EVENT_TRIGGERS } from './lead-events.js';
+import { LEAD_FOLD_TRIGGERS } from './lead-folds.js';
 import { PARTNER_HEALTH_TRIGGERS } from './partner-health.js';
 import { FLAGS_ROLLUP_TRIGGERS, ROLLUP_TRIGGERS } from './rollups.js';
 
@@ -27,6 +28,7 @@ export const TRIGGERS: readonly TriggerDefinition[] = [
   ...FLAGS_ROLLUP_TRIGGERS,
   ...AUTH_GENERATION_TRIGGERS,
   ...ATTEMPT_FOLD_TRIGGERS,
+  ...LEAD_FOLD_TRIGGERS,
 ];
 
 async function run(db: Kysely<any>, statements: string[]) {

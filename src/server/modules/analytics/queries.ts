@@ -6,6 +6,7 @@
 import { sql, type Expression, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../db/database.js';
 import { isScoped, leadInScope, type DataScope } from '../../db/scope.js';
+import { foldedLeadDays, readLeadDays } from './lead-folds.js';
 
 export type EntityColumn = 'partner_id' | 'traffic_provider_id' | 'campaign_id' | 'flow_id' | 'country';
 
@@ -151,17 +152,48 @@ function dayOfEachHour(
   return out;
 }
 
+/** The volume measures' columns (leads … flagged) as zeros, for a statement's marker rows. */
+const VOLUME_ZEROS = [
+  'leads',
+  'delivered',
+  'rejected',
+  'duplicates',
+  'failed',
+  'ftds',
+  'cost',
+  'revenue',
+  'flagged',
+].map((c) => sql.raw(`0 as ${c}`));
+
+/** [fromMs, toMs) without the given UTC days: ascending hour-aligned intervals. */
+function hoursAround(fromMs: number, toMs: number, days: string[]): [number, number][] {
+  const out: [number, number][] = [];
+  let at = fromMs;
+  for (const d of days) {
+    const start = Date.parse(`${d}T00:00:00.000Z`);
+    if (start > at) out.push([at, start]);
+    at = Math.max(at, start + 86_400_000);
+  }
+  if (at < toMs) out.push([at, toMs]);
+  return out;
+}
+
 export async function aggregateRollup(db: DB, spec: RollupSpec): Promise<AggregateRow[]> {
   const volume = spec.column === 'created_at';
-  // The range stays in WHERE with days too: PostgreSQL then reads a short range by index.
-  const where: RawBuilder<unknown>[] = [sql`r.hour >= ${hourText(spec.fromMs)}`, sql`r.hour < ${hourText(spec.toMs)}`];
-  if (spec.skipHours.length && !spec.dayStarts)
-    where.push(sql`r.hour not in (${sql.join(spec.skipHours.map(hourText))})`);
+  const filtered: RawBuilder<unknown>[] = [];
   for (const [column, values] of Object.entries(spec.filters) as [EntityColumn, string[] | undefined][]) {
-    if (values?.length) where.push(sql`${sql.ref(`r.${column}`)} in (${sql.join(values)})`);
+    if (values?.length) filtered.push(sql`${sql.ref(`r.${column}`)} in (${sql.join(values)})`);
   }
   const inScope = leadInScope(spec.scope, 'r');
-  if (inScope) where.push(sql`${inScope}`);
+  if (inScope) filtered.push(sql`${inScope}`);
+  // The range stays in WHERE with days too: PostgreSQL then reads a short range by index.
+  const where: RawBuilder<unknown>[] = [
+    sql`r.hour >= ${hourText(spec.fromMs)}`,
+    sql`r.hour < ${hourText(spec.toMs)}`,
+    ...filtered,
+  ];
+  if (spec.skipHours.length && !spec.dayStarts)
+    where.push(sql`r.hour not in (${sql.join(spec.skipHours.map(hourText))})`);
   const measures = volume
     ? sql`sum(r.n_leads) as leads, sum(r.n_delivered) as delivered, sum(r.n_rejected) as rejected, sum(r.n_duplicate) as duplicates, sum(r.n_failed) as failed, sum(r.n_ftd) as ftds, sum(r.cost_cents) as cost, ${sql.raw(spec.revenueWithoutFtd ? 'sum(r.revenue_no_ftd_cents)' : 'sum(r.revenue_cents)')} as revenue, sum(r.n_flagged) as flagged`
     : sql`sum(r.n_ftd) as ftds, sum(r.revenue_cents) as revenue`;
@@ -172,6 +204,7 @@ export async function aggregateRollup(db: DB, spec: RollupSpec): Promise<Aggrega
     .map((c) => sql.ref(`r.${c}`));
   const table = sql.table(rollupTable(spec));
   let statement: RawBuilder<unknown>;
+  let daily: Record<string, unknown>[] = [];
   if (spec.dayStarts) {
     // Local days folded in SQL, so a few thousand (day, entity) rows cross into Node instead of
     // tens of thousands of (hour, entity) rows: each hour read is joined to its day by equality,
@@ -181,9 +214,38 @@ export async function aggregateRollup(db: DB, spec: RollupSpec): Promise<Aggrega
     const d = sql.join(hours.map(([hour, b]) => sql`(${hourText(hour)}, ${sql.lit(b)})`));
     statement = sql`with d (hour, b) as (values ${d}) select d.b as b0, ${sql.join(selections)} from d join ${table} r on r.hour = d.hour where ${sql.join(where, sql` and `)} group by ${sql.join([sql`d.b`, ...groups])}`;
   } else {
+    if (rollupTable(spec) === 'lead_stats_hourly' && !spec.skipHours.length) {
+      // Whole UTC days folded into lead_stats_daily are read from it; the hours around them here.
+      const days = await foldedLeadDays(db, spec.fromMs, spec.toMs);
+      if (days.length) {
+        const read = await readLeadDays(db, days, {
+          columns: selections,
+          placeholders: [...spec.entities.map((_, i) => sql.raw(`null as e${i}`)), ...VOLUME_ZEROS],
+          where: filtered,
+          groups,
+        });
+        daily = read.rows;
+        const unfolded = new Set(read.unfolded);
+        const hours = hoursAround(
+          spec.fromMs,
+          spec.toMs,
+          days.filter((d) => !unfolded.has(d)),
+        );
+        if (!hours.length) where.splice(0, where.length, sql`1 = 0`);
+        else
+          where.splice(
+            0,
+            2,
+            sql`(${sql.join(
+              hours.map(([a, b]) => sql`(r.hour >= ${hourText(a)} and r.hour < ${hourText(b)})`),
+              sql` or `,
+            )})`,
+          );
+      }
+    }
     statement = sql`select ${sql.join(selections)} from ${table} r where ${sql.join(where, sql` and `)}${groups.length ? sql` group by ${sql.join(groups)}` : sql``}`;
   }
-  const rows = (await statement.execute(db)).rows as Record<string, unknown>[];
+  const rows = [...daily, ...((await statement.execute(db)).rows as Record<string, unknown>[])];
   const grouped = spec.dayStarts !== null || groups.length > 0;
   // Without grouping, SQL answers one row even over nothing.
   return toRows(grouped ? rows : rows.filter((r) => r.leads !== null || r.ftds !== null), spec.entities, (r) =>

@@ -12,13 +12,14 @@ export interface FoldWork {
 }
 
 /**
- * Closed hours of delivery attempts and tracked links folded into partner performance's rollups
- * (modules/analytics/attempt-folds.ts foldDue), one process at a time. ATTEMPT_FOLD_INTERVAL_MS.
+ * The reports' folds, one process at a time: closed hours of delivery attempts and tracked links
+ * for partner performance (modules/analytics/attempt-folds.ts foldDue), then ended UTC days of
+ * the leads report (lead-folds.ts foldLeadDays). REPORT_FOLD_INTERVAL_MS.
  */
-export function attemptFoldJob(db: DB, fold: FoldWork, everyMs: number): Job {
+export function reportFoldJob(db: DB, fold: FoldWork, everyMs: number): Job {
   return {
-    name: 'attempt-folds',
+    name: 'report-folds',
     everyMs,
-    run: (signal) => withLease(db, 'attempt-folds', LEASE_MS, () => fold(db, { budgetMs: RUN_BUDGET_MS, signal })),
+    run: (signal) => withLease(db, 'report-folds', LEASE_MS, () => fold(db, { budgetMs: RUN_BUDGET_MS, signal })),
   };
 }
