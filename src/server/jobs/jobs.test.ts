@@ -105,6 +105,7 @@ forEachDatabase('background jobs', (engine) => {
         'injections',
         'provider-log',
         'provider-silence',
+        'report-folds',
         'retention',
         'review-alert',
         'status-pulls',
