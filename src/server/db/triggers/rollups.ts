@@ -23,7 +23,8 @@ const FULL_KEY = ['hour', 'country', 'partner_id', 'campaign_id', 'traffic_provi
 const COUNTRY_KEY = ['hour', 'country'];
 /** Led by the provider: a provider's hours are one range of the table (SQLite stores it in key order). */
 const PROVIDER_KEY = ['traffic_provider_id', 'hour'];
-const VOLUME = [
+/** The measures of the rollups by registration hour (and of lead_stats_daily, their days: modules/analytics/lead-folds.ts). */
+export const VOLUME = [
   'n_leads',
   'n_delivered',
   'n_rejected',

@@ -40,7 +40,17 @@ const KEY = ['bucket', 'traffic_provider_id', 'partner_id', 'origin'];
 const REASON_KEY = ['bucket', 'traffic_provider_id', 'partner_id', 'reason'];
 /** The provider id of a partner's rows over every provider (no provider has it). */
 export const ALL_PROVIDERS = '';
-const MEASURES = ['attempts', 'accepted', 'rejected', 'failed', 'duration_sum', 'timed', 'links', 'opened'];
+/** The sums attempt_stats_* hold. */
+export const ATTEMPT_MEASURES = [
+  'attempts',
+  'accepted',
+  'rejected',
+  'failed',
+  'duration_sum',
+  'timed',
+  'links',
+  'opened',
+];
 
 async function unfoldRows(tx: Kysely<any>, hour: string) {
   const day = hour.slice(0, 10);
@@ -74,7 +84,7 @@ export async function foldHour(db: DB, hour: string, nowMs = Date.now()): Promis
       );
     }
     await unfoldRows(tx, hour);
-    const stats = MEASURES.join(', ');
+    const stats = ATTEMPT_MEASURES.join(', ');
     await sql`insert into attempt_stats_hourly (${sql.raw(KEY.join(', '))}, ${sql.raw(stats)})
       select ${hour}, l.traffic_provider_id, a.partner_id, ${ATTEMPT_ORIGIN},
         count(*),
@@ -94,7 +104,7 @@ export async function foldHour(db: DB, hour: string, nowMs = Date.now()): Promis
       on conflict (${sql.raw(KEY.join(', '))}) do update set links = excluded.links, opened = excluded.opened`.execute(
       tx,
     );
-    const sums = MEASURES.map((m) => `sum(${m})`).join(', ');
+    const sums = ATTEMPT_MEASURES.map((m) => `sum(${m})`).join(', ');
     await sql`insert into attempt_stats_hourly (${sql.raw(KEY.join(', '))}, ${sql.raw(stats)})
       select bucket, ${ALL_PROVIDERS}, partner_id, origin, ${sql.raw(sums)} from attempt_stats_hourly
       where bucket = ${hour} group by bucket, partner_id, origin`.execute(tx);
@@ -148,8 +158,8 @@ export async function foldDay(db: DB, day: string, nowMs = Date.now()): Promise<
     await tx.deleteFrom('attempt_folds').where('bucket', '=', day).execute();
     await tx.deleteFrom('attempt_stats_daily').where('bucket', '=', day).execute();
     await tx.deleteFrom('attempt_reasons_daily').where('bucket', '=', day).execute();
-    const sums = MEASURES.map((m) => `sum(${m})`).join(', ');
-    await sql`insert into attempt_stats_daily (${sql.raw(KEY.join(', '))}, ${sql.raw(MEASURES.join(', '))})
+    const sums = ATTEMPT_MEASURES.map((m) => `sum(${m})`).join(', ');
+    await sql`insert into attempt_stats_daily (${sql.raw(KEY.join(', '))}, ${sql.raw(ATTEMPT_MEASURES.join(', '))})
       select ${day}, traffic_provider_id, partner_id, origin, ${sql.raw(sums)} from attempt_stats_hourly
       where bucket in (${list}) group by partner_id, traffic_provider_id, origin`.execute(tx);
     await sql`insert into attempt_reasons_daily (${sql.raw(REASON_KEY.join(', '))}, n)

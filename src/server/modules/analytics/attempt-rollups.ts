@@ -75,6 +75,23 @@ export function withBuckets(raw: Segments, buckets: string[]): Segments {
   return out;
 }
 
+/**
+ * A read's rows apart from its marker rows (`folded`: a bucket whose fold was still there when the
+ * statement ran), and the planned buckets without one, for the caller to read from finer rows.
+ */
+export function splitFolded(
+  result: Record<string, unknown>[],
+  planned: string[],
+): { rows: Record<string, unknown>[]; unfolded: string[] } {
+  const found = new Set<string>();
+  const rows: Record<string, unknown>[] = [];
+  for (const r of result) {
+    if (r.folded === null || r.folded === undefined) rows.push(r);
+    else found.add(String(r.folded));
+  }
+  return { rows, unfolded: planned.filter((b) => !found.has(b)) };
+}
+
 export interface FoldedFilters {
   partnerIds?: string[];
   trafficProviderIds?: string[];
@@ -132,11 +149,5 @@ export async function readFolded(
     select f.bucket, ${sql.join([...nulls, ...zeros])} from attempt_folds f where f.bucket in (${list(planned)})`.execute(
     db as unknown as Kysely<any>,
   );
-  const found = new Set<string>();
-  const rows: Record<string, unknown>[] = [];
-  for (const r of result.rows) {
-    if (r.folded === null || r.folded === undefined) rows.push(r);
-    else found.add(String(r.folded));
-  }
-  return { rows, unfolded: planned.filter((b) => !found.has(b)) };
+  return splitFolded(result.rows, planned);
 }

@@ -6,25 +6,15 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { isPostgres, type DB } from '../../db/database.js';
 import { LEAD_DAY_LOCK } from '../../db/triggers/lead-folds.js';
+import { VOLUME } from '../../db/triggers/rollups.js';
 import { FOLD_AFTER_MS, type FoldOptions, type FoldRun } from './attempt-folds.js';
+import { splitFolded } from './attempt-rollups.js';
 
 const DAY_MS = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 const dayText = (ms: number) => iso(ms).slice(0, 10);
 
 const KEY = ['country', 'partner_id', 'campaign_id', 'traffic_provider_id', 'flow_id'];
-const MEASURES = [
-  'n_leads',
-  'n_delivered',
-  'n_rejected',
-  'n_duplicate',
-  'n_failed',
-  'n_ftd',
-  'cost_cents',
-  'revenue_cents',
-  'revenue_no_ftd_cents',
-  'n_flagged',
-];
 
 /** Folds one ended UTC day ('YYYY-MM-DD') from its hourly rows, in one transaction. */
 export async function foldLeadDay(db: DB, day: string, nowMs = Date.now()): Promise<void> {
@@ -36,8 +26,8 @@ export async function foldLeadDay(db: DB, day: string, nowMs = Date.now()): Prom
     await tx.deleteFrom('lead_stats_folds').where('day', '=', day).execute();
     await tx.deleteFrom('lead_stats_daily').where('day', '=', day).execute();
     const keys = KEY.join(', ');
-    await sql`insert into lead_stats_daily (day, ${sql.raw(keys)}, ${sql.raw(MEASURES.join(', '))})
-      select ${day}, ${sql.raw(keys)}, ${sql.raw(MEASURES.map((m) => `sum(${m})`).join(', '))}
+    await sql`insert into lead_stats_daily (day, ${sql.raw(keys)}, ${sql.raw(VOLUME.join(', '))})
+      select ${day}, ${sql.raw(keys)}, ${sql.raw(VOLUME.map((m) => `sum(${m})`).join(', '))}
       from lead_stats_hourly where hour >= ${day} and hour < ${next} group by ${sql.raw(keys)}`.execute(tx);
     await tx
       .insertInto('lead_stats_folds')
@@ -122,11 +112,5 @@ export async function readLeadDays(
     select f.day, ${sql.join(select.placeholders)} from lead_stats_folds f where f.day in (${list})`.execute(
     db as unknown as Kysely<any>,
   );
-  const found = new Set<string>();
-  const rows: Record<string, unknown>[] = [];
-  for (const r of result.rows) {
-    if (r.folded === null || r.folded === undefined) rows.push(r);
-    else found.add(String(r.folded));
-  }
-  return { rows, unfolded: days.filter((d) => !found.has(d)) };
+  return splitFolded(result.rows, days);
 }

@@ -6,7 +6,7 @@ import { Type, type Static } from 'typebox';
 import type { DB } from '../../db/database.js';
 import { leadInScope, type DataScope } from '../../db/scope.js';
 import { csvCell } from '../../http/csv.js';
-import { ATTEMPT_ORIGIN, LINK_ORIGIN, reasonText } from './attempt-folds.js';
+import { ATTEMPT_MEASURES, ATTEMPT_ORIGIN, LINK_ORIGIN, reasonText } from './attempt-folds.js';
 import { planFolds, readFolded, withBuckets, type Segments } from './attempt-rollups.js';
 import { entityNames } from './queries.js';
 import { resolveRange } from './range.js';
@@ -223,7 +223,7 @@ export async function partnerPerformance(
   const foldedInner = q.then_by ? FOLDED_INNER[q.then_by as keyof typeof FOLDED_INNER] : null;
   const folded = await readFolded(db, 'attempt_stats', folds, foldedFilters, {
     groupBy: [sql`s.partner_id`, ...(foldedInner ? [sql.ref(`s.${foldedInner}`)] : [])],
-    sums: ['attempts', 'accepted', 'rejected', 'failed', 'duration_sum', 'timed', 'links', 'opened'],
+    sums: ATTEMPT_MEASURES,
     byProvider: q.then_by === 'traffic_provider',
   });
   const foldedReasons = await readFolded(db, 'attempt_reasons', folds, foldedFilters, {

@@ -152,18 +152,20 @@ function dayOfEachHour(
   return out;
 }
 
-/** The volume measures' columns (leads … flagged) as zeros, for a statement's marker rows. */
-const VOLUME_ZEROS = [
-  'leads',
-  'delivered',
-  'rejected',
-  'duplicates',
-  'failed',
-  'ftds',
-  'cost',
-  'revenue',
-  'flagged',
-].map((c) => sql.raw(`0 as ${c}`));
+/** The volume measures as [alias, rollup column]; revenue's column depends on the report (volumeSums). */
+function volumeSums(revenueWithoutFtd: boolean | undefined): [string, string][] {
+  return [
+    ['leads', 'n_leads'],
+    ['delivered', 'n_delivered'],
+    ['rejected', 'n_rejected'],
+    ['duplicates', 'n_duplicate'],
+    ['failed', 'n_failed'],
+    ['ftds', 'n_ftd'],
+    ['cost', 'cost_cents'],
+    ['revenue', revenueWithoutFtd ? 'revenue_no_ftd_cents' : 'revenue_cents'],
+    ['flagged', 'n_flagged'],
+  ];
+}
 
 /** [fromMs, toMs) without the given UTC days: ascending hour-aligned intervals. */
 function hoursAround(fromMs: number, toMs: number, days: string[]): [number, number][] {
@@ -194,9 +196,13 @@ export async function aggregateRollup(db: DB, spec: RollupSpec): Promise<Aggrega
   ];
   if (spec.skipHours.length && !spec.dayStarts)
     where.push(sql`r.hour not in (${sql.join(spec.skipHours.map(hourText))})`);
-  const measures = volume
-    ? sql`sum(r.n_leads) as leads, sum(r.n_delivered) as delivered, sum(r.n_rejected) as rejected, sum(r.n_duplicate) as duplicates, sum(r.n_failed) as failed, sum(r.n_ftd) as ftds, sum(r.cost_cents) as cost, ${sql.raw(spec.revenueWithoutFtd ? 'sum(r.revenue_no_ftd_cents)' : 'sum(r.revenue_cents)')} as revenue, sum(r.n_flagged) as flagged`
-    : sql`sum(r.n_ftd) as ftds, sum(r.revenue_cents) as revenue`;
+  const sums = volume
+    ? volumeSums(spec.revenueWithoutFtd)
+    : [
+        ['ftds', 'n_ftd'],
+        ['revenue', 'revenue_cents'],
+      ];
+  const measures = sql.raw(sums.map(([alias, column]) => `sum(r.${column}) as ${alias}`).join(', '));
   const selections = [...spec.entities.map((c, i) => sql`${sql.ref(`r.${c}`)} as ${sql.ref(`e${i}`)}`), measures];
   // In the rollup's key order, so SQLite can group along its primary key without sorting.
   const groups = [...spec.entities]
@@ -220,7 +226,10 @@ export async function aggregateRollup(db: DB, spec: RollupSpec): Promise<Aggrega
       if (days.length) {
         const read = await readLeadDays(db, days, {
           columns: selections,
-          placeholders: [...spec.entities.map((_, i) => sql.raw(`null as e${i}`)), ...VOLUME_ZEROS],
+          placeholders: [
+            ...spec.entities.map((_, i) => sql.raw(`null as e${i}`)),
+            ...sums.map(([alias]) => sql.raw(`0 as ${alias}`)),
+          ],
           where: filtered,
           groups,
         });
