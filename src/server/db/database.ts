@@ -5,6 +5,7 @@ import pg from 'pg';
 import { Kysely, sql, PostgresAdapter, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { observerSet, registerObservers } from './query-observers.js';
+import { withStatementCache } from './sqlite-statements.js';
 import type { Database } from './tables.js';
 import { trackWrites, writeTracker } from './unavailable.js';
 
@@ -141,37 +142,6 @@ function prepareWrites(client: pg.PoolClient) {
       if (name) return query({ name, text, values });
     }
     return query(text, values, ...rest);
-  };
-}
-
-// Kysely prepares every statement anew; on SQLite, preparing costs as much as running a typical
-// indexed query (tens of µs), and lead intake runs ~20 statements per lead. The same SQL text
-// reuses its prepared statement. Safe: Kysely runs one statement at a time on the connection
-// (a stream holds the connection until it ends), so a cached statement is never in use twice.
-const STATEMENT_CACHE_SIZE = 500;
-function withStatementCache(sqlite: SQLite.Database, onClose: () => void) {
-  const cache = new Map<string, SQLite.Statement>();
-  let nothing: SQLite.Statement | undefined;
-  return {
-    close: () => {
-      onClose();
-      sqlite.close();
-    },
-    prepare(text: string) {
-      // On some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM) SQLite rolls the transaction
-      // back itself; Kysely's own rollback then fails with "no transaction is active", and that
-      // error replaces the one that matters (a full disk answered 500 instead of 503). Nothing is
-      // left to roll back: run a statement that does nothing.
-      if (text === 'rollback' && !sqlite.inTransaction) return (nothing ??= sqlite.prepare('select 1 where 0'));
-      let stmt = cache.get(text);
-      if (!stmt) {
-        // First in, first out: the hot statements come back at once; a rare one is re-prepared.
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-        stmt = sqlite.prepare(text);
-        cache.set(text, stmt);
-      }
-      return stmt;
-    },
   };
 }
 
