@@ -3,12 +3,12 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { compiledOnce } from '../../db/compiled.js';
 import { fromJson, jsonArrayFrom } from '../../db/json.js';
 import { PREPARED } from '../../db/database.js';
-import type { Database, LeadAttemptsTable, LeadStatusHistoryTable } from '../../db/tables.js';
+import type { Database, LeadAttemptsTable, LeadsTable, LeadStatusHistoryTable } from '../../db/tables.js';
 import type { Skip } from '../../distribution/skips.js';
 import { namesOf } from '../../db/names.js';
 import { rowInScope, type DataScope } from '../../db/scope.js';
 import { contactMasker, maskEmail, maskPhone, type Masker } from '../../privacy/mask.js';
-import { names, type LeadRow } from './search-queries.js';
+import { names, type LeadNames, type LeadRow } from './search-queries.js';
 import { flagNames } from '../quality/flags.js';
 
 // One lead: its detail (names, attempts, history, opens), its view with contacts masked for
@@ -64,7 +64,11 @@ type HistoryRow = Omit<Selectable<LeadStatusHistoryTable>, 'lead_id'>;
 export async function findLead(
   db: DB,
   id: string,
-): Promise<(LeadRow & { attempts: Omit<AttemptRow, 'id'>[]; status_history: Omit<HistoryRow, 'id'>[] }) | undefined> {
+): Promise<
+  | (Selectable<LeadsTable> &
+      LeadNames & { attempts: Omit<AttemptRow, 'id'>[]; status_history: Omit<HistoryRow, 'id'>[] })
+  | undefined
+> {
   const [row] = await leadWithAttempts(db, id);
   if (!row) return undefined;
   // In order here: an aggregate does not promise its subquery's order (db/json.ts).
@@ -73,7 +77,7 @@ export async function findLead(
   const history = fromJson(row.status_history) as HistoryRow[];
   history.sort((a, b) => Number(a.id) - Number(b.id));
   return {
-    ...(row as LeadRow),
+    ...(row as Selectable<LeadsTable> & LeadNames),
     attempts: attempts.map(({ id: _, ...a }) => a),
     status_history: history.map(({ id: _, ...h }) => h),
   };

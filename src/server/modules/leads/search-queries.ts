@@ -1,6 +1,14 @@
 // Lead search: the Leads table's rows and counts under its filters (search.ts makes the filter),
 // keyset pages, and the names each row shows. queries.ts holds one lead's reads and writes.
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import {
+  expressionBuilder,
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type Selectable,
+  type SqlBool,
+} from 'kysely';
 import { isPostgres } from '../../db/database.js';
 import type { Database, LeadsTable } from '../../db/tables.js';
 import { leadInScope, type DataScope } from '../../db/scope.js';
@@ -47,7 +55,7 @@ function textCondition(eb: ExpressionBuilder<Database, 'leads'>, m: TextMatch, m
  */
 function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number, { mode, subIds, drive }: Plan) {
   const col = `leads.${DATE_COLUMNS[f.dateType]}` as const;
-  let q = leadsFrom(db, drive).selectAll('leads');
+  let q = leadsFrom(db, drive).select(ROW_COLUMNS.map((c) => `leads.${c}` as const));
   if (f.from !== null) q = q.where(col, '>=', f.from);
   if (f.to !== null) q = q.where(col, '<', f.to);
   if (f.dateType !== 'registration') q = q.where(col, 'is not', null);
@@ -146,15 +154,56 @@ function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number
   return q.orderBy(col, dir).orderBy('leads.id', dir).limit(limit);
 }
 
-/** A lead row with the names of what it refers to (null when that record is gone). */
-export type LeadRow = Selectable<LeadsTable> & {
+/**
+ * The columns a lead row carries: what the API's view of a lead shows (queries.ts toLead) and the
+ * dates pages are sorted by. The rest (verdicts, the contact digests, the delivery lease, the
+ * import) stays in the table: a page of 50 reads a sixth fewer values.
+ */
+const ROW_COLUMNS = [
+  'id',
+  'created_at',
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'country',
+  'ip',
+  'language',
+  'funnel',
+  'sub_id1',
+  'sub_id2',
+  'sub_id3',
+  'sub_id4',
+  'sub_id5',
+  'traffic_provider_id',
+  'campaign_id',
+  'flow_id',
+  'partner_id',
+  'status',
+  'reason',
+  'partner_lead_id',
+  'sale_status',
+  'autologin_url',
+  'delivered_at',
+  'ftd_at',
+  'status_updated_at',
+  'cost_cents',
+  'revenue_cents',
+  'flags',
+  'quality_score',
+] as const satisfies readonly (keyof LeadsTable)[];
+
+/** The names of what a lead refers to (null when that record is gone). */
+export interface LeadNames {
   traffic_provider_name: string | null;
   campaign_name: string | null;
   flow_name: string | null;
   partner_name: string | null;
-};
+}
 
-/** Joins the names onto already-limited rows, so the joins never steer the index choice. */
+/** A lead row with its names. */
+export type LeadRow = Pick<Selectable<LeadsTable>, (typeof ROW_COLUMNS)[number]> & LeadNames;
+
 // The names operators gave the lead's provider, campaign, flow and partner, as scalar subqueries:
 // on SQLite a chain of left joins costs three times as much for the same rows (measured on one
 // lead: 67 µs against 21 µs).
@@ -170,8 +219,12 @@ export const names = (eb: ExpressionBuilder<Database & { l: LeadsTable }, 'l'>) 
   eb.selectFrom('partners as p').select('p.name').whereRef('p.id', '=', 'l.partner_id').as('partner_name'),
 ];
 
+/** The names built once (Kysely's nodes are immutable): building them was a third of a page's query building. */
+const NAMES = names(expressionBuilder<Database & { l: LeadsTable }, 'l'>());
+
+/** Joins the names onto already-limited rows, so the joins never steer the index choice. */
 function withNames(db: DB, inner: ReturnType<typeof selectLeads>) {
-  return db.selectFrom(inner.as('l')).selectAll('l').select(names);
+  return db.selectFrom(inner.as('l')).selectAll('l').select(NAMES);
 }
 
 /** Up to `limit` leads after the cursor, in page order. */
