@@ -5,6 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
+import { lockingTransaction } from './database.js';
 import { withStatementCache } from './sqlite-statements.js';
 
 // The SQLite handle Kysely runs on (sqlite-statements.ts) reads rows as arrays and makes the
@@ -72,21 +73,21 @@ test('a cached "select *" follows the schema: a column added here, or by another
   assert.deepEqual(await all(), [{ id: 1, name: 'a', extra: 'e', more: 9 }]);
 });
 
-test('a transaction holds the write lock from its start: another process cannot write between its read and its write', async (t) => {
+test('a locking transaction holds the write lock from its start: another process cannot write between its read and its write', async (t) => {
   const { db, raw, file } = open(t);
   raw.exec(`create table t (id integer primary key, n integer); insert into t values (1, 0)`);
   raw.pragma('journal_mode = WAL');
   const other = new SQLite(file, { timeout: 0 });
   t.after(() => other.close());
   let otherError: Error | null = null;
-  await db.transaction().execute(async (tx) => {
+  await lockingTransaction(db, async (tx) => {
     const { rows } = await sql<{ n: number }>`select n from t where id = 1`.execute(tx);
     try {
       other.prepare('update t set n = n + 100 where id = 1').run();
     } catch (err) {
       otherError = err as Error;
     }
-    // A deferred transaction failed here ("database is locked", SQLITE_BUSY_SNAPSHOT, no wait).
+    // A deferred transaction (Kysely's db.transaction()) failed here ("database is locked", SQLITE_BUSY_SNAPSHOT, no wait).
     await sql`update t set n = ${rows[0].n + 1} where id = 1`.execute(tx);
   });
   assert.match(String(otherError), /database is locked/);

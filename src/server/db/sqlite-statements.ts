@@ -2,7 +2,7 @@ import type SQLite from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 // What Kysely's SQLite driver runs a statement with (its `database.prepare(sql)`): each SQL text
-// prepared once, rows built in JavaScript, transactions that take the write lock up front.
+// prepared once, and rows built in JavaScript.
 //
 // Kysely prepares every statement anew; on SQLite, preparing costs as much as running a typical
 // indexed query (tens of µs), and lead intake runs ~20 statements per lead. The same SQL text
@@ -15,12 +15,6 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
 // 0.69 → 0.34 ms for that page (bench/RESULTS.md, issue 30, fifth step). The same objects as
 // better-sqlite3's: the same keys in the same order, a later duplicate name winning.
 const STATEMENT_CACHE_SIZE = 500;
-// A transaction takes the write lock when it begins (IMMEDIATE), not at its first write: one
-// that read first could not take it after another process wrote, and SQLite answers that with
-// SQLITE_BUSY at once, with no wait (busy_timeout covers only a lock taken up front). In one
-// process every statement is already in turn on the one connection; across processes (a second
-// server, demo-data or a script beside the server) a transaction now waits its turn instead.
-const BEGIN = 'begin immediate';
 /** Statements that change the schema: a cached statement's columns may differ afterwards. */
 const DDL = /^\s*(create|drop|alter)\b/i;
 
@@ -90,7 +84,6 @@ export function withStatementCache(sqlite: SQLite.Database, onClose: () => void)
       // error replaces the one that matters (a full disk answered 500 instead of 503). Nothing is
       // left to roll back: run a statement that does nothing.
       if (text === 'rollback' && !sqlite.inTransaction) return (nothing ??= sqlite.prepare('select 1 where 0'));
-      if (text === 'begin') text = BEGIN; // Kysely's db.transaction()
       if (DDL.test(text)) {
         cache.clear();
         return sqlite.prepare(text);

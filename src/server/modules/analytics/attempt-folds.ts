@@ -8,7 +8,7 @@
 // Reasons are folded as the report shows them (contactPlaceholders), which SQL cannot do on
 // SQLite: the hour's raw reasons are grouped in SQL and merged here.
 import { sql, type Kysely } from 'kysely';
-import { isPostgres, type DB } from '../../db/database.js';
+import { isPostgres, lockingTransaction, type DB } from '../../db/database.js';
 import { contactPlaceholders } from '../../privacy/mask.js';
 
 const HOUR_MS = 3_600_000;
@@ -68,7 +68,7 @@ async function unfoldRows(tx: Kysely<any>, hour: string) {
 export async function foldHour(db: DB, hour: string, nowMs = Date.now()): Promise<void> {
   const from = iso(bucketStartMs(hour));
   const to = iso(bucketStartMs(hour) + HOUR_MS);
-  await db.transaction().execute(async (trx) => {
+  await lockingTransaction(db, async (trx) => {
     const tx = trx as unknown as Kysely<any>;
     if (isPostgres(db)) {
       // The hour's calls and links hold still until this commits: a change to one waits, and its
@@ -146,7 +146,7 @@ export async function foldHour(db: DB, hour: string, nowMs = Date.now()): Promis
 /** Folds one UTC day from its 24 folded hours; false (nothing written) when one is not folded. */
 export async function foldDay(db: DB, day: string, nowMs = Date.now()): Promise<boolean> {
   const hours = hoursOfDay(day);
-  return db.transaction().execute(async (trx) => {
+  return lockingTransaction(db, async (trx) => {
     const tx = trx as unknown as Kysely<any>;
     const list = sql.join(hours.map((h) => sql`${h}`));
     // FOR SHARE on PostgreSQL: an hour unfolded meanwhile waits for this, then finds the day folded.

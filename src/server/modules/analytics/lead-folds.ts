@@ -4,7 +4,7 @@
 // (db/triggers/lead-folds.ts) delete it, with the day's rows, on any change to the day's hourly
 // rows, and the hourly rows answer for that day until the next run folds it again.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { isPostgres, type DB } from '../../db/database.js';
+import { isPostgres, lockingTransaction, type DB } from '../../db/database.js';
 import { LEAD_DAY_LOCK } from '../../db/triggers/lead-folds.js';
 import { VOLUME } from '../../db/triggers/rollups.js';
 import { FOLD_AFTER_MS, type FoldOptions, type FoldRun } from './attempt-folds.js';
@@ -19,7 +19,7 @@ const KEY = ['country', 'partner_id', 'campaign_id', 'traffic_provider_id', 'flo
 /** Folds one ended UTC day ('YYYY-MM-DD') from its hourly rows, in one transaction. */
 export async function foldLeadDay(db: DB, day: string, nowMs = Date.now()): Promise<void> {
   const next = dayText(Date.parse(`${day}T00:00:00.000Z`) + DAY_MS);
-  await db.transaction().execute(async (trx) => {
+  await lockingTransaction(db, async (trx) => {
     const tx = trx as unknown as Kysely<any>;
     // Waits for the writers of the day in flight; those that come meanwhile wait for this.
     if (isPostgres(db)) await sql`select pg_advisory_xact_lock(${LEAD_DAY_LOCK}, hashtext(${day}))`.execute(tx);
