@@ -147,8 +147,8 @@ function prepareWrites(client: pg.PoolClient) {
 
 /**
  * A transaction that takes SQLite's write lock when it begins (BEGIN IMMEDIATE), for work that
- * reads before it writes and may run in two processes at once (the report folds: the server's
- * job and demo-data). Kysely begins DEFERRED: such a transaction cannot take the lock after
+ * reads before it writes and may run in two processes at once (migrations; the report folds:
+ * the server's job and demo-data). Kysely begins DEFERRED: such a transaction cannot take the lock after
  * another process wrote, and SQLite answers SQLITE_BUSY at once, without the busy_timeout wait.
  * Not every transaction's way: intake measured 5–15 % slower with all of them IMMEDIATE
  * (bench/RESULTS.md, issue 30 fifth step). PostgreSQL: a plain transaction.

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { isPostgres, type DB } from './database.js';
+import { isPostgres, lockingTransaction, type DB } from './database.js';
 import * as foundation from './migrations/20261121T000000Z_foundation.js';
 import * as resources from './migrations/20261122T003000Z_resources_and_leads.js';
 import * as analyticsRollup from './migrations/20261122T010000Z_analytics_rollup.js';
@@ -124,20 +124,12 @@ const MIGRATION_LOCK = 7_301_946; // any constant; the advisory lock several ins
  */
 export async function migrate(db: DB, opts: { until?: string } = {}): Promise<{ level: string | null }> {
   const postgres = isPostgres(db);
-  const applied = await db.connection().execute(async (conn) => {
+  // SQLite: the write lock up front, so a second process waits its turn (busy_timeout) instead
+  // of failing on a lock upgrade; PostgreSQL: an advisory lock the instances queue on.
+  const applied = await lockingTransaction(db, async (conn) => {
     const tx = conn as unknown as Kysely<any>;
-    // SQLite: IMMEDIATE takes the write lock up front, so a second process waits its turn
-    // (busy_timeout) instead of failing on a lock upgrade.
-    await sql.raw(postgres ? 'begin' : 'begin immediate').execute(tx);
-    try {
-      if (postgres) await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(tx);
-      const done = await applyPending(tx, opts.until);
-      await sql`commit`.execute(tx);
-      return done;
-    } catch (err) {
-      await sql`rollback`.execute(tx);
-      throw err;
-    }
+    if (postgres) await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(tx);
+    return applyPending(tx, opts.until);
   });
   return { level: migrations.filter(([name]) => applied.has(name)).at(-1)?.[0] ?? null };
 }
