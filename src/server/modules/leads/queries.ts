@@ -60,14 +60,15 @@ type AttemptRow = Omit<Selectable<LeadAttemptsTable>, 'lead_id'> & { partner_nam
 
 type HistoryRow = Omit<Selectable<LeadStatusHistoryTable>, 'lead_id'>;
 
+/** Every column of the lead (a search page's LeadRow carries fewer), with its names. */
+type StoredLead = Selectable<LeadsTable> & LeadNames;
+
 /** A lead with its names, its attempts in order (attempt, time, id) and its status history (oldest first), or undefined. */
 export async function findLead(
   db: DB,
   id: string,
 ): Promise<
-  | (Selectable<LeadsTable> &
-      LeadNames & { attempts: Omit<AttemptRow, 'id'>[]; status_history: Omit<HistoryRow, 'id'>[] })
-  | undefined
+  (StoredLead & { attempts: Omit<AttemptRow, 'id'>[]; status_history: Omit<HistoryRow, 'id'>[] }) | undefined
 > {
   const [row] = await leadWithAttempts(db, id);
   if (!row) return undefined;
@@ -77,7 +78,7 @@ export async function findLead(
   const history = fromJson(row.status_history) as HistoryRow[];
   history.sort((a, b) => Number(a.id) - Number(b.id));
   return {
-    ...(row as Selectable<LeadsTable> & LeadNames),
+    ...(row as StoredLead),
     attempts: attempts.map(({ id: _, ...a }) => a),
     status_history: history.map(({ id: _, ...h }) => h),
   };
