@@ -58,6 +58,41 @@ test('a range holds its first and last address and nothing beside them, IPv4 and
     assert.equal(countryOf(bad, r), null, `"${bad}" is not an address`);
 });
 
+test('the files are read as bytes: CRLF and blank lines pass, a malformed line names its file and byte', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'leadgate-geo-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const write = (name: string, text: string) => {
+    const file = path.join(dir, name);
+    writeFileSync(file, text);
+    return file;
+  };
+  // The largest IPv6 number (2^128 - 1) is 39 digits: every limb of the parse is used.
+  const top = ((1n << 128n) - 1n).toString();
+  const v6 = write('v6.csv', `${v6num('2a00:1::')},${top},NL\r\n`);
+  const r = await loadRanges(write('v4.csv', `\n${v4num('1.0.0.0')},${v4num('1.0.0.255')},AU\r\n\n`), v6);
+  assert.equal(r.v4.cc.length, 1, 'blank lines hold no range');
+  assert.equal(countryOf('1.0.0.9', r), 'AU');
+  assert.equal(countryOf('2c0f:ffff::1', r), 'NL', 'inside a range that ends at 2^128 - 1');
+  assert.equal(r.v6.lastHi[0], (1n << 64n) - 1n);
+  assert.equal(r.v6.lastLo[0], (1n << 64n) - 1n);
+  for (const [text, why] of [
+    ['16777216,16777471,au\n', /a two-letter country expected at byte 18/],
+    ['16777216,1677x471,AU\n', /a digit expected at byte 13/],
+    ['16777216,16777471\n', /a digit expected at byte 17|a number and a comma expected/],
+    ['4294967296,4294967296,AU\n', /an IPv4 number over 32 bits/],
+    ['16777216,16777471,AU,extra\n', /the line to end after its country/],
+  ] as const) {
+    const file = write('bad.csv', text);
+    await assert.rejects(loadRanges(file, v6), (err: Error) => {
+      assert.ok(err.message.includes(file), err.message);
+      assert.match(err.message, why);
+      return true;
+    });
+  }
+  const big = write('big.csv', `${(1n << 128n).toString()},1,DE\n`);
+  await assert.rejects(loadRanges(write('v4ok.csv', ''), big), /a number over 128 bits/);
+});
+
 test('the shipped ranges: read once, off the event loop; well-known blocks have their countries', async () => {
   const first = loadShippedRanges();
   assert.equal(loadShippedRanges(), first, 'one load per process');
