@@ -232,4 +232,47 @@ forEachDatabase('Partner performance from folded attempts', (engine) => {
     await foldDue(ta.db, { nowMs: Date.UTC(2026, 2, 11, 3) + FOLD_AFTER_MS });
     assert.ok((await folds(ta.db)).includes('2026-03-11T02'));
   });
+
+  test('a sparse history: the empty hours of a day are folded in one statement, the others one by one', async (t) => {
+    let markers = 0;
+    const ta = await buildTestApp(t, engine, {
+      onQuery: (q) => void (/^insert into "attempt_folds"/.test(q) && markers++),
+    });
+    const { w } = await world(ta.db);
+    // A call in 03-20T10 only, nine days after the rest: the days between hold nothing.
+    const [lone] = await insertLeads(ta.db, [
+      { traffic_provider_id: w.t1, created_at: '2026-03-20T10:05:00.000Z', status: 'delivered' },
+    ]);
+    await insertAttempt(ta.db, {
+      lead_id: lone,
+      partner_id: w.p1,
+      attempt_no: 1,
+      outcome: 'accepted',
+      requested_at: '2026-03-20T10:05:00.000Z',
+      duration_ms: 50,
+    });
+    const now = Date.UTC(2026, 2, 21, 12);
+    const withData = new Set(
+      [
+        ...(await ta.db.selectFrom('lead_attempts').select('requested_at as at').execute()),
+        ...(await ta.db.selectFrom('autologin_links').select('created_at as at').execute()),
+      ].map((r) => r.at.slice(0, 13)),
+    );
+    markers = 0;
+    const run = await foldDue(ta.db, { nowMs: now });
+    const hours = (Date.UTC(2026, 2, 21, 11) - Date.UTC(2026, 2, 1)) / HOUR; // 03-01T00 to 03-21T10
+    assert.deepEqual(run, { hours, days: 20, pending: 0 });
+    const stored = await folds(ta.db);
+    assert.equal(stored.filter((b) => b.length === 13).length, hours, 'every closed hour has its marker');
+    // One insert per hour with a call or link, one per day for its empty hours, one per day folded.
+    const daysWithEmpty = new Set(stored.filter((b) => b.length === 13 && !withData.has(b)).map((b) => b.slice(0, 10)))
+      .size;
+    assert.equal(markers, withData.size + daysWithEmpty + run.days, `${markers} inserts`);
+    assert.ok(markers < hours / 2, `${markers} inserts for ${hours} hours`);
+    // What is read from them is what the attempts say.
+    const range = 'date_from=2026-03-01&date_to=2026-03-21&timezone=UTC';
+    const folded = await getJson(ta, `/api/analytics/partners?${range}`);
+    await ta.db.deleteFrom('attempt_folds').execute();
+    assert.deepEqual(folded, await getJson(ta, `/api/analytics/partners?${range}`));
+  });
 });
