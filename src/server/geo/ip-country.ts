@@ -7,8 +7,8 @@ import ipaddr from 'ipaddr.js';
 // The ranges come from the npm package @ip-location-db/geo-whois-asn-country (README: which and
 // why): its "-num" CSV files, one range per line as "first,last,CC" in decimal. They are read
 // once per process, when the server is ready (about half a second, in a worker thread), into
-// typed arrays (about 11 MB for 334,000 IPv4 and 216,000 IPv6 ranges): IPv4 as 32-bit numbers, IPv6 as two 64-bit halves; a lookup is a
-// binary search (a few microseconds).
+// typed arrays (about 11 MB for 334,000 IPv4 and 216,000 IPv6 ranges): IPv4 as 32-bit numbers,
+// IPv6 as two 64-bit halves; a lookup is a binary search (a few microseconds).
 // Upgrading the package refreshes the data.
 
 const PACKAGE = '@ip-location-db/geo-whois-asn-country';
@@ -39,7 +39,7 @@ export interface CountryRanges {
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { readFileSync } = require('node:fs');
-const NL = 10, COMMA = 44, ZERO = 48, NINE = 57;
+const NL = 10, COMMA = 44, ZERO = 48;
 // Lines holding a range (not empty), so the arrays are sized before the parse.
 const count = (buf) => {
   let n = 0;
@@ -48,10 +48,11 @@ const count = (buf) => {
   }
   return n;
 };
-// Each line "first,last,CC" with first and last in decimal; onRange(k, at) reads the numbers
-// through num(), which parses the next field into four 32-bit limbs (low first).
+// Each line "first,last,CC" with first and last in decimal. parse() sizes the arrays through
+// make(n), then hands each line to their range(i, num, cc): num() parses the next field into
+// four 32-bit limbs (low first), cc() the country.
 const limbs = new Float64Array(4);
-const parse = (file, onRange) => {
+const parse = (file, make) => {
   const buf = readFileSync(file);
   const n = count(buf);
   let pos = 0;
@@ -82,7 +83,7 @@ const parse = (file, onRange) => {
     return (a << 8) | b;
   };
   let k = 0;
-  const arrays = onRange(n);
+  const arrays = make(n);
   while (pos < buf.length) {
     if (buf[pos] === NL) { pos++; continue; }
     arrays.range(k++, num, cc);

@@ -52,15 +52,19 @@ export const ATTEMPT_MEASURES = [
   'opened',
 ];
 
-async function unfoldRows(tx: Kysely<any>, hour: string) {
-  const day = hour.slice(0, 10);
-  for (const [bucket, grain] of [
-    [hour, 'hourly'],
-    [day, 'daily'],
-  ]) {
-    await tx.deleteFrom('attempt_folds').where('bucket', '=', bucket).execute();
-    await tx.deleteFrom(`attempt_stats_${grain}`).where('bucket', '=', bucket).execute();
-    await tx.deleteFrom(`attempt_reasons_${grain}`).where('bucket', '=', bucket).execute();
+/** Takes hours ('YYYY-MM-DDTHH') and their days out of the folds: their markers and their rows. */
+async function unfoldRows(tx: Kysely<any>, hours: string[]) {
+  const days = [...new Set(hours.map((h) => h.slice(0, 10)))];
+  await tx
+    .deleteFrom('attempt_folds')
+    .where('bucket', 'in', [...hours, ...days])
+    .execute();
+  for (const [buckets, grain] of [
+    [hours, 'hourly'],
+    [days, 'daily'],
+  ] as const) {
+    await tx.deleteFrom(`attempt_stats_${grain}`).where('bucket', 'in', buckets).execute();
+    await tx.deleteFrom(`attempt_reasons_${grain}`).where('bucket', 'in', buckets).execute();
   }
 }
 
@@ -83,7 +87,7 @@ export async function foldHour(db: DB, hour: string, nowMs = Date.now()): Promis
         tx,
       );
     }
-    await unfoldRows(tx, hour);
+    await unfoldRows(tx, [hour]);
     const stats = ATTEMPT_MEASURES.join(', ');
     await sql`insert into attempt_stats_hourly (${sql.raw(KEY.join(', '))}, ${sql.raw(stats)})
       select ${hour}, l.traffic_provider_id, a.partner_id, ${ATTEMPT_ORIGIN},
@@ -144,55 +148,38 @@ export async function foldHour(db: DB, hour: string, nowMs = Date.now()): Promis
 }
 
 /**
- * The closed hours of `hours` (one UTC day's) that hold a call or a link: a hint read without a
- * lock, so that the empty ones are folded together (foldEmptyHours checks again under its lock).
+ * The hours of `hours` (one UTC day's) that hold a call or a link. `lock` (PostgreSQL, in a
+ * transaction): their calls and links hold still until it commits, as in foldHour.
  */
-async function hoursWithData(db: DB, hours: string[]): Promise<Set<string>> {
+async function hoursHolding(db: Kysely<any>, hours: string[], lock = false): Promise<Set<string>> {
   const from = iso(bucketStartMs(hours.reduce((a, b) => (a < b ? a : b))));
   const to = iso(bucketStartMs(hours.reduce((a, b) => (a > b ? a : b))) + HOUR_MS);
+  const share = lock ? sql` for share` : sql``;
   const { rows } = await sql<{ h: string }>`
-    select substr(requested_at, 1, 13) as h from lead_attempts where requested_at >= ${from} and requested_at < ${to}
-    group by substr(requested_at, 1, 13)
-    union select substr(created_at, 1, 13) as h from autologin_links where created_at >= ${from} and created_at < ${to}
-    group by substr(created_at, 1, 13)`.execute(db);
+    select substr(x.at, 1, 13) as h from (
+      select a.requested_at as at from lead_attempts a where a.requested_at >= ${from} and a.requested_at < ${to}${share}
+    ) x
+    union select substr(y.at, 1, 13) from (
+      select k.created_at as at from autologin_links k where k.created_at >= ${from} and k.created_at < ${to}${share}
+    ) y`.execute(db);
   return new Set(rows.map((r) => r.h));
 }
 
 /**
  * Folds hours with no call and no link in one transaction (a sparse history: a fresh install's
- * demo data over two years has a call in one hour of four): their folds are only the markers, so
- * one statement writes them all instead of a transaction of a dozen statements each. The hours
- * are checked under the same lock foldHour takes; those that hold something after all are
- * returned, not folded (the caller folds them one by one).
+ * demo data over two years, say): their folds are only the markers, so one statement writes them
+ * all instead of a transaction of a dozen statements each. The hours are checked again under the
+ * lock foldHour takes; those that hold something after all are returned, not folded (the caller
+ * folds them one by one).
  */
 export async function foldEmptyHours(db: DB, hours: string[], nowMs = Date.now()): Promise<string[]> {
   if (!hours.length) return [];
-  const from = iso(bucketStartMs(hours.reduce((a, b) => (a < b ? a : b))));
-  const to = iso(bucketStartMs(hours.reduce((a, b) => (a > b ? a : b))) + HOUR_MS);
   return lockingTransaction(db, async (trx) => {
     const tx = trx as unknown as Kysely<any>;
-    // PostgreSQL: the span's calls and links hold still until this commits, as in foldHour.
-    const lock = isPostgres(db) ? sql` for share` : sql``;
-    const held = await sql<{ h: string }>`
-      select substr(x.at, 1, 13) as h from (
-        select a.requested_at as at from lead_attempts a where a.requested_at >= ${from} and a.requested_at < ${to}${lock}
-      ) x
-      union select substr(y.at, 1, 13) from (
-        select k.created_at as at from autologin_links k where k.created_at >= ${from} and k.created_at < ${to}${lock}
-      ) y`.execute(tx);
-    const busy = new Set(held.rows.map((r) => r.h));
+    const busy = await hoursHolding(tx, hours, isPostgres(db));
     const empty = hours.filter((h) => !busy.has(h));
     if (empty.length) {
-      const days = [...new Set(empty.map((h) => h.slice(0, 10)))];
-      const buckets = [...empty, ...days];
-      await tx.deleteFrom('attempt_folds').where('bucket', 'in', buckets).execute();
-      for (const [list, grain] of [
-        [empty, 'hourly'],
-        [days, 'daily'],
-      ] as const) {
-        await tx.deleteFrom(`attempt_stats_${grain}`).where('bucket', 'in', list).execute();
-        await tx.deleteFrom(`attempt_reasons_${grain}`).where('bucket', 'in', list).execute();
-      }
+      await unfoldRows(tx, empty);
       await tx
         .insertInto('attempt_folds')
         .values(empty.map((bucket) => ({ bucket, folded_at: iso(nowMs) })))
@@ -299,7 +286,8 @@ export async function foldDue(db: DB, opts: FoldOptions = {}): Promise<FoldRun> 
     while (end < due.length && due[end].startsWith(day)) end++;
     let left = due.slice(i, end);
     if (left.length > 2) {
-      const withData = await hoursWithData(db, left);
+      // A hint read without a lock: a full day takes no write lock here.
+      const withData = await hoursHolding(db as unknown as Kysely<any>, left);
       const empty = left.filter((h) => !withData.has(h));
       if (empty.length > 1) {
         if (outOfTime()) break byDay;
