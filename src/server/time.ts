@@ -149,12 +149,32 @@ export function dayGrid(tz: string, fromMs: number, toMs: number): DayGrid {
     starts.push(start);
   }
   starts.push(startOfLocalDay(tz, addDays(days[days.length - 1], 1)));
-  let bucketMs = HOUR_MS;
-  for (const size of [HOUR_MS, 15 * 60_000, 60_000]) {
-    bucketMs = size;
-    if (starts.every((s) => s % size === 0)) break;
-  }
-  return { days, starts, bucketMs };
+  return { days, starts, bucketMs: bucketFor(starts) };
+}
+
+/** The largest of an hour, a quarter and a minute that every start is a multiple of. */
+function bucketFor(starts: number[]): number {
+  for (const size of [HOUR_MS, 15 * 60_000]) if (starts.every((s) => s % size === 0)) return size;
+  return 60_000;
+}
+
+/**
+ * The grid's days merged into periods (weeks, months: a new one starts wherever `periodOf` names
+ * another): days[i] is the first day of each period inside the grid, starts[i] where it begins.
+ */
+export function periodGrid(grid: DayGrid, periodOf: (day: DayNumber) => string): DayGrid {
+  const days: DayNumber[] = [];
+  const starts: number[] = [];
+  let last: string | null = null;
+  grid.days.forEach((day, i) => {
+    const key = periodOf(day);
+    if (key === last) return;
+    last = key;
+    days.push(day);
+    starts.push(grid.starts[i]);
+  });
+  starts.push(grid.starts[grid.days.length]);
+  return { days, starts, bucketMs: bucketFor(starts) };
 }
 
 /** Index into grid.days of the day holding instant `ms` (which lies inside the grid). */

@@ -29,7 +29,13 @@ const queries = (w: Awaited<ReturnType<typeof insertAnalyticsWorld>>) =>
     `report?group_by=campaign&partner_id=${w.p1}&${r}`,
     `report?group_by=day&${r}`, // by local day: the hours, not the days
     `report?group_by=partner&date_type=ftd&${r}`,
+    // By week or month: the UTC days wholly inside one local period, the hours around them.
+    `report?group_by=week&then_by=partner&${r}`,
+    `report?group_by=month&then_by=campaign&country=DE&${r}`,
+    `report?group_by=traffic_provider&then_by=week&${r}`,
+    `report?group_by=month&then_by=week&${r}`,
   ]);
+const PER_RANGE = 13;
 
 async function answers(ta: Awaited<ReturnType<typeof buildTestApp>>, list: string[], token?: string) {
   const out: unknown[] = [];
@@ -45,15 +51,16 @@ forEachDatabase('Leads report from folded days', (engine) => {
     const w = await insertAnalyticsWorld(ta.db);
     await insertLeads(ta.db, analyticsDataset(w));
     const list = queries(w);
+    assert.equal(list.length, RANGES.length * PER_RANGE);
     const scoped = await newOperator(ta, ['analytics:view'], { traffic_provider_ids: [w.t1], partner_ids: null });
     const raw = await answers(ta, list);
-    const rawScoped = await answers(ta, list.slice(0, 9), scoped.token);
+    const rawScoped = await answers(ta, list.slice(0, PER_RANGE), scoped.token);
 
     const run = await foldLeadDays(ta.db, { nowMs: NOW });
     assert.equal(run.days, 42, 'every day from 02-27 to 04-09');
     assert.equal(run.pending, 0);
     assert.deepEqual(await answers(ta, list), raw);
-    assert.deepEqual(await answers(ta, list.slice(0, 9), scoped.token), rawScoped);
+    assert.deepEqual(await answers(ta, list.slice(0, PER_RANGE), scoped.token), rawScoped);
     assert.deepEqual(await foldLeadDays(ta.db, { nowMs: NOW }), { hours: 0, days: 0, pending: 0 });
 
     // The report reads them: a day's sums changed there are what it answers.
@@ -66,13 +73,19 @@ forEachDatabase('Leads report from folded days', (engine) => {
     // (the report by partner: a summary reads the country rollup, a seventh of the rows)
     const body = await getJson(ta, `/api/analytics/report?group_by=partner&${RANGES[0]}`);
     assert.equal(body.totals.leads, (raw[1] as typeof body).totals.leads + 1000 * n);
+    // By week then partner too, and the day's week (03-02 to 03-08) holds them.
+    const weeks = await getJson(ta, `/api/analytics/report?group_by=week&then_by=partner&${RANGES[0]}`);
+    const before = raw[9] as typeof weeks;
+    assert.equal(weeks.totals.leads, before.totals.leads + 1000 * n);
+    const week10 = (b: typeof weeks) => b.rows.find((r: { key: string }) => r.key === '2026-W10').leads;
+    assert.equal(week10(weeks), week10(before) + 1000 * n);
   });
 
   test('a change to a folded day unfolds it at once, and only it; the next run folds it again', async (t) => {
     const ta = await buildTestApp(t, engine);
     const w = await insertAnalyticsWorld(ta.db);
     const ids = await insertLeads(ta.db, analyticsDataset(w));
-    const list = queries(w).slice(0, 18);
+    const list = queries(w).slice(0, 2 * PER_RANGE);
     await foldLeadDays(ta.db, { nowMs: NOW });
     const all = await folds(ta.db);
     const fresh = async () => {

@@ -21,6 +21,7 @@ export interface Filters {
 export const HOUR_BUCKET = 3_600_000;
 export const QUARTER_BUCKET = 900_000;
 export const MINUTE_BUCKET = 60_000;
+const DAY_MS = 86_400_000;
 
 /** created_at: every measure; ftd_at: FTDs and their revenue only. */
 export type DateColumn = 'created_at' | 'ftd_at';
@@ -42,10 +43,11 @@ export interface RollupSpec extends Common {
   /** Hours (their start, ms) inside the range to leave out: read from leads instead. */
   skipHours: number[];
   /**
-   * Where local days start (ms, ascending, one more than there are days; DayGrid.starts): the
-   * hours are summed per day in SQL, each row's bucket being its day's start. Null: the whole range.
+   * Where the buckets (local days, weeks or months) start (ms, ascending, one more than there are
+   * buckets; DayGrid.starts): the hours are summed per bucket in SQL, each row's bucket being its
+   * start. Null: the whole range.
    */
-  dayStarts: number[] | null;
+  bucketStarts: number[] | null;
 }
 
 export interface RawSpec extends Common {
@@ -136,20 +138,55 @@ function rollupTable(spec: RollupSpec): string {
 
 const KEY_ORDER: EntityColumn[] = ['country', 'partner_id', 'campaign_id', 'traffic_provider_id', 'flow_id'];
 
-/** Each whole hour of [fromMs, toMs) but the skipped ones, with the index of the day holding it. */
+/** Each whole hour of [fromMs, toMs) but the skipped ones, with the index of the bucket holding it. */
 function dayOfEachHour(
   fromMs: number,
   toMs: number,
   skip: Set<number>,
-  dayStarts: number[],
-): [hour: number, day: number][] {
+  starts: number[],
+): [hour: number, bucket: number][] {
   const out: [number, number][] = [];
-  let day = 0;
+  let b = 0;
   for (let h = fromMs; h < toMs; h += HOUR_BUCKET) {
-    while (day + 1 < dayStarts.length && dayStarts[day + 1] <= h) day++;
-    if (!skip.has(h)) out.push([h, day]);
+    while (b + 1 < starts.length && starts[b + 1] <= h) b++;
+    if (!skip.has(h)) out.push([h, b]);
   }
   return out;
+}
+
+/**
+ * The folded UTC days of [fromMs, toMs) that lie wholly inside one bucket, read from
+ * lead_stats_daily with each row's bucket index as b0; `days` are the starts (ms) of those read,
+ * whose hours the caller leaves out (a day unfolded meanwhile is not among them).
+ */
+async function readBucketDays(
+  db: DB,
+  fromMs: number,
+  toMs: number,
+  starts: number[],
+  select: Parameters<typeof readLeadDays>[2],
+): Promise<{ rows: Record<string, unknown>[]; days: number[] }> {
+  const inside = new Map<string, number>();
+  let b = 0;
+  for (const day of await foldedLeadDays(db, fromMs, toMs)) {
+    const start = Date.parse(`${day}T00:00:00.000Z`);
+    while (b + 1 < starts.length && starts[b + 1] <= start) b++;
+    if (starts[b] <= start && start + DAY_MS <= starts[b + 1]) inside.set(day, b);
+  }
+  if (!inside.size) return { rows: [], days: [] };
+  // Literals, not parameters: PostgreSQL matches the GROUP BY to the SELECT by their text.
+  const bucket = sql`case r.day ${sql.join(
+    [...inside].map(([day, i]) => sql`when ${sql.lit(day)} then ${sql.lit(i)}`),
+    sql` `,
+  )} end`;
+  const read = await readLeadDays(db, [...inside.keys()], {
+    columns: [sql`${bucket} as b0`, ...select.columns],
+    placeholders: [sql.raw('null as b0'), ...select.placeholders],
+    where: select.where,
+    groups: [bucket, ...select.groups],
+  });
+  for (const day of read.unfolded) inside.delete(day);
+  return { rows: read.rows, days: [...inside.keys()].map((day) => Date.parse(`${day}T00:00:00.000Z`)) };
 }
 
 /** The volume measures as [alias, rollup column]; revenue's column depends on the report (volumeSums). */
@@ -194,7 +231,7 @@ export async function aggregateRollup(db: DB, spec: RollupSpec): Promise<Aggrega
     sql`r.hour < ${hourText(spec.toMs)}`,
     ...filtered,
   ];
-  if (spec.skipHours.length && !spec.dayStarts)
+  if (spec.skipHours.length && !spec.bucketStarts)
     where.push(sql`r.hour not in (${sql.join(spec.skipHours.map(hourText))})`);
   const sums = volume
     ? volumeSums(spec.revenueWithoutFtd)
@@ -211,12 +248,27 @@ export async function aggregateRollup(db: DB, spec: RollupSpec): Promise<Aggrega
   const table = sql.table(rollupTable(spec));
   let statement: RawBuilder<unknown>;
   let daily: Record<string, unknown>[] = [];
-  if (spec.dayStarts) {
-    // Local days folded in SQL, so a few thousand (day, entity) rows cross into Node instead of
-    // tens of thousands of (hour, entity) rows: each hour read is joined to its day by equality,
-    // which both engines plan well (a range join made PostgreSQL compare every pair).
-    const hours = dayOfEachHour(spec.fromMs, spec.toMs, new Set(spec.skipHours), spec.dayStarts);
-    if (!hours.length) return [];
+  if (spec.bucketStarts) {
+    // Hours summed per bucket in SQL, so a few thousand (bucket, entity) rows cross into Node instead
+    // of tens of thousands of (hour, entity) rows: each hour read is joined to its bucket by
+    // equality, which both engines plan well (a range join made PostgreSQL compare every pair).
+    // Folded UTC days inside one bucket (a week's or a month's) are read from the daily rollup.
+    const skip = new Set(spec.skipHours);
+    if (rollupTable(spec) === 'lead_stats_hourly') {
+      const read = await readBucketDays(db, spec.fromMs, spec.toMs, spec.bucketStarts, {
+        columns: selections,
+        placeholders: [
+          ...spec.entities.map((_, i) => sql.raw(`null as e${i}`)),
+          ...sums.map(([alias]) => sql.raw(`0 as ${alias}`)),
+        ],
+        where: filtered,
+        groups,
+      });
+      daily = read.rows;
+      for (const day of read.days) for (let h = day; h < day + DAY_MS; h += HOUR_BUCKET) skip.add(h);
+    }
+    const hours = dayOfEachHour(spec.fromMs, spec.toMs, skip, spec.bucketStarts);
+    if (!hours.length) return toRows(daily, spec.entities, (r) => spec.bucketStarts![num(r.b0)]);
     const d = sql.join(hours.map(([hour, b]) => sql`(${hourText(hour)}, ${sql.lit(b)})`));
     statement = sql`with d (hour, b) as (values ${d}) select d.b as b0, ${sql.join(selections)} from d join ${table} r on r.hour = d.hour where ${sql.join(where, sql` and `)} group by ${sql.join([sql`d.b`, ...groups])}`;
   } else {
@@ -255,10 +307,10 @@ export async function aggregateRollup(db: DB, spec: RollupSpec): Promise<Aggrega
     statement = sql`select ${sql.join(selections)} from ${table} r where ${sql.join(where, sql` and `)}${groups.length ? sql` group by ${sql.join(groups)}` : sql``}`;
   }
   const rows = [...daily, ...((await statement.execute(db)).rows as Record<string, unknown>[])];
-  const grouped = spec.dayStarts !== null || groups.length > 0;
+  const grouped = spec.bucketStarts !== null || groups.length > 0;
   // Without grouping, SQL answers one row even over nothing.
   return toRows(grouped ? rows : rows.filter((r) => r.leads !== null || r.ftds !== null), spec.entities, (r) =>
-    spec.dayStarts ? spec.dayStarts[num(r.b0)] : null,
+    spec.bucketStarts ? spec.bucketStarts[num(r.b0)] : null,
   );
 }
 

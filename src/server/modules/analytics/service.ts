@@ -15,7 +15,17 @@ import {
 } from './queries.js';
 import { resolveRange, type Range } from './range.js';
 import { TIME_DIMENSIONS, type Dimension, type ReportQueryT, type SummaryQueryT } from './schemas.js';
-import { dayGrid, dayIndex, dayKey, isoWeekKey, monthKey, weekSpan, type DayGrid, type DayNumber } from '../../time.js';
+import {
+  dayGrid,
+  dayIndex,
+  dayKey,
+  isoWeekKey,
+  monthKey,
+  periodGrid,
+  weekSpan,
+  type DayGrid,
+  type DayNumber,
+} from '../../time.js';
 
 export const CURRENCY = 'USD';
 
@@ -144,7 +154,7 @@ async function collect(
       const part = !ftd ? 'all' : column === 'created_at' ? 'volume' : 'ftd';
       const rows = [
         ...(plan.rollup
-          ? await aggregateRollup(conn, { ...common, ...plan.rollup, dayStarts: grid?.starts ?? null })
+          ? await aggregateRollup(conn, { ...common, ...plan.rollup, bucketStarts: grid?.starts ?? null })
           : []),
         ...(plan.raw.length
           ? await aggregateRaw(conn, { ...common, segments: plan.raw, bucketMs: grid?.bucketMs ?? null })
@@ -236,7 +246,12 @@ export async function report(db: DB, q: ReportQueryT, operatorTz: string, scope:
       levels.filter((d) => !TIME_DIMENSIONS.has(d)).map((d) => ENTITY_COLUMN[d as keyof typeof ENTITY_COLUMN]),
     ),
   ];
-  const grid = levels.some((d) => TIME_DIMENSIONS.has(d)) ? dayGrid(range.tz, range.fromMs, range.toMs) : null;
+  // By week or month alone, the rollups are summed per period, not per day (a twelfth of the rows
+  // for 90 days by week), and a period's whole UTC days are read from the daily rollup.
+  const times = levels.filter((d) => TIME_DIMENSIONS.has(d));
+  const days = times.length ? dayGrid(range.tz, range.fromMs, range.toMs) : null;
+  const grid =
+    days && !times.includes('day') ? periodGrid(days, (day) => times.map((d) => periodKey(d, day)).join()) : days;
 
   const totals = zero();
   const top = new Map<string | null, Group>();
