@@ -39,7 +39,7 @@ import { rewriteRequestTarget } from './http/request-target.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { installSpa } from './http/spa.js';
-import { validatorCompiler } from './http/validation.js';
+import { buildSerializer, validatorCompiler } from './http/validation.js';
 import type { App, RouteInfo } from './types.js';
 import { VERSION } from './version.js';
 import apiKeyRoutes from './modules/api-keys/routes.js';
@@ -165,6 +165,7 @@ export async function buildApp(config: Config, db: DB, opts: BuildOptions = {}):
     rewriteUrl: rewriteRequestTarget,
     // Bad %-escapes and over-long path parameters fail before routing: answer problem+json too.
     frameworkErrors: frameworkErrorHandler,
+    schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (stdout) app.addHook('onClose', async () => stdout.flushSync());

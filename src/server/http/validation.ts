@@ -1,5 +1,6 @@
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifySchemaCompiler } from 'fastify';
 import { Readable } from 'node:stream';
 import { isCountryCode } from './countries.js';
@@ -48,8 +49,17 @@ function nulAt(root: unknown): string | null {
 
 // PostgreSQL text cannot hold U+0000 (the query fails) and no field of this API needs it, so
 // every input refuses it the same way on both engines: 400 naming the field.
+//
+// Validators and serializers are compiled once per process for each distinct schema (by its JSON):
+// compiling them is most of what building the app costs (about 300 ms of 400), which a process
+// building many apps (the tests build about 1,200) would otherwise pay each time; Fastify hands
+// each app its own copy of a route's schema, so the objects themselves differ.
+const validators = new Map<string, ReturnType<Ajv['compile']>>();
+
 export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) => {
-  const validate = (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+  const key = `${httpPart === 'body' ? 'body' : 'text'}:${JSON.stringify(schema)}`;
+  let validate = validators.get(key);
+  if (!validate) validators.set(key, (validate = (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object)));
   const check = Object.assign(
     (data: unknown) => {
       const ok = validate(data);
@@ -71,4 +81,20 @@ export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart
     { errors: null as typeof validate.errors },
   );
   return check as any;
+};
+
+type SerializerFactory = ReturnType<typeof SerializerSelector>;
+const serializers = new Map<string, ReturnType<ReturnType<SerializerFactory>>>();
+const defaultSerializers = SerializerSelector();
+
+/** Fastify's fast-json-stringify serializers (schemaController.compilersFactory), compiled once per process per schema. */
+export const buildSerializer: SerializerFactory = (externalSchemas, serializerOpts) => {
+  const compile = defaultSerializers(externalSchemas, serializerOpts);
+  const shared = JSON.stringify([externalSchemas, serializerOpts]);
+  return (route) => {
+    const key = `${shared}:${JSON.stringify(route.schema)}`;
+    let serialize = serializers.get(key);
+    if (!serialize) serializers.set(key, (serialize = compile(route)));
+    return serialize;
+  };
 };
