@@ -427,6 +427,7 @@ async function benchSetup(engine: string, processes: number, delay: number, outb
   const partner = await startPartner(delay);
   const logFiles: string[] = [];
   const servers: { base: string; child: ChildProcess }[] = [];
+  mkdirSync(WORK, { recursive: true }); // a PostgreSQL-only run on a fresh machine has made nothing under it yet
   try {
     // One after another: the first migrates the new database, the others find it migrated.
     for (let i = 0; i < processes; i++) {

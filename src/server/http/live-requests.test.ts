@@ -12,13 +12,18 @@ async function server(t: { after(fn: () => Promise<unknown>): void }, liveMs = 2
   const live = installLiveRequests(app as unknown as App, liveMs);
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));
+  let arrive!: () => void;
+  // The handler runs after onRequest: from then on the server counts the request as in flight.
+  // (A fixed sleep instead failed CI on a loaded machine: the request had not arrived yet.)
+  const arrived = new Promise<void>((r) => (arrive = r));
   app.get('/held', async () => {
+    arrive();
     await held;
     return { ok: true };
   });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   t.after(() => app.close());
-  return { live, base, release };
+  return { live, base, release, arrived };
 }
 
 const settled = async (p: Promise<unknown>, ms: number) =>
@@ -30,9 +35,9 @@ test('quiet() resolves at once with no request in flight', async (t) => {
 });
 
 test('quiet() waits while a request is answered and resolves once it is', async (t) => {
-  const { live, base, release } = await server(t);
+  const { live, base, release, arrived } = await server(t);
   const answer = fetch(`${base}/held`);
-  await new Promise((r) => setTimeout(r, 50)); // the request is in flight
+  await arrived; // the request is in flight
   const quiet = live.quiet(5_000);
   assert.equal(await settled(quiet, 200), false, 'held while the request is in flight');
   release();
@@ -41,9 +46,9 @@ test('quiet() waits while a request is answered and resolves once it is', async 
 });
 
 test('quiet() waits at most maxWaitMs', async (t) => {
-  const { live, base, release } = await server(t);
+  const { live, base, release, arrived } = await server(t);
   const answer = fetch(`${base}/held`);
-  await new Promise((r) => setTimeout(r, 50));
+  await arrived;
   const started = Date.now();
   await live.quiet(150);
   const waited = Date.now() - started;
@@ -53,9 +58,9 @@ test('quiet() waits at most maxWaitMs', async (t) => {
 });
 
 test('a request in flight longer than the live window (a stream) does not hold it', async (t) => {
-  const { live, base, release } = await server(t, 100);
+  const { live, base, release, arrived } = await server(t, 100);
   const answer = fetch(`${base}/held`);
-  await new Promise((r) => setTimeout(r, 50));
+  await arrived;
   assert.equal(await settled(live.quiet(5_000), 20), false, 'young: held');
   assert.equal(await settled(live.quiet(5_000), 300), true, 'older than the window: not live traffic');
   release();
