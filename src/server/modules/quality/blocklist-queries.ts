@@ -31,7 +31,7 @@ function withKeys(db: Kysely<Database>, keysJson: string, providerId: string, no
  * intake's one read (intake/service.ts).
  */
 export const blockingEntry = (db: Kysely<Database>, keysJson: string, providerId: string, now: string) =>
-  withKeys(db, keysJson, providerId, now).select(['id', 'kind', 'value', 'traffic_provider_id']).limit(1);
+  withKeys(db, keysJson, providerId, now).select(['id', 'kind', 'value', 'traffic_provider_id']).limit(sql.lit(1)); // a literal: intake/duplicates.ts
 
 /** Every entry matching any of the keys: a CSV import's chunk at once. */
 export const entriesWithKeys = (db: Kysely<Database>, keysJson: string, providerId: string, now: string) =>
