@@ -44,6 +44,7 @@ import * as rareMatchIndexes from './migrations/20261208T000000Z_rare_match_inde
 import * as lastFirstNameIndex from './migrations/20261208T010000Z_last_first_name_index.js';
 import * as attemptRollups from './migrations/20261209T000000Z_attempt_rollups.js';
 import * as leadDailyRollup from './migrations/20261209T010000Z_lead_daily_rollup.js';
+import * as triggerIfs from './migrations/20261210T000000Z_trigger_ifs.js';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
@@ -96,6 +97,7 @@ const migrations: [string, Migration][] = [
   ['20261208T010000Z_last_first_name_index', lastFirstNameIndex],
   ['20261209T000000Z_attempt_rollups', attemptRollups],
   ['20261209T010000Z_lead_daily_rollup', leadDailyRollup],
+  ['20261210T000000Z_trigger_ifs', triggerIfs],
 ];
 
 /** The newest migration: what a fully migrated database reports as its level. */

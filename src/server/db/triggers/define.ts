@@ -61,6 +61,14 @@ export function defineTrigger(
   };
 }
 
+/**
+ * PostgreSQL: `then` when `cond` holds, else `otherwise`, as one plpgsql statement. A trigger's
+ * statement whose WHERE is false still pays the executor's start (its target's indexes opened,
+ * its plan set up); an IF on the row's values costs an expression.
+ */
+export const pgIf = (cond: string, then: string[], otherwise: string[] = []) =>
+  `if ${cond} then ${then.join('; ')};${otherwise.length ? ` else ${otherwise.join('; ')};` : ''} end if`;
+
 /** Now, as the text every timestamp column holds (ISO 8601, milliseconds, UTC). */
 export const ALERT_NOW: Record<Engine, string> = {
   sqlite: `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,

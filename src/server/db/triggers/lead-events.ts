@@ -1,5 +1,5 @@
 import type { Engine } from '../database.js';
-import { ALERT_NOW, defineTrigger } from './define.js';
+import { ALERT_NOW, defineTrigger, pgIf } from './define.js';
 
 // Lead events into the outbox (events), written in the same statement as the change they tell
 // of: received (insert), delivered / rejected (and duplicate) / failed (status), FTD (ftd_at
@@ -45,11 +45,13 @@ function leadEvent(
   cond: string,
   previousSaleStatus = 'null',
 ): string {
-  return (
+  const insert =
     `insert into events (type, occurred_at, lead_id, partner_id, traffic_provider_id, campaign_id, data) ` +
     `select t.type, ${occurredAt}, new.id, new.partner_id, new.traffic_provider_id, new.campaign_id, ${leadSnapshot(engine, previousSaleStatus)} ` +
-    `from (select ${type} as type) t where t.type is not null and ${cond} and ${wanted('t.type')}`
-  );
+    `from (select ${type} as type) t where t.type is not null and ${cond} and ${wanted('t.type')}`;
+  // PostgreSQL: the conditions first, as a plpgsql IF (define.ts pgIf): with nobody subscribed,
+  // one probe of event_subscriptions and no insert set up.
+  return engine === 'postgres' ? pgIf(`(${type}) is not null and ${cond} and ${wanted(type)}`, [insert]) : insert;
 }
 
 /** The event of a lead's status: delivered, rejected (a duplicate too), failed; null for the others. */

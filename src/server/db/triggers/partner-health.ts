@@ -1,5 +1,5 @@
 import type { Engine } from '../database.js';
-import { ALERT_NOW, defineTrigger } from './define.js';
+import { ALERT_NOW, defineTrigger, pgIf } from './define.js';
 
 // A partner's health from its calls' outcomes (lead_attempts leaving in_flight):
 // consecutive_failures counts failed calls in a row (no answer, an error, HTTP 5xx; not a
@@ -32,7 +32,7 @@ function attemptHealthBody(engine: Engine): string[] {
   const bool = (b: boolean) => (engine === 'postgres' ? String(b) : `json('${b}')`); // SQLite's json_object writes a bare false as 0
   const failed = `(new.outcome in ('timeout', 'error') and coalesce(new.reason, '') <> '${INTERRUPTED_ATTEMPT.replace(/'/g, "''")}' or (new.outcome = 'rejected' and coalesce(new.http_status, 0) >= 500))`;
   const pausing = `p.id = new.partner_id and ${failed} and p.status = 'active' and p.pause_after_failures is not null and p.consecutive_failures >= p.pause_after_failures`;
-  return [
+  const statements = [
     `update partners set consecutive_failures = case when ${failed} then consecutive_failures + 1 else 0 end where id = new.partner_id and (${failed} or consecutive_failures <> 0)`,
     `insert into events (type, occurred_at, partner_id, data, dedupe_key) select 'partner.failing', ${ALERT_NOW[engine]}, p.id, ` +
       `${json}('failures', p.consecutive_failures, 'last_reason', new.reason, 'paused', ${bool(false)})${asText}, 'partner.failing:' || p.id || ':' || new.id ` +
@@ -45,6 +45,8 @@ function attemptHealthBody(engine: Engine): string[] {
       `${json}('name', p.name, 'failures', p.consecutive_failures, 'pause_after_failures', p.pause_after_failures, 'last_reason', new.reason)${asText} from partners p where ${pausing}`,
     `update partners set status = 'paused', updated_at = ${ALERT_NOW[engine]} where id = new.partner_id and status = 'active' and pause_after_failures is not null and consecutive_failures >= pause_after_failures and ${failed}`,
   ];
+  // PostgreSQL: a call answered (the common case) runs the reset alone (define.ts pgIf).
+  return engine === 'postgres' ? [pgIf(failed, statements, [statements[0]])] : statements;
 }
 
 export const leadAttemptsHealth = defineTrigger(

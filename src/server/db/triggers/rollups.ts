@@ -1,4 +1,5 @@
-import { defineTrigger } from './define.js';
+import type { Engine } from '../database.js';
+import { defineTrigger, pgIf } from './define.js';
 
 // The hourly rollups of leads (lead_stats_hourly, lead_country_stats_hourly and
 // lead_ftd_stats_hourly for analytics; lead_provider_stats_hourly for the providers' portal),
@@ -18,6 +19,11 @@ import { defineTrigger } from './define.js';
 // 20261130T050000Z_provider_rollup, from this file, before leads.flags existed, and PostgreSQL
 // checks the columns of UPDATE OF and WHEN when a trigger is created (not those of its body). So
 // ROLLUP_TRIGGERS' events and conditions may name only columns that existed then.
+//
+// On PostgreSQL the choices are plpgsql IFs rather than each statement's WHERE: a statement whose
+// WHERE is false still costs the executor's start (its target's indexes opened, its plan set up),
+// and the update trigger ran eleven of them per delivery to apply four (bench/RESULTS.md, issue 30,
+// "PostgreSQL's triggers"). SQLite's triggers have no IF; there the WHEREs choose.
 
 const FULL_KEY = ['hour', 'country', 'partner_id', 'campaign_id', 'traffic_provider_id', 'flow_id'];
 const COUNTRY_KEY = ['hour', 'country'];
@@ -101,17 +107,20 @@ const VOLUME_TABLES: [table: string, key: string[], measures: string[]][] = [
 ];
 
 /** Lead row `r`'s FTD (if it has one) added to or taken from the FTD rollup, by its FTD hour. */
-const ftdContribution = (r: string, sign: 1 | -1) =>
-  upsert(
+function ftdContribution(engine: Engine, r: string, sign: 1 | -1): string {
+  const has = `${r}.ftd_at is not null`;
+  const statement = upsert(
     'lead_ftd_stats_hourly',
     FULL_KEY,
     FTD,
     [...FULL_KEY.map((k) => keyValue(r, k, 'ftd_at')), `${sign}`, `${sign} * ${r}.revenue_cents`],
-    `${r}.ftd_at is not null`,
+    has,
   );
+  return engine === 'postgres' ? pgIf(has, [statement]) : statement;
+}
 
 /** Adds (1) or takes away (-1) lead row `r` (NEW or OLD) in every rollup. */
-function contribution(r: string, sign: 1 | -1): string[] {
+function contribution(engine: Engine, r: string, sign: 1 | -1): string[] {
   const volume = volumeOf(r);
   const out = VOLUME_TABLES.map(([table, key, measures]) =>
     upsert(
@@ -122,12 +131,12 @@ function contribution(r: string, sign: 1 | -1): string[] {
       '1 = 1',
     ),
   );
-  out.push(ftdContribution(r, sign));
+  out.push(ftdContribution(engine, r, sign));
   return out;
 }
 
 /** An update: the difference alone where the lead stays in the same row, else out of the old and into the new. */
-function change(): string[] {
+function change(engine: Engine): string[] {
   const out: string[] = [];
   const newVolume = volumeOf('new');
   const oldVolume = volumeOf('old');
@@ -137,22 +146,23 @@ function change(): string[] {
       key.map((k) => keyValue('new', k, 'created_at')),
     ];
     const same = oldKey.map((v, i) => `${v} = ${newKey[i]}`).join(' and ');
-    out.push(
-      upsert(table, key, measures, [...newKey, ...measures.map((m) => `${newVolume[m]} - ${oldVolume[m]}`)], same),
-    );
-    out.push(
-      upsert(table, key, measures, [...oldKey, ...measures.map((m) => `-1 * ${oldVolume[m]}`)], `not (${same})`),
-    );
-    out.push(upsert(table, key, measures, [...newKey, ...measures.map((m) => newVolume[m])], `not (${same})`));
+    const stays = (where: string) =>
+      upsert(table, key, measures, [...newKey, ...measures.map((m) => `${newVolume[m]} - ${oldVolume[m]}`)], where);
+    const moves = (where: string) => [
+      upsert(table, key, measures, [...oldKey, ...measures.map((m) => `-1 * ${oldVolume[m]}`)], where),
+      upsert(table, key, measures, [...newKey, ...measures.map((m) => newVolume[m])], where),
+    ];
+    if (engine === 'postgres') out.push(pgIf(same, [stays('1 = 1')], moves('1 = 1')));
+    else out.push(stays(same), ...moves(`not (${same})`));
   }
   // FTDs are rare: out and in.
-  out.push(ftdContribution('old', -1), ftdContribution('new', 1));
+  out.push(ftdContribution(engine, 'old', -1), ftdContribution(engine, 'new', 1));
   return out;
 }
 
-export const leadsRollupInsert = defineTrigger('leads_rollup_insert', 'leads', 'insert', () => ({
+export const leadsRollupInsert = defineTrigger('leads_rollup_insert', 'leads', 'insert', (engine) => ({
   when: null,
-  body: contribution('new', 1),
+  body: contribution(engine, 'new', 1),
 }));
 
 /**
@@ -171,8 +181,8 @@ const kept = `exists (select 1 from settings where key = '${KEEP_ROLLUPS_KEY}')`
  */
 export const leadsRollupDelete = defineTrigger('leads_rollup_delete', 'leads', 'delete', (engine) =>
   engine === 'postgres'
-    ? { when: null, body: [`if ${kept} then return null; end if`, ...contribution('old', -1)] }
-    : { when: `not ${kept}`, body: contribution('old', -1) },
+    ? { when: null, body: [`if ${kept} then return null; end if`, ...contribution(engine, 'old', -1)] }
+    : { when: `not ${kept}`, body: contribution(engine, 'old', -1) },
 );
 
 export const leadsRollupUpdate = defineTrigger(
@@ -184,7 +194,7 @@ export const leadsRollupUpdate = defineTrigger(
       engine === 'postgres'
         ? `(${WATCHED.map((c) => `old.${c}`).join(', ')}) is distinct from (${WATCHED.map((c) => `new.${c}`).join(', ')})`
         : WATCHED.map((c) => `old.${c} is not new.${c}`).join(' or '),
-    body: change(),
+    body: change(engine),
   }),
 );
 
