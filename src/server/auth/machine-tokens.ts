@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
+import type { TrafficProvidersTable } from '../db/tables.js';
 import { PREPARED, type DB } from '../db/database.js';
 import { HttpProblem } from '../http/errors.js';
 import { parseToken, secretMatches } from './credentials.js';
@@ -10,12 +11,36 @@ import { IpAllowList } from './ip-allowlist.js';
 // checked in the one auth hook (guard.ts); handlers get request.trafficProvider or
 // request.postbackPartner. Neither is subject to the account IP allow-list.
 
+/** The provider columns intake decides from: read by the token, and read again to confirm a kept row. */
+export const PROVIDER_COLUMNS = [
+  'id',
+  'name',
+  'status',
+  'token_id',
+  'token_hash',
+  'allowed_ips',
+  'duplicate_policy',
+  'velocity_policy',
+  'review_rule',
+  'archived_at',
+] as const;
+export type ProviderRow = Pick<Selectable<TrafficProvidersTable>, (typeof PROVIDER_COLUMNS)[number]>;
+
 export interface IntakeProvider {
   id: string;
   name: string;
   duplicate_policy: string; // JSON, see traffic-providers/schemas.ts StoredDuplicatePolicy
   velocity_policy: string; // JSON, see modules/quality/velocity.ts StoredVelocityPolicy
   review_rule: string; // JSON, see modules/quality/review-rule.ts StoredReviewRule
+  /** The row the request was let in by. */
+  row: ProviderRow;
+  /**
+   * The row was kept in memory from an earlier request, not read for this one: whatever the
+   * request decides from it must first be confirmed against the database (sameProvider), as
+   * intake's one read does (modules/intake/service.ts storeLead), so a token revoked, a provider
+   * paused or a policy changed in any process holds from the next lead on.
+   */
+  kept: boolean;
 }
 
 export interface PostbackPartner {
@@ -25,11 +50,34 @@ export interface PostbackPartner {
 
 const unauthorized = (detail: string) => new HttpProblem(401, 'unauthorized', detail);
 
-/** Authorization: Bearer lgt_… → the active traffic provider it belongs to, from an allowed address. */
+// Intake's token read, kept: a provider sends lead after lead with one token, and on PostgreSQL
+// reading it was one of six round trips per lead. Only rows that let a request in are kept (an
+// unknown token, a paused or archived provider, a refused address are read each time), at most
+// MAX_KEPT per database handle; a kept row that would refuse is read again first.
+const MAX_KEPT = 1_000;
+const keptRows = new WeakMap<DB, Map<string, ProviderRow>>();
+function keptOf(db: DB): Map<string, ProviderRow> {
+  let m = keptRows.get(db);
+  if (!m) keptRows.set(db, (m = new Map()));
+  return m;
+}
+
+/** Whether `fresh` (the provider's row as the database holds it now) is still the row `row` was. */
+export const sameProvider = (row: ProviderRow, fresh: ProviderRow | null | undefined): boolean =>
+  !!fresh && PROVIDER_COLUMNS.every((c) => row[c] === fresh[c]);
+
+/** Forgets the kept row of a token (its provider changed). */
+export const forgetProvider = (db: DB, row: ProviderRow) => keptOf(db).delete(row.token_id);
+
+/**
+ * Authorization: Bearer lgt_… → the active traffic provider it belongs to, from an allowed
+ * address. `fresh`: read the row even when one is kept (to confirm a kept row's decision).
+ */
 export async function authenticateProvider(
   db: DB,
   authorization: string | undefined,
   ip: string,
+  fresh = false,
 ): Promise<IntakeProvider> {
   if (!authorization) throw unauthorized("Send Authorization: Bearer <the traffic provider's intake token, lgt_…>.");
   const m = /^Bearer +(\S+)\s*$/i.exec(authorization);
@@ -38,46 +86,54 @@ export async function authenticateProvider(
   if (!parsed) throw unauthorized('The intake token is malformed.');
   if (parsed.kind !== 'lgt_')
     throw unauthorized("Lead intake takes a traffic provider's intake token (lgt_…), not a session or API key.");
+  const kept = fresh ? undefined : keptOf(db).get(parsed.id);
+  if (kept) {
+    if (secretMatches(parsed.secret, kept.token_hash) && admits(kept, ip) === null) return provider(kept, true);
+    return authenticateProvider(db, authorization, ip, true); // a refusal is never decided from memory
+  }
   const row = await db
     .selectFrom('traffic_providers')
-    .select([
-      'id',
-      'name',
-      'status',
-      'token_hash',
-      'allowed_ips',
-      'duplicate_policy',
-      'velocity_policy',
-      'review_rule',
-      'archived_at',
-    ])
+    .select(PROVIDER_COLUMNS)
     .where('token_id', '=', parsed.id)
     .modifyEnd(sql.raw(PREPARED))
     .executeTakeFirst();
-  if (!row || !secretMatches(parsed.secret, row.token_hash) || row.archived_at)
-    throw unauthorized('The intake token is not valid.');
+  if (!row || !secretMatches(parsed.secret, row.token_hash)) throw unauthorized('The intake token is not valid.');
+  const refused = admits(row, ip);
+  if (refused) throw refused;
+  const rows = keptOf(db);
+  if (rows.size >= MAX_KEPT) rows.clear();
+  rows.set(row.token_id, row);
+  return provider(row, false);
+}
+
+/** Why `row` refuses a request from `ip` (the token's secret matched), or null when it admits it. */
+function admits(row: ProviderRow, ip: string): HttpProblem | null {
+  if (row.archived_at) return unauthorized('The intake token is not valid.');
   if (row.status !== 'active')
-    throw new HttpProblem(
+    return new HttpProblem(
       403,
       'provider_paused',
       `The traffic provider "${row.name}" is paused; its leads are not accepted.`,
     );
   const allowed = JSON.parse(row.allowed_ips) as string[];
-  if (allowed.length && !new IpAllowList(allowed).allows(ip)) {
-    throw new HttpProblem(
+  if (allowed.length && !new IpAllowList(allowed).allows(ip))
+    return new HttpProblem(
       403,
       'ip_not_allowed',
       `Requests from ${ip} are not allowed for this traffic provider (see its allowed_ips).`,
     );
-  }
-  return {
-    id: row.id,
-    name: row.name,
-    duplicate_policy: row.duplicate_policy,
-    velocity_policy: row.velocity_policy,
-    review_rule: row.review_rule,
-  };
+  return null;
 }
+
+const provider = (row: ProviderRow, kept: boolean): IntakeProvider => ({
+  id: row.id,
+  name: row.name,
+  duplicate_policy: row.duplicate_policy,
+  velocity_policy: row.velocity_policy,
+  review_rule: row.review_rule,
+  row,
+  kept,
+});
 
 /** The {token} of /api/postback/{token} → the partner it belongs to (archived partners too). */
 export async function authenticatePostback(db: DB, token: string | undefined): Promise<PostbackPartner> {

@@ -2,7 +2,9 @@ import { invalid, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import type { App } from '../../types.js';
 import { IntakeAnswer, IntakeHeaders, IntakeLead } from './schemas.js';
-import { answerOf, currentAnswer, resolveCampaign, storeLead, type Started } from './service.js';
+import { authenticateProvider, forgetProvider } from '../../auth/machine-tokens.js';
+import { clientIp } from '../../auth/guard.js';
+import { answerOf, currentAnswer, ProviderChanged, resolveCampaign, storeLead, type Started } from './service.js';
 import { readIntake } from './validate.js';
 import { providerAutologinUrl } from '../autologin/service.js';
 
@@ -72,10 +74,26 @@ export default async function intakeRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const provider = req.trafficProvider!; // the intake guard set it, or answered 401/403
+      let provider = req.trafficProvider!; // the intake guard set it, or answered 401/403
+      // A provider let in by a row kept in memory (auth/machine-tokens.ts) is confirmed before
+      // anything is answered: by intake's own read (storeLead), or here by reading it.
+      const afresh = async () => {
+        forgetProvider(app.db, provider.row);
+        provider = await authenticateProvider(app.db, req.headers.authorization, clientIp(req), true);
+      };
       const read = readIntake(req.body, req.validationError, req.headers['idempotency-key']);
-      if ('errors' in read) return invalid(await withCampaignError(provider.id, req.body, read.errors));
-      const stored = await storeLead(app.db, provider, read.input);
+      if ('errors' in read) {
+        if (provider.kept) await afresh();
+        return invalid(await withCampaignError(provider.id, req.body, read.errors));
+      }
+      let stored;
+      try {
+        stored = await storeLead(app.db, provider, read.input);
+      } catch (e) {
+        if (!(e instanceof ProviderChanged)) throw e;
+        await afresh(); // the provider changed: answered from its row as it is now (a 401 or 403 when it refuses)
+        stored = await storeLead(app.db, provider, read.input);
+      }
       let answer: IntakeAnswer;
       if (stored.replay) answer = await currentAnswer(app.db, stored.leadId);
       else if (stored.status === 'pending') answer = await deliver(stored.leadId, stored.started);

@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder, type InferResult, type Insertable, type Kysely } from 'kysely';
-import type { IntakeProvider } from '../../auth/machine-tokens.js';
+import { PROVIDER_COLUMNS, sameProvider, type IntakeProvider } from '../../auth/machine-tokens.js';
 import { compiledOnce, compiledPerShape } from '../../db/compiled.js';
 import { isPostgres, PREPARED, type DB } from '../../db/database.js';
 import { fromJson, jsonArrayFrom, jsonObjectFrom } from '../../db/json.js';
@@ -38,6 +38,9 @@ import { QUALITY_SETTING, settingsOf } from '../quality/settings-service.js';
 import { HELD_FOR_PROVIDER, REVIEW_REJECTED, reviewHold } from '../quality/review-rule.js';
 import { shippedCountryOf } from '../../geo/ip-country.js';
 import { duplicateDigests, NO_DIGESTS } from '../privacy/contact-digests.js';
+
+/** storeLead found the provider changed since the kept row that let the request in: nothing was stored. */
+export class ProviderChanged extends Error {}
 
 /** How long an Idempotency-Key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -174,6 +177,7 @@ function buildIntakeRead(
   policy: StoredDuplicatePolicy | null,
   velocityCounts: number,
   blocking: boolean,
+  confirming: boolean,
   args: string[],
 ) {
   const [providerId, key, ...rest] = args;
@@ -213,6 +217,11 @@ function buildIntakeRead(
       }) as unknown as [ReturnType<ReturnType<typeof sql<null>>['as']>]),
       (blocking ? jsonObjectFrom(db, blockingEntry(db, blockKeys!, providerId, now!)) : sql<null>`null`).as('blocked'),
       db.selectFrom('settings').select('value').where('key', '=', QUALITY_SETTING).as('quality'),
+      // The provider's row, when the request was let in by a kept one (auth/machine-tokens.ts).
+      (confirming
+        ? jsonObjectFrom(db, db.selectFrom('traffic_providers').select(PROVIDER_COLUMNS).where('id', '=', providerId))
+        : sql<null>`null`
+      ).as('provider'),
     ])
     .modifyEnd(sql.raw(PREPARED));
 }
@@ -227,7 +236,7 @@ type Velocity = { kind: VelocityKind; limit: number; key: string }[];
 
 /** The intake's read for this shape, and the arguments it binds. */
 function intakeRead(
-  provider: string,
+  provider: IntakeProvider,
   key: string | null,
   campaignId: string | null,
   policy: StoredDuplicatePolicy | null,
@@ -241,7 +250,7 @@ function intakeRead(
   const since = new Date(now.getTime() - windowMs).toISOString();
   const blocking = blockKeys !== '[]';
   const args = [
-    provider,
+    provider.id,
     key ?? '',
     ...(blocking ? [blockKeys, now.toISOString()] : []),
     ...(campaignId !== null ? [campaignId] : []),
@@ -260,13 +269,14 @@ function intakeRead(
     policy?.scope,
     velocity.length,
     blocking,
+    provider.kept,
   ]);
   let read = intakeReads.get(shape);
   if (!read)
     intakeReads.set(
       shape,
       (read = compiledOnce((db: DB, ...a: (string | number)[]) =>
-        buildIntakeRead(db, campaignId !== null, policy, velocity.length, blocking, a as string[]),
+        buildIntakeRead(db, campaignId !== null, policy, velocity.length, blocking, provider.kept, a as string[]),
       )),
     );
   return (db: DB) => read(db, ...args);
@@ -301,7 +311,7 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
     const now = new Date();
     const at = now.toISOString();
     const [read] = await intakeRead(
-      provider.id,
+      provider,
       key,
       campaignId,
       policy,
@@ -312,6 +322,9 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
       blockKeys,
       digests,
     )(tx);
+    // Let in by a kept row that is no longer the provider's: nothing is written (the caller
+    // authenticates afresh and stores the lead again).
+    if (provider.kept && !sameProvider(provider.row, fromJson(read.provider))) throw new ProviderChanged();
     const row0 = read as Record<string, unknown>;
     const flags =
       staticFlags |
