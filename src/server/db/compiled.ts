@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable } from 'kysely';
+import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { DB } from './database.js';
 
 // Kysely builds and compiles a query anew on every call: for a point read that costs more than
@@ -117,3 +117,8 @@ function mark(data: Data, values: Leaf[], shape: string[]): Data {
   values.push(data);
   return `${MARKER}${values.length - 1}\u0000`;
 }
+
+/** One row into `table` (a table's name, never a value), built once per table and column list. */
+export const insertRow = compiledPerShape((db: DB, table: string, row: { readonly [column: string]: Data }) =>
+  (db as unknown as Kysely<any>).insertInto(table).values(row),
+);

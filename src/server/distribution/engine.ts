@@ -5,7 +5,7 @@ import { NOT_PLACED, providerFact, recordProviderFacts } from '../db/provider-fa
 import { writeTransaction } from '../db/write-batch.js';
 import type { Database, LeadAttemptsTable } from '../db/tables.js';
 import { release, reserve, reserved, type CapSlot } from './caps.js';
-import { finishStatement, owned } from './finish-statement.js';
+import { answerAttempt, markDelivered, finishStatement, owned } from './finish-statement.js';
 import { saleAtDelivery } from './prices.js';
 import { callTimeoutMs } from './integrations/index.js';
 import type { LeadForPartner } from './integrations/types.js';
@@ -209,23 +209,14 @@ async function finishAttempt(
 ): Promise<boolean> {
   if (isPostgres(db)) return finishInOneStatement(db, lead, c, attemptId, lease, call, costCents, skipped);
   return writeTransaction(db, async (trx) => {
-    const attempt = await trx
-      .updateTable('lead_attempts')
-      .set(attemptAnswer(call))
-      .where('id', '=', attemptId)
-      .where('outcome', '=', 'in_flight')
-      .executeTakeFirst();
-    if (Number(attempt.numUpdatedRows) === 0) return false;
+    const attempt = await answerAttempt(trx, '', { attemptId, answer: attemptAnswer(call) });
+    if (!attempt.length) return false;
     if (call.outcome !== 'accepted') {
       await release(trx, c.slots);
       return true;
     }
-    const res = await trx
-      .updateTable('leads')
-      .set(deliveredLead(c, call, costCents, skipped, lead.country))
-      .where(owned(lead.id, lease))
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) === 0) return false;
+    const delivered = deliveredLead(c, call, costCents, skipped, lead.country);
+    if (!(await markDelivered(trx, '', { leadId: lead.id, lease, delivered })).length) return false;
     await recordProviderFacts(trx, acceptedFacts(lead, costCents));
     return true;
   });

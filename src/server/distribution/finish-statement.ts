@@ -90,3 +90,24 @@ export const finishStatement = compiledPerShape(
           .as('lead'),
       ]),
 );
+
+/**
+ * finishAttempt's statements on SQLite (in one transaction there, where statements are cheap and
+ * commits shared), built once per shape as well: the partner's answer on the attempt, still in
+ * flight; the rows it changed returned (none: the sweep took the lead over).
+ */
+export const answerAttempt = compiledPerShape(
+  (db: Kysely<Database>, _variant: string, d: { attemptId: string; answer: Updateable<LeadAttemptsTable> }) =>
+    db
+      .updateTable('lead_attempts')
+      .set(d.answer)
+      .where('id', '=', d.attemptId)
+      .where('outcome', '=', 'in_flight')
+      .returning('id'),
+);
+
+/** The lead delivered, if still ours (SQLite; see answerAttempt): the rows changed. */
+export const markDelivered = compiledPerShape(
+  (db: Kysely<Database>, _variant: string, d: { leadId: string; lease: string; delivered: Updateable<LeadsTable> }) =>
+    db.updateTable('leads').set(d.delivered).where(owned(d.leadId, d.lease)).returning('id'),
+);

@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder, type InferResult, type Insertable, type Kysely } from 'kysely';
 import { PROVIDER_COLUMNS, sameProvider, type IntakeProvider } from '../../auth/machine-tokens.js';
-import { compiledOnce, compiledPerShape } from '../../db/compiled.js';
+import { compiledOnce, compiledPerShape, insertRow, type Data } from '../../db/compiled.js';
 import { isPostgres, PREPARED, type DB } from '../../db/database.js';
 import { fromJson, jsonArrayFrom, jsonObjectFrom } from '../../db/json.js';
 import { newId } from '../../db/ids.js';
@@ -437,10 +437,11 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
       ]);
     if (isPostgres(tx)) await insertInOneStatement(tx, row, referring);
     else {
-      await tx.insertInto('leads').values(row).execute();
+      // Built once per table and columns (db/compiled.ts), as PostgreSQL's one statement is.
+      await insertRow(tx, 'leads', row);
       for (const [table, values] of referring)
         if (table === 'provider_log_pending') await recordProviderFacts(tx, [values]);
-        else await (tx as unknown as Kysely<any>).insertInto(table).values(values).execute();
+        else await insertRow(tx, table, values as Record<string, Data>);
     }
     return {
       replay: false,
