@@ -66,12 +66,10 @@ function keptOf(db: DB): Map<string, ProviderRow> {
 export const sameProvider = (row: ProviderRow, fresh: ProviderRow | null | undefined): boolean =>
   !!fresh && PROVIDER_COLUMNS.every((c) => row[c] === fresh[c]);
 
-/** Forgets the kept row of a token (its provider changed). */
-export const forgetProvider = (db: DB, row: ProviderRow) => keptOf(db).delete(row.token_id);
-
 /**
  * Authorization: Bearer lgt_… → the active traffic provider it belongs to, from an allowed
- * address. `fresh`: read the row even when one is kept (to confirm a kept row's decision).
+ * address. `fresh`: read the row even when one is kept (a kept row's decision turned out stale).
+ * Every read forgets the token's kept row first; only a row that lets the request in is kept.
  */
 export async function authenticateProvider(
   db: DB,
@@ -86,11 +84,11 @@ export async function authenticateProvider(
   if (!parsed) throw unauthorized('The intake token is malformed.');
   if (parsed.kind !== 'lgt_')
     throw unauthorized("Lead intake takes a traffic provider's intake token (lgt_…), not a session or API key.");
-  const kept = fresh ? undefined : keptOf(db).get(parsed.id);
-  if (kept) {
-    if (secretMatches(parsed.secret, kept.token_hash) && admits(kept, ip) === null) return provider(kept, true);
-    return authenticateProvider(db, authorization, ip, true); // a refusal is never decided from memory
-  }
+  const rows = keptOf(db);
+  const kept = fresh ? undefined : rows.get(parsed.id);
+  // A refusal is never decided from memory: a kept row that would refuse is read again.
+  if (kept && secretMatches(parsed.secret, kept.token_hash) && admits(kept, ip) === null) return provider(kept, true);
+  rows.delete(parsed.id);
   const row = await db
     .selectFrom('traffic_providers')
     .select(PROVIDER_COLUMNS)
@@ -100,7 +98,6 @@ export async function authenticateProvider(
   if (!row || !secretMatches(parsed.secret, row.token_hash)) throw unauthorized('The intake token is not valid.');
   const refused = admits(row, ip);
   if (refused) throw refused;
-  const rows = keptOf(db);
   if (rows.size >= MAX_KEPT) rows.clear();
   rows.set(row.token_id, row);
   return provider(row, false);

@@ -2,7 +2,7 @@ import { invalid, type FieldError } from '../../http/errors.js';
 import { problems } from '../../http/openapi.js';
 import type { App } from '../../types.js';
 import { IntakeAnswer, IntakeHeaders, IntakeLead } from './schemas.js';
-import { authenticateProvider, forgetProvider } from '../../auth/machine-tokens.js';
+import { authenticateProvider } from '../../auth/machine-tokens.js';
 import { clientIp } from '../../auth/guard.js';
 import { answerOf, currentAnswer, ProviderChanged, resolveCampaign, storeLead, type Started } from './service.js';
 import { readIntake } from './validate.js';
@@ -78,7 +78,6 @@ export default async function intakeRoutes(app: App) {
       // A provider let in by a row kept in memory (auth/machine-tokens.ts) is confirmed before
       // anything is answered: by intake's own read (storeLead), or here by reading it.
       const afresh = async () => {
-        forgetProvider(app.db, provider.row);
         provider = await authenticateProvider(app.db, req.headers.authorization, clientIp(req), true);
       };
       const read = readIntake(req.body, req.validationError, req.headers['idempotency-key']);
