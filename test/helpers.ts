@@ -87,6 +87,17 @@ export interface TestAppOptions {
   webDir?: string;
 }
 
+/** How many leads the app's database holds. */
+export const leadCount = async (ta: TestApp) =>
+  Number(
+    (
+      await ta.db
+        .selectFrom('leads')
+        .select((e) => e.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
 /** A fresh app and database for one test; closed and dropped when the test ends. */
 export async function buildTestApp(t: TestContext, engine: Engine, opts: TestAppOptions = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'leadgate-test-'));

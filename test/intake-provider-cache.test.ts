@@ -7,17 +7,7 @@ import { test } from 'node:test';
 import { hashSecret } from '../src/server/auth/credentials.js';
 import { observeQueries } from '../src/server/db/query-observers.js';
 import { makeWorld, postLead, sampleLead } from './distribution-world.js';
-import { buildTestApp, expectProblem, forEachDatabase, type TestApp } from './helpers.js';
-
-const leadCount = async (ta: TestApp) =>
-  Number(
-    (
-      await ta.db
-        .selectFrom('leads')
-        .select((e) => e.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+import { buildTestApp, expectProblem, forEachDatabase, leadCount, type TestApp } from './helpers.js';
 
 /** Changes the provider straight in the database, as another process would. */
 const change = (ta: TestApp, id: string, values: Record<string, string | null>) =>

@@ -7,6 +7,7 @@ import {
   expectProblem,
   forEachDatabase,
   getJson,
+  leadCount,
   newApiKey,
   until,
   type TestApp,
@@ -14,15 +15,6 @@ import {
 import { makeWorld, postLead, sampleLead } from '../../../../test/distribution-world.js';
 import { gated, rejecting } from '../../../../test/partner-server.js';
 
-const leadCount = async (ta: TestApp) =>
-  Number(
-    (
-      await ta.db
-        .selectFrom('leads')
-        .select((e) => e.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
 const storedLead = (ta: TestApp, id: string) =>
   ta.db.selectFrom('leads').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const fields = (res: Awaited<ReturnType<typeof postLead>>) =>
