@@ -18,7 +18,8 @@ type Built = { query: CompiledQuery; slots: number[] };
  */
 export function compiledOnce<A extends (string | number | null)[], R>(build: (db: DB, ...args: A) => Compilable<R>) {
   const cache = new WeakMap<object, Built>();
-  return async (db: DB, ...args: A): Promise<R[]> => {
+  /** The statement for these arguments, to run later or in a pipeline (db/pipelined.ts). */
+  const compile = (db: DB, ...args: A): CompiledQuery<R> => {
     const dialect = db.getExecutor().adapter;
     let built = cache.get(dialect);
     if (!built) {
@@ -31,9 +32,10 @@ export function compiledOnce<A extends (string | number | null)[], R>(build: (db
       cache.set(dialect, (built = { query, slots }));
     }
     const { query, slots } = built;
-    const parameters = slots.map((s, i) => (s >= 0 ? args[s] : query.parameters[i]));
-    return (await db.executeQuery<R>({ ...query, parameters })).rows;
+    return { ...query, parameters: slots.map((s, i) => (s >= 0 ? args[s] : query.parameters[i])) } as CompiledQuery<R>;
   };
+  const run = async (db: DB, ...args: A): Promise<R[]> => (await db.executeQuery(compile(db, ...args))).rows;
+  return Object.assign(run, { compile });
 }
 
 /** A fixed statement with no arguments, compiled once (CompiledQuery.raw needs no builder). */
@@ -59,7 +61,8 @@ export function compiledPerShape<D extends Data, R>(
   maxShapes = 64,
 ) {
   const caches = new WeakMap<object, Map<string, Built>>();
-  return async (db: DB, variant: string, data: D): Promise<R[]> => {
+  /** The statement for this data, to run later or in a pipeline (db/pipelined.ts). */
+  const compile = (db: DB, variant: string, data: D): CompiledQuery<R> => {
     const values: Leaf[] = [];
     const shape: string[] = [variant, '\u0000'];
     const marked = mark(data, values, shape) as D;
@@ -78,9 +81,14 @@ export function compiledPerShape<D extends Data, R>(
       if (cache.size < maxShapes) cache.set(key, built);
     }
     const { query, slots } = built;
-    const parameters = slots.map((s, i) => (s >= 0 ? values[s] : query.parameters[i]));
-    return (await db.executeQuery<R>({ ...query, parameters })).rows;
+    return {
+      ...query,
+      parameters: slots.map((s, i) => (s >= 0 ? values[s] : query.parameters[i])),
+    } as CompiledQuery<R>;
   };
+  const run = async (db: DB, variant: string, data: D): Promise<R[]> =>
+    (await db.executeQuery(compile(db, variant, data))).rows;
+  return Object.assign(run, { compile });
 }
 
 const MARKER = '\u0000compiled-value-';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { isPostgres } from '../../db/database.js';
+import { pipelined } from '../../db/pipelined.js';
 import { writeTransaction } from '../../db/write-batch.js';
 import type { Database } from '../../db/tables.js';
 import type { StoredDuplicatePolicy } from '../traffic-providers/schemas.js';
@@ -31,40 +32,68 @@ export function lockNames(
   return names.sort();
 }
 
+/** What serialized's work sends its statements through. */
+export interface Serial {
+  /** The connection the work runs on (SQLite: its transaction). */
+  db: Kysely<Database>;
+  /**
+   * The work's last write, if it makes one: on PostgreSQL sent together with the locks' release,
+   * which runs once the write has committed (db/pipelined.ts: one round trip for both). Nothing
+   * may run on `db` after it.
+   */
+  last(query: CompiledQuery): Promise<void>;
+}
+
 /**
- * Runs an intake's `work` holding the names, so two intakes sharing a name run one after the
- * other and the second sees what the first stored.
+ * Runs an intake's `first` statement and then its `work` holding the names, so two intakes
+ * sharing a name run one after the other and the second sees what the first stored.
  *
  * SQLite: one transaction. Kysely runs one transaction at a time on SQLite's single connection,
  * so intake transactions never overlap and need no locks (and write-batch.ts groups their
  * commits).
  *
- * PostgreSQL: session advisory locks on one connection, taken in the order given in one query,
- * and released once `work` is done; `work`'s statements each commit on their own, so every
- * write it makes must be one statement (storeLead's lead, key and first attempt are). No
- * transaction spans a round trip to this process: a lead's insert touches the analytics rollup
- * rows every concurrent intake touches (the current hour's), and a transaction would hold their
- * row locks until its COMMIT came back, with every other intake queued behind it (measured:
- * bench/RESULTS.md). The lock keys are numbers computed here (the first 8 bytes of the name's
- * SHA-256), so the query text holds no value from the request. (Until 2026-11-25 the locks were
- * transaction-scoped and PostgreSQL hashed the names: an old and a new process do not wait for
- * each other during a rolling upgrade.)
+ * PostgreSQL: session advisory locks on one connection, taken in the order given, and released
+ * once `work` is done; `work`'s statements each commit on their own, so every write it makes
+ * must be one statement (storeLead's lead, key and first attempt are). The locks go out with
+ * `first` and the release with the work's last write (`Serial.last`), each pair in one round
+ * trip (db/pipelined.ts): `first` runs once the locks are held, with a snapshot of its own, so
+ * it sees every lead committed before. No transaction spans a round trip to this process: a
+ * lead's insert touches the analytics rollup rows every concurrent intake touches (the current
+ * hour's), and a transaction would hold their row locks until its COMMIT came back, with every
+ * other intake queued behind it (measured: bench/RESULTS.md). The lock keys are numbers
+ * computed here (the first 8 bytes of the name's SHA-256), so the query text holds no value from
+ * the request. (Until 2026-11-25 the locks were transaction-scoped and PostgreSQL hashed the
+ * names: an old and a new process do not wait for each other during a rolling upgrade.)
  */
-export async function serialized<T>(
+export async function serialized<R, T>(
   db: Kysely<Database>,
   names: string[],
-  work: (db: Kysely<Database>) => Promise<T>,
+  first: CompiledQuery<R>,
+  work: (rows: R[], s: Serial) => Promise<T>,
 ): Promise<T> {
-  if (!isPostgres(db)) return writeTransaction(db, work);
-  if (!names.length) return work(db);
+  const direct = async (conn: Kysely<Database>) => {
+    const rows = (await conn.executeQuery(first)).rows;
+    return work(rows, { db: conn, last: async (q) => void (await conn.executeQuery(q)) });
+  };
+  if (!isPostgres(db)) return writeTransaction(db, direct);
+  if (!names.length) return direct(db);
   return db.connection().execute(async (conn) => {
+    let held = true;
+    const release = CompiledQuery.raw('select pg_advisory_unlock_all()');
     try {
-      await sql.raw(names.map((n) => `select pg_advisory_lock(${lockKey(n)})`).join('; ')).execute(conn);
-      return await work(conn);
+      const lock = CompiledQuery.raw(names.map((n) => `select pg_advisory_lock(${lockKey(n)})`).join('; '));
+      const [, read] = await pipelined(conn, [lock, first]);
+      return await work(read.rows as R[], {
+        db: conn,
+        last: async (q) => {
+          held = false; // the release goes out with the write, whatever the write's answer
+          await pipelined(conn, [q, release]);
+        },
+      });
     } finally {
       // The connection goes back to the pool: it must hold nothing. (If it is broken instead,
       // PostgreSQL releases the locks with its session.)
-      await sql`select pg_advisory_unlock_all()`.execute(conn);
+      if (held) await conn.executeQuery(release);
     }
   });
 }

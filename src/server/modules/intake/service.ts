@@ -1,4 +1,11 @@
-import { sql, type ExpressionBuilder, type InferResult, type Insertable, type Kysely } from 'kysely';
+import {
+  sql,
+  type CompiledQuery,
+  type ExpressionBuilder,
+  type InferResult,
+  type Insertable,
+  type Kysely,
+} from 'kysely';
 import { PROVIDER_COLUMNS, sameProvider, type IntakeProvider } from '../../auth/machine-tokens.js';
 import { compiledOnce, compiledPerShape, insertRow, type Data } from '../../db/compiled.js';
 import { isPostgres, PREPARED, type DB } from '../../db/database.js';
@@ -226,9 +233,10 @@ function buildIntakeRead(
     .modifyEnd(sql.raw(PREPARED));
 }
 
+type IntakeReadRow = InferResult<ReturnType<typeof buildIntakeRead>>[number];
 const intakeReads = new Map<
   string,
-  (db: DB, ...args: (string | number)[]) => Promise<InferResult<ReturnType<typeof buildIntakeRead>>>
+  { compile: (db: DB, ...args: (string | number)[]) => CompiledQuery<IntakeReadRow> }
 >();
 
 /** A provider's velocity limits, each with the lead's key for it and its lock name. */
@@ -279,7 +287,7 @@ function intakeRead(
         buildIntakeRead(db, campaignId !== null, policy, velocity.length, blocking, provider.kept, a as string[]),
       )),
     );
-  return (db: DB) => read(db, ...args);
+  return (db: DB) => read.compile(db, ...args);
 }
 
 /**
@@ -306,22 +314,13 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
   // The duplicate check also finds leads whose contacts the retention purged, by their digests.
   const digests = policy ? duplicateDigests(lead, await blocklistSecret(db)) : NO_DIGESTS;
   const names = [...lockNames(policy, lead, provider.id, key), ...velocity.map((v) => `vel:${provider.id}:${v.key}`)];
-  return serialized(db, names.sort(), async (tx): Promise<Stored> => {
-    // After the wait: a lead stored while this one waited is the earlier one.
+  // The read runs after the wait (a lead stored while this one waited is the earlier one); its
+  // windows start from when it was sent.
+  const asked = new Date();
+  const first = intakeRead(provider, key, campaignId, policy, lead, asked, velocity, windowMs, blockKeys, digests)(db);
+  return serialized(db, names.sort(), first, async ([read], { db: tx, last }): Promise<Stored> => {
     const now = new Date();
     const at = now.toISOString();
-    const [read] = await intakeRead(
-      provider,
-      key,
-      campaignId,
-      policy,
-      lead,
-      now,
-      velocity,
-      windowMs,
-      blockKeys,
-      digests,
-    )(tx);
     // Let in by a kept row that is no longer the provider's: nothing is written (the caller
     // authenticates afresh and stores the lead again).
     if (provider.kept && !sameProvider(provider.row, fromJson(read.provider))) throw new ProviderChanged();
@@ -435,7 +434,7 @@ export async function storeLead(db: Kysely<Database>, provider: IntakeProvider, 
         'provider_log_pending',
         providerFact(provider.id, id, 'refused', { status, reason: providerReason(status, reason) }, at),
       ]);
-    if (isPostgres(tx)) await insertInOneStatement(tx, row, referring);
+    if (isPostgres(tx)) await last(insertInOneStatement(tx, row, referring));
     else {
       // Built once per table and columns (db/compiled.ts), as PostgreSQL's one statement is.
       await insertRow(tx, 'leads', row);
@@ -487,7 +486,7 @@ export const receivedFact = (
  */
 function insertInOneStatement(tx: Kysely<Database>, row: Insertable<LeadsTable>, referring: Referring[]) {
   const tables = referring.map(([table]) => table);
-  return insertLeadWith(tx, tables.join(','), {
+  return insertLeadWith.compile(tx, tables.join(','), {
     row,
     referring: referring.map(([, { lead_id: _id, ...values }]) => values),
   });
