@@ -65,7 +65,14 @@ const SECONDS = Math.min(120, Math.max(3, Number(args.seconds)));
 const RATES = args
   .rates!.split(',')
   .filter(Boolean)
-  .map((r) => Math.min(5000, Math.max(10, Number(r))));
+  .map((r) => {
+    // The most the server takes is always measured after the rates: "max" is not one of them.
+    if (!/^\d+$/.test(r.trim())) {
+      console.error(`--rates: "${r}" is not a number of leads per second (the max-load run always follows the rates)`);
+      process.exit(2);
+    }
+    return Math.min(5000, Math.max(10, Number(r)));
+  });
 const CONNECTIONS = Math.min(256, Math.max(1, Number(args.connections)));
 const DELAYS = args.delays!.split(',').map(Number);
 const ENGINES = args.engines!.split(',').map((e) => e.trim());
