@@ -127,17 +127,18 @@ async function linkedDrive(db: DB, f: LeadFilter): Promise<Linked | null> {
 }
 
 /**
- * How a sub id is compared on SQLite when no provider narrows the search. Its indexes are
+ * How a sub id is compared when no provider narrows the search. Its indexes are
  * (traffic_provider_id, sub_idN): with statistics SQLite skip-scans one for any value and then
  * sorts every match (a common sub_id1 value at 10,000,000 leads: over 10 s), without them it
- * walks every lead for a click id. A probe decides, as for names: a rare value is looked up under
- * each provider ('index'), a common one walks the date index ('scan').
+ * walks every lead for a click id; PostgreSQL 15 has no skip scan and walked the date index for a
+ * click id (372–680 ms at 10,000,000 leads, 3–4 ms led by provider: bench/RESULTS.md). A probe
+ * decides, as for names: a rare value is looked up under each provider ('index'), a common one
+ * walks the date index ('scan').
  */
 export type SubIdMode = 'index' | 'scan';
 
-/** Whether sub id lookups need a provider to lead the index with (SQLite, no provider filter or scope). */
-const providerLed = (db: DB, f: LeadFilter) =>
-  !isPostgres(db) && f.traffic_provider_id === undefined && !f.scope.trafficProviderIds;
+/** Whether sub id lookups need a provider to lead the index with (no provider filter or scope). */
+const providerLed = (db: DB, f: LeadFilter) => f.traffic_provider_id === undefined && !f.scope.trafficProviderIds;
 
 /** Every provider's id: the leading column of the sub id indexes, so each is read as a seek per provider. */
 export const everyProvider = (db: DB) => db.selectFrom('traffic_providers').select('traffic_providers.id');
