@@ -72,3 +72,44 @@ test('background work is a job: no timer outside the scheduler, every job file i
     assert.match(app, new RegExp(`jobs\\.add\\(${made}\\(`), `app.ts adds ${made} to the scheduler`);
   }
 });
+
+/** The files and packages `file` loads when it runs: its imports that are not `import type`, followed through the server's files. */
+function loads(file: string): Set<string> {
+  const seen = new Set<string>();
+  const todo = [file];
+  while (todo.length) {
+    const f = todo.pop()!;
+    if (seen.has(f)) continue;
+    seen.add(f);
+    const text = readFileSync(f, 'utf8');
+    for (const [, spec] of text.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?\bfrom\s+'([^']+)'/gms)) {
+      if (spec.startsWith('.')) todo.push(join(f, '..', spec.replace(/\.js$/, '.ts')));
+      else seen.add(`package ${spec}`);
+    }
+  }
+  return seen;
+}
+
+test("the export worker thread loads a lead's search and view only: not the quality checks' lists, not the autologin service", () => {
+  const loaded = [...loads(join(SERVER, 'modules', 'leads', 'export-worker.ts'))].map((f) =>
+    f.startsWith('package ') ? f : rel(f),
+  );
+  // The walk follows imports (a broken walk would find nothing to refuse).
+  for (const needed of [
+    join('modules', 'leads', 'search-queries.ts'),
+    join('modules', 'leads', 'view.ts'),
+    'package kysely',
+  ])
+    assert.ok(loaded.includes(needed), `${needed} is loaded`);
+  // Each costs the thread's heap for every export (mailchecker's list alone ~5 MB): bench/RESULTS.md, issue 30 item 4.
+  const heavy = loaded.filter((f) =>
+    [
+      'package mailchecker',
+      join('modules', 'quality', 'flags.ts'),
+      join('modules', 'autologin', 'service.ts'),
+      join('geo', 'ip-country.ts'),
+      join('events', 'emit.ts'),
+    ].includes(f),
+  );
+  assert.deepEqual(heavy, []);
+});

@@ -4,7 +4,7 @@
 // never on the event loop; exportStream is the same walk in-process.
 import { Readable } from 'node:stream';
 import type { DB } from '../../db/database.js';
-import { toLead } from './queries.js';
+import { toLead } from './view.js';
 import { findLeads, sortKeyOf, type LeadRow } from './search-queries.js';
 import { csvCell } from '../../http/csv.js';
 import { CSV_COLUMNS } from './schemas.js';

@@ -61,10 +61,10 @@ export class Exporter {
     if (this.worker) return this.worker;
     const worker = new Worker(WORKER_URL, {
       workerData: { database: this.database, maxJobs: this.limit },
-      // A page is a few MB at most; V8's default heap sizing let a worker grow by ~200 MB of RSS
-      // during a long export. These limits keep it near 100 MB at the same speed (measured on
-      // 1,000,000 leads: bench/RESULTS.md).
-      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 },
+      // A page of 1,000 leads is well under a MB; V8's default heap sizing let a worker grow by
+      // ~200 MB of RSS during a long export. 32 + 4 MB hold two exports' pages beside the thread's
+      // modules (about 12 MB of heap) at the same speed (bench/RESULTS.md, issue 30 item 4).
+      resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 },
     });
     worker.unref();
     worker.on('message', (m: FromWorker) => this.running.get(m.id)?.message(m));

@@ -7,15 +7,17 @@ import type { Database, LeadAttemptsTable, LeadsTable, LeadStatusHistoryTable } 
 import type { Skip } from '../../distribution/skips.js';
 import { namesOf } from '../../db/names.js';
 import { rowInScope, type DataScope } from '../../db/scope.js';
-import { contactMasker, maskEmail, maskPhone, type Masker } from '../../privacy/mask.js';
-import { names, type LeadNames, type LeadRow } from './search-queries.js';
-import { flagNames } from '../quality/flags.js';
+import { contactMasker } from '../../privacy/mask.js';
+import { names, type LeadNames } from './search-queries.js';
+import { maskFields, toLead } from './view.js';
 
-// One lead: its detail (names, attempts, history, opens), its view with contacts masked for
-// readers without leads:contacts, and the checks and claim a redelivery or a job makes.
-// The Leads table's search is search-queries.ts.
+// One lead: its detail (names, attempts, history, opens), and the checks and claim a redelivery
+// or a job makes. A lead's view with contacts masked is view.ts; the Leads table's search is
+// search-queries.ts.
 
 type DB = Kysely<Database>;
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 // GET /api/leads/{id}, the API's hottest read for scripts: the lead, its names and its
 // attempts (as a JSON array) in one statement, built once (db/compiled.ts). One round trip on
 // PostgreSQL; on SQLite a statement's fixed cost is most of a point read's.
@@ -83,98 +85,6 @@ export async function findLead(
     status_history: history.map(({ id: _, ...h }) => h),
   };
 }
-
-const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-const money = (cents: number) => Number(cents) / 100;
-
-/**
- * Fields that never hold a lead's contacts: ids, times, enums, checked values (the IP, the
- * country) and the names an operator gave partners, providers, campaigns and flows. Every other
- * text is masked; a new field is masked until it is listed here.
- */
-const NO_CONTACTS = new Set([
-  'id',
-  'created_at',
-  'country',
-  'ip',
-  'traffic_provider_id',
-  'traffic_provider_name',
-  'campaign_id',
-  'campaign_name',
-  'flow_id',
-  'flow_name',
-  'partner_id',
-  'partner_name',
-  'status',
-  'delivered_at',
-  'ftd_at',
-  'status_updated_at',
-  'email',
-  'phone',
-  'attempt_no',
-  'requested_at',
-  'outcome',
-]);
-
-/** Every text field of `view` that may hold contacts, through `mask` (in place). */
-function maskFields<T extends object>(view: T, mask: Masker): T {
-  const fields = view as Record<string, unknown>;
-  for (const k of Object.keys(fields)) {
-    const v = fields[k];
-    if (typeof v === 'string' && !NO_CONTACTS.has(k)) fields[k] = mask(v);
-  }
-  return view;
-}
-
-/**
- * The API's view of a lead. Without leads:contacts the email and phone are masked, and so is
- * every spelling of them in any other text of the lead (a reason quoting the partner, a sub id,
- * an autologin URL carrying the email): pass the lead's masker when it is made anyway.
- */
-export function toLead(r: LeadRow, contacts: boolean, mask: Masker | null = contacts ? null : contactMasker(r)) {
-  const view = {
-    id: r.id,
-    created_at: r.created_at,
-    first_name: r.first_name,
-    last_name: r.last_name,
-    email: contacts ? r.email : maskEmail(r.email),
-    phone: contacts ? r.phone : maskPhone(r.phone),
-    country: r.country,
-    ip: r.ip,
-    language: r.language,
-    funnel: r.funnel,
-    sub_id1: r.sub_id1,
-    sub_id2: r.sub_id2,
-    sub_id3: r.sub_id3,
-    sub_id4: r.sub_id4,
-    sub_id5: r.sub_id5,
-    traffic_provider_id: r.traffic_provider_id,
-    traffic_provider_name: r.traffic_provider_name ?? null,
-    campaign_id: r.campaign_id,
-    campaign_name: r.campaign_name ?? null,
-    flow_id: r.flow_id,
-    flow_name: r.flow_name ?? null,
-    partner_id: r.partner_id,
-    partner_name: r.partner_name ?? null,
-    status: r.status,
-    reason: r.reason,
-    partner_lead_id: r.partner_lead_id,
-    sale_status: r.sale_status,
-    autologin_url: r.autologin_url,
-    delivered_at: r.delivered_at,
-    ftd_at: r.ftd_at,
-    is_ftd: r.ftd_at !== null,
-    status_updated_at: r.status_updated_at,
-    payout: money(r.cost_cents),
-    revenue: money(r.revenue_cents),
-    flags: flagNames(r.flags),
-    quality_score: r.quality_score,
-  };
-  return mask ? maskFields(view, mask) : view;
-}
-
-export type LeadView = ReturnType<typeof toLead>;
 
 type StoredVerdict = Omit<Skip, 'name'>;
 

@@ -8,7 +8,7 @@ import { actorOf } from '../audit/service.js';
 import { recordExport, viewLead } from './service.js';
 import { exportFileName } from './export.js';
 import { Exporter, exporters } from './exporter.js';
-import { toLead } from './queries.js';
+import { toLead } from './view.js';
 import { countLeads, findLeads, saleStatusesInUse, sortKeyOf } from './search-queries.js';
 import { registerRedeliver } from './redeliver-routes.js';
 import { CountQuery, ExportQuery, LeadCount, LeadDetail, LeadPage, SearchQuery, TOTAL_CAP } from './schemas.js';

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { Nullable } from '../../http/common-schemas.js';
 import { PageQuery } from '../../http/pagination.js';
 import { DATE_TYPES, LEAD_STATUSES, MAX_IDS, type DateType } from './search.js';
-import { FLAGS } from '../quality/flags.js';
+import { FLAGS } from '../../db/lead-flags.js';
 
 const FlagName = Type.Unsafe<(typeof FLAGS)[number]>({ type: 'string', enum: [...FLAGS] });
 

@@ -155,7 +155,7 @@ function selectLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number
 }
 
 /**
- * The columns a lead row carries: what the API's view of a lead shows (queries.ts toLead) and the
+ * The columns a lead row carries: what the API's view of a lead shows (view.ts toLead) and the
  * dates pages are sorted by. The rest (verdicts, the contact digests, the delivery lease, the
  * import) stays in the table: a page of 50 reads a sixth fewer values.
  */

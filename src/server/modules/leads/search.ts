@@ -5,7 +5,7 @@ import type { LeadStatus } from '../../db/tables.js';
 import { invalid, type FieldError } from '../../http/errors.js';
 import type { Principal } from '../../types.js';
 import { isoText, isTimeZone, lowerBound, parseBound, upperBound } from './dates.js';
-import { FLAGS, maskOf, type Flag } from '../quality/flags.js';
+import { FLAGS, maskOf, type Flag } from '../../db/lead-flags.js';
 
 export const LEAD_STATUSES = [
   'new',
