@@ -3,55 +3,84 @@
 // lets it read beside the writer), on PostgreSQL a small pool of its own, one connection per
 // concurrent export — so an export neither blocks the event loop (better-sqlite3 is synchronous,
 // and formatting a million rows takes seconds) nor queues in front of intake and search on the
-// server's connections. One thread for all exports, not one each: each thread costs tens of MB,
-// and on a small machine more threads only take more cores from the event loop.
+// server's connections. One thread for all exports, not one each: each thread costs memory, and
+// on a small machine more threads only take more cores from the event loop.
+//
+// The main thread plans each export and compiles each page's statement (search-queries.ts,
+// pageQuery); this thread runs it, puts the rows in page order and writes their CSV. So it loads
+// a database driver and a lead's view only, no query builder and no schemas (test/layout.test.ts):
+// every module here costs memory for as long as the thread lives (bench/RESULTS.md, issue 30 item 4).
 //
 // Protocol, any number of jobs at once, told apart by id:
-//   main → worker  {type:'start', id, filter, contacts, chunk}   the first chunk is owed at once
-//                  {type:'more', id}                            one more chunk is owed (a credit)
-//                  {type:'cancel', id}                          the client went away: stop
-//   worker → main  {type:'chunk', id, data: Uint8Array, rows}    the buffer is transferred, not copied
-//                  {type:'end', id} | {type:'error', id, message}
-// The worker posts a chunk only against a credit, and the main thread grants one only when its
-// response stream wants more (the socket drained), so a slow client holds its job still. While it
-// waits, the job has already read its next page: at most one page ahead. Jobs take turns page by
-// page (each page read yields to the others).
+//   main → worker  {type:'page', id, sql, parameters, header, contacts, column, order}
+//   worker → main  {type:'chunk', id, data: Uint8Array, rows, last}   the buffer is transferred;
+//                  last is the page's last row's sort key (null when it had none)
+//                  {type:'error', id, message}
+// The main thread asks for a page only when it has room for it (one page ahead of its client),
+// so a slow client holds its job still. Pages of different jobs are run in the order asked for.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { DatabaseConfig } from '../../db/database.js';
-import type { Database } from '../../db/tables.js';
-import { csvHeader, csvRows } from './export.js';
-import { findLeads, sortKeyOf, type SortKey } from './search-queries.js';
-import type { LeadFilter } from './search.js';
+import { inPageOrder } from './page-order.js';
+import { csvLines } from './page-rows.js';
+import type { LeadRow, SortKey } from './search-queries.js';
 
-export type ToWorker =
-  | { type: 'start'; id: number; filter: LeadFilter; contacts: boolean; chunk: number }
-  | { type: 'more'; id: number }
-  | { type: 'cancel'; id: number };
+export interface PageAsked {
+  type: 'page';
+  id: number;
+  sql: string;
+  parameters: readonly unknown[];
+  /** The CSV's header line goes first (the export's first page). */
+  header: boolean;
+  contacts: boolean;
+  /** The date column the page is ordered by, then id, in `order`. */
+  column: string;
+  order: 'asc' | 'desc';
+}
+export type ToWorker = PageAsked;
 export type FromWorker =
-  | { type: 'chunk'; id: number; data: Uint8Array; rows: number }
-  | { type: 'end'; id: number }
+  | { type: 'chunk'; id: number; data: Uint8Array; rows: number; last: SortKey | null }
   | { type: 'error'; id: number; message: string };
 
-function open(config: DatabaseConfig): Kysely<Database> {
+/** What the thread is given at its start. */
+export interface ExportWorkerData {
+  database: DatabaseConfig;
+  maxJobs: number;
+  /** The CSV's columns (the API's Lead schema's properties, in order). */
+  columns: string[];
+}
+
+type Run = (sql: string, parameters: readonly unknown[]) => Promise<LeadRow[]>;
+
+async function open(config: DatabaseConfig, maxJobs: number): Promise<Run> {
   if (config.engine === 'sqlite') {
     const sqlite = new SQLite(config.file, { readonly: true, fileMustExist: true });
     sqlite.pragma('busy_timeout = 5000');
-    return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    // An export asks for the same statement page after page (the first page's lacks the cursor).
+    const prepared = new Map<string, SQLite.Statement>();
+    return async (text, parameters) => {
+      let statement = prepared.get(text);
+      if (!statement) {
+        if (prepared.size >= 16) prepared.clear();
+        statement = sqlite.prepare(text);
+        prepared.set(text, statement);
+      }
+      return statement.all(...parameters) as LeadRow[];
+    };
   }
+  // Only a PostgreSQL server loads its driver here.
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({
     connectionString: config.url,
-    max: Math.max(1, workerData.maxJobs as number),
+    max: Math.max(1, maxJobs),
     idleTimeoutMillis: 10_000,
     application_name: 'leadgate-export',
     ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
   });
   pool.on('error', () => {});
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return async (text, parameters) => (await pool.query(text, parameters as unknown[])).rows as LeadRow[];
 }
 
 /**
@@ -70,97 +99,25 @@ function yieldCpu() {
 yieldCpu();
 
 const port = parentPort!;
-const db = open(workerData.database as DatabaseConfig);
+const data = workerData as ExportWorkerData;
+const run = open(data.database, data.maxJobs);
+const header = data.columns.join(',') + '\r\n';
 const encoder = new TextEncoder();
 
-interface Job {
-  id: number;
-  filter: LeadFilter;
-  contacts: boolean;
-  chunk: number;
-  credits: number;
-  cancelled: boolean;
-  wake: (() => void) | null;
-}
-const jobs = new Map<number, Job>();
-
-interface Page {
-  text: string;
-  rows: number;
-  last: boolean;
-  after: SortKey | null;
-}
-
-async function page(j: Job, after: SortKey | null, first: boolean): Promise<Page> {
-  const rows = await findLeads(db, j.filter, after, j.chunk);
-  const text = (first ? csvHeader() : '') + csvRows(rows, j.contacts);
-  return {
-    text,
-    rows: rows.length,
-    last: rows.length < j.chunk,
-    after: rows.length ? sortKeyOf(j.filter, rows[rows.length - 1]) : after,
-  };
-}
-
-/** Lets the other jobs (and this thread's message handling) run between two pages. */
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-async function run(j: Job) {
+async function page(m: PageAsked) {
   try {
-    let next = page(j, null, true);
-    for (;;) {
-      const p = await next;
-      if (j.cancelled) return;
-      await turn();
-      // The next page is read while this one waits for its credit (one page ahead, no more).
-      if (!p.last) next = page(j, p.after, false);
-      next.catch(() => {}); // reported when awaited
-      if (j.credits === 0) await new Promise<void>((resolve) => (j.wake = resolve));
-      if (j.cancelled) return;
-      j.credits--;
-      if (p.text) {
-        const data = encoder.encode(p.text);
-        port.postMessage({ type: 'chunk', id: j.id, data, rows: p.rows } satisfies FromWorker, [data.buffer]);
-      }
-      if (p.last) break;
-    }
-    port.postMessage({ type: 'end', id: j.id } satisfies FromWorker);
+    const rows = inPageOrder(await (await run)(m.sql, m.parameters), m.column, m.order);
+    const text = (m.header ? header : '') + csvLines(rows, data.columns, m.contacts);
+    const bytes = encoder.encode(text);
+    const end = rows[rows.length - 1] as unknown as Record<string, string> | undefined;
+    const last = end ? { d: end[m.column], id: end.id } : null;
+    port.postMessage({ type: 'chunk', id: m.id, data: bytes, rows: rows.length, last } satisfies FromWorker, [
+      bytes.buffer,
+    ]);
   } catch (err) {
-    if (!j.cancelled)
-      port.postMessage({
-        type: 'error',
-        id: j.id,
-        message: err instanceof Error ? err.message : String(err),
-      } satisfies FromWorker);
-  } finally {
-    jobs.delete(j.id);
+    const message = err instanceof Error ? err.message : String(err);
+    port.postMessage({ type: 'error', id: m.id, message } satisfies FromWorker);
   }
 }
 
-function wake(j: Job) {
-  const w = j.wake;
-  j.wake = null;
-  w?.();
-}
-
-port.on('message', (m: ToWorker) => {
-  if (m.type === 'start') {
-    const j: Job = {
-      id: m.id,
-      filter: m.filter,
-      contacts: m.contacts,
-      chunk: m.chunk,
-      credits: 1,
-      cancelled: false,
-      wake: null,
-    };
-    jobs.set(j.id, j);
-    void run(j);
-    return;
-  }
-  const j = jobs.get(m.id);
-  if (!j) return;
-  if (m.type === 'more') j.credits++;
-  else j.cancelled = true;
-  wake(j);
-});
+port.on('message', (m: ToWorker) => void page(m));

@@ -4,9 +4,8 @@
 // never on the event loop; exportStream is the same walk in-process.
 import { Readable } from 'node:stream';
 import type { DB } from '../../db/database.js';
-import { toLead } from './view.js';
+import { csvLines } from './page-rows.js';
 import { findLeads, sortKeyOf, type LeadRow } from './search-queries.js';
-import { csvCell } from '../../http/csv.js';
 import { CSV_COLUMNS } from './schemas.js';
 import type { LeadFilter } from './search.js';
 
@@ -15,14 +14,7 @@ export const EXPORT_CHUNK = 1000;
 export const csvHeader = () => CSV_COLUMNS.join(',') + '\r\n';
 
 /** The CSV lines of a page of leads, masked as `contacts` says. */
-export function csvRows(rows: LeadRow[], contacts: boolean): string {
-  let out = '';
-  for (const r of rows) {
-    const lead = toLead(r, contacts) as Record<string, unknown>;
-    out += CSV_COLUMNS.map((c) => csvCell(lead[c])).join(',') + '\r\n';
-  }
-  return out;
-}
+const csvRows = (rows: LeadRow[], contacts: boolean) => csvLines(rows, CSV_COLUMNS, contacts);
 
 /**
  * The CSV as a byte stream. The first chunk is read before the answer starts, so a failing

@@ -34,7 +34,7 @@ export const EXPORT_RETRY_AFTER_S = 10;
 
 export default async function leadsRoutes(app: App) {
   // Exports run on worker threads with connections of their own, a bounded number at once.
-  const exporter = new Exporter(app.config.database, app.config.exportConcurrency);
+  const exporter = new Exporter(app.db, app.config.database, app.config.exportConcurrency);
   exporters.set(app.db, exporter);
   app.addHook('onClose', () => exporter.close());
 

@@ -5,6 +5,7 @@ import {
   sql,
   type Expression,
   type ExpressionBuilder,
+  type CompiledQuery,
   type Kysely,
   type Selectable,
   type SqlBool,
@@ -13,6 +14,7 @@ import { isPostgres } from '../../db/database.js';
 import type { Database, LeadsTable } from '../../db/tables.js';
 import { leadInScope, type DataScope } from '../../db/scope.js';
 import { DATE_COLUMNS, SUB_IDS, type LeadFilter, type TextMatch } from './search.js';
+import { inPageOrder } from './page-order.js';
 import {
   countOf,
   everyProvider,
@@ -227,18 +229,19 @@ function withNames(db: DB, inner: ReturnType<typeof selectLeads>) {
   return db.selectFrom(inner.as('l')).selectAll('l').select(NAMES);
 }
 
+/**
+ * The statement of one page: up to `limit` leads after the cursor with their names, made by
+ * `plan` (planOf(db, f, 'page')). Its rows come in any order: inPageOrder restores the page's.
+ * The export's thread runs these compiled, so it needs no query builder (exporter.ts).
+ */
+export function pageQuery(db: DB, f: LeadFilter, after: SortKey | null, limit: number, plan: Plan): CompiledQuery {
+  return withNames(db, selectLeads(db, f, after, limit, plan)).compile();
+}
+
 /** Up to `limit` leads after the cursor, in page order. */
 export async function findLeads(db: DB, f: LeadFilter, after: SortKey | null, limit: number): Promise<LeadRow[]> {
-  const col = DATE_COLUMNS[f.dateType];
-  const rows = (await withNames(
-    db,
-    selectLeads(db, f, after, limit, await planOf(db, f, 'page')),
-  ).execute()) as LeadRow[];
-  // The outer select may return the joined rows in any order: restore the page order.
-  const sign = f.order === 'asc' ? -1 : 1;
-  return rows.sort(
-    (a, b) => sign * (a[col]! < b[col]! ? 1 : a[col]! > b[col]! ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0),
-  );
+  const { rows } = await db.executeQuery<LeadRow>(pageQuery(db, f, after, limit, await planOf(db, f, 'page')));
+  return inPageOrder(rows, DATE_COLUMNS[f.dateType], f.order);
 }
 
 /**
