@@ -156,6 +156,8 @@ async function startServer(
   const child = spawn(process.execPath, [...profile, 'dist/server/main.js'], {
     cwd: SERVER_ROOT,
     env: {
+      // As `npm start` runs it (package.json): glibc's malloc arenas capped at 2 unless set.
+      MALLOC_ARENA_MAX: '2',
       ...process.env,
       DATABASE_URL: dbUrl,
       PORT: String(port),

@@ -35,6 +35,8 @@ export async function startServer(
   const child = spawn(process.execPath, [...nodeArgs, 'dist/server/main.js'], {
     cwd: ROOT,
     env: {
+      // As `npm start` runs it (package.json): glibc's malloc arenas capped at 2 unless set.
+      MALLOC_ARENA_MAX: '2',
       ...process.env,
       DATABASE_URL: url,
       HOST: '127.0.0.1',

@@ -4,7 +4,7 @@
 // the owner, answer health, log in, serve the dashboard and its files, and publish its schema.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -124,3 +124,76 @@ test('built server from a production-only install: health, login, dashboard, Ope
   child.kill('SIGTERM');
   assert.equal(await exited, 0, `SIGTERM did not end it cleanly:\n${output}`);
 });
+
+/** The pid of the server process whose environment holds `mark` (npm and sh stand between). */
+function serverWithMark(mark: string): { pid: number; env: Map<string, string> } | null {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cmdline: string;
+    let environ: string;
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      environ = readFileSync(`/proc/${entry}/environ`, 'utf8');
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    // The server itself, not the shell npm runs it from (whose command line names it too).
+    if (!cmdline.split('\0').includes('dist/server/main.js') || !environ.includes(`LEADGATE_START_MARK=${mark}`))
+      continue;
+    const env = new Map(environ.split('\0').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+    return { pid: Number(entry), env };
+  }
+  return null;
+}
+
+// `npm start` (the README's way) caps glibc's malloc arenas at 2: the server's threads (workers,
+// V8's helpers, libuv's pool) otherwise each keep an arena of freed memory (bench/RESULTS.md,
+// item 4 of issue 30). An operator's own MALLOC_ARENA_MAX is kept.
+for (const given of [undefined, '4']) {
+  const expected = given ?? '2';
+  test(
+    `npm start runs the server with MALLOC_ARENA_MAX=${expected}${given ? ' (the operator set it)' : ' (default)'}`,
+    {
+      skip: process.platform !== 'linux' && 'reads /proc',
+    },
+    async (t) => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'leadgate-start-'));
+      const mark = path.basename(dir);
+      const port = await freePort();
+      const env: NodeJS.ProcessEnv = {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: path.join(dir, 'data'),
+        LOG_LEVEL: 'warn',
+        LEADGATE_START_MARK: mark,
+      };
+      if (given) env.MALLOC_ARENA_MAX = given;
+      const npm = spawn('npm', ['start', '--silent'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      npm.stdout!.setEncoding('utf8').on('data', (c: string) => (output += c));
+      npm.stderr!.setEncoding('utf8').on('data', (c: string) => (output += c));
+      const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
+      let server: ReturnType<typeof serverWithMark> = null;
+      t.after(async () => {
+        if (server) process.kill(server.pid, 'SIGTERM');
+        if (npm.exitCode === null) await exited;
+        rmSync(dir, { recursive: true, force: true });
+      });
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        assert.equal(npm.exitCode, null, `npm start exited:\n${output}`);
+        if ((await request(port, 'GET', '/api/health').catch(() => null))?.status === 200) break;
+        assert.ok(Date.now() < deadline, `not up after 60 s:\n${output}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      server = serverWithMark(mark);
+      assert.ok(server, 'the server process answering health is found by its environment');
+      assert.equal(server.env.get('MALLOC_ARENA_MAX'), expected);
+      process.kill(server.pid, 'SIGTERM');
+      server = null;
+      assert.equal(await exited, 0, `npm start did not end cleanly on SIGTERM:\n${output}`);
+    },
+  );
+}

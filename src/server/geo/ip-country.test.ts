@@ -93,7 +93,48 @@ test('the files are read as bytes: CRLF and blank lines pass, a malformed line n
   await assert.rejects(loadRanges(write('v4ok.csv', ''), big), /a number over 128 bits/);
 });
 
-test('the shipped ranges: read once, off the event loop; well-known blocks have their countries', async () => {
+test('files longer than a read: lines cut between reads parse whole, and an error names its byte in the file', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'leadgate-geo-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // The loader reads 64 KB at a time: 20,000 IPv4 lines (~450 KB) and 4,000 IPv6 lines of about
+  // 85 bytes (~340 KB) put line breaks at every offset within a read.
+  const letters = (i: number) => String.fromCharCode(65 + (i % 26), 65 + ((i * 7) % 26));
+  const v4: [number, number, string][] = [];
+  for (let i = 0, at = 16_777_216; i < 20_000; i++, at += 300) v4.push([at, at + 200 + (i % 90), letters(i)]);
+  const v6: [bigint, bigint, string][] = [];
+  for (let i = 0n, at = 0x2a00n << 112n; i < 4000n; i++, at += 1n << 90n)
+    v6.push([at + i, at + (1n << 89n), letters(Number(i))]);
+  const v4File = path.join(dir, 'v4.csv');
+  const v6File = path.join(dir, 'v6.csv');
+  writeFileSync(v4File, v4.map((r) => r.join(',')).join('\n') + '\n');
+  writeFileSync(v6File, v6.map((r) => r.join(',')).join('\r\n')); // CRLF, no final line break
+  const r = await loadRanges(v4File, v6File);
+  assert.equal(r.v4.cc.length, v4.length);
+  assert.equal(r.v6.cc.length, v6.length);
+  const mask = (1n << 64n) - 1n;
+  const cc = (n: number) => String.fromCharCode(n >> 8, n & 0xff);
+  v4.forEach(([first, last, country], i) => {
+    assert.ok(r.v4.first[i] === first && r.v4.last[i] === last && cc(r.v4.cc[i]) === country, `IPv4 line ${i + 1}`);
+  });
+  v6.forEach(([first, last, country], i) => {
+    const same =
+      r.v6.firstHi[i] === first >> 64n &&
+      r.v6.firstLo[i] === (first & mask) &&
+      r.v6.lastHi[i] === last >> 64n &&
+      r.v6.lastLo[i] === (last & mask) &&
+      cc(r.v6.cc[i]) === country;
+    assert.ok(same, `IPv6 line ${i + 1}`);
+  });
+  // A bad country on line 15,001, well past the first read: its byte is counted from the file's start.
+  const lines = v4.map((x) => x.join(','));
+  lines[15_000] = lines[15_000].slice(0, -2) + 'x1';
+  const bad = path.join(dir, 'bad.csv');
+  writeFileSync(bad, lines.join('\n') + '\n');
+  const at = lines.slice(0, 15_000).join('\n').length + 1 + lines[15_000].length - 2;
+  await assert.rejects(loadRanges(bad, v6File), new RegExp(`a two-letter country expected at byte ${at}$`));
+});
+
+test('the shipped ranges: read once per process; well-known blocks have their countries', async () => {
   const first = loadShippedRanges();
   assert.equal(loadShippedRanges(), first, 'one load per process');
   const r = await first;

@@ -1,12 +1,13 @@
+import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import ipaddr from 'ipaddr.js';
 
 // An IP address's country (ISO 3166-1 alpha-2), looked up in memory: no call leaves the host.
 // The ranges come from the npm package @ip-location-db/geo-whois-asn-country (README: which and
 // why): its "-num" CSV files, one range per line as "first,last,CC" in decimal. They are read
-// once per process, when the server is ready (about half a second, in a worker thread), into
+// once per process, when the server is ready (about half a second, in chunks between which the
+// event loop runs), into
 // typed arrays (about 11 MB for 334,000 IPv4 and 216,000 IPv6 ranges): IPv4 as 32-bit numbers,
 // IPv6 as two 64-bit halves; a lookup is a binary search (a few microseconds).
 // Upgrading the package refreshes the data.
@@ -30,92 +31,148 @@ export interface CountryRanges {
   v6: V6;
 }
 
-// Runs in a worker thread (eval'd, as db/checkpointer.ts): the files are read and parsed off the
-// event loop, and the arrays' buffers are handed back without a copy. The parse walks the files'
-// bytes: no line, field or number becomes a string or a BigInt on the way. Splitting the 26 MB
-// of text into lines and each line into fields had the worker's heap and the allocator peak at
-// about 125 MB over the server's (VmHWM 320 MB at start-up), and 13 MB of what the allocator
-// kept stayed in the server's resident memory afterwards.
-const WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { readFileSync } = require('node:fs');
-const NL = 10, COMMA = 44, ZERO = 48;
-// Lines holding a range (not empty), so the arrays are sized before the parse.
-const count = (buf) => {
-  let n = 0;
-  for (let i = 0, start = 0; i <= buf.length; i++) {
-    if (i === buf.length || buf[i] === NL) { if (i > start) n++; start = i + 1; }
+// The files are read 64 KB at a time on the event loop, which runs between reads (a chunk parses
+// in under 10 ms; the whole load takes about 0.7 s), and parsed as bytes: no line, field or
+// number becomes a string or a BigInt on the way, and nothing but the arrays outlives the load.
+// A worker thread that read both files whole took the server's peak resident memory 33-37 MB
+// over its steady state at start-up (bench/RESULTS.md); before that, splitting the 26 MB of text
+// into lines and fields in the worker peaked at about 125 MB.
+const CHUNK = 64 * 1024;
+const NL = 10;
+const COMMA = 44;
+const ZERO = 48;
+const TWO_32 = 4294967296;
+
+type Line = (buf: Buffer, start: number, end: number, offset: number) => void;
+
+/** Calls `line` for each non-empty line of `file` with its bytes' bounds in `buf` and the file offset of buf[0]. */
+async function eachLine(file: string, line: Line): Promise<void> {
+  const handle = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(CHUNK);
+    let held = 0; // a line cut by the last read, moved to buf's start
+    let base = 0; // the file offset of buf[0]
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, held, CHUNK - held, null);
+      const end = held + bytesRead;
+      let start = 0;
+      for (let i = buf.indexOf(NL, 0); i !== -1 && i < end; i = buf.indexOf(NL, start)) {
+        if (i > start) line(buf, start, i, base);
+        start = i + 1;
+      }
+      if (bytesRead === 0) {
+        if (end > start) line(buf, start, end, base);
+        return;
+      }
+      if (start === 0 && end === CHUNK) throw new Error(`${file}: a line longer than ${CHUNK} bytes at byte ${base}`);
+      buf.copy(buf, 0, start, end);
+      held = end - start;
+      base += start;
+    }
+  } finally {
+    await handle.close();
   }
-  return n;
-};
-// Each line "first,last,CC" with first and last in decimal. parse() sizes the arrays through
-// make(n), then hands each line to their range(i, num, cc): num() parses the next field into
-// four 32-bit limbs (low first), cc() the country.
-const limbs = new Float64Array(4);
-const parse = (file, make) => {
-  const buf = readFileSync(file);
-  const n = count(buf);
+}
+
+/**
+ * A parser of "first,last,CC" lines into arrays made by make(n) once the lines are counted; each
+ * line's numbers arrive as four 32-bit limbs (low first).
+ */
+interface Ranges<R> {
+  result: R;
+  range(i: number, first: Float64Array, last: Float64Array, cc: number): void;
+}
+
+async function parseFile<R>(file: string, make: (n: number) => Ranges<R>): Promise<R> {
+  let n = 0;
+  await eachLine(file, () => n++);
+  const arrays = make(n);
+  const first = new Float64Array(4);
+  const last = new Float64Array(4);
+  let k = 0;
+  // The line being parsed: its bytes are buf[pos..end), buf[0] is at the file's byte base.
+  let buf: Buffer;
   let pos = 0;
-  const fail = (what) => { throw new Error(file + ': ' + what + ' at byte ' + pos); };
-  const num = () => {
+  let end = 0;
+  let base = 0;
+  const fail = (what: string): never => {
+    throw new Error(`${file}: ${what} at byte ${base + pos}`);
+  };
+  const num = (limbs: Float64Array) => {
     limbs.fill(0);
     const from = pos;
-    for (; pos < buf.length && buf[pos] !== COMMA; pos++) {
+    for (; pos < end && buf[pos] !== COMMA; pos++) {
       const d = buf[pos] - ZERO;
       if (d < 0 || d > 9) fail('a digit expected');
       let carry = d;
-      for (let k = 0; k < 4; k++) {
-        const v = limbs[k] * 10 + carry;
-        carry = Math.floor(v / 4294967296);
-        limbs[k] = v - carry * 4294967296;
+      for (let j = 0; j < 4; j++) {
+        const v = limbs[j] * 10 + carry;
+        carry = Math.floor(v / TWO_32);
+        limbs[j] = v - carry * TWO_32;
       }
       if (carry) fail('a number over 128 bits');
     }
-    if (pos === from || pos === buf.length) fail('a number and a comma expected');
+    if (pos === from || pos === end) fail('a number and a comma expected');
     pos++;
   };
-  const cc = () => {
-    const a = buf[pos], b = buf[pos + 1];
-    if (!(a >= 65 && a <= 90 && b >= 65 && b <= 90)) fail('a two-letter country expected');
-    pos += 2;
-    while (pos < buf.length && buf[pos] !== NL) { if (buf[pos] > 32) fail('the line to end after its country'); pos++; }
-    pos++;
-    return (a << 8) | b;
-  };
-  let k = 0;
-  const arrays = make(n);
-  while (pos < buf.length) {
-    if (buf[pos] === NL) { pos++; continue; }
-    arrays.range(k++, num, cc);
-  }
+  await eachLine(file, (b, start, stop, offset) => {
+    buf = b;
+    pos = start;
+    end = stop;
+    base = offset;
+    num(first);
+    num(last);
+    const x = buf[pos];
+    const y = buf[pos + 1];
+    if (!(pos + 1 < end && x >= 65 && x <= 90 && y >= 65 && y <= 90)) fail('a two-letter country expected');
+    for (pos += 2; pos < end; pos++) if (buf[pos] > 32) fail('the line to end after its country');
+    arrays.range(k++, first, last, (x << 8) | y);
+  });
   return arrays.result;
-};
-const v4 = parse(workerData.v4, (n) => {
-  const r = { first: new Uint32Array(n), last: new Uint32Array(n), cc: new Uint16Array(n) };
-  const small = () => { if (limbs[1] || limbs[2] || limbs[3]) throw new Error(workerData.v4 + ': an IPv4 number over 32 bits'); return limbs[0]; };
-  return { result: r, range(i, num, cc) { num(); r.first[i] = small(); num(); r.last[i] = small(); r.cc[i] = cc(); } };
-});
-const v6 = parse(workerData.v6, (n) => {
-  const r = { firstHi: new BigUint64Array(n), firstLo: new BigUint64Array(n), lastHi: new BigUint64Array(n), lastLo: new BigUint64Array(n), cc: new Uint16Array(n) };
-  const hi = () => (BigInt(limbs[3]) << 32n) | BigInt(limbs[2]);
-  const lo = () => (BigInt(limbs[1]) << 32n) | BigInt(limbs[0]);
-  return { result: r, range(i, num, cc) { num(); r.firstHi[i] = hi(); r.firstLo[i] = lo(); num(); r.lastHi[i] = hi(); r.lastLo[i] = lo(); r.cc[i] = cc(); } };
-});
-const buffers = [...Object.values(v4), ...Object.values(v6)].map((a) => a.buffer);
-parentPort.postMessage({ v4, v6 }, buffers);
-`;
+}
+
+const v4Ranges = (file: string) =>
+  parseFile<V4>(file, (n) => {
+    const r = { first: new Uint32Array(n), last: new Uint32Array(n), cc: new Uint16Array(n) };
+    const small = (limbs: Float64Array) => {
+      if (limbs[1] || limbs[2] || limbs[3]) throw new Error(`${file}: an IPv4 number over 32 bits`);
+      return limbs[0];
+    };
+    return {
+      result: r,
+      range(i, first, last, cc) {
+        r.first[i] = small(first);
+        r.last[i] = small(last);
+        r.cc[i] = cc;
+      },
+    };
+  });
+
+const v6Ranges = (file: string) =>
+  parseFile<V6>(file, (n) => {
+    const r = {
+      firstHi: new BigUint64Array(n),
+      firstLo: new BigUint64Array(n),
+      lastHi: new BigUint64Array(n),
+      lastLo: new BigUint64Array(n),
+      cc: new Uint16Array(n),
+    };
+    const half = (high: number, low: number) => (BigInt(high) << 32n) | BigInt(low);
+    return {
+      result: r,
+      range(i, first, last, cc) {
+        r.firstHi[i] = half(first[3], first[2]);
+        r.firstLo[i] = half(first[1], first[0]);
+        r.lastHi[i] = half(last[3], last[2]);
+        r.lastLo[i] = half(last[1], last[0]);
+        r.cc[i] = cc;
+      },
+    };
+  });
 
 /** Ranges from two "-num" CSV files (sorted by first address, as the package ships them). */
-export function loadRanges(v4File: string, v6File: string): Promise<CountryRanges> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { eval: true, workerData: { v4: v4File, v6: v6File } });
-    worker.once('message', (ranges: CountryRanges) => {
-      resolve(ranges);
-      void worker.terminate();
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the IP-to-country loader stopped (exit code ${code})`)));
-  });
+export async function loadRanges(v4File: string, v6File: string): Promise<CountryRanges> {
+  return { v4: await v4Ranges(v4File), v6: await v6Ranges(v6File) };
 }
 
 let shipped: CountryRanges | null = null;
