@@ -3,7 +3,7 @@
 // production dependencies (what `npm ci --omit=dev` installs). It must start, migrate, make
 // the owner, answer health, log in, serve the dashboard and its files, and publish its schema.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,6 +30,18 @@ function productionPackages(): string[] {
         .map((p) => p.slice(prefix.length)),
     ),
   ].filter((p) => !p.includes(`${path.sep}node_modules${path.sep}`));
+}
+
+/** Health's 200 answer from the server on `port`; fails when `proc` exits first or after `ms`. */
+async function untilHealthy(port: number, proc: ChildProcess, output: () => string, ms: number) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    assert.equal(proc.exitCode, null, `the server exited:\n${output()}`);
+    const up = await request(port, 'GET', '/api/health').catch(() => null);
+    if (up?.status === 200) return up;
+    assert.ok(Date.now() < deadline, `not up after ${ms / 1000} s:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 test('built server from a production-only install: health, login, dashboard, OpenAPI', async (t) => {
@@ -87,17 +99,8 @@ test('built server from a production-only install: health, login, dashboard, Ope
     }
   });
 
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    assert.equal(child.exitCode, null, `the server exited:\n${output}`);
-    const up = await request(port, 'GET', '/api/health').catch(() => null);
-    if (up?.status === 200) {
-      assert.equal(up.json().status, 'ok');
-      break;
-    }
-    assert.ok(Date.now() < deadline, `not up after 30 s:\n${output}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const up = await untilHealthy(port, child, () => output, 30_000);
+  assert.equal(up.json().status, 'ok');
 
   const login = await request(port, 'POST', '/api/auth/login', OWNER);
   assert.equal(login.status, 200, login.text);
@@ -181,13 +184,7 @@ for (const given of [undefined, '4']) {
         if (npm.exitCode === null) await exited;
         rmSync(dir, { recursive: true, force: true });
       });
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        assert.equal(npm.exitCode, null, `npm start exited:\n${output}`);
-        if ((await request(port, 'GET', '/api/health').catch(() => null))?.status === 200) break;
-        assert.ok(Date.now() < deadline, `not up after 60 s:\n${output}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      await untilHealthy(port, npm, () => output, 60_000);
       server = serverWithMark(mark);
       assert.ok(server, 'the server process answering health is found by its environment');
       assert.equal(server.env.get('MALLOC_ARENA_MAX'), expected);

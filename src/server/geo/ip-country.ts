@@ -6,10 +6,9 @@ import ipaddr from 'ipaddr.js';
 // An IP address's country (ISO 3166-1 alpha-2), looked up in memory: no call leaves the host.
 // The ranges come from the npm package @ip-location-db/geo-whois-asn-country (README: which and
 // why): its "-num" CSV files, one range per line as "first,last,CC" in decimal. They are read
-// once per process, when the server is ready (about half a second, in chunks between which the
-// event loop runs), into
-// typed arrays (about 7 MB for 334,000 IPv4 and 216,000 IPv6 ranges and the gaps between them):
-// IPv4 as 32-bit numbers, IPv6 as two 64-bit halves; a lookup is a binary search (a few microseconds).
+// once per process, when the server is ready (below), into typed arrays (about 7 MB for 334,000
+// IPv4 and 216,000 IPv6 ranges and the gaps between them): IPv4 as 32-bit numbers, IPv6 as two
+// 64-bit halves; a lookup is a binary search (a few microseconds).
 // Upgrading the package refreshes the data.
 
 const PACKAGE = '@ip-location-db/geo-whois-asn-country';
@@ -18,8 +17,8 @@ const PACKAGE = '@ip-location-db/geo-whois-asn-country';
 // the family's last address), in country cc[i]; 0 marks a gap that no range holds. The files list
 // some ranges inside others (a block, then a part of it given to another country, then the rest
 // again): an address is in the range listed last among those starting at or below it, and none
-// when that range ends before it. The entries keep exactly that and need no range's last address
-// stored: 7 MB for the shipped files instead of 11.
+// when that range ends before it. The entries keep exactly that without storing any range's last
+// address (11 MB for the shipped files with them).
 interface V4 {
   first: Uint32Array;
   cc: Uint16Array;
